@@ -1,0 +1,86 @@
+// The one place the environment is read. Every variable is validated by zod; a bad value stops start-up
+// with the variable's name and what is wrong with it (see ConfigError).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const port = z.coerce.number().int().min(1).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+const optionalString = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .optional();
+
+const boolFlag = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+export const envSchema = z.object({
+  // Temporal: an external cluster / Temporal Cloud when set; otherwise the local dev server.
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_API_KEY: optionalString,
+  TEMPORAL_TLS: boolFlag,
+  TEMPORAL_CLI_PATH: optionalString,
+  PAU_TEMPORAL_PORT: port.default(7233),
+  PAU_TEMPORAL_UI_PORT: port.default(8233),
+  PAU_TEMPORAL_UI_URL: optionalString,
+
+  // Postgres: an external database when set; otherwise the project-local cluster.
+  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  PAU_PG_PORT: port.default(54329),
+
+  // Where local state (databases, pid files, logs) lives.
+  PAU_STATE_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.data')),
+  // Where the source datasets are read from.
+  PAU_DATA_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
+  // Python interpreter for the sandbox (the project's virtualenv by default).
+  PAU_PYTHON: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
+
+  // Worker concurrency per queue (activities in flight per process).
+  PAU_WORKER_MAIN_CONCURRENCY: positiveInt.default(50),
+  PAU_WORKER_SANDBOX_CONCURRENCY: positiveInt.default(2),
+  PAU_WORKER_GPU_CONCURRENCY: positiveInt.default(1),
+  PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
+
+  LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  constructor(public readonly issues: { variable: string; problem: string }[]) {
+    super(
+      'Invalid configuration:\n' +
+        issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment (process.env by default). Throws ConfigError naming each bad variable. */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.shape)) picked[key] = source[key];
+  const result = envSchema.safeParse(picked);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '(environment)'),
+        problem: `${issue.message} (got ${JSON.stringify(picked[String(issue.path[0])] ?? null)})`,
+      })),
+    );
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+/** The validated environment of this process, parsed once. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,11 @@
+// Typed search attributes. Safe to import from workflow code (no Node built-ins).
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const PauKind = defineSearchAttributeKey('PauKind', SearchAttributeType.KEYWORD);
+export const PauRunId = defineSearchAttributeKey('PauRunId', SearchAttributeType.KEYWORD);
+export const PauModel = defineSearchAttributeKey('PauModel', SearchAttributeType.KEYWORD);
+export const PauMethodId = defineSearchAttributeKey('PauMethodId', SearchAttributeType.KEYWORD);
+export const PauSplit = defineSearchAttributeKey('PauSplit', SearchAttributeType.KEYWORD);
+
+/** Names and types as the dev server's `--search-attribute` flag wants them. */
+export const SEARCH_ATTRIBUTE_NAMES = ['PauKind', 'PauRunId', 'PauModel', 'PauMethodId', 'PauSplit'] as const;
