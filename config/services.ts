@@ -1,0 +1,26 @@
+// Where the services are: the external ones named in the environment, else the local stack's.
+import { env } from './env';
+
+export function databaseUrl(): string {
+  const e = env();
+  return e.DATABASE_URL ?? `postgres://pau@127.0.0.1:${e.PAU_PG_PORT}/pau`;
+}
+
+export function temporalAddress(): string {
+  const e = env();
+  return e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.PAU_TEMPORAL_PORT}`;
+}
+
+export function temporalUiUrl(): string {
+  const e = env();
+  if (e.PAU_TEMPORAL_UI_URL) return e.PAU_TEMPORAL_UI_URL.replace(/\/$/, '');
+  if (e.TEMPORAL_ADDRESS) return 'https://cloud.temporal.io'; // best guess for Cloud; set PAU_TEMPORAL_UI_URL
+  return `http://127.0.0.1:${e.PAU_TEMPORAL_UI_PORT}`;
+}
+
+/** A link to one workflow in the Web UI. */
+export function workflowUiLink(workflowId: string, runId?: string): string {
+  const ns = encodeURIComponent(env().TEMPORAL_NAMESPACE);
+  const base = `${temporalUiUrl()}/namespaces/${ns}/workflows/${encodeURIComponent(workflowId)}`;
+  return runId ? `${base}/${runId}/history` : base;
+}

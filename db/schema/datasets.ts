@@ -1,0 +1,53 @@
+// Datasets and the methods they hold. A method row is one normalised source record (keyed by source and
+// source id) with its filter verdict; dataset_methods says which dataset holds it and in which split.
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const datasets = pgTable('datasets', {
+  name: text('name').primaryKey(),
+  contentHash: text('content_hash').notNull(),
+  config: jsonb('config').notNull(),
+  summary: jsonb('summary'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const methods = pgTable(
+  'methods',
+  {
+    /** Deterministic: `${source}/${sourceId}`. */
+    id: text('id').primaryKey(),
+    source: text('source').notNull(),
+    sourceId: text('source_id').notNull(),
+    entryPoint: text('entry_point'),
+    /** The `def` line the agent sees: name and parameters, no docstring, no body. */
+    signature: text('signature'),
+    code: text('code').notNull(),
+    codeHash: text('code_hash'),
+    goldDescription: text('gold_description'),
+    /** Python-literal argument strings known to be valid (shown or used for in-context examples). */
+    probeInputs: jsonb('probe_inputs').$type<string[]>().notNull().default([]),
+    /** Python-literal argument strings kept back for code match; disjoint from probeInputs. */
+    heldoutInputs: jsonb('heldout_inputs').$type<string[]>().notNull().default([]),
+    verdict: text('verdict', { enum: ['pending', 'accepted', 'rejected'] }).notNull().default('pending'),
+    rejectReasons: jsonb('reject_reasons').$type<string[]>().notNull().default([]),
+    meta: jsonb('meta'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('methods_source_idx').on(t.source, t.sourceId), index('methods_verdict_idx').on(t.verdict)],
+);
+
+export const datasetMethods = pgTable(
+  'dataset_methods',
+  {
+    datasetName: text('dataset_name')
+      .notNull()
+      .references(() => datasets.name, { onDelete: 'cascade' }),
+    methodId: text('method_id')
+      .notNull()
+      .references(() => methods.id, { onDelete: 'cascade' }),
+    split: text('split', { enum: ['train', 'validation', 'test'] }).notNull(),
+    position: integer('position').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.datasetName, t.methodId] }), index('dataset_methods_split_idx').on(t.datasetName, t.split)],
+);

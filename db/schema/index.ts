@@ -1,0 +1,6 @@
+// The database schema, one file per domain. drizzle-kit reads this file to generate migrations.
+export * from './datasets';
+export * from './runs';
+export * from './llm';
+export * from './training';
+export * from './ops';

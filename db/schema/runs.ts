@@ -1,0 +1,97 @@
+// Runs (a benchmark, an SFT or GRPO training, a judging pass, a doctor check) and what each produced.
+import { sql } from 'drizzle-orm';
+import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor'] as const;
+export const runStatuses = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: runKinds }).notNull(),
+    status: text('status', { enum: runStatuses }).notNull().default('pending'),
+    config: jsonb('config').notNull(),
+    workflowId: text('workflow_id'),
+    summary: jsonb('summary'),
+    error: text('error'),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('runs_kind_created_idx').on(t.kind, t.createdAt)],
+);
+
+export const episodes = pgTable(
+  'episodes',
+  {
+    /** Deterministic: `${runId}/${methodId}/${model}/${setting}/${sample}`. */
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    methodId: text('method_id').notNull(),
+    model: text('model').notNull(),
+    setting: text('setting', { enum: ['interactive', 'in-context'] }).notNull(),
+    sample: integer('sample').notNull().default(0),
+    status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] }).notNull().default('pending'),
+    finalDescription: text('final_description'),
+    endReason: text('end_reason'),
+    error: text('error'),
+    callsMade: integer('calls_made').notNull().default(0),
+    tokensIn: integer('tokens_in').notNull().default(0),
+    tokensOut: integer('tokens_out').notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    workflowId: text('workflow_id'),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('episodes_identity_uq').on(t.runId, t.methodId, t.model, t.setting, t.sample),
+    index('episodes_run_status_idx').on(t.runId, t.status),
+  ],
+);
+
+export const steps = pgTable(
+  'steps',
+  {
+    episodeId: text('episode_id')
+      .notNull()
+      .references(() => episodes.id, { onDelete: 'cascade' }),
+    idx: integer('idx').notNull(),
+    /** 'assistant' (the agent's message), 'call' (a method call and its observation), 'system', 'user'. */
+    kind: text('kind').notNull(),
+    agentMessage: jsonb('agent_message'),
+    call: jsonb('call'),
+    observation: jsonb('observation'),
+    tokensIn: integer('tokens_in').notNull().default(0),
+    tokensOut: integer('tokens_out').notNull().default(0),
+    criticReward: doublePrecision('critic_reward'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.episodeId, t.idx] })],
+);
+
+export const judgments = pgTable(
+  'judgments',
+  {
+    episodeId: text('episode_id')
+      .notNull()
+      .references(() => episodes.id, { onDelete: 'cascade' }),
+    judgeModel: text('judge_model').notNull(),
+    score: integer('score'),
+    unparsable: integer('unparsable').notNull().default(0),
+    rationale: text('rationale'),
+    generatedCode: text('generated_code'),
+    codeMatch: doublePrecision('code_match'),
+    statementCoverage: doublePrecision('statement_coverage'),
+    branchCoverage: doublePrecision('branch_coverage'),
+    diagnostics: jsonb('diagnostics'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  (t) => [primaryKey({ columns: [t.episodeId, t.judgeModel] })],
+);

@@ -1,0 +1,62 @@
+// The `pau` CLI: `npm run pau -- <verb> ...`. Each verb lives in scripts/commands/<verb>.ts and exports
+// `run(argv)` and `usage`; they are loaded lazily so one verb's dependencies never slow another.
+import { ConfigError, env } from '../config/env';
+import { UsageError } from './lib/args';
+
+interface Command {
+  run(argv: string[]): Promise<number>;
+  usage: string;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  start: { summary: 'setup, stack, workers, then the main job; keeps the UI up until Ctrl-C (--once exits)', load: () => import('./commands/start') },
+  stack: { summary: 'up|down|status of the local Temporal dev server and Postgres', load: () => import('./commands/stack') },
+  workers: { summary: 'run workers for all queues, or --queue pau|pau-sandbox|pau-gpu', load: () => import('./commands/workers') },
+  doctor: { summary: 'run the doctor workflow: one activity on each queue, pass/fail table', load: () => import('./commands/doctor') },
+  sandbox: { summary: 'exec a Python method in the sandbox', load: () => import('./commands/sandbox') },
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return [
+    'usage: npm run pau -- <verb> [options]',
+    '',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (!verb || verb === 'help' || verb === '--help' || verb === '-h') {
+    console.log(help());
+    return verb ? 0 : 2;
+  }
+  const entry = COMMANDS[verb];
+  if (!entry) {
+    console.error(`pau: unknown verb ${JSON.stringify(verb)}\n\n${help()}`);
+    return 2;
+  }
+  const command = await entry.load();
+  try {
+    env(); // fail fast on a bad configuration, naming the variable
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`pau ${verb}: ${err.message}\nusage: ${command.usage}`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      console.error(`pau: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`pau: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);

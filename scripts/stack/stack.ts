@@ -1,0 +1,85 @@
+// The local stack as one unit: what runs where, bringing it up (idempotent) and down (only what we
+// started). External services named in the environment are used as they are and never started.
+import { env } from '../../config/env';
+import { databaseUrl, temporalAddress, temporalUiUrl } from '../../config/services';
+import { runMigrations } from '../../db/migrate';
+import { isRunning as pgRunning, localPostgres, startPostgres, stopPostgres } from './postgres';
+import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalReady } from './temporal';
+
+export interface StackPart {
+  part: 'temporal' | 'postgres';
+  where: string;
+  managed: boolean;
+  state: string;
+}
+
+function parts() {
+  const e = env();
+  return {
+    e,
+    temporal: localTemporal(e.PAU_STATE_DIR, e.PAU_TEMPORAL_PORT, e.PAU_TEMPORAL_UI_PORT, e.TEMPORAL_NAMESPACE),
+    postgres: localPostgres(e.PAU_STATE_DIR, e.PAU_PG_PORT),
+  };
+}
+
+export async function stackUp(log: (line: string) => void = console.log): Promise<void> {
+  const { e, temporal, postgres } = parts();
+  if (e.TEMPORAL_ADDRESS) {
+    log(`temporal: using ${e.TEMPORAL_ADDRESS} (namespace ${e.TEMPORAL_NAMESPACE}); nothing started`);
+  } else {
+    const state = await startTemporal(temporal, temporalCliPath(e.TEMPORAL_CLI_PATH));
+    log(`temporal: ${state} at ${temporalAddress()} (namespace ${e.TEMPORAL_NAMESPACE}, state ${temporal.dbFile})`);
+  }
+  if (e.DATABASE_URL) {
+    log('postgres: using DATABASE_URL; nothing started');
+  } else {
+    const state = await startPostgres(postgres);
+    log(`postgres: ${state} on 127.0.0.1:${postgres.port} (data ${postgres.dataDir})`);
+  }
+  await runMigrations(databaseUrl());
+  log('migrations: applied');
+  log(`Temporal Web UI: ${temporalUiUrl()}`);
+  log(`DATABASE_URL=${databaseUrl()}`);
+}
+
+export async function stackDown(log: (line: string) => void = console.log): Promise<void> {
+  const { e, temporal, postgres } = parts();
+  log(e.TEMPORAL_ADDRESS ? 'temporal: external, left alone' : `temporal: ${await stopTemporal(temporal)}`);
+  log(e.DATABASE_URL ? 'postgres: external, left alone' : `postgres: ${await stopPostgres(postgres)}`);
+}
+
+export async function stackStatus(): Promise<StackPart[]> {
+  const { e, postgres } = parts();
+  const temporalUp = await temporalReady(temporalAddress(), e.TEMPORAL_NAMESPACE);
+  const rows: StackPart[] = [
+    {
+      part: 'temporal',
+      where: `${temporalAddress()} ns=${e.TEMPORAL_NAMESPACE}${e.TEMPORAL_ADDRESS ? '' : `, UI ${temporalUiUrl()}`}`,
+      managed: !e.TEMPORAL_ADDRESS,
+      state: temporalUp ? 'up' : 'down',
+    },
+  ];
+  if (e.DATABASE_URL) {
+    rows.push({ part: 'postgres', where: redact(e.DATABASE_URL), managed: false, state: (await dbReachable()) ? 'up' : 'down' });
+  } else {
+    rows.push({ part: 'postgres', where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`, managed: true, state: (await pgRunning(postgres)) ? 'up' : 'down' });
+  }
+  return rows;
+}
+
+async function dbReachable(): Promise<boolean> {
+  const { connect } = await import('../../db/client');
+  const h = connect(databaseUrl(), 1);
+  try {
+    await h.pool.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await h.close();
+  }
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
+}

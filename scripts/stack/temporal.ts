@@ -1,0 +1,91 @@
+// The local Temporal dev server from the `temporal` CLI: state in a SQLite file, Web UI, search
+// attributes registered at start.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { PROJECT_ROOT } from '../../config/env';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../config/searchAttributes';
+import { portOpen, runningPid, spawnDetached, stopPid, waitFor } from '../lib/processes';
+
+export interface LocalTemporal {
+  stateDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  /** false: no Web UI (tests). */
+  ui: boolean;
+  dbFile: string;
+  pidFile: string;
+  logFile: string;
+}
+
+export function localTemporal(stateDir: string, port: number, uiPort: number, namespace: string, ui = true): LocalTemporal {
+  return {
+    stateDir,
+    port,
+    uiPort,
+    namespace,
+    ui,
+    dbFile: path.join(stateDir, 'temporal.db'),
+    pidFile: path.join(stateDir, 'temporal.pid'),
+    logFile: path.join(stateDir, 'logs', 'temporal.log'),
+  };
+}
+
+/** TEMPORAL_CLI_PATH, else `temporal` on PATH, else the copy scripts/setup.sh installed. */
+export function temporalCliPath(explicit?: string): string {
+  if (explicit) return explicit;
+  try {
+    const found = execFileSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).trim();
+    if (found) return found;
+  } catch {
+    /* not on PATH */
+  }
+  const local = path.join(PROJECT_ROOT, '.tools', 'temporal', 'bin', 'temporal');
+  if (fs.existsSync(local)) return local;
+  throw new Error('Temporal CLI not found: run `npm run setup`, put `temporal` on PATH, or set TEMPORAL_CLI_PATH');
+}
+
+export async function temporalReady(address: string, namespace: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 1000 });
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<'started' | 'already running'> {
+  const address = `127.0.0.1:${t.port}`;
+  if (runningPid(t.pidFile) !== undefined && (await temporalReady(address, t.namespace))) return 'already running';
+  if (await portOpen(t.port)) {
+    throw new Error(`port ${t.port} is taken by another program; set PAU_TEMPORAL_PORT to a free port or TEMPORAL_ADDRESS to use that server`);
+  }
+  fs.mkdirSync(t.stateDir, { recursive: true });
+  const args = [
+    'server', 'start-dev',
+    '--db-filename', t.dbFile,
+    '--ip', '127.0.0.1',
+    '--port', String(t.port),
+    '--namespace', t.namespace,
+    '--log-level', 'warn',
+    ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...(t.ui ? ['--ui-port', String(t.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
+  ];
+  spawnDetached(cliPath, args, { logFile: t.logFile, pidFile: t.pidFile });
+  await waitFor('Temporal dev server', () => temporalReady(address, t.namespace), 60_000, t.logFile);
+  return 'started';
+}
+
+export async function stopTemporal(t: LocalTemporal): Promise<'stopped' | 'not running'> {
+  const pid = runningPid(t.pidFile);
+  if (pid === undefined) return 'not running';
+  await stopPid(pid);
+  fs.rmSync(t.pidFile, { force: true });
+  return 'stopped';
+}
