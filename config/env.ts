@@ -47,7 +47,7 @@ export const envSchema = z.object({
   PAU_WORKER_GPU_CONCURRENCY: positiveInt.default(1),
   PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
 
-  LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('WARN'),
 });
 
 export type Env = z.infer<typeof envSchema>;

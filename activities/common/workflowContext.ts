@@ -1,0 +1,9 @@
+// The calling workflow's identity, from inside an activity: the base of deterministic keys.
+import { activityInfo } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+
+export function callingWorkflowId(): string {
+  const id = activityInfo().workflowExecution?.workflowId;
+  if (!id) throw ApplicationFailure.nonRetryable('this activity must be called from a workflow', 'NoWorkflowContext');
+  return id;
+}

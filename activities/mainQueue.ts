@@ -1,0 +1,17 @@
+// Activities served by workers on the `pau` queue (Postgres and LLM work). Each domain contributes a
+// factory; dependencies are injected so tests can pass their own database.
+import { getDb, type Db } from '../db/client';
+import { makeCheckDatabase, makeRecordDoctorResults } from './doctor/checkDatabase';
+
+export interface MainDeps {
+  db: () => Db;
+}
+
+export function createMainActivities(deps: MainDeps = { db: getDb }) {
+  return {
+    checkDatabase: makeCheckDatabase(deps.db),
+    recordDoctorResults: makeRecordDoctorResults(deps.db),
+  };
+}
+
+export type MainActivities = ReturnType<typeof createMainActivities>;

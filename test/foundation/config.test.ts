@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseEnv } from '../../config/env';
+import { runCli } from '../helpers/cli';
+
+describe('configuration', () => {
+  it('applies defaults to an empty environment', () => {
+    const e = parseEnv({});
+    expect(e.PAU_TEMPORAL_PORT).toBe(7233);
+    expect(e.PAU_TEMPORAL_UI_PORT).toBe(8233);
+    expect(e.TEMPORAL_NAMESPACE).toBe('default');
+    expect(e.TEMPORAL_ADDRESS).toBeUndefined();
+  });
+
+  it('names each bad variable and what is wrong with it', () => {
+    let error: unknown;
+    try {
+      parseEnv({ PAU_PG_PORT: 'five', DATABASE_URL: 'mysql://x/y', PAU_WORKER_SANDBOX_CONCURRENCY: '0' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues.map((i) => i.variable).sort();
+    expect(issues).toEqual(['DATABASE_URL', 'PAU_PG_PORT', 'PAU_WORKER_SANDBOX_CONCURRENCY']);
+    expect((error as ConfigError).message).toMatch(/PAU_PG_PORT: .*"five"/);
+  });
+
+  it('stops the CLI at start-up with the variable named, exit code 2', async () => {
+    const r = await runCli(['stack', 'status'], { PAU_TEMPORAL_UI_PORT: '70000' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('PAU_TEMPORAL_UI_PORT');
+    expect(r.stderr).toContain('70000');
+  });
+
+  it('rejects an unknown verb and a bad flag with usage, exit code 2', async () => {
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown verb');
+    const badFlag = await runCli(['workers', '--queue', 'nope']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/--queue/);
+  });
+});

@@ -1,0 +1,53 @@
+// Builds a worker for one task queue. Workflows run only on `pau`; the other queues serve activities.
+import { fileURLToPath } from 'node:url';
+import { Runtime, Worker, DefaultLogger, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { env } from '../config/env';
+import { connectWorker } from '../config/temporal';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+let runtimeInstalled = false;
+/** Quieter SDK logs at the configured level; once per process. */
+export function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  // Activity-only queues legitimately register no workflows; that warning is noise on every start.
+  const base = new DefaultLogger(env().LOG_LEVEL);
+  const logger = new DefaultLogger(env().LOG_LEVEL, (entry) => {
+    if (entry.message.startsWith('No workflows registered')) return;
+    base.log(entry.level, entry.message, entry.meta);
+  });
+  Runtime.install({ logger });
+}
+
+export interface QueueWorkerOptions {
+  taskQueue: string;
+  activities: object;
+  maxConcurrentActivities: number;
+  /** Serve workflows too (the `pau` queue). */
+  workflows?: boolean;
+  connection?: NativeConnection;
+  /** Pre-built bundle (tests build it once); else workflows are bundled from WORKFLOWS_PATH. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export async function createQueueWorker(opts: QueueWorkerOptions): Promise<Worker> {
+  installRuntime();
+  const connection = opts.connection ?? (await connectWorker());
+  const e = env();
+  return Worker.create({
+    connection,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: opts.taskQueue,
+    activities: opts.activities,
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities,
+    shutdownGraceTime: '10s',
+    ...(opts.workflows
+      ? {
+          ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+          maxConcurrentWorkflowTaskExecutions: Math.min(e.PAU_WORKER_WORKFLOW_CONCURRENCY, 500),
+          maxCachedWorkflows: e.PAU_WORKER_WORKFLOW_CONCURRENCY,
+        }
+      : {}),
+  });
+}

@@ -1,0 +1,2 @@
+// Every workflow the `pau` worker serves. This file is the worker's bundle entry: deterministic code only.
+export { doctorWorkflow } from './doctor/doctorWorkflow';
