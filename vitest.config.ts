@@ -10,5 +10,6 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: files run two at a time at most, so servers and sandboxes are not starved.
     maxWorkers: 2,
+    reporters: ['default', './test/setup/summaryReporter.ts'],
   },
 });
