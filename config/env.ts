@@ -47,6 +47,13 @@ export const envSchema = z.object({
   PAU_WORKER_GPU_CONCURRENCY: positiveInt.default(1),
   PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
 
+  // Models (config/models.ts): the models file, the models `npm start` benchmarks (comma list; unset →
+  // the file's `default`, else the scripted mock models), and an external scripted-model server (unset →
+  // the worker starts one in-process on a loopback port when a mock model is used).
+  PAU_MODELS_FILE: z.string().trim().min(1).default(path.join(PROJECT_ROOT, 'pau.models.json')),
+  PAU_MODELS: optionalString,
+  PAU_MOCK_LLM_URL: optionalString.pipe(z.url().optional()),
+
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('WARN'),
 });
 
