@@ -4,9 +4,15 @@ import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'dri
 
 export const datasets = pgTable('datasets', {
   name: text('name').primaryKey(),
+  /** `sha256:...` over sources, rules, config and members (datasets/hash.ts); '' while building. */
   contentHash: text('content_hash').notNull(),
   config: jsonb('config').notNull(),
   summary: jsonb('summary'),
+  status: text('status', { enum: ['building', 'ready', 'failed'] }).notNull().default('building'),
+  /** The BuildDatasetWorkflow that last built it. */
+  workflowId: text('workflow_id'),
+  /** Every method id the last build considered (accepted or not), so finalisation can read them back. */
+  candidateIds: jsonb('candidate_ids').$type<string[]>().notNull().default([]),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -23,11 +29,21 @@ export const methods = pgTable(
     signature: text('signature'),
     code: text('code').notNull(),
     codeHash: text('code_hash'),
+    /** Near-duplicate key (identifiers renamed; see docs/datasets.md). */
+    nearHash: text('near_hash'),
+    /** docstring | task-text | instruction | code-only (no description: judge against the code). */
+    goldKind: text('gold_kind'),
     goldDescription: text('gold_description'),
     /** Python-literal argument strings known to be valid (shown or used for in-context examples). */
     probeInputs: jsonb('probe_inputs').$type<string[]>().notNull().default([]),
     /** Python-literal argument strings kept back for code match; disjoint from probeInputs. */
     heldoutInputs: jsonb('heldout_inputs').$type<string[]>().notNull().default([]),
+    /** Results of the probe / held-out calls as the build observed them ({ok, repr} or {ok:false, excType, message}). */
+    probeOutputs: jsonb('probe_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
+    heldoutOutputs: jsonb('heldout_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
+    /** Hash of what the sandbox checks depend on; an unchanged key keeps the runtime verdict on rebuild. */
+    checkKey: text('check_key'),
+    checkedAt: timestamp('checked_at', { withTimezone: true }),
     verdict: text('verdict', { enum: ['pending', 'accepted', 'rejected'] }).notNull().default('pending'),
     rejectReasons: jsonb('reject_reasons').$type<string[]>().notNull().default([]),
     meta: jsonb('meta'),
