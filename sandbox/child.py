@@ -1,0 +1,237 @@
+"""A pre-forked call child. It is forked from the executor before its job exists and, while idle,
+gets completely ready: fds isolated, process group and parent-death signal set, random reseeded, the
+batch's rlimits applied, parser/encoder pages warmed, the seccomp filter installed. Then it blocks on
+its job pipe and runs ONE job:
+  - "call": compile the method, parse the arguments, run, write one JSON result;
+  - "analyze": coverage.py's static analysis of the source (+ the determinism scan), summarised over the
+    arcs the batch's calls executed.
+Then it closes its pipes and exits. Everything the untrusted code changed (sys.modules, builtins,
+imported modules, globals, the heap) dies with it; the next call is a new fork of the clean executor.
+Untrusted text (source, arguments) is only ever parsed or run here, never in the executor.
+"""
+import json
+import os
+import random
+import signal
+import sys
+import time
+
+import audit
+import limits as limits_mod
+import seccomp
+from args import BadArguments, parse_call
+from encoding import encode
+
+MODULE_NAME = '__pau_method__'
+MAX_MESSAGE = 2000
+JOB_FD = 4  # the job pipe's read end, after isolate_fds
+PR_SET_PDEATHSIG = 1
+
+
+def _error(type_, message):
+    return {'ok': False, 'error': {'type': type_, 'message': str(message)[:MAX_MESSAGE]}}
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _finish(result, result_limit):
+    """Serialise under the result-size limit, close the pipes (the executor reads EOF now, not after
+    the slow address-space teardown), exit."""
+    sys.settrace(None)
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        pass
+    try:
+        data = json.dumps(result, ensure_ascii=False, separators=(',', ':')).encode('utf-8', 'surrogatepass')
+        if len(data) > result_limit:
+            r = _error('ResultLimit', f'the encoded result is {len(data)} bytes; the limit is {result_limit}')
+            r['ms'] = result.get('ms', 0)
+            data = json.dumps(r).encode()
+    except MemoryError:
+        data = b'{"ok":false,"error":{"type":"MemoryLimit","message":"out of memory while encoding the result"}}'
+    except BaseException as e:
+        data = json.dumps(_error('SandboxError', f'cannot serialise the result: {type(e).__name__}')).encode()
+    try:
+        _write_all(limits_mod.RESULT_FD, data)
+        os.close(limits_mod.RESULT_FD)
+        os.close(1)
+    finally:
+        os._exit(0)
+
+
+def prepare(fds, libc):
+    """Job-independent set-up, done while idle."""
+    os.setpgid(0, 0)  # own process group: the executor kills the group, whatever it holds
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the executor, never linger
+    limits_mod.isolate_fds(fds['stdout'], fds['result'], fds['devnull'], fds['job'], JOB_FD)
+    sys.stdout = open(1, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
+    sys.stderr = open(2, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
+    sys.stdin = open(0, 'r', encoding='utf-8', closefd=False)
+    random.seed()  # a fresh process is seeded from the OS; forks would otherwise share one state
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _warm_up():
+    """Touch the parser, compiler and encoder once while idle: the copy-on-write page faults this costs
+    (~0.3 ms on a VM) are then paid before the job arrives instead of on the call's clock."""
+    try:
+        compile('def _w(x):\n    return [x, (x,), {x: 1.5}]\n', '<warm-up>', 'exec', dont_inherit=True)
+        parse_call(['1', "'a'", '[1.5, (2, None)]', 'k={1: b"x"}'])
+        parse_call("[3, 1, 2], key='a'")
+        json.dumps(encode({(1, 2): [1.5, 'x', None, {3}]}))
+        json.loads(b'{"kind": "call", "call": ["1"], "limits": {}}')
+    except BaseException:
+        pass
+
+
+def read_job():
+    """The whole job (the executor closes its end after writing); None when closed without one."""
+    chunks = []
+    while True:
+        b = os.read(JOB_FD, 1 << 20)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(JOB_FD)
+    return json.loads(b''.join(chunks)) if chunks else None
+
+
+def main(fds, opts, libc, limits_json):
+    """Child entry point after fork; never returns. Everything but the job itself is done before the
+    job arrives: the limits are fixed when the child is forked (the executor forks a new one when a
+    batch asks for other limits), so rlimits and the syscall filter go in while the child is idle."""
+    try:
+        prepare(fds, libc)
+        lim = limits_mod.Limits.from_json(limits_json)
+        limits_mod.apply_call_limits(lim)
+        if opts['scratch']:
+            os.chdir(opts['scratch'])
+        _warm_up()
+        if opts['seccomp']:
+            seccomp.install(allow_fs_writes=opts['fs_writes'])
+    except BaseException as e:  # never run untrusted code in a half-configured sandbox
+        _finish(_error('SandboxError', f'sandbox setup failed: {type(e).__name__}: {e}'), 1 << 20)
+    try:
+        job = read_job()
+    except MemoryError:
+        _finish(_error('MemoryLimit', 'the job does not fit in the memory limit'), lim.result_bytes)
+    if job is None:  # the executor is shutting down, or discarded this spare
+        os._exit(0)
+    if job.get('kind') == 'analyze':
+        analyze(job, lim)
+    run_call(job, lim)
+
+
+def _compile(job):
+    from covtrace import METHOD_FILENAME
+    try:
+        return compile(job['source'], METHOD_FILENAME, 'exec', dont_inherit=True), None
+    except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError) as e:
+        message = getattr(e, 'msg', None) or str(e)
+        if isinstance(e, SyntaxError) and e.lineno:
+            message += f' (line {e.lineno})'
+        return None, {'type': type(e).__name__, 'message': message[:MAX_MESSAGE]}
+
+
+def run_call(job, lim):
+    code, source_error = _compile(job)
+    if source_error:
+        r = {'ok': False, 'error': source_error, 'ms': 0, 'sourceError': True}
+        _finish(r, lim.result_bytes)
+    try:
+        args, kwargs = parse_call(job['call'])
+    except BadArguments as e:
+        _finish(_error('BadArguments', e), lim.result_bytes)
+    except MemoryError:
+        _finish(_error('MemoryLimit', 'out of memory while parsing the arguments'), lim.result_bytes)
+    except RecursionError:
+        _finish(_error('BadArguments', 'arguments nested too deeply'), lim.result_bytes)
+
+    recorder = audit.EventRecorder() if job.get('audit') else None
+    tracer = None
+    if job.get('coverage'):
+        from covtrace import ArcRecorder
+        tracer = ArcRecorder()
+    namespace = {'__name__': MODULE_NAME, '__builtins__': __builtins__}
+    state_events = []
+    if recorder:
+        recorder.install()
+    started = time.perf_counter()
+    try:
+        if tracer:
+            tracer.start()
+        if recorder:
+            recorder.active = True  # after tracer.start(), whose own sys.settrace is not the method's
+        exec(code, namespace)  # module level: defs, imports, constants
+        fn = namespace.get(job['entry'])
+        if fn is None:
+            result = _error('EntryNotFound', f"the source defines no {job['entry']!r}")
+        else:
+            before = audit.snapshot_state(namespace) if recorder else None
+            value = fn(*args, **kwargs)
+            if tracer:
+                tracer.stop()
+            if recorder:
+                recorder.active = False
+                state_events = audit.state_changes(before, namespace)
+            result = _value_result(value, lim)
+    except BaseException as e:
+        result = _exception_result(e)
+    elapsed = time.perf_counter() - started
+    if tracer:
+        tracer.stop()
+    if recorder:
+        recorder.active = False
+    result['ms'] = round(elapsed * 1000, 3)
+    if tracer:
+        result['arcs'] = [list(a) for a in tracer.arcs()]
+    if recorder:
+        result['events'] = recorder.events + state_events
+    _finish(result, lim.result_bytes)
+
+
+def _exception_result(e):
+    if isinstance(e, MemoryError):
+        return _error('MemoryLimit', 'the call ran out of memory (memory limit reached)')
+    try:
+        message = str(e)
+    except BaseException:
+        message = '<unprintable exception message>'
+    return _error(type(e).__name__, message)
+
+
+def _value_result(value, lim):
+    """Encoding runs the value's own __repr__ code, so its failures are reported, not raised."""
+    try:
+        r = repr(value)
+        if len(r) > lim.result_bytes:
+            r = r[: lim.result_bytes] + '...'
+        return {'ok': True, 'value': encode(value), 'repr': r}
+    except MemoryError:
+        return _error('MemoryLimit', 'out of memory while encoding the result')
+    except RecursionError:
+        return _error('ResultLimit', 'the result is nested too deeply to encode')
+    except BaseException as e:
+        return _error('SandboxError', f'cannot encode the result: {type(e).__name__}: {e}')
+
+
+def analyze(job, lim):
+    """Static coverage analysis + summary over the executed arcs; determinism scan when asked."""
+    out = {'ok': True}
+    try:
+        if job.get('coverage'):
+            from covtrace import StaticAnalysis
+            arcs = {(a, b) for a, b in job.get('arcs', [])}
+            out['coverage'] = StaticAnalysis(job['source']).summary(arcs)
+    except BaseException as e:
+        out['coverageError'] = f'{type(e).__name__}: {e}'[:500]
+    if job.get('audit'):
+        out['staticFlags'] = audit.static_scan(job['source'])
+    _finish(out, 1 << 26)
+
