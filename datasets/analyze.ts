@@ -1,0 +1,58 @@
+// Runs python/analyze.py (ast only; nothing executes) over many candidates in ONE process, isolated
+// (`-I`, empty environment) and under a timeout.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { env } from '../config/env';
+import type { Candidate } from './types';
+
+export const ANALYZE_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'python', 'analyze.py');
+
+export const Analysis = z.object({
+  key: z.string().nullable(),
+  ok: z.boolean(),
+  reason: z.string().nullable(),
+  detail: z.string(),
+  entry_point: z.string().optional(),
+  signature: z.string().optional(),
+  code: z.string().optional(),
+  docstring: z.string().nullable().optional(),
+  imports: z.array(z.string()).optional(),
+  inputs: z.array(z.string()).optional(),
+  dropped_inputs: z.record(z.string(), z.number()).optional(),
+  stripped: z.number().optional(),
+  exact_hash: z.string().optional(),
+  near_hash: z.string().optional(),
+});
+export type Analysis = z.infer<typeof Analysis>;
+
+export interface AnalyzeOptions {
+  python?: string;
+  timeoutMs?: number;
+}
+
+export async function analyzeCandidates(cands: Candidate[], opts: AnalyzeOptions = {}): Promise<Analysis[]> {
+  if (cands.length === 0) return [];
+  const python = opts.python ?? env().PAU_PYTHON;
+  const input = cands.map((c, i) => JSON.stringify({ key: String(i), code: c.code, entry_point: c.entryPoint ?? null, inputs: c.inputs })).join('\n') + '\n';
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = spawn(python, ['-I', ANALYZE_SCRIPT], { env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
+      else reject(new Error(`analyze.py failed (${signal ?? `exit ${code}`}): ${err.slice(-2000)}`));
+    });
+    child.stdin.on('error', () => undefined); // a crash is reported by 'close'
+    child.stdin.end(input);
+  });
+  const lines = stdout.split('\n').filter((l) => l.trim());
+  if (lines.length !== cands.length) throw new Error(`analyze.py answered ${lines.length} of ${cands.length} records`);
+  return lines.map((l) => Analysis.parse(JSON.parse(l)));
+}

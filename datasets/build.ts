@@ -1,0 +1,118 @@
+// The two ends of a dataset build, as plain functions over a database handle (the activities in
+// activities/dataset wrap them; tests call them directly): prepare (load, analyse, normalise, persist) and
+// finalise (dedup, split, hash, members). The sandbox checks in between are activities/dataset/checkBatch.ts.
+import type { Db } from '../db/client';
+import { analyzeCandidates, type AnalyzeOptions } from './analyze';
+import { BuildConfig } from './config';
+import { dedup } from './dedup';
+import type { LocateOptions } from './fetch';
+import { datasetContentHash } from './hash';
+import { loadSource } from './loaders/index';
+import { normalise } from './method';
+import { stratifiedSplit } from './split';
+import { getDataset, methodsByIds, startDatasetRow, upsertMethods, writeDatasetMembers } from './store';
+import { bump, emptySourceSummary, type BuildSummary } from './summary';
+import type { LoadResult } from './types';
+
+export interface PrepareResult {
+  candidates: number;
+  staticRejected: number;
+  /** Ids the sandbox must check (new or changed since the last build). */
+  toCheck: string[];
+  /** Accepted or rejected by the sandbox in an earlier build with the same check key. */
+  alreadyChecked: number;
+}
+
+export interface PrepareOptions {
+  locate?: LocateOptions;
+  analyze?: AnalyzeOptions;
+  /** Replace loading (tests inject malformed records). */
+  load?: (source: BuildConfig['sources'][number]) => Promise<LoadResult>;
+  onProgress?: (what: string) => void;
+}
+
+export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, opts: PrepareOptions = {}): Promise<PrepareResult> {
+  const cfg = BuildConfig.parse(cfgIn);
+  const summary: BuildSummary = { name: cfg.name, sources: {}, splits: { train: 0, validation: 0, test: 0 }, requested: cfg.split, loadRejects: [], duplicates: [] };
+  const loaded: LoadResult[] = [];
+  for (const source of cfg.sources) {
+    opts.onProgress?.(`loading ${source}`);
+    const r = opts.load ? await opts.load(source) : await loadSource(source, opts.locate, cfg.codealpaca);
+    if (cfg.limit !== undefined) {
+      r.candidates = r.candidates.slice(0, cfg.limit);
+      r.rejects = r.rejects.slice(0, Math.max(0, cfg.limit - r.candidates.length));
+      r.raw = r.candidates.length + r.rejects.length;
+    }
+    loaded.push(r);
+    const s = emptySourceSummary();
+    s.raw = r.raw;
+    s.files = r.files;
+    for (const x of r.rejects) bump(s.loadRejected, x.reason);
+    s.rejected = { ...s.loadRejected };
+    summary.sources[source] = s;
+    summary.loadRejects.push(...r.rejects.slice(0, Math.max(0, 200 - summary.loadRejects.length)));
+  }
+  const cands = loaded.flatMap((r) => r.candidates);
+  opts.onProgress?.(`analysing ${cands.length} candidates`);
+  const analyses = await analyzeCandidates(cands, opts.analyze);
+  const items = cands.map((c, i) => normalise(c, analyses[i]!, cfg));
+  opts.onProgress?.(`writing ${items.length} methods`);
+  const toCheck = await upsertMethods(db, items);
+  const staticRejected = items.filter((x) => x.method.verdict === 'rejected').length;
+  summary.toCheck = toCheck.length;
+  await startDatasetRow(db, cfg.name, workflowId, cfg, items.map((x) => x.method.id), summary);
+  return { candidates: items.length, staticRejected, toCheck, alreadyChecked: items.length - staticRejected - toCheck.length };
+}
+
+export class UncheckedMethodsError extends Error {
+  override name = 'UncheckedMethodsError';
+}
+
+export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary> {
+  const row = await getDataset(db, name);
+  if (!row) throw new Error(`dataset ${name} was not prepared`);
+  const cfg = BuildConfig.parse(row.config);
+  const summary = row.summary as BuildSummary;
+  const ms = await methodsByIds(db, row.candidateIds);
+  for (const s of Object.values(summary.sources)) {
+    s.rejected = { ...s.loadRejected };
+    s.accepted = 0;
+    s.splits = { train: 0, validation: 0, test: 0 };
+  }
+  const pending = ms.filter((m) => m.verdict === 'pending');
+  if (pending.length) throw new UncheckedMethodsError(`${pending.length} methods were never checked, e.g. ${pending.slice(0, 3).map((m) => m.id).join(', ')}`);
+  for (const m of ms) {
+    const s = summary.sources[m.source];
+    if (s && m.verdict === 'rejected') bump(s.rejected, m.rejectReasons[0] ?? 'rejected');
+  }
+  const accepted = ms.filter((m) => m.verdict === 'accepted').map((m) => ({ ...m, codeHash: m.codeHash ?? '', nearHash: m.nearHash ?? '' }));
+  const { kept, duplicates } = dedup(accepted);
+  const sourceOf = new Map(ms.map((m) => [m.id, m.source]));
+  for (const d of duplicates) bump(summary.sources[sourceOf.get(d.id) ?? '']?.rejected ?? {}, d.kind);
+  summary.duplicates = duplicates;
+  const split = stratifiedSplit(kept, cfg.split, cfg.seed);
+  const byId = new Map(kept.map((m) => [m.id, m]));
+  for (const a of split.assignments) {
+    const s = summary.sources[byId.get(a.id)!.source]!;
+    s.accepted++;
+    s.splits[a.split]++;
+  }
+  summary.splits = split.actual;
+  summary.requested = split.requested;
+  if (split.shortfall) summary.shortfall = split.shortfall;
+  else delete summary.shortfall;
+  delete summary.toCheck;
+  delete summary.error;
+  const files = Object.values(summary.sources).flatMap((s) => s.files);
+  const contentHash = datasetContentHash(
+    cfg,
+    files,
+    split.assignments.map((a) => {
+      const m = byId.get(a.id)!;
+      return { id: m.id, split: a.split, codeHash: m.codeHash, signature: m.signature ?? '', entryPoint: m.entryPoint ?? '', goldDescription: m.goldDescription, probeInputs: m.probeInputs, heldoutInputs: m.heldoutInputs };
+    }),
+  );
+  summary.contentHash = contentHash;
+  await writeDatasetMembers(db, name, split.assignments, contentHash, summary);
+  return summary;
+}

@@ -1,0 +1,67 @@
+// The filters that need the method to RUN, as a pure function of what the sandbox observed. The sandbox
+// (activities/sandbox) does the running; this file only decides. Static filters live in python/analyze.py.
+import type { CallOutcome } from './method';
+
+/** What the dataset build needs from one sandbox call. */
+export interface ObservedCall {
+  /** Returned normally (false: raised, or the sandbox stopped it). */
+  ok: boolean;
+  /** A limit stopped the call (time, memory, output, recursion) rather than the method raising. */
+  limit?: string;
+  /** The sandbox itself could not run it (bad arguments, executor error). */
+  sandboxError?: string;
+  repr?: string;
+  /** The value is None. */
+  isNone?: boolean;
+  /** `ast.literal_eval(repr)` gives the value back (the sandbox's typed encoding says so). */
+  literal?: boolean;
+  excType?: string;
+  message?: string;
+}
+
+export const RUNTIME_REASONS = {
+  sourceError: 'fails-to-load',
+  limit: 'exceeds-limits',
+  noWorking: 'no-working-inputs',
+  nondeterministic: 'nondeterministic',
+  allNone: 'returns-none',
+  nonLiteral: 'non-literal-output',
+  badInputs: 'non-literal-input',
+} as const;
+
+export interface RuntimeVerdict {
+  accepted: boolean;
+  reasons: string[];
+  detail: string;
+  /** Inputs (indexes into the list checked) that raised and are dropped from the method's inputs. */
+  droppedInputs: number[];
+  outcomes: CallOutcome[];
+}
+
+/** Decides from two runs of the same inputs (each call in a fresh namespace).
+ * - the module must load; no call may hit a limit;
+ * - inputs whose call raises are dropped (a test input should not raise), and at least one must remain;
+ * - both runs must give the same results (deterministic; since every call starts fresh, stateless);
+ * - not every result may be None; every result must be a Python literal. */
+export function runtimeVerdict(first: ObservedCall[], second: ObservedCall[], sourceError?: string): RuntimeVerdict {
+  const outcomes: CallOutcome[] = first.map((c) => (c.ok ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) } : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) }));
+  const reject = (reason: string, detail: string): RuntimeVerdict => ({ accepted: false, reasons: [reason], detail, droppedInputs: [], outcomes });
+  if (sourceError) return reject(RUNTIME_REASONS.sourceError, sourceError);
+  const bad = first.find((c) => c.sandboxError);
+  if (bad) return reject(RUNTIME_REASONS.badInputs, bad.sandboxError ?? '');
+  const limited = [...first, ...second].find((c) => c.limit);
+  if (limited) return reject(RUNTIME_REASONS.limit, `${limited.limit}`);
+  for (let i = 0; i < first.length; i++) {
+    const a = first[i]!;
+    const b = second[i];
+    const same = b !== undefined && a.ok === b.ok && (a.ok ? a.repr === b.repr : a.excType === b.excType);
+    if (!same) return reject(RUNTIME_REASONS.nondeterministic, `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500));
+  }
+  const droppedInputs = first.map((c, i) => (c.ok ? -1 : i)).filter((i) => i >= 0);
+  const working = first.filter((c) => c.ok);
+  if (working.length === 0) return { ...reject(RUNTIME_REASONS.noWorking, `every known input raised (${first[0]?.excType ?? '?'})`), droppedInputs };
+  if (working.every((c) => c.isNone)) return { ...reject(RUNTIME_REASONS.allNone, 'returns None for every input'), droppedInputs };
+  const nonLit = working.find((c) => c.literal === false);
+  if (nonLit) return { ...reject(RUNTIME_REASONS.nonLiteral, `output ${String(nonLit.repr).slice(0, 200)} is not a Python literal`), droppedInputs };
+  return { accepted: true, reasons: [], detail: '', droppedInputs, outcomes };
+}
