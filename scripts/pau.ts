@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   workers: { summary: 'run workers for all queues, or --queue pau|pau-sandbox|pau-gpu', load: () => import('./commands/workers') },
   doctor: { summary: 'run the doctor workflow: one activity on each queue, pass/fail table', load: () => import('./commands/doctor') },
   sandbox: { summary: 'exec a Python method in the sandbox', load: () => import('./commands/sandbox') },
+  report: { summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)', load: () => import('./commands/report') },
 };
 
 function help(): string {
