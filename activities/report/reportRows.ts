@@ -1,0 +1,86 @@
+// One row per episode of a run, joined with its method's source and its judgment by one judge model.
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { workflowUiLink } from '../../config/services';
+import type { Db } from '../../db/client';
+import { episodes, judgments, methods, runs } from '../../db/schema/index';
+import type { EpisodeDiagnostics } from '../judge/diagnostics';
+import type { EpisodeRow } from './summarize';
+
+export interface RunInfo {
+  id: string;
+  kind: string;
+  status: string;
+  config: unknown;
+  workflowId: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The judge models that judged this run's episodes, most judgments first (then most recent). */
+export async function judgeModelsOf(db: Db, runId: string): Promise<{ judgeModel: string; n: number }[]> {
+  const rows = await db
+    .select({ judgeModel: judgments.judgeModel, n: sql<number>`count(*)::int`, last: sql<string>`max(${judgments.updatedAt})` })
+    .from(judgments)
+    .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
+    .where(eq(episodes.runId, runId))
+    .groupBy(judgments.judgeModel)
+    .orderBy(desc(sql`count(*)`), desc(sql`max(${judgments.updatedAt})`));
+  return rows.map((r) => ({ judgeModel: r.judgeModel, n: Number(r.n) }));
+}
+
+export async function loadRun(db: Db, runId: string): Promise<RunInfo | undefined> {
+  const [r] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    kind: r.kind,
+    status: r.status,
+    config: r.config,
+    workflowId: r.workflowId,
+    startedAt: r.startedAt?.toISOString() ?? null,
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/** The most recent run of a kind (for `report --latest`). */
+export async function latestRunId(db: Db, kind = 'benchmark'): Promise<string | undefined> {
+  const [r] = await db.select({ id: runs.id }).from(runs).where(eq(runs.kind, kind as 'benchmark')).orderBy(desc(runs.createdAt)).limit(1);
+  return r?.id;
+}
+
+export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string | null): Promise<EpisodeRow[]> {
+  const rows = await db
+    .select({
+      e: episodes,
+      source: methods.source,
+      j: judgments,
+    })
+    .from(episodes)
+    .leftJoin(methods, eq(methods.id, episodes.methodId))
+    .leftJoin(judgments, and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, judgeModel ?? '\u0000none')))
+    .where(eq(episodes.runId, runId))
+    .orderBy(episodes.id);
+  return rows.map(({ e, source, j }) => ({
+    episodeId: e.id,
+    methodId: e.methodId,
+    source: source ?? e.methodId.split('/')[0] ?? 'unknown',
+    model: e.model,
+    setting: e.setting,
+    sample: e.sample,
+    status: e.status,
+    endReason: e.endReason,
+    judged: j !== null,
+    score: j?.score ?? null,
+    unparsable: (j?.unparsable ?? 0) > 0,
+    codeMatch: j?.codeMatch ?? null,
+    statementCoverage: j?.statementCoverage ?? null,
+    branchCoverage: j?.branchCoverage ?? null,
+    diagnostics: (j?.diagnostics as Partial<EpisodeDiagnostics> | null) ?? null,
+    callsMade: e.callsMade,
+    tokensIn: e.tokensIn,
+    tokensOut: e.tokensOut,
+    costUsd: e.costUsd,
+    workflowId: e.workflowId,
+    uiLink: e.workflowId ? workflowUiLink(e.workflowId) : null,
+  }));
+}

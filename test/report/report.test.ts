@@ -1,0 +1,98 @@
+// The report on the real stack: rows seeded into the test Postgres, then `pau report` as a user runs it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarize, type EpisodeRow } from '../../activities/report/summarize';
+import { writeReport } from '../../activities/report/writeReport';
+import { connect, type DbHandle } from '../../db/client';
+import { episodes, judgments, methods, runs } from '../../db/schema/index';
+import { runCli } from '../helpers/cli';
+
+let dbh: DbHandle;
+const stamp = Date.now();
+const RUN = `report-test-${stamp}`;
+const RUN2 = `report-test-prev-${stamp}`;
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-report-'));
+
+async function seedRun(runId: string, oracleScore: number) {
+  const db = dbh.db;
+  await db.insert(runs).values({ id: runId, kind: 'benchmark', status: 'completed', config: { models: ['mock-oracle', 'mock-null'] } });
+  for (let i = 0; i < 6; i++) {
+    const methodId = `${i % 2 ? 'mbpp' : 'humaneval'}/rt-${stamp}-${i}`;
+    await db.insert(methods).values({ id: methodId, source: methodId.split('/')[0]!, sourceId: String(i), code: 'def f(x):\n    return x\n' }).onConflictDoNothing();
+    for (const model of ['mock-oracle', 'mock-null']) {
+      for (const setting of ['interactive', 'in-context'] as const) {
+        const id = `${runId}/${methodId}/${model}/${setting}/0`;
+        await db.insert(episodes).values({ id, runId, methodId, model, setting, status: 'completed', finalDescription: 'x', callsMade: 3, tokensIn: 100, tokensOut: 20, costUsd: 0.001, workflowId: `episode/${id}` });
+        const good = model === 'mock-oracle';
+        const score = good ? (setting === 'interactive' ? oracleScore : 4) : 1;
+        await db.insert(judgments).values({
+          episodeId: id, judgeModel: 'mock-oracle', score, rationale: 'r', codeMatch: good ? 1 : 0,
+          statementCoverage: good ? 1 : 0.5, branchCoverage: good ? 1 : 0.25,
+          diagnostics: { calls: 3, repeatedCalls: 1, errors: 0, agentErrors: 0, contradictsObserved: !good, underExplored: !good, unparsable: false, noCode: false },
+        });
+      }
+    }
+  }
+}
+
+beforeAll(async () => {
+  dbh = connect(process.env.DATABASE_URL, 2);
+  await seedRun(RUN, 5);
+  await seedRun(RUN2, 4);
+});
+afterAll(async () => {
+  await dbh.close();
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+describe('report', () => {
+  it('summarizes per model x setting with intervals, paired differences and diagnostics', async () => {
+    const r = await writeReport({ runId: RUN, outDir: out, db: dbh.db });
+    const s = r.document.summary;
+    const g = (model: string, setting: string) => s.groups.find((x) => x.model === model && x.setting === setting)!;
+    expect(g('mock-oracle', 'interactive').metrics.score).toEqual({ n: 6, mean: 5, lo: 5, hi: 5 });
+    expect(g('mock-null', 'in-context').metrics.failRate.mean).toBe(1);
+    expect(g('mock-oracle', 'in-context').metrics.codeMatch.mean).toBe(1);
+    const paired = s.paired.find((p) => p.model === 'mock-oracle' && p.metric === 'score')!;
+    expect(paired.diff).toMatchObject({ n: 6, mean: 1, lo: 1, hi: 1, unpaired: 0 });
+    const diag = s.diagnostics.find((d) => d.model === 'mock-null' && d.setting === 'interactive')!;
+    expect(diag).toMatchObject({ failures: 6, contradictsObserved: 6, failuresContradicting: 1, underExplored: 6 });
+    expect(s.bySource.map((b) => b.source)).toContain('mbpp');
+    expect(r.document.episodes[0]!.uiLink).toMatch(/\/workflows\/episode%2F/);
+    // The headline: oracle first.
+    expect(r.headline.split('\n')[3]).toMatch(/^mock-oracle\s+interactive/);
+  });
+
+  it('`pau report` writes a self-contained HTML file and a JSON file, and prints the headline', async () => {
+    const r = await runCli(['report', RUN, '--compare', RUN2, '--out', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+6\/6\s+5\.00/);
+    expect(r.stdout).toContain(`compared with ${RUN2}`);
+    expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+score\s+5\.000\s+4\.000\s+\+1\.000/);
+    const html = fs.readFileSync(path.join(out, `${RUN}.html`), 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).toContain('Interactive minus in-context');
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|url\(http/); // no external assets
+    expect(html).toContain('not a real LLM');
+    const json = JSON.parse(fs.readFileSync(path.join(out, `${RUN}.json`), 'utf8'));
+    expect(json.runId).toBe(RUN);
+    expect(json.compare.runId).toBe(RUN2);
+  });
+
+  it('says clearly when the run does not exist', async () => {
+    const r = await runCli(['report', 'no-such-run', '--out', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no run "no-such-run"');
+  });
+
+  it('an unjudged episode counts in n but not in the means', () => {
+    const base: EpisodeRow = { episodeId: 'e', methodId: 'm', source: 's', model: 'a', setting: 'interactive', sample: 0, status: 'completed', endReason: null, judged: true, score: 4, unparsable: false, codeMatch: 0.5, statementCoverage: 1, branchCoverage: 1, diagnostics: null, callsMade: 1, tokensIn: 1, tokensOut: 1, costUsd: 0, workflowId: null, uiLink: null };
+    const s = summarize([base, { ...base, episodeId: 'f', judged: false, score: null, codeMatch: null }, { ...base, episodeId: 'g', unparsable: true, score: null }]);
+    expect(s.groups[0]).toMatchObject({ episodes: 3, judged: 2, unparsable: 1 });
+    expect(s.groups[0]!.metrics.score.mean).toBe(4);
+    expect(s.distribution[0]!.counts).toEqual({ '1': 0, '2': 0, '3': 0, '4': 1, '5': 0, unparsable: 1 });
+  });
+});
