@@ -2,6 +2,10 @@
 // factory; dependencies are injected so tests can pass their own database.
 import { getDb, type Db } from '../db/client';
 import { makeCheckDatabase, makeRecordDoctorResults } from './doctor/checkDatabase';
+import { createDatasetMainActivities } from './dataset/index';
+import { createBenchActivities } from './bench/index';
+import { createEpisodeActivities } from './episode/index';
+import { createLlmActivities } from './llm/index';
 
 export interface MainDeps {
   db: () => Db;
@@ -11,6 +15,10 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
   return {
     checkDatabase: makeCheckDatabase(deps.db),
     recordDoctorResults: makeRecordDoctorResults(deps.db),
+    ...createDatasetMainActivities(deps.db),
+    ...createLlmActivities(deps.db),
+    ...createEpisodeActivities(deps.db),
+    ...createBenchActivities(deps.db),
   };
 }
 

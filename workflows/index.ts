@@ -1,2 +1,5 @@
 // Every workflow the `pau` worker serves. This file is the worker's bundle entry: deterministic code only.
 export { doctorWorkflow } from './doctor/doctorWorkflow';
+export { episodeWorkflow } from './episode/episodeWorkflow';
+export { benchmarkRunWorkflow } from './bench/benchmarkRunWorkflow';
+export { buildDatasetWorkflow } from './dataset/buildDatasetWorkflow';

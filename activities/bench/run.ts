@@ -1,0 +1,122 @@
+// A benchmark run in Postgres: the `runs` row, the frozen list of method ids it covers, failures of
+// episodes that could not record their own, and progress for the CLI.
+import { ApplicationFailure } from '@temporalio/common';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { datasetMethods, datasets, episodes, methods, runs } from '../../db/schema/index';
+import { callingWorkflowId } from '../common/workflowContext';
+import type { BenchmarkConfig, RunTotals } from './types';
+
+interface StoredConfig extends BenchmarkConfig {
+  resolvedMethodIds: string[];
+}
+
+async function resolveMethods(d: Db, c: BenchmarkConfig): Promise<string[]> {
+  if (c.methodIds && c.methodIds.length > 0) {
+    const found = await d.select({ id: methods.id }).from(methods).where(inArray(methods.id, c.methodIds));
+    const have = new Set(found.map((f) => f.id));
+    const missing = c.methodIds.filter((id) => !have.has(id));
+    if (missing.length > 0) throw ApplicationFailure.nonRetryable(`unknown method ids: ${missing.slice(0, 5).join(', ')}`, 'MethodNotFound');
+    return c.limit ? c.methodIds.slice(0, c.limit) : c.methodIds;
+  }
+  const [ds] = await d.select({ name: datasets.name }).from(datasets).where(eq(datasets.name, c.dataset)).limit(1);
+  if (!ds) throw ApplicationFailure.nonRetryable(`dataset ${JSON.stringify(c.dataset)} does not exist (build it first)`, 'DatasetNotFound');
+  const q = d
+    .select({ id: datasetMethods.methodId })
+    .from(datasetMethods)
+    .where(and(eq(datasetMethods.datasetName, c.dataset), eq(datasetMethods.split, c.split as 'train' | 'validation' | 'test')))
+    .orderBy(asc(datasetMethods.position), asc(datasetMethods.methodId));
+  const rows = c.limit ? await q.limit(c.limit) : await q;
+  if (rows.length === 0) throw ApplicationFailure.nonRetryable(`dataset ${c.dataset} has no methods in split ${c.split}`, 'EmptySplit');
+  return rows.map((r) => r.id);
+}
+
+export function makeStartRun(db: () => Db) {
+  /** Creates (or finds) the run row and freezes its method list. Returns the number of methods. */
+  return async function startRun(input: { runId: string; config: BenchmarkConfig }): Promise<{ methods: number }> {
+    const d = db();
+    const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
+    const stored = existing?.config as StoredConfig | undefined;
+    if (stored?.resolvedMethodIds) return { methods: stored.resolvedMethodIds.length };
+    const ids = await resolveMethods(d, input.config);
+    const config: StoredConfig = { ...input.config, resolvedMethodIds: ids };
+    const now = new Date();
+    await d
+      .insert(runs)
+      .values({ id: input.runId, kind: 'benchmark', status: 'running', config, workflowId: callingWorkflowId(), startedAt: now })
+      .onConflictDoUpdate({ target: runs.id, set: { status: 'running', config, workflowId: callingWorkflowId(), startedAt: now, updatedAt: now } });
+    return { methods: ids.length };
+  };
+}
+
+export function makeMethodPage(db: () => Db) {
+  return async function methodPage(input: { runId: string; offset: number; limit: number }): Promise<string[]> {
+    const [row] = await db().select({ config: runs.config }).from(runs).where(eq(runs.id, input.runId)).limit(1);
+    const ids = (row?.config as StoredConfig | undefined)?.resolvedMethodIds ?? [];
+    return ids.slice(input.offset, input.offset + input.limit);
+  };
+}
+
+export function makeRecordEpisodeFailure(db: () => Db) {
+  /** For an episode whose workflow failed before it could record its own end. */
+  return async function recordEpisodeFailure(input: { runId: string; episodeId: string; methodId: string; model: string; setting: 'interactive' | 'in-context'; sample: number; error: string }): Promise<void> {
+    const now = new Date();
+    await db()
+      .insert(episodes)
+      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now })
+      .onConflictDoUpdate({ target: episodes.id, set: { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now, updatedAt: now } });
+  };
+}
+
+export function makeFinishRun(db: () => Db) {
+  return async function finishRun(input: { runId: string; status: 'completed' | 'failed'; summary: RunTotals & { total: number }; error?: string }): Promise<void> {
+    const now = new Date();
+    await db().update(runs).set({ status: input.status, summary: input.summary, error: input.error ?? null, finishedAt: now, updatedAt: now }).where(eq(runs.id, input.runId));
+  };
+}
+
+export interface RunProgress {
+  runId: string;
+  status: string;
+  total: number;
+  done: number;
+  failed: number;
+  running: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** Progress from Postgres (what the CLI's progress bar shows). Not an activity. */
+export async function runProgress(d: Db, runId: string): Promise<RunProgress | undefined> {
+  const [run] = await d.select().from(runs).where(eq(runs.id, runId)).limit(1);
+  if (!run) return undefined;
+  const c = run.config as StoredConfig;
+  const total = (c.resolvedMethodIds?.length ?? 0) * (c.models?.length ?? 0) * (c.settings?.length ?? 0) * (c.samples ?? 1);
+  const [agg] = await d
+    .select({
+      done: sql<number>`count(*) filter (where ${episodes.status} in ('completed','failed'))::int`,
+      failed: sql<number>`count(*) filter (where ${episodes.status} = 'failed')::int`,
+      running: sql<number>`count(*) filter (where ${episodes.status} = 'running')::int`,
+      tokensIn: sql<number>`coalesce(sum(${episodes.tokensIn}),0)::bigint`,
+      tokensOut: sql<number>`coalesce(sum(${episodes.tokensOut}),0)::bigint`,
+      costUsd: sql<number>`coalesce(sum(${episodes.costUsd}),0)::float8`,
+    })
+    .from(episodes)
+    .where(eq(episodes.runId, runId));
+  return {
+    runId,
+    status: run.status,
+    total,
+    done: Number(agg?.done ?? 0),
+    failed: Number(agg?.failed ?? 0),
+    running: Number(agg?.running ?? 0),
+    tokensIn: Number(agg?.tokensIn ?? 0),
+    tokensOut: Number(agg?.tokensOut ?? 0),
+    costUsd: Number(agg?.costUsd ?? 0),
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+  };
+}

@@ -1,0 +1,77 @@
+// Start and end of an episode in Postgres: the episode row, the method the agent will probe, the
+// opening prompts; then the final description and totals.
+import { ApplicationFailure } from '@temporalio/common';
+import { and, eq, gte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { episodes, methods, runs, steps } from '../../db/schema/index';
+import { callingWorkflowId } from '../common/workflowContext';
+import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from './prompts';
+import { upsertSteps } from './steps';
+import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from './types';
+
+/** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
+export function signatureFromCode(code: string, entry: string | null): string | undefined {
+  const re = entry ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm') : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
+  return re.exec(code)?.[0].trim();
+}
+
+export function makePrepareEpisode(db: () => Db) {
+  return async function prepareEpisode(input: EpisodeInput): Promise<PreparedEpisode> {
+    const workflowId = callingWorkflowId();
+    const d = db();
+    const [method] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
+    if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, 'MethodNotFound');
+    const entryPoint = method.entryPoint ?? /def\s+(\w+)/.exec(method.signature ?? method.code)?.[1];
+    const signature = method.signature ?? signatureFromCode(method.code, entryPoint ?? null);
+    if (!entryPoint || !signature) throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, 'MethodUnusable');
+
+    // A standalone episode (tests, demos) gets a run row of its own.
+    await d.insert(runs).values({ id: input.runId, kind: 'benchmark', status: 'running', config: { adHoc: true }, startedAt: new Date() }).onConflictDoNothing();
+    const now = new Date();
+    await d
+      .insert(episodes)
+      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'running', workflowId, startedAt: now })
+      .onConflictDoUpdate({ target: episodes.id, set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now } });
+
+    const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
+    if (input.setting === 'interactive') {
+      await upsertSteps(d, input.episodeId, [
+        { idx: 0, kind: 'system', agentMessage: { role: 'system', content: interactiveSystemPrompt(budgets) } },
+        { idx: 1, kind: 'user', agentMessage: { role: 'user', content: interactiveUserPrompt(signature) } },
+      ]);
+      return { code: method.code, entryPoint, signature, exampleInputs: [], nextIdx: 2 };
+    }
+    await upsertSteps(d, input.episodeId, [{ idx: 0, kind: 'system', agentMessage: { role: 'system', content: IN_CONTEXT_SYSTEM_PROMPT } }]);
+    const k = input.k ?? DEFAULT_IN_CONTEXT_K;
+    return { code: method.code, entryPoint, signature, exampleInputs: (method.probeInputs ?? []).slice(0, k), nextIdx: 1 };
+  };
+}
+
+export interface FinishEpisodeInput extends Omit<EpisodeOutcome, 'episodeId'> {
+  episodeId: string;
+  finalDescription: string | null;
+  /** Steps at or after this index are left over from an earlier, reset history and are removed. */
+  nextIdx?: number;
+}
+
+export function makeFinishEpisode(db: () => Db) {
+  return async function finishEpisode(input: FinishEpisodeInput): Promise<void> {
+    const d = db();
+    if (input.nextIdx !== undefined) await d.delete(steps).where(and(eq(steps.episodeId, input.episodeId), gte(steps.idx, input.nextIdx)));
+    await d
+      .update(episodes)
+      .set({
+        status: input.status,
+        finalDescription: input.finalDescription,
+        endReason: input.endReason,
+        error: input.error ?? null,
+        callsMade: input.callsMade,
+        tokensIn: input.tokensIn,
+        tokensOut: input.tokensOut,
+        costUsd: input.costUsd,
+        finishedAt: new Date(),
+        updatedAt: new Date(),
+      })
+      .where(eq(episodes.id, input.episodeId));
+  };
+}

@@ -1,0 +1,50 @@
+// Steps of an episode in Postgres: one row per (episode, index), written by upsert so a retried activity
+// rewrites the same rows instead of adding new ones.
+//
+// Step kinds and their columns:
+//   system | user   agent_message = { role, content, reason? }             (prompts, nudges, the final ask)
+//   assistant       agent_message = { role, content, toolCalls, answer, latencyMs, cached, requestHash, finishReason }
+//   call            call = { toolCallId, tool, arguments, raw };  observation = { text, category, executed: true, result }
+//                   (observation is null while the sandbox batch is pending)
+//   problem         call = { toolCallId, tool, raw, problem };    observation = { text, executed: false }
+//                   (malformed JSON, missing argument, unknown tool, over budget, after submission)
+//   submit          call = { toolCallId, tool, raw, description }; observation = { text }
+//   example         call = { arguments };                         observation = as for `call`  (in-context)
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { steps } from '../../db/schema/index';
+
+export type StepKind = 'system' | 'user' | 'assistant' | 'call' | 'problem' | 'submit' | 'example';
+
+export interface StepRow {
+  idx: number;
+  kind: StepKind;
+  agentMessage?: unknown;
+  call?: unknown;
+  observation?: unknown;
+  tokensIn?: number;
+  tokensOut?: number;
+}
+
+export async function upsertSteps(db: Db, episodeId: string, rows: StepRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insert(steps)
+    .values(rows.map((r) => ({ episodeId, idx: r.idx, kind: r.kind, agentMessage: r.agentMessage ?? null, call: r.call ?? null, observation: r.observation ?? null, tokensIn: r.tokensIn ?? 0, tokensOut: r.tokensOut ?? 0 })))
+    .onConflictDoUpdate({
+      target: [steps.episodeId, steps.idx],
+      set: { kind: sql`excluded.kind`, agentMessage: sql`excluded.agent_message`, call: sql`excluded.call`, observation: sql`excluded.observation`, tokensIn: sql`excluded.tokens_in`, tokensOut: sql`excluded.tokens_out` },
+    });
+}
+
+/** Fills in observations of reserved call steps (keeps the call column). */
+export async function setObservations(db: Db, episodeId: string, items: { idx: number; observation: unknown }[]): Promise<void> {
+  for (const it of items) {
+    await db.update(steps).set({ observation: it.observation }).where(and(eq(steps.episodeId, episodeId), eq(steps.idx, it.idx)));
+  }
+}
+
+export async function loadSteps(db: Db, episodeId: string, beforeIdx?: number) {
+  const rows = await db.select().from(steps).where(eq(steps.episodeId, episodeId)).orderBy(asc(steps.idx));
+  return beforeIdx === undefined ? rows : rows.filter((r) => r.idx < beforeIdx);
+}

@@ -1,0 +1,91 @@
+// An episode as others read it (judges, reports, training data): the episode row, its steps in order,
+// the calls the agent observed, and the chat messages the model saw. Also rebuilds the conversation for
+// the next turn, so the conversation lives in Postgres and never in workflow history.
+import { eq } from 'drizzle-orm';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Db } from '../../db/client';
+import { episodes } from '../../db/schema/index';
+import { loadSteps } from './steps';
+import type { SandboxCallResult } from './types';
+
+type StepRecord = Awaited<ReturnType<typeof loadSteps>>[number];
+
+interface AgentMessage {
+  role?: string;
+  content?: string | null;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+}
+
+/** The chat messages the model saw, rebuilt from the steps (example steps are part of the user prompt). */
+export function messagesFromSteps(rows: StepRecord[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  for (const s of rows) {
+    const m = (s.agentMessage ?? {}) as AgentMessage;
+    const obs = (s.observation ?? null) as { text?: string } | null;
+    const call = (s.call ?? {}) as { toolCallId?: string };
+    switch (s.kind) {
+      case 'system':
+        out.push({ role: 'system', content: m.content ?? '' });
+        break;
+      case 'user':
+        out.push({ role: 'user', content: m.content ?? '' });
+        break;
+      case 'assistant': {
+        const toolCalls = m.toolCalls ?? [];
+        out.push({
+          role: 'assistant',
+          content: m.content ?? null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } })) } : {}),
+        });
+        break;
+      }
+      case 'call':
+      case 'problem':
+      case 'submit':
+        if (call.toolCallId) out.push({ role: 'tool', tool_call_id: call.toolCallId, content: obs?.text ?? '(no result)' });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+export interface ObservedCall {
+  idx: number;
+  /** `call` (the agent chose it) or `example` (shown in-context). */
+  source: 'call' | 'example';
+  arguments: string;
+  ok: boolean;
+  /** What the agent saw: the repr, or "ExceptionType: message". */
+  text: string;
+  category: string;
+  /** The sandbox's full result (value encoding, stdout, time, coverage when recorded). */
+  result: SandboxCallResult;
+}
+
+export interface EpisodeTranscript {
+  episode: typeof episodes.$inferSelect;
+  steps: StepRecord[];
+  observedCalls: ObservedCall[];
+  finalDescription: string | null;
+  messages: ChatCompletionMessageParam[];
+}
+
+export function observedCalls(rows: StepRecord[]): ObservedCall[] {
+  return rows.flatMap((s) => {
+    if (s.kind !== 'call' && s.kind !== 'example') return [];
+    const obs = s.observation as { text: string; category: string; result: SandboxCallResult } | null;
+    if (!obs?.result) return [];
+    const call = s.call as { arguments: string };
+    return [{ idx: s.idx, source: s.kind, arguments: call.arguments, ok: obs.result.ok, text: obs.text, category: obs.category, result: obs.result }];
+  });
+}
+
+/** Everything about one episode; undefined when it does not exist. */
+export async function loadEpisodeTranscript(db: Db, episodeId: string): Promise<EpisodeTranscript | undefined> {
+  const [episode] = await db.select().from(episodes).where(eq(episodes.id, episodeId)).limit(1);
+  if (!episode) return undefined;
+  const rows = await loadSteps(db, episodeId);
+  return { episode, steps: rows, observedCalls: observedCalls(rows), finalDescription: episode.finalDescription, messages: messagesFromSteps(rows) };
+}

@@ -1,0 +1,162 @@
+// One chat completion through the `openai` package, with the llm_calls cache/ledger and the cross-worker
+// concurrency cap. Used by the `llmChat` activity and by activities that build their prompts from
+// Postgres (the episode turn), so every model call in the project goes through here.
+import { sql } from 'drizzle-orm';
+import OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import { env } from '../../config/env';
+import { apiKeyFor, costUsd, ModelConfigError, models, type ModelParams, type ModelSpec } from '../../config/models';
+import type { Db } from '../../db/client';
+import { llmCalls } from '../../db/schema/index';
+import { acquireSlot } from './concurrency';
+import { LLM_ERROR_TYPES, toFailure } from './errors';
+import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
+import { requestHash } from './requestHash';
+import { ApplicationFailure } from '@temporalio/common';
+
+export interface ChatRequest {
+  /** A model name from the registry (config/models.ts). */
+  model: string;
+  messages: ChatCompletionMessageParam[];
+  tools?: ChatCompletionTool[];
+  toolChoice?: ChatCompletionToolChoiceOption;
+  /** Overrides the model's default params. */
+  params?: ModelParams;
+  /** Serve from (and fill) the cache even when the params are not deterministic: replaying a run. */
+  replay?: boolean;
+  /**
+   * This call's deterministic identity (e.g. `<episodeId>#<step>`). A non-cacheable request is keyed by it,
+   * so a retried activity finds the answer it already paid for instead of calling again.
+   */
+  callKey: string;
+  /** Scripted mock only: the method the server looks up (never sent to a real endpoint). */
+  mockMethodId?: string;
+}
+
+export interface ChatMessageOut {
+  content: string | null;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  refusal?: string | null;
+}
+
+export interface ChatResult {
+  message: ChatMessageOut;
+  finishReason: string | null;
+  tokensIn: number;
+  tokensOut: number;
+  /** USD paid for this call: 0 when answered from the cache. */
+  costUsd: number;
+  latencyMs: number;
+  cached: boolean;
+  requestHash: string;
+}
+
+export interface ChatDeps {
+  db: () => Db;
+  /** Called while waiting for a slot and during the request (activities heartbeat here). */
+  onProgress?: (what: string) => void;
+  signal?: AbortSignal;
+  /** Test hook: counts requests actually sent. */
+  onRequestSent?: (model: string) => void;
+}
+
+/** Deterministic params make a request cacheable across runs: temperature 0 or a fixed seed. */
+export function isCacheable(params: ModelParams, replay = false): boolean {
+  return replay || params.temperature === 0 || params.seed !== undefined;
+}
+
+const clients = new Map<string, OpenAI>();
+function clientFor(baseURL: string, apiKey: string, timeout: number): OpenAI {
+  const key = `${baseURL}\u0000${apiKey}\u0000${timeout}`;
+  let c = clients.get(key);
+  if (!c) {
+    // No SDK retries: Temporal retries the activity (with Retry-After as the next delay), visibly.
+    c = new OpenAI({ baseURL, apiKey, timeout, maxRetries: 0 });
+    clients.set(key, c);
+  }
+  return c;
+}
+
+async function endpointFor(spec: ModelSpec): Promise<{ baseURL: string; apiKey: string }> {
+  if (spec.provider === 'mock') {
+    return { baseURL: spec.baseUrl ?? env().PAU_MOCK_LLM_URL ?? (await ensureMockServer()).url, apiKey: 'scripted-mock-no-key' };
+  }
+  return { baseURL: spec.baseUrl!, apiKey: apiKeyFor(spec) ?? 'no-key' };
+}
+
+function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReason: string | null } {
+  const choice = c.choices?.[0];
+  const m = choice?.message;
+  const toolCalls = (m?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : []));
+  return { message: { content: m?.content ?? null, toolCalls, refusal: m?.refusal ?? null }, finishReason: choice?.finish_reason ?? null };
+}
+
+export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult> {
+  let spec: ModelSpec;
+  try {
+    spec = models().get(req.model);
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    throw err;
+  }
+  const params: ModelParams = { ...spec.params, ...req.params };
+  const body = {
+    model: spec.model,
+    messages: req.messages,
+    ...(req.tools && req.tools.length > 0 ? { tools: req.tools, ...(req.toolChoice ? { tool_choice: req.toolChoice } : {}) } : {}),
+    ...params,
+  };
+  const cacheable = isCacheable(params, req.replay);
+  const hash = requestHash({
+    endpoint: spec.provider === 'mock' ? 'pau-scripted-mock' : spec.baseUrl,
+    body,
+    ...(spec.provider === 'mock' ? { mockMethodId: req.mockMethodId ?? null } : {}),
+    ...(cacheable ? {} : { callKey: req.callKey }),
+  });
+  const db = deps.db();
+
+  // 1. The cache / the ledger of a call already paid for.
+  const [hit] = await db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1);
+  if (hit) {
+    await db.update(llmCalls).set({ cacheHits: sql`${llmCalls.cacheHits} + 1` }).where(sql`${llmCalls.requestHash} = ${hash}`);
+    const { message, finishReason } = toMessageOut(hit.response as ChatCompletion);
+    return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash };
+  }
+
+  // 2. A slot of this model's cross-worker concurrency cap, then the request.
+  let endpoint: { baseURL: string; apiKey: string };
+  try {
+    endpoint = await endpointFor(spec);
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    throw err;
+  }
+  const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
+  const started = Date.now();
+  let completion: ChatCompletion;
+  const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
+  try {
+    deps.onRequestSent?.(spec.name);
+    completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+      ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    })) as ChatCompletion;
+  } catch (err) {
+    throw toFailure(err, spec.name);
+  } finally {
+    if (ticker) clearInterval(ticker);
+    await slot.release();
+  }
+  const latencyMs = Date.now() - started;
+  const tokensIn = completion.usage?.prompt_tokens ?? 0;
+  const tokensOut = completion.usage?.completion_tokens ?? 0;
+  const cost = costUsd(spec, tokensIn, tokensOut);
+
+  // 3. The ledger row (the cache entry for the next identical request).
+  await db
+    .insert(llmCalls)
+    .values({ requestHash: hash, model: spec.name, request: body, response: completion, tokensIn, tokensOut, costUsd: cost, latencyMs })
+    .onConflictDoUpdate({ target: llmCalls.requestHash, set: { response: completion, tokensIn, tokensOut, costUsd: cost, latencyMs } });
+  const { message, finishReason } = toMessageOut(completion);
+  return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash };
+}

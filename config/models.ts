@@ -1,0 +1,158 @@
+// The model registry: named models, each an OpenAI-compatible endpoint (or the built-in scripted mock).
+// Built-in entries + the optional models file (PAU_MODELS_FILE, default `pau.models.json`), zod-validated;
+// API keys come from the environment variable each entry names. Format and examples: docs/models.md.
+import fs from 'node:fs';
+import { z } from 'zod';
+import { env } from './env';
+
+/** Chat-completion parameters passed through to the endpoint (a subset is validated; others pass as-is). */
+export const modelParamsSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    max_tokens: z.number().int().positive().optional(),
+    max_completion_tokens: z.number().int().positive().optional(),
+    seed: z.number().int().optional(),
+  })
+  .catchall(z.unknown());
+export type ModelParams = z.infer<typeof modelParamsSchema>;
+
+export const modelEntrySchema = z
+  .object({
+    /** `openai`: any OpenAI-compatible endpoint. `mock`: the project's scripted model server (not a real LLM). */
+    provider: z.enum(['openai', 'mock']).default('openai'),
+    /** Endpoint base URL, e.g. https://api.openai.com/v1. Mock: optional (the in-process scripted server). */
+    baseUrl: z.url().optional(),
+    /** The model id the endpoint expects. Mock: the scripted policy (oracle, null, random, ...). */
+    model: z.string().trim().min(1),
+    /** Name of the environment variable holding the API key (never the key itself). */
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    /** USD per million input / output tokens (0 when unknown or free). */
+    inputUsdPerMTok: z.number().min(0).default(0),
+    outputUsdPerMTok: z.number().min(0).default(0),
+    /** Requests in flight for this model across ALL workers (Postgres advisory-lock slots). */
+    maxConcurrency: z.number().int().min(1).max(1000).default(4),
+    /** Per-request timeout. */
+    timeoutMs: z.number().int().min(1000).default(120_000),
+    /** Default request parameters; an episode's own params override them. */
+    params: modelParamsSchema.default({ temperature: 0 }),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    if (m.provider === 'openai' && !m.baseUrl) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'required for provider "openai"' });
+  });
+export type ModelEntry = z.infer<typeof modelEntrySchema>;
+export interface ModelSpec extends ModelEntry {
+  name: string;
+}
+
+export const modelsFileSchema = z
+  .object({
+    /** Models benchmarked by `npm start` when PAU_MODELS is unset. */
+    default: z.array(z.string()).optional(),
+    models: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, . _ : - only'), modelEntrySchema).default({}),
+  })
+  .strict();
+export type ModelsFile = z.infer<typeof modelsFileSchema>;
+
+/** Scripted policies the mock server implements. The first three are for demos; the rest drive tests. */
+export const MOCK_POLICIES = ['oracle', 'null', 'random', 'malformed', 'wrong-arity', 'refuse', 'empty', 'ratelimit', 'unauthorized', 'steps'] as const;
+export type MockPolicy = (typeof MOCK_POLICIES)[number];
+export const MOCK_PREFIX = 'mock-';
+
+function mockEntry(policy: MockPolicy): ModelEntry {
+  return modelEntrySchema.parse({ provider: 'mock', model: policy, maxConcurrency: 64, timeoutMs: 30_000, params: { temperature: 0 } });
+}
+
+export class ModelConfigError extends Error {
+  override name = 'ModelConfigError';
+}
+
+export class ModelRegistry {
+  constructor(
+    private readonly entries: Map<string, ModelEntry>,
+    /** The models file's `default`, if any. */
+    readonly defaults: string[] = [],
+  ) {}
+
+  /** A named model. `mock-<policy>` always resolves to the scripted server with that policy. */
+  get(name: string): ModelSpec {
+    const entry = this.entries.get(name);
+    if (entry) return { name, ...entry };
+    if (name.startsWith(MOCK_PREFIX) && (MOCK_POLICIES as readonly string[]).includes(name.slice(MOCK_PREFIX.length))) {
+      return { name, ...mockEntry(name.slice(MOCK_PREFIX.length) as MockPolicy) };
+    }
+    throw new ModelConfigError(`unknown model ${JSON.stringify(name)}; known: ${this.names().join(', ')} (and mock-<policy> for ${MOCK_POLICIES.join('|')})`);
+  }
+
+  has(name: string): boolean {
+    try {
+      this.get(name);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** Real (non-mock) models the user configured. */
+  configured(): string[] {
+    return this.names().filter((n) => this.entries.get(n)?.provider !== 'mock');
+  }
+}
+
+/** Builds a registry from a parsed models file (plus the built-in mock entries). */
+export function buildRegistry(file: ModelsFile = { models: {} }): ModelRegistry {
+  const entries = new Map<string, ModelEntry>();
+  for (const p of ['oracle', 'null', 'random'] as const) entries.set(`${MOCK_PREFIX}${p}`, mockEntry(p));
+  for (const [name, entry] of Object.entries(file.models)) entries.set(name, entry);
+  return new ModelRegistry(entries, file.default ?? []);
+}
+
+/** Reads and validates a models file; a missing file is an empty one. */
+export function loadModelsFile(file: string = env().PAU_MODELS_FILE): ModelsFile {
+  if (!fs.existsSync(file)) return { models: {} };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ModelConfigError(`${file}: not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = modelsFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ModelConfigError(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+let cached: ModelRegistry | undefined;
+/** The process-wide registry (built-ins + the models file), loaded once. */
+export function models(): ModelRegistry {
+  cached ??= buildRegistry(loadModelsFile());
+  return cached;
+}
+
+/** The API key for a model, from the variable it names; undefined when it names none. */
+export function apiKeyFor(spec: ModelSpec, source: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!spec.apiKeyEnv) return undefined;
+  const key = source[spec.apiKeyEnv]?.trim();
+  if (!key) throw new ModelConfigError(`model ${spec.name}: environment variable ${spec.apiKeyEnv} is not set`);
+  return key;
+}
+
+/** The models `npm start` benchmarks: PAU_MODELS, else the file's default, else every configured model. */
+export function startModels(registry: ModelRegistry = models()): { names: string[]; scripted: boolean } {
+  const fromEnv = env().PAU_MODELS?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const names = fromEnv.length > 0 ? fromEnv : registry.defaults.length > 0 ? registry.defaults : registry.configured();
+  if (names.length === 0) return { names: ['mock-oracle', 'mock-random'], scripted: true };
+  for (const n of names) registry.get(n);
+  return { names, scripted: names.every((n) => registry.get(n).provider === 'mock') };
+}
+
+/** USD for a call's tokens. */
+export function costUsd(spec: Pick<ModelEntry, 'inputUsdPerMTok' | 'outputUsdPerMTok'>, tokensIn: number, tokensOut: number): number {
+  return (tokensIn * spec.inputUsdPerMTok + tokensOut * spec.outputUsdPerMTok) / 1e6;
+}

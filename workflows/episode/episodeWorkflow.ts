@@ -1,0 +1,122 @@
+// One episode: a model probes one method (interactive) or reads its examples (in-context) and writes a
+// description. The conversation lives in Postgres; this workflow carries step indices, pending calls and
+// totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
+// benchmark run never fails because one episode did.
+import { ApplicationFailure, executeChild, log, ParentClosePolicy, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { TASK_QUEUES } from '../../config/queues';
+import type { MainActivities } from '../../activities/mainQueue';
+import { NON_RETRYABLE_LLM_ERRORS } from '../../activities/llm/errorTypes';
+import { DEFAULT_BUDGETS, type CallOutcome, type EpisodeInput, type EpisodeOutcome, type PendingCall, type TurnInput, type TurnResult } from '../../activities/episode/types';
+import { runSandboxBatch } from './sandboxBatch';
+
+const db = proxyActivities<MainActivities>({
+  taskQueue: TASK_QUEUES.main,
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '30s', nonRetryableErrorTypes: ['MethodNotFound', 'MethodUnusable'] },
+});
+
+// A model turn: the request timeout is the model's (at most a few minutes); waiting for a concurrency
+// slot heartbeats. 429/5xx retry with backoff (Retry-After as the next delay); auth/validation do not.
+const llm = proxyActivities<MainActivities>({
+  taskQueue: TASK_QUEUES.main,
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 12, nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS] },
+});
+
+function errorText(err: unknown): string {
+  let e: unknown = err;
+  const parts: string[] = [];
+  while (e instanceof Error && parts.length < 4) {
+    parts.push(e instanceof ApplicationFailure && e.type ? `${e.type}: ${e.message}` : e.message);
+    e = e.cause;
+  }
+  return parts.join(' <- ') || String(err);
+}
+
+export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutcome> {
+  const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
+  const totals = { tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  let callsMade = 0;
+  let turns = 0;
+  let nextIdx = 0;
+  const add = (r: TurnResult) => {
+    turns++;
+    totals.tokensIn += r.tokensIn;
+    totals.tokensOut += r.tokensOut;
+    totals.costUsd += r.costUsd;
+    nextIdx = r.nextIdx;
+  };
+  const base = { episodeId: input.episodeId, methodId: input.methodId, model: input.model, setting: input.setting, budgets, ...(input.params ? { params: input.params } : {}), ...(input.replay ? { replay: true } : {}) };
+
+  let outcome: EpisodeOutcome;
+  let finalDescription: string | null = null;
+  try {
+    const prep = await db.prepareEpisode(input);
+    nextIdx = prep.nextIdx;
+    const runCalls = async (calls: PendingCall[]): Promise<CallOutcome[]> => {
+      if (calls.length === 0) return [];
+      const results = await runSandboxBatch(prep.code, prep.entryPoint, calls.map((c) => c.arguments), input.sandboxLimits);
+      callsMade += calls.length;
+      return calls.map((c, i) => ({ stepIdx: c.stepIdx, toolCallId: c.toolCallId, arguments: c.arguments, result: results[i]! }));
+    };
+
+    let endReason: string;
+    if (input.setting === 'in-context') {
+      const examples = (await runSandboxBatch(prep.code, prep.entryPoint, prep.exampleInputs, input.sandboxLimits)).map(
+        (result, i): CallOutcome => ({ stepIdx: nextIdx + i, arguments: prep.exampleInputs[i]!, result }),
+      );
+      const r = await llm.agentTurn({ ...base, idx: nextIdx + examples.length, observations: [], examples, signature: prep.signature, entryPoint: prep.entryPoint, mode: 'answer', callsLeft: 0 });
+      add(r);
+      finalDescription = r.text ?? null;
+      endReason = r.text ? 'answered' : r.answer;
+    } else {
+      let observations: CallOutcome[] = [];
+      let prompt: TurnInput['prompt'];
+      let mode: TurnInput['mode'] = 'explore';
+      for (;;) {
+        const r = await llm.agentTurn({ ...base, idx: nextIdx, observations, ...(prompt ? { prompt } : {}), mode, callsLeft: budgets.maxCalls - callsMade });
+        add(r);
+        observations = [];
+        prompt = undefined;
+        if (r.answer === 'submitted') {
+          finalDescription = r.text ?? null;
+          endReason = mode === 'final' ? 'submitted_after_final_ask' : 'submitted';
+          break;
+        }
+        if (mode === 'final') {
+          // Asked once for the final description: a plain-text answer counts; anything else ends it.
+          finalDescription = r.answer === 'text' ? (r.text ?? null) : null;
+          endReason = r.answer === 'text' ? 'answered_in_text_after_final_ask' : `no_description_${r.answer}`;
+          break;
+        }
+        observations = await runCalls(r.calls);
+        if (r.calls.length === 0 && r.answer !== 'empty_submission' && r.answer !== 'problems_only') prompt = { kind: 'nudge', reason: r.answer };
+        if (callsMade >= budgets.maxCalls || turns >= budgets.maxTurns) {
+          mode = 'final';
+          prompt = { kind: 'final', reason: callsMade >= budgets.maxCalls ? `You have used all ${budgets.maxCalls} calls.` : `You have used all ${budgets.maxTurns} turns.` };
+        }
+      }
+    }
+    outcome = { episodeId: input.episodeId, status: 'completed', endReason, callsMade, turns, ...totals };
+  } catch (err) {
+    log.warn('episode failed', { episodeId: input.episodeId, error: errorText(err) });
+    outcome = { episodeId: input.episodeId, status: 'failed', endReason: 'error', callsMade, turns, ...totals, error: errorText(err).slice(0, 4000) };
+  }
+  await db.finishEpisode({ ...outcome, finalDescription, ...(outcome.status === 'completed' ? { nextIdx } : {}) });
+
+  // Hook 'after episode' (e.g. the judge): a child workflow given the episode id; never fails the episode.
+  if (input.afterEpisode && outcome.status === 'completed') {
+    try {
+      await executeChild(input.afterEpisode.workflowType, {
+        args: [{ runId: input.runId, episodeId: input.episodeId }],
+        workflowId: `${workflowInfo().workflowId}/after`,
+        taskQueue: input.afterEpisode.taskQueue ?? TASK_QUEUES.main,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    } catch (err) {
+      log.warn('after-episode hook failed', { episodeId: input.episodeId, error: errorText(err) });
+    }
+  }
+  return outcome;
+}

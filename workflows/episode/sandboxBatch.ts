@@ -1,0 +1,30 @@
+// Several method calls in ONE sandbox activity on `pau-sandbox` (activities/sandbox: runMethodBatch).
+// Coverage is not recorded here: the calls an episode observed are in `steps`, and coverage of them is
+// recomputed in one batch when judging (deterministic methods), which keeps agent turns cheap.
+import { proxyActivities } from '@temporalio/workflow';
+import { TASK_QUEUES } from '../../config/queues';
+import type { BatchResult, RunBatchInput } from '../../activities/sandbox/schemas';
+import type { SandboxCallResult, SandboxLimits } from '../../activities/episode/types';
+
+interface SandboxBatchActivities {
+  runMethodBatch(input: RunBatchInput): Promise<BatchResult>;
+}
+
+const sandbox = proxyActivities<SandboxBatchActivities>({
+  taskQueue: TASK_QUEUES.sandbox,
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
+});
+
+export async function runSandboxBatch(source: string, entry: string, calls: string[], limits?: SandboxLimits): Promise<SandboxCallResult[]> {
+  if (calls.length === 0) return [];
+  const { timeoutMs, ...rest } = limits ?? {};
+  const r = await sandbox.runMethodBatch({
+    source,
+    entry,
+    calls,
+    ...(limits ? { limits: { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(rest as object) } } : {}),
+  });
+  return r.results as SandboxCallResult[];
+}
