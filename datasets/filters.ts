@@ -27,7 +27,15 @@ export const RUNTIME_REASONS = {
   allNone: 'returns-none',
   nonLiteral: 'non-literal-output',
   badInputs: 'non-literal-input',
+  stateful: 'stateful',
 } as const;
+
+/** The sandbox's own determinism check, when it ran one. */
+export interface DeterminismCheck {
+  deterministic: boolean;
+  stateless: boolean;
+  flags: string[];
+}
 
 export interface RuntimeVerdict {
   accepted: boolean;
@@ -38,20 +46,25 @@ export interface RuntimeVerdict {
   outcomes: CallOutcome[];
 }
 
-/** Decides from two runs of the same inputs (each call in a fresh namespace).
- * - the module must load; no call may hit a limit;
+/** Decides from a run of the known inputs (each call in a fresh namespace) plus either a second run of
+ * the same inputs or the sandbox's determinism check:
+ * - the module must load; no call may hit a limit; the sandbox must accept every argument list;
+ * - the same inputs give the same results (deterministic) and calls do not leak state (stateless);
  * - inputs whose call raises are dropped (a test input should not raise), and at least one must remain;
- * - both runs must give the same results (deterministic; since every call starts fresh, stateless);
- * - not every result may be None; every result must be a Python literal. */
-export function runtimeVerdict(first: ObservedCall[], second: ObservedCall[], sourceError?: string): RuntimeVerdict {
+ * - not every result may be None; every result must be a Python literal (no `other` in the encoding). */
+export function runtimeVerdict(first: ObservedCall[], second: ObservedCall[] | null, opts: { sourceError?: string; determinism?: DeterminismCheck } = {}): RuntimeVerdict {
+  const sourceError = opts.sourceError;
   const outcomes: CallOutcome[] = first.map((c) => (c.ok ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) } : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) }));
   const reject = (reason: string, detail: string): RuntimeVerdict => ({ accepted: false, reasons: [reason], detail, droppedInputs: [], outcomes });
   if (sourceError) return reject(RUNTIME_REASONS.sourceError, sourceError);
   const bad = first.find((c) => c.sandboxError);
   if (bad) return reject(RUNTIME_REASONS.badInputs, bad.sandboxError ?? '');
-  const limited = [...first, ...second].find((c) => c.limit);
+  const limited = [...first, ...(second ?? [])].find((c) => c.limit);
   if (limited) return reject(RUNTIME_REASONS.limit, `${limited.limit}`);
-  for (let i = 0; i < first.length; i++) {
+  const det = opts.determinism;
+  if (det && !det.deterministic) return reject(RUNTIME_REASONS.nondeterministic, det.flags.join(', ').slice(0, 500));
+  if (det && !det.stateless) return reject(RUNTIME_REASONS.stateful, det.flags.join(', ').slice(0, 500));
+  for (let i = 0; second && i < first.length; i++) {
     const a = first[i]!;
     const b = second[i];
     const same = b !== undefined && a.ok === b.ok && (a.ok ? a.repr === b.repr : a.excType === b.excType);
