@@ -1,0 +1,69 @@
+// Client side of dataset builds: start BuildDatasetWorkflow, follow its progress, format its summary.
+// Shared by `pau dataset` and tests.
+import type { Client } from '@temporalio/client';
+import { TASK_QUEUES } from '../../config/queues';
+import { PauKind } from '../../config/searchAttributes';
+import { workflowUiLink } from '../../config/services';
+import type { BuildConfigInput } from '../../datasets/config';
+import type { BuildSummary } from '../../datasets/summary';
+import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
+import { formatTable } from '../lib/table';
+
+export const PAPER_TEST_SIZE = 741;
+
+export function datasetWorkflowId(name: string): string {
+  return `dataset/${name}`;
+}
+
+export async function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }) {
+  const workflowId = datasetWorkflowId(config.name);
+  const handle = await client.workflow.start('buildDatasetWorkflow', {
+    taskQueue: TASK_QUEUES.main,
+    workflowId,
+    args: [{ config }],
+    typedSearchAttributes: [{ key: PauKind, value: 'dataset' }],
+    staticSummary: `dataset build ${config.name}: ${(config.sources ?? ['humaneval', 'mbpp', 'cruxeval', 'codealpaca']).join(', ')}${config.limit ? ` (first ${config.limit} each)` : ''}`,
+  });
+  return { handle, workflowId, uiLink: workflowUiLink(workflowId) };
+}
+
+export function progressLine(p: DatasetBuildProgress, startedMs: number, width = 30): string {
+  if (p.phase === 'preparing') return `preparing: loading sources and analysing code ...`;
+  if (p.phase === 'finalizing') return `finalizing: dedup, split, hash ...`;
+  const frac = p.total ? p.checked / p.total : 1;
+  const filled = Math.round(frac * width);
+  const elapsed = (Date.now() - startedMs) / 1000;
+  const eta = p.checked > 0 && p.total > p.checked ? ((elapsed / p.checked) * (p.total - p.checked)).toFixed(0) + 's' : p.total ? '-' : '0s';
+  return `checking [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.checked}/${p.total} (${p.accepted} ok, ${p.rejected} rejected; ${p.alreadyChecked} cached, ${p.staticRejected} static rejects)  ETA ${eta}`;
+}
+
+export function formatSummary(s: BuildSummary): string {
+  const sources = Object.entries(s.sources);
+  const tot = { raw: 0, acc: 0, rej: 0, test: 0, val: 0, train: 0 };
+  const rows = sources.map(([name, x]) => {
+    const rej = Object.values(x.rejected).reduce((a, b) => a + b, 0);
+    tot.raw += x.raw;
+    tot.acc += x.accepted;
+    tot.rej += rej;
+    tot.test += x.splits.test;
+    tot.val += x.splits.validation;
+    tot.train += x.splits.train;
+    return [name, x.raw, x.accepted, rej, x.splits.test, x.splits.validation, x.splits.train];
+  });
+  rows.push(['total', tot.raw, tot.acc, tot.rej, tot.test, tot.val, tot.train]);
+  const reasons = new Set(sources.flatMap(([, x]) => Object.keys(x.rejected)));
+  const reasonRows = [...reasons].sort().map((r) => [r, ...sources.map(([, x]) => x.rejected[r] ?? 0), sources.reduce((n, [, x]) => n + (x.rejected[r] ?? 0), 0)]);
+  const lines = [
+    `dataset ${s.name}  ${s.contentHash ?? '(not finalised)'}`,
+    '',
+    formatTable(['source', 'raw', 'accepted', 'rejected', 'test', 'validation', 'train'], rows),
+    '',
+    'rejected by reason:',
+    formatTable(['reason', ...sources.map(([n]) => n), 'total'], reasonRows),
+    '',
+    `test split: ${s.splits.test} methods (paper: ${PAPER_TEST_SIZE}${s.splits.test === PAPER_TEST_SIZE ? ', matched' : `, ${s.splits.test - PAPER_TEST_SIZE > 0 ? '+' : ''}${s.splits.test - PAPER_TEST_SIZE}`}); requested test ${s.requested.test}, validation ${s.requested.validation}`,
+  ];
+  if (s.shortfall) lines.push(`NOTE: ${s.shortfall}`);
+  if (s.error) lines.push(`ERROR: ${s.error}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,201 @@
+// `pau dataset build|show|export|list`: build the PAU method set (BuildDatasetWorkflow) with a live
+// progress bar, and read it back from Postgres.
+import fs from 'node:fs';
+import { z } from 'zod';
+import { connectClient } from '../../config/temporal';
+import { connect } from '../../db/client';
+import { BuildConfig, type BuildConfigInput } from '../../datasets/config';
+import { Method } from '../../datasets/method';
+import { SOURCE_NAMES } from '../../datasets/sources';
+import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
+import type { BuildSummary } from '../../datasets/summary';
+import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { formatTable } from '../lib/table';
+import { formatSummary, progressLine, startDatasetBuild } from '../client/dataset';
+
+export const usage = [
+  'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S]',
+  '                  [--test 741] [--validation 100] [--batch-size 25] [--concurrency 4] [--codealpaca auto|20k|2k]',
+  '       pau dataset show <name>',
+  '       pau dataset export <name> --out F.jsonl [--split test|validation|train]',
+  '       pau dataset list',
+].join('\n');
+
+const int = z.coerce.number().int().min(0);
+
+async function build(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
+      name: { type: 'string' },
+      sources: { type: 'string' },
+      limit: { type: 'string' },
+      seed: { type: 'string' },
+      test: { type: 'string' },
+      validation: { type: 'string' },
+      'batch-size': { type: 'string' },
+      concurrency: { type: 'string' },
+      codealpaca: { type: 'string' },
+    },
+    z.object({
+      name: z.string().default('pau-v1'),
+      sources: z
+        .string()
+        .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+        .pipe(z.array(z.enum(SOURCE_NAMES)).min(1))
+        .optional(),
+      limit: int.min(1).optional(),
+      seed: z.string().optional(),
+      test: int.optional(),
+      validation: int.optional(),
+      'batch-size': int.min(1).optional(),
+      concurrency: int.min(1).optional(),
+      codealpaca: z.enum(['auto', '20k', '2k']).optional(),
+    }),
+  );
+  if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const config: BuildConfigInput & { name: string } = {
+    name: values.name,
+    ...(values.sources ? { sources: values.sources } : {}),
+    ...(values.limit ? { limit: values.limit } : {}),
+    ...(values.seed ? { seed: values.seed } : {}),
+    split: { test: values.test ?? 741, validation: values.validation ?? 100 },
+    ...(values['batch-size'] ? { batchSize: values['batch-size'] } : {}),
+    ...(values.concurrency ? { concurrency: values.concurrency } : {}),
+    ...(values.codealpaca ? { codealpaca: values.codealpaca } : {}),
+  };
+  const checked = BuildConfig.safeParse(config);
+  if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+
+  const client = await connectClient();
+  const started = Date.now();
+  try {
+    const { handle, workflowId, uiLink } = await startDatasetBuild(client, config);
+    console.log(`building dataset ${config.name}: workflow ${workflowId}\n  ${uiLink}`);
+    const tty = process.stderr.isTTY;
+    let lastPrinted = 0;
+    let done = false;
+    const result = handle.result().finally(() => (done = true));
+    result.catch(() => undefined);
+    while (!done) {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (done) break;
+      let p: DatasetBuildProgress;
+      try {
+        p = await handle.query<DatasetBuildProgress>('datasetProgress');
+      } catch {
+        continue; // not started on a worker yet
+      }
+      const line = progressLine(p, started);
+      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+      else if (Date.now() - lastPrinted > 10_000) {
+        process.stderr.write(`${line}\n`);
+        lastPrinted = Date.now();
+      }
+    }
+    if (tty) process.stderr.write('\n');
+    let summary: BuildSummary;
+    try {
+      summary = (await result) as BuildSummary;
+    } catch (err) {
+      const cause = (err as Error & { cause?: Error & { cause?: Error } }).cause;
+      console.error(`dataset build FAILED: ${cause?.cause?.message ?? cause?.message ?? (err as Error).message}`);
+      return 1;
+    }
+    // The workflow's result is trimmed; the full summary is in Postgres.
+    const dbh = connect(undefined, 2);
+    try {
+      const row = await getDataset(dbh.db, config.name);
+      console.log(formatSummary((row?.summary as BuildSummary | null) ?? summary));
+    } finally {
+      await dbh.close();
+    }
+    console.log(`build time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return 0;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+async function show(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || rest.length) throw new UsageError('dataset show needs exactly one name');
+  const dbh = connect(undefined, 2);
+  try {
+    const row = await getDataset(dbh.db, name);
+    if (!row) {
+      console.error(`no dataset named ${name}`);
+      return 1;
+    }
+    console.log(`status: ${row.status}  updated ${row.updatedAt.toISOString()}  workflow ${row.workflowId ?? '-'}`);
+    console.log(formatSummary(row.summary as BuildSummary));
+    return row.status === 'ready' ? 0 : 1;
+  } finally {
+    await dbh.close();
+  }
+}
+
+async function exportCmd(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { out: { type: 'string' }, split: { type: 'string' } },
+    z.object({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }),
+  );
+  const [name, ...rest] = positionals;
+  if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
+  const dbh = connect(undefined, 2);
+  try {
+    const row = await getDataset(dbh.db, name);
+    if (!row || row.status !== 'ready') {
+      console.error(`no ready dataset named ${name}`);
+      return 1;
+    }
+    const ms = await getDatasetMethods(dbh.db, name, values.split ? { split: values.split } : {});
+    const lines = ms.map((m) => {
+      const method = Method.parse({ ...m, entryPoint: m.entryPoint ?? '', signature: m.signature ?? '', codeHash: m.codeHash ?? '', nearHash: m.nearHash ?? '', goldKind: m.goldKind ?? 'code-only', meta: (m.meta as Record<string, unknown> | null) ?? {} });
+      return JSON.stringify({ dataset: name, split: m.split, position: m.position, ...method, probeOutputs: m.probeOutputs, heldoutOutputs: m.heldoutOutputs });
+    });
+    fs.writeFileSync(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
+    console.log(`wrote ${lines.length} methods of ${name} (${row.contentHash}) to ${values.out}`);
+    return 0;
+  } finally {
+    await dbh.close();
+  }
+}
+
+async function list(argv: string[]): Promise<number> {
+  if (argv.length) throw new UsageError(`unexpected arguments: ${argv.join(' ')}`);
+  const dbh = connect(undefined, 2);
+  try {
+    const rows = await listDatasets(dbh.db);
+    console.log(
+      formatTable(
+        ['name', 'status', 'test', 'validation', 'train', 'hash', 'updated'],
+        rows.map((r) => {
+          const s = r.summary as BuildSummary | null;
+          return [r.name, r.status, s?.splits?.test ?? 0, s?.splits?.validation ?? 0, s?.splits?.train ?? 0, r.contentHash.slice(0, 19), r.updatedAt.toISOString()];
+        }),
+      ),
+    );
+    return 0;
+  } finally {
+    await dbh.close();
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'build':
+      return build(rest);
+    case 'show':
+      return show(rest);
+    case 'export':
+      return exportCmd(rest);
+    case 'list':
+      return list(rest);
+    default:
+      throw new UsageError(sub ? `unknown subcommand ${sub}` : 'a subcommand is needed');
+  }
+}
