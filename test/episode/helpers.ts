@@ -1,0 +1,24 @@
+// Running single episodes and reading them back, for the episode and LLM tests.
+import type { Client } from '@temporalio/client';
+import { asc, eq } from 'drizzle-orm';
+import { TASK_QUEUES } from '../../config/queues';
+import type { Db } from '../../db/client';
+import { steps } from '../../db/schema/index';
+import { episodeIdOf, type EpisodeInput, type EpisodeOutcome, type Setting } from '../../activities/episode/types';
+import { episodeWorkflowId } from '../../workflows/bench/benchmarkRunWorkflow';
+
+let n = 0;
+export async function runEpisode(client: Client, methodId: string, model: string, setting: Setting, extra: Partial<EpisodeInput> = {}): Promise<EpisodeOutcome> {
+  const runId = extra.runId ?? `t-${Date.now().toString(36)}-${++n}`;
+  const input: EpisodeInput = { runId, episodeId: episodeIdOf(runId, methodId, model, setting, 0), methodId, model, setting, sample: 0, ...extra };
+  return client.workflow.execute('episodeWorkflow', {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: episodeWorkflowId(runId, methodId, model, setting, 0),
+    args: [input],
+    workflowExecutionTimeout: '3 minutes',
+  });
+}
+
+export async function stepsOf(db: Db, episodeId: string) {
+  return db.select().from(steps).where(eq(steps.episodeId, episodeId)).orderBy(asc(steps.idx));
+}
