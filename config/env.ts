@@ -40,6 +40,16 @@ export const envSchema = z.object({
   PAU_DATA_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
   // Python interpreter for the sandbox (the project's virtualenv by default).
   PAU_PYTHON: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
+  // Sandbox (activities/sandbox, docs/sandbox.md). MODE: auto = strongest available, loudly reporting a
+  // fallback; an explicit mode that cannot run is an error. The limits are per-call defaults.
+  PAU_SANDBOX_MODE: z.enum(['auto', 'bwrap', 'seccomp', 'none']).default('auto'),
+  PAU_SANDBOX_BWRAP: z.string().trim().min(1).default('bwrap'),
+  PAU_SANDBOX_WORKERS: positiveInt.max(256).optional(),
+  PAU_SANDBOX_TIMEOUT_MS: positiveInt.default(2000),
+  PAU_SANDBOX_MEMORY_MB: positiveInt.default(512),
+  PAU_SANDBOX_STDOUT_BYTES: positiveInt.default(65536),
+  PAU_SANDBOX_RECURSION_LIMIT: positiveInt.default(1000),
+  PAU_SANDBOX_RESULT_BYTES: positiveInt.default(1_000_000),
 
   // Worker concurrency per queue (activities in flight per process).
   PAU_WORKER_MAIN_CONCURRENCY: positiveInt.default(50),

@@ -1,0 +1,105 @@
+// Temporal activities of the `pau-sandbox` queue, and the plain client API other code imports.
+// Activities are idempotent (running a deterministic method again gives the same answer; nothing is
+// written), heartbeat while a batch runs, and fail with typed ApplicationFailures:
+//   SandboxBadRequest (non-retryable): the input does not validate, or the source does not compile
+//     (unless allowSourceError);
+//   SandboxUnavailable / SandboxCrash (retryable): the sandbox itself is broken here and now.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { checkDeterminism as checkDeterminismWith } from './determinism';
+import { SandboxBadRequest, SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
+import {
+  determinismInputSchema,
+  runBatchInputSchema,
+  type BatchResult,
+  type DeterminismInput,
+  type DeterminismVerdict,
+} from './schemas';
+
+export * from './schemas';
+export { SandboxPool, SandboxBadRequest, SandboxUnavailable, sharedSandboxPool, closeSharedSandboxPool, defaultLimits } from './pool';
+export type { SandboxPoolOptions, RunOptions } from './pool';
+export { SandboxCrash } from './executorProcess';
+export { checkDeterminism } from './determinism';
+export { mergeCoverage, coverageRatios } from './coverage';
+export { decodeValue, encodeValue, canonical, pyEqual, pretty, outcomeKey } from './value';
+export type { PyValue, EqualityOptions } from './value';
+
+export const runMethodBatchInputSchema = runBatchInputSchema.extend({
+  /** Return per-call SyntaxErrors instead of failing when the source does not compile (code match). */
+  allowSourceError: z.boolean().optional(),
+});
+export type RunMethodBatchInput = z.infer<typeof runMethodBatchInputSchema>;
+
+function inActivity(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+function badRequest(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'SandboxBadRequest', message, nonRetryable: true });
+}
+
+function toFailure(err: unknown): unknown {
+  if (err instanceof SandboxBadRequest) return badRequest(err.message);
+  if (err instanceof SandboxUnavailable) {
+    return ApplicationFailure.create({ type: 'SandboxUnavailable', message: err.message, nonRetryable: false });
+  }
+  return err;
+}
+
+export interface SandboxActivitiesOptions {
+  /** The pool to run on (default: the process-wide shared pool). */
+  pool?: SandboxPool;
+}
+
+export function createSandboxActivities(opts: SandboxActivitiesOptions = {}) {
+  const pool = () => opts.pool ?? sharedSandboxPool();
+
+  /** Run one method on a batch of calls; per-call results, coverage when asked. */
+  async function runMethodBatch(input: RunMethodBatchInput): Promise<BatchResult> {
+    const parsed = runMethodBatchInputSchema.safeParse(input);
+    if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    const { allowSourceError, ...req } = parsed.data;
+    const ctx = inActivity();
+    let lastBeat = 0;
+    const total = req.calls.length;
+    let done = 0;
+    const result = await pool()
+      .runBatch(req, {
+        onCall: () => {
+          done++;
+          const now = Date.now();
+          if (ctx && now - lastBeat > 1000) {
+            lastBeat = now;
+            ctx.heartbeat({ done, total });
+          }
+        },
+      })
+      .catch((err: unknown) => {
+        throw toFailure(err);
+      });
+    if (result.sourceError && !allowSourceError) {
+      throw badRequest(`the method's source does not compile: ${result.sourceError.type}: ${result.sourceError.message}`);
+    }
+    return result;
+  }
+
+  /** Deterministic and stateless? (the dataset filter) */
+  async function checkDeterminism(input: DeterminismInput): Promise<DeterminismVerdict> {
+    const parsed = determinismInputSchema.safeParse(input);
+    if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    inActivity()?.heartbeat({ phase: 'determinism' });
+    return checkDeterminismWith(pool(), parsed.data).catch((err: unknown) => {
+      throw toFailure(err);
+    });
+  }
+
+  return { runMethodBatch, checkDeterminism };
+}
+
+export type SandboxActivities = ReturnType<typeof createSandboxActivities>;
