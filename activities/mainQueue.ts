@@ -6,6 +6,7 @@ import { createDatasetMainActivities } from './dataset/index';
 import { createBenchActivities } from './bench/index';
 import { createEpisodeActivities } from './episode/index';
 import { createLlmActivities } from './llm/index';
+import { createJudgeActivities } from './judge/activities';
 
 export interface MainDeps {
   db: () => Db;
@@ -19,6 +20,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createLlmActivities(deps.db),
     ...createEpisodeActivities(deps.db),
     ...createBenchActivities(deps.db),
+    ...createJudgeActivities(deps.db),
   };
 }
 

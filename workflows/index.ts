@@ -3,3 +3,5 @@ export { doctorWorkflow } from './doctor/doctorWorkflow';
 export { episodeWorkflow } from './episode/episodeWorkflow';
 export { benchmarkRunWorkflow } from './bench/benchmarkRunWorkflow';
 export { buildDatasetWorkflow } from './dataset/buildDatasetWorkflow';
+export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
+export { judgeRunWorkflow } from './judge/judgeRunWorkflow';

@@ -6,7 +6,7 @@ export interface ObservedCall {
   /** The argument text as the agent wrote it (or the in-context example's inputs). */
   arguments: string;
   /** The sandbox's result for it. */
-  result: { ok: boolean; value?: unknown; error?: { type: string; message?: string } };
+  result: { ok: boolean; value?: unknown; repr?: string; error?: { type: string; message?: string } };
 }
 
 export interface EpisodeDiagnostics {

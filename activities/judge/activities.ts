@@ -1,0 +1,253 @@
+// Judge activities (queue `pau`): plan a judgment from Postgres, score the description with the judge
+// model, have the coder model write code from the description, and record the judgment (code match,
+// coverage, diagnostics) with one upsert keyed (episode, judge model): a retry or a re-judge by the same
+// judge rewrites the row; another judge model adds its own row. The sandbox runs happen in the workflow
+// (runMethodBatch on `pau-sandbox`) between these activities.
+import { ApplicationFailure } from '@temporalio/common';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { episodes, judgments, methods, runs } from '../../db/schema/index';
+import { activityChatDeps } from '../llm/activity';
+import { chat } from '../llm/chat';
+import { loadSteps } from '../episode/steps';
+import type { CallResult, Coverage } from '../sandbox/schemas';
+import { buildCoderMessages, extractCode } from './coderPrompt';
+import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics, type ObservedCall } from './diagnostics';
+import { DEFAULT_HELDOUT, heldoutSet } from './heldoutInputs';
+import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from './judgePrompt';
+import { DEFAULT_EQUALITY, outcomesEqual, type Outcome } from './outcomeEquality';
+import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from './types';
+
+export const JUDGE_ERROR_TYPES = { notFound: 'JudgeEpisodeNotFound', noModel: 'JudgeNoModel' } as const;
+
+/** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
+export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
+
+export const DEFAULT_JUDGE_CONFIG: Omit<JudgeConfig, 'judgeModel' | 'coderModel'> = {
+  heldout: DEFAULT_HELDOUT,
+  equality: DEFAULT_EQUALITY,
+  underExploredThreshold: DEFAULT_UNDER_EXPLORED,
+  resultBytes: 16_384,
+};
+
+type RunJudgeConfig = { judgeModel?: string; coderModel?: string; judge?: Partial<JudgeConfig> };
+
+/** Caller's choice, then the run's config (`judgeModel`, `judge: {...}`), then the defaults. */
+export function resolveJudgeConfig(input: JudgeEpisodeInput, runConfig: unknown): JudgeConfig {
+  const rc = (runConfig && typeof runConfig === 'object' ? runConfig : {}) as RunJudgeConfig;
+  const judgeModel = input.judgeModel ?? rc.judge?.judgeModel ?? rc.judgeModel ?? DEFAULT_JUDGE_MODEL;
+  const coderModel = input.coderModel ?? rc.judge?.coderModel ?? rc.coderModel ?? judgeModel;
+  const over = { ...(rc.judge ?? {}), ...(input.config ?? {}) };
+  return {
+    judgeModel,
+    coderModel,
+    heldout: { ...DEFAULT_JUDGE_CONFIG.heldout, ...(over.heldout ?? {}) },
+    equality: { ...DEFAULT_JUDGE_CONFIG.equality, ...(over.equality ?? {}) },
+    underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
+    resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
+  };
+}
+
+interface StoredObservation {
+  executed?: boolean;
+  result?: { ok: boolean; value?: unknown; repr?: string; error?: { type: string; message?: string } };
+}
+
+/** What the agent saw, in order: executed calls (interactive) and examples (in-context). */
+export async function observedCalls(db: Db, episodeId: string): Promise<ObservedCall[]> {
+  const rows = await loadSteps(db, episodeId);
+  const out: ObservedCall[] = [];
+  for (const r of rows) {
+    if (r.kind !== 'call' && r.kind !== 'example') continue;
+    const call = (r.call ?? {}) as { arguments?: unknown };
+    const obs = (r.observation ?? {}) as StoredObservation;
+    if (typeof call.arguments !== 'string' || !obs.result) continue;
+    if (r.kind === 'call' && obs.executed === false) continue;
+    out.push({ arguments: call.arguments, result: obs.result });
+  }
+  return out;
+}
+
+async function loadEpisode(db: Db, episodeId: string) {
+  const [row] = await db
+    .select({ e: episodes, m: methods, runConfig: runs.config })
+    .from(episodes)
+    .innerJoin(methods, eq(methods.id, episodes.methodId))
+    .innerJoin(runs, eq(runs.id, episodes.runId))
+    .where(eq(episodes.id, episodeId))
+    .limit(1);
+  if (!row) throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, JUDGE_ERROR_TYPES.notFound);
+  return row;
+}
+
+function entryOf(m: { entryPoint: string | null; signature: string | null }): string {
+  return m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
+}
+
+/** Compares with the observation's typed value, or its repr when an older row stored no value. */
+function observedEqual(o: ObservedCall['result'], g: CallResult, equality: JudgeConfig['equality']): boolean {
+  if (o.ok && o.value === undefined) return g.ok && g.repr === o.repr;
+  return outcomesEqual(o as Outcome, g as Outcome, equality);
+}
+
+export function createJudgeActivities(db: () => Db) {
+  async function judgeChat(model: string, methodId: string, callKey: string, messages: ChatMessage[]) {
+    return chat({ model, messages, params: { temperature: 0 }, callKey, mockMethodId: methodId }, activityChatDeps(db));
+  }
+
+  return {
+    async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
+      const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
+      const config = resolveJudgeConfig(input, runConfig);
+      const observed = await observedCalls(db(), e.id);
+      const set = heldoutSet({ id: m.id, probeInputs: m.probeInputs ?? [], heldoutInputs: m.heldoutInputs ?? [] }, config.heldout);
+      return {
+        episodeId: e.id,
+        methodId: m.id,
+        config,
+        source: m.code,
+        entryPoint: entryOf(m),
+        observedArgs: observed.map((o) => o.arguments),
+        heldoutGiven: set.given,
+        heldoutGenerated: set.generated,
+        ...(e.status !== 'completed' ? { skip: `episode is ${e.status}` } : {}),
+      };
+    },
+
+    /** The description score: the judge model at temperature 0; one retry when unparsable. */
+    async judgeDescription(input: { episodeId: string; judgeModel: string }): Promise<DescriptionVerdict> {
+      const { e, m } = await loadEpisode(db(), input.episodeId);
+      const messages = buildJudgeMessages({ signature: m.signature ?? `def ${entryOf(m)}(...)`, code: m.code, goldDescription: m.goldDescription, agentDescription: e.finalDescription ?? '' });
+      const first = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score`, messages);
+      const firstText = first.message.content ?? first.message.refusal ?? '';
+      let score = parseScore(firstText);
+      let rationale = firstText;
+      let { tokensIn, tokensOut, costUsd } = first;
+      if (score === null) {
+        const retry = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score-retry`, [
+          ...messages,
+          { role: 'assistant', content: firstText },
+          { role: 'user', content: JUDGE_RETRY_PROMPT },
+        ]);
+        const retryText = retry.message.content ?? retry.message.refusal ?? '';
+        score = parseScore(retryText);
+        rationale = `${firstText}\n\n[retry]\n${retryText}`;
+        tokensIn += retry.tokensIn;
+        tokensOut += retry.tokensOut;
+        costUsd += retry.costUsd;
+      }
+      return { score, unparsable: score === null, rationale, tokensIn, tokensOut, costUsd };
+    },
+
+    /** The coder model writes the function from the description alone. */
+    async writeCodeFromDescription(input: { episodeId: string; coderModel: string }): Promise<GeneratedCode> {
+      const { e, m } = await loadEpisode(db(), input.episodeId);
+      const entry = entryOf(m);
+      const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...)`, entryPoint: entry, description: e.finalDescription ?? '' });
+      const r = await judgeChat(input.coderModel, m.id, `judge/${e.id}/${input.coderModel}/code`, messages);
+      return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
+    },
+
+    /** Code match, coverage and diagnostics from the sandbox results; one upsert of the judgment row. */
+    async recordJudgment(input: {
+      plan: JudgePlan;
+      verdict: DescriptionVerdict;
+      generated: GeneratedCode;
+      /** The original on heldoutGiven ++ heldoutGenerated. */
+      original: CallResult[];
+      /** The generated code on heldoutGiven ++ heldoutGenerated ++ observedArgs; null without code. */
+      candidate: CallResult[] | null;
+      /** Coverage of the original by the observed inputs (null when there were none). */
+      coverage: Coverage | null;
+    }): Promise<JudgeEpisodeResult> {
+      const { plan, verdict, generated } = input;
+      const cfg = plan.config;
+      const nGiven = plan.heldoutGiven.length;
+      const nHeld = nGiven + plan.heldoutGenerated.length;
+      // Inputs that count: every given held-out input the original answered within limits; generated ones
+      // only where the original returned a value (a mutated input the method rejects says little).
+      const counted: number[] = [];
+      input.original.forEach((r, i) => {
+        if (!isEvidence(r)) return;
+        if (i >= nGiven && !r.ok) return;
+        counted.push(i);
+      });
+      let codeMatch: number | null = null;
+      if (counted.length > 0) {
+        const equal = input.candidate ? counted.filter((i) => input.candidate![i] && outcomesEqual(input.original[i] as Outcome, input.candidate![i] as Outcome, cfg.equality)).length : 0;
+        codeMatch = equal / counted.length;
+      }
+      const observed = await observedCalls(db(), plan.episodeId);
+      const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
+      let checked: number | null = null;
+      let bad: number | null = null;
+      if (input.candidate) {
+        const c = contradictions(observed, candObserved as Outcome[], cfg.equality);
+        // repr fallback for observations stored without a typed value
+        bad = observed.reduce((n, o, i) => (candObserved[i] && isEvidence(o.result) && !observedEqual(o.result, candObserved[i]!, cfg.equality) ? n + 1 : n), 0);
+        checked = c.checked;
+      }
+      const lines = input.coverage?.lines;
+      const branches = input.coverage?.branches;
+      const statementCoverage = observed.length === 0 ? 0 : lines && lines.total > 0 ? lines.hit / lines.total : null;
+      const branchCoverage = observed.length === 0 ? 0 : branches ? (branches.total > 0 ? branches.hit / branches.total : statementCoverage) : null;
+      const diagnostics: EpisodeDiagnostics & Record<string, unknown> = {
+        ...explorationCounts(observed),
+        observedChecked: checked,
+        contradictions: bad,
+        contradictsObserved: checked === null ? null : (bad ?? 0) > 0,
+        underExplored: underExplored(statementCoverage, branchCoverage, branches?.total ?? 0, cfg.underExploredThreshold),
+        underExploredThreshold: cfg.underExploredThreshold,
+        unparsable: verdict.unparsable,
+        noCode: generated.code === null,
+        heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
+        coderModel: cfg.coderModel,
+        judgeCost: { tokensIn: verdict.tokensIn + generated.tokensIn, tokensOut: verdict.tokensOut + generated.tokensOut, costUsd: verdict.costUsd + generated.costUsd },
+      };
+      const values = {
+        episodeId: plan.episodeId,
+        judgeModel: cfg.judgeModel,
+        score: verdict.score,
+        unparsable: verdict.unparsable ? 1 : 0,
+        rationale: verdict.rationale,
+        generatedCode: generated.code,
+        codeMatch,
+        statementCoverage,
+        branchCoverage,
+        diagnostics,
+        updatedAt: new Date(),
+      };
+      await db()
+        .insert(judgments)
+        .values(values)
+        .onConflictDoUpdate({ target: [judgments.episodeId, judgments.judgeModel], set: { ...values, createdAt: sql`${judgments.createdAt}` } });
+      return {
+        episodeId: plan.episodeId,
+        judgeModel: cfg.judgeModel,
+        score: verdict.score,
+        unparsable: verdict.unparsable,
+        codeMatch,
+        statementCoverage,
+        branchCoverage,
+        contradictsObserved: diagnostics.contradictsObserved,
+      };
+    },
+
+    /** A page of a run's completed episode ids (by id), optionally only those this judge has not judged. */
+    async listEpisodesToJudge(input: { runId: string; judgeModel: string; force?: boolean; afterId?: string; limit?: number }): Promise<string[]> {
+      const conds = [eq(episodes.runId, input.runId), eq(episodes.status, 'completed')];
+      if (input.afterId) conds.push(gt(episodes.id, input.afterId));
+      if (!input.force) conds.push(isNull(judgments.episodeId));
+      const rows = await db()
+        .select({ id: episodes.id })
+        .from(episodes)
+        .leftJoin(judgments, and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, input.judgeModel)))
+        .where(and(...conds))
+        .orderBy(asc(episodes.id))
+        .limit(input.limit ?? 200);
+      return rows.map((r) => r.id);
+    },
+  };
+}
+
+export type JudgeActivities = ReturnType<typeof createJudgeActivities>;

@@ -1,0 +1,89 @@
+// Types shared by the judge activities and workflows (workflows import these as types only).
+import type { EqualityOptions } from './outcomeEquality';
+import type { HeldoutOptions } from './heldoutInputs';
+
+export interface JudgeConfig {
+  /** The model that scores descriptions (temperature 0). */
+  judgeModel: string;
+  /** The model that writes code from the description (default: the judge model). */
+  coderModel: string;
+  heldout: HeldoutOptions;
+  equality: EqualityOptions;
+  /** Coverage below this is "under-explored". */
+  underExploredThreshold: number;
+  /** Per-call result size cap for judging batches (keeps workflow payloads small). */
+  resultBytes: number;
+}
+
+export interface JudgeEpisodeInput {
+  episodeId: string;
+  /** Passed by the episode's after-episode hook; informational. */
+  runId?: string;
+  judgeModel?: string;
+  coderModel?: string;
+  /** Overrides (the run's `config.judge` and the defaults fill the rest). */
+  config?: Partial<Omit<JudgeConfig, 'judgeModel' | 'coderModel'>>;
+}
+
+/** What the workflow needs to run the sandbox parts; small (ids, inputs, code). */
+export interface JudgePlan {
+  episodeId: string;
+  methodId: string;
+  config: JudgeConfig;
+  /** The method (the original), run on held-out and observed inputs. */
+  source: string;
+  entryPoint: string;
+  /** Inputs the agent observed: its calls (interactive) or its examples (in-context). */
+  observedArgs: string[];
+  heldoutGiven: string[];
+  heldoutGenerated: string[];
+  /** The episode ended without a usable description (failed episode): nothing to judge. */
+  skip?: string;
+}
+
+export interface DescriptionVerdict {
+  score: number | null;
+  unparsable: boolean;
+  rationale: string;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export interface GeneratedCode {
+  code: string | null;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export interface JudgeEpisodeResult {
+  episodeId: string;
+  judgeModel: string;
+  score: number | null;
+  unparsable: boolean;
+  codeMatch: number | null;
+  statementCoverage: number | null;
+  branchCoverage: number | null;
+  contradictsObserved: boolean | null;
+  skipped?: string;
+}
+
+export interface JudgeRunInput {
+  runId: string;
+  judgeModel: string;
+  coderModel?: string;
+  /** Re-judge episodes that already have a judgment by this judge (default: only the missing ones). */
+  force?: boolean;
+  /** Children in flight at once. */
+  window?: number;
+  config?: JudgeEpisodeInput['config'];
+}
+
+export interface JudgeRunResult {
+  runId: string;
+  judgeModel: string;
+  judged: number;
+  failed: number;
+  skipped: number;
+}
