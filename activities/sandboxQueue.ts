@@ -1,9 +1,13 @@
 // Activities served by workers on the `pau-sandbox` queue (untrusted Python execution).
+import { getDb } from '../db/client';
+import { createDatasetSandboxActivities } from './dataset/index';
+import { poolDatasetSandbox } from './dataset/sandboxClient';
 import { pythonEval } from './doctor/pythonEval';
 
 export function createSandboxQueueActivities() {
   return {
     pythonEval,
+    ...createDatasetSandboxActivities({ db: getDb, sandbox: () => poolDatasetSandbox() }),
   };
 }
 
