@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   doctor: { summary: 'run the doctor workflow: one activity on each queue, pass/fail table', load: () => import('./commands/doctor') },
   sandbox: { summary: 'exec a Python method in the sandbox', load: () => import('./commands/sandbox') },
   report: { summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)', load: () => import('./commands/report') },
+  judge: { summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun', load: () => import('./commands/judge') },
   dataset: { summary: 'build|show|export|list the PAU method set (BuildDatasetWorkflow)', load: () => import('./commands/dataset') },
 };
 

@@ -3,6 +3,7 @@
 // children in a sliding window. Continues as new when the history grows long.
 import { continueAsNew, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../config/queues';
+import { PauKind, PauMethodId, PauModel, PauRunId } from '../../config/searchAttributes';
 import type { JudgeActivities } from '../../activities/judge/activities';
 import type { JudgeRunInput, JudgeRunResult } from '../../activities/judge/types';
 import { judgeEpisodeWorkflow } from './judgeEpisodeWorkflow';
@@ -34,6 +35,13 @@ export async function judgeRunWorkflow(input: JudgeRunInput & Carry): Promise<Ju
           args: [{ episodeId, runId: input.runId, judgeModel: input.judgeModel, coderModel: input.coderModel, config: input.config }],
           workflowId: `judge/${input.judgeModel}/${episodeId}`,
           taskQueue: TASK_QUEUES.main,
+          typedSearchAttributes: [
+            { key: PauKind, value: 'judge' },
+            { key: PauRunId, value: input.runId },
+            { key: PauModel, value: input.judgeModel },
+            { key: PauMethodId, value: episodeId.slice(input.runId.length + 1).split('/').slice(0, 2).join('/') },
+          ],
+          staticSummary: `judge ${episodeId} with ${input.judgeModel}`,
         }).then(
           (r) => {
             if (r.skipped) totals.skipped++;
