@@ -1,0 +1,89 @@
+// Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import { runProgress, type RunProgress } from '../../activities/bench/run';
+import { TASK_QUEUES } from '../../config/queues';
+import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
+import { workflowUiLink } from '../../config/services';
+import type { Db } from '../../db/client';
+
+export function newRunId(prefix = 'bench'): string {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${prefix}-${t}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+export const benchWorkflowId = (runId: string) => `bench/${runId}`;
+
+export function benchSummary(config: BenchmarkConfig): string {
+  const what = config.methodIds ? `${config.methodIds.length} listed methods` : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
+  return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
+}
+
+export async function startBenchmark(client: Client, runId: string, config: BenchmarkConfig): Promise<WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>> {
+  return client.workflow.start('benchmarkRunWorkflow', {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: benchWorkflowId(runId),
+    args: [{ runId, config }],
+    typedSearchAttributes: [
+      { key: PauKind, value: 'benchmark' },
+      { key: PauRunId, value: runId },
+      { key: PauModel, value: config.models.join(',') },
+      { key: PauSplit, value: config.split },
+    ],
+    staticSummary: benchSummary(config),
+    staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
+  }) as Promise<WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>>;
+}
+
+function fmtDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '--:--';
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+export function progressLine(p: RunProgress, startedMs: number, now = Date.now(), width = 28): string {
+  const frac = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+  const filled = Math.round(frac * width);
+  const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
+  const elapsed = now - startedMs;
+  const eta = p.done > 0 && p.done < p.total ? (elapsed / p.done) * (p.total - p.done) : p.done >= p.total ? 0 : NaN;
+  const tokens = p.tokensIn + p.tokensOut;
+  return `[${bar}] ${p.done}/${p.total} episodes  failed ${p.failed}  running ${p.running}  tokens ${tokens.toLocaleString('en-US')}  cost $${p.costUsd.toFixed(4)}  elapsed ${fmtDuration(elapsed)}  ETA ${fmtDuration(eta)}`;
+}
+
+/**
+ * Waits for the run, redrawing a progress line (in place on a terminal, every 10 s otherwise) from
+ * Postgres. Returns the workflow's result; throws if the run workflow failed.
+ */
+export async function watchBenchmark(db: Db, handle: WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>, runId: string, out: NodeJS.WriteStream = process.stdout): Promise<BenchmarkRunResult> {
+  const started = Date.now();
+  const tty = out.isTTY === true;
+  let lastPrint = 0;
+  let finished = false;
+  const result = handle.result().finally(() => {
+    finished = true;
+  });
+  result.catch(() => undefined);
+  const draw = async (force = false) => {
+    const p = await runProgress(db, runId).catch(() => undefined);
+    if (!p) return;
+    const line = progressLine(p, p.startedAt ? Math.min(p.startedAt.getTime(), started) : started);
+    if (tty) out.write(`\r${line}\x1b[K`);
+    else if (force || Date.now() - lastPrint > 10_000) {
+      out.write(`${line}\n`);
+      lastPrint = Date.now();
+    }
+  };
+  while (!finished) {
+    await draw();
+    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, tty ? 500 : 2000))]);
+  }
+  await draw(true);
+  if (tty) out.write('\n');
+  return result;
+}
+
+export { workflowUiLink };

@@ -1,0 +1,152 @@
+// Benchmark runs on the real stack: a sliding window of episode children, continue-as-new, run status
+// in Postgres, a cached rerun that makes no model calls, and a worker killed mid-run.
+import type { Client } from '@temporalio/client';
+import { asc, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import { runProgress } from '../../activities/bench/run';
+import { inProcessMockServer } from '../../activities/llm/mock/server';
+import { createSandboxActivities } from '../../activities/sandbox/index';
+import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
+import { connectClient } from '../../config/temporal';
+import { connect, type DbHandle } from '../../db/client';
+import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
+import { startBenchmark } from '../../scripts/client/bench';
+import { ADD, insertFixtureMethods, manyMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
+import { startScript } from '../helpers/cli';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+
+let client: Client;
+let dbh: DbHandle;
+const sandboxActivities = () => ({ ...createSandboxQueueActivities(), ...createSandboxActivities() });
+
+beforeAll(async () => {
+  client = await connectClient();
+  dbh = connect(process.env.DATABASE_URL, 2);
+  await insertFixtureMethods(dbh.db, 'fixture-bench', [ADD, REVERSE, RAISES]);
+  await insertFixtureMethods(dbh.db, 'fixture-kill', manyMethods(6, 'fixture/kill'));
+});
+afterAll(async () => {
+  await client?.connection.close();
+  await dbh?.close();
+});
+
+const base: BenchmarkConfig = { dataset: 'fixture-bench', split: 'test', models: ['mock-oracle', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1 };
+
+async function run(config: BenchmarkConfig, runId: string): Promise<BenchmarkRunResult> {
+  const handle = await startBenchmark(client, runId, config);
+  return handle.result();
+}
+
+async function stepRows(runId: string) {
+  return dbh.db
+    .select({ episodeId: steps.episodeId, idx: steps.idx, kind: steps.kind })
+    .from(steps)
+    .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+    .where(eq(episodes.runId, runId))
+    .orderBy(asc(steps.episodeId), asc(steps.idx));
+}
+
+describe('benchmark run', () => {
+  let workers: TestWorkers;
+  beforeAll(async () => {
+    workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': sandboxActivities() });
+  });
+  afterAll(async () => workers?.shutdown());
+
+  it('runs split × models × settings in a small window with continue-as-new, and records the run', async () => {
+    const runId = `bench-a-${Date.now().toString(36)}`;
+    const result = await run({ ...base, window: 2, episodesPerExecution: 4 }, runId);
+    expect(result.total).toBe(12);
+    expect(result.totals).toMatchObject({ done: 12, failed: 0 });
+    const [row] = await dbh.db.select().from(runs).where(eq(runs.id, runId));
+    expect(row?.status).toBe('completed');
+    expect(row?.summary).toMatchObject({ total: 12, done: 12, failed: 0 });
+    const eps = await dbh.db.select().from(episodes).where(eq(episodes.runId, runId));
+    expect(eps).toHaveLength(12);
+    expect(eps.every((e) => e.status === 'completed' && e.finalDescription)).toBe(true);
+    const progress = await runProgress(dbh.db, runId);
+    expect(progress).toMatchObject({ total: 12, done: 12, failed: 0, status: 'completed' });
+    // continue-as-new happened: the run has more than one execution.
+    const executions: string[] = [];
+    for await (const wf of client.workflow.list({ query: `WorkflowId = 'bench/${runId}'` })) executions.push(wf.runId);
+    expect(executions.length).toBeGreaterThanOrEqual(3);
+    // Children are findable by search attributes.
+    let found = 0;
+    for (let i = 0; i < 50 && found < 12; i++) {
+      found = 0;
+      for await (const _ of client.workflow.list({ query: `PauKind = 'episode' AND PauRunId = '${runId}'` })) found++;
+      if (found < 12) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(found).toBe(12);
+  });
+
+  it('a failed episode is recorded and does not fail the run', async () => {
+    const runId = `bench-b-${Date.now().toString(36)}`;
+    const result = await run({ ...base, models: ['mock-oracle', 'mock-unauthorized'], settings: ['interactive'] }, runId);
+    expect(result.totals).toMatchObject({ done: 6, failed: 3 });
+    const failed = await dbh.db.select().from(episodes).where(sql`${episodes.runId} = ${runId} and ${episodes.status} = 'failed'`);
+    expect(failed).toHaveLength(3);
+    expect(failed.every((e) => e.model === 'mock-unauthorized' && /LlmAuthError/.test(e.error ?? ''))).toBe(true);
+  });
+
+  it('a cached rerun makes zero new model calls', async () => {
+    const first = `bench-c1-${Date.now().toString(36)}`;
+    await run(base, first);
+    const server = await inProcessMockServer();
+    expect(server).toBeDefined();
+    const requestsBefore = server!.stats.requests;
+    const [{ rows: rowsBefore, hits: hitsBefore } = { rows: 0, hits: 0 }] = await dbh.db.select({ rows: sql<number>`count(*)::int`, hits: sql<number>`coalesce(sum(${llmCalls.cacheHits}),0)::int` }).from(llmCalls);
+
+    const second = `bench-c2-${Date.now().toString(36)}`;
+    const result = await run(base, second);
+    expect(result.totals).toMatchObject({ done: 12, failed: 0, costUsd: 0 });
+    expect(server!.stats.requests).toBe(requestsBefore);
+    const [after] = await dbh.db.select({ rows: sql<number>`count(*)::int`, hits: sql<number>`coalesce(sum(${llmCalls.cacheHits}),0)::int` }).from(llmCalls);
+    expect(after?.rows).toBe(rowsBefore);
+    expect((after?.hits ?? 0) - hitsBefore).toBeGreaterThanOrEqual(12);
+    // Same descriptions, item by item.
+    const descs = async (runId: string) => (await dbh.db.select().from(episodes).where(eq(episodes.runId, runId))).map((e) => `${e.methodId}|${e.model}|${e.setting}|${e.finalDescription}`).sort();
+    expect(await descs(second)).toEqual(await descs(first));
+  });
+});
+
+describe('worker killed mid-run', () => {
+  it('the run completes on a new worker with no duplicate or missing steps', async () => {
+    const sandbox = await startTestWorkers(['pau-sandbox'], { 'pau-sandbox': sandboxActivities() });
+    let worker = await startScript('workers/pau.ts', 'ready');
+    try {
+      const runId = `bench-kill-${Date.now().toString(36)}`;
+      const handle = await startBenchmark(client, runId, { dataset: 'fixture-kill', split: 'test', models: ['mock-steps'], settings: ['interactive'], samples: 1, window: 3 });
+      // Kill the worker once some steps exist and the run is far from done.
+      for (let i = 0; i < 200; i++) {
+        const [c] = await dbh.db.select({ n: sql<number>`count(*)::int` }).from(steps).innerJoin(episodes, eq(episodes.id, steps.episodeId)).where(eq(episodes.runId, runId));
+        if ((c?.n ?? 0) >= 15) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      worker.kill('SIGKILL');
+      await new Promise((r) => worker.once('exit', r));
+      const mid = await runProgress(dbh.db, runId);
+      expect(mid?.done ?? 0).toBeLessThan(6);
+      worker = await startScript('workers/pau.ts', 'ready');
+      const result = await handle.result();
+      expect(result.totals).toMatchObject({ done: 6, failed: 0 });
+
+      const rows = await stepRows(runId);
+      const byEpisode = new Map<string, typeof rows>();
+      for (const r of rows) byEpisode.set(r.episodeId, [...(byEpisode.get(r.episodeId) ?? []), r]);
+      expect(byEpisode.size).toBe(6);
+      for (const [, list] of byEpisode) {
+        expect(list.map((s) => s.idx)).toEqual(list.map((_, i) => i)); // contiguous, no gaps, no duplicates
+        // 10 turns of one call each, then the submission: system, user, 10 × (assistant, call), assistant, submit.
+        expect(list.filter((s) => s.kind === 'call')).toHaveLength(10);
+        expect(list.filter((s) => s.kind === 'assistant')).toHaveLength(11);
+        expect(list.filter((s) => s.kind === 'submit')).toHaveLength(1);
+        expect(list).toHaveLength(2 + 2 * 10 + 2);
+      }
+    } finally {
+      worker.kill('SIGTERM');
+      await sandbox.shutdown();
+    }
+  }, 180_000);
+});
