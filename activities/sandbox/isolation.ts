@@ -107,6 +107,7 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       '--size', String(SCRATCH_TMPFS_BYTES),
       '--tmpfs', SCRATCH_IN_BWRAP,
       '--hostname', 'pau-sandbox',
+      '--remount-ro', '/', // the sandbox's own root (a tmpfs holding the mount points) is not a scratch area
       '--clearenv',
       ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
       '--chdir', SCRATCH_IN_BWRAP,
