@@ -17,6 +17,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   report: { summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)', load: () => import('./commands/report') },
   judge: { summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun', load: () => import('./commands/judge') },
   dataset: { summary: 'build|show|export|list the PAU method set (BuildDatasetWorkflow)', load: () => import('./commands/dataset') },
+  bench: { summary: 'run a benchmark (--dataset --split --models --settings [--limit] [--samples]) with live progress; status RUN_ID; models', load: () => import('./commands/bench') },
+  'mock-llm': { summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)', load: () => import('./commands/mock-llm') },
 };
 
 function help(): string {

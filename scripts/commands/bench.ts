@@ -1,0 +1,137 @@
+// `pau bench run ...`: start a benchmark run, show live progress, print the summary when it completes.
+// `pau bench status RUN_ID`: progress of a run from Postgres.
+import { z } from 'zod';
+import { SETTINGS } from '../../activities/episode/types';
+import { runProgress } from '../../activities/bench/run';
+import type { BenchmarkConfig } from '../../activities/bench/types';
+import { models } from '../../config/models';
+import { workflowUiLink } from '../../config/services';
+import { connectClient } from '../../config/temporal';
+import { connect } from '../../db/client';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { benchWorkflowId, newRunId, progressLine, startBenchmark, watchBenchmark } from '../client/bench';
+import { formatRunSummary } from '../client/benchSummary';
+
+export const usage = [
+  'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
+  '              [--max-calls 20] [--max-turns 20] [--k N] [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
+  '       pau bench status RUN_ID',
+  '       pau bench models',
+].join('\n');
+
+const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const runSchema = z.object({
+  dataset: z.string().min(1).default('pau-v1'),
+  split: z.enum(['train', 'validation', 'test']).default('test'),
+  models: list.pipe(z.array(z.string()).min(1, 'name at least one model')),
+  settings: list.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
+  limit: int(1).optional(),
+  samples: int(1).default(1),
+  'max-calls': int(1).optional(),
+  'max-turns': int(1).optional(),
+  k: int(0).optional(),
+  window: int(1).optional(),
+  temperature: z.coerce.number().min(0).max(2).optional(),
+  seed: z.coerce.number().int().optional(),
+  replay: z.boolean().optional(),
+  'run-id': z.string().regex(/^[A-Za-z0-9._:-]+$/).optional(),
+  detach: z.boolean().optional(),
+});
+
+const runOptions = {
+  dataset: { type: 'string' },
+  split: { type: 'string' },
+  models: { type: 'string' },
+  settings: { type: 'string' },
+  limit: { type: 'string' },
+  samples: { type: 'string' },
+  'max-calls': { type: 'string' },
+  'max-turns': { type: 'string' },
+  k: { type: 'string' },
+  window: { type: 'string' },
+  temperature: { type: 'string' },
+  seed: { type: 'string' },
+  replay: { type: 'boolean' },
+  'run-id': { type: 'string' },
+  detach: { type: 'boolean' },
+} as const;
+
+export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
+  for (const m of v.models) {
+    try {
+      models().get(m);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  const budgets = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
+  const params = { ...(v.temperature !== undefined ? { temperature: v.temperature } : {}), ...(v.seed !== undefined ? { seed: v.seed } : {}) };
+  return {
+    dataset: v.dataset,
+    split: v.split,
+    models: v.models,
+    settings: v.settings,
+    samples: v.samples,
+    ...(v.limit ? { limit: v.limit } : {}),
+    ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
+    ...(v.k !== undefined ? { k: v.k } : {}),
+    ...(v.window ? { window: v.window } : {}),
+    ...(Object.keys(params).length > 0 ? { params } : {}),
+    ...(v.replay ? { replay: true } : {}),
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === 'models') {
+    const reg = models();
+    for (const name of reg.names()) {
+      const m = reg.get(name);
+      console.log(`${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`);
+    }
+    console.log('(also: mock-<policy> for any scripted policy; see docs/models.md)');
+    return 0;
+  }
+  if (action === 'status') {
+    const [runId, ...more] = rest;
+    if (!runId || more.length > 0) throw new UsageError('status takes one RUN_ID');
+    const h = connect(undefined, 1);
+    try {
+      const p = await runProgress(h.db, runId);
+      if (!p) {
+        console.error(`bench: no run ${runId}`);
+        return 1;
+      }
+      console.log(`${runId}: ${p.status}`);
+      console.log(progressLine(p, p.startedAt?.getTime() ?? Date.now(), p.finishedAt?.getTime() ?? Date.now()));
+      console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
+      console.log(`UI: ${workflowUiLink(benchWorkflowId(runId))}`);
+      return 0;
+    } finally {
+      await h.close();
+    }
+  }
+  if (action !== 'run') throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
+  const { values, positionals } = parseCommandArgs(rest, runOptions, runSchema);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const config = configFromArgs(values);
+  const runId = values['run-id'] ?? newRunId();
+  const client = await connectClient();
+  const h = connect(undefined, 2);
+  try {
+    const handle = await startBenchmark(client, runId, config);
+    console.log(`run id: ${runId}`);
+    console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
+    if (config.models.some((m) => models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
+    if (values.detach) return 0;
+    const result = await watchBenchmark(h.db, handle, runId);
+    console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
+    console.log(`run ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed`);
+    return result.totals.failed > 0 && result.totals.failed === result.totals.done ? 1 : 0;
+  } finally {
+    await h.close();
+    await client.connection.close();
+  }
+}
