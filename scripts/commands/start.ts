@@ -7,6 +7,7 @@ import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
 import { parseCommandArgs } from '../lib/args';
 import { formatDoctor, runDoctor } from '../client/doctor';
+import { runMainJob } from '../client/mainJob';
 import { stackUp } from '../stack/stack';
 
 export const usage = 'pau start [--once]';
@@ -25,6 +26,8 @@ export async function run(argv: string[]): Promise<number> {
     console.log(formatDoctor(report));
     console.log(`doctor: ${report.ok ? 'all parts pass' : 'FAILED'} (${report.workflowId})`);
     if (!report.ok) code = 1;
+    // The main job (issue 5): the dataset if missing, then a small benchmark (scripts/client/mainJob.ts).
+    else code = await runMainJob(client);
   } finally {
     await client.connection.close();
   }

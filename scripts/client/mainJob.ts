@@ -1,0 +1,73 @@
+// The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
+// sample with the configured models — or, when none is configured, with the scripted mock models.
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { BenchmarkConfig } from '../../activities/bench/types';
+import { startModels } from '../../config/models';
+import { workflowUiLink } from '../../config/services';
+import { connect } from '../../db/client';
+import { getDataset } from '../../datasets/store';
+import { benchWorkflowId, newRunId, startBenchmark, watchBenchmark } from './bench';
+import { formatRunSummary, loadRunSummary } from './benchSummary';
+import { datasetWorkflowId, startDatasetBuild } from './dataset';
+
+export const START_DATASET = 'pau-v1';
+/** Methods of the test split the start-up benchmark covers. */
+export const START_SAMPLE_METHODS = 10;
+
+async function ensureDataset(client: Client, log: (s: string) => void): Promise<boolean> {
+  const h = connect(undefined, 1);
+  try {
+    const ds = await getDataset(h.db, START_DATASET);
+    if (ds?.status === 'ready') {
+      log(`dataset ${START_DATASET}: present`);
+      return true;
+    }
+    log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
+    let handle;
+    try {
+      ({ handle } = await startDatasetBuild(client, { name: START_DATASET }));
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      handle = client.workflow.getHandle(datasetWorkflowId(START_DATASET)); // a build is already running: wait for it
+    }
+    log(`  ${workflowUiLink(handle.workflowId)}`);
+    try {
+      await handle.result();
+    } catch (err) {
+      const e = err as Error & { cause?: Error & { cause?: Error } };
+      log(`dataset ${START_DATASET}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);
+      return false;
+    }
+    return (await getDataset(h.db, START_DATASET))?.status === 'ready';
+  } finally {
+    await h.close();
+  }
+}
+
+export async function runMainJob(client: Client, log: (s: string) => void = console.log): Promise<number> {
+  log('== dataset');
+  if (!(await ensureDataset(client, log))) {
+    log('benchmark skipped: no dataset (see the dataset build above; `npm run pau -- dataset build` retries it)');
+    return 1;
+  }
+  log('== benchmark');
+  const { names, scripted } = startModels();
+  if (scripted) {
+    log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark uses the SCRIPTED MOCK models ${names.join(' and ')}.`);
+    log('They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.');
+  }
+  const config: BenchmarkConfig = { dataset: START_DATASET, split: 'test', models: names, settings: ['interactive', 'in-context'], samples: 1, limit: START_SAMPLE_METHODS };
+  const runId = newRunId(scripted ? 'start-scripted' : 'start');
+  const handle = await startBenchmark(client, runId, config);
+  log(`run id: ${runId}  (${START_SAMPLE_METHODS} test methods × ${names.join(', ')} × interactive, in-context)`);
+  log(`workflow: ${benchWorkflowId(runId)}  ${workflowUiLink(benchWorkflowId(runId))}`);
+  const h = connect(undefined, 2);
+  try {
+    const result = await watchBenchmark(h.db, handle, runId);
+    log(formatRunSummary(await loadRunSummary(h.db, runId)));
+    log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
+    return result.totals.failed === result.totals.done ? 1 : 0;
+  } finally {
+    await h.close();
+  }
+}
