@@ -1,0 +1,137 @@
+// The LLM activity against the scripted server: 429 with Retry-After is retried after that delay, 401
+// is not retried; the concurrency cap holds across connections; the registry validates its file.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireSlot, closeSlotPool, heldSlots } from '../../activities/llm/concurrency';
+import { retryAfterMs, toFailure } from '../../activities/llm/errors';
+import { inProcessMockServer } from '../../activities/llm/mock/server';
+import { createSandboxActivities } from '../../activities/sandbox/index';
+import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
+import { buildRegistry, loadModelsFile, ModelConfigError, apiKeyFor } from '../../config/models';
+import { connectClient } from '../../config/temporal';
+import { connect, type DbHandle } from '../../db/client';
+import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { runEpisode } from '../episode/helpers';
+import { episodeWorkflowId } from '../../workflows/bench/benchmarkRunWorkflow';
+
+let client: Client;
+let dbh: DbHandle;
+let workers: TestWorkers;
+
+beforeAll(async () => {
+  client = await connectClient();
+  dbh = connect(process.env.DATABASE_URL, 2);
+  await insertFixtureMethods(dbh.db, 'fixture-llm', [ADD]);
+  workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': { ...createSandboxQueueActivities(), ...createSandboxActivities() } });
+});
+afterAll(async () => {
+  await workers?.shutdown();
+  await closeSlotPool();
+  await client?.connection.close();
+  await dbh?.close();
+});
+
+async function agentTurnAttempts(workflowId: string): Promise<{ attempt: number; time: number }[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled = new Map<string, string>();
+  const out: { attempt: number; time: number }[] = [];
+  for (const e of history.events ?? []) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
+    const st = e.activityTaskStartedEventAttributes;
+    if (st && scheduled.get(String(st.scheduledEventId)) === 'agentTurn') out.push({ attempt: st.attempt ?? 1, time: Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) });
+  }
+  return out;
+}
+
+describe('LLM activity retries', () => {
+  it('429 with Retry-After: the turn is retried after the delay and the episode completes', async () => {
+    const started = Date.now();
+    const out = await runEpisode(client, ADD.id, 'mock-ratelimit', 'interactive', { runId: `llm-429-${Date.now().toString(36)}` });
+    expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4 });
+    // Two turns, each answered 429 once (Retry-After: 1) then 200: the started attempts are 1, 2, 1, 2.
+    const attempts = await agentTurnAttempts(episodeWorkflowId(out.episodeId.split('/')[0]!, ADD.id, 'mock-ratelimit', 'interactive', 0));
+    expect(attempts.map((a) => a.attempt)).toEqual([2, 2]); // the history keeps the last attempt of each activity
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000); // two Retry-After delays of 1 s
+    const server = await inProcessMockServer();
+    expect(server!.stats.byPolicy.ratelimit).toBe(4);
+  });
+
+  it('401 is not retried: the episode fails once, naming the auth error', async () => {
+    const before = (await inProcessMockServer())?.stats.byPolicy.unauthorized ?? 0;
+    const out = await runEpisode(client, ADD.id, 'mock-unauthorized', 'interactive');
+    expect(out.status).toBe('failed');
+    expect(out.error).toMatch(/LlmAuthError/);
+    expect((await inProcessMockServer())!.stats.byPolicy.unauthorized).toBe(before + 1);
+  });
+
+  it('classifies provider errors: Retry-After becomes the next retry delay; 400/401 are non-retryable', () => {
+    const h = new Headers({ 'retry-after': '7' });
+    const f429 = toFailure(OpenAI.APIError.generate(429, { message: 'slow down' }, undefined, h), 'm') as ApplicationFailure;
+    expect(f429).toBeInstanceOf(ApplicationFailure);
+    expect(f429.nonRetryable).toBe(false);
+    expect(f429.type).toBe('LlmRateLimited');
+    expect(f429.nextRetryDelay).toBe(7000);
+    const f503 = toFailure(OpenAI.APIError.generate(503, { message: 'down' }, undefined, new Headers()), 'm') as ApplicationFailure;
+    expect([f503.type, f503.nonRetryable, f503.nextRetryDelay]).toEqual(['LlmServerError', false, undefined]);
+    for (const status of [400, 401, 403, 404, 422]) {
+      const f = toFailure(OpenAI.APIError.generate(status, { message: 'no' }, undefined, new Headers()), 'm') as ApplicationFailure;
+      expect(f.nonRetryable).toBe(true);
+    }
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '250' }))).toBe(250);
+    expect(retryAfterMs(new Headers({ 'retry-after': new Date(Date.now() + 5000).toUTCString() }))).toBeGreaterThan(3000);
+  });
+});
+
+describe('per-model concurrency cap', () => {
+  it('holds across connections (advisory-lock slots) and frees a slot on release', async () => {
+    const model = `cap-test-${Date.now()}`;
+    const a = await acquireSlot(model, 2);
+    const b = await acquireSlot(model, 2);
+    expect(new Set([a.slot, b.slot]).size).toBe(2);
+    expect(await heldSlots(model, 2)).toBe(2);
+    let third: Awaited<ReturnType<typeof acquireSlot>> | undefined;
+    const waiting = acquireSlot(model, 2, { pollMs: 50 }).then((s) => (third = s));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(third).toBeUndefined();
+    await a.release();
+    await waiting;
+    expect(third?.slot).toBe(a.slot);
+    await b.release();
+    await third!.release();
+    expect(await heldSlots(model, 2)).toBe(0);
+  });
+});
+
+describe('model registry', () => {
+  it('has the scripted mock models built in and resolves mock-<policy>', () => {
+    const reg = buildRegistry();
+    expect(reg.names()).toEqual(['mock-oracle', 'mock-null', 'mock-random']);
+    expect(reg.get('mock-refuse')).toMatchObject({ provider: 'mock', model: 'refuse' });
+    expect(() => reg.get('gpt-nope')).toThrow(ModelConfigError);
+    expect(reg.configured()).toEqual([]);
+  });
+
+  it('validates the models file and reads API keys from the variable named', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-models-'));
+    const file = path.join(dir, 'pau.models.json');
+    fs.writeFileSync(file, JSON.stringify({ default: ['gpt-4o'], models: { 'gpt-4o': { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o', apiKeyEnv: 'OPENAI_API_KEY', inputUsdPerMTok: 2.5, outputUsdPerMTok: 10, maxConcurrency: 8 } } }));
+    const reg = buildRegistry(loadModelsFile(file));
+    const m = reg.get('gpt-4o');
+    expect(m).toMatchObject({ provider: 'openai', maxConcurrency: 8, params: { temperature: 0 } });
+    expect(reg.defaults).toEqual(['gpt-4o']);
+    expect(() => apiKeyFor(m, {})).toThrow(/OPENAI_API_KEY is not set/);
+    expect(apiKeyFor(m, { OPENAI_API_KEY: 'sk-x' })).toBe('sk-x');
+    fs.writeFileSync(file, JSON.stringify({ models: { bad: { model: 'x' } } }));
+    expect(() => loadModelsFile(file)).toThrow(/models\.bad\.baseUrl: required/);
+    fs.writeFileSync(file, JSON.stringify({ models: { x: { baseUrl: 'http://h/v1', model: 'x', apiKey: 'sk-literal' } } }));
+    expect(() => loadModelsFile(file)).toThrow(ModelConfigError);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
