@@ -65,13 +65,17 @@ const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 describe('judging on the real stack', () => {
   it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the after-episode hook)', async () => {
     const config: BenchmarkConfig & { judgeModel: string } = {
-      dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-null'], settings: ['interactive', 'in-context'], samples: 1, window: 8,
+      dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-null', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1, window: 8,
       afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }, judgeModel: 'mock-oracle',
     };
     const result = await (await startBenchmark(client, runId, config)).result();
     expect(result.totals.failed).toBe(0);
     const rows = await judgedRows('mock-oracle');
-    expect(rows).toHaveLength(SUBSET.length * 4);
+    expect(rows).toHaveLength(SUBSET.length * 6);
+    // The random agent sits well below the oracle.
+    const randomScore = avg(rows.filter((r) => r.model === 'mock-random').map((r) => r.j.score ?? 0));
+    console.log(`calibration mock-random: score ${randomScore.toFixed(2)}`);
+    expect(randomScore).toBeLessThanOrEqual(2.5);
     for (const model of ['mock-oracle', 'mock-null']) {
       for (const setting of ['interactive', 'in-context']) {
         const g = rows.filter((r) => r.model === model && r.setting === setting).map((r) => r.j);
@@ -102,12 +106,12 @@ describe('judging on the real stack', () => {
   it('re-judges the stored run with another judge without re-running agents; the null judge is recorded unparsable', async () => {
     const before = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(eq(episodes.runId, runId));
     const r = await (await startJudgeRun(client, { runId, judgeModel: 'mock-null' })).result();
-    expect(r).toMatchObject({ judged: SUBSET.length * 4, failed: 0 });
+    expect(r).toMatchObject({ judged: SUBSET.length * 6, failed: 0 });
     const rows = await judgedRows('mock-null');
-    expect(rows).toHaveLength(SUBSET.length * 4);
+    expect(rows).toHaveLength(SUBSET.length * 6);
     expect(rows.every((x) => x.j.unparsable === 1 && x.j.score === null && x.j.rationale?.includes('[retry]'))).toBe(true);
     // The first judge's rows are untouched; the episodes were not rerun.
-    expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 4);
+    expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 6);
     const after = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(inArray(episodes.id, before.map((b) => b.id)));
     expect(after.map((a) => a.updatedAt.getTime()).sort()).toEqual(before.map((b) => b.updatedAt.getTime()).sort());
     // Judging again only judges what is missing.
@@ -123,5 +127,6 @@ describe('judging on the real stack', () => {
     const first = lines.findIndex((l) => /^-+\s/.test(l));
     expect(lines[first + 1]).toMatch(/^mock-oracle/);
     expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+1\.00/);
+    expect(r.stdout).toMatch(/mock-random\s+interactive/);
   });
 });

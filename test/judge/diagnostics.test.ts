@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { resolveJudgeConfig } from '../../activities/judge/activities';
+import { contradictions, explorationCounts, isEvidence, underExplored, type ObservedCall } from '../../activities/judge/diagnostics';
+
+const ok = (value: unknown): ObservedCall['result'] => ({ ok: true, value });
+const err = (type: string, message = ''): ObservedCall['result'] => ({ ok: false, error: { type, message } });
+
+describe('diagnostics', () => {
+  it('counts calls, repeats (whitespace-insensitive), errors and the agent\'s own mistakes', () => {
+    const calls: ObservedCall[] = [
+      { arguments: '1, 2', result: ok(3) },
+      { arguments: '1,2', result: ok(3) },
+      { arguments: "'a'", result: err('TypeError', "unsupported operand type(s) for +: 'int' and 'str'") },
+      { arguments: '1', result: err('TypeError', "add() missing 1 required positional argument: 'b'") },
+      { arguments: 'x', result: err('BadArguments', 'not a literal') },
+    ];
+    expect(explorationCounts(calls)).toEqual({ calls: 5, distinctCalls: 4, repeatedCalls: 1, errors: 3, agentErrors: 2 });
+  });
+
+  it('contradicts observed: the generated code disagrees with an example seen; agent mistakes and limits are no evidence', () => {
+    const observed: ObservedCall[] = [
+      { arguments: '1, 2', result: ok(3) },
+      { arguments: '1, 0', result: err('ZeroDivisionError') },
+      { arguments: 'x', result: err('BadArguments') },
+      { arguments: '9, 9', result: err('Timeout') },
+    ];
+    const same = [{ ok: true as const, value: 3 }, { ok: false as const, error: { type: 'ZeroDivisionError' } }, { ok: true as const, value: 0 }, { ok: true as const, value: 0 }];
+    expect(contradictions(observed, same)).toEqual({ checked: 2, contradictions: 0 });
+    const wrong = [{ ok: true as const, value: { float: 3 } }, { ok: true as const, value: null }, undefined, undefined];
+    expect(contradictions(observed, wrong)).toEqual({ checked: 2, contradictions: 2 });
+    expect(isEvidence(err('MemoryLimit'))).toBe(false);
+    expect(isEvidence(err('ValueError'))).toBe(true);
+  });
+
+  it('under-explored uses branch coverage when the method has branches, else statements', () => {
+    expect(underExplored(1, 0.5, 4, 0.75)).toBe(true);
+    expect(underExplored(0.5, 1, 0, 0.75)).toBe(true);
+    expect(underExplored(1, 1, 0, 0.75)).toBe(false);
+    expect(underExplored(null, null, 0)).toBeNull();
+  });
+});
+
+describe('judge configuration', () => {
+  it('caller, then the run config, then defaults; the coder defaults to the judge', () => {
+    expect(resolveJudgeConfig({ episodeId: 'e' }, {})).toMatchObject({ judgeModel: 'mock-oracle', coderModel: 'mock-oracle', underExploredThreshold: 0.75 });
+    expect(resolveJudgeConfig({ episodeId: 'e' }, { judgeModel: 'gpt', judge: { underExploredThreshold: 0.5, heldout: { generated: 3 } } })).toMatchObject({
+      judgeModel: 'gpt', coderModel: 'gpt', underExploredThreshold: 0.5, heldout: { generated: 3, seed: 1 },
+    });
+    expect(resolveJudgeConfig({ episodeId: 'e', judgeModel: 'a', coderModel: 'b', config: { equality: { tupleEqualsList: true } as never } }, { judgeModel: 'gpt' })).toMatchObject({
+      judgeModel: 'a', coderModel: 'b', equality: { tupleEqualsList: true, relTol: 1e-6 },
+    });
+  });
+});
