@@ -61,20 +61,20 @@ export function runtimeVerdict(first: ObservedCall[], second: ObservedCall[] | n
   if (bad) return reject(RUNTIME_REASONS.badInputs, bad.sandboxError ?? '');
   const limited = [...first, ...(second ?? [])].find((c) => c.limit);
   if (limited) return reject(RUNTIME_REASONS.limit, `${limited.limit}`);
-  const det = opts.determinism;
-  if (det && !det.deterministic) return reject(RUNTIME_REASONS.nondeterministic, det.flags.join(', ').slice(0, 500));
-  if (det && !det.stateless) return reject(RUNTIME_REASONS.stateful, det.flags.join(', ').slice(0, 500));
-  for (let i = 0; second && i < first.length; i++) {
-    const a = first[i]!;
-    const b = second[i];
-    const same = b !== undefined && a.ok === b.ok && (a.ok ? a.repr === b.repr : a.excType === b.excType);
-    if (!same) return reject(RUNTIME_REASONS.nondeterministic, `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500));
-  }
   const droppedInputs = first.map((c, i) => (c.ok ? -1 : i)).filter((i) => i >= 0);
   const working = first.filter((c) => c.ok);
   if (working.length === 0) return { ...reject(RUNTIME_REASONS.noWorking, `every known input raised (${first[0]?.excType ?? '?'})`), droppedInputs };
   if (working.every((c) => c.isNone)) return { ...reject(RUNTIME_REASONS.allNone, 'returns None for every input'), droppedInputs };
   const nonLit = working.find((c) => c.literal === false);
   if (nonLit) return { ...reject(RUNTIME_REASONS.nonLiteral, `output ${String(nonLit.repr).slice(0, 200)} is not a Python literal`), droppedInputs };
+  const det = opts.determinism;
+  if (det && !det.deterministic) return { ...reject(RUNTIME_REASONS.nondeterministic, det.flags.join(', ').slice(0, 500)), droppedInputs };
+  if (det && !det.stateless) return { ...reject(RUNTIME_REASONS.stateful, det.flags.join(', ').slice(0, 500)), droppedInputs };
+  for (let i = 0; second && i < first.length; i++) {
+    const a = first[i]!;
+    const b = second[i];
+    const same = b !== undefined && a.ok === b.ok && (a.ok ? a.repr === b.repr : a.excType === b.excType);
+    if (!same) return { ...reject(RUNTIME_REASONS.nondeterministic, `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500)), droppedInputs };
+  }
   return { accepted: true, reasons: [], detail: '', droppedInputs, outcomes };
 }

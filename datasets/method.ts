@@ -65,7 +65,7 @@ export function normalise(c: Candidate, a: Analysis, cfg: Pick<BuildConfig, 'hel
   const reasons: string[] = [];
   if (!a.ok && a.reason) reasons.push(a.reason);
   const gold = c.goldKind === 'docstring' ? (a.docstring ?? null) : c.gold;
-  if (c.goldKind === 'docstring' && !gold) reasons.push('no-gold');
+  if (a.ok && c.goldKind === 'docstring' && !gold) reasons.push('no-gold');
   if (c.goldKind === 'code-only' && cfg.cruxevalGold === 'exclude') reasons.push('no-gold');
   const { probe, heldout } = splitInputs(id, a.inputs ?? [], cfg.heldoutFraction);
   const code = a.code ?? c.code.replace(/\r\n?/g, '\n');

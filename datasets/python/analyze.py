@@ -395,6 +395,9 @@ def analyze(rec):
     entry, inputs = find_inputs(rec.get('inputs') or {}, tree, funcs, entry)
     if entry is None:
         roots = root_functions(tree)
+        if len(roots) == 1:
+            entry = roots[0]
+    if entry is None:
         raise Reject('ambiguous-entry-point', f'{len(roots)} top-level functions nobody calls: {", ".join(roots[:5])}')
     fn = funcs[entry]
     if isinstance(fn, ast.AsyncFunctionDef):

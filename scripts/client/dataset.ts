@@ -5,6 +5,7 @@ import { TASK_QUEUES } from '../../config/queues';
 import { PauKind } from '../../config/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import type { BuildConfigInput } from '../../datasets/config';
+import { SOURCE_NAMES } from '../../datasets/sources';
 import type { BuildSummary } from '../../datasets/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { formatTable } from '../lib/table';
@@ -38,7 +39,9 @@ export function progressLine(p: DatasetBuildProgress, startedMs: number, width =
 }
 
 export function formatSummary(s: BuildSummary): string {
-  const sources = Object.entries(s.sources);
+  // jsonb does not keep key order: list sources in their canonical order.
+  const rank = (n: string) => ((SOURCE_NAMES as readonly string[]).indexOf(n) + 1 || 99);
+  const sources = Object.entries(s.sources).sort(([a], [b]) => rank(a) - rank(b));
   const tot = { raw: 0, acc: 0, rej: 0, test: 0, val: 0, train: 0 };
   const rows = sources.map(([name, x]) => {
     const rej = Object.values(x.rejected).reduce((a, b) => a + b, 0);
