@@ -3,7 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { datasetMethods, datasets, episodes, methods, runs } from '../../db/schema/index';
+import { datasetMethods, datasets, episodes, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import type { BenchmarkConfig, RunTotals } from './types';
 
@@ -106,6 +106,12 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
     })
     .from(episodes)
     .where(eq(episodes.runId, runId));
+  // Tokens are counted live from the steps (episodes get their totals only when they finish).
+  const [live] = await d
+    .select({ tokensIn: sql<number>`coalesce(sum(${steps.tokensIn}),0)::bigint`, tokensOut: sql<number>`coalesce(sum(${steps.tokensOut}),0)::bigint` })
+    .from(steps)
+    .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+    .where(eq(episodes.runId, runId));
   return {
     runId,
     status: run.status,
@@ -113,8 +119,8 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
     done: Number(agg?.done ?? 0),
     failed: Number(agg?.failed ?? 0),
     running: Number(agg?.running ?? 0),
-    tokensIn: Number(agg?.tokensIn ?? 0),
-    tokensOut: Number(agg?.tokensOut ?? 0),
+    tokensIn: Math.max(Number(agg?.tokensIn ?? 0), Number(live?.tokensIn ?? 0)),
+    tokensOut: Math.max(Number(agg?.tokensOut ?? 0), Number(live?.tokensOut ?? 0)),
     costUsd: Number(agg?.costUsd ?? 0),
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
