@@ -3,10 +3,12 @@ import { getDb } from '../db/client';
 import { createDatasetSandboxActivities } from './dataset/index';
 import { poolDatasetSandbox } from './dataset/sandboxClient';
 import { pythonEval } from './doctor/pythonEval';
+import { createSandboxActivities } from './sandbox/index';
 
 export function createSandboxQueueActivities() {
   return {
     pythonEval,
+    ...createSandboxActivities(),
     ...createDatasetSandboxActivities({ db: getDb, sandbox: () => poolDatasetSandbox() }),
   };
 }

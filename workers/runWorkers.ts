@@ -4,6 +4,7 @@ import type { Worker } from '@temporalio/worker';
 import type { TaskQueueName } from '../config/queues';
 import { closeSharedDb } from '../db/client';
 import { detectDevice } from '../activities/doctor/deviceInfo';
+import { closeSharedSandboxPool } from '../activities/sandbox/index';
 import { createQueueWorker } from './createWorker';
 import { queueSpecs } from './queues';
 
@@ -25,7 +26,7 @@ export async function startWorkers(queues: TaskQueueName[], log: (line: string) 
     log(`worker ${q}: ready (activities in flight ≤ ${spec.maxConcurrentActivities}${spec.workflows ? ', serves workflows' : ''}${extra})`);
   }
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
-    await closeSharedDb();
+    await Promise.all([closeSharedDb(), closeSharedSandboxPool()]);
     log('workers: stopped');
   });
   const shutdown = async () => {

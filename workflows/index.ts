@@ -5,3 +5,5 @@ export { benchmarkRunWorkflow } from './bench/benchmarkRunWorkflow';
 export { buildDatasetWorkflow } from './dataset/buildDatasetWorkflow';
 export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
 export { judgeRunWorkflow } from './judge/judgeRunWorkflow';
+export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
+export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';

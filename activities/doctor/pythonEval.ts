@@ -1,18 +1,15 @@
-// Doctor part on `pau-sandbox`: evaluate a Python expression in the project's interpreter.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { env } from '../../config/env';
+// Doctor part on `pau-sandbox`: evaluate a small Python method in the real sandbox (the same pool the
+// benchmark uses), and report its isolation mode.
+import { sharedSandboxPool } from '../sandbox/index';
 import type { DoctorPartResult } from './checkDatabase';
 
-const run = promisify(execFile);
+const PROBE = 'def probe(n):\n    return sum(i * i for i in range(n))\n';
 
 export async function pythonEval(): Promise<DoctorPartResult> {
-  const python = env().PAU_PYTHON;
-  const { stdout } = await run(python, ['-I', '-c', 'import sys; print(sum(i*i for i in range(10)), sys.version.split()[0])'], {
-    timeout: 20_000,
-    env: {},
-  });
-  const [value, version] = stdout.trim().split(' ');
-  const ok = value === '285';
-  return { part: 'sandbox', ok, detail: `${python}: sum of squares 0..9 = ${value} (Python ${version})` };
+  const pool = sharedSandboxPool();
+  const [mode, batch] = await Promise.all([pool.mode(), pool.runBatch({ source: PROBE, entry: 'probe', calls: ['10'] })]);
+  const r = batch.results[0];
+  const value = r?.ok ? r.repr : `${r?.error.type}: ${r?.error.message}`;
+  const ok = r?.ok === true && r.repr === '285';
+  return { part: 'sandbox', ok, detail: `probe(10) = ${value} (sum of squares 0..9), sandbox mode ${mode}${mode === 'bwrap+seccomp' ? '' : ' — WEAKER than bwrap+seccomp, see docs/sandbox.md'}` };
 }

@@ -28,7 +28,7 @@ describe('doctor workflow', () => {
       const report = await runDoctor(client, { queueWaitSeconds: 20 });
       expect(report.results.map((r) => r.part).sort()).toEqual(['gpu', 'postgres', 'sandbox']);
       expect(report.ok).toBe(true);
-      expect(report.results.find((r) => r.part === 'sandbox')?.detail).toContain('= 285');
+      expect(report.results.find((r) => r.part === 'sandbox')?.detail).toContain('probe(10) = 285');
       const rows = await dbh.db.select().from(doctorChecks).where(eq(doctorChecks.workflowId, report.workflowId));
       expect(rows.map((r) => `${r.part}:${r.ok}`).sort()).toEqual(['gpu:true', 'postgres:true', 'sandbox:true']);
 
@@ -75,7 +75,7 @@ describe('doctor workflow', () => {
       sandboxWorker = await startScript('workers/pau-sandbox.ts', 'ready');
       const results = (await handle.result()) as DoctorPartResult[];
       expect(results.every((r) => r.ok)).toBe(true);
-      expect(results.find((r) => r.part === 'sandbox')?.detail).toContain('= 285');
+      expect(results.find((r) => r.part === 'sandbox')?.detail).toContain('probe(10) = 285');
     } finally {
       sandboxWorker.kill('SIGTERM');
       await inProcess.shutdown();
