@@ -101,7 +101,7 @@ describe('judging on the real stack', () => {
     // The null agent's code (returns None) contradicts what it was shown in context.
     const nullInContext = rows.filter((r) => r.model === 'mock-null' && r.setting === 'in-context').map((r) => r.j);
     expect(nullInContext.every((j) => (j.diagnostics as { contradictsObserved: boolean }).contradictsObserved === true)).toBe(true);
-  });
+   }, 240_000);
 
   it('re-judges the stored run with another judge without re-running agents; the null judge is recorded unparsable', async () => {
     const before = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(eq(episodes.runId, runId));
