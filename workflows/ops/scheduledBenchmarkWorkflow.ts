@@ -1,0 +1,56 @@
+// What a benchmark Schedule starts: a benchmark run (a child, with its own id bench/<runId>), then its
+// report compared with the previous run of the same schedule, regressions flagged.
+import { executeChild, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { TASK_QUEUES } from '../../config/queues';
+import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
+import type { MainActivities } from '../../activities/mainQueue';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
+
+const ops = proxyActivities<MainActivities>({
+  taskQueue: TASK_QUEUES.main,
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+export interface ScheduledBenchmarkInput {
+  scheduleId: string;
+  config: BenchmarkConfig;
+}
+
+export interface ScheduledBenchmarkResult {
+  runId: string;
+  result: BenchmarkRunResult;
+  previousRunId: string | null;
+  regressions: string[];
+  report: string;
+}
+
+/**
+ * A run id from the workflow id the Schedule gave this execution (`scheduled/<scheduleId>-<time>`),
+ * so the same scheduled action always maps to the same run.
+ */
+export function scheduledRunId(workflowId: string): string {
+  return workflowId.replace(/^scheduled\//, '').replace(/[^A-Za-z0-9._-]+/g, '');
+}
+
+export async function scheduledBenchmarkWorkflow(input: ScheduledBenchmarkInput): Promise<ScheduledBenchmarkResult> {
+  const runId = scheduledRunId(workflowInfo().workflowId);
+  upsertSearchAttributes([{ key: PauRunId, value: runId }]);
+  const config = { ...input.config, scheduleId: input.scheduleId };
+  const result = await executeChild(benchmarkRunWorkflow, {
+    args: [{ runId, config }],
+    workflowId: `bench/${runId}`,
+    taskQueue: TASK_QUEUES.main,
+    typedSearchAttributes: [
+      { key: PauKind, value: 'benchmark' },
+      { key: PauRunId, value: runId },
+      { key: PauModel, value: config.models.join(',') },
+      { key: PauSplit, value: config.split },
+    ],
+    staticSummary: `scheduled benchmark (${input.scheduleId}): ${config.dataset}/${config.split} × ${config.models.join(', ')} × ${config.settings.join(', ')}`,
+  });
+  const previousRunId = await ops.previousScheduledRun({ scheduleId: input.scheduleId, runId });
+  const report = await ops.writeScheduledReport({ runId, previousRunId });
+  return { runId, result, previousRunId, regressions: report.regressions, report: report.htmlPath };
+}
