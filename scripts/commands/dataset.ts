@@ -76,6 +76,7 @@ async function build(argv: string[]): Promise<number> {
     const tty = process.stderr.isTTY;
     let lastPrinted = 0;
     let done = false;
+    let checkingSince: number | undefined;
     const result = handle.result().finally(() => (done = true));
     result.catch(() => undefined);
     while (!done) {
@@ -87,7 +88,8 @@ async function build(argv: string[]): Promise<number> {
       } catch {
         continue; // not started on a worker yet
       }
-      const line = progressLine(p, started);
+      if (p.phase === 'checking') checkingSince ??= Date.now() - 1000;
+      const line = progressLine(p, checkingSince ?? started);
       if (tty) process.stderr.write(`\r\x1b[2K${line}`);
       else if (Date.now() - lastPrinted > 10_000) {
         process.stderr.write(`${line}\n`);
