@@ -23,6 +23,10 @@ export interface BenchmarkConfig {
   /** Episodes started per workflow execution before continue-as-new (default 500). */
   episodesPerExecution?: number;
   afterEpisode?: { workflowType: string; taskQueue?: string };
+  /** The judge the after-episode hook uses (judgeEpisodeWorkflow reads it from the stored config). */
+  judgeModel?: string;
+  /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */
+  scheduleId?: string;
 }
 
 export interface RunTotals {
