@@ -116,6 +116,7 @@ async function run(): Promise<void> {
   await sandboxRun;
   await main.shutdown();
   await client.connection.close();
+  await (await import('../../activities/llm/concurrency')).closeSlotPool();
   await h.close();
 }
 

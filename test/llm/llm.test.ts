@@ -9,7 +9,6 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireSlot, closeSlotPool, heldSlots } from '../../activities/llm/concurrency';
 import { retryAfterMs, toFailure } from '../../activities/llm/errors';
-import { inProcessMockServer } from '../../activities/llm/mock/server';
 import { createSandboxActivities } from '../../activities/sandbox/index';
 import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
 import { buildRegistry, loadModelsFile, ModelConfigError, apiKeyFor } from '../../config/models';
@@ -57,18 +56,20 @@ describe('LLM activity retries', () => {
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4 });
     // Two turns, each answered 429 once (Retry-After: 1) then 200: the started attempts are 1, 2, 1, 2.
     const attempts = await agentTurnAttempts(episodeWorkflowId(out.episodeId.split('/')[0]!, ADD.id, 'mock-ratelimit', 'interactive', 0));
-    expect(attempts.map((a) => a.attempt)).toEqual([2, 2]); // the history keeps the last attempt of each activity
+    // The history keeps the last attempt of each activity: each turn needed at least one retry.
+    expect(attempts).toHaveLength(2);
+    expect(attempts.every((a) => a.attempt >= 2)).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000); // two Retry-After delays of 1 s
-    const server = await inProcessMockServer();
-    expect(server!.stats.byPolicy.ratelimit).toBe(4);
+    // (Request counts on the scripted server are not checked: test files run in parallel against one
+    // Temporal server, so another file's worker, with its own mock server, may take some of these tasks.)
   });
 
   it('401 is not retried: the episode fails once, naming the auth error', async () => {
-    const before = (await inProcessMockServer())?.stats.byPolicy.unauthorized ?? 0;
-    const out = await runEpisode(client, ADD.id, 'mock-unauthorized', 'interactive');
+    const runId = `llm-401-${Date.now().toString(36)}`;
+    const out = await runEpisode(client, ADD.id, 'mock-unauthorized', 'interactive', { runId });
     expect(out.status).toBe('failed');
     expect(out.error).toMatch(/LlmAuthError/);
-    expect((await inProcessMockServer())!.stats.byPolicy.unauthorized).toBe(before + 1);
+    expect((await agentTurnAttempts(episodeWorkflowId(runId, ADD.id, 'mock-unauthorized', 'interactive', 0))).map((a) => a.attempt)).toEqual([1]);
   });
 
   it('classifies provider errors: Retry-After becomes the next retry delay; 400/401 are non-retryable', () => {

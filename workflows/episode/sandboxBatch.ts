@@ -20,11 +20,15 @@ const sandbox = proxyActivities<SandboxBatchActivities>({
 export async function runSandboxBatch(source: string, entry: string, calls: string[], limits?: SandboxLimits): Promise<SandboxCallResult[]> {
   if (calls.length === 0) return [];
   const { timeoutMs, ...rest } = limits ?? {};
-  const r = await sandbox.runMethodBatch({
-    source,
-    entry,
-    calls,
-    ...(limits ? { limits: { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(rest as object) } } : {}),
-  });
-  return r.results as SandboxCallResult[];
+  const limitsArg = limits ? { limits: { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(rest as object) } } : {};
+  const results = (await sandbox.runMethodBatch({ source, entry, calls, ...limitsArg })).results as SandboxCallResult[];
+  // A SandboxError is the sandbox failing (not the method): run those calls again, twice at most, so a
+  // transient fault does not become something the agent observed.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const again = results.flatMap((r, i) => (!r.ok && r.error.type === 'SandboxError' ? [i] : []));
+    if (again.length === 0) break;
+    const redo = (await sandbox.runMethodBatch({ source, entry, calls: again.map((i) => calls[i]!), ...limitsArg })).results as SandboxCallResult[];
+    again.forEach((i, j) => (results[i] = redo[j]!));
+  }
+  return results;
 }
