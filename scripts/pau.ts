@@ -18,6 +18,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   judge: { summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun', load: () => import('./commands/judge') },
   dataset: { summary: 'build|show|export|list the PAU method set (BuildDatasetWorkflow)', load: () => import('./commands/dataset') },
   bench: { summary: 'run a benchmark (--dataset --split --models --settings [--limit] [--samples]) with live progress; status RUN_ID; models', load: () => import('./commands/bench') },
+  schedule: { summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill', load: () => import('./commands/schedule') },
+  runs: { summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links', load: () => import('./commands/runs') },
+  rerun: { summary: 'reset a failed WORKFLOW_ID to before its failure, or --run RUN_ID --failed to rerun failed episodes', load: () => import('./commands/rerun') },
   'mock-llm': { summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)', load: () => import('./commands/mock-llm') },
 };
 

@@ -3,10 +3,11 @@
 // point is kept (replayed from history, not re-executed); the failed step and what follows run again.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+// @temporalio/proto is CommonJS without named ESM exports: take the namespace from the default export.
+import proto, { type temporal } from '@temporalio/proto';
 import Long from 'long';
 
-const E = temporal.api.enums.v1.EventType;
+const E = proto.temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 export interface ResetPoint {
@@ -34,6 +35,8 @@ function firstFailure(events: HistoryEvent[]): { event: HistoryEvent; causeEvent
       case E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT:
         return { event: ev, causeEventId: num(ev.childWorkflowExecutionTimedOutEventAttributes?.initiatedEventId), what: 'child workflow timed out' };
       case E.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+        // A reset marks the point it resumed from with a failed workflow task: that is not a failure.
+        if (ev.workflowTaskFailedEventAttributes?.cause === proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW) break;
         return { event: ev, causeEventId: id, what: `workflow task failed: ${ev.workflowTaskFailedEventAttributes?.failure?.message ?? ''}` };
       case E.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
       case E.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:

@@ -1,0 +1,82 @@
+// `pau rerun WORKFLOW_ID`: reset a failed workflow to just before its first failure (history kept).
+// `pau rerun --run RUN_ID --failed`: rerun only the failed episodes of a run; finished ones are kept.
+import { z } from 'zod';
+import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
+import { TASK_QUEUES } from '../../config/queues';
+import { PauKind, PauRunId } from '../../config/searchAttributes';
+import { workflowUiLink } from '../../config/services';
+import { connectClient } from '../../config/temporal';
+import { connect } from '../../db/client';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
+import { resetToBeforeFailure } from '../ops/resetToFailure';
+
+export const usage = 'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed';
+
+const schema = z.object({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { run: { type: 'string' }, failed: { type: 'boolean' } }, schema);
+  const client = await connectClient();
+  try {
+    if (values.run) {
+      if (!values.failed) throw new UsageError('--run needs --failed (only failed episodes are rerun)');
+      if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+      return await rerunFailed(client, values.run);
+    }
+    const [workflowId, ...more] = positionals;
+    if (!workflowId || more.length > 0 || values.failed) throw new UsageError('give one WORKFLOW_ID, or --run RUN_ID --failed');
+    const r = await resetToBeforeFailure(client, workflowId);
+    console.log(`${workflowId}: first failure at event ${r.failedEventId} (${r.failure})`);
+    console.log(`reset to after event ${r.workflowTaskFinishEventId}; steps before it are kept, the failed one runs again`);
+    console.log(`new run ${r.newRunId}  ${workflowUiLink(workflowId, r.newRunId)}`);
+    return 0;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, runId: string): Promise<number> {
+  const h = connect(undefined, 2);
+  try {
+    const failed = await runEpisodes(h.db, runId, 'failed');
+    if (failed.length === 0) {
+      console.log(`run ${runId}: no failed episodes; nothing to rerun`);
+      return 0;
+    }
+    const started = new Date();
+    const workflowId = `rerun/${runId}/${started.toISOString().replace(/[:.]/g, '-')}`;
+    console.log(`run ${runId}: rerunning ${failed.length} failed episode(s); completed episodes are kept`);
+    const handle = await client.workflow.start('rerunFailedEpisodesWorkflow', {
+      taskQueue: TASK_QUEUES.main,
+      workflowId,
+      args: [{ runId }],
+      typedSearchAttributes: [
+        { key: PauKind, value: 'rerun' },
+        { key: PauRunId, value: runId },
+      ],
+      staticSummary: `rerun of ${failed.length} failed episode(s) of run ${runId}`,
+    });
+    console.log(`workflow ${workflowId}  ${workflowUiLink(workflowId)}`);
+    let last = '';
+    const timer = setInterval(() => {
+      void runEpisodes(h.db, runId, 'failed').then((still) => {
+        const line = `  still failed or not yet rerun: ${still.length}/${failed.length}`;
+        if (line !== last) console.log((last = line));
+      });
+    }, 2000);
+    let result: RerunFailedResult;
+    try {
+      result = (await handle.result()) as RerunFailedResult;
+    } finally {
+      clearInterval(timer);
+    }
+    const newCalls = await modelCallsSince(h.db, started);
+    console.log(`rerun done: ${result.completed} of ${result.rerun} now completed, ${result.stillFailed} still failed`);
+    console.log(`run ${runId}: ${result.run.done}/${result.run.total} episodes done, ${result.run.failed} failed`);
+    console.log(`new model calls made: ${newCalls} (the rest were answered from the llm_calls cache)`);
+    return result.stillFailed > 0 ? 1 : 0;
+  } finally {
+    await h.close();
+  }
+}

@@ -1,0 +1,152 @@
+// `pau schedule ...`: nightly benchmark runs as Temporal Schedules.
+import { z } from 'zod';
+import { SETTINGS } from '../../activities/episode/types';
+import type { BenchmarkConfig } from '../../activities/bench/types';
+import { models } from '../../config/models';
+import { connectClient } from '../../config/temporal';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { printTable } from '../lib/table';
+import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
+
+export const usage = [
+  'pau schedule nightly --dataset NAME --models a,b [--at 02:00] [--tz UTC] [--settings interactive,in-context] [--split test]',
+  '                     [--limit N] [--samples K] [--judge on|off] [--judge-model M] [--id ID] [--overlap skip|buffer_one|buffer_all|allow_all|cancel_other|terminate_other]',
+  '                     [--catchup 1h] [--paused]',
+  '       pau schedule list',
+  '       pau schedule describe|pause|unpause|trigger|delete ID',
+  '       pau schedule backfill ID --from ISO-TIME --to ISO-TIME',
+].join('\n');
+
+const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other', 'terminate_other'] as const;
+
+const nightlySchema = z.object({
+  dataset: z.string().min(1),
+  models: list.pipe(z.array(z.string()).min(1, 'name at least one model')),
+  at: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)').default('02:00'),
+  tz: z.string().min(1).default('UTC').refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'an IANA time zone such as UTC or Europe/Paris'),
+  settings: list.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
+  split: z.enum(['train', 'validation', 'test']).default('test'),
+  limit: z.coerce.number().int().min(1).optional(),
+  samples: z.coerce.number().int().min(1).default(1),
+  judge: z.enum(['on', 'off']).default('on'),
+  'judge-model': z.string().min(1).optional(),
+  id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').optional(),
+  overlap: z.enum(overlaps).default('skip'),
+  catchup: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d').default('1h'),
+  paused: z.boolean().optional(),
+});
+
+const nightlyOptions = {
+  dataset: { type: 'string' },
+  models: { type: 'string' },
+  at: { type: 'string' },
+  tz: { type: 'string' },
+  settings: { type: 'string' },
+  split: { type: 'string' },
+  limit: { type: 'string' },
+  samples: { type: 'string' },
+  judge: { type: 'string' },
+  'judge-model': { type: 'string' },
+  id: { type: 'string' },
+  overlap: { type: 'string' },
+  catchup: { type: 'string' },
+  paused: { type: 'boolean' },
+} as const;
+
+const backfillSchema = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+
+function oneId(positionals: string[], action: string): string {
+  const [id, ...more] = positionals;
+  if (!id || more.length > 0) throw new UsageError(`${action} takes one schedule ID`);
+  return id;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  const client = await connectClient();
+  try {
+    switch (action) {
+      case 'nightly': {
+        const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions, nightlySchema);
+        if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+        for (const m of [...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]) {
+          try {
+            models().get(m);
+          } catch (err) {
+            throw new UsageError((err as Error).message);
+          }
+        }
+        const config: BenchmarkConfig = {
+          dataset: v.dataset,
+          split: v.split,
+          models: v.models,
+          settings: v.settings,
+          samples: v.samples,
+          ...(v.limit ? { limit: v.limit } : {}),
+          ...(v.judge === 'on' ? { afterEpisode: { workflowType: 'judgeEpisodeWorkflow' } } : {}),
+          ...(v['judge-model'] ? { judgeModel: v['judge-model'] } : {}),
+        };
+        const scheduleId = v.id ?? `nightly-${v.dataset}`;
+        const state = await upsertNightly(client, {
+          scheduleId,
+          at: v.at,
+          timezone: v.tz,
+          config,
+          overlap: v.overlap.toUpperCase() as OverlapPolicy,
+          catchupWindow: v.catchup.replace(/\s+/g, ''),
+          ...(v.paused ? { paused: true } : {}),
+        });
+        console.log(`schedule ${scheduleId}: ${state}`);
+        console.log(describeLines(await client.schedule.getHandle(scheduleId).describe()).join('\n'));
+        return 0;
+      }
+      case 'list': {
+        const rows = await listSchedules(client);
+        if (rows.length === 0) console.log('no schedules');
+        else printTable(['id', 'state', 'next run', 'starts'], rows.map((r) => [r.id, r.paused ? 'paused' : 'active', r.next, r.summary]));
+        return 0;
+      }
+      case 'describe':
+        console.log(describeLines(await client.schedule.getHandle(oneId(rest, action)).describe()).join('\n'));
+        return 0;
+      case 'pause':
+        await client.schedule.getHandle(oneId(rest, action)).pause('paused with `pau schedule pause`');
+        console.log(`schedule ${rest[0]}: paused`);
+        return 0;
+      case 'unpause':
+        await client.schedule.getHandle(oneId(rest, action)).unpause('unpaused with `pau schedule unpause`');
+        console.log(`schedule ${rest[0]}: active`);
+        return 0;
+      case 'trigger':
+        await client.schedule.getHandle(oneId(rest, action)).trigger();
+        console.log(`schedule ${rest[0]}: triggered (a run starts now; overlap policy applies)`);
+        return 0;
+      case 'delete':
+        await client.schedule.getHandle(oneId(rest, action)).delete();
+        console.log(`schedule ${rest[0]}: deleted (runs it started are kept)`);
+        return 0;
+      case 'backfill': {
+        const { values, positionals } = parseCommandArgs(rest, { from: { type: 'string' }, to: { type: 'string' } }, backfillSchema);
+        const id = oneId(positionals, action);
+        const start = new Date(values.from);
+        const end = new Date(values.to);
+        if (end <= start) throw new UsageError('--to must be after --from');
+        await client.schedule.getHandle(id).backfill({ start, end, overlap: 'ALLOW_ALL' });
+        console.log(`schedule ${id}: backfilling the runs due between ${start.toISOString()} and ${end.toISOString()}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
+    }
+  } finally {
+    await client.connection.close();
+  }
+}

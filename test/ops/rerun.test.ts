@@ -1,0 +1,144 @@
+// Reruns on the real stack: only a run's failed episodes run again (counted activities and model
+// calls), and a failed workflow is reset to just before its failure without redoing what completed.
+import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { and, eq, gte, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { TurnInput } from '../../activities/episode/types';
+import { createMainActivities } from '../../activities/mainQueue';
+import { connectClient } from '../../config/temporal';
+import { connect, type DbHandle } from '../../db/client';
+import { episodes, llmCalls, runs } from '../../db/schema/index';
+import { startBenchmark } from '../../scripts/client/bench';
+import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
+import { runCli } from '../helpers/cli';
+import { startTestWorkers } from '../helpers/workers';
+
+let client: Client;
+let dbh: DbHandle;
+
+beforeAll(async () => {
+  client = await connectClient();
+  dbh = connect(process.env.DATABASE_URL, 2);
+  await insertFixtureMethods(dbh.db, 'fixture-rerun', [ADD, REVERSE, RAISES]);
+});
+afterAll(async () => {
+  await client?.connection.close();
+  await dbh?.close();
+});
+
+/** The pau queue's activities, with agentTurn counted per episode and optionally failing for some. */
+function countingMain(failFor: (episodeId: string) => boolean) {
+  const real = createMainActivities();
+  const turns = new Map<string, number>();
+  const activities = {
+    ...real,
+    agentTurn: async (input: TurnInput) => {
+      turns.set(input.episodeId, (turns.get(input.episodeId) ?? 0) + 1);
+      if (failFor(input.episodeId)) throw ApplicationFailure.nonRetryable('injected failure for the rerun test', 'InjectedFailure');
+      return real.agentTurn(input);
+    },
+  };
+  return { activities, turns };
+}
+
+describe('rerun --run RUN_ID --failed', () => {
+  it('reruns only the failed episode; finished episodes run no activity and make no model call', async () => {
+    const runId = `rerun-${Date.now().toString(36)}`;
+    const config: BenchmarkConfig = { dataset: 'fixture-rerun', split: 'test', models: ['mock-oracle'], settings: ['interactive'], samples: 1 };
+    const victim = `${runId}/${REVERSE.id}/mock-oracle/interactive/0`;
+
+    const first = countingMain((id) => id === victim);
+    let workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: first.activities });
+    try {
+      const result = await (await startBenchmark(client, runId, config)).result();
+      expect(result.totals).toMatchObject({ done: 3, failed: 1 });
+    } finally {
+      await workers.shutdown();
+    }
+    const [failedRow] = await dbh.db.select().from(episodes).where(eq(episodes.id, victim));
+    expect(failedRow?.status).toBe('failed');
+    expect(failedRow?.error).toContain('InjectedFailure');
+
+    const second = countingMain(() => false);
+    workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: second.activities });
+    const before = new Date();
+    try {
+      const r = await runCli(['rerun', '--run', runId, '--failed']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('rerunning 1 failed episode(s)');
+      expect(r.stdout).toMatch(/rerun done: 1 of 1 now completed, 0 still failed/);
+      expect(r.stdout).toMatch(/new model calls made: \d+/);
+    } finally {
+      await workers.shutdown();
+    }
+    // Only the failed episode ran again.
+    expect([...second.turns.keys()]).toEqual([victim]);
+    const eps = await dbh.db.select().from(episodes).where(eq(episodes.runId, runId));
+    expect(eps.map((e) => e.status)).toEqual(['completed', 'completed', 'completed']);
+    // The model calls made during the rerun were the victim's turns and no others.
+    const [newCalls] = await dbh.db.select({ n: sql<number>`count(*)::int` }).from(llmCalls).where(gte(llmCalls.createdAt, before));
+    expect(newCalls?.n).toBe(second.turns.get(victim));
+    const [run] = await dbh.db.select().from(runs).where(eq(runs.id, runId));
+    expect(run?.status).toBe('completed');
+    expect(run?.summary).toMatchObject({ total: 3, done: 3, failed: 0 });
+
+    // Nothing left to rerun: a clear no-op.
+    const again = await runCli(['rerun', '--run', runId, '--failed']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('no failed episodes');
+  }, 180_000);
+});
+
+describe('rerun WORKFLOW_ID', () => {
+  it('resets a failed workflow to before its failure: completed steps are not executed again', async () => {
+    // A scheduled-benchmark workflow whose report step fails once: the benchmark child has completed by then.
+    const scheduleId = `reset-${Date.now().toString(36)}`;
+    const workflowId = `scheduled/${scheduleId}-manual`;
+    const config: BenchmarkConfig = { dataset: 'fixture-rerun', split: 'test', models: ['mock-oracle'], settings: ['in-context'], samples: 1 };
+    const broken = countingMain(() => false);
+    let reportCalls = 0;
+    const failingReport = {
+      ...broken.activities,
+      writeScheduledReport: async () => {
+        reportCalls++;
+        throw ApplicationFailure.nonRetryable('injected report failure', 'InjectedFailure');
+      },
+    };
+    let workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: failingReport });
+    try {
+      const handle = await client.workflow.start('scheduledBenchmarkWorkflow', { taskQueue: 'pau', workflowId, args: [{ scheduleId, config }] });
+      await expect(handle.result()).rejects.toThrow();
+    } finally {
+      await workers.shutdown();
+    }
+    expect(reportCalls).toBe(1);
+    const turnsBefore = [...broken.turns.values()].reduce((a, b) => a + b, 0);
+    expect(turnsBefore).toBe(3);
+
+    const fixed = countingMain(() => false);
+    workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: fixed.activities });
+    try {
+      const r = await runCli(['rerun', workflowId]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/first failure at event \d+ \(activity failed: injected report failure\)/);
+      const result = (await client.workflow.getHandle(workflowId).result()) as { runId: string; report: string };
+      expect(result.report).toMatch(/\.html$/);
+    } finally {
+      await workers.shutdown();
+    }
+    // The benchmark child was not run again: no agent turn after the reset.
+    expect(fixed.turns.size).toBe(0);
+    const runId = `${scheduleId}-manual`;
+    const [run] = await dbh.db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.status, 'completed')));
+    expect(run?.summary).toMatchObject({ report: expect.stringMatching(/\.html$/) });
+
+    // A workflow without a failure is refused with a clear message.
+    const nothing = await runCli(['rerun', workflowId]);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('has no failure in its history');
+  }, 180_000);
+});
