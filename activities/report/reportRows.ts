@@ -57,7 +57,8 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     })
     .from(episodes)
     .leftJoin(methods, eq(methods.id, episodes.methodId))
-    .leftJoin(judgments, and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, judgeModel ?? '\u0000none')))
+    // No judge yet: join on nothing (a NUL-byte sentinel would be rejected by Postgres as invalid UTF-8).
+    .leftJoin(judgments, judgeModel === null ? sql`false` : and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, judgeModel)))
     .where(eq(episodes.runId, runId))
     .orderBy(episodes.id);
   return rows.map(({ e, source, j }) => ({
