@@ -1,0 +1,123 @@
+// Schedules on the real dev server: created, updated in place, paused, triggered (twice: the second run's
+// report compares with the first), listed and deleted.
+import type { Client } from '@temporalio/client';
+import fs from 'node:fs';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient } from '../../config/temporal';
+import { connect, type DbHandle } from '../../db/client';
+import { runs } from '../../db/schema/index';
+import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
+import { runCli } from '../helpers/cli';
+import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+
+let client: Client;
+let dbh: DbHandle;
+let workers: TestWorkers;
+
+beforeAll(async () => {
+  client = await connectClient();
+  dbh = connect(process.env.DATABASE_URL, 2);
+  await insertFixtureMethods(dbh.db, 'fixture-sched', [ADD]);
+  workers = await startTestWorkers(['pau', 'pau-sandbox']);
+});
+afterAll(async () => {
+  await workers?.shutdown();
+  await client?.connection.close();
+  await dbh?.close();
+});
+
+async function scheduledRuns(scheduleId: string) {
+  return dbh.db
+    .select()
+    .from(runs)
+    .where(sql`${runs.config}->>'scheduleId' = ${scheduleId}`)
+    .orderBy(runs.createdAt);
+}
+
+async function waitForCompletedRuns(scheduleId: string, n: number, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await scheduledRuns(scheduleId);
+    const done = rows.filter((r) => r.status === 'completed' && (r.summary as { report?: string } | null)?.report);
+    if (done.length >= n) return done;
+    if (Date.now() > deadline) throw new Error(`${scheduleId}: ${done.length}/${n} scheduled runs reported within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+describe('pau schedule', () => {
+  it('creates, updates, pauses, triggers, backfills and deletes a nightly schedule', async () => {
+    const id = `nightly-test-${Date.now().toString(36)}`;
+    const common = ['--dataset', 'fixture-sched', '--models', 'mock-oracle', '--settings', 'in-context', '--id', id];
+
+    const created = await runCli(['schedule', 'nightly', ...common, '--at', '03:30', '--tz', 'Europe/Paris']);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(`schedule ${id}: created`);
+    let d = await client.schedule.getHandle(id).describe();
+    expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
+    expect(d.spec.timezone).toBe('Europe/Paris');
+    expect(d.policies.overlap).toBe('SKIP');
+    expect(d.policies.catchupWindow).toBe(3_600_000);
+
+    // Same id again: updated in place, not duplicated.
+    const updated = await runCli(['schedule', 'nightly', ...common, '--at', '04:15', '--tz', 'UTC', '--catchup', '30m']);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toContain(`schedule ${id}: updated`);
+    d = await client.schedule.getHandle(id).describe();
+    expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 4, end: 4, step: 1 }], minute: [{ start: 15, end: 15, step: 1 }] });
+    expect(d.spec.timezone).toBe('UTC');
+    expect(d.policies.catchupWindow).toBe(1_800_000);
+
+    const listed = await runCli(['schedule', 'list']);
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+active`));
+
+    expect((await runCli(['schedule', 'pause', id])).code).toBe(0);
+    expect((await client.schedule.getHandle(id).describe()).state.paused).toBe(true);
+    expect((await runCli(['schedule', 'describe', id])).stdout).toContain('(PAUSED)');
+    expect((await runCli(['schedule', 'unpause', id])).code).toBe(0);
+    expect((await client.schedule.getHandle(id).describe()).state.paused).toBe(false);
+
+    // Trigger: a scheduled run, reported. Then a second one, compared with the first.
+    expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
+    const [first] = await waitForCompletedRuns(id, 1);
+    expect((first?.summary as { comparedWith: string | null }).comparedWith).toBeNull();
+    expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
+    const both = await waitForCompletedRuns(id, 2);
+    const second = both[1]!;
+    const s = second.summary as { comparedWith: string; regressions: string[]; report: string };
+    expect(s.comparedWith).toBe(first!.id);
+    expect(s.regressions).toEqual([]); // the scripted oracle does as well every night
+    expect(fs.existsSync(s.report)).toBe(true);
+    const json = JSON.parse(fs.readFileSync(s.report.replace(/\.html$/, '.json'), 'utf8')) as { compare?: { runId: string } };
+    expect(json.compare?.runId).toBe(first!.id);
+    // The scheduled workflow is findable by kind in the UI's search.
+    const kinds: string[] = [];
+    for await (const wf of client.workflow.list({ query: `PauKind = 'scheduled-benchmark' AND TemporalScheduledById = '${id}'` })) kinds.push(wf.workflowId);
+    expect(kinds.length).toBeGreaterThanOrEqual(1);
+
+    // Backfill validates its window.
+    const bad = await runCli(['schedule', 'backfill', id, '--from', '2026-11-02T00:00:00Z', '--to', '2026-11-01T00:00:00Z']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--to must be after --from');
+
+    expect((await runCli(['schedule', 'delete', id])).code).toBe(0);
+    await expect(client.schedule.getHandle(id).describe()).rejects.toThrow();
+    expect((await runCli(['schedule', 'list'])).stdout).not.toContain(id);
+    const [kept] = await dbh.db.select().from(runs).where(eq(runs.id, first!.id));
+    expect(kept?.status).toBe('completed');
+  }, 300_000);
+
+  it('rejects a bad time, time zone or model with exit code 2', async () => {
+    const badAt = await runCli(['schedule', 'nightly', '--dataset', 'x', '--models', 'mock-oracle', '--at', '25:00']);
+    expect(badAt.code).toBe(2);
+    expect(badAt.stderr).toContain('--at');
+    const badTz = await runCli(['schedule', 'nightly', '--dataset', 'x', '--models', 'mock-oracle', '--tz', 'Mars/Olympus']);
+    expect(badTz.code).toBe(2);
+    expect(badTz.stderr).toContain('--tz');
+    const badModel = await runCli(['schedule', 'nightly', '--dataset', 'x', '--models', 'no-such-model']);
+    expect(badModel.code).toBe(2);
+    expect(badModel.stderr).toContain('no-such-model');
+  });
+});
