@@ -63,6 +63,8 @@ export const envSchema = z.object({
   PAU_MODELS_FILE: z.string().trim().min(1).default(path.join(PROJECT_ROOT, 'pau.models.json')),
   PAU_MODELS: optionalString,
   PAU_MOCK_LLM_URL: optionalString.pipe(z.url().optional()),
+  // The judge (and code-writer) model for benchmark runs; see scripts/client/judgeChoice.ts.
+  PAU_JUDGE_MODEL: optionalString,
 
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('WARN'),
 });

@@ -9,6 +9,8 @@ import { getDataset } from '../../datasets/store';
 import { benchWorkflowId, newRunId, startBenchmark, watchBenchmark } from './bench';
 import { formatRunSummary, loadRunSummary } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild } from './dataset';
+import { chooseJudge, judgeFields } from './judgeChoice';
+import { writeReport } from '../../activities/report/writeReport';
 
 export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
@@ -56,7 +58,9 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark uses the SCRIPTED MOCK models ${names.join(' and ')}.`);
     log('They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.');
   }
-  const config: BenchmarkConfig = { dataset: START_DATASET, split: 'test', models: names, settings: ['interactive', 'in-context'], samples: 1, limit: START_SAMPLE_METHODS };
+  const judge = chooseJudge(names);
+  log(judge.note);
+  const config: BenchmarkConfig = { dataset: START_DATASET, split: 'test', models: names, settings: ['interactive', 'in-context'], samples: 1, limit: START_SAMPLE_METHODS, ...judgeFields(judge.judgeModel) };
   const runId = newRunId(scripted ? 'start-scripted' : 'start');
   const handle = await startBenchmark(client, runId, config);
   log(`run id: ${runId}  (${START_SAMPLE_METHODS} test methods × ${names.join(', ')} × interactive, in-context)`);
@@ -66,6 +70,10 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     const result = await watchBenchmark(h.db, handle, runId);
     log(formatRunSummary(await loadRunSummary(h.db, runId)));
     log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
+    log('== report');
+    const report = await writeReport({ runId, db: h.db });
+    log(report.headline);
+    log(`report: ${report.htmlPath}`);
     return result.totals.failed === result.totals.done ? 1 : 0;
   } finally {
     await h.close();

@@ -11,10 +11,13 @@ import { connect } from '../../db/client';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { benchWorkflowId, newRunId, progressLine, startBenchmark, watchBenchmark } from '../client/bench';
 import { formatRunSummary } from '../client/benchSummary';
+import { chooseJudge, judgeFields, type JudgeChoice } from '../client/judgeChoice';
+import { writeReport } from '../../activities/report/writeReport';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
   '              [--max-calls 20] [--max-turns 20] [--k N] [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
+  '              [--judge-model M] [--judge off] [--report-dir DIR]',
   '       pau bench status RUN_ID',
   '       pau bench models',
 ].join('\n');
@@ -38,6 +41,9 @@ const runSchema = z.object({
   replay: z.boolean().optional(),
   'run-id': z.string().regex(/^[A-Za-z0-9._:-]+$/).optional(),
   detach: z.boolean().optional(),
+  'judge-model': z.string().min(1).optional(),
+  judge: z.enum(['on', 'off']).default('on'),
+  'report-dir': z.string().min(1).optional(),
 });
 
 const runOptions = {
@@ -56,6 +62,9 @@ const runOptions = {
   replay: { type: 'boolean' },
   'run-id': { type: 'string' },
   detach: { type: 'boolean' },
+  'judge-model': { type: 'string' },
+  judge: { type: 'string' },
+  'report-dir': { type: 'string' },
 } as const;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
@@ -81,6 +90,15 @@ export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
     ...(Object.keys(params).length > 0 ? { params } : {}),
     ...(v.replay ? { replay: true } : {}),
   };
+}
+
+function judgeOf(v: z.infer<typeof runSchema>, config: BenchmarkConfig): JudgeChoice {
+  if (v.judge === 'off') return { judgeModel: null, note: 'judge: off (--judge off)' };
+  try {
+    return chooseJudge(config.models, v['judge-model']);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -116,7 +134,9 @@ export async function run(argv: string[]): Promise<number> {
   if (action !== 'run') throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
   const { values, positionals } = parseCommandArgs(rest, runOptions, runSchema);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  const config = configFromArgs(values);
+  const base = configFromArgs(values);
+  const judge = judgeOf(values, base);
+  const config: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
   const runId = values['run-id'] ?? newRunId();
   const client = await connectClient();
   const h = connect(undefined, 2);
@@ -125,10 +145,14 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     if (config.models.some((m) => models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
+    console.log(judge.note);
     if (values.detach) return 0;
     const result = await watchBenchmark(h.db, handle, runId);
     console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
     console.log(`run ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed`);
+    const report = await writeReport({ runId, db: h.db, ...(values['report-dir'] ? { outDir: values['report-dir'] } : {}) });
+    console.log(`\n${report.headline}`);
+    console.log(`report: ${report.htmlPath}`);
     return result.totals.failed > 0 && result.totals.failed === result.totals.done ? 1 : 0;
   } finally {
     await h.close();
