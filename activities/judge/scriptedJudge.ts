@@ -73,10 +73,16 @@ function seed(s: string): number {
 
 const CLUELESS = /^(\(empty\)|i do not know[^]*|no gold description[^]*)$/i;
 
-export function oracleJudgeScore(candidate: string, reference: string | undefined): number {
+/** Whether a description quotes the method's own code (the oracle's answer for code-only methods). */
+export function quotesCode(description: string, code: string | null | undefined): boolean {
+  const squash = (s: string) => s.replace(/\s+/g, '');
+  return !!code && squash(code).length > 0 && squash(description).includes(squash(code));
+}
+
+export function oracleJudgeScore(candidate: string, reference: string | undefined, code?: string | null): number {
   const c = candidate.replace(SCRIPTED_MARK, '').trim();
   if (c === '' || CLUELESS.test(c)) return 1;
-  if (reference === undefined) return 3;
+  if (reference === undefined) return quotesCode(c, code) ? 5 : 3;
   const o = overlap(c, reference);
   return o >= 0.9 ? 5 : o >= 0.7 ? 4 : o >= 0.45 ? 3 : o >= 0.2 ? 2 : 1;
 }
@@ -96,14 +102,14 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg
     const reference = readBlock(user, 'reference_description');
     if (policy === 'null') return msg('I cannot judge this description.');
     if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (seed(candidate + (reference ?? '')) % 5)}`);
-    const score = oracleJudgeScore(candidate, reference);
+    const score = oracleJudgeScore(candidate, reference, method?.code);
     const why = reference === undefined ? 'No reference description; scored on whether the description commits to anything.' : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
     return msg(`${why}\nSCORE: ${score}`);
   }
   const description = readBlock(user, 'description') ?? '';
   const entry = method?.entryPoint ?? /must be named `([^`]+)`/.exec(user)?.[1] ?? 'f';
   const gold = method?.goldDescription ?? undefined;
-  if (policy === 'oracle' && method?.code && gold && overlap(description, gold) >= 0.9) {
+  if (policy === 'oracle' && method?.code && ((gold && overlap(description, gold) >= 0.9) || (!gold && quotesCode(description, method.code)))) {
     return msg(`The description matches; here is the function.\n\`\`\`python\n${method.code.replace(/\s+$/, '')}\n\`\`\``);
   }
   return msg(`I cannot implement this from the description.\n\`\`\`python\ndef ${entry}(*args, **kwargs):\n    return None\n\`\`\``);

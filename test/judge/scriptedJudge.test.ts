@@ -37,4 +37,13 @@ describe('scripted judge and code writer', () => {
     expect(extractCode(scriptedJudgeOrCoderReply('oracle', coder('I do not know.'), method)!.content, 'add_one')).toContain('return None');
     expect(extractCode(scriptedJudgeOrCoderReply('null', coder('Returns the number plus one.'), method)!.content, 'add_one')).toContain('return None');
   });
+
+  it('code-only methods (no gold): quoting the code scores 5 and lets the oracle coder write the original', () => {
+    const noGold = { ...method, goldDescription: null };
+    const quoted = `${SCRIPTED_MARK} It behaves exactly like this Python code:\n\`\`\`python\n${method.code}\`\`\``;
+    expect(parseScore(scriptedJudgeOrCoderReply('oracle', judge(quoted, null), noGold)!.content)).toBe(5);
+    expect(parseScore(scriptedJudgeOrCoderReply('oracle', judge(`${SCRIPTED_MARK} Adds things.`, null), noGold)!.content)).toBe(3);
+    const coder = scriptedJudgeOrCoderReply('oracle', buildCoderMessages({ signature: 'def add_one(x):', entryPoint: 'add_one', description: quoted }), noGold)!;
+    expect(extractCode(coder.content, 'add_one')).toContain('return x + 1');
+  });
 });

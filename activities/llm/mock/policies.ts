@@ -104,7 +104,11 @@ const submit = (description: string): MockToolCall => ({ name: 'submit_descripti
 const say = (text: string) => `${MOCK_MARK} ${text}`;
 
 function describe(method: MockMethod | undefined): string {
-  return method?.goldDescription?.trim() || 'No gold description is stored for this method.';
+  const gold = method?.goldDescription?.trim();
+  if (gold) return gold;
+  // Code-only methods (CruxEval) have no gold text: the oracle's privileged knowledge is the code itself.
+  if (method?.code) return `It behaves exactly like this Python code:\n\`\`\`python\n${method.code.trim()}\n\`\`\``;
+  return 'No gold description is stored for this method.';
 }
 
 /** The reply for one request. `method` is undefined when the request named no known method. */
