@@ -3,6 +3,8 @@
 import { env } from '../../config/env';
 import { databaseUrl, temporalAddress, temporalUiUrl } from '../../config/services';
 import { runMigrations } from '../../db/migrate';
+import { connectClient } from '../../config/temporal';
+import { ensureSearchAttributes } from './searchAttributes';
 import { isRunning as pgRunning, localPostgres, startPostgres, stopPostgres } from './postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalReady } from './temporal';
 
@@ -35,6 +37,16 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   } else {
     const state = await startPostgres(postgres);
     log(`postgres: ${state} on 127.0.0.1:${postgres.port} (data ${postgres.dataDir})`);
+  }
+  const client = await connectClient();
+  try {
+    const sa = await ensureSearchAttributes(client);
+    if (sa.added.length > 0) log(`temporal: registered search attributes ${sa.added.join(', ')}`);
+    if (sa.missing.length > 0) {
+      log(`temporal: WARNING: could not register search attributes ${sa.missing.join(', ')} (Temporal Cloud: add them as Keyword in the namespace settings, or \`tcld namespace search-attributes add\`)`);
+    }
+  } finally {
+    await client.connection.close();
   }
   await runMigrations(databaseUrl());
   log('migrations: applied');

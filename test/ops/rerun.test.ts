@@ -28,6 +28,18 @@ afterAll(async () => {
   await dbh?.close();
 });
 
+/** Workflow ids matching a visibility query, polled until `want` appear (visibility lags a little). */
+async function listIds(query: string, want: number): Promise<string[]> {
+  let ids: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    ids = [];
+    for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+    if (ids.length >= want) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return ids.sort();
+}
+
 /** The pau queue's activities, with agentTurn counted per episode and optionally failing for some. */
 function countingMain(failFor: (episodeId: string) => boolean) {
   const real = createMainActivities();
@@ -60,6 +72,8 @@ describe('rerun --run RUN_ID --failed', () => {
     const [failedRow] = await dbh.db.select().from(episodes).where(eq(episodes.id, victim));
     expect(failedRow?.status).toBe('failed');
     expect(failedRow?.error).toContain('InjectedFailure');
+    // The UI's query for "failed episodes of run X for model Y" finds exactly that one.
+    expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauModel = 'mock-oracle' AND PauOutcome = 'failed'`, 1)).toEqual([`episode/${victim}`]);
 
     const second = countingMain(() => false);
     workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: second.activities });
@@ -84,6 +98,7 @@ describe('rerun --run RUN_ID --failed', () => {
     const [run] = await dbh.db.select().from(runs).where(eq(runs.id, runId));
     expect(run?.status).toBe('completed');
     expect(run?.summary).toMatchObject({ total: 3, done: 3, failed: 0 });
+    expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauOutcome = 'completed'`, 3)).toHaveLength(3);
 
     // Nothing left to rerun: a clear no-op.
     const again = await runCli(['rerun', '--run', runId, '--failed']);

@@ -2,7 +2,8 @@
 // description. The conversation lives in Postgres; this workflow carries step indices, pending calls and
 // totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
 // benchmark run never fails because one episode did.
-import { ApplicationFailure, executeChild, log, ParentClosePolicy, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, log, ParentClosePolicy, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { PauOutcome } from '../../config/searchAttributes';
 import { TASK_QUEUES } from '../../config/queues';
 import type { MainActivities } from '../../activities/mainQueue';
 import { NON_RETRYABLE_LLM_ERRORS } from '../../activities/llm/errorTypes';
@@ -104,6 +105,9 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
     outcome = { episodeId: input.episodeId, status: 'failed', endReason: 'error', callsMade, turns, ...totals, error: errorText(err).slice(0, 4000) };
   }
   await db.finishEpisode({ ...outcome, finalDescription, ...(outcome.status === 'completed' ? { nextIdx } : {}) });
+  // The outcome as a search attribute, so the UI finds failed episodes (patched: histories recorded
+  // before this command existed replay without it).
+  if (patched('episode-outcome-search-attribute')) upsertSearchAttributes([{ key: PauOutcome, value: outcome.status }]);
 
   // Hook 'after episode' (e.g. the judge): a child workflow given the episode id; never fails the episode.
   if (input.afterEpisode && outcome.status === 'completed') {
