@@ -5,7 +5,7 @@ import { TASK_QUEUES } from '../../config/queues';
 import type { Db } from '../../db/client';
 import { steps } from '../../db/schema/index';
 import { episodeIdOf, type EpisodeInput, type EpisodeOutcome, type Setting } from '../../activities/episode/types';
-import { episodeWorkflowId } from '../../workflows/bench/benchmarkRunWorkflow';
+import { episodeWorkflowId } from '../../activities/bench/episodeInput';
 
 let n = 0;
 export async function runEpisode(client: Client, methodId: string, model: string, setting: Setting, extra: Partial<EpisodeInput> = {}): Promise<EpisodeOutcome> {

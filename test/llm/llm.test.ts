@@ -17,7 +17,7 @@ import { connect, type DbHandle } from '../../db/client';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { runEpisode } from '../episode/helpers';
-import { episodeWorkflowId } from '../../workflows/bench/benchmarkRunWorkflow';
+import { episodeWorkflowId } from '../../activities/bench/episodeInput';
 
 let client: Client;
 let dbh: DbHandle;

@@ -15,10 +15,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauMethodId, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
 import type { MainActivities } from '../../activities/mainQueue';
 import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../activities/bench/types';
-import { episodeIdOf, type EpisodeInput, type EpisodeOutcome, type Setting } from '../../activities/episode/types';
+import type { EpisodeInput, EpisodeOutcome, Setting } from '../../activities/episode/types';
+import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../activities/bench/episodeInput';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
 
 const db = proxyActivities<MainActivities>({
@@ -31,9 +31,6 @@ export const benchmarkProgressQuery = defineQuery<RunTotals & { total: number; i
 
 const PAGE = 200;
 
-export function episodeWorkflowId(runId: string, methodId: string, model: string, setting: Setting, sample: number): string {
-  return `episode/${runId}/${methodId}/${model}/${setting}/${sample}`;
-}
 
 export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<BenchmarkRunResult> {
   const { runId, config } = input;
@@ -81,22 +78,8 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
   const launch = async (i: number) => {
     const methodId = await methodAt(Math.floor(i / combos.length));
     const { model, setting, sample } = combos[i % combos.length]!;
-    const episodeId = episodeIdOf(runId, methodId, model, setting, sample);
-    const child: EpisodeInput = {
-      runId,
-      episodeId,
-      methodId,
-      model,
-      setting,
-      sample,
-      split: config.split,
-      ...(config.budgets ? { budgets: config.budgets } : {}),
-      ...(config.k !== undefined ? { k: config.k } : {}),
-      ...(config.params ? { params: config.params } : {}),
-      ...(config.replay ? { replay: true } : {}),
-      ...(config.sandboxLimits ? { sandboxLimits: config.sandboxLimits } : {}),
-      ...(config.afterEpisode ? { afterEpisode: config.afterEpisode } : {}),
-    };
+    const child: EpisodeInput = episodeInputFor(runId, config, methodId, model, setting, sample);
+    const { episodeId } = child;
     const fail = async (err: unknown) => {
       const error = err instanceof Error ? `${err.message}${err.cause instanceof Error ? ` <- ${err.cause.message}` : ''}` : String(err);
       log.warn('episode workflow failed', { episodeId, error });
@@ -110,13 +93,7 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
         workflowId: episodeWorkflowId(runId, methodId, model, setting, sample),
         taskQueue: TASK_QUEUES.main,
         parentClosePolicy: ParentClosePolicy.TERMINATE,
-        typedSearchAttributes: [
-          { key: PauKind, value: 'episode' },
-          { key: PauRunId, value: runId },
-          { key: PauModel, value: model },
-          { key: PauMethodId, value: methodId },
-          { key: PauSplit, value: config.split },
-        ],
+        typedSearchAttributes: episodeSearchAttributes(runId, methodId, model, config.split),
         staticSummary: `episode: ${methodId} · ${model} · ${setting} · sample ${sample} (run ${runId})`,
       });
       outcome = await handle.result().catch(fail);

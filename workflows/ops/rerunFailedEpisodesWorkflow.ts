@@ -4,9 +4,8 @@
 // are answered from the llm_calls cache, so a rerun pays only for what had not been done.
 import { ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauMethodId, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
 import type { MainActivities } from '../../activities/mainQueue';
-import { episodeInputFor, episodeWorkflowId } from '../../activities/bench/episodeInput';
+import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../activities/bench/episodeInput';
 import type { EpisodeOutcome } from '../../activities/episode/types';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
 
@@ -44,13 +43,7 @@ export async function rerunFailedEpisodesWorkflow(input: RerunFailedInput): Prom
         workflowId: episodeWorkflowId(input.runId, e.methodId, e.model, e.setting, e.sample),
         taskQueue: TASK_QUEUES.main,
         parentClosePolicy: ParentClosePolicy.TERMINATE,
-        typedSearchAttributes: [
-          { key: PauKind, value: 'episode' },
-          { key: PauRunId, value: input.runId },
-          { key: PauModel, value: e.model },
-          { key: PauMethodId, value: e.methodId },
-          { key: PauSplit, value: split },
-        ],
+        typedSearchAttributes: episodeSearchAttributes(input.runId, e.methodId, e.model, split),
         staticSummary: `episode (rerun): ${e.methodId} · ${e.model} · ${e.setting} · sample ${e.sample} (run ${input.runId})`,
       });
       const outcome: EpisodeOutcome | undefined = await child.result().catch(() => undefined);
