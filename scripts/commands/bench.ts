@@ -9,6 +9,7 @@ import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { commaList, requireKnownModels } from '../lib/modelArgs';
 import { benchWorkflowId, newRunId, progressLine, startBenchmark, watchBenchmark } from '../client/bench';
 import { formatRunSummary } from '../client/benchSummary';
 import { chooseJudge, judgeFields, type JudgeChoice } from '../client/judgeChoice';
@@ -22,14 +23,13 @@ export const usage = [
   '       pau bench models',
 ].join('\n');
 
-const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
 const int = (min: number) => z.coerce.number().int().min(min);
 
 const runSchema = z.object({
   dataset: z.string().min(1).default('pau-v1'),
   split: z.enum(['train', 'validation', 'test']).default('test'),
-  models: list.pipe(z.array(z.string()).min(1, 'name at least one model')),
-  settings: list.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
+  models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
+  settings: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
   limit: int(1).optional(),
   samples: int(1).default(1),
   'max-calls': int(1).optional(),
@@ -68,13 +68,7 @@ const runOptions = {
 } as const;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
-  for (const m of v.models) {
-    try {
-      models().get(m);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-  }
+  requireKnownModels(v.models);
   const budgets = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
   const params = { ...(v.temperature !== undefined ? { temperature: v.temperature } : {}), ...(v.seed !== undefined ? { seed: v.seed } : {}) };
   return {

@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { SETTINGS } from '../../activities/episode/types';
 import type { BenchmarkConfig } from '../../activities/bench/types';
-import { models } from '../../config/models';
 import { connectClient } from '../../config/temporal';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { commaList, requireKnownModels } from '../lib/modelArgs';
 import { printTable } from '../lib/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
 
@@ -17,12 +17,11 @@ export const usage = [
   '       pau schedule backfill ID --from ISO-TIME --to ISO-TIME',
 ].join('\n');
 
-const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
 const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other', 'terminate_other'] as const;
 
 const nightlySchema = z.object({
   dataset: z.string().min(1),
-  models: list.pipe(z.array(z.string()).min(1, 'name at least one model')),
+  models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
   at: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)').default('02:00'),
   tz: z.string().min(1).default('UTC').refine((tz) => {
     try {
@@ -32,7 +31,7 @@ const nightlySchema = z.object({
       return false;
     }
   }, 'an IANA time zone such as UTC or Europe/Paris'),
-  settings: list.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
+  settings: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
   split: z.enum(['train', 'validation', 'test']).default('test'),
   limit: z.coerce.number().int().min(1).optional(),
   samples: z.coerce.number().int().min(1).default(1),
@@ -77,13 +76,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'nightly': {
         const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions, nightlySchema);
         if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-        for (const m of [...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]) {
-          try {
-            models().get(m);
-          } catch (err) {
-            throw new UsageError((err as Error).message);
-          }
-        }
+        requireKnownModels([...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]);
         const config: BenchmarkConfig = {
           dataset: v.dataset,
           split: v.split,
