@@ -8,8 +8,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Two cores: files run two at a time at most, so servers and sandboxes are not starved.
-    maxWorkers: 2,
+    // One file at a time: every file's workers poll the same task queues on the one test server, so two
+    // files in parallel could run each other's tasks (and fault-injecting tests would count the wrong
+    // activities). Two cores gain little from parallel files anyway.
+    fileParallelism: false,
     reporters: ['default', './test/setup/summaryReporter.ts'],
   },
 });
