@@ -21,7 +21,12 @@ export interface PythonInfo {
   realExecutable: string;
   prefix: string;
   basePrefix: string;
+  /** site-packages of a virtualenv (empty for a plain interpreter). */
+  venvSitePackages: string[];
 }
+
+/** Where a virtualenv's site-packages are mounted inside bubblewrap (see buildLaunch). */
+const VENV_SITE_MOUNT = '/pau-site';
 
 const pythonInfoCache = new Map<string, PythonInfo>();
 
@@ -31,11 +36,16 @@ export function probePython(python: string): PythonInfo {
   if (cached) return cached;
   const out = execFileSync(
     python,
-    ['-s', '-c', 'import sys,os,json;print(json.dumps([os.path.realpath(sys.executable),sys.prefix,sys.base_prefix]))'],
+    [
+      '-s',
+      '-c',
+      'import sys,os,json;print(json.dumps([os.path.realpath(sys.executable),sys.prefix,sys.base_prefix,' +
+        '[p for p in sys.path if sys.prefix!=sys.base_prefix and p.startswith(sys.prefix) and p.endswith("site-packages")]]))',
+    ],
     { env: minimalEnv('/tmp', 0), encoding: 'utf8', timeout: 20_000 },
   );
-  const [realExecutable, prefix, basePrefix] = JSON.parse(out) as [string, string, string];
-  const info = { executable: python, realExecutable, prefix, basePrefix };
+  const [realExecutable, prefix, basePrefix, venvSitePackages] = JSON.parse(out) as [string, string, string, string[]];
+  const info = { executable: python, realExecutable, prefix, basePrefix, venvSitePackages };
   pythonInfoCache.set(python, info);
   return info;
 }
@@ -84,12 +94,17 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
     const info = probePython(python);
     const binds: string[] = [];
     const bound = new Set<string>();
-    for (const dir of [info.basePrefix, info.prefix, path.dirname(path.dirname(info.realExecutable))]) {
+    // The real interpreter at its own path; a virtualenv's site-packages at fixed paths on PYTHONPATH.
+    // The virtualenv itself is not bound: it lives in the project, which may sit under /tmp, where the
+    // scratch tmpfs would hide it (and its files are none of the sandbox's business).
+    for (const dir of [info.basePrefix, path.dirname(path.dirname(info.realExecutable))]) {
       if (underUsr(dir) || bound.has(dir)) continue;
       bound.add(dir);
       binds.push('--ro-bind', dir, dir);
     }
-    const env = minimalEnv(SCRATCH_IN_BWRAP, hashSeed);
+    const sitePaths = info.venvSitePackages.map((_, i) => `${VENV_SITE_MOUNT}/${i}`);
+    info.venvSitePackages.forEach((dir, i) => binds.push('--ro-bind', dir, sitePaths[i]!));
+    const env = { ...minimalEnv(SCRATCH_IN_BWRAP, hashSeed), ...(sitePaths.length > 0 ? { PYTHONPATH: sitePaths.join(':') } : {}) };
     const args = [
       '--unshare-all', // user, ipc, pid, net (loopback only), uts, cgroup namespaces
       '--die-with-parent',
@@ -112,7 +127,7 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
       '--chdir', SCRATCH_IN_BWRAP,
       '--',
-      python,
+      info.realExecutable,
       '-s', '-B',
       path.join(SANDBOX_MOUNT, 'executor.py'),
       '--seccomp', '--fs-writes', '--scratch', SCRATCH_IN_BWRAP,

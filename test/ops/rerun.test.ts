@@ -21,7 +21,8 @@ let dbh: DbHandle;
 beforeAll(async () => {
   client = await connectClient();
   dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-rerun', [ADD, REVERSE, RAISES]);
+  // Ids of this file's own: another file's identical requests would answer these from the llm_calls cache.
+  await insertFixtureMethods(dbh.db, 'fixture-rerun', [ADD, REVERSE, RAISES].map((m) => ({ ...m, id: `${m.id}_rerun` })));
 });
 afterAll(async () => {
   await client?.connection.close();
@@ -59,7 +60,7 @@ describe('rerun --run RUN_ID --failed', () => {
   it('reruns only the failed episode; finished episodes run no activity and make no model call', async () => {
     const runId = `rerun-${Date.now().toString(36)}`;
     const config: BenchmarkConfig = { dataset: 'fixture-rerun', split: 'test', models: ['mock-oracle'], settings: ['interactive'], samples: 1 };
-    const victim = `${runId}/${REVERSE.id}/mock-oracle/interactive/0`;
+    const victim = `${runId}/${REVERSE.id}_rerun/mock-oracle/interactive/0`;
 
     const first = countingMain((id) => id === victim);
     let workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: first.activities });
