@@ -1,6 +1,6 @@
 // Client side of dataset builds: start BuildDatasetWorkflow, follow its progress, format its summary.
 // Shared by `pau dataset` and tests.
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { TASK_QUEUES } from '../../config/queues';
 import { PauKind } from '../../config/searchAttributes';
 import { workflowUiLink } from '../../config/services';
@@ -69,4 +69,36 @@ export function formatSummary(s: BuildSummary): string {
   if (s.shortfall) lines.push(`NOTE: ${s.shortfall}`);
   if (s.error) lines.push(`ERROR: ${s.error}`);
   return lines.join('\n');
+}
+
+/**
+ * Waits for a build, drawing its progress line on stderr (in place on a terminal, every 10 s otherwise)
+ * from the workflow's `datasetProgress` query. Resolves or rejects with the workflow's result.
+ */
+export async function watchDatasetBuild(handle: WorkflowHandle, started = Date.now()): Promise<unknown> {
+  const tty = process.stderr.isTTY;
+  let lastPrinted = 0;
+  let done = false;
+  let checkingSince: number | undefined;
+  const result = handle.result().finally(() => (done = true));
+  result.catch(() => undefined);
+  while (!done) {
+    await new Promise((r) => setTimeout(r, 1000));
+    if (done) break;
+    let p: DatasetBuildProgress;
+    try {
+      p = await handle.query<DatasetBuildProgress>('datasetProgress');
+    } catch {
+      continue; // not started on a worker yet
+    }
+    if (p.phase === 'checking') checkingSince ??= Date.now() - 1000;
+    const line = progressLine(p, checkingSince ?? started);
+    if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+    else if (Date.now() - lastPrinted > 10_000) {
+      process.stderr.write(`${line}\n`);
+      lastPrinted = Date.now();
+    }
+  }
+  if (tty) process.stderr.write('\n');
+  return result;
 }

@@ -8,7 +8,7 @@ import { connect } from '../../db/client';
 import { getDataset } from '../../datasets/store';
 import { benchWorkflowId, newRunId, startBenchmark, watchBenchmark } from './bench';
 import { formatRunSummary, loadRunSummary } from './benchSummary';
-import { datasetWorkflowId, startDatasetBuild } from './dataset';
+import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { writeReport } from '../../activities/report/writeReport';
 
@@ -33,8 +33,9 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
       handle = client.workflow.getHandle(datasetWorkflowId(START_DATASET)); // a build is already running: wait for it
     }
     log(`  ${workflowUiLink(handle.workflowId)}`);
+    log('  (once per machine: every method runs in the sandbox; about 7 minutes on 2 cores)');
     try {
-      await handle.result();
+      await watchDatasetBuild(handle);
     } catch (err) {
       const e = err as Error & { cause?: Error & { cause?: Error } };
       log(`dataset ${START_DATASET}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);

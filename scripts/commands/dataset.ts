@@ -9,10 +9,9 @@ import { Method } from '../../datasets/method';
 import { SOURCE_NAMES } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
-import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { formatTable } from '../lib/table';
-import { formatSummary, progressLine, startDatasetBuild } from '../client/dataset';
+import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 
 export const usage = [
   'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S]',
@@ -73,30 +72,7 @@ async function build(argv: string[]): Promise<number> {
   try {
     const { handle, workflowId, uiLink } = await startDatasetBuild(client, config);
     console.log(`building dataset ${config.name}: workflow ${workflowId}\n  ${uiLink}`);
-    const tty = process.stderr.isTTY;
-    let lastPrinted = 0;
-    let done = false;
-    let checkingSince: number | undefined;
-    const result = handle.result().finally(() => (done = true));
-    result.catch(() => undefined);
-    while (!done) {
-      await new Promise((r) => setTimeout(r, 1000));
-      if (done) break;
-      let p: DatasetBuildProgress;
-      try {
-        p = await handle.query<DatasetBuildProgress>('datasetProgress');
-      } catch {
-        continue; // not started on a worker yet
-      }
-      if (p.phase === 'checking') checkingSince ??= Date.now() - 1000;
-      const line = progressLine(p, checkingSince ?? started);
-      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-      else if (Date.now() - lastPrinted > 10_000) {
-        process.stderr.write(`${line}\n`);
-        lastPrinted = Date.now();
-      }
-    }
-    if (tty) process.stderr.write('\n');
+    const result = watchDatasetBuild(handle, started);
     let summary: BuildSummary;
     try {
       summary = (await result) as BuildSummary;
