@@ -33,7 +33,7 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
       handle = client.workflow.getHandle(datasetWorkflowId(START_DATASET)); // a build is already running: wait for it
     }
     log(`  ${workflowUiLink(handle.workflowId)}`);
-    log('  (once per machine: every method runs in the sandbox; about 7 minutes on 2 cores)');
+    log('  (once per machine: every method runs in the sandbox; 2 to 7 minutes on 2 cores)');
     try {
       await watchDatasetBuild(handle);
     } catch (err) {
