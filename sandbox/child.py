@@ -90,6 +90,14 @@ def _warm_up():
         pass
 
 
+def _job_waiting():
+    import select
+    try:
+        return bool(select.select([JOB_FD], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
+
+
 def read_job():
     """The whole job (the executor closes its end after writing); None when closed without one."""
     chunks = []
@@ -112,7 +120,8 @@ def main(fds, opts, libc, limits_json):
         limits_mod.apply_call_limits(lim)
         if opts['scratch']:
             os.chdir(opts['scratch'])
-        _warm_up()
+        if not _job_waiting():
+            _warm_up()  # only worth it while idle: with a job already waiting it is pure delay
         if opts['seccomp']:
             seccomp.install(allow_fs_writes=opts['fs_writes'])
     except BaseException as e:  # never run untrusted code in a half-configured sandbox
