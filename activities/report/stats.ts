@@ -1,6 +1,7 @@
 // Means with 95% bootstrap confidence intervals, and paired differences, all seeded and deterministic:
 // the same data and seed give the same interval on every machine (no Math.random).
 // Method: percentile bootstrap, B resamples (default 2000) of the observations with replacement.
+import { seededRandom } from '../common/seededRandom';
 
 export interface Estimate {
   n: number;
@@ -17,17 +18,7 @@ export interface BootstrapOptions {
 
 export const DEFAULT_BOOTSTRAP: BootstrapOptions = { resamples: 2000, confidence: 0.95, seed: 20260 };
 
-/** mulberry32: a small, fast, seeded PRNG with good enough statistical quality for resampling. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export function mean(xs: readonly number[]): number | null {
   if (xs.length === 0) return null;

@@ -1,6 +1,7 @@
 // The scripted model's policies: pure functions from a chat request (and the method it is about) to a
 // reply. Not a language model: every reply says so (content prefix, `model`, `system_fingerprint`).
 import type { MockPolicy } from '../../../config/models';
+import { seededRandom } from '../../common/seededRandom';
 
 export const MOCK_MARK = '[scripted mock model — not a real LLM]';
 export const MOCK_FINGERPRINT = 'pau-scripted-mock-not-a-real-llm';
@@ -39,16 +40,6 @@ export const ORACLE_MAX_CALLS = 8;
 /** Calls the `steps` policy makes, one per turn (the orchestration benchmark). */
 export const STEPS_POLICY_CALLS = 10;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function seedOf(text: string): number {
   let h = 2166136261;
@@ -135,7 +126,7 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
     case 'null':
       return answer('I do not know what this method does.');
     case 'random': {
-      const rng = mulberry32(seedOf(`${method?.id ?? ''}|${req.messages.length}|${observed}`));
+      const rng = seededRandom(seedOf(`${method?.id ?? ''}|${req.messages.length}|${observed}`));
       const wanted = 1 + (seedOf(method?.id ?? 'x') % 3);
       if (canCall && turns < wanted) {
         const arity = requiredArity(method?.signature ?? null);
