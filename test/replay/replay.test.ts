@@ -1,0 +1,39 @@
+// Determinism guard: recorded histories must replay on today's workflow code. A change that alters the
+// commands a running workflow issues (without patched()) fails here instead of in production.
+//
+// The histories in test/fixtures/histories were recorded on a real dev server with
+// `temporal workflow show -w WORKFLOW_ID --output json`, their ids listed in index.json. The `-before-outcome-patch` ones predate the
+// PauOutcome search attribute (added behind patched('episode-outcome-search-attribute')): they prove
+// older histories still replay. Record new ones the same way when a workflow changes shape.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../config/env';
+import { installRuntime } from '../../workers/createWorker';
+import { workflowBundle } from '../helpers/workers';
+
+const DIR = path.join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
+/** File → the workflow id it was recorded under (workflows derive child ids from their own id). */
+const ids = JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) as Record<string, string>;
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+
+describe('workflow histories replay on the current code', () => {
+  it('has recorded histories of every main workflow type, each with its workflow id', () => {
+    expect(Object.keys(ids).sort()).toEqual(files);
+    const types = new Set(
+      files.map((f) => {
+        const h = JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as { events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[] };
+        return h.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+      }),
+    );
+    expect([...types].sort()).toEqual(['benchmarkRunWorkflow', 'buildDatasetWorkflow', 'doctorWorkflow', 'episodeWorkflow', 'judgeEpisodeWorkflow']);
+  });
+
+  it.each(files)('%s', async (file) => {
+    installRuntime();
+    const history = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as unknown;
+    // Throws DeterminismViolationError (or the workflow's own error) when the code no longer matches.
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, ids[file])).resolves.toBeUndefined();
+  });
+});
