@@ -1,7 +1,6 @@
 // `pau bench run ...`: start a benchmark run, show live progress, print the summary when it completes.
 // `pau bench status RUN_ID`: progress of a run from Postgres.
 import { z } from 'zod';
-import { SETTINGS } from '../../activities/episode/types';
 import { runProgress } from '../../activities/bench/run';
 import type { BenchmarkConfig } from '../../activities/bench/types';
 import { models } from '../../config/models';
@@ -9,7 +8,7 @@ import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { commaList, requireKnownModels } from '../lib/modelArgs';
+import { requireKnownModels, runSelectionFields, runSelectionOptions } from '../lib/benchArgs';
 import { benchWorkflowId, newRunId, progressLine, startBenchmark, watchBenchmark } from '../client/bench';
 import { formatRunSummary } from '../client/benchSummary';
 import { chooseJudge, judgeFields, type JudgeChoice } from '../client/judgeChoice';
@@ -27,11 +26,7 @@ const int = (min: number) => z.coerce.number().int().min(min);
 
 const runSchema = z.object({
   dataset: z.string().min(1).default('pau-v1'),
-  split: z.enum(['train', 'validation', 'test']).default('test'),
-  models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
-  settings: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
-  limit: int(1).optional(),
-  samples: int(1).default(1),
+  ...runSelectionFields,
   'max-calls': int(1).optional(),
   'max-turns': int(1).optional(),
   k: int(0).optional(),
@@ -41,18 +36,12 @@ const runSchema = z.object({
   replay: z.boolean().optional(),
   'run-id': z.string().regex(/^[A-Za-z0-9._:-]+$/).optional(),
   detach: z.boolean().optional(),
-  'judge-model': z.string().min(1).optional(),
-  judge: z.enum(['on', 'off']).default('on'),
   'report-dir': z.string().min(1).optional(),
 });
 
 const runOptions = {
   dataset: { type: 'string' },
-  split: { type: 'string' },
-  models: { type: 'string' },
-  settings: { type: 'string' },
-  limit: { type: 'string' },
-  samples: { type: 'string' },
+  ...runSelectionOptions,
   'max-calls': { type: 'string' },
   'max-turns': { type: 'string' },
   k: { type: 'string' },
@@ -62,8 +51,6 @@ const runOptions = {
   replay: { type: 'boolean' },
   'run-id': { type: 'string' },
   detach: { type: 'boolean' },
-  'judge-model': { type: 'string' },
-  judge: { type: 'string' },
   'report-dir': { type: 'string' },
 } as const;
 

@@ -1,10 +1,10 @@
 // `pau schedule ...`: nightly benchmark runs as Temporal Schedules.
 import { z } from 'zod';
-import { SETTINGS } from '../../activities/episode/types';
 import type { BenchmarkConfig } from '../../activities/bench/types';
 import { connectClient } from '../../config/temporal';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { commaList, requireKnownModels } from '../lib/modelArgs';
+import { requireKnownModels, runSelectionFields, runSelectionOptions } from '../lib/benchArgs';
+import { chooseJudge, judgeFields } from '../client/judgeChoice';
 import { printTable } from '../lib/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
 
@@ -21,7 +21,7 @@ const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other
 
 const nightlySchema = z.object({
   dataset: z.string().min(1),
-  models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
+  ...runSelectionFields,
   at: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)').default('02:00'),
   tz: z.string().min(1).default('UTC').refine((tz) => {
     try {
@@ -31,12 +31,6 @@ const nightlySchema = z.object({
       return false;
     }
   }, 'an IANA time zone such as UTC or Europe/Paris'),
-  settings: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
-  split: z.enum(['train', 'validation', 'test']).default('test'),
-  limit: z.coerce.number().int().min(1).optional(),
-  samples: z.coerce.number().int().min(1).default(1),
-  judge: z.enum(['on', 'off']).default('on'),
-  'judge-model': z.string().min(1).optional(),
   id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').optional(),
   overlap: z.enum(overlaps).default('skip'),
   catchup: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d').default('1h'),
@@ -45,15 +39,9 @@ const nightlySchema = z.object({
 
 const nightlyOptions = {
   dataset: { type: 'string' },
-  models: { type: 'string' },
+  ...runSelectionOptions,
   at: { type: 'string' },
   tz: { type: 'string' },
-  settings: { type: 'string' },
-  split: { type: 'string' },
-  limit: { type: 'string' },
-  samples: { type: 'string' },
-  judge: { type: 'string' },
-  'judge-model': { type: 'string' },
   id: { type: 'string' },
   overlap: { type: 'string' },
   catchup: { type: 'string' },
@@ -77,6 +65,8 @@ export async function run(argv: string[]): Promise<number> {
         const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions, nightlySchema);
         if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
         requireKnownModels([...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+        // Same rule as bench run: a real-model night is never judged silently by the scripted mock.
+        const judge = v.judge === 'off' ? { judgeModel: null, note: 'judge: off (--judge off)' } : chooseJudge(v.models, v['judge-model']);
         const config: BenchmarkConfig = {
           dataset: v.dataset,
           split: v.split,
@@ -84,8 +74,7 @@ export async function run(argv: string[]): Promise<number> {
           settings: v.settings,
           samples: v.samples,
           ...(v.limit ? { limit: v.limit } : {}),
-          ...(v.judge === 'on' ? { afterEpisode: { workflowType: 'judgeEpisodeWorkflow' } } : {}),
-          ...(v['judge-model'] ? { judgeModel: v['judge-model'] } : {}),
+          ...judgeFields(judge.judgeModel),
         };
         const scheduleId = v.id ?? `nightly-${v.dataset}`;
         const state = await upsertNightly(client, {
@@ -98,6 +87,7 @@ export async function run(argv: string[]): Promise<number> {
           ...(v.paused ? { paused: true } : {}),
         });
         console.log(`schedule ${scheduleId}: ${state}`);
+        console.log(judge.note);
         console.log(describeLines(await client.schedule.getHandle(scheduleId).describe()).join('\n'));
         return 0;
       }

@@ -55,6 +55,7 @@ describe('pau schedule', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect(created.stdout).toContain(`schedule ${id}: created`);
+    expect(created.stdout).toContain('judge: mock-oracle'); // scripted agents: the scripted judge
     let d = await client.schedule.getHandle(id).describe();
     expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
     expect(d.spec.timezone).toBe('Europe/Paris');

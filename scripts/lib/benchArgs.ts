@@ -1,0 +1,42 @@
+// Command-line pieces shared by the verbs that start benchmark runs (`bench run`, `schedule nightly`):
+// which methods × models × settings × samples, which judge, and the registry check for model names.
+import { z } from 'zod';
+import { SETTINGS } from '../../activities/episode/types';
+import { models } from '../../config/models';
+import { UsageError } from './args';
+
+/** `a,b, c` → ['a', 'b', 'c'] */
+export const commaList = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+/** Every name must be in the model registry; otherwise a usage error naming the unknown one. */
+export function requireKnownModels(names: readonly string[]): void {
+  for (const m of names) {
+    try {
+      models().get(m);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+}
+
+/** Schema fields for what a run covers and who judges it. */
+export const runSelectionFields = {
+  split: z.enum(['train', 'validation', 'test']).default('test'),
+  models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
+  settings: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
+  limit: z.coerce.number().int().min(1).optional(),
+  samples: z.coerce.number().int().min(1).default(1),
+  judge: z.enum(['on', 'off']).default('on'),
+  'judge-model': z.string().min(1).optional(),
+};
+
+/** The matching parseArgs options. */
+export const runSelectionOptions = {
+  split: { type: 'string' },
+  models: { type: 'string' },
+  settings: { type: 'string' },
+  limit: { type: 'string' },
+  samples: { type: 'string' },
+  judge: { type: 'string' },
+  'judge-model': { type: 'string' },
+} as const;
