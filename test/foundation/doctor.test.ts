@@ -97,3 +97,18 @@ describe('doctor workflow', () => {
   });
 });
 
+describe('worker processes', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('workers/all.ts serves all three queues and stops cleanly on %s', async (signal) => {
+    const child = await startScript('workers/all.ts', 'worker pau-gpu: ready');
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    // It really serves: a doctor run passes with no other worker running.
+    const report = await runDoctor(client, { queueWaitSeconds: 20 });
+    expect(report.ok).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    expect(await exited).toBe(0);
+    expect(out).toContain(`workers: ${signal} received, shutting down`);
+    expect(out).toContain('workers: stopped');
+  });
+});
