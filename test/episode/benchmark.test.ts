@@ -5,8 +5,6 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
 import { runProgress } from '../../activities/bench/run';
-import { createSandboxActivities } from '../../activities/sandbox/index';
-import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
@@ -17,7 +15,6 @@ import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
 let client: Client;
 let dbh: DbHandle;
-const sandboxActivities = () => ({ ...createSandboxQueueActivities(), ...createSandboxActivities() });
 
 beforeAll(async () => {
   client = await connectClient();
@@ -49,7 +46,7 @@ async function stepRows(runId: string) {
 describe('benchmark run', () => {
   let workers: TestWorkers;
   beforeAll(async () => {
-    workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': sandboxActivities() });
+    workers = await startTestWorkers(['pau', 'pau-sandbox']);
   });
   afterAll(async () => workers?.shutdown());
 
@@ -118,7 +115,7 @@ describe('benchmark run', () => {
 
 describe('pau bench run (CLI)', () => {
   it('prints the run id and UI link, shows progress, exits 0 with a summary table', async () => {
-    const workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': sandboxActivities() });
+    const workers = await startTestWorkers(['pau', 'pau-sandbox']);
     try {
       const r = await runCli(['bench', 'run', '--dataset', 'fixture-bench', '--split', 'test', '--models', 'mock-oracle,mock-null', '--settings', 'interactive,in-context', '--limit', '2']);
       expect(r.stderr).not.toMatch(/error/i);
@@ -139,7 +136,7 @@ describe('pau bench run (CLI)', () => {
 
 describe('worker killed mid-run', () => {
   it('the run completes on a new worker with no duplicate or missing steps', async () => {
-    const sandbox = await startTestWorkers(['pau-sandbox'], { 'pau-sandbox': sandboxActivities() });
+    const sandbox = await startTestWorkers(['pau-sandbox']);
     let worker = await startScript('workers/pau.ts', 'ready');
     try {
       const runId = `bench-kill-${Date.now().toString(36)}`;

@@ -8,8 +8,6 @@ import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes } from '../../db/schema/index';
 import { ADD, insertFixtureMethods, LOOPS, RAISES, REVERSE } from '../fixtures/episodeMethods';
-import { createSandboxActivities } from '../../activities/sandbox/index';
-import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { runEpisode, stepsOf } from './helpers';
 
@@ -21,7 +19,7 @@ beforeAll(async () => {
   client = await connectClient();
   dbh = connect(process.env.DATABASE_URL, 2);
   await insertFixtureMethods(dbh.db, 'fixture-episodes', [ADD, REVERSE, RAISES, LOOPS]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': { ...createSandboxQueueActivities(), ...createSandboxActivities() } });
+  workers = await startTestWorkers(['pau', 'pau-sandbox']);
 });
 afterAll(async () => {
   await workers?.shutdown();

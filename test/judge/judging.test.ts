@@ -5,8 +5,6 @@ import type { Client } from '@temporalio/client';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkConfig } from '../../activities/bench/types';
-import { createSandboxActivities } from '../../activities/sandbox/index';
-import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';
@@ -42,7 +40,7 @@ beforeAll(async () => {
       .onConflictDoNothing();
     await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
   }
-  workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': { ...createSandboxQueueActivities(), ...createSandboxActivities() } });
+  workers = await startTestWorkers(['pau', 'pau-sandbox']);
 }, 180_000);
 afterAll(async () => {
   await workers?.shutdown();

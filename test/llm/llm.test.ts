@@ -9,8 +9,6 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireSlot, closeSlotPool, heldSlots } from '../../activities/llm/concurrency';
 import { retryAfterMs, toFailure } from '../../activities/llm/errors';
-import { createSandboxActivities } from '../../activities/sandbox/index';
-import { createSandboxQueueActivities } from '../../activities/sandboxQueue';
 import { buildRegistry, loadModelsFile, ModelConfigError, apiKeyFor } from '../../config/models';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
@@ -27,7 +25,7 @@ beforeAll(async () => {
   client = await connectClient();
   dbh = connect(process.env.DATABASE_URL, 2);
   await insertFixtureMethods(dbh.db, 'fixture-llm', [ADD]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox'], { 'pau-sandbox': { ...createSandboxQueueActivities(), ...createSandboxActivities() } });
+  workers = await startTestWorkers(['pau', 'pau-sandbox']);
 });
 afterAll(async () => {
   await workers?.shutdown();
