@@ -8,10 +8,10 @@ import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { requireKnownModels, runSelectionFields, runSelectionOptions } from '../lib/benchArgs';
+import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
 import { benchWorkflowId, newRunId, progressLine, startBenchmark, watchBenchmark } from '../client/bench';
 import { formatRunSummary } from '../client/benchSummary';
-import { chooseJudge, judgeFields, type JudgeChoice } from '../client/judgeChoice';
+import { judgeFields } from '../client/judgeChoice';
 import { writeReport } from '../../activities/report/writeReport';
 
 export const usage = [
@@ -55,31 +55,16 @@ const runOptions = {
 } as const;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
-  requireKnownModels(v.models);
   const budgets = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
   const params = { ...(v.temperature !== undefined ? { temperature: v.temperature } : {}), ...(v.seed !== undefined ? { seed: v.seed } : {}) };
   return {
-    dataset: v.dataset,
-    split: v.split,
-    models: v.models,
-    settings: v.settings,
-    samples: v.samples,
-    ...(v.limit ? { limit: v.limit } : {}),
+    ...selectionConfig(v, v.dataset),
     ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
     ...(v.k !== undefined ? { k: v.k } : {}),
     ...(v.window ? { window: v.window } : {}),
     ...(Object.keys(params).length > 0 ? { params } : {}),
     ...(v.replay ? { replay: true } : {}),
   };
-}
-
-function judgeOf(v: z.infer<typeof runSchema>, config: BenchmarkConfig): JudgeChoice {
-  if (v.judge === 'off') return { judgeModel: null, note: 'judge: off (--judge off)' };
-  try {
-    return chooseJudge(config.models, v['judge-model']);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -116,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(rest, runOptions, runSchema);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const base = configFromArgs(values);
-  const judge = judgeOf(values, base);
+  const judge = judgeFromArgs(values);
   const config: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
   const runId = values['run-id'] ?? newRunId();
   const client = await connectClient();

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { BenchmarkConfig } from '../../activities/bench/types';
 import { connectClient } from '../../config/temporal';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { requireKnownModels, runSelectionFields, runSelectionOptions } from '../lib/benchArgs';
-import { chooseJudge, judgeFields } from '../client/judgeChoice';
+import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
+import { judgeFields } from '../client/judgeChoice';
 import { printTable } from '../lib/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
 
@@ -64,18 +64,10 @@ export async function run(argv: string[]): Promise<number> {
       case 'nightly': {
         const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions, nightlySchema);
         if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-        requireKnownModels([...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+        const base = selectionConfig(v, v.dataset);
         // Same rule as bench run: a real-model night is never judged silently by the scripted mock.
-        const judge = v.judge === 'off' ? { judgeModel: null, note: 'judge: off (--judge off)' } : chooseJudge(v.models, v['judge-model']);
-        const config: BenchmarkConfig = {
-          dataset: v.dataset,
-          split: v.split,
-          models: v.models,
-          settings: v.settings,
-          samples: v.samples,
-          ...(v.limit ? { limit: v.limit } : {}),
-          ...judgeFields(judge.judgeModel),
-        };
+        const judge = judgeFromArgs(v);
+        const config: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
         const scheduleId = v.id ?? `nightly-${v.dataset}`;
         const state = await upsertNightly(client, {
           scheduleId,

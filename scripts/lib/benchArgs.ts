@@ -1,9 +1,11 @@
 // Command-line pieces shared by the verbs that start benchmark runs (`bench run`, `schedule nightly`):
 // which methods × models × settings × samples, which judge, and the registry check for model names.
 import { z } from 'zod';
+import type { BenchmarkConfig } from '../../activities/bench/types';
 import { SETTINGS } from '../../activities/episode/types';
 import { models } from '../../config/models';
 import { UsageError } from './args';
+import { chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
 /** `a,b, c` → ['a', 'b', 'c'] */
 export const commaList = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
@@ -40,3 +42,28 @@ export const runSelectionOptions = {
   judge: { type: 'string' },
   'judge-model': { type: 'string' },
 } as const;
+
+type RunSelection = z.infer<z.ZodObject<typeof runSelectionFields>>;
+
+/** The part of a run's config the selection options decide (models checked against the registry). */
+export function selectionConfig(v: RunSelection, dataset: string): BenchmarkConfig {
+  requireKnownModels([...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  return {
+    dataset,
+    split: v.split,
+    models: v.models,
+    settings: v.settings,
+    samples: v.samples,
+    ...(v.limit ? { limit: v.limit } : {}),
+  };
+}
+
+/** `--judge off`, else chooseJudge's rule (a real-model run is never judged silently by the mock). */
+export function judgeFromArgs(v: RunSelection): JudgeChoice {
+  if (v.judge === 'off') return { judgeModel: null, note: 'judge: off (--judge off)' };
+  try {
+    return chooseJudge(v.models, v['judge-model']);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
