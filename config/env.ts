@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { maskUrl } from './redact';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -90,11 +91,18 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(
       result.error.issues.map((issue) => ({
         variable: String(issue.path[0] ?? '(environment)'),
-        problem: `${issue.message} (got ${JSON.stringify(picked[String(issue.path[0])] ?? null)})`,
+        problem: `${issue.message} (got ${shownValue(String(issue.path[0]), picked[String(issue.path[0])])})`,
       })),
     );
   }
   return result.data;
+}
+
+/** A bad value as an error message may show it: a URL's password masked, a key not at all. */
+function shownValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return 'null';
+  if (/KEY|SECRET|TOKEN|PASSWORD/.test(variable)) return '(hidden)';
+  return JSON.stringify(maskUrl(value));
 }
 
 let cached: Env | undefined;
