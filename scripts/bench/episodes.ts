@@ -22,20 +22,22 @@ function pct(xs: number[], p: number): number {
 
 async function main(): Promise<void> {
   const { freePort } = await import('../lib/processes');
-  const { localDatabaseUrl, localPostgres, startPostgres, stopPostgres } = await import('../stack/postgres');
+  const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../stack/postgres');
   const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../stack/temporal');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-bench-episodes-'));
-  fs.chmodSync(dir, 0o755);
+  process.env.PAU_STATE_DIR = dir; // the cluster's password lives under it
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
   const pg = localPostgres(dir, pgPort);
+  const password = clusterPassword(pg);
   const temporal = localTemporal(dir, temporalPort, 0, 'default', false);
   console.log(`private stack in ${dir} ...`);
-  await Promise.all([startPostgres(pg), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
-  Object.assign(process.env, { DATABASE_URL: localDatabaseUrl(pgPort), TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`, PAU_STATE_DIR: dir, PAU_MOCK_LLM_URL: '' });
+  await Promise.all([startPostgres(pg, password), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
+  Object.assign(process.env, { DATABASE_URL: localDatabaseUrl(pgPort, password), TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`, PAU_STATE_DIR: dir, PAU_MOCK_LLM_URL: '' });
   try {
     await run();
   } finally {
     await Promise.allSettled([stopTemporal(temporal), stopPostgres(pg)]);
+    removeCluster(pg);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
