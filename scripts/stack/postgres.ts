@@ -184,7 +184,7 @@ export async function startPostgres(p: LocalPostgres, password: string, log: (li
   let backup: string | undefined;
   if (isInitialised(p) && hbaUsesTrust(paths.data)) {
     const running = await isRunning(p);
-    backup = await upgradeTrustCluster(paths.data, password, log, async () => {
+    backup = await upgradeTrustCluster(paths.data, password, log, running, async () => {
       if (running) pgExec('pg_ctl', ['-D', paths.data, '-m', 'fast', '-w', '-t', '60', 'stop']);
     });
   }
@@ -231,19 +231,19 @@ function initCluster(data: string, password: string): void {
  * keeping the old file as a backup until verifyUpgrade has seen the server refuse a wrong password.
  * Returns the backup's path.
  */
-async function upgradeTrustCluster(data: string, password: string, log: (line: string) => void, stop: () => Promise<void>): Promise<string> {
+async function upgradeTrustCluster(data: string, password: string, log: (line: string) => void, running: boolean, stop: () => Promise<void>): Promise<string> {
   const file = hbaFile(data);
   const before = fs.readFileSync(file, 'utf8');
   let after: string;
   try {
     after = hbaWithScram(before);
   } catch (err) {
-    throw upgradeRefused(data, (err as Error).message, 'nothing was changed');
+    throw upgradeRefused(data, (err as Error).message, `pg_hba.conf and the role were left as they were; the cluster ${running ? 'still runs' : 'is stopped'}`);
   }
   log(`postgres: upgrading the cluster in ${data} from trust to password authentication (scram-sha-256); its data is kept`);
   await stop();
   const problem = singleUserSql(data, `ALTER ROLE pau PASSWORD '${scramVerifier(password)}';`);
-  if (problem) throw upgradeRefused(data, `setting the password of role pau failed: ${problem}`, 'nothing was changed; the cluster is stopped');
+  if (problem) throw upgradeRefused(data, `setting the password of role pau failed: ${problem}`, 'pg_hba.conf was left as it was; the cluster is stopped');
   const backup = `${file}.trust-backup`;
   writeClusterFile(backup, before);
   writeClusterFile(file, after);
