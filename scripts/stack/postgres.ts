@@ -47,10 +47,10 @@ function binDir(): string {
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Runs a Postgres binary, as the `postgres` user when we are root, with umask 077. */
-function pgExec(bin: string, args: string[], input?: string): string {
+function pgExec(bin: string, args: string[]): string {
   const exe = path.join(binDir(), bin);
   const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
-  return withPrivateUmask(() => execFileSync(cmd, argv, { encoding: 'utf8', stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], cwd: '/', ...(input === undefined ? {} : { input }) }));
+  return withPrivateUmask(() => execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: '/' }));
 }
 
 function postgresCanReach(dir: string): boolean {
