@@ -5,7 +5,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, datasets, episodes, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import type { BenchmarkConfig, RunTotals } from './types';
+import type { BenchmarkConfig, RunTotals } from '../../domain/bench/types';
 
 interface StoredConfig extends BenchmarkConfig {
   resolvedMethodIds: string[];

@@ -9,7 +9,7 @@ import type { Db } from '../../db/client';
 import { SandboxLimits } from '../../datasets/config';
 import { runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';
-import { fromSandboxBatch, portLimits, type DatasetSandbox } from './sandboxPort';
+import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
 
 export interface CheckBatchInput {
   ids: string[];

@@ -5,9 +5,9 @@ import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from './prompts';
+import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from '../../domain/episode/prompts';
 import { upsertSteps } from './steps';
-import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from './types';
+import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from '../../domain/episode/types';
 
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
 export function signatureFromCode(code: string, entry: string | null): string | undefined {

@@ -6,7 +6,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { Db } from '../../db/client';
 import { episodes } from '../../db/schema/index';
 import { loadSteps } from './steps';
-import type { SandboxCallResult } from './types';
+import type { SandboxCallResult } from '../../domain/episode/types';
 
 type StepRecord = Awaited<ReturnType<typeof loadSteps>>[number];
 

@@ -10,13 +10,13 @@ import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
-import type { CallResult, Coverage } from '../sandbox/schemas';
-import { buildCoderMessages, extractCode } from './coderPrompt';
-import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics, type ObservedCall } from './diagnostics';
-import { DEFAULT_HELDOUT, heldoutSet } from './heldoutInputs';
-import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from './judgePrompt';
-import { DEFAULT_EQUALITY, outcomesEqual, type Outcome } from './outcomeEquality';
-import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from './types';
+import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
+import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics, type ObservedCall } from '../../domain/judge/diagnostics';
+import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
+import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
+import { DEFAULT_EQUALITY, outcomesEqual, type Outcome } from '../../domain/judge/outcomeEquality';
+import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 
 export const JUDGE_ERROR_TYPES = { notFound: 'JudgeEpisodeNotFound', noModel: 'JudgeNoModel' } as const;
 

@@ -3,8 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes, runs } from '../../db/schema/index';
-import type { BenchmarkConfig } from '../bench/types';
-import type { Setting } from '../episode/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import type { Setting } from '../../domain/episode/types';
 
 export interface FailedEpisode {
   episodeId: string;

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
-import { renderHtml } from '../report/renderHtml';
+import { renderHtml } from '../../domain/report/renderHtml';
 import { buildReport, writeReport } from '../report/writeReport';
-import { describeRegression, findRegressions } from './regressions';
+import { describeRegression, findRegressions } from '../../domain/report/regressions';
 
 export function makePreviousScheduledRun(db: () => Db) {
   /** The latest completed benchmark run of `scheduleId` created before `runId`; null for the first. */

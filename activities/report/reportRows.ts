@@ -3,8 +3,8 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
-import type { EpisodeDiagnostics } from '../judge/diagnostics';
-import type { EpisodeRow } from './summarize';
+import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import type { EpisodeRow } from '../../domain/report/summarize';
 
 export interface RunInfo {
   id: string;

@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { getDb, type Db } from '../../db/client';
-import { formatTable } from '../../scripts/lib/table';
-import { renderHtml, type ReportDocument } from './renderHtml';
+import { formatTable } from '../../domain/report/table';
+import { renderHtml, type ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun } from './reportRows';
-import { compareSummaries, headlineRows, summarize } from './summarize';
-import type { BootstrapOptions } from './stats';
+import { compareSummaries, headlineRows, summarize } from '../../domain/report/summarize';
+import type { BootstrapOptions } from '../../domain/report/stats';
 
 export interface ReportOptions {
   runId: string;

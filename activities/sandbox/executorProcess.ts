@@ -10,7 +10,7 @@ import {
   type DoneMessage,
   type Limits,
   type RunBatchInput,
-} from './schemas';
+} from '../../domain/sandbox/schemas';
 
 /** The executor died or stopped answering: retryable (a fresh executor may well succeed). */
 export class SandboxCrash extends Error {

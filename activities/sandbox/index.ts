@@ -15,14 +15,14 @@ import {
   type BatchResult,
   type DeterminismInput,
   type DeterminismVerdict,
-} from './schemas';
+} from '../../domain/sandbox/schemas';
 
-export * from './schemas';
+export * from '../../domain/sandbox/schemas';
 export { SandboxPool, SandboxBadRequest, SandboxUnavailable, sharedSandboxPool, closeSharedSandboxPool, defaultLimits } from './pool';
 export type { SandboxPoolOptions, RunOptions } from './pool';
 export { SandboxCrash } from './executorProcess';
 export { checkDeterminism } from './determinism';
-export { mergeCoverage, coverageRatios } from './coverage';
+export { mergeCoverage, coverageRatios } from '../../domain/sandbox/coverage';
 export { decodeValue, encodeValue, canonical, pyEqual, pretty, outcomeKey } from './value';
 export type { PyValue, EqualityOptions } from './value';
 

@@ -1,9 +1,9 @@
 // Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress, type RunProgress } from '../../activities/bench/run';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 

@@ -1,14 +1,14 @@
 // Client side of dataset builds: start BuildDatasetWorkflow, follow its progress, format its summary.
 // Shared by `pau dataset` and tests.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind } from '../../domain/temporal/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import type { BuildConfigInput } from '../../datasets/config';
 import { SOURCE_NAMES } from '../../datasets/sources';
 import type { BuildSummary } from '../../datasets/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 export const PAPER_TEST_SIZE = 741;
 

@@ -1,10 +1,10 @@
 // Starts the doctor workflow and waits for its table. Shared by `pau doctor` and `pau start`.
 import type { Client } from '@temporalio/client';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind } from '../../domain/temporal/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import type { DoctorPartResult } from '../../activities/doctor/checkDatabase';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 export interface DoctorReport {
   workflowId: string;

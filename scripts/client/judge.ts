@@ -1,8 +1,8 @@
 // Starting a judging pass over a stored run: shared by `pau judge` and the tests.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { JudgeRunInput, JudgeRunResult } from '../../activities/judge/types';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauRunId } from '../../config/searchAttributes';
+import type { JudgeRunInput, JudgeRunResult } from '../../domain/judge/types';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauModel, PauRunId } from '../../domain/temporal/searchAttributes';
 
 export const judgeRunWorkflowId = (runId: string, judgeModel: string) => `judge/${judgeModel}/${runId}`;
 

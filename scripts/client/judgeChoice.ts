@@ -1,7 +1,7 @@
 // Which judge scores a benchmark run after each episode. Explicit choice (flag or PAU_JUDGE_MODEL) wins;
 // runs of scripted mock agents are judged by the scripted oracle judge; a run of real models with no
 // judge configured is not judged (rather than silently judged by a mock) and says how to judge it later.
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { env } from '../../config/env';
 import { models } from '../../config/models';
 

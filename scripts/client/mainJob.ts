@@ -1,7 +1,7 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
 // sample with the configured models — or, when none is configured, with the scripted mock models.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';

@@ -2,7 +2,7 @@
 // `pau bench status RUN_ID`: progress of a run from Postgres.
 import { z } from 'zod';
 import { runProgress } from '../../activities/bench/run';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';

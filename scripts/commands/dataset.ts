@@ -10,7 +10,7 @@ import { SOURCE_NAMES } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 
 export const usage = [

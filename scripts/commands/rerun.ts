@@ -2,8 +2,8 @@
 // `pau rerun --run RUN_ID --failed`: rerun only the failed episodes of a run; finished ones are kept.
 import { z } from 'zod';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauRunId } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauRunId } from '../../domain/temporal/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';

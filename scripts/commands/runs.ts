@@ -5,7 +5,7 @@ import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
 import { runs } from '../../db/schema/index';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { printTable } from '../lib/table';
+import { printTable } from '../../domain/report/table';
 import { listRuns, runEpisodes } from '../ops/runsQuery';
 
 export const usage = 'pau runs list [--failed] [--limit N]\n       pau runs show RUN_ID [--all]';

@@ -1,11 +1,11 @@
 // `pau schedule ...`: nightly benchmark runs as Temporal Schedules.
 import { z } from 'zod';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { connectClient } from '../../config/temporal';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
 import { judgeFields } from '../client/judgeChoice';
-import { printTable } from '../lib/table';
+import { printTable } from '../../domain/report/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
 
 export const usage = [

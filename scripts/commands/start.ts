@@ -1,7 +1,7 @@
 // `npm start`: the main job. Stack up, workers in this process, then the job; keeps the UI up until
 // Ctrl-C, or exits when the job is done with --once.
 import { z } from 'zod';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';

@@ -1,6 +1,6 @@
 // `pau workers [--queue Q]...`: run workers in this process until Ctrl-C.
 import { z } from 'zod';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { runWorkers } from '../../workers/runWorkers';
 import { parseCommandArgs } from '../lib/args';
 

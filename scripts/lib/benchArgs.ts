@@ -1,8 +1,8 @@
 // Command-line pieces shared by the verbs that start benchmark runs (`bench run`, `schedule nightly`):
 // which methods × models × settings × samples, which judge, and the registry check for model names.
 import { z } from 'zod';
-import type { BenchmarkConfig } from '../../activities/bench/types';
-import { SETTINGS } from '../../activities/episode/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import { SETTINGS } from '../../domain/episode/types';
 import { models } from '../../config/models';
 import { UsageError } from './args';
 import { chooseJudge, type JudgeChoice } from '../client/judgeChoice';

@@ -1,8 +1,8 @@
 // Benchmark Schedules (Temporal Schedules): create-or-update idempotently, and the operations on them.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
-import type { BenchmarkConfig } from '../../activities/bench/types';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauSplit } from '../../config/searchAttributes';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauModel, PauSplit } from '../../domain/temporal/searchAttributes';
 import type { ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 
 export type OverlapPolicy = keyof typeof ScheduleOverlapPolicy;

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress } from '../../activities/bench/run';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';

@@ -1,11 +1,11 @@
 // Running single episodes and reading them back, for the episode and LLM tests.
 import type { Client } from '@temporalio/client';
 import { asc, eq } from 'drizzle-orm';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { Db } from '../../db/client';
 import { steps } from '../../db/schema/index';
-import { episodeIdOf, type EpisodeInput, type EpisodeOutcome, type Setting } from '../../activities/episode/types';
-import { episodeWorkflowId } from '../../activities/bench/episodeInput';
+import { episodeIdOf, type EpisodeInput, type EpisodeOutcome, type Setting } from '../../domain/episode/types';
+import { episodeWorkflowId } from '../../domain/bench/episodeInput';
 
 let n = 0;
 export async function runEpisode(client: Client, methodId: string, model: string, setting: Setting, extra: Partial<EpisodeInput> = {}): Promise<EpisodeOutcome> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveJudgeConfig } from '../../activities/judge/activities';
-import { contradictions, explorationCounts, isEvidence, underExplored, type ObservedCall } from '../../activities/judge/diagnostics';
+import { contradictions, explorationCounts, isEvidence, underExplored, type ObservedCall } from '../../domain/judge/diagnostics';
 
 const ok = (value: unknown): ObservedCall['result'] => ({ ok: true, value });
 const err = (type: string, message = ''): ObservedCall['result'] => ({ ok: false, error: { type, message } });

@@ -4,7 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outcomesEqual, valuesEqual, type Encoded, type EqualityOptions, type Outcome } from '../../activities/judge/outcomeEquality';
+import { outcomesEqual, valuesEqual, type Encoded, type EqualityOptions, type Outcome } from '../../domain/judge/outcomeEquality';
 
 const f = (x: number | string): Encoded => ({ float: x });
 const t = (...xs: Encoded[]): Encoded => ({ tuple: xs });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarize, type EpisodeRow } from '../../activities/report/summarize';
+import { summarize, type EpisodeRow } from '../../domain/report/summarize';
 import { writeReport } from '../../activities/report/writeReport';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';

@@ -14,11 +14,11 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { MainActivities } from '../../activities/mainQueue';
-import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../activities/bench/types';
-import type { EpisodeInput, EpisodeOutcome, Setting } from '../../activities/episode/types';
-import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../activities/bench/episodeInput';
+import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../domain/bench/types';
+import type { EpisodeInput, EpisodeOutcome, Setting } from '../../domain/episode/types';
+import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/episodeInput';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
 
 const db = proxyActivities<MainActivities>({

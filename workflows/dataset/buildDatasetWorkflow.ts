@@ -2,7 +2,7 @@
 // `pau-sandbox` (a sliding window of `concurrency` batches of `batchSize` ids) → finalise (dedup, split,
 // hash). The history carries ids and counts only; the methods live in Postgres. Progress is a query.
 import { ApplicationFailure, defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { DatasetMainActivities, DatasetSandboxActivities } from '../../activities/dataset/index';
 import type { BuildConfigInput } from '../../datasets/config';
 import type { BuildSummary } from '../../datasets/summary';

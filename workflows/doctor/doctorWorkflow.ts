@@ -1,6 +1,6 @@
 // The operator's end-to-end check: one activity on each task queue, results persisted, a table returned.
 import { proxyActivities } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { DoctorPartResult } from '../../activities/doctor/checkDatabase';
 import type { GpuQueueActivities } from '../../activities/gpuQueue';
 import type { MainActivities } from '../../activities/mainQueue';

@@ -3,11 +3,11 @@
 // totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
 // benchmark run never fails because one episode did.
 import { ApplicationFailure, executeChild, log, ParentClosePolicy, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { PauOutcome } from '../../config/searchAttributes';
-import { TASK_QUEUES } from '../../config/queues';
+import { PauOutcome } from '../../domain/temporal/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { MainActivities } from '../../activities/mainQueue';
-import { NON_RETRYABLE_LLM_ERRORS } from '../../activities/llm/errorTypes';
-import { DEFAULT_BUDGETS, type CallOutcome, type EpisodeInput, type EpisodeOutcome, type PendingCall, type TurnInput, type TurnResult } from '../../activities/episode/types';
+import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
+import { DEFAULT_BUDGETS, type CallOutcome, type EpisodeInput, type EpisodeOutcome, type PendingCall, type TurnInput, type TurnResult } from '../../domain/episode/types';
 import { runSandboxBatch } from './sandboxBatch';
 
 const db = proxyActivities<MainActivities>({

@@ -2,9 +2,9 @@
 // Coverage is not recorded here: the calls an episode observed are in `steps`, and coverage of them is
 // recomputed in one batch when judging (deterministic methods), which keeps agent turns cheap.
 import { proxyActivities } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
-import type { BatchResult, RunBatchInput } from '../../activities/sandbox/schemas';
-import type { SandboxCallResult, SandboxLimits } from '../../activities/episode/types';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import type { BatchResult, RunBatchInput } from '../../domain/sandbox/schemas';
+import type { SandboxCallResult, SandboxLimits } from '../../domain/episode/types';
 
 interface SandboxBatchActivities {
   runMethodBatch(input: RunBatchInput): Promise<BatchResult>;

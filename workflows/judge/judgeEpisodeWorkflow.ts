@@ -3,10 +3,10 @@
 // one upsert of the judgment row keyed (episode, judge model). Called as the episode's after-episode hook
 // (`afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }`) or by judgeRunWorkflow over a stored run.
 import { proxyActivities } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { JudgeActivities } from '../../activities/judge/activities';
-import type { JudgeEpisodeInput, JudgeEpisodeResult } from '../../activities/judge/types';
-import type { BatchResult, RunBatchInput } from '../../activities/sandbox/schemas';
+import type { JudgeEpisodeInput, JudgeEpisodeResult } from '../../domain/judge/types';
+import type { BatchResult, RunBatchInput } from '../../domain/sandbox/schemas';
 
 const judge = proxyActivities<JudgeActivities>({
   taskQueue: TASK_QUEUES.main,

@@ -2,10 +2,10 @@
 // completed episodes (only those this judge has not judged, unless `force`) and runs judgeEpisodeWorkflow
 // children in a sliding window. Continues as new when the history grows long.
 import { continueAsNew, executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauMethodId, PauModel, PauRunId } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauMethodId, PauModel, PauRunId } from '../../domain/temporal/searchAttributes';
 import type { JudgeActivities } from '../../activities/judge/activities';
-import type { JudgeRunInput, JudgeRunResult } from '../../activities/judge/types';
+import type { JudgeRunInput, JudgeRunResult } from '../../domain/judge/types';
 import { judgeEpisodeWorkflow } from './judgeEpisodeWorkflow';
 
 const { listEpisodesToJudge } = proxyActivities<JudgeActivities>({

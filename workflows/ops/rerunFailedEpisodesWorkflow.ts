@@ -3,10 +3,10 @@
 // rows and steps are upserted by the same deterministic keys, and model calls that were made before
 // are answered from the llm_calls cache, so a rerun pays only for what had not been done.
 import { ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { MainActivities } from '../../activities/mainQueue';
-import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../activities/bench/episodeInput';
-import type { EpisodeOutcome } from '../../activities/episode/types';
+import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/episodeInput';
+import type { EpisodeOutcome } from '../../domain/episode/types';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
 
 const ops = proxyActivities<MainActivities>({

@@ -1,10 +1,10 @@
 // What a benchmark Schedule starts: a benchmark run (a child, with its own id bench/<runId>), then its
 // report compared with the previous run of the same schedule, regressions flagged.
 import { executeChild, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
 import type { MainActivities } from '../../activities/mainQueue';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 
 const ops = proxyActivities<MainActivities>({

@@ -1,7 +1,7 @@
 // The input of one episode of a benchmark run, from the run's config. Pure (no I/O): used inside
 // workflows, by the benchmark run and by reruns of failed episodes, so both start identical episodes.
 import type { SearchAttributePair } from '@temporalio/common';
-import { PauKind, PauMethodId, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
+import { PauKind, PauMethodId, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import type { BenchmarkConfig } from './types';
 import { episodeIdOf, type EpisodeInput, type Setting } from '../episode/types';
 
