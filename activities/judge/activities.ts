@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
@@ -17,8 +18,6 @@ import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual, type Outcome } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
-
-export const JUDGE_ERROR_TYPES = { notFound: 'JudgeEpisodeNotFound', noModel: 'JudgeNoModel' } as const;
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
@@ -76,7 +75,7 @@ async function loadEpisode(db: Db, episodeId: string) {
     .innerJoin(runs, eq(runs.id, episodes.runId))
     .where(eq(episodes.id, episodeId))
     .limit(1);
-  if (!row) throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, JUDGE_ERROR_TYPES.notFound);
+  if (!row) throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, FAILURE_TYPES.judgeEpisodeNotFound);
   return row;
 }
 
@@ -234,18 +233,19 @@ export function createJudgeActivities(db: () => Db) {
     },
 
     /** A page of a run's completed episode ids (by id), optionally only those this judge has not judged. */
-    async listEpisodesToJudge(input: { runId: string; judgeModel: string; force?: boolean; afterId?: string; limit?: number }): Promise<string[]> {
+    /** A page of the run's completed episodes (by id) to judge, with their method ids (for search attributes). */
+    async listEpisodesToJudge(input: { runId: string; judgeModel: string; force?: boolean; afterId?: string; limit?: number }): Promise<{ episodeId: string; methodId: string }[]> {
       const conds = [eq(episodes.runId, input.runId), eq(episodes.status, 'completed')];
       if (input.afterId) conds.push(gt(episodes.id, input.afterId));
       if (!input.force) conds.push(isNull(judgments.episodeId));
       const rows = await db()
-        .select({ id: episodes.id })
+        .select({ episodeId: episodes.id, methodId: episodes.methodId })
         .from(episodes)
         .leftJoin(judgments, and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, input.judgeModel)))
         .where(and(...conds))
         .orderBy(asc(episodes.id))
         .limit(input.limit ?? 200);
-      return rows.map((r) => r.id);
+      return rows;
     },
   };
 }

@@ -42,10 +42,9 @@ export interface EpisodeInput {
   /** Answer model calls from the cache even when params are not deterministic (replaying a run). */
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
-  /**
-   * Hook 'after episode': a workflow type started as a child with `{ runId, episodeId }` once the episode
-   * is persisted (e.g. the judge). Its failure is logged and never fails the episode.
-   */
+  /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
+  judge?: { judgeModel: string };
+  /** @deprecated Inputs recorded before the explicit judge step carried a workflow type; kept so their histories replay. */
   afterEpisode?: { workflowType: string; taskQueue?: string };
 }
 

@@ -25,7 +25,7 @@ export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoi
   };
 }
 
-/** The config fields that make each episode call the judge when it ends. */
-export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'afterEpisode' | 'judgeModel'> {
-  return judgeModel ? { afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }, judgeModel } : {};
+/** The config field that makes each episode end with a judge step. */
+export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'judgeModel'> {
+  return judgeModel ? { judgeModel } : {};
 }

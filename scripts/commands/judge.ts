@@ -8,7 +8,8 @@ import { connectClient } from '../../config/temporal';
 import { closeSharedDb } from '../../db/client';
 import { writeReport } from '../../activities/report/writeReport';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { judgeRunWorkflowId, startJudgeRun } from '../client/judge';
+import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
+import { startJudgeRun } from '../client/starters';
 
 export const usage = 'pau judge --run <runId> --judge-model <model> [--coder-model <model>] [--force] [--window N] [--out <dir>]';
 

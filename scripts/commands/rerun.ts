@@ -2,8 +2,7 @@
 // `pau rerun --run RUN_ID --failed`: rerun only the failed episodes of a run; finished ones are kept.
 import { z } from 'zod';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
-import { TASK_QUEUES } from '../../domain/temporal/queues';
-import { PauKind, PauRunId } from '../../domain/temporal/searchAttributes';
+import { startRerun } from '../client/starters';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
@@ -47,16 +46,7 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     const started = new Date();
     const workflowId = `rerun/${runId}/${started.toISOString().replace(/[:.]/g, '-')}`;
     console.log(`run ${runId}: rerunning ${failed.length} failed episode(s); completed episodes are kept`);
-    const handle = await client.workflow.start('rerunFailedEpisodesWorkflow', {
-      taskQueue: TASK_QUEUES.main,
-      workflowId,
-      args: [{ runId }],
-      typedSearchAttributes: [
-        { key: PauKind, value: 'rerun' },
-        { key: PauRunId, value: runId },
-      ],
-      staticSummary: `rerun of ${failed.length} failed episode(s) of run ${runId}`,
-    });
+    const handle = await startRerun(client, workflowId, { runId }, failed.length);
     console.log(`workflow ${workflowId}  ${workflowUiLink(workflowId)}`);
     let last = '';
     const timer = setInterval(() => {
@@ -67,7 +57,7 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     }, 2000);
     let result: RerunFailedResult;
     try {
-      result = (await handle.result()) as RerunFailedResult;
+      result = await handle.result();
     } finally {
       clearInterval(timer);
     }

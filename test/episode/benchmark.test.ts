@@ -8,7 +8,7 @@ import { runProgress } from '../../activities/bench/run';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
-import { startBenchmark } from '../../scripts/client/bench';
+import { startBenchmark } from '../../scripts/client/starters';
 import { ADD, insertFixtureMethods, manyMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runCli, startScript } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';

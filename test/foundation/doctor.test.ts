@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DoctorPartResult } from '../../activities/doctor/checkDatabase';
+import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { doctorChecks } from '../../db/schema/index';
@@ -66,14 +66,14 @@ describe('doctor workflow', () => {
       sandboxWorker.kill('SIGKILL');
       await new Promise((r) => sandboxWorker.once('exit', r));
       const workflowId = `doctor/test-kill-${Date.now()}`;
-      const handle = await client.workflow.start('doctorWorkflow', { taskQueue: 'pau', workflowId, args: [{ queueWaitSeconds: 60 }] });
+      const handle = await client.workflow.start(doctorWorkflow, { taskQueue: 'pau', workflowId, args: [{ queueWaitSeconds: 60 }] });
       // The sandbox part waits: its only worker is dead.
       await new Promise((r) => setTimeout(r, 3000));
       const desc = await handle.describe();
       if (desc.status.name !== 'RUNNING') console.log(JSON.stringify(await handle.result()));
       expect(desc.status.name).toBe('RUNNING');
       sandboxWorker = await startScript('workers/pau-sandbox.ts', 'ready');
-      const results = (await handle.result()) as DoctorPartResult[];
+      const results = await handle.result();
       expect(results.every((r) => r.ok)).toBe(true);
       expect(results.find((r) => r.part === 'sandbox')?.detail).toContain('probe(10) = 285');
     } finally {

@@ -8,8 +8,8 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';
-import { startBenchmark } from '../../scripts/client/bench';
-import { startJudgeRun } from '../../scripts/client/judge';
+import { startBenchmark } from '../../scripts/client/starters';
+import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 
@@ -64,7 +64,7 @@ describe('judging on the real stack', () => {
   it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the after-episode hook)', async () => {
     const config: BenchmarkConfig & { judgeModel: string } = {
       dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-null', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1, window: 8,
-      afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }, judgeModel: 'mock-oracle',
+      judgeModel: 'mock-oracle',
     };
     const result = await (await startBenchmark(client, runId, config)).result();
     expect(result.totals.failed).toBe(0);

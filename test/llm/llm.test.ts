@@ -15,7 +15,7 @@ import { connect, type DbHandle } from '../../db/client';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { runEpisode } from '../episode/helpers';
-import { episodeWorkflowId } from '../../domain/bench/episodeInput';
+import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 
 let client: Client;
 let dbh: DbHandle;

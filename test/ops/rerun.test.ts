@@ -10,7 +10,8 @@ import { createMainActivities } from '../../activities/mainQueue';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, llmCalls, runs } from '../../db/schema/index';
-import { startBenchmark } from '../../scripts/client/bench';
+import { startBenchmark } from '../../scripts/client/starters';
+import { scheduledBenchmarkWorkflow } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { startTestWorkers } from '../helpers/workers';
@@ -125,7 +126,7 @@ describe('rerun WORKFLOW_ID', () => {
     };
     let workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: failingReport });
     try {
-      const handle = await client.workflow.start('scheduledBenchmarkWorkflow', { taskQueue: 'pau', workflowId, args: [{ scheduleId, config }] });
+      const handle = await client.workflow.start(scheduledBenchmarkWorkflow, { taskQueue: 'pau', workflowId, args: [{ scheduleId, config }] });
       await expect(handle.result()).rejects.toThrow();
     } finally {
       await workers.shutdown();

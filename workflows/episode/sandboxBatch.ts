@@ -1,21 +1,8 @@
 // Several method calls in ONE sandbox activity on `pau-sandbox` (activities/sandbox: runMethodBatch).
 // Coverage is not recorded here: the calls an episode observed are in `steps`, and coverage of them is
 // recomputed in one batch when judging (deterministic methods), which keeps agent turns cheap.
-import { proxyActivities } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../domain/temporal/queues';
-import type { BatchResult, RunBatchInput } from '../../domain/sandbox/schemas';
 import type { SandboxCallResult, SandboxLimits } from '../../domain/episode/types';
-
-interface SandboxBatchActivities {
-  runMethodBatch(input: RunBatchInput): Promise<BatchResult>;
-}
-
-const sandbox = proxyActivities<SandboxBatchActivities>({
-  taskQueue: TASK_QUEUES.sandbox,
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
-});
+import { sandbox } from '../proxies/sandboxQueue';
 
 export async function runSandboxBatch(source: string, entry: string, calls: string[], limits?: SandboxLimits): Promise<SandboxCallResult[]> {
   if (calls.length === 0) return [];

@@ -1,17 +1,12 @@
 // What a benchmark Schedule starts: a benchmark run (a child, with its own id bench/<runId>), then its
 // report compared with the previous run of the same schedule, regressions flagged.
-import { executeChild, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { executeChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
-import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
-import type { MainActivities } from '../../activities/mainQueue';
+import { PauRunId } from '../../domain/temporal/searchAttributes';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
+import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
+import { report as ops } from '../proxies/mainQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
-
-const ops = proxyActivities<MainActivities>({
-  taskQueue: TASK_QUEUES.main,
-  startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10 },
-});
 
 export interface ScheduledBenchmarkInput {
   scheduleId: string;
@@ -40,14 +35,9 @@ export async function scheduledBenchmarkWorkflow(input: ScheduledBenchmarkInput)
   const config = { ...input.config, scheduleId: input.scheduleId };
   const result = await executeChild(benchmarkRunWorkflow, {
     args: [{ runId, config }],
-    workflowId: `bench/${runId}`,
+    workflowId: benchWorkflowId(runId),
     taskQueue: TASK_QUEUES.main,
-    typedSearchAttributes: [
-      { key: PauKind, value: 'benchmark' },
-      { key: PauRunId, value: runId },
-      { key: PauModel, value: config.models.join(',') },
-      { key: PauSplit, value: config.split },
-    ],
+    typedSearchAttributes: benchmarkSearchAttributes(runId, config),
     staticSummary: `scheduled benchmark (${input.scheduleId}): ${config.dataset}/${config.split} × ${config.models.join(', ')} × ${config.settings.join(', ')}`,
   });
   const previousRunId = await ops.previousScheduledRun({ scheduleId: input.scheduleId, runId });
