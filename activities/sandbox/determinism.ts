@@ -7,7 +7,7 @@
 // the dataset builder filters on `deterministic && stateless` or on individual flags.
 import { SandboxPool } from './pool';
 import { determinismInputSchema, type BatchResult, type DeterminismInput, type DeterminismVerdict } from '../../domain/sandbox/schemas';
-import { outcomeKey } from './value';
+import { outcomeKey } from '../../domain/sandbox/value';
 
 const NONDETERMINISM = [/^imports-nondeterministic:/, /^outputs-differ$/, /^hash-seed-dependent$/, /^timeouts$/, /^calls:(id|input|hash)$/, /^sleeps$/];
 const STATEFUL = [/^mutates-globals$/, /^mutates-defaults$/, /^global-statement$/, /^touches-files$/, /^network$/, /^subprocess$/, /^calls:(open|globals|vars)$/];

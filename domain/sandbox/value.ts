@@ -2,7 +2,7 @@
 // the forms other parts need: a Python-like display string, a canonical string for equality and
 // hashing (sets and dicts order-independent), and a type-aware equality with float tolerance for the
 // code-match scorer.
-import type { CallResult, EncodedValue } from '../../domain/sandbox/schemas';
+import type { CallResult, EncodedValue } from './schemas';
 
 export type PyValue =
   | { kind: 'none' }
