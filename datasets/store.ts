@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { datasetMethods, datasets, methods } from '../db/schema/index';
-import type { CallOutcome, Normalised } from './method';
+import type { Normalised, ProbeOutcome } from './method';
 import type { Split } from './split';
 
 export type MethodRow = typeof methods.$inferSelect;
@@ -92,8 +92,8 @@ export interface CheckRecord {
   detail: string;
   probeInputs: string[];
   heldoutInputs: string[];
-  probeOutputs: CallOutcome[];
-  heldoutOutputs: CallOutcome[];
+  probeOutputs: ProbeOutcome[];
+  heldoutOutputs: ProbeOutcome[];
 }
 
 /** Records the sandbox verdict (an upsert of the same row: a retried batch writes the same values). */

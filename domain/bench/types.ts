@@ -1,6 +1,7 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import type { ModelParams } from '../../config/models';
-import type { EpisodeBudgets, SandboxLimits, Setting } from '../episode/types';
+import type { EpisodeBudgets, Setting } from '../episode/types';
+import type { SandboxLimits } from '../sandbox/schemas';
 
 export interface BenchmarkConfig {
   dataset: string;

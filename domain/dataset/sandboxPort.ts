@@ -1,22 +1,11 @@
-// What the dataset build needs from the sandbox (activities/sandbox), typed structurally so this file does
-// not depend on the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
-// `fromSandboxBatch` turns the sandbox's per-call results into the filters' ObservedCall.
-import type { SandboxLimits } from '../../datasets/config';
-import type { ObservedCall } from '../../datasets/filters';
+// What the dataset build needs from the sandbox (activities/sandbox), typed by the sandbox contract
+// (domain/sandbox/schemas), not by the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
+// `fromSandboxBatch` classifies the sandbox's per-call results for the filters.
+import type { BuildLimits } from '../../datasets/config';
+import type { ClassifiedCall } from '../../datasets/filters';
+import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
 
-type Encoded = null | boolean | number | string | Encoded[] | { [k: string]: unknown };
-
-export interface PortCallResult {
-  ok: boolean;
-  value?: unknown;
-  repr?: string;
-  error?: { type: string; message: string };
-}
-
-export interface PortBatchResult {
-  results: PortCallResult[];
-  sourceError: { type: string; message: string } | null;
-}
+export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'>;
 
 export interface PortDeterminism {
   deterministic: boolean;
@@ -28,7 +17,7 @@ export interface PortRunInput {
   source: string;
   entry: string;
   calls: string[];
-  limits?: Partial<{ timeoutMs: number; memoryMb: number }>;
+  limits?: SandboxLimits;
 }
 
 export interface DatasetSandbox {
@@ -44,22 +33,21 @@ const SANDBOX_ERRORS = new Set(['BadArguments', 'EntryNotFound', 'SandboxError']
 export function hasNonLiteral(v: unknown): boolean {
   if (v === null || typeof v !== 'object') return false;
   if (Array.isArray(v)) return v.some(hasNonLiteral);
-  const o = v as Record<string, unknown>;
-  if ('other' in o) return true;
-  return Object.values(o).some(hasNonLiteral);
+  if ('other' in v) return true;
+  return Object.values(v).some(hasNonLiteral);
 }
 
-export function fromSandboxBatch(b: PortBatchResult): { sourceError?: string; calls: ObservedCall[] } {
-  const calls = b.results.map((r): ObservedCall => {
-    if (r.ok) return { ok: true, repr: r.repr ?? '', isNone: r.value === null, literal: !hasNonLiteral(r.value as Encoded) };
-    const t = r.error?.type ?? 'Error';
-    if (LIMIT_ERRORS.has(t)) return { ok: false, limit: `${t}: ${r.error?.message ?? ''}`.slice(0, 300), excType: t };
-    if (SANDBOX_ERRORS.has(t)) return { ok: false, sandboxError: `${t}: ${r.error?.message ?? ''}`.slice(0, 300), excType: t };
-    return { ok: false, excType: t, message: r.error?.message ?? '' };
+export function fromSandboxBatch(b: PortBatchResult): { sourceError?: string; calls: ClassifiedCall[] } {
+  const calls = b.results.map((r: CallResult): ClassifiedCall => {
+    if (r.ok) return { ok: true, repr: r.repr, isNone: r.value === null, literal: !hasNonLiteral(r.value) };
+    const t = r.error.type;
+    if (LIMIT_ERRORS.has(t)) return { ok: false, limit: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
+    if (SANDBOX_ERRORS.has(t)) return { ok: false, sandboxError: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
+    return { ok: false, excType: t, message: r.error.message };
   });
   return b.sourceError ? { sourceError: `${b.sourceError.type}: ${b.sourceError.message}`.slice(0, 500), calls } : { calls };
 }
 
-export function portLimits(l: SandboxLimits): PortRunInput['limits'] {
+export function portLimits(l: BuildLimits): SandboxLimits {
   return { timeoutMs: l.timeoutMs, memoryMb: l.memoryMb };
 }
