@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(formatDoctor(report));
     console.log(`doctor: ${report.ok ? 'all parts pass' : 'FAILED'} (${report.workflowId})`);
     if (!report.ok) code = 1;
-    // The main job (issue 5): the dataset if missing, then a small benchmark (scripts/client/mainJob.ts).
+    // The main job: the dataset if missing, then a small benchmark (scripts/client/mainJob.ts).
     else code = await runMainJob(client);
   } finally {
     await client.connection.close();

@@ -32,7 +32,7 @@ const observations = (rows: Awaited<ReturnType<typeof stepsOf>>) =>
 
 describe('interactive episode', () => {
   it('oracle: calls the method on its probe inputs in one batch, then submits the gold description', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-oracle', 'interactive');
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-oracle', 'interactive');
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4, turns: 2 });
     const rows = await stepsOf(dbh.db, out.episodeId);
     expect(rows.map((s) => s.kind)).toEqual(['system', 'user', 'assistant', 'call', 'call', 'call', 'call', 'assistant', 'submit']);
@@ -49,7 +49,7 @@ describe('interactive episode', () => {
   });
 
   it('malformed tool-call JSON is recorded as a problem, shown to the agent, and the episode goes on', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-malformed', 'interactive');
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-malformed', 'interactive');
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 0 });
     const rows = await stepsOf(dbh.db, out.episodeId);
     const problem = rows.find((s) => s.kind === 'problem');
@@ -58,7 +58,7 @@ describe('interactive episode', () => {
   });
 
   it('wrong arity is an observation (TypeError) labelled wrong_arity', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-wrong-arity', 'interactive');
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-wrong-arity', 'interactive');
     expect(out.status).toBe('completed');
     const [obs] = observations(await stepsOf(dbh.db, out.episodeId));
     expect(obs?.category).toBe('wrong_arity');
@@ -66,13 +66,13 @@ describe('interactive episode', () => {
   });
 
   it("a raising method's exception is the observation", async () => {
-    const out = await runEpisode(client, RAISES.id, 'mock-oracle', 'interactive');
+    const out = await runEpisode(client, dbh.db, RAISES.id, 'mock-oracle', 'interactive');
     expect(out.status).toBe('completed');
     expect(observations(await stepsOf(dbh.db, out.episodeId)).map((o) => o.text)).toEqual(['3', 'ValueError: division by zero is not allowed', '-4']);
   });
 
   it('a sandbox timeout is an observation, and the other calls of the batch still answer', async () => {
-    const out = await runEpisode(client, LOOPS.id, 'mock-oracle', 'interactive', { sandboxLimits: { timeoutMs: 300 } });
+    const out = await runEpisode(client, dbh.db, LOOPS.id, 'mock-oracle', 'interactive', { sandboxLimits: { timeoutMs: 300 } });
     expect(out.status).toBe('completed');
     const obs = observations(await stepsOf(dbh.db, out.episodeId));
     expect(obs[0]?.category).toBe('timeout');
@@ -81,7 +81,7 @@ describe('interactive episode', () => {
   });
 
   it('refusals are recorded as refusals; the agent is nudged, then asked once for a final description', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-refuse', 'interactive', { budgets: { maxTurns: 2 } });
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-refuse', 'interactive', { budgets: { maxTurns: 2 } });
     expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_refusal', turns: 3 });
     const rows = await stepsOf(dbh.db, out.episodeId);
     expect(rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { answer: string }).answer)).toEqual(['refusal', 'refusal', 'refusal']);
@@ -91,19 +91,19 @@ describe('interactive episode', () => {
   });
 
   it('empty answers are recorded as empty', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-empty', 'interactive', { budgets: { maxTurns: 1 } });
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-empty', 'interactive', { budgets: { maxTurns: 1 } });
     expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_empty' });
   });
 
   it('null policy: submits a useless description at once', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-null', 'interactive');
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-null', 'interactive');
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 0 });
     const t = await loadEpisodeTranscript(dbh.db, out.episodeId);
     expect(t?.finalDescription).toContain('I do not know');
   });
 
   it('a budget of calls: excess calls are not run, then the final ask', async () => {
-    const out = await runEpisode(client, ADD.id, 'mock-oracle', 'interactive', { budgets: { maxCalls: 2 } });
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-oracle', 'interactive', { budgets: { maxCalls: 2 } });
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted_after_final_ask', callsMade: 2 });
     const rows = await stepsOf(dbh.db, out.episodeId);
     expect(rows.filter((s) => s.kind === 'problem').map((s) => (s.call as { problem: string }).problem)).toEqual(['over_budget', 'over_budget']);
@@ -112,7 +112,7 @@ describe('interactive episode', () => {
 
 describe('in-context episode', () => {
   it('shows k probe inputs with their outputs and takes one answer', async () => {
-    const out = await runEpisode(client, REVERSE.id, 'mock-oracle', 'in-context', { k: 3 });
+    const out = await runEpisode(client, dbh.db, REVERSE.id, 'mock-oracle', 'in-context', { k: 3 });
     expect(out).toMatchObject({ status: 'completed', endReason: 'answered', callsMade: 0, turns: 1 });
     const rows = await stepsOf(dbh.db, out.episodeId);
     expect(rows.map((s) => s.kind)).toEqual(['system', 'example', 'example', 'example', 'user', 'assistant']);
@@ -125,7 +125,7 @@ describe('in-context episode', () => {
   });
 
   it('an example that raises is shown as raising', async () => {
-    const out = await runEpisode(client, RAISES.id, 'mock-random', 'in-context');
+    const out = await runEpisode(client, dbh.db, RAISES.id, 'mock-random', 'in-context');
     expect(out.status).toBe('completed');
     const rows = await stepsOf(dbh.db, out.episodeId);
     const user = (rows.find((s) => s.kind === 'user')?.agentMessage as { content: string }).content;

@@ -61,7 +61,7 @@ async function judgedRows(judgeModel: string) {
 const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 describe('judging on the real stack', () => {
-  it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the after-episode hook)', async () => {
+  it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the episode\'s judge step)', async () => {
     const config: BenchmarkConfig & { judgeModel: string } = {
       dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-null', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1, window: 8,
       judgeModel: 'mock-oracle',
@@ -115,7 +115,7 @@ describe('judging on the real stack', () => {
     // Judging again only judges what is missing.
     const again = await (await startJudgeRun(client, { runId, judgeModel: 'mock-null' })).result();
     expect(again.judged).toBe(0);
-  });
+  }, 180_000);
 
   it('`pau report` prints the headline with the oracle on top', async () => {
     const r = await runCli(['report', runId, '--judge-model', 'mock-oracle', '--out', `${process.env.PAU_STATE_DIR}/reports`]);

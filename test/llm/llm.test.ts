@@ -50,7 +50,7 @@ async function agentTurnAttempts(workflowId: string): Promise<{ attempt: number;
 describe('LLM activity retries', () => {
   it('429 with Retry-After: the turn is retried after the delay and the episode completes', async () => {
     const started = Date.now();
-    const out = await runEpisode(client, ADD.id, 'mock-ratelimit', 'interactive', { runId: `llm-429-${Date.now().toString(36)}` });
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-ratelimit', 'interactive', { runId: `llm-429-${Date.now().toString(36)}` });
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4 });
     // Two turns, each answered 429 once (Retry-After: 1) then 200: the started attempts are 1, 2, 1, 2.
     const attempts = await agentTurnAttempts(episodeWorkflowId(out.episodeId.split('/')[0]!, ADD.id, 'mock-ratelimit', 'interactive', 0));
@@ -64,7 +64,7 @@ describe('LLM activity retries', () => {
 
   it('401 is not retried: the episode fails once, naming the auth error', async () => {
     const runId = `llm-401-${Date.now().toString(36)}`;
-    const out = await runEpisode(client, ADD.id, 'mock-unauthorized', 'interactive', { runId });
+    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-unauthorized', 'interactive', { runId });
     expect(out.status).toBe('failed');
     expect(out.error).toMatch(/LlmAuthError/);
     expect((await agentTurnAttempts(episodeWorkflowId(runId, ADD.id, 'mock-unauthorized', 'interactive', 0))).map((a) => a.attempt)).toEqual([1]);
