@@ -10,6 +10,7 @@ import { BuildLimits } from '../../datasets/config';
 import { runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
 export interface CheckBatchInput {
   ids: string[];
@@ -37,7 +38,7 @@ export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limi
 
 export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => DatasetSandbox }) {
   return async function checkMethodsBatch(input: CheckBatchInput): Promise<CheckBatchResult> {
-    if (!Array.isArray(input?.ids)) throw ApplicationFailure.nonRetryable('checkMethodsBatch needs { ids: string[] }', 'BadDatasetInput');
+    if (!Array.isArray(input?.ids)) throw ApplicationFailure.nonRetryable('checkMethodsBatch needs { ids: string[] }', FAILURE_TYPES.badDatasetInput);
     const limits = BuildLimits.parse(input.limits ?? {});
     const rows = await methodsByIds(deps.db(), input.ids);
     const out: CheckBatchResult = { checked: 0, accepted: 0, rejected: 0 };
