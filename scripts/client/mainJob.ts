@@ -12,7 +12,7 @@ import { startBenchmark } from './starters';
 import { formatRunSummary, loadRunSummary } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
-import { writeReport } from '../../activities/report/writeReport';
+import { fetchReportFiles } from './report';
 
 export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
@@ -74,7 +74,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     log(formatRunSummary(await loadRunSummary(h.db, runId)));
     log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
     log('== report');
-    const report = await writeReport({ runId, db: h.db });
+    const report = await fetchReportFiles(h.db, runId);
     log(report.headline);
     log(`report: ${report.htmlPath}`);
     return result.totals.failed === result.totals.done ? 1 : 0;

@@ -14,7 +14,7 @@ import { newRunId, progressLine, watchBenchmark } from '../client/bench';
 import { startBenchmark } from '../client/starters';
 import { formatRunSummary } from '../client/benchSummary';
 import { judgeFields } from '../client/judgeChoice';
-import { writeReport } from '../../activities/report/writeReport';
+import { fetchReportFiles } from '../client/report';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
@@ -118,7 +118,7 @@ export async function run(argv: string[]): Promise<number> {
     const result = await watchBenchmark(h.db, handle, runId);
     console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
     console.log(`run ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed`);
-    const report = await writeReport({ runId, db: h.db, ...(values['report-dir'] ? { outDir: values['report-dir'] } : {}) });
+    const report = await fetchReportFiles(h.db, runId, values['report-dir']);
     console.log(`\n${report.headline}`);
     console.log(`report: ${report.htmlPath}`);
     return result.totals.failed > 0 && result.totals.failed === result.totals.done ? 1 : 0;

@@ -6,7 +6,8 @@ import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { closeSharedDb } from '../../db/client';
-import { writeReport } from '../../activities/report/writeReport';
+import { getDb } from '../../db/client';
+import { produceReportFiles } from '../client/report';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
@@ -35,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`judging run ${values.run} with ${judgeModel}: ${workflowUiLink(judgeRunWorkflowId(values.run, judgeModel))}`);
     const r = await handle.result();
     console.log(`judged ${r.judged}, skipped ${r.skipped}, failed ${r.failed}`);
-    const report = await writeReport({ runId: values.run, judgeModel, outDir: values.out });
+    const report = await produceReportFiles(getDb(), { runId: values.run, judgeModel }, values.out);
     console.log(report.headline);
     console.log(`\nreport: ${report.htmlPath}`);
     return r.failed > 0 ? 1 : 0;

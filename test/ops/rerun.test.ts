@@ -9,7 +9,7 @@ import type { TurnInput } from '../../domain/episode/types';
 import { createMainActivities } from '../../activities/mainQueue';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
-import { episodes, llmCalls, runs } from '../../db/schema/index';
+import { episodes, llmCalls, reports, runs } from '../../db/schema/index';
 import { startBenchmark } from '../../scripts/client/starters';
 import { scheduledBenchmarkWorkflow } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
@@ -119,7 +119,7 @@ describe('rerun WORKFLOW_ID', () => {
     let reportCalls = 0;
     const failingReport = {
       ...broken.activities,
-      writeScheduledReport: async () => {
+      produceReport: async () => {
         reportCalls++;
         throw ApplicationFailure.nonRetryable('injected report failure', 'InjectedFailure');
       },
@@ -142,8 +142,8 @@ describe('rerun WORKFLOW_ID', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/first failure at event \d+ \(activity failed: injected report failure\)/);
-      const result = (await client.workflow.getHandle(workflowId).result()) as { runId: string; report: string };
-      expect(result.report).toMatch(/\.html$/);
+      const result = await client.workflow.getHandle<typeof scheduledBenchmarkWorkflow>(workflowId).result();
+      expect(result.reportId).toBeGreaterThan(0);
     } finally {
       await workers.shutdown();
     }
@@ -151,7 +151,9 @@ describe('rerun WORKFLOW_ID', () => {
     expect(fixed.turns.size).toBe(0);
     const runId = `${scheduleId}-manual`;
     const [run] = await dbh.db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.status, 'completed')));
-    expect(run?.summary).toMatchObject({ report: expect.stringMatching(/\.html$/) });
+    expect(run?.summary).toMatchObject({ report: expect.any(Number) });
+    const [stored] = await dbh.db.select().from(reports).where(eq(reports.runId, runId));
+    expect(stored?.html).toContain('<html');
 
     // A workflow without a failure is refused with a clear message.
     const nothing = await runCli(['rerun', workflowId]);

@@ -1,12 +1,11 @@
 // Schedules on the real dev server: created, updated in place, paused, triggered (twice: the second run's
 // report compares with the first), listed and deleted.
 import type { Client } from '@temporalio/client';
-import fs from 'node:fs';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from '../../config/temporal';
 import { connect, type DbHandle } from '../../db/client';
-import { runs } from '../../db/schema/index';
+import { reports, runs } from '../../db/schema/index';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
@@ -39,7 +38,7 @@ async function waitForCompletedRuns(scheduleId: string, n: number, timeoutMs = 1
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const rows = await scheduledRuns(scheduleId);
-    const done = rows.filter((r) => r.status === 'completed' && (r.summary as { report?: string } | null)?.report);
+    const done = rows.filter((r) => r.status === 'completed' && (r.summary as { report?: number } | null)?.report);
     if (done.length >= n) return done;
     if (Date.now() > deadline) throw new Error(`${scheduleId}: ${done.length}/${n} scheduled runs reported within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 500));
@@ -87,12 +86,14 @@ describe('pau schedule', () => {
     expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
     const both = await waitForCompletedRuns(id, 2);
     const second = both[1]!;
-    const s = second.summary as { comparedWith: string; regressions: string[]; report: string };
+    const s = second.summary as { comparedWith: string; regressions: string[]; report: number };
     expect(s.comparedWith).toBe(first!.id);
     expect(s.regressions).toEqual([]); // the scripted oracle does as well every night
-    expect(fs.existsSync(s.report)).toBe(true);
-    const json = JSON.parse(fs.readFileSync(s.report.replace(/\.html$/, '.json'), 'utf8')) as { compare?: { runId: string } };
-    expect(json.compare?.runId).toBe(first!.id);
+    // The report is in Postgres (any host can fetch it), compared with the first run.
+    const [stored] = await dbh.db.select().from(reports).where(eq(reports.id, s.report));
+    expect(stored?.compareRunId).toBe(first!.id);
+    expect((stored?.json as { compare?: { runId: string } }).compare?.runId).toBe(first!.id);
+    expect(stored?.html).toContain('<html');
     // The scheduled workflow is findable by kind in the UI's search.
     const kinds: string[] = [];
     for await (const wf of client.workflow.list({ query: `PauKind = 'scheduled-benchmark' AND TemporalScheduledById = '${id}'` })) kinds.push(wf.workflowId);

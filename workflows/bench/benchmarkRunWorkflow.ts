@@ -2,7 +2,7 @@
 // workflow, at most `window` (default 50) in flight. After `episodesPerExecution` starts (or when
 // Temporal suggests it) the run drains its window and continues as new with the cursor and totals, so
 // its history stays small at any size. A failed episode is recorded and counted; it never fails the run.
-import { ApplicationFailure, continueAsNew, defineQuery, log, ParentClosePolicy, setHandler, startChild } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, defineQuery, log, ParentClosePolicy, patched, setHandler, startChild } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { errorText } from '../../domain/temporal/errorText';
@@ -10,7 +10,7 @@ import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../dom
 import type { EpisodeInput, EpisodeOutcome, Setting } from '../../domain/episode/types';
 import { episodeInputFor } from '../../domain/bench/episodeInput';
 import { episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/workflowIds';
-import { db } from '../proxies/mainQueue';
+import { db, report } from '../proxies/mainQueue';
 import { fanOut } from '../common/fanOut';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
 
@@ -110,5 +110,8 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
     await continueAsNew<typeof benchmarkRunWorkflow>({ runId, config, cursor, totals });
   }
   await db.finishRun({ runId, status: 'completed', summary: { total, ...totals } });
+  // The run's report, stored in Postgres (scheduled runs produce theirs, with the comparison, in the
+  // parent). Histories recorded before this step replay without it.
+  if (patched('benchmark-report-step') && !config.scheduleId) await report.produceReport({ runId });
   return { runId, total, totals };
 }

@@ -1,6 +1,7 @@
 // What a benchmark Schedule starts: a benchmark run (a child, with its own id bench/<runId>), then its
-// report compared with the previous run of the same schedule, regressions flagged.
-import { executeChild, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+// report (produceReport, stored in Postgres) compared with the previous run of the same schedule,
+// regressions flagged.
+import { executeChild, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { PauRunId } from '../../domain/temporal/searchAttributes';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
@@ -18,7 +19,8 @@ export interface ScheduledBenchmarkResult {
   result: BenchmarkRunResult;
   previousRunId: string | null;
   regressions: string[];
-  report: string;
+  /** The stored report (`reports.id`); `pau report` writes its files. */
+  reportId: number;
 }
 
 /**
@@ -41,6 +43,9 @@ export async function scheduledBenchmarkWorkflow(input: ScheduledBenchmarkInput)
     staticSummary: `scheduled benchmark (${input.scheduleId}): ${config.dataset}/${config.split} × ${config.models.join(', ')} × ${config.settings.join(', ')}`,
   });
   const previousRunId = await ops.previousScheduledRun({ scheduleId: input.scheduleId, runId });
-  const report = await ops.writeScheduledReport({ runId, previousRunId });
-  return { runId, result, previousRunId, regressions: report.regressions, report: report.htmlPath };
+  // Histories recorded before reports moved to Postgres called writeScheduledReport (now the same thing).
+  const report = patched('report-in-postgres')
+    ? await ops.produceReport({ runId, ...(previousRunId ? { compare: previousRunId } : {}), regressions: true })
+    : await ops.writeScheduledReport({ runId, previousRunId });
+  return { runId, result, previousRunId, regressions: report.regressions, reportId: report.reportId };
 }
