@@ -1,6 +1,6 @@
 // Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress, type RunProgress } from '../../activities/bench/run';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';

@@ -1,6 +1,6 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
 // sample with the configured models — or, when none is configured, with the scripted mock models.
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
@@ -13,6 +13,7 @@ import { formatRunSummary, loadRunSummary } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
+import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
@@ -27,7 +28,7 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
       return true;
     }
     log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
-    let handle;
+    let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
     try {
       ({ handle } = await startDatasetBuild(client, { name: START_DATASET }));
     } catch (err) {

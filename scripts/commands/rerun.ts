@@ -52,7 +52,10 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     const timer = setInterval(() => {
       void runEpisodes(h.db, runId, 'failed').then((still) => {
         const line = `  still failed or not yet rerun: ${still.length}/${failed.length}`;
-        if (line !== last) console.log((last = line));
+        if (line !== last) {
+          last = line;
+          console.log(line);
+        }
       });
     }, 2000);
     let result: RerunFailedResult;

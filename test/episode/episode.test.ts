@@ -43,7 +43,7 @@ describe('interactive episode', () => {
     const rows = await stepsOf(stack.db, out.episodeId);
     const problem = rows.find((s) => s.kind === 'problem');
     expect(problem?.call).toMatchObject({ problem: 'malformed_json', raw: '{"arguments": "1, 2' });
-    expect((problem?.observation as { text: string }).text).toMatch(/not valid JSON/);
+    expect((problem!.observation as { text: string }).text).toMatch(/not valid JSON/);
   });
 
   it('wrong arity is an observation (TypeError) labelled wrong_arity', async () => {
@@ -105,7 +105,7 @@ describe('in-context episode', () => {
     expect(out).toMatchObject({ status: 'completed', endReason: 'answered', callsMade: 0, turns: 1 });
     const rows = await stepsOf(stack.db, out.episodeId);
     expect(rows.map((s) => s.kind)).toEqual(['system', 'example', 'example', 'example', 'user', 'assistant']);
-    const user = (rows[4]?.agentMessage as { content: string }).content;
+    const user = (rows[4]!.agentMessage as { content: string }).content;
     expect(user).toContain("reverse_words('hello world') -> 'world hello'");
     expect(user).toContain("reverse_words('') -> ''");
     const t = await loadEpisodeTranscript(stack.db, out.episodeId);
@@ -117,7 +117,7 @@ describe('in-context episode', () => {
     const out = await runEpisode(stack.client, stack.db, RAISES.id, 'mock-random', 'in-context');
     expect(out.status).toBe('completed');
     const rows = await stepsOf(stack.db, out.episodeId);
-    const user = (rows.find((s) => s.kind === 'user')?.agentMessage as { content: string }).content;
+    const user = (rows.find((s) => s.kind === 'user')!.agentMessage as { content: string }).content;
     expect(user).toContain('safe_div(1, 0) raises ValueError: division by zero is not allowed');
   });
 });

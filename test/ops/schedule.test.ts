@@ -70,7 +70,7 @@ describe('pau schedule', () => {
     // Trigger: a scheduled run, reported. Then a second one, compared with the first.
     expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
     const [first] = await waitForCompletedRuns(id, 1);
-    expect((first?.summary as { comparedWith: string | null }).comparedWith).toBeNull();
+    expect((first!.summary as { comparedWith: string | null }).comparedWith).toBeNull();
     expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
     const both = await waitForCompletedRuns(id, 2);
     const second = both[1]!;
@@ -80,7 +80,7 @@ describe('pau schedule', () => {
     // The report is in Postgres (any host can fetch it), compared with the first run.
     const [stored] = await stack.db.select().from(reports).where(eq(reports.id, s.report));
     expect(stored?.compareRunId).toBe(first!.id);
-    expect((stored?.json as { compare?: { runId: string } }).compare?.runId).toBe(first!.id);
+    expect((stored!.json as { compare?: { runId: string } }).compare?.runId).toBe(first!.id);
     expect(stored?.html).toContain('<html');
     // The scheduled workflow is findable by kind in the UI's search.
     const kinds: string[] = [];
