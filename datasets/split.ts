@@ -68,7 +68,9 @@ export function stratifiedSplit(items: { id: string; source: string }[], sizes: 
   const hashOf = new Map(items.map((it) => [it.id, sha256Hex(`${seed}\n${it.id}`)]));
   for (const split of ['test', 'validation', 'train'] as const) {
     const inSplit = assignments.filter((a) => a.split === split).sort((a, b) => (hashOf.get(a.id)! < hashOf.get(b.id)! ? -1 : 1));
-    inSplit.forEach((a, i) => (a.position = i));
+    inSplit.forEach((a, i) => {
+      a.position = i;
+    });
     pos[split] = inSplit.length;
   }
   const result: SplitResult = { assignments, requested: { ...sizes }, actual: pos };

@@ -1,9 +1,9 @@
 // Postgres side of datasets: idempotent writes during a build, and the read API the rest of the pipeline
-// uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods, getMethod.
+// uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { datasetMethods, datasets, methods } from '../db/schema/index';
-import type { CallOutcome, Normalised } from './method';
+import type { Normalised, ProbeOutcome } from './method';
 import type { Split } from './split';
 
 export type MethodRow = typeof methods.$inferSelect;
@@ -92,8 +92,8 @@ export interface CheckRecord {
   detail: string;
   probeInputs: string[];
   heldoutInputs: string[];
-  probeOutputs: CallOutcome[];
-  heldoutOutputs: CallOutcome[];
+  probeOutputs: ProbeOutcome[];
+  heldoutOutputs: ProbeOutcome[];
 }
 
 /** Records the sandbox verdict (an upsert of the same row: a retried batch writes the same values). */
@@ -166,12 +166,4 @@ export async function getDatasetMethods(db: Db, name: string, opts: { split?: Sp
   if (opts.limit !== undefined) q = q.limit(opts.limit);
   if (opts.offset !== undefined) q = q.offset(opts.offset);
   return (await q).map((r) => ({ ...r.m, split: r.split, position: r.position }));
-}
-
-/** One method with the split it has in `dataset` (when given). */
-export async function getMethod(db: Db, id: string, dataset?: string): Promise<(MethodRow & { split?: Split }) | undefined> {
-  const [m] = await db.select().from(methods).where(eq(methods.id, id));
-  if (!m || !dataset) return m;
-  const [dm] = await db.select().from(datasetMethods).where(and(eq(datasetMethods.datasetName, dataset), eq(datasetMethods.methodId, id)));
-  return dm ? { ...m, split: dm.split } : m;
 }

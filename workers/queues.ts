@@ -1,7 +1,7 @@
 // What each queue's worker serves and how much at once. One place, so `workers/<queue>.ts` entries,
 // `npm run workers` and the tests build the same workers.
 import { env } from '../config/env';
-import { TASK_QUEUES, type TaskQueueName } from '../config/queues';
+import { TASK_QUEUES, type TaskQueueName } from '../domain/temporal/queues';
 import { createGpuQueueActivities } from '../activities/gpuQueue';
 import { createMainActivities } from '../activities/mainQueue';
 import { createSandboxQueueActivities } from '../activities/sandboxQueue';

@@ -1,7 +1,7 @@
 // Runs workers for the given queues in this process; SIGINT/SIGTERM shut them down cleanly (in-flight
 // activities get the shutdown grace time).
 import type { Worker } from '@temporalio/worker';
-import type { TaskQueueName } from '../config/queues';
+import type { TaskQueueName } from '../domain/temporal/queues';
 import { closeSharedDb } from '../db/client';
 import { detectDevice } from '../activities/doctor/deviceInfo';
 import { closeSharedSandboxPool } from '../activities/sandbox/index';

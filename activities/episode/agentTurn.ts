@@ -5,12 +5,12 @@
 import type { Db } from '../../db/client';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
-import { storedObservation, observationText } from './observation';
-import { EMPTY_SUBMISSION_OBSERVATION, finalPrompt, inContextUserPrompt, nudgePrompt, SUBMIT_ONLY, SUBMITTED_OBSERVATION, TOOL_CALL_METHOD, TOOLS } from './prompts';
+import { storedObservation, observationText } from '../../domain/episode/observation';
+import { EMPTY_SUBMISSION_OBSERVATION, finalPrompt, inContextUserPrompt, nudgePrompt, SUBMIT_ONLY, SUBMITTED_OBSERVATION, TOOL_CALL_METHOD, TOOLS } from '../../domain/episode/prompts';
 import { loadSteps, upsertSteps, type StepRow } from './steps';
-import { classifyText, parseToolCall } from './toolCalls';
+import { classifyText, parseToolCall } from '../../domain/episode/toolCalls';
 import { messagesFromSteps } from './transcript';
-import type { AnswerKind, PendingCall, TurnInput, TurnResult } from './types';
+import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
 
 export function makeAgentTurn(db: () => Db) {
   return async function agentTurn(input: TurnInput): Promise<TurnResult> {

@@ -1,6 +1,6 @@
 // One chat completion through the `openai` package, with the llm_calls cache/ledger and the cross-worker
-// concurrency cap. Used by the `llmChat` activity and by activities that build their prompts from
-// Postgres (the episode turn), so every model call in the project goes through here.
+// concurrency cap. Used by the activities that build their prompts from Postgres (the episode turn, the
+// judge), so every model call in the project goes through here.
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
@@ -57,8 +57,6 @@ export interface ChatDeps {
   /** Called while waiting for a slot and during the request (activities heartbeat here). */
   onProgress?: (what: string) => void;
   signal?: AbortSignal;
-  /** Test hook: counts requests actually sent. */
-  onRequestSent?: (model: string) => void;
 }
 
 /** Deterministic params make a request cacheable across runs: temperature 0 or a fixed seed. */
@@ -143,7 +141,6 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   let completion: ChatCompletion;
   const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
   try {
-    deps.onRequestSent?.(spec.name);
     completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
       ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),

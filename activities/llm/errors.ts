@@ -7,9 +7,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import { redact } from '../../config/redact';
 
-import { LLM_ERROR_TYPES } from './errorTypes';
+import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
 
-export { LLM_ERROR_TYPES, NON_RETRYABLE_LLM_ERRORS } from './errorTypes';
+export { LLM_ERROR_TYPES, NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
 
 /** Retry-After (seconds or an HTTP date) or retry-after-ms, in ms; undefined when absent or unreadable. */
 export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {

@@ -3,18 +3,11 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
-import type { EpisodeDiagnostics } from '../judge/diagnostics';
-import type { EpisodeRow } from './summarize';
+import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import type { RunInfo } from '../../domain/report/renderHtml';
+import type { EpisodeRow } from '../../domain/report/summarize';
 
-export interface RunInfo {
-  id: string;
-  kind: string;
-  status: string;
-  config: unknown;
-  workflowId: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+export type { RunInfo };
 
 /** The judge models that judged this run's episodes, most judgments first (then most recent). */
 export async function judgeModelsOf(db: Db, runId: string): Promise<{ judgeModel: string; n: number }[]> {

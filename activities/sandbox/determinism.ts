@@ -6,8 +6,8 @@
 // Outcomes (value or error type+message, plus stdout) must agree call by call. Flags name what was seen;
 // the dataset builder filters on `deterministic && stateless` or on individual flags.
 import { SandboxPool } from './pool';
-import { determinismInputSchema, type BatchResult, type DeterminismInput, type DeterminismVerdict } from './schemas';
-import { outcomeKey } from './value';
+import { determinismInputSchema, type BatchResult, type DeterminismInput, type DeterminismVerdict } from '../../domain/sandbox/schemas';
+import { outcomeKey } from '../../domain/sandbox/value';
 
 const NONDETERMINISM = [/^imports-nondeterministic:/, /^outputs-differ$/, /^hash-seed-dependent$/, /^timeouts$/, /^calls:(id|input|hash)$/, /^sleeps$/];
 const STATEFUL = [/^mutates-globals$/, /^mutates-defaults$/, /^global-statement$/, /^touches-files$/, /^network$/, /^subprocess$/, /^calls:(open|globals|vars)$/];

@@ -8,9 +8,10 @@ import {
   executorMessageSchema,
   type CallResult,
   type DoneMessage,
+  type ExecutorMessage,
   type Limits,
   type RunBatchInput,
-} from './schemas';
+} from '../../domain/sandbox/schemas';
 
 /** The executor died or stopped answering: retryable (a fresh executor may well succeed). */
 export class SandboxCrash extends Error {
@@ -80,7 +81,7 @@ export class ExecutorProcess {
     const lines = createInterface({ input: this.proc.stdout, crlfDelay: Infinity });
     lines.on('line', (line) => {
       if (!line.trim()) return;
-      let msg;
+      let msg: ExecutorMessage;
       try {
         msg = executorMessageSchema.parse(JSON.parse(line));
       } catch (err) {

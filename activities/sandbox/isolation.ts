@@ -103,7 +103,9 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       binds.push('--ro-bind', dir, dir);
     }
     const sitePaths = info.venvSitePackages.map((_, i) => `${VENV_SITE_MOUNT}/${i}`);
-    info.venvSitePackages.forEach((dir, i) => binds.push('--ro-bind', dir, sitePaths[i]!));
+    info.venvSitePackages.forEach((dir, i) => {
+      binds.push('--ro-bind', dir, sitePaths[i]!);
+    });
     const env = { ...minimalEnv(SCRATCH_IN_BWRAP, hashSeed), ...(sitePaths.length > 0 ? { PYTHONPATH: sitePaths.join(':') } : {}) };
     const args = [
       '--unshare-all', // user, ipc, pid, net (loopback only), uts, cgroup namespaces

@@ -13,7 +13,7 @@ import {
   type Limits,
   type RunBatchInput,
   type SandboxMode,
-} from './schemas';
+} from '../../domain/sandbox/schemas';
 
 export interface SandboxPoolOptions {
   mode?: RequestedMode;

@@ -62,7 +62,7 @@ export const steps = pgTable(
       .notNull()
       .references(() => episodes.id, { onDelete: 'cascade' }),
     idx: integer('idx').notNull(),
-    /** 'assistant' (the agent's message), 'call' (a method call and its observation), 'system', 'user'. */
+    /** A StepKind (activities/episode/steps.ts lists the 7 kinds and their columns). */
     kind: text('kind').notNull(),
     agentMessage: jsonb('agent_message'),
     call: jsonb('call'),

@@ -50,7 +50,8 @@ async function run(): Promise<void> {
   const { startWorkers } = await import('../../workers/runWorkers');
   const { createSandboxActivities } = await import('../../activities/sandbox/index');
   const { createQueueWorker } = await import('../../workers/createWorker');
-  const { startBenchmark, progressLine } = await import('../client/bench');
+  const { progressLine } = await import('../client/bench');
+  const { startBenchmark } = await import('../client/starters');
   const { runProgress } = await import('../../activities/bench/run');
   const { STEPS_POLICY_CALLS } = await import('../../activities/llm/mock/policies');
   const { env } = await import('../../config/env');

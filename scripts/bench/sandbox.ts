@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { probePython } from '../../activities/sandbox/isolation';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 const TRIVIAL = 'def f(x):\n    return x + 1\n';
 const HE0 = `from typing import List

@@ -1,38 +1,13 @@
 // Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress, type RunProgress } from '../../activities/bench/run';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 
 export function newRunId(prefix = 'bench'): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${prefix}-${t}-${Math.random().toString(36).slice(2, 6)}`;
-}
-
-export const benchWorkflowId = (runId: string) => `bench/${runId}`;
-
-export function benchSummary(config: BenchmarkConfig): string {
-  const what = config.methodIds ? `${config.methodIds.length} listed methods` : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
-  return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
-}
-
-export async function startBenchmark(client: Client, runId: string, config: BenchmarkConfig): Promise<WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>> {
-  return client.workflow.start('benchmarkRunWorkflow', {
-    taskQueue: TASK_QUEUES.main,
-    workflowId: benchWorkflowId(runId),
-    args: [{ runId, config }],
-    typedSearchAttributes: [
-      { key: PauKind, value: 'benchmark' },
-      { key: PauRunId, value: runId },
-      { key: PauModel, value: config.models.join(',') },
-      { key: PauSplit, value: config.split },
-    ],
-    staticSummary: benchSummary(config),
-    staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
-  }) as Promise<WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>>;
 }
 
 function fmtDuration(ms: number): string {

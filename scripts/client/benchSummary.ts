@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes } from '../../db/schema/index';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 export interface SummaryRow {
   model: string;

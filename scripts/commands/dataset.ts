@@ -9,8 +9,8 @@ import { Method } from '../../datasets/method';
 import { SOURCE_NAMES } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
-import { parseCommandArgs, UsageError } from '../lib/args';
-import { formatTable } from '../lib/table';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 
 export const usage = [
@@ -24,20 +24,7 @@ export const usage = [
 const int = z.coerce.number().int().min(0);
 
 async function build(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    {
-      name: { type: 'string' },
-      sources: { type: 'string' },
-      limit: { type: 'string' },
-      seed: { type: 'string' },
-      test: { type: 'string' },
-      validation: { type: 'string' },
-      'batch-size': { type: 'string' },
-      concurrency: { type: 'string' },
-      codealpaca: { type: 'string' },
-    },
-    z.object({
+  const { values, positionals } = parseCommandArgs(argv, defineOptions({
       name: z.string().default('pau-v1'),
       sources: z
         .string()
@@ -51,8 +38,7 @@ async function build(argv: string[]): Promise<number> {
       'batch-size': int.min(1).optional(),
       concurrency: int.min(1).optional(),
       codealpaca: z.enum(['auto', '20k', '2k']).optional(),
-    }),
-  );
+    }));
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const config: BuildConfigInput & { name: string } = {
     name: values.name,
@@ -115,11 +101,7 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { out: { type: 'string' }, split: { type: 'string' } },
-    z.object({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, defineOptions({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }));
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
   const dbh = connect(undefined, 2);

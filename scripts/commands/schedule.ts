@@ -1,11 +1,11 @@
 // `pau schedule ...`: nightly benchmark runs as Temporal Schedules.
 import { z } from 'zod';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { connectClient } from '../../config/temporal';
-import { parseCommandArgs, UsageError } from '../lib/args';
-import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
 import { judgeFields } from '../client/judgeChoice';
-import { printTable } from '../lib/table';
+import { printTable } from '../../domain/report/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
 
 export const usage = [
@@ -19,7 +19,7 @@ export const usage = [
 
 const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other', 'terminate_other'] as const;
 
-const nightlySchema = z.object({
+const nightlyOptions = defineOptions({
   dataset: z.string().min(1),
   ...runSelectionFields,
   at: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)').default('02:00'),
@@ -37,18 +37,8 @@ const nightlySchema = z.object({
   paused: z.boolean().optional(),
 });
 
-const nightlyOptions = {
-  dataset: { type: 'string' },
-  ...runSelectionOptions,
-  at: { type: 'string' },
-  tz: { type: 'string' },
-  id: { type: 'string' },
-  overlap: { type: 'string' },
-  catchup: { type: 'string' },
-  paused: { type: 'boolean' },
-} as const;
 
-const backfillSchema = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+const backfillOptions = defineOptions({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
 
 function oneId(positionals: string[], action: string): string {
   const [id, ...more] = positionals;
@@ -62,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     switch (action) {
       case 'nightly': {
-        const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions, nightlySchema);
+        const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions);
         if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
         const base = selectionConfig(v, v.dataset);
         // Same rule as bench run: a real-model night is never judged silently by the scripted mock.
@@ -109,7 +99,7 @@ export async function run(argv: string[]): Promise<number> {
         console.log(`schedule ${rest[0]}: deleted (runs it started are kept)`);
         return 0;
       case 'backfill': {
-        const { values, positionals } = parseCommandArgs(rest, { from: { type: 'string' }, to: { type: 'string' } }, backfillSchema);
+        const { values, positionals } = parseCommandArgs(rest, backfillOptions);
         const id = oneId(positionals, action);
         const start = new Date(values.from);
         const end = new Date(values.to);

@@ -1,6 +1,6 @@
 // `pau stack up|down|status`
 import { UsageError } from '../lib/args';
-import { printTable } from '../lib/table';
+import { printTable } from '../../domain/report/table';
 import { stackDown, stackStatus, stackUp } from '../stack/stack';
 
 export const usage = 'pau stack up|down|status';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../../config/env';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../config/searchAttributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
 import { portOpen, runningPid, spawnDetached, stopPid, waitFor } from '../lib/processes';
 import { withPrivateUmask } from './privateState';
 

@@ -3,11 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkOneMethod } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
-import { SandboxLimits } from '../../datasets/config';
+import { BuildLimits } from '../../datasets/config';
 import { runtimeVerdict } from '../../datasets/filters';
 import type { MethodRow } from '../../datasets/store';
 
-const limits = SandboxLimits.parse({ timeoutMs: 1000 });
+const limits = BuildLimits.parse({ timeoutMs: 1000 });
 const sandbox = poolDatasetSandbox();
 afterAll(() => closeSharedSandboxPool());
 

@@ -2,7 +2,7 @@
 // per test file (webpack takes a second or two).
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
-import type { TaskQueueName } from '../../config/queues';
+import type { TaskQueueName } from '../../domain/temporal/queues';
 import { createQueueWorker, WORKFLOWS_PATH } from '../../workers/createWorker';
 import { queueSpecs } from '../../workers/queues';
 

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { resolveJudgeConfig } from '../../activities/judge/activities';
-import { contradictions, explorationCounts, isEvidence, underExplored, type ObservedCall } from '../../activities/judge/diagnostics';
+import { contradictions, explorationCounts, isEvidence, underExplored, type Observation } from '../../domain/judge/diagnostics';
+import type { EncodedValue } from '../../domain/sandbox/schemas';
 
-const ok = (value: unknown): ObservedCall['result'] => ({ ok: true, value });
-const err = (type: string, message = ''): ObservedCall['result'] => ({ ok: false, error: { type, message } });
+const ok = (value: EncodedValue): Observation['result'] => ({ ok: true, value });
+const err = (type: string, message = ''): Observation['result'] => ({ ok: false, error: { type, message } });
 
 describe('diagnostics', () => {
   it('counts calls, repeats (whitespace-insensitive), errors and the agent\'s own mistakes', () => {
-    const calls: ObservedCall[] = [
+    const calls: Observation[] = [
       { arguments: '1, 2', result: ok(3) },
       { arguments: '1,2', result: ok(3) },
       { arguments: "'a'", result: err('TypeError', "unsupported operand type(s) for +: 'int' and 'str'") },
@@ -18,7 +19,7 @@ describe('diagnostics', () => {
   });
 
   it('contradicts observed: the generated code disagrees with an example seen; agent mistakes and limits are no evidence', () => {
-    const observed: ObservedCall[] = [
+    const observed: Observation[] = [
       { arguments: '1, 2', result: ok(3) },
       { arguments: '1, 0', result: err('ZeroDivisionError') },
       { arguments: 'x', result: err('BadArguments') },

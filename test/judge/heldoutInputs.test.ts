@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateInputs, heldoutSet, mutateLiteral, tokenize } from '../../activities/judge/heldoutInputs';
-import { seededRandom } from '../../activities/report/stats';
+import { generateInputs, heldoutSet, mutateLiteral, tokenize } from '../../domain/judge/heldoutInputs';
+import { seededRandom } from '../../domain/report/stats';
 
 const shape = (s: string) =>
   tokenize(s)

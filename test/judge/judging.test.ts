@@ -1,17 +1,12 @@
-// Judging on the real stack (Temporal + Postgres + the sandbox + the scripted mock model as agent, judge
-// and code writer): the calibration on a fixed subset, the after-episode hook, and re-judging a stored
-// run with another judge without re-running agents.
-import type { Client } from '@temporalio/client';
+
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchmarkConfig } from '../../activities/bench/types';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
+import { describe, expect, it } from 'vitest';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';
-import { startBenchmark } from '../../scripts/client/bench';
-import { startJudgeRun } from '../../scripts/client/judge';
+import { startBenchmark } from '../../scripts/client/starters';
+import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
 /** The calibration subset: small methods of different shapes (ints, strings, floats, tuples, errors). */
 const SUBSET = [
@@ -24,34 +19,25 @@ const SUBSET = [
 ];
 const DATASET = 'calibration';
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  const db = dbh.db;
-  await db.insert(datasets).values({ name: DATASET, contentHash: 'fixture:calibration', config: { fixture: true }, status: 'ready' }).onConflictDoNothing();
-  for (const [i, m] of SUBSET.entries()) {
-    await db
-      .insert(methods)
-      .values({ id: m.id, source: 'calib', sourceId: m.entryPoint, entryPoint: m.entryPoint, signature: m.signature, code: m.code, goldDescription: m.gold, probeInputs: m.probes, heldoutInputs: m.heldout, verdict: 'accepted' })
-      .onConflictDoNothing();
-    await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
-  }
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
-}, 180_000);
-afterAll(async () => {
-  await workers?.shutdown();
-  await client?.connection.close();
-  await dbh?.close();
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  timeoutMs: 180_000,
+  setup: async ({ db }) => {
+    await db.insert(datasets).values({ name: DATASET, contentHash: 'fixture:calibration', config: { fixture: true }, status: 'ready' }).onConflictDoNothing();
+    for (const [i, m] of SUBSET.entries()) {
+      await db
+        .insert(methods)
+        .values({ id: m.id, source: 'calib', sourceId: m.entryPoint, entryPoint: m.entryPoint, signature: m.signature, code: m.code, goldDescription: m.gold, probeInputs: m.probes, heldoutInputs: m.heldout, verdict: 'accepted' })
+        .onConflictDoNothing();
+      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
+    }
+  },
 });
 
 const runId = `calib-${Date.now().toString(36)}`;
 
 async function judgedRows(judgeModel: string) {
-  return dbh.db
+  return stack.db
     .select({ model: episodes.model, setting: episodes.setting, j: judgments })
     .from(judgments)
     .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
@@ -61,12 +47,12 @@ async function judgedRows(judgeModel: string) {
 const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 describe('judging on the real stack', () => {
-  it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the after-episode hook)', async () => {
+  it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the episode\'s judge step)', async () => {
     const config: BenchmarkConfig & { judgeModel: string } = {
       dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-null', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1, window: 8,
-      afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }, judgeModel: 'mock-oracle',
+      judgeModel: 'mock-oracle',
     };
-    const result = await (await startBenchmark(client, runId, config)).result();
+    const result = await (await startBenchmark(stack.client, runId, config)).result();
     expect(result.totals.failed).toBe(0);
     const rows = await judgedRows('mock-oracle');
     expect(rows).toHaveLength(SUBSET.length * 6);
@@ -102,20 +88,20 @@ describe('judging on the real stack', () => {
    }, 240_000);
 
   it('re-judges the stored run with another judge without re-running agents; the null judge is recorded unparsable', async () => {
-    const before = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(eq(episodes.runId, runId));
-    const r = await (await startJudgeRun(client, { runId, judgeModel: 'mock-null' })).result();
+    const before = await stack.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(eq(episodes.runId, runId));
+    const r = await (await startJudgeRun(stack.client, { runId, judgeModel: 'mock-null' })).result();
     expect(r).toMatchObject({ judged: SUBSET.length * 6, failed: 0 });
     const rows = await judgedRows('mock-null');
     expect(rows).toHaveLength(SUBSET.length * 6);
     expect(rows.every((x) => x.j.unparsable === 1 && x.j.score === null && x.j.rationale?.includes('[retry]'))).toBe(true);
     // The first judge's rows are untouched; the episodes were not rerun.
     expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 6);
-    const after = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(inArray(episodes.id, before.map((b) => b.id)));
+    const after = await stack.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(inArray(episodes.id, before.map((b) => b.id)));
     expect(after.map((a) => a.updatedAt.getTime()).sort()).toEqual(before.map((b) => b.updatedAt.getTime()).sort());
     // Judging again only judges what is missing.
-    const again = await (await startJudgeRun(client, { runId, judgeModel: 'mock-null' })).result();
+    const again = await (await startJudgeRun(stack.client, { runId, judgeModel: 'mock-null' })).result();
     expect(again.judged).toBe(0);
-  });
+  }, 180_000);
 
   it('`pau report` prints the headline with the oracle on top', async () => {
     const r = await runCli(['report', runId, '--judge-model', 'mock-oracle', '--out', `${process.env.PAU_STATE_DIR}/reports`]);

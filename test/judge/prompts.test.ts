@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCoderMessages, extractCode } from '../../activities/judge/coderPrompt';
-import { buildJudgeMessages, JUDGE_SYSTEM, parseScore, readBlock, RUBRIC } from '../../activities/judge/judgePrompt';
+import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { buildJudgeMessages, JUDGE_SYSTEM, parseScore, readBlock, RUBRIC } from '../../domain/judge/judgePrompt';
 
 describe('parseScore', () => {
   const cases: [string, string, number | null][] = [

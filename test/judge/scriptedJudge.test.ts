@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildCoderMessages, extractCode } from '../../activities/judge/coderPrompt';
-import { buildJudgeMessages, parseScore } from '../../activities/judge/judgePrompt';
-import { SCRIPTED_MARK, scriptedJudgeOrCoderReply, scriptedRole } from '../../activities/judge/scriptedJudge';
+import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { buildJudgeMessages, parseScore } from '../../domain/judge/judgePrompt';
+import { SCRIPTED_MARK, scriptedJudgeOrCoderReply, scriptedRole } from '../../domain/judge/scriptedJudge';
 
 const method = { id: 'm/1', entryPoint: 'add_one', goldDescription: 'Returns the number plus one.', code: 'def add_one(x):\n    return x + 1\n' };
 const judge = (agent: string, gold: string | null = method.goldDescription) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeRegression, findRegressions } from '../../activities/ops/regressions';
-import { summarize, type EpisodeRow } from '../../activities/report/summarize';
+import { describeRegression, findRegressions } from '../../domain/report/regressions';
+import { summarize, type EpisodeRow } from '../../domain/report/summarize';
 
 // Rows with only what the summary reads; scores and code match vary, coverage is constant.
 function rows(model: string, scores: number[], codeMatch: number[]): EpisodeRow[] {

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarize, type EpisodeRow } from '../../activities/report/summarize';
-import { writeReport } from '../../activities/report/writeReport';
+import { summarize, type EpisodeRow } from '../../domain/report/summarize';
+import { produceReportFiles } from '../../scripts/client/report';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { runCli } from '../helpers/cli';
@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe('report', () => {
   it('summarizes per model x setting with intervals, paired differences and diagnostics', async () => {
-    const r = await writeReport({ runId: RUN, outDir: out, db: dbh.db });
+    const r = await produceReportFiles(dbh.db, { runId: RUN }, out);
     const s = r.document.summary;
     const g = (model: string, setting: string) => s.groups.find((x) => x.model === model && x.setting === setting)!;
     expect(g('mock-oracle', 'interactive').metrics.score).toEqual({ n: 6, mean: 5, lo: 5, hi: 5 });

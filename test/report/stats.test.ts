@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapMean, pairedDifference, quantileSorted, seededRandom } from '../../activities/report/stats';
+import { bootstrapMean, pairedDifference, quantileSorted, seededRandom } from '../../domain/report/stats';
 
 describe('bootstrapMean', () => {
   it('a constant sample has a zero-width interval at the constant', () => {

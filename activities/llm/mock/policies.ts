@@ -1,7 +1,7 @@
 // The scripted model's policies: pure functions from a chat request (and the method it is about) to a
 // reply. Not a language model: every reply says so (content prefix, `model`, `system_fingerprint`).
 import type { MockPolicy } from '../../../config/models';
-import { seededRandom } from '../../common/seededRandom';
+import { seededRandom } from '../../../domain/common/seededRandom';
 
 export const MOCK_MARK = '[scripted mock model — not a real LLM]';
 export const MOCK_FINGERPRINT = 'pau-scripted-mock-not-a-real-llm';

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { MOCK_POLICIES, type MockPolicy } from '../../../config/models';
 import { getDb, type Db } from '../../../db/client';
 import { methods } from '../../../db/schema/index';
-import { scriptedJudgeOrCoderReply } from '../../judge/scriptedJudge';
+import { scriptedJudgeOrCoderReply } from '../../../domain/judge/scriptedJudge';
 import { MOCK_FINGERPRINT, MOCK_MARK, reply, type MockMethod, type MockReply, type MockRequest } from './policies';
 
 export const MOCK_METHOD_HEADER = 'x-pau-method-id';

@@ -1,13 +1,14 @@
 // Per-episode diagnostics: how the agent explored, and whether its final hypothesis contradicts what it
 // had already seen (the paper's main failure: 43.3% of failures). Pure code, no I/O.
-import { outcomesEqual, type EqualityOptions, type Outcome } from './outcomeEquality';
+import { isAgentError } from '../episode/observation';
+import type { ObservedCall } from '../episode/observedCalls';
+import type { Outcome } from '../sandbox/schemas';
+import { outcomesEqual, type EqualityOptions } from './outcomeEquality';
 
-export interface ObservedCall {
-  /** The argument text as the agent wrote it (or the in-context example's inputs). */
-  arguments: string;
-  /** The sandbox's result for it. */
-  result: { ok: boolean; value?: unknown; repr?: string; error?: { type: string; message?: string } };
-}
+export { isAgentError };
+
+/** What diagnostics read of an observed call (every ObservedCall is one). */
+export type Observation = Pick<ObservedCall, 'arguments'> & { result: Outcome };
 
 export interface EpisodeDiagnostics {
   /** Calls the agent made (interactive) or examples it was given (in-context). */
@@ -35,14 +36,7 @@ export interface EpisodeDiagnostics {
 
 export const DEFAULT_UNDER_EXPLORED = 0.75;
 
-export function isAgentError(r: ObservedCall['result']): boolean {
-  if (r.ok || !r.error) return false;
-  const { type, message = '' } = r.error;
-  if (type === 'BadArguments') return true;
-  return type === 'TypeError' && /(positional argument|required (keyword|positional)|unexpected keyword argument|takes no arguments|missing \d+ required)/.test(message);
-}
-
-export function explorationCounts(observed: readonly ObservedCall[]): Pick<EpisodeDiagnostics, 'calls' | 'distinctCalls' | 'repeatedCalls' | 'errors' | 'agentErrors'> {
+export function explorationCounts(observed: readonly Observation[]): Pick<EpisodeDiagnostics, 'calls' | 'distinctCalls' | 'repeatedCalls' | 'errors' | 'agentErrors'> {
   const seen = new Set<string>();
   let repeated = 0;
   let errors = 0;
@@ -63,7 +57,7 @@ export function explorationCounts(observed: readonly ObservedCall[]): Pick<Episo
  * skipped. `generated[i]` is the generated code's outcome on `observed[i].arguments`.
  */
 export function contradictions(
-  observed: readonly ObservedCall[],
+  observed: readonly Observation[],
   generated: readonly (Outcome | undefined)[],
   equality: Partial<EqualityOptions> = {},
 ): { checked: number; contradictions: number } {
@@ -73,16 +67,22 @@ export function contradictions(
     const g = generated[i];
     if (!g || !isEvidence(c.result)) return;
     checked++;
-    if (!outcomesEqual(c.result as Outcome, g, equality)) bad++;
+    if (!observedEqual(c.result, g, equality)) bad++;
   });
   return { checked, contradictions: bad };
 }
 
+/** Compares with the observation's typed value, or its repr when an older row stored no value. */
+function observedEqual(o: Outcome, g: Outcome, equality: Partial<EqualityOptions>): boolean {
+  if (o.ok && o.value === undefined) return g.ok && g.repr === o.repr;
+  return outcomesEqual(o, g, equality);
+}
+
 /** An observation that says something about the method (not the agent's typo, not a sandbox limit). */
-export function isEvidence(r: ObservedCall['result']): boolean {
+export function isEvidence(r: Outcome): boolean {
   if (r.ok) return true;
   if (isAgentError(r)) return false;
-  const type = r.error?.type ?? '';
+  const type = r.error.type;
   return !(/timeout/i.test(type) || /Limit$/.test(type) || type === 'SandboxError');
 }
 

@@ -71,7 +71,7 @@ function seed(s: string): number {
   return h >>> 0;
 }
 
-const CLUELESS = /^(\(empty\)|i do not know[^]*|no gold description[^]*)$/i;
+const CLUELESS = /^(\(empty\)|i do not know[\s\S]*|no gold description[\s\S]*)$/i;
 
 /** Whether a description quotes the method's own code (the oracle's answer for code-only methods). */
 export function quotesCode(description: string, code: string | null | undefined): boolean {

@@ -14,6 +14,9 @@ export const limitsSchema = z.object({
   resultBytes: z.number().int().min(1024).max(256 * 1024 * 1024),
 });
 export type Limits = z.infer<typeof limitsSchema>;
+/** Limits a caller overrides (the rest are the sandbox's defaults): the one limits type of callers. */
+export const sandboxLimitsSchema = limitsSchema.partial();
+export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
 
 export const runBatchInputSchema = z.object({
   source: z.string().min(1).max(2_000_000),
@@ -22,7 +25,7 @@ export const runBatchInputSchema = z.object({
   coverage: z.boolean().optional(),
   /** Record what each call touched (audit events, mutated globals) and scan the source statically. */
   audit: z.boolean().optional(),
-  limits: limitsSchema.partial().optional(),
+  limits: sandboxLimitsSchema.optional(),
 });
 export type RunBatchInput = z.infer<typeof runBatchInputSchema>;
 
@@ -89,6 +92,16 @@ export const callResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type CallResult = z.infer<typeof callResultSchema>;
 
+/**
+ * What equality and diagnostics compare of a call result: the value (with its repr when known) or the
+ * exception. Every CallResult is one; tests and stored rows may carry less (no stdout, no time).
+ */
+export const outcomeSchema = z.discriminatedUnion('ok', [
+  callResultSchema.options[0].pick({ ok: true, value: true }).extend({ repr: z.string().optional() }),
+  callResultSchema.options[1].pick({ ok: true }).extend({ error: errorInfoSchema.partial({ message: true }) }),
+]);
+export type Outcome = z.infer<typeof outcomeSchema>;
+
 const hitTotal = z.object({ hit: z.number().int(), total: z.number().int() });
 const arc = z.tuple([z.number().int(), z.number().int()]);
 export const coverageSchema = z.object({
@@ -153,7 +166,7 @@ export const determinismInputSchema = z.object({
   source: runBatchInputSchema.shape.source,
   entry: runBatchInputSchema.shape.entry,
   calls: z.array(callSpecSchema).min(1).max(10_000),
-  limits: limitsSchema.partial().optional(),
+  limits: sandboxLimitsSchema.optional(),
 });
 export type DeterminismInput = z.infer<typeof determinismInputSchema>;
 

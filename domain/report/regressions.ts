@@ -1,6 +1,6 @@
 // Regressions of a run against an earlier one: a group's mean that falls outside the earlier run's 95%
 // bootstrap interval in the bad direction. Both runs' intervals come from the same seeded bootstrap.
-import type { Metric, RunSummary } from '../report/summarize';
+import type { Metric, RunSummary } from './summarize';
 
 /** Metrics where a higher value is worse. */
 const LOWER_IS_BETTER: ReadonlySet<Metric> = new Set<Metric>(['failRate']);

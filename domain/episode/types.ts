@@ -1,5 +1,6 @@
 // Types shared by the episode activities and workflows (type-only imports from workflow code).
 import type { ModelParams } from '../../config/models';
+import type { CallResult, SandboxLimits } from '../sandbox/schemas';
 
 export const SETTINGS = ['interactive', 'in-context'] as const;
 export type Setting = (typeof SETTINGS)[number];
@@ -13,17 +14,6 @@ export interface EpisodeBudgets {
 export const DEFAULT_BUDGETS: EpisodeBudgets = { maxCalls: 20, maxTurns: 20 };
 /** In-context examples: the first k probe inputs (all of them when k is unset). */
 export const DEFAULT_IN_CONTEXT_K = 10;
-
-/** One sandbox call's result, as the sandbox returns it (extra fields are kept). */
-export type SandboxCallResult =
-  | { ok: true; value?: unknown; repr: string; stdout?: string; ms?: number; [k: string]: unknown }
-  | { ok: false; error: { type: string; message: string }; stdout?: string; ms?: number; [k: string]: unknown };
-
-export interface SandboxLimits {
-  /** Wall time per call. */
-  timeoutMs?: number;
-  [k: string]: unknown;
-}
 
 export interface EpisodeInput {
   runId: string;
@@ -42,10 +32,9 @@ export interface EpisodeInput {
   /** Answer model calls from the cache even when params are not deterministic (replaying a run). */
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
-  /**
-   * Hook 'after episode': a workflow type started as a child with `{ runId, episodeId }` once the episode
-   * is persisted (e.g. the judge). Its failure is logged and never fails the episode.
-   */
+  /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
+  judge?: { judgeModel: string };
+  /** @deprecated Inputs recorded before the explicit judge step carried a workflow type; kept so their histories replay. */
   afterEpisode?: { workflowType: string; taskQueue?: string };
 }
 
@@ -70,7 +59,7 @@ export interface CallOutcome {
   stepIdx: number;
   toolCallId?: string;
   arguments: string;
-  result: SandboxCallResult;
+  result: CallResult;
 }
 
 export type TurnMode = 'explore' | 'final' | 'answer';

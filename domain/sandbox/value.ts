@@ -1,7 +1,6 @@
 // Decoding the sandbox's typed value encoding (sandbox/encoding.py) into a TypeScript value model, plus
 // the forms other parts need: a Python-like display string, a canonical string for equality and
-// hashing (sets and dicts order-independent), and a type-aware equality with float tolerance for the
-// code-match scorer.
+// hashing (sets and dicts order-independent). Equality of values is the judge's (domain/judge/outcomeEquality.ts).
 import type { CallResult, EncodedValue } from './schemas';
 
 export type PyValue =
@@ -149,69 +148,6 @@ export function canonical(v: PyValue): string {
       return `float:${Number.isNaN(v.value) ? 'nan' : Object.is(v.value, -0) ? '-0.0' : String(v.value)}`;
     default:
       return sortedKeysJson(encodeValue(v));
-  }
-}
-
-export interface EqualityOptions {
-  /** Relative tolerance for floats (math.isclose semantics); 0 means exact. */
-  relTol?: number;
-  absTol?: number;
-  /** Treat int and float of equal numeric value as equal (Python's ==). Default false (type-aware). */
-  numericCrossType?: boolean;
-}
-
-function floatClose(a: number, b: number, o: EqualityOptions): boolean {
-  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
-  if (a === b) return true;
-  if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
-  const rel = o.relTol ?? 1e-9;
-  const abs = o.absTol ?? 0;
-  return Math.abs(a - b) <= Math.max(rel * Math.max(Math.abs(a), Math.abs(b)), abs);
-}
-
-/** Type-aware structural equality with float tolerance (sets/dicts order-independent). */
-export function pyEqual(a: PyValue, b: PyValue, o: EqualityOptions = {}): boolean {
-  if (o.numericCrossType) {
-    const num = (v: PyValue) => (v.kind === 'int' ? Number(v.value) : v.kind === 'float' ? v.value : undefined);
-    const x = num(a);
-    const y = num(b);
-    if (x !== undefined && y !== undefined && a.kind !== b.kind) return floatClose(x, y, o);
-  }
-  if (a.kind !== b.kind) return false;
-  switch (a.kind) {
-    case 'float':
-      return floatClose(a.value, (b as typeof a).value, o);
-    case 'complex': {
-      const c = b as typeof a;
-      return floatClose(a.re, c.re, o) && floatClose(a.im, c.im, o);
-    }
-    case 'list':
-    case 'tuple': {
-      const c = b as typeof a;
-      return a.items.length === c.items.length && a.items.every((x, i) => pyEqual(x, c.items[i] as PyValue, o));
-    }
-    case 'set':
-    case 'frozenset': {
-      const c = b as typeof a;
-      if (a.items.length !== c.items.length) return false;
-      const used = new Set<number>();
-      return a.items.every((x) => {
-        const j = c.items.findIndex((y, k) => !used.has(k) && pyEqual(x, y, o));
-        if (j < 0) return false;
-        used.add(j);
-        return true;
-      });
-    }
-    case 'dict': {
-      const c = b as typeof a;
-      if (a.entries.length !== c.entries.length) return false;
-      return a.entries.every(([k, x]) => {
-        const hit = c.entries.find(([k2]) => canonical(k2) === canonical(k));
-        return hit !== undefined && pyEqual(x, hit[1], o);
-      });
-    }
-    default:
-      return canonical(a) === canonical(b);
   }
 }
 

@@ -16,7 +16,9 @@
 //     a value never equals an exception.
 // Pure code: no I/O, safe to import anywhere (workflows included).
 
-export type Encoded = null | boolean | string | number | Encoded[] | { [tag: string]: unknown };
+import type { EncodedValue as Encoded, Outcome } from '../sandbox/schemas';
+
+export type { Encoded, Outcome };
 
 export interface EqualityOptions {
   relTol: number;
@@ -33,11 +35,6 @@ export const DEFAULT_EQUALITY: EqualityOptions = {
   intEqualsFloat: false,
   compareErrorMessages: false,
 };
-
-/** One call's outcome as the sandbox reports it (extra fields are ignored). */
-export type Outcome =
-  | { ok: true; value: Encoded; repr?: string }
-  | { ok: false; error: { type: string; message?: string } };
 
 type Tagged = { tag: string; body: unknown };
 

@@ -1,8 +1,18 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
-import type { RunInfo } from './reportRows';
 import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
+
+/** A run as the report shows it. */
+export interface RunInfo {
+  id: string;
+  kind: string;
+  status: string;
+  config: unknown;
+  workflowId: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
 
 export interface ReportDocument {
   runId: string;

@@ -1,6 +1,7 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import type { ModelParams } from '../../config/models';
-import type { EpisodeBudgets, SandboxLimits, Setting } from '../episode/types';
+import type { EpisodeBudgets, Setting } from '../episode/types';
+import type { SandboxLimits } from '../sandbox/schemas';
 
 export interface BenchmarkConfig {
   dataset: string;
@@ -22,8 +23,7 @@ export interface BenchmarkConfig {
   window?: number;
   /** Episodes started per workflow execution before continue-as-new (default 500). */
   episodesPerExecution?: number;
-  afterEpisode?: { workflowType: string; taskQueue?: string };
-  /** The judge the after-episode hook uses (judgeEpisodeWorkflow reads it from the stored config). */
+  /** Judge each completed episode with this model, as the episode's last step (unset: no judging). */
   judgeModel?: string;
   /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */
   scheduleId?: string;
