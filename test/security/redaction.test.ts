@@ -7,23 +7,20 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodeWorkflowId } from '../../activities/bench/episodeInput';
+import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { chat } from '../../activities/llm/chat';
 import { closeSlotPool } from '../../activities/llm/concurrency';
 import { toFailure } from '../../activities/llm/errors';
 import { ConfigError, parseEnv } from '../../config/env';
 import { maskUrl, redact, REDACTED } from '../../config/redact';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
 import { runEpisode } from '../episode/helpers';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
 // A key in no well-known format: only the "replace the key in use" rule can catch it.
 const KEY = `pau-fake-${crypto.randomBytes(20).toString('hex')}`;
@@ -110,10 +107,8 @@ function fakeProvider() {
 
 let provider: ReturnType<typeof fakeProvider>;
 let baseUrl: string;
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
 
+// The provider and the models file exist before the stack's workers start (the registry is read once).
 beforeAll(async () => {
   provider = fakeProvider();
   await new Promise<void>((resolve) => provider.server.listen(0, '127.0.0.1', resolve));
@@ -124,21 +119,15 @@ beforeAll(async () => {
   // Read once, lazily, by the registry in this test process (and its in-process workers).
   process.env.PAU_MODELS_FILE = modelsFile;
   process.env[KEY_ENV] = KEY;
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-redaction', [ADD]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
 });
+const stack = useStack({ workers: ['pau', 'pau-sandbox'], setup: ({ db }) => insertFixtureMethods(db, 'fixture-redaction', [ADD]) });
 afterAll(async () => {
-  await workers?.shutdown();
   await closeSlotPool();
-  await client?.connection.close();
-  await dbh?.close();
   await new Promise((resolve) => provider?.server.close(resolve));
 });
 
 const callKey = () => `redaction-test#${crypto.randomBytes(4).toString('hex')}`;
-const deps = () => ({ db: () => dbh.db });
+const deps = () => ({ db: () => stack.db });
 const databasePassword = () => decodeURIComponent(new URL(process.env.DATABASE_URL!).password);
 
 describe('provider API keys', () => {
@@ -173,7 +162,7 @@ describe('provider API keys', () => {
     const out = await chat({ model: 'leaky-ok', messages: [{ role: 'user', content: 'hi' }], callKey: callKey(), params: { temperature: 0, seed: 7 } }, deps());
     expect(out.message.content).toBe('hello');
     expect(provider.seenAuth.slice(before)).toEqual([`Bearer ${KEY}`]);
-    const [row] = await dbh.db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${out.requestHash}`);
+    const [row] = await stack.db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${out.requestHash}`);
     expect(row).toBeDefined();
     const stored = JSON.stringify([row!.request, row!.response]);
     expect(stored).toContain('"hi"');
@@ -183,11 +172,11 @@ describe('provider API keys', () => {
 
   it('an episode on that provider: no key or database password in the workflow history (inputs included) or in any row of Postgres', async () => {
     const runId = `redaction-${Date.now().toString(36)}`;
-    const out = await runEpisode(client, ADD.id, 'leaky-401', 'interactive', { runId });
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'leaky-401', 'interactive', { runId });
     expect(out.status).toBe('failed');
     expect(out.error).toMatch(/LlmAuthError/);
     expect(out.error).toContain(REDACTED);
-    const history = JSON.stringify(await client.workflow.getHandle(episodeWorkflowId(runId, ADD.id, 'leaky-401', 'interactive', 0)).fetchHistory());
+    const history = JSON.stringify(await stack.client.workflow.getHandle(episodeWorkflowId(runId, ADD.id, 'leaky-401', 'interactive', 0)).fetchHistory());
     expect(history).toContain('leaky-401'); // the input names the model ...
     expect(history).toContain(REDACTED); // ... and the failure is recorded, redacted
     // Payloads are base64 in the history's JSON: look in the decoded form as well.
@@ -197,15 +186,15 @@ describe('provider API keys', () => {
       expect(history).not.toContain(secret);
       expect(decoded).not.toContain(secret);
     }
-    const tables = await dbh.pool.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+    const tables = await stack.dbh.pool.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
     expect(tables.rows.length).toBeGreaterThan(5);
     for (const { table_name } of tables.rows) {
       for (const secret of [KEY, databasePassword()]) {
-        const hits = await dbh.pool.query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where t::text like '%' || $1 || '%'`, [secret]);
+        const hits = await stack.dbh.pool.query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where t::text like '%' || $1 || '%'`, [secret]);
         expect(hits.rows[0]!.n, `${table_name} holds a secret`).toBe(0);
       }
     }
-    const episodes = await dbh.pool.query<{ error: string }>(`select error from episodes where run_id = $1`, [runId]);
+    const episodes = await stack.dbh.pool.query<{ error: string }>(`select error from episodes where run_id = $1`, [runId]);
     expect(episodes.rows[0]?.error).toContain(REDACTED);
   });
 });
