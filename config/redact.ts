@@ -8,13 +8,12 @@ export const REDACTED = '[REDACTED]';
  * Also masks `password=` / `sslpassword=` query parameters. The one helper for printing a DATABASE_URL.
  */
 export function maskUrl(text: string): string {
-  return text
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s/]*@/gi, '$1:***@')
-    .replace(/([?&](?:ssl)?password=)[^&\s]*/gi, '$1***');
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s/]*@/gi, '$1:***@').replace(/([?&](?:ssl)?password=)[^&\s]*/gi, '$1***');
 }
 
 // Header-like fields that carry a credential: `Authorization: Bearer x`, `"x-api-key":"x"`, `api_key=x`.
-const CREDENTIAL_FIELD = /\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|apikey|api_key|access_token|[A-Z0-9_]*API_KEY)(["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+(?!\[REDACTED\])[^\s"',;&}\]]+|(?!\[REDACTED\]|(?:bearer|basic|token)\s)[^\s"',;&}\]]+)/gi;
+const CREDENTIAL_FIELD =
+  /\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key|apikey|api_key|access_token|[A-Z0-9_]*API_KEY)(["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+(?!\[REDACTED\])[^\s"',;&}\]]+|(?!\[REDACTED\]|(?:bearer|basic|token)\s)[^\s"',;&}\]]+)/gi;
 // Formats of well-known provider keys, wherever they appear.
 const KEY_FORMATS = [
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g,

@@ -60,7 +60,8 @@ function readSecretFile(file: string): string | undefined {
   }
   if (!st.isFile()) throw new Error(`${file}: expected a regular file holding a secret`);
   const uid = process.getuid?.();
-  if (uid !== undefined && uid !== 0 && st.uid !== uid) throw new Error(`${file} belongs to uid ${st.uid}, not to you (uid ${uid}); remove it and run \`pau stack up\` again`);
+  if (uid !== undefined && uid !== 0 && st.uid !== uid)
+    throw new Error(`${file} belongs to uid ${st.uid}, not to you (uid ${uid}); remove it and run \`pau stack up\` again`);
   if ((st.mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
   const value = fs.readFileSync(file, 'utf8').trim();
   if (value === '') throw new Error(`${file} is empty; remove it (a new secret is made on next use) or restore it from a backup`);

@@ -34,7 +34,11 @@ export function toFailure(err: unknown, model: string, secrets: readonly (string
     return ApplicationFailure.create({ message: `${where}: request timed out`, type: LLM_ERROR_TYPES.timeout, cause: redactedError(err, secrets) });
   }
   if (err instanceof OpenAI.APIConnectionError) {
-    return ApplicationFailure.create({ message: clean(`${where}: connection failed: ${err.message}`), type: LLM_ERROR_TYPES.connection, cause: redactedError(err, secrets) });
+    return ApplicationFailure.create({
+      message: clean(`${where}: connection failed: ${err.message}`),
+      type: LLM_ERROR_TYPES.connection,
+      cause: redactedError(err, secrets),
+    });
   }
   if (err instanceof OpenAI.APIError) {
     const status = err.status ?? 0;

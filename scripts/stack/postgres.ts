@@ -41,7 +41,9 @@ function binDir(): string {
     const dir = path.join(base, v, 'bin');
     if (fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
   }
-  throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found: run `npm run setup` as root, install your distro\'s postgresql package, or set DATABASE_URL.');
+  throw new Error(
+    "PostgreSQL server binaries (initdb, pg_ctl) not found: run `npm run setup` as root, install your distro's postgresql package, or set DATABASE_URL.",
+  );
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -94,14 +96,18 @@ async function prepareDirs(p: LocalPostgres, log: (line: string) => void): Promi
   if (!linked) {
     const legacy = fs.existsSync(path.join(p.dataDir, 'PG_VERSION'));
     if (fs.existsSync(path.join(base, 'data', 'PG_VERSION'))) {
-      throw new Error(`a cluster exists in ${base} but ${p.dataDir} does not link to it (was the state folder removed?); move one of them away, or link ${p.dataDir} to ${base}/data`);
+      throw new Error(
+        `a cluster exists in ${base} but ${p.dataDir} does not link to it (was the state folder removed?); move one of them away, or link ${p.dataDir} to ${base}/data`,
+      );
     }
     fs.rmSync(base, { recursive: true, force: true }); // an empty leftover of an interrupted first start
     fs.mkdirSync(ROOT_CLUSTERS, { recursive: true, mode: 0o711 });
     fs.mkdirSync(base, { mode: 0o700 });
     if (legacy) {
       await moveCluster(p.dataDir, path.join(base, 'data'));
-      log(`postgres: moved the cluster from ${p.dataDir} to ${base}/data (linked from ${p.dataDir}): the state folder is private to root, which the postgres user cannot enter`);
+      log(
+        `postgres: moved the cluster from ${p.dataDir} to ${base}/data (linked from ${p.dataDir}): the state folder is private to root, which the postgres user cannot enter`,
+      );
     } else {
       fs.rmSync(p.dataDir, { recursive: true, force: true });
       fs.mkdirSync(path.join(base, 'data'), { mode: 0o700 });
@@ -130,7 +136,10 @@ async function prepareDirs(p: LocalPostgres, log: (line: string) => void): Promi
 
 /** Moves a stopped (or, from an older checkout, still running: it is stopped first) cluster folder. */
 async function moveCluster(from: string, to: string): Promise<void> {
-  const pid = Number.parseInt((fs.existsSync(path.join(from, 'postmaster.pid')) ? fs.readFileSync(path.join(from, 'postmaster.pid'), 'utf8') : '').split('\n')[0] ?? '', 10);
+  const pid = Number.parseInt(
+    (fs.existsSync(path.join(from, 'postmaster.pid')) ? fs.readFileSync(path.join(from, 'postmaster.pid'), 'utf8') : '').split('\n')[0] ?? '',
+    10,
+  );
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
     process.kill(pid, 'SIGINT'); // "fast" shutdown: what `pg_ctl stop -m fast` sends
     const deadline = Date.now() + 60_000;
@@ -167,7 +176,9 @@ export function clusterPassword(p: LocalPostgres): string {
     throw new Error(`the secrets (${file}) and the cluster (${p.dataDir}) are in different state folders: set PAU_STATE_DIR before using the cluster`);
   }
   if (!fs.existsSync(file) && isInitialised(p) && !hbaUsesTrust(realPaths(p).data)) {
-    throw new Error(`the local cluster in ${realPaths(p).data} requires a password, but its password file ${file} is missing. Restore that file from a backup; or stop the cluster and move ${p.dataDir} away (losing its data unless you keep the folder) to start a new one; or set DATABASE_URL.`);
+    throw new Error(
+      `the local cluster in ${realPaths(p).data} requires a password, but its password file ${file} is missing. Restore that file from a backup; or stop the cluster and move ${p.dataDir} away (losing its data unless you keep the folder) to start a new one; or set DATABASE_URL.`,
+    );
   }
   return readOrCreateSecret('postgres-password');
 }
@@ -179,7 +190,12 @@ const startOptions = (port: number) =>
  * initdb (once, with password authentication), start, create the `pau` database. A trust-auth cluster
  * from an older checkout is upgraded first (see upgradeTrustCluster). A no-op when it already runs.
  */
-export async function startPostgres(p: LocalPostgres, password: string, log: (line: string) => void = console.log, database = 'pau'): Promise<'started' | 'already running'> {
+export async function startPostgres(
+  p: LocalPostgres,
+  password: string,
+  log: (line: string) => void = console.log,
+  database = 'pau',
+): Promise<'started' | 'already running'> {
   const paths = await prepareDirs(p, log);
   let backup: string | undefined;
   if (isInitialised(p) && hbaUsesTrust(paths.data)) {
@@ -218,7 +234,18 @@ function initCluster(data: string, password: string): void {
     const pwfile = path.join(dir, 'pwfile');
     fs.writeFileSync(pwfile, `${scramVerifier(password)}\n`, { mode: 0o600, flag: 'wx' });
     if (isRoot()) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
-    pgExec('initdb', ['-D', data, '-U', 'pau', '--auth-local=scram-sha-256', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--no-locale', '--no-sync']);
+    pgExec('initdb', [
+      '-D',
+      data,
+      '-U',
+      'pau',
+      '--auth-local=scram-sha-256',
+      '--auth-host=scram-sha-256',
+      `--pwfile=${pwfile}`,
+      '--encoding=UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -255,14 +282,18 @@ async function verifyUpgrade(p: LocalPostgres, data: string, password: string, b
   const problems: string[] = [];
   try {
     const rules = await withClient(localDatabaseUrl(p.port, password, 'postgres'), (c) =>
-      c.query<{ trust: number; errors: number }>(`select count(*) filter (where auth_method = 'trust')::int as trust, count(*) filter (where error is not null)::int as errors from pg_hba_file_rules`),
+      c.query<{ trust: number; errors: number }>(
+        `select count(*) filter (where auth_method = 'trust')::int as trust, count(*) filter (where error is not null)::int as errors from pg_hba_file_rules`,
+      ),
     );
     const row = rules.rows[0];
     if (row && (row.trust > 0 || row.errors > 0)) problems.push(`pg_hba.conf still has ${row.trust} trust and ${row.errors} invalid records`);
   } catch (err) {
     problems.push(`connecting with the new password failed: ${(err as Error).message}`);
   }
-  const wrong = await withClient(localDatabaseUrl(p.port, `wrong-${Date.now()}`, 'postgres'), async () => 'accepted').catch((err: { code?: string }) => err.code);
+  const wrong = await withClient(localDatabaseUrl(p.port, `wrong-${Date.now()}`, 'postgres'), async () => 'accepted').catch(
+    (err: { code?: string }) => err.code,
+  );
   if (wrong !== '28P01') problems.push(`a wrong password was not refused (${String(wrong)})`);
   if (problems.length > 0) {
     pgExec('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
@@ -314,7 +345,9 @@ async function checkPassword(p: LocalPostgres, password: string, data: string): 
     await withClient(localDatabaseUrl(p.port, password, 'postgres'), (c) => c.query('select 1'));
   } catch (err) {
     if ((err as { code?: string }).code !== '28P01') throw err;
-    throw new Error(`the local cluster in ${data} refused the password in ${secretPath('postgres-password')} (the file was replaced since the cluster was made). Restore the file from a backup, or stop the cluster and move ${p.dataDir} away to start a new one, or set DATABASE_URL.`);
+    throw new Error(
+      `the local cluster in ${data} refused the password in ${secretPath('postgres-password')} (the file was replaced since the cluster was made). Restore the file from a backup, or stop the cluster and move ${p.dataDir} away to start a new one, or set DATABASE_URL.`,
+    );
   }
 }
 

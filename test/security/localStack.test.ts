@@ -15,7 +15,9 @@ import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli, type CliResult } from '../helpers/cli';
 
 const isRoot = process.getuid?.() === 0;
-const title = isRoot ? 'the local stack, seen by another user of the machine' : 'the local stack, seen by another user (SKIPPED: needs root to create a throwaway user with useradd and switch to it with runuser)';
+const title = isRoot
+  ? 'the local stack, seen by another user of the machine'
+  : 'the local stack, seen by another user (SKIPPED: needs root to create a throwaway user with useradd and switch to it with runuser)';
 
 const mode = (p: string) => fs.lstatSync(p).mode & 0o777;
 
@@ -30,14 +32,26 @@ describe.skipIf(!isRoot)(title, () => {
 
   /** Runs a command as the throwaway user with a clean environment (nothing of ours leaks to it). */
   const asUser = (cmd: string[], extraEnv: string[] = []) =>
-    spawnSync('runuser', ['-u', user, '--', 'env', '-i', 'PATH=/usr/local/bin:/usr/bin:/bin', 'HOME=/nonexistent', ...extraEnv, ...cmd], { encoding: 'utf8', cwd: '/', timeout: 30_000 });
+    spawnSync('runuser', ['-u', user, '--', 'env', '-i', 'PATH=/usr/local/bin:/usr/bin:/bin', 'HOME=/nonexistent', ...extraEnv, ...cmd], {
+      encoding: 'utf8',
+      cwd: '/',
+      timeout: 30_000,
+    });
   const psql = (host: string, extra: string[] = [], extraEnv: string[] = []) =>
     asUser(['psql', '-X', '-w', '-h', host, '-p', String(ports.pg), '-U', 'pau', '-d', 'pau', '-c', 'select 1', ...extra], extraEnv);
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755); // only what `stack up` does protects the state dir
     ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort() };
-    env = { PAU_STATE_DIR: state, PAU_PG_PORT: String(ports.pg), PAU_TEMPORAL_PORT: String(ports.temporal), PAU_TEMPORAL_UI_PORT: String(ports.ui), DATABASE_URL: '', TEMPORAL_ADDRESS: '', PAU_TEMPORAL_UI_URL: '' };
+    env = {
+      PAU_STATE_DIR: state,
+      PAU_PG_PORT: String(ports.pg),
+      PAU_TEMPORAL_PORT: String(ports.temporal),
+      PAU_TEMPORAL_UI_PORT: String(ports.ui),
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      PAU_TEMPORAL_UI_URL: '',
+    };
     up = await runCli(['stack', 'up'], env, 180_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     password = fs.readFileSync(path.join(state, 'secrets', 'postgres-password'), 'utf8').trim();
@@ -87,7 +101,10 @@ describe.skipIf(!isRoot)(title, () => {
 
   it('another user cannot connect to Postgres: loopback without or with a guessed password (psql and node pg), or any socket', () => {
     // The same command with the password, run by the owner, works: the refusals below are about the password.
-    const owner = spawnSync('psql', ['-X', '-w', '-h', '127.0.0.1', '-p', String(ports.pg), '-U', 'pau', '-d', 'pau', '-tAc', 'select 42'], { encoding: 'utf8', env: { PATH: process.env.PATH, PGPASSWORD: password } });
+    const owner = spawnSync('psql', ['-X', '-w', '-h', '127.0.0.1', '-p', String(ports.pg), '-U', 'pau', '-d', 'pau', '-tAc', 'select 42'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PGPASSWORD: password },
+    });
     expect(owner.stdout.trim(), owner.stderr).toBe('42');
 
     const noPassword = psql('127.0.0.1');
@@ -96,7 +113,10 @@ describe.skipIf(!isRoot)(title, () => {
     const guessed = psql('127.0.0.1', [], ['PGPASSWORD=pau']);
     expect(guessed.status).not.toBe(0);
     expect(guessed.stderr).toMatch(/password authentication failed for user "pau"/);
-    const asPostgres = asUser(['psql', '-X', '-w', '-h', '127.0.0.1', '-p', String(ports.pg), '-U', 'postgres', '-d', 'postgres', '-c', 'select 1'], ['PGPASSWORD=postgres']);
+    const asPostgres = asUser(
+      ['psql', '-X', '-w', '-h', '127.0.0.1', '-p', String(ports.pg), '-U', 'postgres', '-d', 'postgres', '-c', 'select 1'],
+      ['PGPASSWORD=postgres'],
+    );
     expect(asPostgres.stderr).toMatch(/password authentication failed/);
 
     // No Unix socket at all: not in the usual places, not in the state dir.
@@ -131,7 +151,7 @@ describe.skipIf(!isRoot)(title, () => {
     expect(results.postgres).toBe('28P01');
   });
 
-  it('another user cannot read the state dir, the secrets, Temporal\'s database, the logs or the cluster', () => {
+  it("another user cannot read the state dir, the secrets, Temporal's database, the logs or the cluster", () => {
     expect(asUser(['ls', parent]).status).toBe(0); // the user exists and may look around where allowed
     const data = fs.realpathSync(path.join(state, 'postgres'));
     const attempts = [

@@ -62,12 +62,19 @@ describe('redact', () => {
       ['OPENAI_API_KEY=whatever123', `OPENAI_API_KEY=${REDACTED}`],
       ['bad key sk-proj-AbCdEfGhIjKlMnOpQrStUv123 given', `bad key ${REDACTED} given`],
       ['key AIzaSyA1234567890abcdefghijklmnopqrstuv x', `key ${REDACTED} x`],
-      ['GET https://generativelanguage.googleapis.com/v1/models?key=AIzaXYZ&alt=json', `GET https://generativelanguage.googleapis.com/v1/models?key=${REDACTED}&alt=json`],
+      [
+        'GET https://generativelanguage.googleapis.com/v1/models?key=AIzaXYZ&alt=json',
+        `GET https://generativelanguage.googleapis.com/v1/models?key=${REDACTED}&alt=json`,
+      ],
       ['connect postgres://pau:pw@127.0.0.1:5/pau failed', 'connect postgres://pau:***@127.0.0.1:5/pau failed'],
     ];
     for (const [text, want] of cases) expect(redact(text, [KEY])).toBe(want);
     // Ordinary provider messages pass unchanged.
-    for (const text of ['429 Rate limit reached for gpt-4o. Please try again in 20s.', "400 Invalid value for 'max_tokens': must be positive.", 'You must provide an API key in an Authorization header using Bearer auth']) {
+    for (const text of [
+      '429 Rate limit reached for gpt-4o. Please try again in 20s.',
+      "400 Invalid value for 'max_tokens': must be positive.",
+      'You must provide an API key in an Authorization header using Bearer auth',
+    ]) {
       expect(redact(text, [KEY])).toBe(text);
     }
   });
@@ -86,7 +93,8 @@ function fakeProvider() {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(value));
       };
-      if (model === 'echo-401') return json(401, { error: { message: `Incorrect API key. Received Authorization: ${req.headers.authorization}`, type: 'invalid_request_error' } });
+      if (model === 'echo-401')
+        return json(401, { error: { message: `Incorrect API key. Received Authorization: ${req.headers.authorization}`, type: 'invalid_request_error' } });
       if (model === 'echo-500') return json(500, { error: { code: 'upstream_failed', received_headers: req.headers } });
       if (model === 'echo-400-text') {
         res.writeHead(400, { 'content-type': 'text/plain' });
@@ -115,7 +123,12 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(provider.server.address() as AddressInfo).port}/v1`;
   const entry = (model: string) => ({ baseUrl, model, apiKeyEnv: KEY_ENV, maxConcurrency: 2, timeoutMs: 10_000 });
   const modelsFile = path.join(process.env.PAU_STATE_DIR!, 'leaky.models.json');
-  fs.writeFileSync(modelsFile, JSON.stringify({ models: { 'leaky-401': entry('echo-401'), 'leaky-500': entry('echo-500'), 'leaky-400': entry('echo-400-text'), 'leaky-ok': entry('ok') } }));
+  fs.writeFileSync(
+    modelsFile,
+    JSON.stringify({
+      models: { 'leaky-401': entry('echo-401'), 'leaky-500': entry('echo-500'), 'leaky-400': entry('echo-400-text'), 'leaky-ok': entry('ok') },
+    }),
+  );
   // Read once, lazily, by the registry in this test process (and its in-process workers).
   process.env.PAU_MODELS_FILE = modelsFile;
   process.env[KEY_ENV] = KEY;
@@ -136,7 +149,10 @@ describe('provider API keys', () => {
     const raw = await sdk.chat.completions.create({ model: 'echo-401', messages: [{ role: 'user', content: 'hi' }] }).catch((e: Error) => e);
     expect(String((raw as Error).message)).toContain(KEY);
     // and a key of a well-known format is caught by pattern even when the caller names no key
-    const f = toFailure(OpenAI.APIError.generate(401, { message: 'got Authorization: Bearer sk-abcdefghijklmnopqrstuvwx' }, undefined, new Headers()), 'm') as ApplicationFailure;
+    const f = toFailure(
+      OpenAI.APIError.generate(401, { message: 'got Authorization: Bearer sk-abcdefghijklmnopqrstuvwx' }, undefined, new Headers()),
+      'm',
+    ) as ApplicationFailure;
     expect(f.message).not.toContain('sk-abcdefghijklmnopqrstuvwx');
   });
 
@@ -186,11 +202,15 @@ describe('provider API keys', () => {
       expect(history).not.toContain(secret);
       expect(decoded).not.toContain(secret);
     }
-    const tables = await stack.dbh.pool.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+    const tables = await stack.dbh.pool.query<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+    );
     expect(tables.rows.length).toBeGreaterThan(5);
     for (const { table_name } of tables.rows) {
       for (const secret of [KEY, databasePassword()]) {
-        const hits = await stack.dbh.pool.query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where t::text like '%' || $1 || '%'`, [secret]);
+        const hits = await stack.dbh.pool.query<{ n: number }>(`select count(*)::int as n from "${table_name}" t where t::text like '%' || $1 || '%'`, [
+          secret,
+        ]);
         expect(hits.rows[0]!.n, `${table_name} holds a secret`).toBe(0);
       }
     }

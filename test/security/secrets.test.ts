@@ -47,7 +47,10 @@ describe('secrets', () => {
     const script = `import { readOrCreateSecret } from ${JSON.stringify(path.join(PROJECT_ROOT, 'config', 'secrets.ts'))}; process.stdout.write(readOrCreateSecret('model-server-key'));`;
     const run = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, PAU_STATE_DIR: dir } });
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          cwd: PROJECT_ROOT,
+          env: { ...process.env, PAU_STATE_DIR: dir },
+        });
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.on('error', reject);

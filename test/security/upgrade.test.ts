@@ -14,10 +14,22 @@ import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli } from '../helpers/cli';
 
 const isRoot = process.getuid?.() === 0;
-const pgBin = (name: string) => path.join(fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)).map((v) => `/usr/lib/postgresql/${v}/bin`).find((d) => fs.existsSync(path.join(d, name))) ?? '', name);
+const pgBin = (name: string) =>
+  path.join(
+    fs
+      .readdirSync('/usr/lib/postgresql')
+      .sort((a, b) => Number(b) - Number(a))
+      .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      .find((d) => fs.existsSync(path.join(d, name))) ?? '',
+    name,
+  );
 /** As the cluster's owner: the postgres user when we are root (as the old stack did). */
 const asOwner = (bin: string, args: string[]) =>
-  execFileSync(isRoot ? 'runuser' : pgBin(bin), isRoot ? ['-u', 'postgres', '--', pgBin(bin), ...args] : args, { encoding: 'utf8', cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(isRoot ? 'runuser' : pgBin(bin), isRoot ? ['-u', 'postgres', '--', pgBin(bin), ...args] : args, {
+    encoding: 'utf8',
+    cwd: '/',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 async function query<T extends pg.QueryResultRow>(port: number, password: string | undefined, text: string): Promise<T[]> {
   const c = new pg.Client({ host: '127.0.0.1', port, user: 'pau', database: 'pau', password, connectionTimeoutMillis: 5000 });
@@ -48,7 +60,16 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
     fs.chmodSync(path.join(state, 'temporal.db'), 0o644);
     if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', data, path.join(state, 'logs', 'postgres.log')]);
     asOwner('initdb', ['-D', data, '-U', 'pau', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
-    asOwner('pg_ctl', ['-D', data, '-l', path.join(state, 'logs', 'postgres.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`, '-w', 'start']);
+    asOwner('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(state, 'logs', 'postgres.log'),
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+      '-w',
+      'start',
+    ]);
     const admin = new pg.Client({ host: '127.0.0.1', port, user: 'pau', database: 'postgres' });
     await admin.connect();
     await admin.query('create database pau');
@@ -71,7 +92,10 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
   });
 
   const hba = () => fs.readFileSync(isRoot ? path.join(fs.realpathSync(data), 'pg_hba.conf') : hbaFile, 'utf8');
-  const trustRecords = () => hba().split('\n').filter((l) => /^\s*(local|host)\S*\s.*\strust(\s|$)/.test(l));
+  const trustRecords = () =>
+    hba()
+      .split('\n')
+      .filter((l) => /^\s*(local|host)\S*\s.*\strust(\s|$)/.test(l));
 
   it('the old cluster lets anyone on loopback in without a password', async () => {
     expect(trustRecords().length).toBeGreaterThan(0);
@@ -85,7 +109,9 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
     fs.writeFileSync(hbaFile, withQuoted);
     const r = await runCli(['stack', 'up'], env);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/cannot upgrade the trust-auth cluster in \S+ \(from an older checkout\) to password authentication: pg_hba\.conf line \d+ \(host "pau" all 10\.9\.0\.0\/16 trust\): quoted fields or continuation lines are not rewritten automatically\. No data was deleted \(pg_hba\.conf and the role were left as they were; the cluster (still runs|is stopped)\)/);
+    expect(r.stderr).toMatch(
+      /cannot upgrade the trust-auth cluster in \S+ \(from an older checkout\) to password authentication: pg_hba\.conf line \d+ \(host "pau" all 10\.9\.0\.0\/16 trust\): quoted fields or continuation lines are not rewritten automatically\. No data was deleted \(pg_hba\.conf and the role were left as they were; the cluster (still runs|is stopped)\)/,
+    );
     expect(hba()).toBe(withQuoted);
     expect(fs.readdirSync(fs.realpathSync(data)).filter((n) => n.startsWith('pg_hba'))).toEqual(['pg_hba.conf']);
     // What is safe was done, and said, this once: the state dir made private, and (as root) the cluster
@@ -95,7 +121,17 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
     expect(fs.statSync(state).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(state, 'temporal.db')).mode & 0o777).toBe(0o600);
     // Trust still works, so the data is there as it was (as root, moving the cluster stopped it).
-    if (isRoot) asOwner('pg_ctl', ['-D', fs.realpathSync(data), '-l', '/dev/null', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`, '-w', 'start']);
+    if (isRoot)
+      asOwner('pg_ctl', [
+        '-D',
+        fs.realpathSync(data),
+        '-l',
+        '/dev/null',
+        '-o',
+        `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+        '-w',
+        'start',
+      ]);
     expect(await query(port, undefined, 'select count(*)::int as n from notes')).toEqual([{ n: 3 }]);
     fs.writeFileSync(isRoot ? path.join(fs.realpathSync(data), 'pg_hba.conf') : hbaFile, withQuoted.replace(extra, ''));
   });
