@@ -37,9 +37,17 @@ export const envSchema = z.object({
   // Where local state (databases, pid files, logs) lives.
   PAU_STATE_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.data')),
   // Where the source datasets are read from.
-  PAU_DATA_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
+  PAU_DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
   // Python interpreter for the sandbox (the project's virtualenv by default).
-  PAU_PYTHON: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
+  PAU_PYTHON: z
+    .string()
+    .trim()
+    .min(1)
+    .default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
   // Sandbox (activities/sandbox, docs/sandbox.md). MODE: auto = strongest available, loudly reporting a
   // fallback; an explicit mode that cannot run is an error. The limits are per-call defaults.
   PAU_SANDBOX_MODE: z.enum(['auto', 'bwrap', 'seccomp', 'none']).default('auto'),
@@ -73,10 +81,7 @@ export type Env = z.infer<typeof envSchema>;
 
 export class ConfigError extends Error {
   constructor(public readonly issues: { variable: string; problem: string }[]) {
-    super(
-      'Invalid configuration:\n' +
-        issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'),
-    );
+    super('Invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'));
     this.name = 'ConfigError';
   }
 }

@@ -53,7 +53,10 @@ export function stratifiedSplit(items: { id: string; source: string }[], sizes: 
   const valN = Math.min(sizes.validation, n - testN);
   const counts = [...bySource.entries()].map(([k, v]) => [k, v.length] as [string, number]);
   const testQ = allocate(testN, counts);
-  const valQ = allocate(valN, counts.map(([k, v]) => [k, v - (testQ.get(k) ?? 0)]));
+  const valQ = allocate(
+    valN,
+    counts.map(([k, v]) => [k, v - (testQ.get(k) ?? 0)]),
+  );
   const assignments: SplitResult['assignments'] = [];
   const pos: Record<Split, number> = { test: 0, validation: 0, train: 0 };
   for (const [source, list] of bySource) {

@@ -27,7 +27,8 @@ export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limi
   const inputs = [...m.probeInputs, ...m.heldoutInputs];
   const req = { source: m.code, entry: m.entryPoint ?? '', calls: inputs, limits: portLimits(limits) };
   const first = fromSandboxBatch(await sandbox.runBatch(req));
-  if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError)) return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
+  if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError))
+    return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
   if (sandbox.checkDeterminism) {
     const determinism = await sandbox.checkDeterminism(req);
     return runtimeVerdict(first.calls, null, { determinism });

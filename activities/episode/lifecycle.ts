@@ -12,7 +12,9 @@ import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeO
 
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
 export function signatureFromCode(code: string, entry: string | null): string | undefined {
-  const re = entry ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm') : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
+  const re = entry
+    ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm')
+    : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
   return re.exec(code)?.[0].trim();
 }
 
@@ -24,13 +26,27 @@ export function makePrepareEpisode(db: () => Db) {
     if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
     const entryPoint = method.entryPoint ?? /def\s+(\w+)/.exec(method.signature ?? method.code)?.[1];
     const signature = method.signature ?? signatureFromCode(method.code, entryPoint ?? null);
-    if (!entryPoint || !signature) throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
+    if (!entryPoint || !signature)
+      throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
 
     const now = new Date();
     await d
       .insert(episodes)
-      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'running', workflowId, startedAt: now })
-      .onConflictDoUpdate({ target: episodes.id, set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now } });
+      .values({
+        id: input.episodeId,
+        runId: input.runId,
+        methodId: input.methodId,
+        model: input.model,
+        setting: input.setting,
+        sample: input.sample,
+        status: 'running',
+        workflowId,
+        startedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: episodes.id,
+        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now },
+      });
 
     const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
     if (input.setting === 'interactive') {

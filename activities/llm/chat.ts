@@ -116,7 +116,10 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   // 1. The cache / the ledger of a call already paid for.
   const [hit] = await db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1);
   if (hit) {
-    await db.update(llmCalls).set({ cacheHits: sql`${llmCalls.cacheHits} + 1` }).where(sql`${llmCalls.requestHash} = ${hash}`);
+    await db
+      .update(llmCalls)
+      .set({ cacheHits: sql`${llmCalls.cacheHits} + 1` })
+      .where(sql`${llmCalls.requestHash} = ${hash}`);
     const { message, finishReason } = toMessageOut(hit.response as ChatCompletion);
     return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash };
   }
@@ -134,10 +137,13 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   let completion: ChatCompletion;
   const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
   try {
-    completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
-      ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    })) as ChatCompletion;
+    completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
+      body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+      {
+        ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      },
+    )) as ChatCompletion;
   } catch (err) {
     throw toFailure(err, spec.name);
   } finally {

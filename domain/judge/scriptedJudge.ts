@@ -103,7 +103,10 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg
     if (policy === 'null') return msg('I cannot judge this description.');
     if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (seed(candidate + (reference ?? '')) % 5)}`);
     const score = oracleJudgeScore(candidate, reference, method?.code);
-    const why = reference === undefined ? 'No reference description; scored on whether the description commits to anything.' : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
+    const why =
+      reference === undefined
+        ? 'No reference description; scored on whether the description commits to anything.'
+        : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
     return msg(`${why}\nSCORE: ${score}`);
   }
   const description = readBlock(user, 'description') ?? '';

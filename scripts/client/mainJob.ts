@@ -60,11 +60,21 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
   const { names, scripted } = startModels();
   if (scripted) {
     log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark uses the SCRIPTED MOCK models ${names.join(' and ')}.`);
-    log('They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.');
+    log(
+      'They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.',
+    );
   }
   const judge = chooseJudge(names);
   log(judge.note);
-  const config: BenchmarkConfig = { dataset: START_DATASET, split: 'test', models: names, settings: ['interactive', 'in-context'], samples: 1, limit: START_SAMPLE_METHODS, ...judgeFields(judge.judgeModel) };
+  const config: BenchmarkConfig = {
+    dataset: START_DATASET,
+    split: 'test',
+    models: names,
+    settings: ['interactive', 'in-context'],
+    samples: 1,
+    limit: START_SAMPLE_METHODS,
+    ...judgeFields(judge.judgeModel),
+  };
   const runId = newRunId(scripted ? 'start-scripted' : 'start');
   const handle = await startBenchmark(client, runId, config);
   log(`run id: ${runId}  (${START_SAMPLE_METHODS} test methods × ${names.join(', ')} × interactive, in-context)`);

@@ -18,7 +18,9 @@ import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workfl
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 
 export function benchSummary(config: BenchmarkConfig): string {
-  const what = config.methodIds ? `${config.methodIds.length} listed methods` : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
+  const what = config.methodIds
+    ? `${config.methodIds.length} listed methods`
+    : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
   return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
 }
 
@@ -57,7 +59,11 @@ export function startDatasetBuild(client: Client, config: BuildConfigInput & { n
   });
 }
 
-export function startDoctor(client: Client, workflowId: string, opts: { timeoutMs: number; queueWaitSeconds: number }): Promise<WorkflowHandle<typeof doctorWorkflow>> {
+export function startDoctor(
+  client: Client,
+  workflowId: string,
+  opts: { timeoutMs: number; queueWaitSeconds: number },
+): Promise<WorkflowHandle<typeof doctorWorkflow>> {
   return client.workflow.start(doctorWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId,
@@ -68,7 +74,12 @@ export function startDoctor(client: Client, workflowId: string, opts: { timeoutM
   });
 }
 
-export function startRerun(client: Client, workflowId: string, input: RerunFailedInput, failedCount: number): Promise<WorkflowHandle<typeof rerunFailedEpisodesWorkflow>> {
+export function startRerun(
+  client: Client,
+  workflowId: string,
+  input: RerunFailedInput,
+  failedCount: number,
+): Promise<WorkflowHandle<typeof rerunFailedEpisodesWorkflow>> {
   return client.workflow.start(rerunFailedEpisodesWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId,

@@ -36,12 +36,14 @@ const runOptions = defineOptions({
   temperature: z.coerce.number().min(0).max(2).optional(),
   seed: z.coerce.number().int().optional(),
   replay: z.boolean().optional(),
-  'run-id': z.string().regex(/^[A-Za-z0-9._:-]+$/).optional(),
+  'run-id': z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]+$/)
+    .optional(),
   detach: z.boolean().optional(),
   'report-dir': z.string().min(1).optional(),
 });
 const runSchema = runOptions.schema;
-
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
   const budgets = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
@@ -62,7 +64,9 @@ export async function run(argv: string[]): Promise<number> {
     const reg = models();
     for (const name of reg.names()) {
       const m = reg.get(name);
-      console.log(`${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`);
+      console.log(
+        `${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`,
+      );
     }
     console.log('(also: mock-<policy> for any scripted policy; see docs/models.md)');
     return 0;

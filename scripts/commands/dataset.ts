@@ -24,11 +24,18 @@ export const usage = [
 const int = z.coerce.number().int().min(0);
 
 async function build(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, defineOptions({
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    defineOptions({
       name: z.string().default('pau-v1'),
       sources: z
         .string()
-        .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+        .transform((s) =>
+          s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(z.enum(SOURCE_NAMES)).min(1))
         .optional(),
       limit: int.min(1).optional(),
@@ -38,7 +45,8 @@ async function build(argv: string[]): Promise<number> {
       'batch-size': int.min(1).optional(),
       concurrency: int.min(1).optional(),
       codealpaca: z.enum(['auto', '20k', '2k']).optional(),
-    }));
+    }),
+  );
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const config: BuildConfigInput & { name: string } = {
     name: values.name,
@@ -113,7 +121,15 @@ async function exportCmd(argv: string[]): Promise<number> {
     }
     const ms = await getDatasetMethods(dbh.db, name, values.split ? { split: values.split } : {});
     const lines = ms.map((m) => {
-      const method = Method.parse({ ...m, entryPoint: m.entryPoint ?? '', signature: m.signature ?? '', codeHash: m.codeHash ?? '', nearHash: m.nearHash ?? '', goldKind: m.goldKind ?? 'code-only', meta: (m.meta as Record<string, unknown> | null) ?? {} });
+      const method = Method.parse({
+        ...m,
+        entryPoint: m.entryPoint ?? '',
+        signature: m.signature ?? '',
+        codeHash: m.codeHash ?? '',
+        nearHash: m.nearHash ?? '',
+        goldKind: m.goldKind ?? 'code-only',
+        meta: (m.meta as Record<string, unknown> | null) ?? {},
+      });
       return JSON.stringify({ dataset: name, split: m.split, position: m.position, ...method, probeOutputs: m.probeOutputs, heldoutOutputs: m.heldoutOutputs });
     });
     fs.writeFileSync(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
@@ -134,7 +150,15 @@ async function list(argv: string[]): Promise<number> {
         ['name', 'status', 'test', 'validation', 'train', 'hash', 'updated'],
         rows.map((r) => {
           const s = r.summary as BuildSummary | null;
-          return [r.name, r.status, s?.splits?.test ?? 0, s?.splits?.validation ?? 0, s?.splits?.train ?? 0, r.contentHash.slice(0, 19), r.updatedAt.toISOString()];
+          return [
+            r.name,
+            r.status,
+            s?.splits?.test ?? 0,
+            s?.splits?.validation ?? 0,
+            s?.splits?.train ?? 0,
+            r.contentHash.slice(0, 19),
+            r.updatedAt.toISOString(),
+          ];
         }),
       ),
     );

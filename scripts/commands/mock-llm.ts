@@ -5,7 +5,11 @@ import { MOCK_POLICIES } from '../../config/models';
 import { startMockServer } from '../../activities/llm/mock/server';
 import { defineOptions, parseCommandArgs } from '../lib/args';
 
-const options = defineOptions({ port: z.coerce.number().int().min(0).max(65535).default(8399), host: z.string().default('127.0.0.1'), 'latency-ms': z.coerce.number().int().min(0).default(0) });
+const options = defineOptions({
+  port: z.coerce.number().int().min(0).max(65535).default(8399),
+  host: z.string().default('127.0.0.1'),
+  'latency-ms': z.coerce.number().int().min(0).default(0),
+});
 
 export const usage = `pau mock-llm ${options.usage}`;
 

@@ -26,7 +26,11 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const runId = positionals[0] ?? (values.latest ? await latestRunId(getDb()) : undefined);
     if (!runId) throw new UsageError(values.latest ? 'no benchmark run in the database' : 'which run? give a run id or --latest');
-    const r = await produceReportFiles(getDb(), { runId, ...(values.compare ? { compare: values.compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) }, values.out);
+    const r = await produceReportFiles(
+      getDb(),
+      { runId, ...(values.compare ? { compare: values.compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) },
+      values.out,
+    );
     console.log(r.headline);
     for (const n of r.document.notes) console.log(`note: ${n}`);
     console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}`);

@@ -15,7 +15,10 @@ export async function run(argv: string[]): Promise<number> {
   const h = connect(undefined, 2);
   try {
     if (action === 'list') {
-      const { values, positionals } = parseCommandArgs(rest, defineOptions({ failed: z.boolean().optional(), limit: z.coerce.number().int().min(1).optional() }));
+      const { values, positionals } = parseCommandArgs(
+        rest,
+        defineOptions({ failed: z.boolean().optional(), limit: z.coerce.number().int().min(1).optional() }),
+      );
       if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
       const rows = await listRuns(h.db, { failedOnly: values.failed ?? false, limit: values.limit ?? 50 });
       if (rows.length === 0) {
@@ -42,7 +45,10 @@ export async function run(argv: string[]): Promise<number> {
       const eps = await runEpisodes(h.db, runId);
       const byStatus = new Map<string, number>();
       for (const e of eps) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
-      printTable(['status', 'episodes'], [...byStatus.entries()].sort().map(([s, n]) => [s, n]));
+      printTable(
+        ['status', 'episodes'],
+        [...byStatus.entries()].sort().map(([s, n]) => [s, n]),
+      );
       const shown = values.all ? eps : eps.filter((e) => e.status !== 'completed');
       if (shown.length > 0) {
         console.log(values.all ? '\nepisodes:' : '\nepisodes not completed (--all lists every one):');

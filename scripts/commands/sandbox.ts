@@ -7,7 +7,7 @@ import { SandboxPool, SandboxUnavailable, callSpecSchema } from '../../activitie
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
 export const usage =
-  "pau sandbox exec --file F.py --entry NAME --calls '[[\"1\", \"2\"], \"[3, 1], key=\\'a\\'\"]' " +
+  'pau sandbox exec --file F.py --entry NAME --calls \'[["1", "2"], "[3, 1], key=\\\'a\\\'"]\' ' +
   '[--coverage] [--timeout-ms N] [--memory-mb N] [--mode auto|bwrap|seccomp|none]';
 
 const options = defineOptions({
@@ -54,9 +54,7 @@ export async function run(argv: string[]): Promise<number> {
         ...(values['memory-mb'] ? { memoryMb: values['memory-mb'] } : {}),
       },
     });
-    const coverage = result.coverage
-      ? { lines: result.coverage.lines, branches: result.coverage.branches, detail: result.coverage }
-      : null;
+    const coverage = result.coverage ? { lines: result.coverage.lines, branches: result.coverage.branches, detail: result.coverage } : null;
     process.stdout.write(
       `${JSON.stringify({
         mode: result.mode,

@@ -22,21 +22,33 @@ const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other
 const nightlyOptions = defineOptions({
   dataset: z.string().min(1),
   ...runSelectionFields,
-  at: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)').default('02:00'),
-  tz: z.string().min(1).default('UTC').refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'an IANA time zone such as UTC or Europe/Paris'),
-  id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').optional(),
+  at: z
+    .string()
+    .regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)')
+    .default('02:00'),
+  tz: z
+    .string()
+    .min(1)
+    .default('UTC')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'an IANA time zone such as UTC or Europe/Paris'),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -')
+    .optional(),
   overlap: z.enum(overlaps).default('skip'),
-  catchup: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d').default('1h'),
+  catchup: z
+    .string()
+    .regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d')
+    .default('1h'),
   paused: z.boolean().optional(),
 });
-
 
 const backfillOptions = defineOptions({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
 
@@ -76,7 +88,11 @@ export async function run(argv: string[]): Promise<number> {
       case 'list': {
         const rows = await listSchedules(client);
         if (rows.length === 0) console.log('no schedules');
-        else printTable(['id', 'state', 'next run', 'starts'], rows.map((r) => [r.id, r.paused ? 'paused' : 'active', r.next, r.summary]));
+        else
+          printTable(
+            ['id', 'state', 'next run', 'starts'],
+            rows.map((r) => [r.id, r.paused ? 'paused' : 'active', r.next, r.summary]),
+          );
         return 0;
       }
       case 'describe':

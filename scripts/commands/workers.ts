@@ -9,7 +9,6 @@ const options = defineOptions({ queue: { schema: z.array(queueName).optional(), 
 
 export const usage = `pau workers ${options.usage}`;
 
-
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, options);
   await runWorkers(values.queue ?? [TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]);

@@ -24,9 +24,7 @@ export function parseCommandArgs<T extends OptionSpecs>(
   }
   const result = schema.safeParse(parsed.values);
   if (!result.success) {
-    throw new UsageError(
-      result.error.issues.map((i) => `--${i.path.join('.') || '?'}: ${i.message}`).join('; '),
-    );
+    throw new UsageError(result.error.issues.map((i) => `--${i.path.join('.') || '?'}: ${i.message}`).join('; '));
   }
   return { values: result.data, positionals: parsed.positionals };
 }

@@ -8,7 +8,12 @@ import { UsageError } from './args';
 import { chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
 /** `a,b, c` → ['a', 'b', 'c'] */
-export const commaList = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+export const commaList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 /** Every name must be in the model registry; otherwise a usage error naming the unknown one. */
 export function requireKnownModels(names: readonly string[]): void {

@@ -36,7 +36,9 @@ function binDir(): string {
     const dir = path.join(base, v, 'bin');
     if (fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
   }
-  throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found: run `npm run setup` as root, install your distro\'s postgresql package, or set DATABASE_URL.');
+  throw new Error(
+    "PostgreSQL server binaries (initdb, pg_ctl) not found: run `npm run setup` as root, install your distro's postgresql package, or set DATABASE_URL.",
+  );
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -119,13 +121,7 @@ export async function startPostgres(p: LocalPostgres, database = 'pau'): Promise
   if (!isInitialised(p)) {
     pgExec('initdb', ['-D', paths.data, '-U', 'pau', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
   }
-  const options = [
-    `-p ${p.port}`,
-    "-c listen_addresses=127.0.0.1",
-    "-c unix_socket_directories=''",
-    '-c max_connections=200',
-    '-c fsync=on',
-  ].join(' ');
+  const options = [`-p ${p.port}`, '-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''", '-c max_connections=200', '-c fsync=on'].join(' ');
   try {
     pgExec('pg_ctl', ['-D', paths.data, '-l', paths.log, '-o', options, '-w', '-t', '60', 'start']);
   } catch (err) {

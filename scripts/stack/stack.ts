@@ -43,7 +43,9 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
     const sa = await ensureSearchAttributes(client);
     if (sa.added.length > 0) log(`temporal: registered search attributes ${sa.added.join(', ')}`);
     if (sa.missing.length > 0) {
-      log(`temporal: WARNING: could not register search attributes ${sa.missing.join(', ')} (Temporal Cloud: add them as Keyword in the namespace settings, or \`tcld namespace search-attributes add\`)`);
+      log(
+        `temporal: WARNING: could not register search attributes ${sa.missing.join(', ')} (Temporal Cloud: add them as Keyword in the namespace settings, or \`tcld namespace search-attributes add\`)`,
+      );
     }
   } finally {
     await client.connection.close();
@@ -74,7 +76,12 @@ export async function stackStatus(): Promise<StackPart[]> {
   if (e.DATABASE_URL) {
     rows.push({ part: 'postgres', where: redact(e.DATABASE_URL), managed: false, state: (await dbReachable()) ? 'up' : 'down' });
   } else {
-    rows.push({ part: 'postgres', where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`, managed: true, state: (await pgRunning(postgres)) ? 'up' : 'down' });
+    rows.push({
+      part: 'postgres',
+      where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`,
+      managed: true,
+      state: (await pgRunning(postgres)) ? 'up' : 'down',
+    });
   }
   return rows;
 }

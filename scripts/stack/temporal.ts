@@ -68,12 +68,18 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
   }
   fs.mkdirSync(t.stateDir, { recursive: true });
   const args = [
-    'server', 'start-dev',
-    '--db-filename', t.dbFile,
-    '--ip', '127.0.0.1',
-    '--port', String(t.port),
-    '--namespace', t.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--db-filename',
+    t.dbFile,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(t.port),
+    '--namespace',
+    t.namespace,
+    '--log-level',
+    'warn',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ...(t.ui ? ['--ui-port', String(t.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
   ];

@@ -18,7 +18,6 @@ import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetW
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
 
-
 const stack = useStack({ workers: ['pau', 'pau-sandbox'], dbPool: 4 });
 afterAll(async () => {
   await closeSharedSandboxPool();
@@ -47,7 +46,16 @@ describe('BuildDatasetWorkflow', () => {
 
     const rows1 = await members('ds-test');
     expect(rows1.length).toBe(s1.splits.test + s1.splits.validation + s1.splits.train);
-    const ms1 = await stack.db.select().from(methods).where(inArray(methods.id, rows1.map((r) => r.methodId))).orderBy(asc(methods.id));
+    const ms1 = await stack.db
+      .select()
+      .from(methods)
+      .where(
+        inArray(
+          methods.id,
+          rows1.map((r) => r.methodId),
+        ),
+      )
+      .orderBy(asc(methods.id));
     expect(ms1.every((m) => m.verdict === 'accepted' && m.probeInputs.length > 0 && m.signature?.startsWith('def '))).toBe(true);
     for (const m of ms1) {
       expect(m.probeOutputs?.length).toBe(m.probeInputs.length);
@@ -62,8 +70,19 @@ describe('BuildDatasetWorkflow', () => {
     expect(s2.contentHash).toBe(s1.contentHash);
     const rows2 = await members('ds-test');
     expect(rows2.map((r) => [r.methodId, r.split, r.position])).toEqual(rows1.map((r) => [r.methodId, r.split, r.position]));
-    const ms2 = await stack.db.select().from(methods).where(inArray(methods.id, rows2.map((r) => r.methodId))).orderBy(asc(methods.id));
-    expect(ms2.map((m) => [m.id, m.code, m.probeInputs, m.heldoutInputs, m.verdict])).toEqual(ms1.map((m) => [m.id, m.code, m.probeInputs, m.heldoutInputs, m.verdict]));
+    const ms2 = await stack.db
+      .select()
+      .from(methods)
+      .where(
+        inArray(
+          methods.id,
+          rows2.map((r) => r.methodId),
+        ),
+      )
+      .orderBy(asc(methods.id));
+    expect(ms2.map((m) => [m.id, m.code, m.probeInputs, m.heldoutInputs, m.verdict])).toEqual(
+      ms1.map((m) => [m.id, m.code, m.probeInputs, m.heldoutInputs, m.verdict]),
+    );
 
     // The exported read API.
     const test = await getDatasetMethods(stack.db, 'ds-test', { split: 'test' });
@@ -89,23 +108,41 @@ describe('BuildDatasetWorkflow', () => {
 
 describe('malformed records', () => {
   it('are rejected with their reason while the build goes on', { timeout: 120_000 }, async () => {
-    const good = (i: number) => JSON.stringify({ task_id: `M/${i}`, prompt: `def f${i}(x):\n    """Adds ${i}."""\n`, entry_point: `f${i}`, canonical_solution: `    return x + ${i}\n`, test: `def check(candidate):\n    assert candidate(1) == ${1 + i}\n    assert candidate(5) == ${5 + i}\n` });
+    const good = (i: number) =>
+      JSON.stringify({
+        task_id: `M/${i}`,
+        prompt: `def f${i}(x):\n    """Adds ${i}."""\n`,
+        entry_point: `f${i}`,
+        canonical_solution: `    return x + ${i}\n`,
+        test: `def check(candidate):\n    assert candidate(1) == ${1 + i}\n    assert candidate(5) == ${5 + i}\n`,
+      });
     const text = [
       good(1),
       '{"task_id": "M/2", "prompt": ',
       JSON.stringify({ task_id: 'M/3', prompt: 'def f3(x):\n' }),
-      JSON.stringify({ task_id: 'M/4', prompt: 'def f4(x)\n', entry_point: 'f4', canonical_solution: '    return x\n', test: 'def check(candidate):\n    assert candidate(1) == 1\n' }),
+      JSON.stringify({
+        task_id: 'M/4',
+        prompt: 'def f4(x)\n',
+        entry_point: 'f4',
+        canonical_solution: '    return x\n',
+        test: 'def check(candidate):\n    assert candidate(1) == 1\n',
+      }),
       good(5),
     ].join('\n');
     const name = 'ds-malformed';
-    const prep = await prepareBuild(stack.db, { name, sources: ['humaneval'], split: { test: 1, validation: 0 } }, 'test/malformed', { load: async () => humanEvalFromText(text) });
+    const prep = await prepareBuild(stack.db, { name, sources: ['humaneval'], split: { test: 1, validation: 0 } }, 'test/malformed', {
+      load: async () => humanEvalFromText(text),
+    });
     expect(prep.candidates).toBe(3); // M/1, M/4 (does not parse), M/5
     const check = makeCheckMethodsBatch({ db: () => stack.db, sandbox: () => poolDatasetSandbox() });
     expect(await check({ ids: prep.toCheck })).toMatchObject({ checked: 2, accepted: 2 });
     const summary = await finalizeBuild(stack.db, name);
     expect(summary.sources.humaneval!.rejected).toEqual({ 'bad-json': 1, 'malformed-record': 1, 'parse-error': 1 });
     expect(summary.sources.humaneval!.accepted).toBe(2);
-    expect(summary.loadRejects.map((r) => [r.sourceId, r.reason])).toEqual([['line:2', 'bad-json'], ['M/3', 'malformed-record']]);
+    expect(summary.loadRejects.map((r) => [r.sourceId, r.reason])).toEqual([
+      ['line:2', 'bad-json'],
+      ['M/3', 'malformed-record'],
+    ]);
     const [m4] = await stack.db.select().from(methods).where(eq(methods.id, 'humaneval/M/4'));
     expect(m4).toMatchObject({ verdict: 'rejected', rejectReasons: ['parse-error'] });
     expect((m4!.meta as { rejectDetail?: string }).rejectDetail).toMatch(/SyntaxError/);
@@ -114,7 +151,11 @@ describe('malformed records', () => {
 
 describe('pau dataset CLI', () => {
   it('build prints the tables; show and export read Postgres', { timeout: 240_000 }, async () => {
-    const r = await runCli(['dataset', 'build', '--name', 'ds-cli', '--sources', 'humaneval,cruxeval', '--limit', '6', '--test', '4', '--validation', '2'], {}, 200_000);
+    const r = await runCli(
+      ['dataset', 'build', '--name', 'ds-cli', '--sources', 'humaneval,cruxeval', '--limit', '6', '--test', '4', '--validation', '2'],
+      {},
+      200_000,
+    );
     expect(r.stderr).not.toContain('FAILED');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/source\s+raw\s+accepted\s+rejected\s+test\s+validation\s+train/);
@@ -130,7 +171,11 @@ describe('pau dataset CLI', () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pau-export-')), 'ds.jsonl');
     const ex = await runCli(['dataset', 'export', 'ds-cli', '--out', out]);
     expect(ex.code).toBe(0);
-    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { split: string; signature: string; probeInputs: string[] });
+    const lines = fs
+      .readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { split: string; signature: string; probeInputs: string[] });
     const s = (await getDataset(stack.db, 'ds-cli'))!.summary as BuildSummary;
     expect(lines).toHaveLength(s.splits.test + s.splits.validation + s.splits.train);
     expect(lines.filter((l) => l.split === 'test')).toHaveLength(4);

@@ -1,4 +1,3 @@
-
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
@@ -10,7 +9,6 @@ import { runCli, startScript } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { useStack } from '../helpers/stack';
 
-
 const stack = useStack({
   setup: async ({ db }) => {
     await insertFixtureMethods(db, 'fixture-bench', [ADD, REVERSE, RAISES]);
@@ -18,7 +16,13 @@ const stack = useStack({
   },
 });
 
-const base: BenchmarkConfig = { dataset: 'fixture-bench', split: 'test', models: ['mock-oracle', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1 };
+const base: BenchmarkConfig = {
+  dataset: 'fixture-bench',
+  split: 'test',
+  models: ['mock-oracle', 'mock-random'],
+  settings: ['interactive', 'in-context'],
+  samples: 1,
+};
 
 async function run(config: BenchmarkConfig, runId: string): Promise<BenchmarkRunResult> {
   const handle = await startBenchmark(stack.client, runId, config);
@@ -94,12 +98,19 @@ describe('benchmark run', () => {
       .where(sql`${episodes.runId} = ${second} and ${steps.kind} = 'assistant'`);
     expect(turns.length).toBeGreaterThanOrEqual(12);
     expect(turns.filter((t) => !t.cached)).toHaveLength(0);
-    const firstTurns = await stack.db.select({ n: sql<number>`count(*)::int` }).from(steps).innerJoin(episodes, eq(episodes.id, steps.episodeId)).where(sql`${episodes.runId} = ${first} and ${steps.kind} = 'assistant'`);
+    const firstTurns = await stack.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(steps)
+      .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+      .where(sql`${episodes.runId} = ${first} and ${steps.kind} = 'assistant'`);
     expect(turns.length).toBe(firstTurns[0]?.n);
     const [hits] = await stack.db.select({ n: sql<number>`coalesce(sum(${llmCalls.cacheHits}),0)::int` }).from(llmCalls);
     expect(hits?.n ?? 0).toBeGreaterThanOrEqual(turns.length);
     // Same descriptions, item by item.
-    const descs = async (runId: string) => (await stack.db.select().from(episodes).where(eq(episodes.runId, runId))).map((e) => `${e.methodId}|${e.model}|${e.setting}|${e.finalDescription}`).sort();
+    const descs = async (runId: string) =>
+      (await stack.db.select().from(episodes).where(eq(episodes.runId, runId)))
+        .map((e) => `${e.methodId}|${e.model}|${e.setting}|${e.finalDescription}`)
+        .sort();
     expect(await descs(second)).toEqual(await descs(first));
   });
 });
@@ -108,7 +119,20 @@ describe('pau bench run (CLI)', () => {
   it('prints the run id and UI link, shows progress, exits 0 with a summary table', async () => {
     const workers = await startTestWorkers(['pau', 'pau-sandbox']);
     try {
-      const r = await runCli(['bench', 'run', '--dataset', 'fixture-bench', '--split', 'test', '--models', 'mock-oracle,mock-null', '--settings', 'interactive,in-context', '--limit', '2']);
+      const r = await runCli([
+        'bench',
+        'run',
+        '--dataset',
+        'fixture-bench',
+        '--split',
+        'test',
+        '--models',
+        'mock-oracle,mock-null',
+        '--settings',
+        'interactive,in-context',
+        '--limit',
+        '2',
+      ]);
       expect(r.stderr).not.toMatch(/error/i);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/run id: bench-\S+/);
@@ -131,10 +155,21 @@ describe('worker killed mid-run', () => {
     let worker = await startScript('workers/pau.ts', 'ready');
     try {
       const runId = `bench-kill-${Date.now().toString(36)}`;
-      const handle = await startBenchmark(stack.client, runId, { dataset: 'fixture-kill', split: 'test', models: ['mock-steps'], settings: ['interactive'], samples: 1, window: 3 });
+      const handle = await startBenchmark(stack.client, runId, {
+        dataset: 'fixture-kill',
+        split: 'test',
+        models: ['mock-steps'],
+        settings: ['interactive'],
+        samples: 1,
+        window: 3,
+      });
       // Kill the worker once some steps exist and the run is far from done.
       for (let i = 0; i < 200; i++) {
-        const [c] = await stack.db.select({ n: sql<number>`count(*)::int` }).from(steps).innerJoin(episodes, eq(episodes.id, steps.episodeId)).where(eq(episodes.runId, runId));
+        const [c] = await stack.db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(steps)
+          .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+          .where(eq(episodes.runId, runId));
         if ((c?.n ?? 0) >= 15) break;
         await new Promise((r) => setTimeout(r, 50));
       }

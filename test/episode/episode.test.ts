@@ -1,4 +1,3 @@
-
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadEpisodeTranscript } from '../../activities/episode/transcript';
@@ -8,7 +7,6 @@ import { ADD, insertFixtureMethods, LOOPS, RAISES, REVERSE } from '../fixtures/e
 import { runEpisode, stepsOf } from './helpers';
 import { useStack } from '../helpers/stack';
 
-
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: async ({ db }) => {
@@ -17,7 +15,7 @@ const stack = useStack({
 });
 
 const observations = (rows: Awaited<ReturnType<typeof stepsOf>>) =>
-  rows.filter((s) => s.kind === 'call').map((s) => (s.observation as { text: string; category: string }));
+  rows.filter((s) => s.kind === 'call').map((s) => s.observation as { text: string; category: string });
 
 describe('interactive episode', () => {
   it('oracle: calls the method on its probe inputs in one batch, then submits the gold description', async () => {
@@ -74,7 +72,11 @@ describe('interactive episode', () => {
     expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_refusal', turns: 3 });
     const rows = await stepsOf(stack.db, out.episodeId);
     expect(rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { answer: string }).answer)).toEqual(['refusal', 'refusal', 'refusal']);
-    expect(rows.filter((s) => s.kind === 'user').map((s) => (s.agentMessage as { reason?: string }).reason)).toEqual([undefined, 'refusal', 'You have used all 2 turns.']);
+    expect(rows.filter((s) => s.kind === 'user').map((s) => (s.agentMessage as { reason?: string }).reason)).toEqual([
+      undefined,
+      'refusal',
+      'You have used all 2 turns.',
+    ]);
     const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
     expect(ep?.finalDescription).toBeNull();
   });

@@ -1,4 +1,3 @@
-
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
@@ -7,7 +6,6 @@ import { runDoctor } from '../../scripts/client/doctor';
 import { runCli, startScript } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { useStack } from '../helpers/stack';
-
 
 const stack = useStack();
 

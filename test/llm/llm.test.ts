@@ -14,7 +14,6 @@ import { runEpisode } from '../episode/helpers';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { useStack } from '../helpers/stack';
 
-
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: async ({ db }) => {
@@ -33,7 +32,8 @@ async function agentTurnAttempts(workflowId: string): Promise<{ attempt: number;
     const s = e.activityTaskScheduledEventAttributes;
     if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
     const st = e.activityTaskStartedEventAttributes;
-    if (st && scheduled.get(String(st.scheduledEventId)) === 'agentTurn') out.push({ attempt: st.attempt ?? 1, time: Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) });
+    if (st && scheduled.get(String(st.scheduledEventId)) === 'agentTurn')
+      out.push({ attempt: st.attempt ?? 1, time: Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) });
   }
   return out;
 }
@@ -111,7 +111,22 @@ describe('model registry', () => {
   it('validates the models file and reads API keys from the variable named', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-models-'));
     const file = path.join(dir, 'pau.models.json');
-    fs.writeFileSync(file, JSON.stringify({ default: ['gpt-4o'], models: { 'gpt-4o': { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o', apiKeyEnv: 'OPENAI_API_KEY', inputUsdPerMTok: 2.5, outputUsdPerMTok: 10, maxConcurrency: 8 } } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        default: ['gpt-4o'],
+        models: {
+          'gpt-4o': {
+            baseUrl: 'https://api.openai.com/v1',
+            model: 'gpt-4o',
+            apiKeyEnv: 'OPENAI_API_KEY',
+            inputUsdPerMTok: 2.5,
+            outputUsdPerMTok: 10,
+            maxConcurrency: 8,
+          },
+        },
+      }),
+    );
     const reg = buildRegistry(loadModelsFile(file));
     const m = reg.get('gpt-4o');
     expect(m).toMatchObject({ provider: 'openai', maxConcurrency: 8, params: { temperature: 0 } });

@@ -14,11 +14,14 @@ import { runCli } from '../helpers/cli';
 import { startTestWorkers } from '../helpers/workers';
 import { useStack } from '../helpers/stack';
 
-
 const stack = useStack({
   setup: async ({ db }) => {
     // Ids of this file's own: another file's identical requests would answer these from the llm_calls cache.
-    await insertFixtureMethods(db, 'fixture-rerun', [ADD, REVERSE, RAISES].map((m) => ({ ...m, id: `${m.id}_rerun` })));
+    await insertFixtureMethods(
+      db,
+      'fixture-rerun',
+      [ADD, REVERSE, RAISES].map((m) => ({ ...m, id: `${m.id}_rerun` })),
+    );
   },
 });
 
@@ -67,7 +70,9 @@ describe('rerun --run RUN_ID --failed', () => {
     expect(failedRow?.status).toBe('failed');
     expect(failedRow?.error).toContain('InjectedFailure');
     // The UI's query for "failed episodes of run X for model Y" finds exactly that one.
-    expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauModel = 'mock-oracle' AND PauOutcome = 'failed'`, 1)).toEqual([`episode/${victim}`]);
+    expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauModel = 'mock-oracle' AND PauOutcome = 'failed'`, 1)).toEqual([
+      `episode/${victim}`,
+    ]);
 
     const second = countingMain(() => false);
     workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: second.activities });
@@ -142,7 +147,10 @@ describe('rerun WORKFLOW_ID', () => {
     // The benchmark child was not run again: no agent turn after the reset.
     expect(fixed.turns.size).toBe(0);
     const runId = `${scheduleId}-manual`;
-    const [run] = await stack.db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.status, 'completed')));
+    const [run] = await stack.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.id, runId), eq(runs.status, 'completed')));
     expect(run?.summary).toMatchObject({ report: expect.any(Number) });
     const [stored] = await stack.db.select().from(reports).where(eq(reports.runId, runId));
     expect(stored?.html).toContain('<html');

@@ -1,11 +1,9 @@
-
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { reports, runs } from '../../db/schema/index';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
-
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
@@ -15,11 +13,7 @@ const stack = useStack({
 });
 
 async function scheduledRuns(scheduleId: string) {
-  return stack.db
-    .select()
-    .from(runs)
-    .where(sql`${runs.config}->>'scheduleId' = ${scheduleId}`)
-    .orderBy(runs.createdAt);
+  return stack.db.select().from(runs).where(sql`${runs.config}->>'scheduleId' = ${scheduleId}`).orderBy(runs.createdAt);
 }
 
 async function waitForCompletedRuns(scheduleId: string, n: number, timeoutMs = 120_000) {
@@ -84,7 +78,8 @@ describe('pau schedule', () => {
     expect(stored?.html).toContain('<html');
     // The scheduled workflow is findable by kind in the UI's search.
     const kinds: string[] = [];
-    for await (const wf of stack.client.workflow.list({ query: `PauKind = 'scheduled-benchmark' AND TemporalScheduledById = '${id}'` })) kinds.push(wf.workflowId);
+    for await (const wf of stack.client.workflow.list({ query: `PauKind = 'scheduled-benchmark' AND TemporalScheduledById = '${id}'` }))
+      kinds.push(wf.workflowId);
     expect(kinds.length).toBeGreaterThanOrEqual(1);
 
     // Backfill validates its window.

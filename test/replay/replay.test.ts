@@ -19,14 +19,19 @@ import { workflowBundle } from '../helpers/workers';
 const DIR = path.join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 /** File → the workflow id it was recorded under (workflows derive child ids from their own id). */
 const ids = JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) as Record<string, string>;
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+const files = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.json') && f !== 'index.json')
+  .sort();
 
 describe('workflow histories replay on the current code', () => {
   it('has recorded histories of every main workflow type, each with its workflow id', () => {
     expect(Object.keys(ids).sort()).toEqual(files);
     const types = new Set(
       files.map((f) => {
-        const h = JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as { events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[] };
+        const h = JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as {
+          events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[];
+        };
         return h.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
       }),
     );
