@@ -133,7 +133,7 @@ class CommonSpec:
     save_every: int = 50  # optimizer steps between saves; a save is always made at the end
     keep_saves: int = 2  # complete saves kept (older ones are deleted after a new one is DONE)
     max_steps: int | None = None  # cap on optimizer steps (benchmarks, smoke runs)
-    threads: int | None = None  # torch CPU threads; default $PAU_TRAINER_THREADS or 2
+    threads: int | None = None  # torch CPU threads; default $PAU_TRAINER_THREADS or 1 (see docs: 2 threads on a loaded 2-core box ran 10x slower)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     max_grad_norm: float = 1.0
     weight_decay: float = 0.0
