@@ -48,12 +48,13 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             raise TrainerError("invalid_spec", f"spec {args.spec} is not JSON: {e}") from e
         spec = parse_spec(args.command, raw)
-        import torch
+        if args.command != "export-gguf-lora":  # the export needs neither torch nor threads
+            import torch
 
-        threads = getattr(spec, "threads", None) or int(os.environ.get("PAU_TRAINER_THREADS", "1"))
-        torch.set_num_threads(threads)
-        torch.set_num_interop_threads(1)
-        _quiet_libraries()
+            threads = getattr(spec, "threads", None) or int(os.environ.get("PAU_TRAINER_THREADS", "1"))
+            torch.set_num_threads(threads)
+            torch.set_num_interop_threads(1)
+            _quiet_libraries()
         try:
             if args.command == "sft":
                 from .sft import run_sft

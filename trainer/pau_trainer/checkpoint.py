@@ -15,10 +15,10 @@ import random
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import torch
+if TYPE_CHECKING:
+    import torch
 
 from .models import sha256_file
 
@@ -65,6 +65,9 @@ def _fsync_file(path: Path) -> None:
 
 
 def rng_state() -> dict[str, Any]:
+    import numpy as np
+    import torch
+
     state: dict[str, Any] = {
         "python": random.getstate(),
         "numpy": np.random.get_state(),
@@ -76,6 +79,9 @@ def rng_state() -> dict[str, Any]:
 
 
 def set_rng_state(state: dict[str, Any]) -> None:
+    import numpy as np
+    import torch
+
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
     torch.set_rng_state(state["torch"])
@@ -87,12 +93,14 @@ def save(
     output_dir: str | Path,
     step: int,
     model: Any,
-    optimizer: torch.optim.Optimizer,
+    optimizer: "torch.optim.Optimizer",
     scheduler: Any,
     state: dict[str, Any],
     keep: int = 2,
 ) -> Path:
     """Write a complete save for `step` (replacing an incomplete one) and prune old saves."""
+    import torch
+
     d = step_dir(output_dir, step)
     if d.exists():
         shutil.rmtree(d)
@@ -127,12 +135,16 @@ def load_state(d: Path) -> dict[str, Any]:
 
 
 def load_optimizer(d: Path, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+    import torch
+
     blob = torch.load(d / "optimizer.pt", weights_only=False)
     optimizer.load_state_dict(blob["optimizer"])
     scheduler.load_state_dict(blob["scheduler"])
 
 
 def load_rng(d: Path) -> None:
+    import torch
+
     set_rng_state(torch.load(d / "rng.pt", weights_only=False))
 
 

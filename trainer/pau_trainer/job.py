@@ -4,26 +4,29 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from . import checkpoint as ckpt
 from .cancel import Cancel, Cancelled
 from .chat import ChatEncoder
-from .models import load_model, load_tokenizer, pick_device, prepare_base
+from .models import sha256_file, load_model, load_tokenizer, pick_device, prepare_base
 from .protocol import GrpoSpec, SftSpec, TrainerError, emit, spec_fingerprint
 
 
 class Job:
-    def __init__(self, command: str, spec: SftSpec | GrpoSpec, cancel: Cancel) -> None:
+    def __init__(self, command: str, spec: SftSpec | GrpoSpec, cancel: Cancel, data_path: str) -> None:
         self.command = command
         self.spec = spec
         self.cancel = cancel
         self.out = Path(spec.output_dir)
-        self.fingerprint = spec_fingerprint(spec)
+        # the data file's content is part of the job: the same path with other content is another job
+        self.fingerprint = {**spec_fingerprint(spec), "data_sha256": data_sha256(data_path)}
         self.started = time.monotonic()
         self.model: Any = None
         self.optimizer: torch.optim.Optimizer | None = None
@@ -75,6 +78,10 @@ class Job:
         from peft import LoraConfig, PeftModel, get_peft_model
 
         base = load_model(self.base_dir, self.device)
+        # LoRA's A matrices start random: seed first so a job (and its rerun elsewhere) starts identically
+        torch.manual_seed(self.spec.seed)
+        random.seed(self.spec.seed)
+        np.random.seed(self.spec.seed % 2**32)
         if self.spec.init_adapter:
             init = Path(self.spec.init_adapter)
             if not ckpt.is_complete(init):
@@ -170,6 +177,13 @@ class Job:
 def replay_done(result: dict[str, Any]) -> None:
     emit("info", message="job already finished; reporting its result")
     emit("done", **{k: v for k, v in result.items() if k not in ("type", "spec")})
+
+
+def data_sha256(path: str) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise TrainerError("invalid_data", f"data file {p} does not exist")
+    return sha256_file(p)
 
 
 def read_jsonl(path: str, what: str) -> list[dict[str, Any]]:

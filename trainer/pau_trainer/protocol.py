@@ -200,6 +200,8 @@ def _take(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
+    if set(kinds) == {int, float}:
+        return "a number"
     names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", list: "a list", dict: "an object"}
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
@@ -360,4 +362,4 @@ def spec_fingerprint(spec: SftSpec | GrpoSpec | ExportSpec) -> dict[str, Any]:
     d = asdict(spec)
     for volatile in ("threads", "device", "keep_saves", "output_dir"):
         d.pop(volatile, None)
-    return d
+    return json.loads(json.dumps(d))  # as stored in state.json (tuples become lists), so they compare equal

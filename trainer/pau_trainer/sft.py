@@ -76,7 +76,7 @@ def collate(batch: list[Encoded], pad_id: int, device: str) -> dict[str, torch.T
 
 
 def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
-    job = Job("sft", spec, cancel)
+    job = Job("sft", spec, cancel, spec.data)
     done = job.finished_result()
     if done is not None:
         replay_done(done)
