@@ -29,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pau_trainer", description=__doc__)
     parser.add_argument("command", choices=COMMANDS)
     parser.add_argument("--spec", required=True, help="path to the JSON job spec")
+    parser.add_argument(
+        "--watch-stdin", action="store_true",
+        help="treat EOF on stdin as a cancel request: the parent (a worker) died, so save and stop",
+    )
     args = parser.parse_args(argv)
     # Anything printed by a library goes to stderr; stdout carries only our JSON lines.
     real_stdout = sys.stdout
@@ -39,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     protocol.set_event_stream(real_stdout)
     cancel = Cancel()
     cancel.install()
+    if args.watch_stdin:
+        cancel.watch_stdin()
     try:
         try:
             with open(args.spec, encoding="utf-8") as f:

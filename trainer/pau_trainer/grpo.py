@@ -225,6 +225,7 @@ def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor
 
 def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     job = Job("grpo-update", spec, cancel, spec.rollouts)
+    job.lock_output_dir()
     done = job.finished_result()
     if done is not None:
         replay_done(done)
@@ -241,7 +242,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     if start > 0 and not (job.out / "precomputed.pt").is_file():
         raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
     emit(
-        "start", command="grpo-update", protocol=1, output_dir=str(job.out), total_steps=total, resumed_from_step=start,
+        "start", command="grpo-update", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
         rollouts=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device,
         threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
         truncated=sum(r.truncated for r in rollouts), tool_calls_in_template=encoder.native_tool_calls,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import random
@@ -36,6 +37,16 @@ class Job:
         self.total_steps = 0
 
     # ---- before any heavy work ----------------------------------------------------------------------
+    def lock_output_dir(self) -> None:
+        """One trainer per output_dir: a retry that starts while an orphaned attempt is still saving waits."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.out / ".lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            emit("info", message=f"another trainer holds {self.out}; waiting for it to stop")
+            fcntl.flock(self._lock, fcntl.LOCK_EX)
+
     def finished_result(self) -> dict[str, Any] | None:
         """A job whose result.json exists (and whose checkpoint is complete) is not run again."""
         result = ckpt.read_result(self.out)

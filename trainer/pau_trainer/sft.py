@@ -8,6 +8,7 @@ So the data cursor is the step number itself, and a resumed job trains exactly t
 from __future__ import annotations
 
 import math
+import os
 import time
 from typing import Any
 
@@ -77,6 +78,7 @@ def collate(batch: list[Encoded], pad_id: int, device: str) -> dict[str, torch.T
 
 def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     job = Job("sft", spec, cancel, spec.data)
+    job.lock_output_dir()
     done = job.finished_result()
     if done is not None:
         replay_done(done)
@@ -88,7 +90,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     job.build_model(total)
     start, state = job.resume(last)
     emit(
-        "start", command="sft", protocol=1, output_dir=str(job.out), total_steps=total, resumed_from_step=start,
+        "start", command="sft", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
         examples=len(examples), steps_per_epoch=per_epoch, device=job.device, threads=torch.get_num_threads(),
         tool_calls_in_template=encoder.native_tool_calls, **{k: v for k, v in stats.items() if k != "examples"},
     )
