@@ -49,6 +49,10 @@ rm -rf "$VENV"   # a leftover from an interrupted build: never trusted
 
 # pip prints one 'Collecting' line per package, then downloads, then installs; turn that into a live count.
 log=$VENV/.pau-install.log
+# pip is silent while it unpacks ~6 GB: say we are alive every 30 s
+( while sleep 30; do say "still installing ($(( $(date +%s) - started ))s, $(du -sh "$VENV" 2>/dev/null | cut -f1))"; done ) &
+ticker=$!
+trap 'kill $ticker 2>/dev/null' EXIT
 set +e
 "$VENV/bin/python" -m pip install --only-binary=:all: --progress-bar off -r "$HERE/requirements.txt" 2>&1 \
   | tee "$log" | {
@@ -62,6 +66,7 @@ set +e
   }
 rc=${PIPESTATUS[0]}
 set -e
+kill $ticker 2>/dev/null || true
 if [ "$rc" != 0 ]; then
   tail -20 "$log" >&2
   die "pip install failed (exit $rc); full log in $log"

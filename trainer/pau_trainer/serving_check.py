@@ -98,3 +98,20 @@ def compare(base_gguf: Path, base_dir: Path, adapter_dir: Path, lora_gguf: Path,
         })
     return {"load_llama_lora_s": with_lora["load_s"], "load_llama_base_s": without["load_s"],
             "load_hf_adapter_s": round(hf_load_s, 3), "rows": rows}
+
+
+def main() -> None:
+    """python -m pau_trainer.serving_check CONFIG.json -> one JSON line (compare's result).
+    CONFIG: {"base_model": GGUF, "adapter_dir": CHECKPOINT, "lora_gguf": GGUF, "requests": [...], "threads": 1}"""
+    from .models import prepare_base
+
+    cfg = json.load(open(sys.argv[1], encoding="utf-8"))
+    torch.set_num_threads(int(cfg.get("threads", 1)))
+    base_dir, _ = prepare_base(cfg["base_model"])
+    res = compare(Path(cfg["base_model"]), base_dir, Path(cfg["adapter_dir"]), Path(cfg["lora_gguf"]),
+                  cfg["requests"], int(cfg.get("threads", 1)))
+    sys.stdout.write(json.dumps(res) + "\n")
+
+
+if __name__ == "__main__":
+    main()
