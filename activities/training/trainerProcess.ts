@@ -3,14 +3,12 @@
 // trainer prints (each validated against the wire contract), forwards them, and turns an AbortSignal into
 // SIGTERM (the trainer finishes its step, saves, and exits 5). The child's stdin stays open while we live:
 // if this process is killed, the trainer sees EOF and stops the same way, so no orphan keeps training.
-import { spawn, execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../config/env';
 import { trainerEventSchema, type TrainerCommand, type TrainerEvent } from './trainerProtocol';
 
-const execFileP = promisify(execFile);
 export const TRAINER_DIR = path.join(PROJECT_ROOT, 'trainer');
 
 let python: Promise<string> | undefined;
@@ -108,11 +106,4 @@ export async function runTrainerProcess(command: TrainerCommand, specFile: strin
   if (killTimer) clearTimeout(killTimer);
   opts.signal?.removeEventListener('abort', onAbort);
   return { exitCode, signal, events, cancelRequested, stderrTail };
-}
-
-/** Quick check that the venv's python runs the trainer package (doctor-style). */
-export async function trainerVersion(): Promise<string> {
-  const py = await ensureTrainerPython();
-  const { stdout } = await execFileP(py, ['-c', 'import torch, transformers, peft; print(torch.__version__, transformers.__version__, peft.__version__)'], { cwd: TRAINER_DIR });
-  return stdout.trim();
 }

@@ -4,7 +4,7 @@
 // trained checkpoint in llama.cpp (base GGUF + the converted LoRA GGUF) against the base alone and against
 // transformers+peft. Models come from the models directory (stand-in installer until `pau models install`).
 // Prints progress while it runs and a table at the end; results also go to reports/bench-train.json.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,9 +102,11 @@ async function main() {
       const gguf = path.join(dir, `${short}-lora.gguf`);
       const exp = await timedJob('export-gguf-lora', { adapter_dir: ckpt, base_model: model, output: gguf }, dir, `${short} export`, args.threads);
       const cfg = path.join(dir, `${short}-serve.json`);
-      const requests = [{ messages: episode(9).slice(0, 2), max_tokens: 32 }, { messages: episode(10).slice(0, 4), max_tokens: 32 }];
+      const requests = [{ messages: episode(9).slice(0, 2), max_tokens: 32 }, { messages: [{ role: 'user', content: 'Write a Python function that reverses a string.' }], max_tokens: 32 }];
       fs.writeFileSync(cfg, JSON.stringify({ base_model: model, adapter_dir: ckpt, lora_gguf: gguf, requests, threads: args.threads }));
-      const serve = JSON.parse(execFileSync(py, ['-m', 'pau_trainer.serving_check', cfg], { cwd: TRAINER_DIR, encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' }, stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n').pop()!) as {
+      const served = spawnSync(py, ['-m', 'pau_trainer.serving_check', cfg], { cwd: TRAINER_DIR, encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' }, maxBuffer: 64 * 1024 * 1024 });
+      if (served.status !== 0) throw new Error(`serving check failed (${served.status}): ${served.stderr.slice(-2000)}`);
+      const serve = JSON.parse(served.stdout.trim().split('\n').pop()!) as {
         load_llama_lora_s: number;
         load_llama_base_s: number;
         rows: { latency_llama_lora_s: number; latency_llama_base_s: number; latency_hf_peft_s: number; tokens_llama_lora: number; tokens_llama_base: number; tokens_hf_peft: number; diff_llama_lora_vs_hf_peft: number; diff_llama_base_vs_hf_peft: number }[];

@@ -35,7 +35,7 @@ import torch
 from .cancel import Cancel
 from .chat import ChatEncoder
 from .core_algos import aac_advantages, clipped_policy_loss, group_outcome_advantages, token_logprobs
-from .job import Job, read_jsonl, replay_done
+from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
 
 
@@ -172,17 +172,13 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
                 for t, v in zip(positions[i], vals):
                     old[0, t] = v
         out.append(Rollout(
-            id=str(row.get("id", n_id(k))), group=group, input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
+            id=str(row.get("id", f"rollout-{k + 1}")), group=group, input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
             mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
             policy_tokens=int(mask.sum()), truncated=enc.truncated,
         ))
     if not any(r.policy_tokens for r in out):
         raise TrainerError("invalid_data", f"{spec.rollouts}: no rollout has policy tokens within max_length")
     return out
-
-
-def n_id(k: int) -> str:
-    return f"rollout-{k + 1}"
 
 
 def _logprobs(model: Any, r: Rollout, device: str) -> torch.Tensor:
@@ -225,12 +221,9 @@ def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor
 
 def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     job = Job("grpo-update", spec, cancel, spec.rollouts)
-    job.lock_output_dir()
-    done = job.finished_result()
+    done, last = job.open()
     if done is not None:
-        replay_done(done)
         return done
-    last = job.check_resumable()
     _tok, encoder = job.load_base()
     rollouts = load_rollouts(spec, encoder)
     per_epoch = math.ceil(len(rollouts) / spec.mini_batch_size)

@@ -47,6 +47,16 @@ class Job:
             emit("info", message=f"another trainer holds {self.out}; waiting for it to stop")
             fcntl.flock(self._lock, fcntl.LOCK_EX)
 
+    def open(self) -> tuple[dict[str, Any] | None, Path | None]:
+        """Lock the output dir; (the finished job's done event, already re-reported, or None; the save to
+        resume from, or None)."""
+        self.lock_output_dir()
+        done = self.finished_result()
+        if done is not None:
+            replay_done(done)
+            return done, None
+        return None, self.check_resumable()
+
     def finished_result(self) -> dict[str, Any] | None:
         """A job whose result.json exists (and whose checkpoint is complete) is not run again."""
         result = ckpt.read_result(self.out)

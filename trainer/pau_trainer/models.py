@@ -20,12 +20,22 @@ from typing import Any, Iterator
 from .protocol import TrainerError
 
 
-def cache_root() -> Path:
-    """$PAU_CACHE_DIR/trainer (PAU_CACHE_DIR defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/pau)."""
+def pau_cache_dir() -> Path:
+    """PAU_CACHE_DIR, default ${XDG_CACHE_HOME:-$HOME/.cache}/pau (shared by the checkouts of a machine)."""
     base = os.environ.get("PAU_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pau"
     )
-    return Path(base) / "trainer"
+    return Path(base)
+
+
+def models_dir() -> Path:
+    """PAU_MODELS_DIR, default $PAU_CACHE_DIR/models."""
+    return Path(os.environ["PAU_MODELS_DIR"]) if os.environ.get("PAU_MODELS_DIR") else pau_cache_dir() / "models"
+
+
+def cache_root() -> Path:
+    """$PAU_CACHE_DIR/trainer: converted base models."""
+    return pau_cache_dir() / "trainer"
 
 
 def sha256_file(path: Path) -> str:

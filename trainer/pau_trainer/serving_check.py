@@ -36,7 +36,10 @@ def llama_run(model: Path, lora: Path | None, requests: list[dict[str, Any]], th
 
 
 def prompt_ids(tok: Any, messages: list[dict[str, Any]]) -> list[int]:
-    text = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    from .chat import ChatEncoder
+
+    # the trainer's rendering (tool calls written as the template, or the trainer, writes them)
+    text = tok.apply_chat_template(ChatEncoder(tok).normalise(messages), tokenize=False, add_generation_prompt=True)
     return list(tok(text, add_special_tokens=False)["input_ids"])
 
 

@@ -17,7 +17,7 @@ import torch
 
 from .chat import ChatEncoder, Encoded
 from .cancel import Cancel
-from .job import Job, read_jsonl, replay_done
+from .job import Job, read_jsonl
 from .protocol import SftSpec, TrainerError, emit
 
 
@@ -78,12 +78,9 @@ def collate(batch: list[Encoded], pad_id: int, device: str) -> dict[str, torch.T
 
 def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     job = Job("sft", spec, cancel, spec.data)
-    job.lock_output_dir()
-    done = job.finished_result()
+    done, last = job.open()
     if done is not None:
-        replay_done(done)
         return done
-    last = job.check_resumable()
     tok, encoder = job.load_base()
     examples, stats = load_examples(spec, encoder)
     per_epoch, total = plan(len(examples), spec)

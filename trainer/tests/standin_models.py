@@ -8,7 +8,6 @@ Usage: python trainer/tests/standin_models.py smollm2-135m|qwen2.5-coder-0.5b   
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -16,6 +15,9 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pau_trainer.models import models_dir, sha256_file  # noqa: E402
 
 CATALOGUE: dict[str, tuple[list[str], str, str]] = {
     "smollm2-135m": (
@@ -29,23 +31,6 @@ CATALOGUE: dict[str, tuple[list[str], str, str]] = {
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     ),
 }
-
-
-def models_dir() -> Path:
-    if os.environ.get("PAU_MODELS_DIR"):
-        return Path(os.environ["PAU_MODELS_DIR"])
-    cache = os.environ.get("PAU_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pau"
-    )
-    return Path(cache) / "models"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def ensure_model(short: str) -> Path:
