@@ -10,7 +10,9 @@ it('pytest trainer/tests passes', async () => {
   const py = await ensureTrainerPython();
   await smollm2Path(); // fetch the base model outside pytest's timing
   const started = Date.now();
-  const r = spawnSync(py, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], {
+  // PAU_TRAINER_PYTEST_ARGS narrows the run while working (e.g. "tests/test_core_algos.py"); npm test runs all
+  const selection = process.env.PAU_TRAINER_PYTEST_ARGS?.trim().split(/\s+/) ?? ['tests'];
+  const r = spawnSync(py, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...selection], {
     cwd: TRAINER_DIR,
     encoding: 'utf8',
     env: { ...process.env, PAU_TRAINER_THREADS: '1' },
