@@ -84,7 +84,10 @@ export const loraSchema = z.strictObject({
 /** Fields every training spec shares. output_dir is not here: runTrainerJob derives it from the job id. */
 const commonSpec = {
   base_model: z.string().min(1),
-  base_model_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  base_model_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   init_adapter: z.string().min(1).optional(),
   lora: loraSchema.optional(),
   lr: z.number().positive().optional(),

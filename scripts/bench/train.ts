@@ -35,16 +35,27 @@ const log = (msg: string) => console.log(`[${Math.round((Date.now() - started) /
 
 /** A PAU-like episode: system prompt, task, three probing calls with results, a description (~250 tokens). */
 function episode(i: number) {
-  const calls = [`${i}, 2`, `${-i}, 0`, `'${'ab'.repeat(i % 3 + 1)}', 3`];
+  const calls = [`${i}, 2`, `${-i}, 0`, `'${'ab'.repeat((i % 3) + 1)}', 3`];
   const messages: object[] = [
-    { role: 'system', content: 'You are probing a black-box Python method. Call call_method with arguments you choose, read what it returns or raises, and when you are confident submit a precise description of its behaviour.' },
+    {
+      role: 'system',
+      content:
+        'You are probing a black-box Python method. Call call_method with arguments you choose, read what it returns or raises, and when you are confident submit a precise description of its behaviour.',
+    },
     { role: 'user', content: `Method: f(a, b). Find out what f does. Example ${i}.` },
   ];
   calls.forEach((args, k) => {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'call_method', arguments: JSON.stringify({ arguments: args }) } }] });
-    messages.push({ role: 'tool', tool_call_id: `c${k}`, content: k === 2 ? "TypeError: can only concatenate str (not \"int\") to str" : String(i * (k + 2)) });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'call_method', arguments: JSON.stringify({ arguments: args }) } }],
+    });
+    messages.push({ role: 'tool', tool_call_id: `c${k}`, content: k === 2 ? 'TypeError: can only concatenate str (not "int") to str' : String(i * (k + 2)) });
   });
-  messages.push({ role: 'assistant', content: `f(a, b) multiplies a by b and raises TypeError for strings combined with integers; for a=${i}, b=2 it returns ${i * 2}.` });
+  messages.push({
+    role: 'assistant',
+    content: `f(a, b) multiplies a by b and raises TypeError for strings combined with integers; for a=${i}, b=2 it returns ${i * 2}.`,
+  });
   return messages;
 }
 
@@ -74,12 +85,20 @@ async function timedJob(command: TrainerCommand, spec: object, dir: string, labe
   const stepS = steady.map((p) => Number(p.step_s));
   const tokens = steady.map((p) => Number(p.tokens));
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  return { wallS: (Date.now() - t0) / 1000, sPerStep: sum(stepS) / stepS.length, tokensPerS: sum(tokens) / sum(stepS), tokensPerStep: sum(tokens) / tokens.length, done };
+  return {
+    wallS: (Date.now() - t0) / 1000,
+    sPerStep: sum(stepS) / stepS.length,
+    tokensPerS: sum(tokens) / sum(stepS),
+    tokensPerStep: sum(tokens) / tokens.length,
+    done,
+  };
 }
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  log(`bench:train: models ${args.models.join(', ')}, ${args.steps} steps each, ${args.threads} torch thread(s), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`);
+  log(
+    `bench:train: models ${args.models.join(', ')}, ${args.steps} steps each, ${args.threads} torch thread(s), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   const py = await ensureTrainerPython((l) => log(l));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-bench-train-'));
   const data = path.join(dir, 'sft.jsonl');
@@ -87,7 +106,9 @@ async function main() {
   const rollouts = path.join(dir, 'rollouts.jsonl');
   fs.writeFileSync(
     rollouts,
-    Array.from({ length: 4 }, (_, i) => JSON.stringify({ id: `r${i}`, group: `m${i % 2}`, messages: episode(i + 1), rewards: { outcome: i, steps: [1, 0, i % 2, null] } })).join('\n') + '\n',
+    Array.from({ length: 4 }, (_, i) =>
+      JSON.stringify({ id: `r${i}`, group: `m${i % 2}`, messages: episode(i + 1), rewards: { outcome: i, steps: [1, 0, i % 2, null] } }),
+    ).join('\n') + '\n',
   );
   const rows: Record<string, unknown>[] = [];
   try {
@@ -95,24 +116,78 @@ async function main() {
       log(`${short}: locating the base model`);
       const model = modelPath(py, short);
       const lora = { rank: 8, alpha: 16, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] };
-      const sft = await timedJob('sft', { base_model: model, data, output_dir: path.join(dir, `${short}-sft`), lr: 2e-4, max_length: 512, max_steps: args.steps, save_every: 1000, seed: 1, lora }, dir, `${short} sft`, args.threads);
-      const grpo = await timedJob('grpo-update', { base_model: model, rollouts, output_dir: path.join(dir, `${short}-grpo`), max_length: 512, mini_batch_size: 1, max_steps: args.steps, save_every: 1000, seed: 1, advantage: { mode: 'aac' }, lora }, dir, `${short} grpo`, args.threads);
+      const sft = await timedJob(
+        'sft',
+        {
+          base_model: model,
+          data,
+          output_dir: path.join(dir, `${short}-sft`),
+          lr: 2e-4,
+          max_length: 512,
+          max_steps: args.steps,
+          save_every: 1000,
+          seed: 1,
+          lora,
+        },
+        dir,
+        `${short} sft`,
+        args.threads,
+      );
+      const grpo = await timedJob(
+        'grpo-update',
+        {
+          base_model: model,
+          rollouts,
+          output_dir: path.join(dir, `${short}-grpo`),
+          max_length: 512,
+          mini_batch_size: 1,
+          max_steps: args.steps,
+          save_every: 1000,
+          seed: 1,
+          advantage: { mode: 'aac' },
+          lora,
+        },
+        dir,
+        `${short} grpo`,
+        args.threads,
+      );
       log(`${short}: exporting the SFT adapter to GGUF and timing serving`);
       const ckpt = sft.done?.type === 'done' ? sft.done.checkpoint : '';
       const gguf = path.join(dir, `${short}-lora.gguf`);
       const exp = await timedJob('export-gguf-lora', { adapter_dir: ckpt, base_model: model, output: gguf }, dir, `${short} export`, args.threads);
       const cfg = path.join(dir, `${short}-serve.json`);
-      const requests = [{ messages: episode(9).slice(0, 2), max_tokens: 32 }, { messages: [{ role: 'user', content: 'Write a Python function that reverses a string.' }], max_tokens: 32 }];
+      const requests = [
+        { messages: episode(9).slice(0, 2), max_tokens: 32 },
+        { messages: [{ role: 'user', content: 'Write a Python function that reverses a string.' }], max_tokens: 32 },
+      ];
       fs.writeFileSync(cfg, JSON.stringify({ base_model: model, adapter_dir: ckpt, lora_gguf: gguf, requests, threads: args.threads }));
-      const served = spawnSync(py, ['-m', 'pau_trainer.serving_check', cfg], { cwd: TRAINER_DIR, encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' }, maxBuffer: 64 * 1024 * 1024 });
+      const served = spawnSync(py, ['-m', 'pau_trainer.serving_check', cfg], {
+        cwd: TRAINER_DIR,
+        encoding: 'utf8',
+        env: { ...process.env, HF_HUB_OFFLINE: '1' },
+        maxBuffer: 64 * 1024 * 1024,
+      });
       if (served.status !== 0) throw new Error(`serving check failed (${served.status}): ${served.stderr.slice(-2000)}`);
       const serve = JSON.parse(served.stdout.trim().split('\n').pop()!) as {
         load_llama_lora_s: number;
         load_llama_base_s: number;
-        rows: { latency_llama_lora_s: number; latency_llama_base_s: number; latency_hf_peft_s: number; tokens_llama_lora: number; tokens_llama_base: number; tokens_hf_peft: number; diff_llama_lora_vs_hf_peft: number; diff_llama_base_vs_hf_peft: number }[];
+        rows: {
+          latency_llama_lora_s: number;
+          latency_llama_base_s: number;
+          latency_hf_peft_s: number;
+          tokens_llama_lora: number;
+          tokens_llama_base: number;
+          tokens_hf_peft: number;
+          diff_llama_lora_vs_hf_peft: number;
+          diff_llama_base_vs_hf_peft: number;
+        }[];
       };
       const per = (k: 'latency_llama_lora_s' | 'latency_llama_base_s' | 'latency_hf_peft_s', n: 'tokens_llama_lora' | 'tokens_llama_base' | 'tokens_hf_peft') =>
-        serve.rows.reduce((a, r) => a + r[k], 0) / Math.max(1, serve.rows.reduce((a, r) => a + r[n], 0));
+        serve.rows.reduce((a, r) => a + r[k], 0) /
+        Math.max(
+          1,
+          serve.rows.reduce((a, r) => a + r[n], 0),
+        );
       rows.push({
         model: short,
         'sft s/step': sft.sPerStep.toFixed(2),
@@ -135,7 +210,10 @@ async function main() {
   console.log('\nbench:train (CPU, steady steps after the first; latency = generation wall time per generated token)');
   console.table(rows);
   fs.mkdirSync(path.join(PROJECT_ROOT, 'reports'), { recursive: true });
-  fs.writeFileSync(path.join(PROJECT_ROOT, 'reports', 'bench-train.json'), JSON.stringify({ at: new Date().toISOString(), args, load1: os.loadavg()[0], rows }, null, 2));
+  fs.writeFileSync(
+    path.join(PROJECT_ROOT, 'reports', 'bench-train.json'),
+    JSON.stringify({ at: new Date().toISOString(), args, load1: os.loadavg()[0], rows }, null, 2),
+  );
   log(`summary: ${rows.length} model(s) measured; reports/bench-train.json`);
 }
 

@@ -19,7 +19,12 @@ it('pytest trainer/tests passes', async () => {
     maxBuffer: 64 * 1024 * 1024,
   });
   const out = `${r.stdout}\n${r.stderr}`;
-  const summary = out.trim().split('\n').filter((l) => /\d+ (passed|failed)/.test(l)).pop() ?? '(no summary)';
+  const summary =
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => /\d+ (passed|failed)/.test(l))
+      .pop() ?? '(no summary)';
   console.log(`trainer pytest: ${summary.replace(/=/g, '').trim()} (${Math.round((Date.now() - started) / 1000)}s)`);
   if (r.status !== 0) console.log(out.slice(-6000));
   expect(r.status).toBe(0);
