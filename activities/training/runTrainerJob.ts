@@ -22,7 +22,7 @@ import {
   type TrainerHeartbeat,
   type TrainerJobInput,
   type TrainerJobResult,
-} from './trainerProtocol';
+} from '../../domain/training/trainerProtocol';
 
 /** Where a job's directory lives; deterministic from the job id so retries land in the same place. */
 export function trainerJobDir(jobId: string): string {

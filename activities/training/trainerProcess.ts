@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { PROJECT_ROOT } from '../../config/env';
-import { trainerEventSchema, type TrainerCommand, type TrainerEvent } from './trainerProtocol';
+import { trainerEventSchema, type TrainerCommand, type TrainerEvent } from '../../domain/training/trainerProtocol';
 
 export const TRAINER_DIR = path.join(PROJECT_ROOT, 'trainer');
 

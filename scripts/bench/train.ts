@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
-import type { ProgressEvent, TrainerCommand, TrainerEvent } from '../../activities/training/trainerProtocol';
+import type { ProgressEvent, TrainerCommand, TrainerEvent } from '../../domain/training/trainerProtocol';
 
 interface Args {
   steps: number;

@@ -1,5 +1,5 @@
 // The trainer's wire contract seen from TypeScript (the Python side: trainer/pau_trainer/protocol.py;
-// prose: docs/training.md). Pure: zod schemas, exit codes, failure types; no I/O, so it can move to domain/.
+// prose: docs/training.md). Pure: zod schemas, exit codes, failure types; no I/O, so workflows can import it.
 import { z } from 'zod';
 
 export const TRAINER_COMMANDS = ['sft', 'grpo-update', 'export-gguf-lora'] as const;
