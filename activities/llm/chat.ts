@@ -13,6 +13,7 @@ import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
 import { requestHash } from './requestHash';
+import { requestParams } from '../../domain/llm/requestParams';
 import { ApplicationFailure } from '@temporalio/common';
 
 export interface ChatRequest {
@@ -104,7 +105,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
-  const params: ModelParams = { ...spec.params, ...req.params };
+  const params: ModelParams = requestParams(spec, req.params);
   const body = {
     model: spec.model,
     messages: req.messages,

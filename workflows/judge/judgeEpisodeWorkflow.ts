@@ -25,8 +25,8 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
   const limits = { resultBytes: config.resultBytes };
   const heldout = [...plan.heldoutGiven, ...plan.heldoutGenerated];
   const [verdict, generated, original, observed] = await Promise.all([
-    judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel }),
-    judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel }),
+    judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel, params: config.judgeParams }),
+    judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams }),
     heldout.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: heldout, limits }) : Promise.resolve(null),
     plan.observedArgs.length > 0
       ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits })
