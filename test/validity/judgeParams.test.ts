@@ -117,7 +117,7 @@ describe('judge params from the registry, on the real stack', () => {
         .where(and(eq(judgments.episodeId, outcome.episodeId), eq(judgments.judgeModel, judgeModel)));
       expect(j?.score).toBe(4);
       expect(j?.codeMatch).toBe(1);
-      expect((j?.diagnostics as { requestParams: unknown }).requestParams).toEqual({ judge: REASONING, coder: REASONING });
+      expect((j?.diagnostics as { requestParams?: unknown } | undefined)?.requestParams).toEqual({ judge: REASONING, coder: REASONING });
       const calls = await stack.db.select().from(llmCalls).where(eq(llmCalls.model, judgeModel));
       expect(calls).toHaveLength(2); // the score and the code
       for (const c of calls) {
