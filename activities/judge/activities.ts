@@ -18,6 +18,7 @@ import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
+import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
@@ -205,6 +206,7 @@ export function createJudgeActivities(db: () => Db) {
         unparsable: verdict.unparsable,
         noCode: generated.code === null,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
+        heldoutDisagreements: heldoutDisagreements([...plan.heldoutGiven, ...plan.heldoutGenerated], input.original, input.candidate, counted, cfg.equality),
         coderModel: cfg.coderModel,
         requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
         judgeCost: {

@@ -7,6 +7,7 @@ import { getDb, type Db } from '../../db/client';
 import { and, desc, eq } from 'drizzle-orm';
 import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
+import { reportBaseName } from '../../domain/report/transcriptLinks';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun } from './reportRows';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
@@ -31,6 +32,8 @@ export interface ReportFiles {
   /** The headline table, as printed in the terminal. */
   headline: string;
   document: ReportDocument;
+  /** The folder of the episode transcript pages the report links to (when written). */
+  transcriptsDir?: string;
 }
 
 export class ReportError extends Error {
@@ -91,7 +94,7 @@ export async function reportById(db: Db, id: number): Promise<ReportRow | undefi
 export function writeReportFiles(row: ReportRow, outDir?: string): ReportFiles {
   const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
   fs.mkdirSync(dir, { recursive: true });
-  const base = row.runId.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const base = reportBaseName(row.runId);
   const htmlPath = path.join(dir, `${base}.html`);
   const jsonPath = path.join(dir, `${base}.json`);
   fs.writeFileSync(htmlPath, row.html);

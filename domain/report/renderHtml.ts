@@ -2,6 +2,7 @@
 // plots inline; plots are hand-built SVG). Pure code.
 import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
+import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -218,9 +219,10 @@ export function renderHtml(doc: ReportDocument): string {
       pct(e.branchCoverage),
       esc(e.diagnostics?.contradictsObserved ? 'contradicts' : ''),
       e.uiLink ? `<a href="${esc(e.uiLink)}">${esc(e.workflowId)}</a>` : '-',
+      `<a href="${esc(transcriptHref(doc.runId, e.episodeId))}">transcript</a>`,
     ]);
     sections.push(
-      `<h2>Episodes</h2><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI'], rows, [0, 1, 2, 4, 9, 10])}</details>`,
+      `<h2>Episodes</h2><p>Each transcript (what the agent saw and did, the judge's verdict, the generated code and where it disagreed) is a page in <code>${esc(transcriptsDirName(doc.runId))}/</code> beside this file, written with it by <code>npm run pau -- report</code>; <code>npm run pau -- runs show RUN --episode ID</code> prints one.</p><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI', 'transcript'], rows, [0, 1, 2, 4, 9, 10, 11])}</details>`,
     );
   }
   const notes = doc.notes.map((n) => `<li>${esc(n)}</li>`).join('');
