@@ -7,6 +7,7 @@ import { createBenchActivities } from './bench/index';
 import { createEpisodeActivities } from './episode/index';
 import { createJudgeActivities } from './judge/activities';
 import { createOpsActivities } from './ops/index';
+import { createCalibrationActivities } from './calibration/activities';
 
 export interface MainDeps {
   db: () => Db;
@@ -21,6 +22,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createBenchActivities(deps.db),
     ...createJudgeActivities(deps.db),
     ...createOpsActivities(deps.db),
+    ...createCalibrationActivities(deps.db),
   };
 }
 
