@@ -10,6 +10,7 @@ import { headlineText } from '../../domain/report/headline';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun } from './reportRows';
+import { latestCalibration } from '../calibration/latest';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 
@@ -61,6 +62,8 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
   const mocks = [...new Set([...episodes.map((e) => e.model), ...(judgeModel ? [judgeModel] : [])])].filter((m) => m.startsWith('mock-'));
   if (mocks.length > 0) notes.push(`${mocks.join(', ')}: the scripted mock model, not a real LLM (oracle/null/random policies for tests and demos).`);
   const doc: ReportDocument = { runId: opts.runId, generatedAt: new Date().toISOString(), run, judgeModel, otherJudgeModels: others, summary, episodes, notes };
+  const rc = (run.config ?? {}) as { dataset?: string; split?: string };
+  if (rc.dataset && rc.split) doc.calibration = { dataset: rc.dataset, split: rc.split, latest: (await latestCalibration(db, rc.dataset, rc.split)) ?? null };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);
     if (!other) throw new ReportError(`no run ${JSON.stringify(opts.compare)} to compare with`);

@@ -3,6 +3,7 @@
 import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
+import { calibrationSection, type ReportCalibration } from './calibrationSection';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -24,6 +25,8 @@ export interface ReportDocument {
   summary: RunSummary;
   episodes: EpisodeRow[];
   compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[] };
+  /** The latest calibration run of the run's dataset split (controls independent of the judge). */
+  calibration?: ReportCalibration;
   notes: string[];
 }
 
@@ -143,6 +146,7 @@ export function renderHtml(doc: ReportDocument): string {
       `<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`,
     );
   }
+  if (doc.calibration) sections.push(calibrationSection(doc.calibration));
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
   {

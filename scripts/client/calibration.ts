@@ -3,7 +3,6 @@ import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
-import type { CalibrationSummary } from '../../domain/calibration/summarize';
 import type { CalibrationConfig } from '../../domain/calibration/types';
 import { calibrationSearchAttributes, calibrationWorkflowId } from '../../domain/calibration/workflowIds';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
@@ -26,19 +25,4 @@ export async function calibrationProgress(db: Db, runId: string): Promise<{ done
   const total = ((r.config as { resolvedMethodIds?: string[] }).resolvedMethodIds ?? []).length;
   const done = Object.keys((r.summary as { methods?: object } | null)?.methods ?? {}).length;
   return { done, total };
-}
-
-/** The latest completed calibration of a dataset split (what a report shows); undefined when none. */
-export async function latestCalibration(db: Db, dataset: string, split: string): Promise<{ runId: string; summary: CalibrationSummary } | undefined> {
-  const rows = await db
-    .select({ id: runs.id, config: runs.config, summary: runs.summary, finishedAt: runs.finishedAt })
-    .from(runs)
-    .where(eq(runs.kind, 'calibration'));
-  const match = rows
-    .filter((r) => {
-      const c = r.config as CalibrationConfig;
-      return c.dataset === dataset && c.split === split && (r.summary as { calibration?: unknown } | null)?.calibration;
-    })
-    .sort((a, b) => (b.finishedAt?.getTime() ?? 0) - (a.finishedAt?.getTime() ?? 0))[0];
-  return match ? { runId: match.id, summary: (match.summary as { calibration: CalibrationSummary }).calibration } : undefined;
 }

@@ -8,6 +8,8 @@ import { datasetMethods, datasets, methods, runs } from '../../db/schema/index';
 import { summarizeCalibration } from '../../domain/calibration/summarize';
 import type { MethodCalibration } from '../../domain/calibration/types';
 import { startCalibration } from '../../scripts/client/calibration';
+import { buildReport } from '../../activities/report/writeReport';
+import { renderHtml } from '../../domain/report/renderHtml';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
 
@@ -87,6 +89,16 @@ describe('calibration suite', () => {
     expect(classify.scores.find((s) => s.kind === 'original')?.codeMatch).toBe(1);
     expect(classify.scores.filter((s) => s.kind === 'swapped branch').every((s) => (s.codeMatch ?? 1) < 1)).toBe(true);
     expect(classify.scores.find((s) => s.kind === 'constant')?.site).toMatch(/^'(even|odd|negative)'$/);
+
+    // A benchmark report on the same split shows these controls.
+    const benchId = `${runId}-bench`;
+    await stack.db.insert(runs).values({ id: benchId, kind: 'benchmark', status: 'completed', config: { dataset: DATASET, split: 'test' } });
+    const doc = await buildReport({ runId: benchId, db: stack.db });
+    expect(doc.calibration?.latest?.runId).toBe(runId);
+    const html = renderHtml(doc);
+    expect(html).toContain('Calibration controls (no judge model involved)');
+    expect(html).toMatch(/original vs itself \(mean code match\)<\/td><td>100\.0%/);
+    expect(html).toContain('<code>cal/spin</code>: no held-out input counts');
   }, 240_000);
 
   it('`pau calibrate` prints the controls and exits 0 when the original scores 1.0', async () => {
