@@ -8,6 +8,7 @@ import { createEpisodeActivities } from './episode/index';
 import { createJudgeActivities } from './judge/activities';
 import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
+import { createContradictionActivities } from './judge/contradiction';
 
 export interface MainDeps {
   db: () => Db;
@@ -23,6 +24,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createJudgeActivities(deps.db),
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
+    ...createContradictionActivities(deps.db),
   };
 }
 

@@ -19,6 +19,7 @@ import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt'
 import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { heldoutDisagreements } from '../../domain/judge/disagreements';
+import { contradictionRecord, type ContradictionResult } from './contradiction';
 import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
@@ -164,6 +165,8 @@ export function createJudgeActivities(db: () => Db) {
       candidate: CallResult[] | null;
       /** Coverage of the original by the observed inputs (null when there were none). */
       coverage: Coverage | null;
+      /** The judge model's contradiction classification (absent in histories before it existed). */
+      contradiction?: ContradictionResult;
     }): Promise<JudgeEpisodeResult> {
       const { plan, verdict, generated } = input;
       const cfg = plan.config;
@@ -209,10 +212,11 @@ export function createJudgeActivities(db: () => Db) {
         heldoutDisagreements: heldoutDisagreements([...plan.heldoutGiven, ...plan.heldoutGenerated], input.original, input.candidate, counted, cfg.equality),
         coderModel: cfg.coderModel,
         requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
+        ...(input.contradiction ? { contradiction: contradictionRecord(input.contradiction) } : {}),
         judgeCost: {
-          tokensIn: verdict.tokensIn + generated.tokensIn,
-          tokensOut: verdict.tokensOut + generated.tokensOut,
-          costUsd: verdict.costUsd + generated.costUsd,
+          tokensIn: verdict.tokensIn + generated.tokensIn + (input.contradiction?.tokensIn ?? 0),
+          tokensOut: verdict.tokensOut + generated.tokensOut + (input.contradiction?.tokensOut ?? 0),
+          costUsd: verdict.costUsd + generated.costUsd + (input.contradiction?.costUsd ?? 0),
         },
       };
       const values = {

@@ -4,6 +4,7 @@ import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type Episode
 import { seededRandom } from './stats';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
+import { contradictionSection } from './contradictionSummary';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -147,6 +148,8 @@ export function renderHtml(doc: ReportDocument): string {
     );
   }
   if (doc.calibration) sections.push(calibrationSection(doc.calibration));
+  const contradictionsHtml = contradictionSection(doc.episodes);
+  if (contradictionsHtml) sections.push(contradictionsHtml);
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
   {

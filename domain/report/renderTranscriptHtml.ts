@@ -44,6 +44,7 @@ function judgmentHtml(j: TranscriptJudgment, entryPoint: string): string {
       : `<p>No held-out disagreement recorded${j.heldoutCounted !== null ? ` (${j.heldoutCounted} inputs compared)` : ''}.</p>`;
   return `<section class="judgment"><h3>Judge <code>${esc(j.judgeModel)}</code>: score ${esc(score)}, code match ${esc(pct(j.codeMatch))}${j.contradictsObserved ? ', contradicts an observation' : ''}</h3>
 <h4>Rationale</h4>${pre(j.rationale ?? '(none)')}
+${j.classifier ? `<p>Contradiction classifier: <strong>${esc(j.classifier.verdict ?? 'no verdict')}</strong>${j.classifier.cited.map((c) => ` · cites #${c.n} <code>${esc(`${entryPoint}(${c.arguments})`)}</code> → <code>${esc(c.observation)}</code>`).join('')}</p>` : ''}
 <h4>Code written from the description</h4>${j.generatedCode === null ? '<p>(no code could be extracted)</p>' : pre(j.generatedCode, 'code')}
 ${dis}</section>`;
 }

@@ -47,6 +47,10 @@ export function renderTranscriptText(t: Transcript, entryPoint: string, opts: { 
     const score = j.score === null ? (j.unparsable ? 'unparsable' : '-') : `${j.score}/5`;
     out.push('', `judge ${j.judgeModel}: score ${score}, code match ${pct(j.codeMatch)}${j.contradictsObserved ? ', contradicts an observation' : ''}`);
     out.push('  rationale:', indent(j.rationale ?? '(none)'));
+    if (j.classifier) {
+      out.push(`  contradiction classifier: ${j.classifier.verdict ?? 'no verdict'}`);
+      for (const c of j.classifier.cited) out.push(`    cites #${c.n} ${entryPoint}(${c.arguments}) -> ${c.observation}`);
+    }
     out.push('  code written from the description:', indent(j.generatedCode ?? '(no code could be extracted)'));
     if (j.disagreements.length > 0) {
       out.push(`  held-out inputs where it disagreed${j.heldoutCounted !== null ? ` (of ${j.heldoutCounted} compared)` : ''}:`);

@@ -23,6 +23,8 @@ export interface TranscriptJudgment {
   /** Held-out inputs compared (when recorded). */
   heldoutCounted: number | null;
   contradictsObserved: boolean | null;
+  /** The judge-model contradiction classifier's verdict and the observations it cited (when recorded). */
+  classifier: { verdict: string | null; cited: { n: number; arguments: string; observation: string }[] } | null;
 }
 
 export interface Transcript {
@@ -120,6 +122,18 @@ export function transcriptJudgment(j: TranscriptJudgmentRow): TranscriptJudgment
     disagreements,
     heldoutCounted: typeof counted === 'number' ? counted : null,
     contradictsObserved: typeof d.contradictsObserved === 'boolean' ? d.contradictsObserved : null,
+    classifier: d.contradiction
+      ? {
+          verdict: str(obj(d.contradiction).verdict),
+          cited: Array.isArray(obj(d.contradiction).cited)
+            ? (obj(d.contradiction).cited as unknown[]).map((c) => ({
+                n: Number(obj(c).n),
+                arguments: str(obj(c).arguments) ?? '',
+                observation: str(obj(c).observation) ?? '',
+              }))
+            : [],
+        }
+      : null,
   };
 }
 

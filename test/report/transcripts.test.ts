@@ -96,6 +96,8 @@ describe('episode transcripts', () => {
     expect(oracle).toContain('Word overlap with the reference description');
     expect(oracle).toContain('return &#39;&lt;b&gt;&#39; + s + &#39;&lt;/b&gt;&#39;');
     expect(oracle).toContain('No held-out disagreement recorded');
+    // The judge-model contradiction classifier (scripted here): its verdict is on the page.
+    expect(oracle).toContain('Contradiction classifier: <strong>consistent</strong>');
     // No hostile text got through as markup: the only tags are the page's own.
     for (const p of [oracle, page('mock-null', 'in-context'), report]) {
       expect(p).not.toMatch(/<script|<img|<b>/i);
@@ -106,6 +108,8 @@ describe('episode transcripts', () => {
     expect(nul).toContain('I do not know what this method does.');
     expect(nul).toMatch(/score 1 \/ 5, code match 0\.0%/);
     expect(nul).toContain('Held-out inputs where the generated code disagreed');
+    expect(nul).toContain('Contradiction classifier: <strong>omits</strong> · cites #2 <code>tag(&#39;boom&#39;)</code> → <code>ValueError: &lt;img src=x onerror=alert(1)&gt;</code>');
+    expect(report).toContain("Contradictions of the agent's own observations");
     expect(nul).toContain('<td><code>tag(&#39;xyz&#39;)</code></td><td><code>&#39;&lt;b&gt;xyz&lt;/b&gt;&#39;</code></td><td><code>None</code></td>');
     expect(nul).toContain(
       '<td><code>tag(&#39;boom&#39;)</code></td><td><code>ValueError: &lt;img src=x onerror=alert(1)&gt;</code></td><td><code>None</code></td>',
