@@ -45,14 +45,8 @@ def _write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
-def _finish(result, result_limit):
-    """Serialise under the result-size limit, close the pipes (the executor reads EOF now, not after
-    the slow address-space teardown), exit."""
-    sys.settrace(None)
-    try:
-        sys.stdout.flush()
-    except BaseException:
-        pass
+def _encode_result(result, result_limit):
+    """The result as JSON bytes, or a ResultLimit error when that is over the limit."""
     try:
         data = json.dumps(result, ensure_ascii=False, separators=(',', ':')).encode('utf-8', 'surrogatepass')
         if len(data) > result_limit:
@@ -63,6 +57,18 @@ def _finish(result, result_limit):
         data = b'{"ok":false,"error":{"type":"MemoryLimit","message":"out of memory while encoding the result"}}'
     except BaseException as e:
         data = json.dumps(_error('SandboxError', f'cannot serialise the result: {type(e).__name__}')).encode()
+    return data
+
+
+def _finish(result, result_limit):
+    """Serialise under the result-size limit, close the pipes (the executor reads EOF now, not after
+    the slow address-space teardown), exit."""
+    sys.settrace(None)
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        pass
+    data = _encode_result(result, result_limit)
     try:
         _write_all(limits_mod.RESULT_FD, data)
         os.close(limits_mod.RESULT_FD)
@@ -71,25 +77,35 @@ def _finish(result, result_limit):
         os._exit(0)
 
 
+# A job like the smallest real one, run through the same code as a real call while the spare waits.
+_WARM_JOB = b'{"kind":"call","source":"def f(x):\\n    return x + 1\\n","entry":"f","coverage":false,' \
+            b'"audit":false,"limits":{"recursionLimit":1000,"resultBytes":1000000},"call":["1"]}'
+
+
 def _warm_up():
-    """Touch the job reader, parser, compiler and encoder while idle, a step at a time: the copy-on-write
-    page faults this costs are then paid before the job arrives instead of on the call's clock. Stops as
-    soon as a job is waiting (then it would only delay the job)."""
-    steps = (
-        lambda: json.loads(b'{"kind": "call", "call": ["1"], "limits": {"recursionLimit": 1000}}'),
-        lambda: compile('def _w(x):\n    return [x, (x,), {x: 1.5}]\n', '<warm-up>', 'exec', dont_inherit=True),
-        lambda: parse_call(['1', "'a'", '[1.5, (2, None)]', 'k={1: b"x"}']),
-        lambda: parse_call("[3, 1, 2], key='a'"),
-        lambda: json.dumps(encode({(1, 2): [1.5, 'x', None, {3}]}), ensure_ascii=False, separators=(',', ':')),
-        lambda: repr([1, 'a', (2.5,)]),
-    )
-    for step in steps:
-        if _job_waiting():
-            return
-        try:
-            step()
-        except BaseException:
-            pass
+    """Run a trusted dummy call through the job reader, compiler, argument parser, encoder and result
+    serialiser while no job is waiting: the copy-on-write page faults a first call takes in a fresh
+    fork (a few hundred, most of the child's cost) are then paid before the job arrives instead of on
+    its clock. It touches what a real call touches and little else; skipped when a job is waiting."""
+    if _job_waiting():
+        return
+    try:
+        job = json.loads(_WARM_JOB)
+        lim = limits_mod.Limits.from_json(job['limits'])
+        _encode_result(call_result(job, lim), lim.result_bytes)
+    except BaseException:
+        pass
+
+
+def prime(rounds=120):
+    """Run the dummy call in the (trusted) executor itself, before it forks anything: CPython 3.11
+    specialises bytecode in place as it runs (inline caches and counters inside the code objects), so
+    code that first runs in a fresh fork writes to, and copies, every code object it executes. Run
+    here often enough to be specialised, the call path starts out ready in every child."""
+    job = json.loads(_WARM_JOB)
+    lim = limits_mod.Limits.from_json(job['limits'])
+    for _ in range(rounds):
+        _encode_result(call_result(job, lim), lim.result_bytes)
 
 
 def _job_waiting():
@@ -160,18 +176,22 @@ def _compile(job):
 
 
 def run_call(job, lim):
+    _finish(call_result(job, lim), lim.result_bytes)
+
+
+def call_result(job, lim):
+    """Compile, parse the arguments, run; the result record (never raises for what the code does)."""
     code, source_error = _compile(job)
     if source_error:
-        r = {'ok': False, 'error': source_error, 'ms': 0, 'sourceError': True}
-        _finish(r, lim.result_bytes)
+        return {'ok': False, 'error': source_error, 'ms': 0, 'sourceError': True}
     try:
         args, kwargs = parse_call(job['call'])
     except BadArguments as e:
-        _finish(_error('BadArguments', e), lim.result_bytes)
+        return _error('BadArguments', e)
     except MemoryError:
-        _finish(_error('MemoryLimit', 'out of memory while parsing the arguments'), lim.result_bytes)
+        return _error('MemoryLimit', 'out of memory while parsing the arguments')
     except RecursionError:
-        _finish(_error('BadArguments', 'arguments nested too deeply'), lim.result_bytes)
+        return _error('BadArguments', 'arguments nested too deeply')
 
     recorder = audit.EventRecorder() if job.get('audit') else None
     tracer = None
@@ -213,7 +233,7 @@ def run_call(job, lim):
         result['arcs'] = [list(a) for a in tracer.arcs()]
     if recorder:
         result['events'] = recorder.events + state_events
-    _finish(result, lim.result_bytes)
+    return result
 
 
 def _exception_result(e):

@@ -31,7 +31,6 @@ read-only by other means, i.e. bubblewrap), --scratch DIR (the call's working di
 every call when writable), --scratch-tmpfs (it is a tmpfs: emptiness is checked with one stat),
 --spares N (children kept ready).
 """
-import argparse
 import collections
 import ctypes
 import fcntl
@@ -40,7 +39,6 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import struct
 import sys
@@ -70,7 +68,9 @@ def _import_coverage_parts():
 _import_coverage_parts()
 
 # Imported once here, so every child starts with them loaded (a fork shares them for free). PRELOAD is
-# the stdlib that benchmark methods import most; anything else is imported by the call itself.
+# the stdlib that the datasets' methods import (HumanEval, MBPP, CRUXEval, CodeAlpaca: re, math,
+# collections, random, typing, heapq, itertools, string, ... in that order); anything else is imported
+# by the call itself. Every module here makes every fork dearer (more pages and mappings to copy).
 import audit  # noqa: E402,F401
 import child  # noqa: E402
 import covtrace  # noqa: E402,F401
@@ -78,10 +78,8 @@ import encoding  # noqa: E402,F401
 import limits as limits_mod  # noqa: E402
 import seccomp  # noqa: E402
 
-PRELOAD = ('typing', 're', 'collections', 'collections.abc', 'itertools', 'functools', 'heapq', 'bisect',
-           'string', 'operator', 'fractions', 'decimal', 'statistics', 'hashlib', 'copy', 'random', 'math',
-           'cmath', 'array', 'dataclasses', 'enum', 'textwrap', 'unicodedata', 'numbers', 'datetime', 'time',
-           'base64', 'struct', 'binascii', 'difflib')
+PRELOAD = ('typing', 're', 'collections', 'collections.abc', 'itertools', 'functools', 'heapq', 'string',
+           'operator', 'copy', 'random', 'math', 'time', 'json')
 for _name in PRELOAD:
     try:
         __import__(_name)
@@ -132,6 +130,11 @@ def send(kind, seq, payload=b''):
 
 def send_json(kind, seq, obj):
     send(kind, seq, json.dumps(obj, separators=(',', ':')).encode())
+
+
+def send_end(seq, status, ms, detail=''):
+    """The END record (built by hand: the json encoder would be one more thing each cycle touches)."""
+    send(F_END, seq, f'{{"status":"{status}","ms":{ms:.3f}{detail}}}'.encode())
 
 
 class Spare:
@@ -237,9 +240,13 @@ class Executor:
         self.kill(sp.pid)
 
     def kill(self, pid):
-        for k in (os.killpg, os.kill):
+        """SIGKILL the child's process group (all it is: it cannot leave it), or the child alone if its
+        group was never set up; reaped later."""
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
             try:
-                k(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         self.dying.add(pid)
@@ -269,7 +276,7 @@ class Executor:
         sp = self.take_spare(lim)
         if sp is None:
             _splice_exact(0, self.devnull, length)
-            send_json(F_END, seq, {'status': 'NoResult', 'exit': child.SETUP_FAILED, 'ms': 0})
+            send_end(seq, 'NoResult', 0, f',"exit":{child.SETUP_FAILED}')
             return
         left = length
         try:
@@ -283,14 +290,13 @@ class Executor:
             _splice_exact(0, self.devnull, left)
             self.discard(sp)
             self.reap(block=True)
-            send_json(F_END, seq, {'status': 'Lost', 'ms': 0})
+            send_end(seq, 'Lost', 0)
             return
         os.close(sp.job_w)
         # Fork the replacement now: its set-up then runs on another core while this call runs.
         while self.top_up():
             pass
-        end = self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap)
-        send_json(F_END, seq, end)
+        send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
         # After the reply: wait until the child is really gone (a killed process can finish the syscall
         # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
         self.reap(block=True)
@@ -298,7 +304,7 @@ class Executor:
 
     def watch(self, sp, seq, started, deadline, stdout_cap, result_cap):
         """Forward the child's stdout and result until both pipes close, the deadline passes or a cap
-        is exceeded; returns the END record."""
+        is exceeded; returns the END record as (status, ms, detail)."""
         poller = select.poll()
         poller.register(sp.out_r, select.POLLIN)
         poller.register(sp.res_r, select.POLLIN)
@@ -335,32 +341,33 @@ class Executor:
                     if out_len > stdout_cap:
                         killed = 'OutputLimit'
                         break
-        ms = round((time.monotonic() - started) * 1000, 3)
+        ms = (time.monotonic() - started) * 1000
         # Kill the child's process group whatever happened: nothing it started may outlive the call.
         self.kill(sp.pid)
         os.close(sp.out_r)
         os.close(sp.res_r)
         if killed == 'Broken':
-            return {'status': 'NoResult', 'exit': child.SETUP_FAILED, 'ms': ms}
+            return 'NoResult', ms, f',"exit":{child.SETUP_FAILED}'
         if killed:
-            return {'status': killed, 'ms': ms}
+            return killed, ms, ''
         if res_len == 0:
-            return self._ended_without_result(sp.pid, ms)
-        return {'status': 'ok', 'ms': ms}
+            return 'NoResult', ms, self._exit_detail(sp.pid)
+        return 'ok', ms, ''
 
     def forward(self, kind, seq, fd, n):
         os.write(1, FRAME.pack(kind, seq, n))
         _splice_exact(fd, 1, n)
 
-    def _ended_without_result(self, pid, ms):
+    def _exit_detail(self, pid):
+        """How a child that wrote no result ended (it was killed just now if it was still running)."""
         try:
             _, status = os.waitpid(pid, 0)
             self.dying.discard(pid)
         except ChildProcessError:
-            return {'status': 'NoResult', 'ms': ms}
+            return ''
         if os.WIFSIGNALED(status):
-            return {'status': 'NoResult', 'signal': os.WTERMSIG(status), 'ms': ms}
-        return {'status': 'NoResult', 'exit': os.WEXITSTATUS(status), 'ms': ms}
+            return f',"signal":{os.WTERMSIG(status)}'
+        return f',"exit":{os.WEXITSTATUS(status)}'
 
     # --- scratch dir ----------------------------------------------------------------------------------
     def _scratch_state(self):
@@ -386,6 +393,7 @@ class Executor:
 
 
 def _empty_dir(scratch):
+    import shutil  # here, not in the template: it pulls in bz2 and lzma
     try:
         entries = list(os.scandir(scratch))
     except OSError:
@@ -468,14 +476,25 @@ def _become_template(a, libc):
         os.chdir(a.scratch)
 
 
+def _parse_args(argv):
+    """The command line (no argparse: it would sit in the template's memory for nothing)."""
+    a = types.SimpleNamespace(seccomp=False, fs_writes=False, scratch='', scratch_tmpfs=False, spares=1)
+    it = iter(argv)
+    for arg in it:
+        if arg in ('--seccomp', '--fs-writes', '--scratch-tmpfs'):
+            setattr(a, arg[2:].replace('-', '_'), True)
+        elif arg in ('--scratch', '--spares'):
+            value = next(it, None)
+            if value is None:
+                raise SystemExit(f'executor.py: {arg} needs a value')
+            setattr(a, arg[2:], int(value) if arg == '--spares' else value)
+        else:
+            raise SystemExit(f'executor.py: unknown argument {arg!r}')
+    return a
+
+
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--seccomp', action='store_true')
-    ap.add_argument('--fs-writes', action='store_true')
-    ap.add_argument('--scratch', default='')
-    ap.add_argument('--scratch-tmpfs', action='store_true')
-    ap.add_argument('--spares', type=int, default=1)
-    a = ap.parse_args()
+    a = _parse_args(sys.argv[1:])
     libc = seccomp.prepare()
     _become_template(a, libc)
     sec = {'ok': False, 'detail': 'not requested'}
@@ -491,7 +510,8 @@ def main():
     opts = {'seccomp': prepared is not None, 'fs_writes': a.fs_writes, 'scratch': a.scratch,
             'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(1, min(a.spares, 8))}
     ex = Executor(opts, libc, prepared)
-    del a, ap
+    del a
+    child.prime()
     gc.collect()
     gc.freeze()  # keep the shared heap out of the collector, so children do not copy it page by page
     while ex.top_up():

@@ -237,9 +237,11 @@ class Prepared:
         self.libc = prepare()
 
     def install(self, pid):
-        """Apply the filter to the calling process (irreversible); `pid` must be os.getpid()."""
+        """Apply the filter to the calling process (irreversible); `pid` must be os.getpid(). The
+        executor has set no-new-privs already (inherited), which the kernel requires for this."""
         self.buf[self.pid_offset:self.pid_offset + 4] = struct.pack('<I', pid)
-        _install(self.libc, self.prog_addr)
+        if self.libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, self.prog_addr, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), 'prctl(PR_SET_SECCOMP) failed')
 
 
 def install(allow_fs_writes):
@@ -256,7 +258,6 @@ def install_program(program):
 
 
 def _install(libc, prog_addr):
-    # NO_NEW_PRIVS is also set once in the executor (inherited); setting it again costs one syscall.
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), 'prctl(PR_SET_NO_NEW_PRIVS) failed')
     if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog_addr, 0, 0) != 0:
