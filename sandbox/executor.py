@@ -293,9 +293,12 @@ class Executor:
             send_end(seq, 'Lost', 0)
             return
         os.close(sp.job_w)
-        # Fork the replacement now: its set-up then runs on another core while this call runs.
-        while self.top_up():
-            pass
+        if not self.spares:
+            # The last spare just left: fork the next one now, so that its set-up runs on another core
+            # while this call runs, and a call sent right after this one finds it ready. (With more
+            # spares waiting, the replacement is forked after the reply, when no request is waiting:
+            # see serve().)
+            self.top_up()
         send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
         # After the reply: wait until the child is really gone (a killed process can finish the syscall
         # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
@@ -375,13 +378,17 @@ class Executor:
         return (st.st_size, st.st_nlink)
 
     def wipe_scratch(self):
-        """After a call, empty the scratch dir so no file outlives the call. On a tmpfs one stat says
-        whether anything is there (its size counts entries); the names are then read and removed in a
-        short-lived child, so they never enter this process's memory either."""
+        """After a call, empty the scratch dir so no file outlives the call. On a tmpfs (bubblewrap) one
+        stat says whether anything is there (its size counts entries), and the names are read and
+        removed in a short-lived child, so they never enter this process's memory either. Elsewhere
+        (mode 'none': no isolation to keep) it is emptied here."""
         scratch = self.opts['scratch']
         if not (scratch and self.opts['fs_writes']):
             return
-        if self.clean_scratch is not None and self._scratch_state() == self.clean_scratch:
+        if self.clean_scratch is None:
+            _empty_dir(scratch)
+            return
+        if self._scratch_state() == self.clean_scratch:
             return
         pid = os.fork()
         if pid == 0:
