@@ -397,6 +397,11 @@ class Executor:
             finally:
                 os._exit(0)
         os.waitpid(pid, 0)
+        if self._scratch_state() != self.clean_scratch:
+            # Something the call left cannot be removed: no later call may see it, so this executor
+            # (and its tmpfs) goes; the client starts a fresh one.
+            os.write(2, b'pau-sandbox: the scratch dir cannot be emptied; exiting\n')
+            raise SystemExit(3)
 
 
 def _empty_dir(scratch):
@@ -410,12 +415,15 @@ def _empty_dir(scratch):
             if e.is_dir(follow_symlinks=False):
                 for root, dirs, _files in os.walk(e.path):
                     for d in dirs:
-                        os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
+                        try:
+                            os.chmod(os.path.join(root, d), 0o700)
+                        except OSError:
+                            pass
                 os.chmod(e.path, 0o700)
                 shutil.rmtree(e.path, ignore_errors=True)
             else:
                 os.unlink(e.path)
-        except OSError as err:
+        except Exception as err:
             os.write(2, f'pau-sandbox: cannot remove {e.path}: {err}\n'.encode(errors='replace'))
 
 

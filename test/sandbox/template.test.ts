@@ -174,6 +174,25 @@ describe('the executor is a clean template', () => {
     expect((value(await call1(pool, src, ['0'])) as number[])[2]).toBe(executor);
   });
 
+  it('whatever a call leaves in the scratch dir is gone before the next call (locked dirs, symlinks, fifos)', async () => {
+    const litter = [
+      'import os',
+      'def f():',
+      "    os.makedirs('a/b/c')",
+      "    open('a/b/c/x', 'w').write('x')",
+      "    os.symlink('/usr', 'a/b/usr')",
+      "    os.symlink('..', 'a/b/c/up')",
+      "    os.symlink('a', 'loop')",
+      "    os.mkfifo('fifo')",
+      "    os.chmod('a/b/c', 0)",
+      "    os.chmod('a/b', 0)",
+      "    return sorted(os.listdir('.'))",
+    ].join('\n');
+    expect(value(await call1(pool, litter))).toEqual(['a', 'fifo', 'loop']);
+    expect(value(await call1(pool, "import os\ndef f():\n    return os.listdir('/tmp')\n"))).toEqual([]);
+    expect(value(await call1(pool, "import os\ndef f():\n    return os.path.isdir('/usr/bin')\n"))).toBe(true);
+  });
+
   it('a forged, garbled or oversized result fails only its own call', async () => {
     const src = [
       'import os',
