@@ -158,6 +158,9 @@ class Executor:
         self.spares = collections.deque()
         self.limits = None  # what new spares get: the last job's (memory_mb, cpu_seconds)
         self.dying = set()  # pids signalled but not reaped yet
+        # Whether requests have been arriving back to back (one was already waiting when the previous
+        # job was done). Decides when the replacement spare is forked: see run_job.
+        self.back_to_back = False
         self.ceilings = {res: resource.getrlimit(res)[1] for res, _ in limits_mod.rlimits(1, 1)}
         self.clean_scratch = self._scratch_state() if opts['scratch_tmpfs'] else None
 
@@ -293,13 +296,15 @@ class Executor:
             send_end(seq, 'Lost', 0)
             return
         os.close(sp.job_w)
-        if not self.spares:
-            # The last spare just left: fork the next one now, so that its set-up runs on another core
-            # while this call runs, and a call sent right after this one finds it ready. (With more
-            # spares waiting, the replacement is forked after the reply, when no request is waiting:
-            # see serve().)
+        # A fork of this process costs ~0.5-1 ms on this kind of VM, so it is kept off the call's clock
+        # where possible: the replacement spare is forked after the reply, while the client digests it.
+        # Only when calls come back to back and no spare is left is it forked now, so that it overlaps
+        # this call (the child runs on the other core) instead of delaying the next one in full.
+        if not self.spares and self.back_to_back:
             self.top_up()
         send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
+        if len(self.spares) < self.want and not _readable(0):
+            self.top_up()  # meanwhile the child exits, so the reap below does not wait for it
         # After the reply: wait until the child is really gone (a killed process can finish the syscall
         # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
         self.reap(block=True)
@@ -540,10 +545,16 @@ def main():
         ex.reap(block=True)
 
 
+def _readable(fd):
+    return bool(select.select([fd], [], [], 0)[0])
+
+
 def serve(ex):
     while True:
-        # Top up while idle (after a discard), one at a time: a waiting request goes first.
-        if len(ex.spares) < ex.want and not select.select([0], [], [], 0)[0] and ex.top_up():
+        waiting = _readable(0)
+        ex.back_to_back = waiting
+        # Top up while idle, one at a time: a waiting request goes first.
+        if not waiting and len(ex.spares) < ex.want and ex.top_up():
             continue
         head = _read_exact(0, REQUEST.size)
         if head is None:
