@@ -4,7 +4,6 @@ Wire protocol with the client (activities/sandbox/wire.ts), binary, little-endia
   client -> executor: a 32-byte header <8I: op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes,
     resultBytes; then `length` payload bytes.
       op 1 JOB   the payload is one child's job (JSON: see child.py); opaque here. Limits as in the header.
-      op 2 PING  answered with PONG (no payload).
       op 3 EXIT  the executor stops its children and exits.
   executor -> client: a 12-byte header <3I: kind, seq, length; then `length` bytes.
       1 READY   JSON {pid, python, seccomp: {ok, detail}}, once at start
@@ -12,7 +11,6 @@ Wire protocol with the client (activities/sandbox/wire.ts), binary, little-endia
       3 RESULT  raw bytes of the child's result JSON, in order (the client parses and validates it)
       4 END     JSON made here: {status: ok|Timeout|OutputLimit|ResultLimit|NoResult|Lost, ms
                 [, signal][, exit]}; last frame of a job
-      5 PONG
       6 ERROR   JSON {message}: the request stream is unreadable; the executor exits after it
   Jobs are served one at a time, in order; the client may queue several.
 
@@ -87,9 +85,9 @@ for _name in PRELOAD:
         pass
 
 REQUEST = struct.Struct('<8I')
-OP_JOB, OP_PING, OP_EXIT = 1, 2, 3
+OP_JOB, OP_EXIT = 1, 3
 FRAME = struct.Struct('<3I')
-F_READY, F_STDOUT, F_RESULT, F_END, F_PONG, F_ERROR = 1, 2, 3, 4, 5, 6
+F_READY, F_STDOUT, F_RESULT, F_END, F_ERROR = 1, 2, 3, 4, 6
 RESULT_SLACK = 65536  # the child caps its own result; more than cap + slack is a forged write
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 _FIONREAD_BUF = bytearray(4)
@@ -562,8 +560,6 @@ def serve(ex):
         op, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap = REQUEST.unpack(head)
         if op == OP_JOB:
             ex.run_job(seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap)
-        elif op == OP_PING and length == 0:
-            send(F_PONG, seq)
         elif op == OP_EXIT:
             return
         else:

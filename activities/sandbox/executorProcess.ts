@@ -57,7 +57,6 @@ export class ExecutorProcess {
   private proc: ChildProcessWithoutNullStreams;
   /** Jobs sent and not finished, oldest first (the executor answers in this order). */
   private readonly queue: Pending[] = [];
-  private readonly pongs: ((ok: boolean) => void)[] = [];
   private seq = 0;
   private stderrTail = '';
   private exited = false;
@@ -116,10 +115,6 @@ export class ExecutorProcess {
       onReady(readyRecordSchema.parse(JSON.parse(payload.toString('utf8'))));
       return;
     }
-    if (kind === FRAME.pong) {
-      this.pongs.shift()?.(true);
-      return;
-    }
     if (kind === FRAME.error) {
       throw new Error(`the executor rejected a request: ${errorRecordSchema.parse(JSON.parse(payload.toString('utf8'))).message}`);
     }
@@ -146,7 +141,6 @@ export class ExecutorProcess {
   /** Fail every queued job and kill the process (it can no longer be trusted to be in step). */
   fail(err: SandboxCrash): void {
     for (const p of this.queue.splice(0)) p.reject(err);
-    for (const pong of this.pongs.splice(0)) pong(false);
     this.kill();
   }
 
@@ -157,15 +151,6 @@ export class ExecutorProcess {
     return new Promise<JobOutcome>((resolve, reject) => {
       this.queue.push({ seq, stdout: [], result: [], resolve, reject });
       this.proc.stdin.write(encodeRequest(OP.job, seq, payload, lim));
-    });
-  }
-
-  /** A round trip through the executor (no child involved); false if it died. */
-  ping(): Promise<boolean> {
-    if (!this.alive) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      this.pongs.push(resolve);
-      this.proc.stdin.write(encodeRequest(OP.ping, 0, ''));
     });
   }
 

@@ -9,8 +9,8 @@ export const REQUEST_HEADER_BYTES = 32;
 /** executor -> client: <3I kind, seq, length>. */
 export const FRAME_HEADER_BYTES = 12;
 
-export const OP = { job: 1, ping: 2, exit: 3 } as const;
-export const FRAME = { ready: 1, stdout: 2, result: 3, end: 4, pong: 5, error: 6 } as const;
+export const OP = { job: 1, exit: 3 } as const;
+export const FRAME = { ready: 1, stdout: 2, result: 3, end: 4, error: 6 } as const;
 
 /** Exit status of a call child that could not configure itself (sandbox/child.py SETUP_FAILED). */
 export const CHILD_SETUP_FAILED = 71;
