@@ -3,18 +3,11 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
-import type { EpisodeDiagnostics } from '../judge/diagnostics';
-import type { EpisodeRow } from './summarize';
+import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import type { RunInfo } from '../../domain/report/renderHtml';
+import type { EpisodeRow } from '../../domain/report/summarize';
 
-export interface RunInfo {
-  id: string;
-  kind: string;
-  status: string;
-  config: unknown;
-  workflowId: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+export type { RunInfo };
 
 /** The judge models that judged this run's episodes, most judgments first (then most recent). */
 export async function judgeModelsOf(db: Db, runId: string): Promise<{ judgeModel: string; n: number }[]> {
@@ -44,7 +37,12 @@ export async function loadRun(db: Db, runId: string): Promise<RunInfo | undefine
 
 /** The most recent run of a kind (for `report --latest`). */
 export async function latestRunId(db: Db, kind = 'benchmark'): Promise<string | undefined> {
-  const [r] = await db.select({ id: runs.id }).from(runs).where(eq(runs.kind, kind as 'benchmark')).orderBy(desc(runs.createdAt)).limit(1);
+  const [r] = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(eq(runs.kind, kind as 'benchmark'))
+    .orderBy(desc(runs.createdAt))
+    .limit(1);
   return r?.id;
 }
 

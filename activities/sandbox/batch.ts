@@ -5,7 +5,7 @@
 // sending calls once the source turned out not to compile.
 import os from 'node:os';
 import { SandboxCrash, type BatchProgress, type ExecutorProcess, type JobOutcome } from './executorProcess';
-import type { CallResult, Coverage, ErrorInfo, Limits, RunBatchInput } from './schemas';
+import type { CallResult, Coverage, ErrorInfo, Limits, RunBatchInput } from '../../domain/sandbox/schemas';
 import { CHILD_SETUP_FAILED, childAnalysisSchema, childCallResultSchema, type JobLimits } from './wire';
 
 /** Calls queued in the executor ahead of the one running (hides this process's turnaround). */
@@ -68,7 +68,7 @@ function callOutcome(o: JobOutcome, lim: JobLimits): CallOutcome {
   const stdout = o.stdout.toString('utf8');
   const failed = limitError(o, lim, stdout);
   if (failed) return { result: failed, arcs: undefined, events: undefined, sourceError: false };
-  let parsed;
+  let parsed: ReturnType<typeof childCallResultSchema.safeParse> | undefined;
   try {
     parsed = childCallResultSchema.safeParse(JSON.parse(o.result.toString('utf8')));
   } catch {
@@ -95,7 +95,7 @@ function addArcs(into: Map<string, [number, number]>, raw: unknown[] | undefined
 }
 
 function auditEvents(raw: unknown[] | undefined): string[] {
-  return (raw ?? []).slice(0, 50).map((e) => (typeof e === 'string' ? e : JSON.stringify(e) ?? String(e)).slice(0, 200));
+  return (raw ?? []).slice(0, 50).map((e) => (typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e))).slice(0, 200));
 }
 
 export function jobLimits(limits: Limits): JobLimits {
@@ -109,12 +109,7 @@ export function jobLimits(limits: Limits): JobLimits {
 }
 
 /** Run one validated batch. Rejects only with SandboxCrash (the executor broke), carrying partial results. */
-export async function runBatchOn(
-  x: ExecutorProcess,
-  req: RunBatchInput,
-  limits: Limits,
-  onCall?: (p: BatchProgress) => void,
-): Promise<BatchOutput> {
+export async function runBatchOn(x: ExecutorProcess, req: RunBatchInput, limits: Limits, onCall?: (p: BatchProgress) => void): Promise<BatchOutput> {
   const n = req.calls.length;
   const lim = jobLimits(limits);
   const coverage = req.coverage ?? false;

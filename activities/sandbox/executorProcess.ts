@@ -4,7 +4,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import type { Launch } from './isolation';
-import type { CallResult } from './schemas';
+import type { CallResult } from '../../domain/sandbox/schemas';
 import {
   FRAME,
   FrameReader,
@@ -147,7 +147,8 @@ export class ExecutorProcess {
   /** Queue one job: `payload` is the child's job (JSON text), `lim` what the executor enforces. */
   runJob(payload: string, lim: JobLimits): Promise<JobOutcome> {
     if (!this.alive) return Promise.reject(new SandboxCrash('the sandbox executor is not running'));
-    const seq = (this.seq = (this.seq + 1) >>> 0);
+    this.seq = (this.seq + 1) >>> 0;
+    const seq = this.seq;
     return new Promise<JobOutcome>((resolve, reject) => {
       this.queue.push({ seq, stdout: [], result: [], resolve, reject });
       this.proc.stdin.write(encodeRequest(OP.job, seq, payload, lim));

@@ -16,10 +16,7 @@ const SANDBOX_MOUNT = '/pau-sandbox';
 const SCRATCH_IN_BWRAP = '/tmp';
 const SCRATCH_TMPFS_BYTES = 64 * 1024 * 1024;
 /** What hides bubblewrap's init's memory and descriptors (see buildLaunch). */
-const PID1_MASKS = [
-  '--ro-bind', '/dev/null', '/proc/1/mem',
-  '--ro-bind', '/dev/null', '/proc/1/task/1/mem',
-];
+const PID1_MASKS = ['--ro-bind', '/dev/null', '/proc/1/mem', '--ro-bind', '/dev/null', '/proc/1/task/1/mem'];
 
 export interface PythonInfo {
   executable: string;
@@ -114,37 +111,57 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       binds.push('--ro-bind', dir, dir);
     }
     const sitePaths = info.venvSitePackages.map((_, i) => `${VENV_SITE_MOUNT}/${i}`);
-    info.venvSitePackages.forEach((dir, i) => binds.push('--ro-bind', dir, sitePaths[i]!));
+    info.venvSitePackages.forEach((dir, i) => {
+      binds.push('--ro-bind', dir, sitePaths[i]!);
+    });
     const env = { ...minimalEnv(SCRATCH_IN_BWRAP, hashSeed), ...(sitePaths.length > 0 ? { PYTHONPATH: sitePaths.join(':') } : {}) };
     const args = [
       '--unshare-all', // user, ipc, pid, net (loopback only), uts, cgroup namespaces
       '--die-with-parent',
       '--new-session', // no controlling terminal: TIOCSTI cannot reach the host's shell
-      '--cap-drop', 'ALL',
-      '--ro-bind', '/usr', '/usr',
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/usr',
+      '/usr',
       ...compatPath('/lib'),
       ...compatPath('/lib64'),
       ...compatPath('/bin'),
       ...binds,
-      '--ro-bind', SANDBOX_SRC, SANDBOX_MOUNT,
-      '--proc', '/proc',
+      '--ro-bind',
+      SANDBOX_SRC,
+      SANDBOX_MOUNT,
+      '--proc',
+      '/proc',
       // PID 1 is bubblewrap's init: same uid as the calls and dumpable, so a call could otherwise open
       // its memory through /proc and write into an unfiltered process that outlives every call.
       ...PID1_MASKS,
-      '--dev', '/dev',
-      '--remount-ro', '/dev', // /dev/shm would otherwise be a writable place outside the scratch dir
-      '--size', String(SCRATCH_TMPFS_BYTES),
-      '--tmpfs', SCRATCH_IN_BWRAP,
-      '--hostname', 'pau-sandbox',
-      '--remount-ro', '/', // the sandbox's own root (a tmpfs holding the mount points) is not a scratch area
+      '--dev',
+      '/dev',
+      '--remount-ro',
+      '/dev', // /dev/shm would otherwise be a writable place outside the scratch dir
+      '--size',
+      String(SCRATCH_TMPFS_BYTES),
+      '--tmpfs',
+      SCRATCH_IN_BWRAP,
+      '--hostname',
+      'pau-sandbox',
+      '--remount-ro',
+      '/', // the sandbox's own root (a tmpfs holding the mount points) is not a scratch area
       '--clearenv',
       ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
-      '--chdir', SCRATCH_IN_BWRAP,
+      '--chdir',
+      SCRATCH_IN_BWRAP,
       '--',
       info.realExecutable,
-      '-s', '-B',
+      '-s',
+      '-B',
       path.join(SANDBOX_MOUNT, 'executor.py'),
-      '--seccomp', '--fs-writes', '--scratch', SCRATCH_IN_BWRAP, '--scratch-tmpfs',
+      '--seccomp',
+      '--fs-writes',
+      '--scratch',
+      SCRATCH_IN_BWRAP,
+      '--scratch-tmpfs',
       ...spares,
     ];
     return { command: bwrap, args, env: minimalEnv('/tmp', hashSeed) };

@@ -7,14 +7,7 @@ import { env } from '../../config/env';
 import { runBatchOn } from './batch';
 import { ExecutorProcess, SandboxCrash, type BatchProgress } from './executorProcess';
 import { buildLaunch, bwrapAvailable, type Launch, type LaunchKind, type RequestedMode } from './isolation';
-import {
-  runBatchInputSchema,
-  type BatchResult,
-  type CallResult,
-  type Limits,
-  type RunBatchInput,
-  type SandboxMode,
-} from './schemas';
+import { runBatchInputSchema, type BatchResult, type CallResult, type Limits, type RunBatchInput, type SandboxMode } from '../../domain/sandbox/schemas';
 
 export interface SandboxPoolOptions {
   mode?: RequestedMode;
@@ -104,8 +97,7 @@ export class SandboxPool {
   /** Try the strongest mode first; say loudly when we end up weaker. Explicit modes never degrade. */
   private async pickMode(): Promise<{ kind: LaunchKind; mode: SandboxMode }> {
     const requested = this.opts.mode;
-    const candidates: LaunchKind[] =
-      requested === 'auto' ? ['bwrap', 'seccomp', 'none'] : [requested];
+    const candidates: LaunchKind[] = requested === 'auto' ? ['bwrap', 'seccomp', 'none'] : [requested];
     const failures: string[] = [];
     for (const kind of candidates) {
       if (kind === 'bwrap' && !bwrapAvailable(this.opts.bwrap)) {
@@ -139,9 +131,7 @@ export class SandboxPool {
         probe.kill();
       }
     }
-    throw new SandboxUnavailable(
-      `the sandbox cannot run in mode '${requested}': ${failures.join('; ')}`,
-    );
+    throw new SandboxUnavailable(`the sandbox cannot run in mode '${requested}': ${failures.join('; ')}`);
   }
 
   private launch(kind: LaunchKind): Launch {
@@ -240,9 +230,7 @@ export class SandboxPool {
     const message = `the sandbox failed twice: ${lastCrash?.message ?? 'unknown'}`;
     return {
       mode,
-      results: req.calls.map(
-        (_c, i) => best[i] ?? { ok: false, error: { type: 'SandboxError', message }, stdout: '', ms: 0 },
-      ),
+      results: req.calls.map((_c, i) => best[i] ?? { ok: false, error: { type: 'SandboxError', message }, stdout: '', ms: 0 }),
       coverage: null,
       sourceError: null,
       coverageError: message,

@@ -2,7 +2,7 @@
 // schemas of what comes back: the executor's own records (ready, end) and the child's result, which is
 // untrusted (the method's process wrote it) and validated here, call by call.
 import { z } from 'zod';
-import { coverageSchema, encodedValueSchema, errorInfoSchema } from './schemas';
+import { coverageSchema, encodedValueSchema, errorInfoSchema } from '../../domain/sandbox/schemas';
 
 /** client -> executor: <8I op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes, resultBytes>. */
 export const REQUEST_HEADER_BYTES = 32;
@@ -29,7 +29,9 @@ export function encodeRequest(op: number, seq: number, payload: string, lim?: Jo
   const len = payload ? Buffer.byteLength(payload) : 0;
   const buf = Buffer.allocUnsafe(REQUEST_HEADER_BYTES + len);
   const words = [op, seq, len, lim?.timeoutMs ?? 0, lim?.cpuSeconds ?? 0, lim?.memoryMb ?? 0, lim?.stdoutBytes ?? 0, lim?.resultBytes ?? 0];
-  words.forEach((w, i) => buf.writeUInt32LE(w, i * 4));
+  words.forEach((w, i) => {
+    buf.writeUInt32LE(w, i * 4);
+  });
   if (len) buf.write(payload, REQUEST_HEADER_BYTES, 'utf8');
   return buf;
 }

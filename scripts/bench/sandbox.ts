@@ -18,7 +18,7 @@ import os from 'node:os';
 import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { probePython } from '../../activities/sandbox/isolation';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 const TRIVIAL = 'def f(x):\n    return x + 1\n';
 const HE0 = `from typing import List
@@ -113,7 +113,15 @@ function row(method: string, how: string, lat: number[], wallMs: number, cpuMs: 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function singleCalls(pool: SandboxPool, c: Case, coverage: boolean, n: number, gapMs: number, label: string, realPython?: string): Promise<{ sandbox: number[]; wall: number; cpu: number; spawn: number[]; spawnWall: number; spawnCpu: number }> {
+async function singleCalls(
+  pool: SandboxPool,
+  c: Case,
+  coverage: boolean,
+  n: number,
+  gapMs: number,
+  label: string,
+  realPython?: string,
+): Promise<{ sandbox: number[]; wall: number; cpu: number; spawn: number[]; spawnWall: number; spawnCpu: number }> {
   const lat: number[] = [];
   const spawn: number[] = [];
   let wall = 0;
@@ -235,7 +243,16 @@ async function main(): Promise<void> {
     meter = cpuMeter();
     t0 = performance.now();
     const batches = await Promise.all([0, 1].map(() => oneBatch(wide, c, false, n, `pool of 2, ${spares} spare(s) each, 2 batches`)));
-    rows.push(row(c.name, `pool of 2 executors, ${spares} spare(s) each, 2 batches of ${n} at once`, batches.flatMap((x) => x.gaps), performance.now() - t0, meter(), 2 * n));
+    rows.push(
+      row(
+        c.name,
+        `pool of 2 executors, ${spares} spare(s) each, 2 batches of ${n} at once`,
+        batches.flatMap((x) => x.gaps),
+        performance.now() - t0,
+        meter(),
+        2 * n,
+      ),
+    );
     await wide.close();
   }
   process.stderr.write('\n');
@@ -244,7 +261,15 @@ async function main(): Promise<void> {
   console.log(
     formatTable(
       ['method', 'how', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call', 'p50 speed-up vs spawn'],
-      rows.map((r) => [r.method, r.how, r.p50.toFixed(3), r.p99.toFixed(3), r.perSec.toFixed(0), r.cpuMs.toFixed(2), `${((baseline.get(r.method) ?? NaN) / r.p50).toFixed(1)}x`]),
+      rows.map((r) => [
+        r.method,
+        r.how,
+        r.p50.toFixed(3),
+        r.p99.toFixed(3),
+        r.perSec.toFixed(0),
+        r.cpuMs.toFixed(2),
+        `${((baseline.get(r.method) ?? NaN) / r.p50).toFixed(1)}x`,
+      ]),
     ),
   );
   const base = baseline.get(c.name) ?? NaN;
@@ -253,7 +278,7 @@ async function main(): Promise<void> {
     if (!r) continue;
     const ok = r.p50 <= 1 && base / r.p50 >= 20;
     console.log(
-      `\nsummary: trivial call, ${how.replace(/^sandbox, /, "")} (Node round trip included): p50 ${r.p50.toFixed(3)} ms, ` +
+      `\nsummary: trivial call, ${how.replace(/^sandbox, /, '')} (Node round trip included): p50 ${r.p50.toFixed(3)} ms, ` +
         `${(base / r.p50).toFixed(1)}x faster than spawning python3 per call (${base.toFixed(1)} ms); ` +
         `target p50 <= 1 ms and >= 20x: ${ok ? 'met' : 'not met'}.`,
     );

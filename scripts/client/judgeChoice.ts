@@ -1,7 +1,7 @@
 // Which judge scores a benchmark run after each episode. Explicit choice (flag or PAU_JUDGE_MODEL) wins;
 // runs of scripted mock agents are judged by the scripted oracle judge; a run of real models with no
 // judge configured is not judged (rather than silently judged by a mock) and says how to judge it later.
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { env } from '../../config/env';
 import { models } from '../../config/models';
 
@@ -25,7 +25,7 @@ export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoi
   };
 }
 
-/** The config fields that make each episode call the judge when it ends. */
-export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'afterEpisode' | 'judgeModel'> {
-  return judgeModel ? { afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }, judgeModel } : {};
+/** The config field that makes each episode end with a judge step. */
+export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'judgeModel'> {
+  return judgeModel ? { judgeModel } : {};
 }

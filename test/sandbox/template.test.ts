@@ -143,7 +143,12 @@ describe('the executor is a clean template', () => {
       '        out.append([r, ctypes.get_errno()])',
       '    return out',
     ].join('\n');
-    expect(value(await call1(pool, src))).toEqual([[-1, 1], [-1, 1], [-1, 1], [-1, 1]]); // EPERM
+    expect(value(await call1(pool, src))).toEqual([
+      [-1, 1],
+      [-1, 1],
+      [-1, 1],
+      [-1, 1],
+    ]); // EPERM
   });
 
   it("no call's source, arguments, output or result is anywhere in a later call's memory", async () => {
@@ -162,7 +167,13 @@ describe('the executor is a clean template', () => {
     }
     // The scan itself works: a needle that is in memory (the method's own argument) is found.
     const control = `${MEMORY_SCAN}\ndef scan_self(x, rev):\n    return scan(rev)\n`;
-    const seen = await call1(pool, control, [JSON.stringify(`ZZ-${tag}`), JSON.stringify([...`ZZ-${tag}`].reverse().join(''))], { timeoutMs: 20_000 }, 'scan_self');
+    const seen = await call1(
+      pool,
+      control,
+      [JSON.stringify(`ZZ-${tag}`), JSON.stringify([...`ZZ-${tag}`].reverse().join(''))],
+      { timeoutMs: 20_000 },
+      'scan_self',
+    );
     expect(value(seen)).toEqual([0]);
   });
 
@@ -264,7 +275,7 @@ describe('spares and recovery', () => {
   it('with more spares: at most that many wait, each is used once, and state still does not leak', async () => {
     const p = newPool({ spares: 3 });
     try {
-      const tamper = "import builtins, math\ndef f():\n    builtins.len = lambda x: 7\n    math.pi = 3\n    return len([])\n";
+      const tamper = 'import builtins, math\ndef f():\n    builtins.len = lambda x: 7\n    math.pi = 3\n    return len([])\n';
       const check = 'import math, os\ndef f():\n    return [len([1, 2]), math.pi > 3.1, os.getpid()]\n';
       const seen = new Set<number>();
       for (let i = 0; i < 5; i++) {

@@ -1,0 +1,27 @@
+// The headline table of a report as text: what `pau report`, `pau bench run` and `npm start` print.
+import type { ReportDocument } from './renderHtml';
+import { headlineRows } from './summarize';
+import { formatTable } from './table';
+
+export function headlineText(doc: ReportDocument): string {
+  const { headers, rows } = headlineRows(doc.summary);
+  const lines = [`run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${doc.judgeModel ?? 'none'}`, formatTable(headers, rows)];
+  if (doc.compare) {
+    const d = doc.compare.deltas.filter((x) => x.metric === 'score' || x.metric === 'codeMatch');
+    lines.push('', `compared with ${doc.compare.runId}:`);
+    lines.push(
+      formatTable(
+        ['model', 'setting', 'metric', 'this', 'other', 'delta'],
+        d.map((x) => [
+          x.model,
+          x.setting,
+          x.metric,
+          x.current?.toFixed(3) ?? '-',
+          x.previous?.toFixed(3) ?? '-',
+          x.delta === null ? '-' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`,
+        ]),
+      ),
+    );
+  }
+  return lines.join('\n');
+}
