@@ -41,8 +41,8 @@ const cases = [
 ];
 type Case = (typeof cases)[number];
 
-const CLK_TCK_MS = 10;
-const PACE_MS = 20; // the pause between paced calls: far shorter than any model turn // /proc times are in clock ticks of 1/100 s on Linux
+const CLK_TCK_MS = 10; // /proc times are in clock ticks of 1/100 s on Linux
+const PACE_MS = 20; // the pause between paced calls: far shorter than any model turn
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -57,6 +57,17 @@ function loadavg(): string {
   return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
+/** The live child processes of pid (over all its threads). */
+function children(pid: number): number[] {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((t) => fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
 /** CPU ms of this process's descendants (alive ones, plus what they reaped), and of reaped children. */
 function treeCpuMs(): { tree: number; reaped: number } {
   const stat = (pid: number): string[] | undefined => {
@@ -64,15 +75,6 @@ function treeCpuMs(): { tree: number; reaped: number } {
       return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
     } catch {
       return undefined;
-    }
-  };
-  const children = (pid: number): number[] => {
-    try {
-      return fs
-        .readdirSync(`/proc/${pid}/task`)
-        .flatMap((t) => fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
-    } catch {
-      return [];
     }
   };
   let tree = 0;
@@ -85,6 +87,30 @@ function treeCpuMs(): { tree: number; reaped: number } {
   }
   const self = stat(process.pid);
   return { tree, reaped: self ? (Number(self[13]) + Number(self[14])) * CLK_TCK_MS : 0 };
+}
+
+/** Memory of the sandbox processes under this one (executors, bubblewrap, spares; not tsx's esbuild).
+ * RSS counts the pages forks share once per process; PSS splits them, so its sum is the real cost. */
+function sandboxMemory(): string {
+  const kb = (text: string, key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
+  let procs = 0;
+  let rss = 0;
+  let pss = 0;
+  const stack = children(process.pid);
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      if (/^Name:\s+esbuild/m.test(status)) continue;
+      procs++;
+      rss += kb(status, 'VmRSS');
+      pss += kb(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss');
+    } catch {
+      // exited meanwhile
+    }
+    stack.push(...children(pid));
+  }
+  return `${procs} processes, RSS ${(rss / 1024).toFixed(1)} MiB summed, PSS ${(pss / 1024).toFixed(1)} MiB`;
 }
 
 /** CPU ms of everything involved, from now until the returned function is called. */
@@ -102,13 +128,14 @@ interface Row {
   method: string;
   how: string;
   p50: number;
+  p90: number;
   p99: number;
   perSec: number;
   cpuMs: number;
 }
 
 function row(method: string, how: string, lat: number[], wallMs: number, cpuMs: number, calls = lat.length): Row {
-  return { method, how, p50: pct(lat, 0.5), p99: pct(lat, 0.99), perSec: (calls * 1000) / wallMs, cpuMs: cpuMs / calls };
+  return { method, how, p50: pct(lat, 0.5), p90: pct(lat, 0.9), p99: pct(lat, 0.99), perSec: (calls * 1000) / wallMs, cpuMs: cpuMs / calls };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -208,6 +235,7 @@ async function main(): Promise<void> {
     }
     rows.push(row(c.name, 'baseline: spawn python3 -I -S per call (real binary)', spawnLat, spawnWall, spawnCpu));
   }
+  const memory = [`pool of 1 executor (1 spare), idle after the runs: ${sandboxMemory()}`];
   await pool.close();
 
   // The pool on all cores (trivial method, no coverage): two executors, one caller, then two at once.
@@ -218,6 +246,7 @@ async function main(): Promise<void> {
     await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
     const s = await singleCalls(wide, c, false, n, 0, 'default pool of 2, 1 caller');
     rows.push(row(c.name, 'default pool of 2 executors, 1 caller, 1 call/batch', s.sandbox, s.wall, s.cpu));
+    memory.push(`default pool of 2 executors (1 spare each), idle after the runs: ${sandboxMemory()}`);
     await wide.close();
   }
   for (const spares of [1, 2]) {
@@ -260,11 +289,12 @@ async function main(): Promise<void> {
   const baseline = new Map(rows.filter((r) => r.how.startsWith('baseline')).map((r) => [r.method, r.p50]));
   console.log(
     formatTable(
-      ['method', 'how', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call', 'p50 speed-up vs spawn'],
+      ['method', 'how', 'p50 ms', 'p90 ms', 'p99 ms', 'calls/s', 'CPU ms/call', 'p50 speed-up vs spawn'],
       rows.map((r) => [
         r.method,
         r.how,
         r.p50.toFixed(3),
+        r.p90.toFixed(3),
         r.p99.toFixed(3),
         r.perSec.toFixed(0),
         r.cpuMs.toFixed(2),
@@ -283,6 +313,7 @@ async function main(): Promise<void> {
         `target p50 <= 1 ms and >= 20x: ${ok ? 'met' : 'not met'}.`,
     );
   }
+  console.log(`\nmemory: ${memory.join('; ')}.`);
   console.log(`mode ${mode}; load average ${load0} at the start, ${loadavg()} at the end (${os.cpus().length} CPUs).`);
 }
 
