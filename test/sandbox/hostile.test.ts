@@ -139,7 +139,8 @@ describe('hostile calls are contained', () => {
     // else of the home dir is there.
     const base = probePython(env().PAU_PYTHON).basePrefix;
     const allowed = base.startsWith(`${home}/`) ? [path.relative(home, base).split(path.sep)[0]] : [];
-    const src = 'import os\ndef f(paths, home):\n    return [[p for p in paths if os.path.exists(p)], sorted(os.listdir(home)) if os.path.isdir(home) else []]\n';
+    const src =
+      'import os\ndef f(paths, home):\n    return [[p for p in paths if os.path.exists(p)], sorted(os.listdir(home)) if os.path.isdir(home) else []]\n';
     const r = await call1(pool, src, [JSON.stringify(existing), JSON.stringify(home)]);
     expect(r).toMatchObject({ ok: true, value: [[], allowed] });
   });
