@@ -121,7 +121,7 @@ describe('hostile calls are contained', () => {
       '                pass',
       '    return sorted(set(ok))',
     ].join('\n');
-    const r = await call1(pool, probe, [], { timeoutMs: 45_000 }); // ~1 s idle, 9 s at load 16
+    const r = await call1(pool, probe, [], { timeoutMs: 45_000 }); // it took 9 s at load average 16
     expect(r).toMatchObject({ ok: true, value: ['/tmp'] });
     const after = await call1(
       pool,
