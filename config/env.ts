@@ -1,5 +1,6 @@
 // The one place the environment is read. Every variable is validated by zod; a bad value stops start-up
 // with the variable's name and what is wrong with it (see ConfigError).
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -38,6 +39,11 @@ export const envSchema = z.object({
   PAU_STATE_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.data')),
   // Where the source datasets are read from.
   PAU_DATA_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
+  // Heavy things shared by every checkout of this machine (model files, virtualenvs): see cacheDir().
+  PAU_CACHE_DIR: optionalString,
+  PAU_MODELS_DIR: optionalString,
+  // Local model servers (llama.cpp) listen on 127.0.0.1 from this port up, one port per built-in model.
+  PAU_MODEL_PORT_BASE: port.default(8471),
   // Python interpreter for the sandbox (the project's virtualenv by default).
   PAU_PYTHON: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
   // Sandbox (activities/sandbox, docs/sandbox.md). MODE: auto = strongest available, loudly reporting a
@@ -95,6 +101,18 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     );
   }
   return result.data;
+}
+
+/** `PAU_CACHE_DIR`, else `${XDG_CACHE_HOME:-$HOME/.cache}/pau`: shared by all checkouts of the machine. */
+export function cacheDir(e: Env = env(), source: NodeJS.ProcessEnv = process.env): string {
+  if (e.PAU_CACHE_DIR) return path.resolve(e.PAU_CACHE_DIR);
+  const xdg = source.XDG_CACHE_HOME?.trim();
+  return path.join(xdg ? xdg : path.join(source.HOME?.trim() || os.homedir(), '.cache'), 'pau');
+}
+
+/** Where local model files live: `PAU_MODELS_DIR`, else `<cacheDir>/models`. */
+export function modelsDir(e: Env = env()): string {
+  return e.PAU_MODELS_DIR ? path.resolve(e.PAU_MODELS_DIR) : path.join(cacheDir(e), 'models');
 }
 
 let cached: Env | undefined;

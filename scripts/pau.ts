@@ -21,6 +21,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   schedule: { summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill', load: () => import('./commands/schedule') },
   runs: { summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links', load: () => import('./commands/runs') },
   rerun: { summary: 'reset a failed WORKFLOW_ID to before its failure, or --run RUN_ID --failed to rerun failed episodes', load: () => import('./commands/rerun') },
+  models: { summary: 'install|serve|stop|status the local models (llama.cpp servers of real small LLMs)', load: () => import('./commands/models') },
   'mock-llm': { summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)', load: () => import('./commands/mock-llm') },
 };
 

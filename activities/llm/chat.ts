@@ -11,6 +11,8 @@ import { llmCalls } from '../../db/schema/index';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
+import { ensureLocalServer, forgetHealth, planFor } from './local/server';
+import { readOrCreateSecret } from '../../config/secrets';
 import { requestHash } from './requestHash';
 import { ApplicationFailure } from '@temporalio/common';
 
@@ -60,6 +62,16 @@ export interface ChatDeps {
   onRequestSent?: (model: string) => void;
 }
 
+/** What identifies an endpoint in the cache key: a local model by its weights (and adapters), not its port. */
+function endpointIdentity(spec: ModelSpec): string | undefined {
+  if (spec.provider === 'mock') return 'pau-scripted-mock';
+  if (spec.provider === 'local') {
+    const plan = planFor(spec);
+    return `local:${plan.sha256 ?? plan.modelPath}${plan.lora.length ? `+lora:${plan.lora.join(',')}` : ''}`;
+  }
+  return spec.baseUrl;
+}
+
 /** Deterministic params make a request cacheable across runs: temperature 0 or a fixed seed. */
 export function isCacheable(params: ModelParams, replay = false): boolean {
   return replay || params.temperature === 0 || params.seed !== undefined;
@@ -77,7 +89,12 @@ function clientFor(baseURL: string, apiKey: string, timeout: number): OpenAI {
   return c;
 }
 
-async function endpointFor(spec: ModelSpec): Promise<{ baseURL: string; apiKey: string }> {
+async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void): Promise<{ baseURL: string; apiKey: string }> {
+  if (spec.provider === 'local') {
+    // Started (and installed) on demand; a server that died since the last call is restarted here.
+    const baseURL = await ensureLocalServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
+    return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
+  }
   if (spec.provider === 'mock') {
     return { baseURL: spec.baseUrl ?? env().PAU_MOCK_LLM_URL ?? (await ensureMockServer()).url, apiKey: 'scripted-mock-no-key' };
   }
@@ -108,7 +125,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   };
   const cacheable = isCacheable(params, req.replay);
   const hash = requestHash({
-    endpoint: spec.provider === 'mock' ? 'pau-scripted-mock' : spec.baseUrl,
+    endpoint: endpointIdentity(spec),
     body,
     ...(spec.provider === 'mock' ? { mockMethodId: req.mockMethodId ?? null } : {}),
     ...(cacheable ? {} : { callKey: req.callKey }),
@@ -126,9 +143,10 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   // 2. A slot of this model's cross-worker concurrency cap, then the request.
   let endpoint: { baseURL: string; apiKey: string };
   try {
-    endpoint = await endpointFor(spec);
+    endpoint = await endpointFor(spec, deps.onProgress);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    if (err instanceof Error && (err.name === 'ModelCorruptError' || err.name === 'ModelInstallError')) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
   const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
@@ -142,6 +160,8 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
       ...(deps.signal ? { signal: deps.signal } : {}),
     })) as ChatCompletion;
   } catch (err) {
+    // A local server that died mid-request: check (and restart) it before the retried attempt.
+    if (spec.provider === 'local') forgetHealth(spec);
     throw toFailure(err, spec.name);
   } finally {
     if (ticker) clearInterval(ticker);
