@@ -61,6 +61,10 @@ export const LOCAL_STRENGTH_ORDER = ['qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b',
 
 export const LOCAL_PREFIX = 'local/';
 
+/** Said wherever a local model judges (the CLI note, the report). */
+export const SMALL_JUDGE_WARNING =
+  "a small local judge is not the paper's judge (a frontier model): its scores are a smoke test of the pipeline, not comparable with published numbers";
+
 export function catalogueEntry(short: string): LocalModelCatalogueEntry | undefined {
   return LOCAL_MODELS.find((m) => m.short === short);
 }

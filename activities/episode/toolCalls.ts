@@ -1,11 +1,28 @@
 // What the agent asked for, read defensively: every tool call becomes a valid call, a submission, or a
 // named problem that is shown back to the agent and recorded. Nothing here throws on model output.
-import { TOOL_CALL_METHOD, TOOL_SUBMIT } from './prompts';
+import { TOOL_CALL_METHOD, TOOL_SUBMIT, unparsableCallPrompt, type ToolProtocol } from './prompts';
+import type { TextParse } from './textToolCalls';
 
 export type ParsedToolCall =
   | { kind: 'call'; id: string; arguments: string; raw: string }
   | { kind: 'submit'; id: string; description: string; raw: string }
-  | { kind: 'problem'; id: string; tool: string; problem: 'malformed_json' | 'missing_argument' | 'unknown_tool'; message: string; raw: string };
+  | { kind: 'problem'; id: string; tool: string; problem: 'malformed_json' | 'missing_argument' | 'unknown_tool' | 'unparsable_tool_call'; message: string; raw: string };
+
+/** Where a turn's tool calls came from: native `tool_calls`, parsed from the text, text that could not be read, or none. */
+export type CallSource = 'native' | 'text' | 'unparsable' | 'none';
+
+/** Calls read from a message's text, in the harness's form (ids `<prefix>_<n>`); an unreadable attempt is one problem. */
+export function textToolCallsAsParsed(text: TextParse, idPrefix: string, protocol: ToolProtocol): ParsedToolCall[] {
+  if (text.calls.length === 0) {
+    return text.unparsable ? [{ kind: 'problem', id: `${idPrefix}_0`, tool: '(text)', problem: 'unparsable_tool_call', message: unparsableCallPrompt(protocol), raw: '' }] : [];
+  }
+  return text.calls.map((c, i): ParsedToolCall => {
+    const id = `${idPrefix}_${i}`;
+    if ('unknown' in c) return { kind: 'problem', id, tool: c.name, problem: 'unknown_tool', message: `Error: there is no tool or function named ${JSON.stringify(c.name)}; call the function by its own name. Nothing was run.`, raw: c.raw };
+    if (c.name === TOOL_SUBMIT) return { kind: 'submit', id, description: c.description, raw: c.raw };
+    return { kind: 'call', id, arguments: c.arguments, raw: c.raw };
+  });
+}
 
 function singleString(obj: Record<string, unknown>, preferred: string[]): string | undefined {
   for (const k of preferred) {

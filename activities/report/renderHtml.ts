@@ -3,6 +3,7 @@
 import type { RunInfo } from './reportRows';
 import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
+import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 
 export interface ReportDocument {
   runId: string;
@@ -14,6 +15,8 @@ export interface ReportDocument {
   episodes: EpisodeRow[];
   compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[] };
   notes: string[];
+  /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
+  toolCallSources?: ToolCallSourceRow[];
 }
 
 export function esc(s: unknown): string {
@@ -104,6 +107,10 @@ export function renderHtml(doc: ReportDocument): string {
   if (s.paired.length > 0) {
     const rows = s.paired.map((p) => [p.model, METRIC_LABEL[p.metric], fmtEstimate(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
     sections.push(`<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`);
+  }
+  if (doc.toolCallSources && doc.toolCallSources.length > 0) {
+    const t = toolCallSourceTable(doc.toolCallSources);
+    sections.push(`<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`);
   }
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);

@@ -9,6 +9,9 @@ import { renderHtml, type ReportDocument } from './renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun } from './reportRows';
 import { compareSummaries, headlineRows, summarize } from './summarize';
 import type { BootstrapOptions } from './stats';
+import { formatToolCallSources, loadToolCallSources } from './toolCallSources';
+import { models } from '../../config/models';
+import { SMALL_JUDGE_WARNING } from '../../config/localModels';
 
 export interface ReportOptions {
   runId: string;
@@ -54,7 +57,9 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
   if (judgeModel && unjudged > 0) notes.push(`${unjudged} of ${episodes.length} episodes have no judgment by ${judgeModel}.`);
   const mocks = [...new Set([...episodes.map((e) => e.model), ...(judgeModel ? [judgeModel] : [])])].filter((m) => m.startsWith('mock-'));
   if (mocks.length > 0) notes.push(`${mocks.join(', ')}: the scripted mock model, not a real LLM (oracle/null/random policies for tests and demos).`);
-  const doc: ReportDocument = { runId: opts.runId, generatedAt: new Date().toISOString(), run, judgeModel, otherJudgeModels: others, summary, episodes, notes };
+  if (judgeModel && isLocal(judgeModel)) notes.push(`Judge and code writer: ${judgeModel}, a local model: ${SMALL_JUDGE_WARNING}.`);
+  const toolCallSources = await loadToolCallSources(db, opts.runId);
+  const doc: ReportDocument = { runId: opts.runId, generatedAt: new Date().toISOString(), run, judgeModel, otherJudgeModels: others, summary, episodes, notes, toolCallSources };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);
     if (!other) throw new ReportError(`no run ${JSON.stringify(opts.compare)} to compare with`);
@@ -68,9 +73,20 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
   return doc;
 }
 
+function isLocal(model: string): boolean {
+  try {
+    return models().get(model).provider === 'local';
+  } catch {
+    return false;
+  }
+}
+
 export function headlineText(doc: ReportDocument): string {
   const { headers, rows } = headlineRows(doc.summary);
-  const lines = [`run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${doc.judgeModel ?? 'none'}`, formatTable(headers, rows)];
+  const judge = doc.judgeModel ? `${doc.judgeModel}${isLocal(doc.judgeModel) ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
+  const lines = [`run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${judge}`, formatTable(headers, rows)];
+  const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
+  if (sources.length > 0) lines.push('', 'tool calls by source (interactive):', formatToolCallSources(sources));
   if (doc.compare) {
     const d = doc.compare.deltas.filter((x) => x.metric === 'score' || x.metric === 'codeMatch');
     lines.push('', `compared with ${doc.compare.runId}:`);

@@ -6,7 +6,7 @@
 import type { BenchmarkConfig } from '../../activities/bench/types';
 import { installedModels } from '../../activities/llm/local/install';
 import { env } from '../../config/env';
-import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER } from '../../config/localModels';
+import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../config/localModels';
 import { models } from '../../config/models';
 
 export interface JudgeChoice {
@@ -14,8 +14,6 @@ export interface JudgeChoice {
   note: string;
 }
 
-export const SMALL_JUDGE_WARNING =
-  'a small local judge is not the paper\'s judge (a frontier model): its scores are a smoke test of the pipeline, not comparable with published numbers';
 
 /** The strongest built-in local model whose file is installed; `fallback` when none is. */
 export function strongestInstalledLocal(fallback?: string): string | undefined {

@@ -109,9 +109,9 @@ describe('per-model concurrency cap', () => {
 });
 
 describe('model registry', () => {
-  it('has the scripted mock models built in and resolves mock-<policy>', () => {
+  it('has the scripted mock models and the local models built in and resolves mock-<policy>', () => {
     const reg = buildRegistry();
-    expect(reg.names()).toEqual(['mock-oracle', 'mock-null', 'mock-random']);
+    expect(reg.names()).toEqual(['mock-oracle', 'mock-null', 'mock-random', 'local/smollm2-135m', 'local/qwen2.5-coder-0.5b', 'local/qwen2.5-coder-1.5b']);
     expect(reg.get('mock-refuse')).toMatchObject({ provider: 'mock', model: 'refuse' });
     expect(() => reg.get('gpt-nope')).toThrow(ModelConfigError);
     expect(reg.configured()).toEqual([]);

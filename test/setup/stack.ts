@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runMigrations } from '../../db/migrate';
-import { freePort } from '../../scripts/lib/processes';
+import { freePort, portOpen } from '../../scripts/lib/processes';
+import { stopAllLocalServers } from '../../activities/llm/local/server';
 import { localDatabaseUrl, localPostgres, startPostgres, stopPostgres } from '../../scripts/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../scripts/stack/temporal';
 
@@ -18,6 +19,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   const temporal = localTemporal(dir, temporalPort, 0, 'default', false);
   await Promise.all([startPostgres(pgStack), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
   const databaseUrl = localDatabaseUrl(pgPort);
+  const modelPortBase = await freePortRun(3);
   await runMigrations(databaseUrl);
   Object.assign(process.env, {
     DATABASE_URL: databaseUrl,
@@ -25,10 +27,25 @@ export default async function setup(): Promise<() => Promise<void>> {
     TEMPORAL_NAMESPACE: 'default',
     PAU_STATE_DIR: dir,
     PAU_TEST_TEMPORAL_CLI: temporalCliPath(process.env.TEMPORAL_CLI_PATH),
+    // Local model servers of this run listen on their own ports (a developer's may run on the default ones).
+    PAU_MODEL_PORT_BASE: String(modelPortBase),
   });
   console.log(`test stack: postgres :${pgPort}, temporal :${temporalPort}, state ${dir} (${Date.now() - started} ms)`);
   return async () => {
+    await stopAllLocalServers(dir).catch((err: unknown) => console.error('test stack: stopping local model servers:', err));
     await Promise.allSettled([stopTemporal(temporal), stopPostgres(pgStack)]);
     if (!process.env.PAU_TEST_KEEP_STATE) fs.rmSync(dir, { recursive: true, force: true });
   };
+}
+
+/** The first of `n` consecutive free loopback ports. */
+async function freePortRun(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = await freePort();
+    if (base + n > 65535) continue;
+    let free = true;
+    for (let i = 1; i < n && free; i++) free = !(await portOpen(base + i));
+    if (free) return base;
+  }
+  throw new Error(`no run of ${n} free ports found`);
 }
