@@ -11,7 +11,7 @@ import { chat } from '../llm/chat';
 import { storedObservation, observationText } from './observation';
 import { EMPTY_SUBMISSION_OBSERVATION, finalPrompt, inContextUserPrompt, nudgePrompt, SUBMIT_ONLY, SUBMITTED_OBSERVATION, TOOL_CALL_METHOD, TOOLS, type ToolProtocol } from './prompts';
 import { loadSteps, upsertSteps, type StepRow } from './steps';
-import { classifyText, parseToolCall, textToolCallsAsParsed, type CallSource, type ParsedToolCall } from './toolCalls';
+import { callsBeforeDescription, classifyText, parseToolCall, textToolCallsAsParsed, type CallSource, type ParsedToolCall } from './toolCalls';
 import { paramNames, parseTextToolCalls } from './textToolCalls';
 import { messagesFromSteps } from './transcript';
 import type { AnswerKind, PendingCall, TurnInput, TurnResult } from './types';
@@ -87,6 +87,7 @@ export function makeAgentTurn(db: () => Db) {
       const text = parseTextToolCalls(r.message.content, { entryPoint, params: paramNames(m?.signature ?? '') });
       if (text.calls.length > 0 || text.unparsable) {
         parsed = textToolCallsAsParsed(text, `text_${assistantIdx}`, protocol);
+        if (input.mode === 'explore' && input.callsLeft > 0) parsed = callsBeforeDescription(parsed);
         source = text.calls.length > 0 ? 'text' : 'unparsable';
       }
     }

@@ -249,7 +249,16 @@ function looksLikeArgumentSource(s: string): boolean {
   if (splitTopLevel(t, ',').length > 1 && /^[\[({'"\-\d]|^(True|False|None)\b|^[A-Za-z_]\w*\s*=/.test(t)) return true;
   if (/^[A-Za-z_]\w*\s*=\s*\S/.test(t) && splitTopLevel(t, '=').length === 2) return true;
   if (/^[\[({]/.test(t)) return closingParen(t, 0) === t.length - 1;
+  // A whole Python string literal, quotes included ("'Hello, World!'").
+  if (/^'(?:[^'\\]|\\.)*'$|^"(?:[^"\\]|\\.)*"$/.test(t)) return true;
   return false;
+}
+
+/** One bracketed or quoted Python literal written as a string ("[1, 2]", "'abc'"). */
+function isOneLiteralSource(s: string): boolean {
+  const t = s.trim();
+  if (/^[\[({]/.test(t)) return closingParen(t, 0) === t.length - 1;
+  return /^'(?:[^'\\]|\\.)*'$|^"(?:[^"\\]|\\.)*"$/.test(t);
 }
 
 /** The parameter names of a `def` line, in order (`*args`, `**kw` and bare `*` / `/` left out). */
@@ -270,7 +279,7 @@ function objectArguments(entries: [string, JsonNode][], params: string[] | undef
     if (v.t === 'str' && looksLikeArgumentSource(v.v)) return v.v.trim();
     if ((k === 'args' || k === 'positional') && v.t === 'arr') return v.items.map(pyLiteral).join(', ');
   }
-  const value = (v: JsonNode) => (v.t === 'str' && /^[\[({]/.test(v.v.trim()) && looksLikeArgumentSource(v.v) ? v.v.trim() : pyLiteral(v));
+  const value = (v: JsonNode) => (v.t === 'str' && isOneLiteralSource(v.v) ? v.v.trim() : pyLiteral(v));
   const known = params && params.length > 0 ? new Set(params) : undefined;
   const anyKnown = known ? entries.some(([k]) => known.has(k)) : true;
   if (!anyKnown) return entries.map(([, v]) => value(v)).join(', ');
@@ -339,7 +348,7 @@ function fromJsonObject(node: JsonNode, raw: string, opts: TextParseOptions): Te
 // ---- the plain-text protocol -------------------------------------------------------------------------
 
 const CALL_LINE = /^[ \t>*`-]*CALL:?[ \t]+`?([A-Za-z_][\w.]*)[ \t]*\(/gm;
-const DESCRIPTION_LINE = /^[ \t>*#`-]*\**DESCRIPTION\**[ \t]*:\**[ \t]*/m;
+const DESCRIPTION_LINE = /^[ \t>*#`-]*\**description\**[ \t]*:\**[ \t]*/im;
 
 function textProtocolCalls(text: string, opts: TextParseOptions): { calls: TextToolCall[]; tried: boolean } {
   const calls: TextToolCall[] = [];
@@ -387,10 +396,14 @@ export function parseTextToolCalls(text: string | null | undefined, opts: TextPa
   }
   const text_ = textProtocolCalls(t, opts);
   calls.push(...text_.calls);
-  const desc = DESCRIPTION_LINE.exec(t);
+  // The last DESCRIPTION line is the answer (models often write a heading first, then the description).
+  const desc = [...t.matchAll(new RegExp(DESCRIPTION_LINE.source, 'gim'))].pop();
   if (desc) {
-    const description = t.slice(desc.index + desc[0].length).replace(/\s*(```|<\/tool_call>)\s*$/, '').trim();
-    if (description) calls.push({ name: TOOL_SUBMIT, description, raw: t.slice(desc.index).trim() });
+    // The description runs to the end, or to a CALL line written after it.
+    const rest = t.slice(desc.index! + desc[0].length);
+    const nextCall = new RegExp(CALL_LINE.source, 'm').exec(rest);
+    const description = (nextCall ? rest.slice(0, nextCall.index) : rest).replace(/\s*(```|<\/tool_call>)\s*$/, '').trim();
+    if (description) calls.push({ name: TOOL_SUBMIT, description, raw: t.slice(desc.index!).trim() });
   }
   const unparsable = calls.length === 0 && (jsonTried || text_.tried || TOOLISH.test(t));
   return { calls, unparsable };
