@@ -15,6 +15,13 @@ import { writeReport } from '../../activities/report/writeReport';
 export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
 export const START_SAMPLE_METHODS = 10;
+/**
+ * With nothing configured, a real local model runs on CPU: this many methods keep the whole
+ * `npm start -- --once` well under 15 minutes on a 2-core machine (measured: README, "Quick start").
+ */
+export const START_LOCAL_METHODS = 3;
+/** Budgets of the start-up run with the local model (small models rarely use more). */
+export const START_LOCAL_BUDGETS = { maxCalls: 8, maxTurns: 8 };
 
 async function ensureDataset(client: Client, log: (s: string) => void): Promise<boolean> {
   const h = connect(undefined, 1);
@@ -54,17 +61,30 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     return 1;
   }
   log('== benchmark');
-  const { names, scripted } = startModels();
+  const { names, scripted, fallback } = startModels();
   if (scripted) {
-    log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark uses the SCRIPTED MOCK models ${names.join(' and ')}.`);
-    log('They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.');
+    log(`The configured models are the SCRIPTED MOCK models ${names.join(' and ')}: not language models (the oracle replays the gold description after probing, random makes random calls).`);
+  }
+  if (fallback) {
+    log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark runs the real local model ${names[0]} (a small LLM served by llama.cpp on this machine)`);
+    log(`beside the scripted calibration anchors ${names.slice(1).join(' and ')} (not LLMs: the oracle replays the gold description after probing, random makes random calls). Configure other models: docs/models.md.`);
   }
   const judge = chooseJudge(names);
   log(judge.note);
-  const config: BenchmarkConfig = { dataset: START_DATASET, split: 'test', models: names, settings: ['interactive', 'in-context'], samples: 1, limit: START_SAMPLE_METHODS, ...judgeFields(judge.judgeModel) };
-  const runId = newRunId(scripted ? 'start-scripted' : 'start');
+  const limit = fallback ? START_LOCAL_METHODS : START_SAMPLE_METHODS;
+  const config: BenchmarkConfig = {
+    dataset: START_DATASET,
+    split: 'test',
+    models: names,
+    settings: ['interactive', 'in-context'],
+    samples: 1,
+    limit,
+    ...(fallback ? { budgets: START_LOCAL_BUDGETS } : {}),
+    ...judgeFields(judge.judgeModel),
+  };
+  const runId = newRunId(scripted ? 'start-scripted' : fallback ? 'start-local' : 'start');
   const handle = await startBenchmark(client, runId, config);
-  log(`run id: ${runId}  (${START_SAMPLE_METHODS} test methods × ${names.join(', ')} × interactive, in-context)`);
+  log(`run id: ${runId}  (${limit} test methods × ${names.join(', ')} × interactive, in-context)`);
   log(`workflow: ${benchWorkflowId(runId)}  ${workflowUiLink(benchWorkflowId(runId))}`);
   const h = connect(undefined, 2);
   try {

@@ -7,9 +7,13 @@ import { connectClient } from '../../config/temporal';
 import { ensureSearchAttributes } from './searchAttributes';
 import { isRunning as pgRunning, localPostgres, startPostgres, stopPostgres } from './postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalReady } from './temporal';
+import { localServers, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
+import { models } from '../../config/models';
+import { localModelsInUse } from '../client/localModels';
+import { progressLine } from '../lib/progressLine';
 
 export interface StackPart {
-  part: 'temporal' | 'postgres';
+  part: 'temporal' | 'postgres' | `model ${string}`;
   where: string;
   managed: boolean;
   state: string;
@@ -50,6 +54,13 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   }
   await runMigrations(databaseUrl());
   log('migrations: applied');
+  // The local models the configuration uses (installed first when missing): llama.cpp on loopback.
+  for (const name of localModelsInUse()) {
+    const line = progressLine();
+    const state = await startLocalServer(models().get(name), { progress: (t) => line.update(t), log: (t) => { line.done(); log(t); } });
+    line.done();
+    log(`model ${name}: ${state}`);
+  }
   log(`Temporal Web UI: ${temporalUiUrl()}`);
   log(`DATABASE_URL=${databaseUrl()}`);
 }
@@ -58,6 +69,7 @@ export async function stackDown(log: (line: string) => void = console.log): Prom
   const { e, temporal, postgres } = parts();
   log(e.TEMPORAL_ADDRESS ? 'temporal: external, left alone' : `temporal: ${await stopTemporal(temporal)}`);
   log(e.DATABASE_URL ? 'postgres: external, left alone' : `postgres: ${await stopPostgres(postgres)}`);
+  for (const s of await stopAllLocalServers()) log(`model ${s.name}: ${s.result}`);
 }
 
 export async function stackStatus(): Promise<StackPart[]> {
@@ -75,6 +87,9 @@ export async function stackStatus(): Promise<StackPart[]> {
     rows.push({ part: 'postgres', where: redact(e.DATABASE_URL), managed: false, state: (await dbReachable()) ? 'up' : 'down' });
   } else {
     rows.push({ part: 'postgres', where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`, managed: true, state: (await pgRunning(postgres)) ? 'up' : 'down' });
+  }
+  for (const m of await localServers()) {
+    rows.push({ part: `model ${m.name}`, where: `127.0.0.1:${m.port ?? '?'}${m.pid ? ` pid ${m.pid}` : ''}`, managed: true, state: m.state === 'up' ? 'up' : 'down' });
   }
   return rows;
 }

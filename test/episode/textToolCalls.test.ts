@@ -163,7 +163,7 @@ describe('the corpus of real local-model outputs', () => {
   it('reads a call from every 0.5B first turn that wrote a JSON tool call, and never keeps JSON as a description', () => {
     for (const r of corpus) {
       const p = parseRecord(r);
-      for (const c of p.calls) if ('description' in c) expect(c.description.trim().startsWith('{'), r.id).toBe(false);
+      for (const c of p.calls) if ('description' in c) expect((c.description ?? '').trim().startsWith('{'), r.id).toBe(false);
       if (r.toolCalls.length === 0 && /"name"\s*:\s*"(call_method|submit_description|\w+)"/.test(r.content ?? '')) {
         expect(p.calls.length > 0 || p.unparsable, r.id).toBe(true);
       }
