@@ -199,47 +199,49 @@ export function pyLiteral(n: JsonNode): string {
 
 // ---- helpers on argument strings ---------------------------------------------------------------------
 
-/** Splits at top-level occurrences of `sep` (outside brackets and quotes). */
-function splitTopLevel(s: string, sep: string): string[] {
-  const parts: string[] = [];
+/**
+ * Walks `s` from `from`, skipping quoted strings, and calls `visit(i, depth)` for every character outside
+ * quotes with the bracket depth before it; stops when `visit` returns true. Returns that index, or -1.
+ */
+function scanOutsideQuotes(s: string, from: number, visit: (i: number, depth: number) => boolean): number {
   let depth = 0;
   let quote: string | null = null;
-  let last = 0;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = from; i < s.length; i++) {
     const c = s[i]!;
     if (quote) {
       if (c === '\\') i++;
       else if (c === quote) quote = null;
       continue;
     }
-    if (c === '"' || c === "'") quote = c;
-    else if ('([{'.includes(c)) depth++;
+    if (c === '"' || c === "'") {
+      quote = c;
+      continue;
+    }
+    if (visit(i, depth)) return i;
+    if ('([{'.includes(c)) depth++;
     else if (')]}'.includes(c)) depth--;
-    else if (depth === 0 && s.startsWith(sep, i)) {
+  }
+  return -1;
+}
+
+/** Splits at top-level occurrences of `sep` (outside brackets and quotes). */
+function splitTopLevel(s: string, sep: string): string[] {
+  const parts: string[] = [];
+  let last = 0;
+  scanOutsideQuotes(s, 0, (i, depth) => {
+    if (depth === 0 && i >= last && s.startsWith(sep, i)) {
       parts.push(s.slice(last, i));
       last = i + sep.length;
     }
-  }
+    return false;
+  });
   parts.push(s.slice(last));
   return parts;
 }
 
 /** Index of the bracket closing the one opened at `open` (quotes respected); -1 when unbalanced. */
 function closingParen(s: string, open: number): number {
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = open; i < s.length; i++) {
-    const c = s[i]!;
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = null;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if ('([{'.includes(c)) depth++;
-    else if (')]}'.includes(c) && --depth === 0) return i;
-  }
-  return -1;
+  return scanOutsideQuotes(s, open, (i, depth) => depth === 1 && ')]}'.includes(s[i]!));
 }
 
 /** A string a model meant as Python source, not as a str: an argument list ("[3, 1], reverse=True") or one bracketed literal. */
