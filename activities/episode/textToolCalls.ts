@@ -288,6 +288,21 @@ function objectArguments(entries: [string, JsonNode][], params: string[] | undef
   return entries.map(([k, v]) => (/^[A-Za-z_]\w*$/.test(k) ? `${k}=${value(v)}` : value(v))).join(', ');
 }
 
+/**
+ * A call's arguments given as one string. Models also wrap the argument list in brackets: a JSON list of
+ * one string holding the argument list (`["[1, 2, 3], reverse=True"]`), or, for a method of two or more
+ * parameters, one bracketed list of them (`"[1, 2]"` for `add(a, b)`); a one-parameter method keeps its
+ * list argument as written.
+ */
+function stringArguments(v: string, params: string[] | undefined): string {
+  const t = v.trim();
+  if (!t.startsWith('[') || closingParen(t, 0) !== t.length - 1) return v;
+  const json = readJson(t);
+  if (json?.t === 'arr' && json.items.length === 1 && json.items[0]!.t === 'str' && looksLikeArgumentSource(json.items[0]!.v)) return json.items[0]!.v.trim();
+  if (params && params.length >= 2) return t.slice(1, -1).trim();
+  return v;
+}
+
 // ---- JSON tool calls ---------------------------------------------------------------------------------
 
 const get = (n: JsonNode | undefined, ...keys: string[]): JsonNode | undefined => {
@@ -337,7 +352,7 @@ function fromJsonObject(node: JsonNode, raw: string, opts: TextParseOptions): Te
   }
   let argString: string | undefined;
   if (args === undefined) argString = '';
-  else if (args.t === 'str') argString = args.v;
+  else if (args.t === 'str') argString = stringArguments(args.v, opts.params);
   else if (args.t === 'arr') argString = args.items.map(pyLiteral).join(', ');
   else if (args.t === 'obj') {
     const harness = name === TOOL_CALL ? str(get(args, 'arguments', 'args', 'input', 'inputs')) : undefined;

@@ -144,6 +144,15 @@ const EXPECTED_05B: Record<string, ReturnType<typeof parse>> = {
   '0-native-final-t0': { calls: [{ call: "'three one five'" }], unparsable: false },
 };
 
+/** The 1.5B (greedy only): the harness tool with the argument list wrapped in brackets, many CALL lines. */
+const EXPECTED_15B: Record<string, { first: ReturnType<typeof parse>['calls']; count: number }> = {
+  '0-native-first-t0': { first: [{ call: '[1, 2, 3], reverse=True' }], count: 1 }, // ["[1, 2, 3], reverse=True"]
+  '1-native-first-t0': { first: [{ call: '1, 2' }], count: 1 }, // "[1, 2]" for add(a, b)
+  '2-native-first-t0': { first: [{ call: '[[1, 2, 3], reverse=True]' }], count: 1 }, // one parameter: kept as written
+  '1-text-first-t0': { first: [{ call: '3, 1' }, { call: '1, 2' }, { call: '2, 3' }], count: 24 }, // cut at max_tokens: the unbalanced last line is dropped
+  '0-native-final-t0': { first: [], count: 0 }, // a prose description after the final ask
+};
+
 describe('the corpus of real local-model outputs', () => {
   it('holds a few dozen outputs of each model that could be recorded, with how they were recorded', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(40);
@@ -160,7 +169,18 @@ describe('the corpus of real local-model outputs', () => {
     }
   });
 
-  it('reads a call from every 0.5B first turn that wrote a JSON tool call, and never keeps JSON as a description', () => {
+  it('parses the 1.5B outputs as checked by hand', () => {
+    for (const [id, want] of Object.entries(EXPECTED_15B)) {
+      const r = corpus.find((x) => x.id === `local/qwen2.5-coder-1.5b/${id}`);
+      expect(r, id).toBeDefined();
+      const p = parseRecord(r!);
+      expect(p.calls.slice(0, want.first.length), id).toEqual(want.first);
+      expect(p.calls.length, id).toBe(want.count);
+      expect(p.unparsable, id).toBe(false);
+    }
+  });
+
+  it('reads a call from every first turn that wrote a JSON tool call, and never keeps JSON as a description', () => {
     for (const r of corpus) {
       const p = parseRecord(r);
       for (const c of p.calls) if ('description' in c) expect((c.description ?? '').trim().startsWith('{'), r.id).toBe(false);
