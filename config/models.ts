@@ -104,7 +104,7 @@ export function builtinLocalEntry(c: LocalModelCatalogueEntry, index: number): M
     parallel: c.serve.parallel,
     maxConcurrency: c.serve.parallel,
     timeoutMs: 600_000,
-    params: { temperature: 0, max_tokens: 512 },
+    params: { temperature: 0, max_tokens: 384 },
   });
 }
 
