@@ -16,12 +16,13 @@ export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
 export const START_SAMPLE_METHODS = 10;
 /**
- * With nothing configured, a real local model runs on CPU: this many methods keep the whole
- * `npm start -- --once` well under 15 minutes on a 2-core machine (measured: README, "Quick start").
+ * With nothing configured, a real local model runs on CPU and also judges every episode (anchors
+ * included): 2 methods keep `npm start -- --once` near 10 minutes on an idle 2-core machine; measured
+ * figures in the README ("Local models").
  */
-export const START_LOCAL_METHODS = 3;
-/** Budgets of the start-up run with the local model (small models rarely use more). */
-export const START_LOCAL_BUDGETS = { maxCalls: 8, maxTurns: 8 };
+export const START_LOCAL_METHODS = 2;
+/** Budgets of the start-up run with the local model (the 0.5B rarely learns more after 6 calls). */
+export const START_LOCAL_BUDGETS = { maxCalls: 6, maxTurns: 6 };
 
 async function ensureDataset(client: Client, log: (s: string) => void): Promise<boolean> {
   const h = connect(undefined, 1);
