@@ -5,7 +5,6 @@ import { makeCheckDatabase, makeRecordDoctorResults } from './doctor/checkDataba
 import { createDatasetMainActivities } from './dataset/index';
 import { createBenchActivities } from './bench/index';
 import { createEpisodeActivities } from './episode/index';
-import { createLlmActivities } from './llm/index';
 import { createJudgeActivities } from './judge/activities';
 import { createOpsActivities } from './ops/index';
 
@@ -18,7 +17,6 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     checkDatabase: makeCheckDatabase(deps.db),
     recordDoctorResults: makeRecordDoctorResults(deps.db),
     ...createDatasetMainActivities(deps.db),
-    ...createLlmActivities(deps.db),
     ...createEpisodeActivities(deps.db),
     ...createBenchActivities(deps.db),
     ...createJudgeActivities(deps.db),

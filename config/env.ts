@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { maskUrl } from './redact';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -38,14 +39,22 @@ export const envSchema = z.object({
   // Where local state (databases, pid files, logs) lives.
   PAU_STATE_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.data')),
   // Where the source datasets are read from.
-  PAU_DATA_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
+  PAU_DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
   // Heavy things shared by every checkout of this machine (model files, virtualenvs): see cacheDir().
   PAU_CACHE_DIR: optionalString,
   PAU_MODELS_DIR: optionalString,
   // Local model servers (llama.cpp) listen on 127.0.0.1 from this port up, one port per built-in model.
   PAU_MODEL_PORT_BASE: port.default(8471),
   // Python interpreter for the sandbox (the project's virtualenv by default).
-  PAU_PYTHON: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
+  PAU_PYTHON: z
+    .string()
+    .trim()
+    .min(1)
+    .default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
   // Sandbox (activities/sandbox, docs/sandbox.md). MODE: auto = strongest available, loudly reporting a
   // fallback; an explicit mode that cannot run is an error. The limits are per-call defaults.
   PAU_SANDBOX_MODE: z.enum(['auto', 'bwrap', 'seccomp', 'none']).default('auto'),
@@ -79,10 +88,7 @@ export type Env = z.infer<typeof envSchema>;
 
 export class ConfigError extends Error {
   constructor(public readonly issues: { variable: string; problem: string }[]) {
-    super(
-      'Invalid configuration:\n' +
-        issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'),
-    );
+    super('Invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -96,7 +102,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(
       result.error.issues.map((issue) => ({
         variable: String(issue.path[0] ?? '(environment)'),
-        problem: `${issue.message} (got ${JSON.stringify(picked[String(issue.path[0])] ?? null)})`,
+        problem: `${issue.message} (got ${shownValue(String(issue.path[0]), picked[String(issue.path[0])])})`,
       })),
     );
   }
@@ -113,6 +119,13 @@ export function cacheDir(e: Env = env(), source: NodeJS.ProcessEnv = process.env
 /** Where local model files live: `PAU_MODELS_DIR`, else `<cacheDir>/models`. */
 export function modelsDir(e: Env = env()): string {
   return e.PAU_MODELS_DIR ? path.resolve(e.PAU_MODELS_DIR) : path.join(cacheDir(e), 'models');
+}
+
+/** A bad value as an error message may show it: a URL's password masked, a key not at all. */
+function shownValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return 'null';
+  if (/KEY|SECRET|TOKEN|PASSWORD/.test(variable)) return '(hidden)';
+  return JSON.stringify(maskUrl(value));
 }
 
 let cached: Env | undefined;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { z } from 'zod';
 import { env } from './env';
-import { LOCAL_MODELS, LOCAL_PREFIX, type LocalModelCatalogueEntry } from './localModels';
+import { LOCAL_MODELS, LOCAL_PREFIX, type LocalModelCatalogueEntry } from '../domain/llm/localModels';
 
 /** Chat-completion parameters passed through to the endpoint (a subset is validated; others pass as-is). */
 export const modelParamsSchema = z
@@ -31,7 +31,10 @@ export const modelEntrySchema = z
     /** The model id the endpoint expects. Mock: the scripted policy (oracle, null, random, ...). */
     model: z.string().trim().min(1),
     /** Name of the environment variable holding the API key (never the key itself). */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     /** USD per million input / output tokens (0 when unknown or free). */
     inputUsdPerMTok: z.number().min(0).default(0),
     outputUsdPerMTok: z.number().min(0).default(0),

@@ -33,7 +33,14 @@ export interface PrepareOptions {
 
 export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, opts: PrepareOptions = {}): Promise<PrepareResult> {
   const cfg = BuildConfig.parse(cfgIn);
-  const summary: BuildSummary = { name: cfg.name, sources: {}, splits: { train: 0, validation: 0, test: 0 }, requested: cfg.split, loadRejects: [], duplicates: [] };
+  const summary: BuildSummary = {
+    name: cfg.name,
+    sources: {},
+    splits: { train: 0, validation: 0, test: 0 },
+    requested: cfg.split,
+    loadRejects: [],
+    duplicates: [],
+  };
   const loaded: LoadResult[] = [];
   for (const source of cfg.sources) {
     opts.onProgress?.(`loading ${source}`);
@@ -60,7 +67,14 @@ export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, o
   const toCheck = await upsertMethods(db, items);
   const staticRejected = items.filter((x) => x.method.verdict === 'rejected').length;
   summary.toCheck = toCheck.length;
-  await startDatasetRow(db, cfg.name, workflowId, cfg, items.map((x) => x.method.id), summary);
+  await startDatasetRow(
+    db,
+    cfg.name,
+    workflowId,
+    cfg,
+    items.map((x) => x.method.id),
+    summary,
+  );
   return { candidates: items.length, staticRejected, toCheck, alreadyChecked: items.length - staticRejected - toCheck.length };
 }
 
@@ -80,7 +94,13 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
     s.splits = { train: 0, validation: 0, test: 0 };
   }
   const pending = ms.filter((m) => m.verdict === 'pending');
-  if (pending.length) throw new UncheckedMethodsError(`${pending.length} methods were never checked, e.g. ${pending.slice(0, 3).map((m) => m.id).join(', ')}`);
+  if (pending.length)
+    throw new UncheckedMethodsError(
+      `${pending.length} methods were never checked, e.g. ${pending
+        .slice(0, 3)
+        .map((m) => m.id)
+        .join(', ')}`,
+    );
   for (const m of ms) {
     const s = summary.sources[m.source];
     if (s && m.verdict === 'rejected') bump(s.rejected, m.rejectReasons[0] ?? 'rejected');
@@ -109,7 +129,16 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
     files,
     split.assignments.map((a) => {
       const m = byId.get(a.id)!;
-      return { id: m.id, split: a.split, codeHash: m.codeHash, signature: m.signature ?? '', entryPoint: m.entryPoint ?? '', goldDescription: m.goldDescription, probeInputs: m.probeInputs, heldoutInputs: m.heldoutInputs };
+      return {
+        id: m.id,
+        split: a.split,
+        codeHash: m.codeHash,
+        signature: m.signature ?? '',
+        entryPoint: m.entryPoint ?? '',
+        goldDescription: m.goldDescription,
+        probeInputs: m.probeInputs,
+        heldoutInputs: m.heldoutInputs,
+      };
     }),
   );
   summary.contentHash = contentHash;

@@ -1,18 +1,26 @@
 // A dataset build's configuration. Everything that changes the result is here, so the content hash can
 // cover it; defaults follow the paper where it speaks (test split of 741) and docs/datasets.md elsewhere.
 import { z } from 'zod';
+import { limitsSchema } from '../domain/sandbox/schemas';
 import { SOURCE_NAMES } from './sources';
 
-export const SandboxLimits = z.object({
+/** The sandbox limits a build runs methods under: the contract's fields (domain/sandbox) with the build's defaults. */
+export const BuildLimits = z.object({
   /** Wall time per call. */
-  timeoutMs: z.number().int().min(100).max(60_000).default(2_000),
-  memoryMb: z.number().int().min(64).max(8_192).default(512),
+  timeoutMs: limitsSchema.shape.timeoutMs.default(2_000),
+  memoryMb: limitsSchema.shape.memoryMb.default(512),
 });
-export type SandboxLimits = z.infer<typeof SandboxLimits>;
+export type BuildLimits = z.infer<typeof BuildLimits>;
 
 export const BuildConfig = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lowercase letters, digits, . _ - (max 64)').default('pau-v1'),
-  sources: z.array(z.enum(SOURCE_NAMES)).min(1).default([...SOURCE_NAMES]),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lowercase letters, digits, . _ - (max 64)')
+    .default('pau-v1'),
+  sources: z
+    .array(z.enum(SOURCE_NAMES))
+    .min(1)
+    .default([...SOURCE_NAMES]),
   /** Take only the first N records of each source (for quick builds and tests). */
   limit: z.number().int().min(1).optional(),
   seed: z.string().default('pau-v1'),
@@ -30,7 +38,7 @@ export const BuildConfig = z.object({
   /** Methods per sandbox activity, and how many such activities run at once. */
   batchSize: z.number().int().min(1).max(500).default(25),
   concurrency: z.number().int().min(1).max(64).default(4),
-  limits: SandboxLimits.default({ timeoutMs: 2_000, memoryMb: 512 }),
+  limits: BuildLimits.default({ timeoutMs: 2_000, memoryMb: 512 }),
 });
 export type BuildConfig = z.infer<typeof BuildConfig>;
 export type BuildConfigInput = z.input<typeof BuildConfig>;

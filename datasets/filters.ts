@@ -1,9 +1,9 @@
 // The filters that need the method to RUN, as a pure function of what the sandbox observed. The sandbox
 // (activities/sandbox) does the running; this file only decides. Static filters live in python/analyze.py.
-import type { CallOutcome } from './method';
+import type { ProbeOutcome } from './method';
 
-/** What the dataset build needs from one sandbox call. */
-export interface ObservedCall {
+/** One sandbox call as the dataset filters classify it (built from a CallResult by fromSandboxBatch). */
+export interface ClassifiedCall {
   /** Returned normally (false: raised, or the sandbox stopped it). */
   ok: boolean;
   /** A limit stopped the call (time, memory, output, recursion) rather than the method raising. */
@@ -43,7 +43,7 @@ export interface RuntimeVerdict {
   detail: string;
   /** Inputs (indexes into the list checked) that raised and are dropped from the method's inputs. */
   droppedInputs: number[];
-  outcomes: CallOutcome[];
+  outcomes: ProbeOutcome[];
 }
 
 /** Decides from a run of the known inputs (each call in a fresh namespace) plus either a second run of
@@ -52,9 +52,17 @@ export interface RuntimeVerdict {
  * - the same inputs give the same results (deterministic) and calls do not leak state (stateless);
  * - inputs whose call raises are dropped (a test input should not raise), and at least one must remain;
  * - not every result may be None; every result must be a Python literal (no `other` in the encoding). */
-export function runtimeVerdict(first: ObservedCall[], second: ObservedCall[] | null, opts: { sourceError?: string; determinism?: DeterminismCheck } = {}): RuntimeVerdict {
+export function runtimeVerdict(
+  first: ClassifiedCall[],
+  second: ClassifiedCall[] | null,
+  opts: { sourceError?: string; determinism?: DeterminismCheck } = {},
+): RuntimeVerdict {
   const sourceError = opts.sourceError;
-  const outcomes: CallOutcome[] = first.map((c) => (c.ok ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) } : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) }));
+  const outcomes: ProbeOutcome[] = first.map((c) =>
+    c.ok
+      ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) }
+      : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) },
+  );
   const reject = (reason: string, detail: string): RuntimeVerdict => ({ accepted: false, reasons: [reason], detail, droppedInputs: [], outcomes });
   if (sourceError) return reject(RUNTIME_REASONS.sourceError, sourceError);
   const bad = first.find((c) => c.sandboxError);
@@ -74,7 +82,14 @@ export function runtimeVerdict(first: ObservedCall[], second: ObservedCall[] | n
     const a = first[i]!;
     const b = second[i];
     const same = b !== undefined && a.ok === b.ok && (a.ok ? a.repr === b.repr : a.excType === b.excType);
-    if (!same) return { ...reject(RUNTIME_REASONS.nondeterministic, `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500)), droppedInputs };
+    if (!same)
+      return {
+        ...reject(
+          RUNTIME_REASONS.nondeterministic,
+          `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500),
+        ),
+        droppedInputs,
+      };
   }
   return { accepted: true, reasons: [], detail: '', droppedInputs, outcomes };
 }

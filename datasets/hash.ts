@@ -16,7 +16,15 @@ export interface HashMember {
 }
 
 export function resultConfig(cfg: BuildConfig) {
-  return { sources: [...cfg.sources].sort(), limit: cfg.limit ?? null, seed: cfg.seed, split: cfg.split, heldoutFraction: cfg.heldoutFraction, cruxevalGold: cfg.cruxevalGold, limits: cfg.limits };
+  return {
+    sources: [...cfg.sources].sort(),
+    limit: cfg.limit ?? null,
+    seed: cfg.seed,
+    split: cfg.split,
+    heldoutFraction: cfg.heldoutFraction,
+    cruxevalGold: cfg.cruxevalGold,
+    limits: cfg.limits,
+  };
 }
 
 export function datasetContentHash(cfg: BuildConfig, files: { path: string; sha256: string }[], members: HashMember[]): string {

@@ -53,7 +53,10 @@ export function stratifiedSplit(items: { id: string; source: string }[], sizes: 
   const valN = Math.min(sizes.validation, n - testN);
   const counts = [...bySource.entries()].map(([k, v]) => [k, v.length] as [string, number]);
   const testQ = allocate(testN, counts);
-  const valQ = allocate(valN, counts.map(([k, v]) => [k, v - (testQ.get(k) ?? 0)]));
+  const valQ = allocate(
+    valN,
+    counts.map(([k, v]) => [k, v - (testQ.get(k) ?? 0)]),
+  );
   const assignments: SplitResult['assignments'] = [];
   const pos: Record<Split, number> = { test: 0, validation: 0, train: 0 };
   for (const [source, list] of bySource) {
@@ -68,7 +71,9 @@ export function stratifiedSplit(items: { id: string; source: string }[], sizes: 
   const hashOf = new Map(items.map((it) => [it.id, sha256Hex(`${seed}\n${it.id}`)]));
   for (const split of ['test', 'validation', 'train'] as const) {
     const inSplit = assignments.filter((a) => a.split === split).sort((a, b) => (hashOf.get(a.id)! < hashOf.get(b.id)! ? -1 : 1));
-    inSplit.forEach((a, i) => (a.position = i));
+    inSplit.forEach((a, i) => {
+      a.position = i;
+    });
     pos[split] = inSplit.length;
   }
   const result: SplitResult = { assignments, requested: { ...sizes }, actual: pos };

@@ -1,9 +1,9 @@
 // Postgres side of datasets: idempotent writes during a build, and the read API the rest of the pipeline
-// uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods, getMethod.
+// uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { datasetMethods, datasets, methods } from '../db/schema/index';
-import type { CallOutcome, Normalised } from './method';
+import type { Normalised, ProbeOutcome } from './method';
 import type { Split } from './split';
 
 export type MethodRow = typeof methods.$inferSelect;
@@ -28,7 +28,12 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
     const existing = await db
       .select({ id: methods.id, checkKey: methods.checkKey, checkedAt: methods.checkedAt })
       .from(methods)
-      .where(inArray(methods.id, part.map((p) => p.method.id)));
+      .where(
+        inArray(
+          methods.id,
+          part.map((p) => p.method.id),
+        ),
+      );
     const prior = new Map(existing.map((e) => [e.id, e]));
     const fresh = [];
     for (const { method: m, checkKey } of part) {
@@ -62,7 +67,19 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
         updatedAt: new Date(),
       },
     }));
-    const base = ['source', 'source_id', 'entry_point', 'signature', 'code', 'code_hash', 'near_hash', 'gold_kind', 'gold_description', 'check_key', 'updated_at'];
+    const base = [
+      'source',
+      'source_id',
+      'entry_point',
+      'signature',
+      'code',
+      'code_hash',
+      'near_hash',
+      'gold_kind',
+      'gold_description',
+      'check_key',
+      'updated_at',
+    ];
     const verdictCols = ['probe_inputs', 'heldout_inputs', 'verdict', 'reject_reasons', 'probe_outputs', 'heldout_outputs', 'checked_at'];
     const excluded = (cols: string[]) => Object.fromEntries(cols.map((c) => [camel(c), sql.raw(`excluded.${c}`)]));
     for (const keep of [true, false]) {
@@ -92,8 +109,8 @@ export interface CheckRecord {
   detail: string;
   probeInputs: string[];
   heldoutInputs: string[];
-  probeOutputs: CallOutcome[];
-  heldoutOutputs: CallOutcome[];
+  probeOutputs: ProbeOutcome[];
+  heldoutOutputs: ProbeOutcome[];
 }
 
 /** Records the sandbox verdict (an upsert of the same row: a retried batch writes the same values). */
@@ -116,11 +133,20 @@ export async function recordCheck(db: Db, r: CheckRecord): Promise<void> {
 
 export async function startDatasetRow(db: Db, name: string, workflowId: string, config: unknown, candidateIds: string[], summary: unknown): Promise<void> {
   const values = { contentHash: '', config, summary, status: 'building' as const, workflowId, candidateIds, updatedAt: new Date() };
-  await db.insert(datasets).values({ name, ...values }).onConflictDoUpdate({ target: datasets.name, set: values });
+  await db
+    .insert(datasets)
+    .values({ name, ...values })
+    .onConflictDoUpdate({ target: datasets.name, set: values });
 }
 
 /** Replaces the dataset's members and marks it ready, in one transaction. */
-export async function writeDatasetMembers(db: Db, name: string, members: { id: string; split: Split; position: number }[], contentHash: string, summary: unknown): Promise<void> {
+export async function writeDatasetMembers(
+  db: Db,
+  name: string,
+  members: { id: string; split: Split; position: number }[],
+  contentHash: string,
+  summary: unknown,
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.delete(datasetMethods).where(eq(datasetMethods.datasetName, name));
     for (const part of chunks(members, 500)) {
@@ -166,12 +192,4 @@ export async function getDatasetMethods(db: Db, name: string, opts: { split?: Sp
   if (opts.limit !== undefined) q = q.limit(opts.limit);
   if (opts.offset !== undefined) q = q.offset(opts.offset);
   return (await q).map((r) => ({ ...r.m, split: r.split, position: r.position }));
-}
-
-/** One method with the split it has in `dataset` (when given). */
-export async function getMethod(db: Db, id: string, dataset?: string): Promise<(MethodRow & { split?: Split }) | undefined> {
-  const [m] = await db.select().from(methods).where(eq(methods.id, id));
-  if (!m || !dataset) return m;
-  const [dm] = await db.select().from(datasetMethods).where(and(eq(datasetMethods.datasetName, dataset), eq(datasetMethods.methodId, id)));
-  return dm ? { ...m, split: dm.split } : m;
 }

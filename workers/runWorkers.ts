@@ -1,7 +1,7 @@
 // Runs workers for the given queues in this process; SIGINT/SIGTERM shut them down cleanly (in-flight
 // activities get the shutdown grace time).
 import type { Worker } from '@temporalio/worker';
-import type { TaskQueueName } from '../config/queues';
+import type { TaskQueueName } from '../domain/temporal/queues';
 import { closeSharedDb } from '../db/client';
 import { detectDevice } from '../activities/doctor/deviceInfo';
 import { closeSharedSandboxPool } from '../activities/sandbox/index';
@@ -20,7 +20,12 @@ export async function startWorkers(queues: TaskQueueName[], log: (line: string) 
   for (const q of queues) {
     const spec = specs[q];
     workers.push(
-      await createQueueWorker({ taskQueue: spec.taskQueue, activities: spec.activities(), maxConcurrentActivities: spec.maxConcurrentActivities, workflows: spec.workflows }),
+      await createQueueWorker({
+        taskQueue: spec.taskQueue,
+        activities: spec.activities(),
+        maxConcurrentActivities: spec.maxConcurrentActivities,
+        workflows: spec.workflows,
+      }),
     );
     const extra = q === 'pau-gpu' ? `, device: ${(await detectDevice()).description}` : '';
     log(`worker ${q}: ready (activities in flight ≤ ${spec.maxConcurrentActivities}${spec.workflows ? ', serves workflows' : ''}${extra})`);

@@ -5,7 +5,8 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, datasets, episodes, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import type { BenchmarkConfig, RunTotals } from './types';
+import type { BenchmarkConfig, RunTotals } from '../../domain/bench/types';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
 interface StoredConfig extends BenchmarkConfig {
   resolvedMethodIds: string[];
@@ -16,18 +17,18 @@ async function resolveMethods(d: Db, c: BenchmarkConfig): Promise<string[]> {
     const found = await d.select({ id: methods.id }).from(methods).where(inArray(methods.id, c.methodIds));
     const have = new Set(found.map((f) => f.id));
     const missing = c.methodIds.filter((id) => !have.has(id));
-    if (missing.length > 0) throw ApplicationFailure.nonRetryable(`unknown method ids: ${missing.slice(0, 5).join(', ')}`, 'MethodNotFound');
+    if (missing.length > 0) throw ApplicationFailure.nonRetryable(`unknown method ids: ${missing.slice(0, 5).join(', ')}`, FAILURE_TYPES.methodNotFound);
     return c.limit ? c.methodIds.slice(0, c.limit) : c.methodIds;
   }
   const [ds] = await d.select({ name: datasets.name }).from(datasets).where(eq(datasets.name, c.dataset)).limit(1);
-  if (!ds) throw ApplicationFailure.nonRetryable(`dataset ${JSON.stringify(c.dataset)} does not exist (build it first)`, 'DatasetNotFound');
+  if (!ds) throw ApplicationFailure.nonRetryable(`dataset ${JSON.stringify(c.dataset)} does not exist (build it first)`, FAILURE_TYPES.datasetNotFound);
   const q = d
     .select({ id: datasetMethods.methodId })
     .from(datasetMethods)
     .where(and(eq(datasetMethods.datasetName, c.dataset), eq(datasetMethods.split, c.split as 'train' | 'validation' | 'test')))
     .orderBy(asc(datasetMethods.position), asc(datasetMethods.methodId));
   const rows = c.limit ? await q.limit(c.limit) : await q;
-  if (rows.length === 0) throw ApplicationFailure.nonRetryable(`dataset ${c.dataset} has no methods in split ${c.split}`, 'EmptySplit');
+  if (rows.length === 0) throw ApplicationFailure.nonRetryable(`dataset ${c.dataset} has no methods in split ${c.split}`, FAILURE_TYPES.emptySplit);
   return rows.map((r) => r.id);
 }
 
@@ -59,19 +60,49 @@ export function makeMethodPage(db: () => Db) {
 
 export function makeRecordEpisodeFailure(db: () => Db) {
   /** For an episode whose workflow failed before it could record its own end. */
-  return async function recordEpisodeFailure(input: { runId: string; episodeId: string; methodId: string; model: string; setting: 'interactive' | 'in-context'; sample: number; error: string }): Promise<void> {
+  return async function recordEpisodeFailure(input: {
+    runId: string;
+    episodeId: string;
+    methodId: string;
+    model: string;
+    setting: 'interactive' | 'in-context';
+    sample: number;
+    error: string;
+  }): Promise<void> {
     const now = new Date();
     await db()
       .insert(episodes)
-      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now })
-      .onConflictDoUpdate({ target: episodes.id, set: { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now, updatedAt: now } });
+      .values({
+        id: input.episodeId,
+        runId: input.runId,
+        methodId: input.methodId,
+        model: input.model,
+        setting: input.setting,
+        sample: input.sample,
+        status: 'failed',
+        endReason: 'workflow_failed',
+        error: input.error,
+        finishedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: episodes.id,
+        set: { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now, updatedAt: now },
+      });
   };
 }
 
 export function makeFinishRun(db: () => Db) {
-  return async function finishRun(input: { runId: string; status: 'completed' | 'failed'; summary: RunTotals & { total: number }; error?: string }): Promise<void> {
+  return async function finishRun(input: {
+    runId: string;
+    status: 'completed' | 'failed';
+    summary: RunTotals & { total: number };
+    error?: string;
+  }): Promise<void> {
     const now = new Date();
-    await db().update(runs).set({ status: input.status, summary: input.summary, error: input.error ?? null, finishedAt: now, updatedAt: now }).where(eq(runs.id, input.runId));
+    await db()
+      .update(runs)
+      .set({ status: input.status, summary: input.summary, error: input.error ?? null, finishedAt: now, updatedAt: now })
+      .where(eq(runs.id, input.runId));
   };
 }
 

@@ -6,14 +6,15 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { SandboxLimits } from '../../datasets/config';
+import { BuildLimits } from '../../datasets/config';
 import { runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';
-import { fromSandboxBatch, portLimits, type DatasetSandbox } from './sandboxPort';
+import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
 export interface CheckBatchInput {
   ids: string[];
-  limits?: Partial<SandboxLimits>;
+  limits?: Partial<BuildLimits>;
 }
 
 export interface CheckBatchResult {
@@ -22,11 +23,12 @@ export interface CheckBatchResult {
   rejected: number;
 }
 
-export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limits: SandboxLimits): Promise<RuntimeVerdict> {
+export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limits: BuildLimits): Promise<RuntimeVerdict> {
   const inputs = [...m.probeInputs, ...m.heldoutInputs];
   const req = { source: m.code, entry: m.entryPoint ?? '', calls: inputs, limits: portLimits(limits) };
   const first = fromSandboxBatch(await sandbox.runBatch(req));
-  if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError)) return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
+  if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError))
+    return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
   if (sandbox.checkDeterminism) {
     const determinism = await sandbox.checkDeterminism(req);
     return runtimeVerdict(first.calls, null, { determinism });
@@ -37,8 +39,8 @@ export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limi
 
 export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => DatasetSandbox }) {
   return async function checkMethodsBatch(input: CheckBatchInput): Promise<CheckBatchResult> {
-    if (!Array.isArray(input?.ids)) throw ApplicationFailure.nonRetryable('checkMethodsBatch needs { ids: string[] }', 'BadDatasetInput');
-    const limits = SandboxLimits.parse(input.limits ?? {});
+    if (!Array.isArray(input?.ids)) throw ApplicationFailure.nonRetryable('checkMethodsBatch needs { ids: string[] }', FAILURE_TYPES.badDatasetInput);
+    const limits = BuildLimits.parse(input.limits ?? {});
     const rows = await methodsByIds(deps.db(), input.ids);
     const out: CheckBatchResult = { checked: 0, accepted: 0, rejected: 0 };
     const ctx = activityContext();

@@ -2,7 +2,7 @@
 import type { Db } from '../../db/client';
 import { makeCheckMethodsBatch } from './checkBatch';
 import { makeFinalizeDatasetBuild, makeMarkDatasetFailed, makePrepareDatasetBuild } from './prepare';
-import type { DatasetSandbox } from './sandboxPort';
+import type { DatasetSandbox } from '../../domain/dataset/sandboxPort';
 
 export function createDatasetMainActivities(db: () => Db) {
   return {
@@ -18,4 +18,4 @@ export function createDatasetSandboxActivities(deps: { db: () => Db; sandbox: ()
 
 export type DatasetMainActivities = ReturnType<typeof createDatasetMainActivities>;
 export type DatasetSandboxActivities = ReturnType<typeof createDatasetSandboxActivities>;
-export type { DatasetSandbox } from './sandboxPort';
+export type { DatasetSandbox } from '../../domain/dataset/sandboxPort';

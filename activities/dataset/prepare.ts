@@ -9,6 +9,7 @@ import { ChecksumMismatchError, SourceUnavailableError } from '../../datasets/fe
 import { markDatasetFailed } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
 import { callingWorkflowId } from '../common/workflowContext';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
 export interface PrepareDatasetResult {
   candidates: number;
@@ -19,10 +20,14 @@ export interface PrepareDatasetResult {
 }
 
 function typed(err: unknown): never {
-  if (err instanceof ZodError) throw ApplicationFailure.nonRetryable(`bad dataset config: ${err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, 'BadDatasetConfig');
-  if (err instanceof ChecksumMismatchError) throw ApplicationFailure.nonRetryable(err.message, 'ChecksumMismatch');
-  if (err instanceof SourceUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'SourceUnavailable');
-  if (err instanceof UncheckedMethodsError) throw ApplicationFailure.nonRetryable(err.message, 'UncheckedMethods');
+  if (err instanceof ZodError)
+    throw ApplicationFailure.nonRetryable(
+      `bad dataset config: ${err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      FAILURE_TYPES.badDatasetConfig,
+    );
+  if (err instanceof ChecksumMismatchError) throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.checksumMismatch);
+  if (err instanceof SourceUnavailableError) throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.sourceUnavailable);
+  if (err instanceof UncheckedMethodsError) throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.uncheckedMethods);
   throw err;
 }
 

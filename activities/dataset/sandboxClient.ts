@@ -4,7 +4,7 @@
 // single-executor pool is kept for the whole build rather than started per method (each call still runs
 // in a freshly forked child, so nothing leaks between methods).
 import { checkDeterminism, SandboxPool, sharedSandboxPool } from '../sandbox/index';
-import type { DatasetSandbox, PortRunInput } from './sandboxPort';
+import type { DatasetSandbox, PortRunInput } from '../../domain/dataset/sandboxPort';
 
 let seedPool: SandboxPool | undefined;
 function otherSeedPool(): SandboxPool {

@@ -8,13 +8,23 @@ import type { Db } from '../../db/client';
 import { methods, steps } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
-import { storedObservation, observationText } from './observation';
-import { EMPTY_SUBMISSION_OBSERVATION, finalPrompt, inContextUserPrompt, nudgePrompt, SUBMIT_ONLY, SUBMITTED_OBSERVATION, TOOL_CALL_METHOD, TOOLS, type ToolProtocol } from './prompts';
+import { storedObservation, observationText } from '../../domain/episode/observation';
+import {
+  EMPTY_SUBMISSION_OBSERVATION,
+  finalPrompt,
+  inContextUserPrompt,
+  nudgePrompt,
+  SUBMIT_ONLY,
+  SUBMITTED_OBSERVATION,
+  TOOL_CALL_METHOD,
+  TOOLS,
+  type ToolProtocol,
+} from '../../domain/episode/prompts';
 import { loadSteps, upsertSteps, type StepRow } from './steps';
-import { callsBeforeDescription, classifyText, parseToolCall, textToolCallsAsParsed, type CallSource, type ParsedToolCall } from './toolCalls';
-import { paramNames, parseTextToolCalls } from './textToolCalls';
+import { callsBeforeDescription, classifyText, parseToolCall, textToolCallsAsParsed, type CallSource, type ParsedToolCall } from '../../domain/episode/toolCalls';
+import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
 import { messagesFromSteps } from './transcript';
-import type { AnswerKind, PendingCall, TurnInput, TurnResult } from './types';
+import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
 
 function protocolOf(model: string): ToolProtocol {
   try {
@@ -153,6 +163,16 @@ export function makeAgentTurn(db: () => Db) {
       tokensOut: r.tokensOut,
     });
     await upsertSteps(d, input.episodeId, rows);
-    return { nextIdx: idx, calls, answer, ...(text !== undefined ? { text } : {}), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached, problems };
+    return {
+      nextIdx: idx,
+      calls,
+      answer,
+      ...(text !== undefined ? { text } : {}),
+      tokensIn: r.tokensIn,
+      tokensOut: r.tokensOut,
+      costUsd: r.costUsd,
+      cached: r.cached,
+      problems,
+    };
   };
 }

@@ -3,15 +3,18 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { episodes, methods, runs, steps } from '../../db/schema/index';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { episodes, methods, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from './prompts';
+import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from '../../domain/episode/prompts';
 import { upsertSteps } from './steps';
-import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from './types';
+import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from '../../domain/episode/types';
 
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
 export function signatureFromCode(code: string, entry: string | null): string | undefined {
-  const re = entry ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm') : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
+  const re = entry
+    ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm')
+    : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
   return re.exec(code)?.[0].trim();
 }
 
@@ -20,18 +23,30 @@ export function makePrepareEpisode(db: () => Db) {
     const workflowId = callingWorkflowId();
     const d = db();
     const [method] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
-    if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, 'MethodNotFound');
+    if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
     const entryPoint = method.entryPoint ?? /def\s+(\w+)/.exec(method.signature ?? method.code)?.[1];
     const signature = method.signature ?? signatureFromCode(method.code, entryPoint ?? null);
-    if (!entryPoint || !signature) throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, 'MethodUnusable');
+    if (!entryPoint || !signature)
+      throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
 
-    // A standalone episode (tests, demos) gets a run row of its own.
-    await d.insert(runs).values({ id: input.runId, kind: 'benchmark', status: 'running', config: { adHoc: true }, startedAt: new Date() }).onConflictDoNothing();
     const now = new Date();
     await d
       .insert(episodes)
-      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'running', workflowId, startedAt: now })
-      .onConflictDoUpdate({ target: episodes.id, set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now } });
+      .values({
+        id: input.episodeId,
+        runId: input.runId,
+        methodId: input.methodId,
+        model: input.model,
+        setting: input.setting,
+        sample: input.sample,
+        status: 'running',
+        workflowId,
+        startedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: episodes.id,
+        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now },
+      });
 
     const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
     if (input.setting === 'interactive') {

@@ -10,7 +10,7 @@
 //                   (malformed JSON, missing argument, unknown tool, over budget, after submission)
 //   submit          call = { toolCallId, tool, raw, description }; observation = { text }
 //   example         call = { arguments };                         observation = as for `call`  (in-context)
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { steps } from '../../db/schema/index';
 
@@ -30,18 +30,29 @@ export async function upsertSteps(db: Db, episodeId: string, rows: StepRow[]): P
   if (rows.length === 0) return;
   await db
     .insert(steps)
-    .values(rows.map((r) => ({ episodeId, idx: r.idx, kind: r.kind, agentMessage: r.agentMessage ?? null, call: r.call ?? null, observation: r.observation ?? null, tokensIn: r.tokensIn ?? 0, tokensOut: r.tokensOut ?? 0 })))
+    .values(
+      rows.map((r) => ({
+        episodeId,
+        idx: r.idx,
+        kind: r.kind,
+        agentMessage: r.agentMessage ?? null,
+        call: r.call ?? null,
+        observation: r.observation ?? null,
+        tokensIn: r.tokensIn ?? 0,
+        tokensOut: r.tokensOut ?? 0,
+      })),
+    )
     .onConflictDoUpdate({
       target: [steps.episodeId, steps.idx],
-      set: { kind: sql`excluded.kind`, agentMessage: sql`excluded.agent_message`, call: sql`excluded.call`, observation: sql`excluded.observation`, tokensIn: sql`excluded.tokens_in`, tokensOut: sql`excluded.tokens_out` },
+      set: {
+        kind: sql`excluded.kind`,
+        agentMessage: sql`excluded.agent_message`,
+        call: sql`excluded.call`,
+        observation: sql`excluded.observation`,
+        tokensIn: sql`excluded.tokens_in`,
+        tokensOut: sql`excluded.tokens_out`,
+      },
     });
-}
-
-/** Fills in observations of reserved call steps (keeps the call column). */
-export async function setObservations(db: Db, episodeId: string, items: { idx: number; observation: unknown }[]): Promise<void> {
-  for (const it of items) {
-    await db.update(steps).set({ observation: it.observation }).where(and(eq(steps.episodeId, episodeId), eq(steps.idx, it.idx)));
-  }
 }
 
 export async function loadSteps(db: Db, episodeId: string, beforeIdx?: number) {

@@ -5,9 +5,11 @@ import { eq } from 'drizzle-orm';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
 import { episodes } from '../../db/schema/index';
-import { TEXT_RESULTS_HEADING } from './prompts';
+import { TEXT_RESULTS_HEADING } from '../../domain/episode/prompts';
 import { loadSteps } from './steps';
-import type { SandboxCallResult } from './types';
+import { observedCalls, type ObservedCall } from '../../domain/episode/observedCalls';
+
+export type { ObservedCall };
 
 type StepRecord = Awaited<ReturnType<typeof loadSteps>>[number];
 
@@ -51,7 +53,9 @@ export function messagesFromSteps(rows: StepRecord[]): ChatCompletionMessagePara
         out.push({
           role: 'assistant',
           content: m.content ?? null,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } })) } : {}),
+          ...(toolCalls.length > 0
+            ? { tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } })) }
+            : {}),
         });
         break;
       }
@@ -68,35 +72,12 @@ export function messagesFromSteps(rows: StepRecord[]): ChatCompletionMessagePara
   return out;
 }
 
-export interface ObservedCall {
-  idx: number;
-  /** `call` (the agent chose it) or `example` (shown in-context). */
-  source: 'call' | 'example';
-  arguments: string;
-  ok: boolean;
-  /** What the agent saw: the repr, or "ExceptionType: message". */
-  text: string;
-  category: string;
-  /** The sandbox's full result (value encoding, stdout, time, coverage when recorded). */
-  result: SandboxCallResult;
-}
-
 export interface EpisodeTranscript {
   episode: typeof episodes.$inferSelect;
   steps: StepRecord[];
   observedCalls: ObservedCall[];
   finalDescription: string | null;
   messages: ChatCompletionMessageParam[];
-}
-
-export function observedCalls(rows: StepRecord[]): ObservedCall[] {
-  return rows.flatMap((s) => {
-    if (s.kind !== 'call' && s.kind !== 'example') return [];
-    const obs = s.observation as { text: string; category: string; result: SandboxCallResult } | null;
-    if (!obs?.result) return [];
-    const call = s.call as { arguments: string };
-    return [{ idx: s.idx, source: s.kind, arguments: call.arguments, ok: obs.result.ok, text: obs.text, category: obs.category, result: obs.result }];
-  });
 }
 
 /** Everything about one episode; undefined when it does not exist. */

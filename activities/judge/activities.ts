@@ -6,19 +6,19 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
-import type { CallResult, Coverage } from '../sandbox/schemas';
-import { buildCoderMessages, extractCode } from './coderPrompt';
-import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics, type ObservedCall } from './diagnostics';
-import { DEFAULT_HELDOUT, heldoutSet } from './heldoutInputs';
-import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from './judgePrompt';
-import { DEFAULT_EQUALITY, outcomesEqual, type Outcome } from './outcomeEquality';
-import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from './types';
-
-export const JUDGE_ERROR_TYPES = { notFound: 'JudgeEpisodeNotFound', noModel: 'JudgeNoModel' } as const;
+import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
+import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import { observedCalls } from '../../domain/episode/observedCalls';
+import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
+import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
+import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
+import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
@@ -48,26 +48,6 @@ export function resolveJudgeConfig(input: JudgeEpisodeInput, runConfig: unknown)
   };
 }
 
-interface StoredObservation {
-  executed?: boolean;
-  result?: { ok: boolean; value?: unknown; repr?: string; error?: { type: string; message?: string } };
-}
-
-/** What the agent saw, in order: executed calls (interactive) and examples (in-context). */
-export async function observedCalls(db: Db, episodeId: string): Promise<ObservedCall[]> {
-  const rows = await loadSteps(db, episodeId);
-  const out: ObservedCall[] = [];
-  for (const r of rows) {
-    if (r.kind !== 'call' && r.kind !== 'example') continue;
-    const call = (r.call ?? {}) as { arguments?: unknown };
-    const obs = (r.observation ?? {}) as StoredObservation;
-    if (typeof call.arguments !== 'string' || !obs.result) continue;
-    if (r.kind === 'call' && obs.executed === false) continue;
-    out.push({ arguments: call.arguments, result: obs.result });
-  }
-  return out;
-}
-
 async function loadEpisode(db: Db, episodeId: string) {
   const [row] = await db
     .select({ e: episodes, m: methods, runConfig: runs.config })
@@ -76,18 +56,13 @@ async function loadEpisode(db: Db, episodeId: string) {
     .innerJoin(runs, eq(runs.id, episodes.runId))
     .where(eq(episodes.id, episodeId))
     .limit(1);
-  if (!row) throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, JUDGE_ERROR_TYPES.notFound);
+  if (!row)
+    throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, FAILURE_TYPES.judgeEpisodeNotFound);
   return row;
 }
 
 function entryOf(m: { entryPoint: string | null; signature: string | null }): string {
   return m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
-}
-
-/** Compares with the observation's typed value, or its repr when an older row stored no value. */
-function observedEqual(o: ObservedCall['result'], g: CallResult, equality: JudgeConfig['equality']): boolean {
-  if (o.ok && o.value === undefined) return g.ok && g.repr === o.repr;
-  return outcomesEqual(o as Outcome, g as Outcome, equality);
 }
 
 export function createJudgeActivities(db: () => Db) {
@@ -99,7 +74,7 @@ export function createJudgeActivities(db: () => Db) {
     async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
       const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
       const config = resolveJudgeConfig(input, runConfig);
-      const observed = await observedCalls(db(), e.id);
+      const observed = observedCalls(await loadSteps(db(), e.id));
       const set = heldoutSet({ id: m.id, probeInputs: m.probeInputs ?? [], heldoutInputs: m.heldoutInputs ?? [] }, config.heldout);
       return {
         episodeId: e.id,
@@ -117,7 +92,12 @@ export function createJudgeActivities(db: () => Db) {
     /** The description score: the judge model at temperature 0; one retry when unparsable. */
     async judgeDescription(input: { episodeId: string; judgeModel: string }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
-      const messages = buildJudgeMessages({ signature: m.signature ?? `def ${entryOf(m)}(...)`, code: m.code, goldDescription: m.goldDescription, agentDescription: e.finalDescription ?? '' });
+      const messages = buildJudgeMessages({
+        signature: m.signature ?? `def ${entryOf(m)}(...)`,
+        code: m.code,
+        goldDescription: m.goldDescription,
+        agentDescription: e.finalDescription ?? '',
+      });
       const first = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score`, messages);
       const firstText = first.message.content ?? first.message.refusal ?? '';
       let score = parseScore(firstText);
@@ -174,18 +154,18 @@ export function createJudgeActivities(db: () => Db) {
       });
       let codeMatch: number | null = null;
       if (counted.length > 0) {
-        const equal = input.candidate ? counted.filter((i) => input.candidate![i] && outcomesEqual(input.original[i] as Outcome, input.candidate![i] as Outcome, cfg.equality)).length : 0;
+        const candidate = input.candidate;
+        const equal = candidate ? counted.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
         codeMatch = equal / counted.length;
       }
-      const observed = await observedCalls(db(), plan.episodeId);
+      const observed = observedCalls(await loadSteps(db(), plan.episodeId));
       const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
       let checked: number | null = null;
       let bad: number | null = null;
       if (input.candidate) {
-        const c = contradictions(observed, candObserved as Outcome[], cfg.equality);
-        // repr fallback for observations stored without a typed value
-        bad = observed.reduce((n, o, i) => (candObserved[i] && isEvidence(o.result) && !observedEqual(o.result, candObserved[i]!, cfg.equality) ? n + 1 : n), 0);
+        const c = contradictions(observed, candObserved, cfg.equality);
         checked = c.checked;
+        bad = c.contradictions;
       }
       const lines = input.coverage?.lines;
       const branches = input.coverage?.branches;
@@ -202,7 +182,11 @@ export function createJudgeActivities(db: () => Db) {
         noCode: generated.code === null,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
         coderModel: cfg.coderModel,
-        judgeCost: { tokensIn: verdict.tokensIn + generated.tokensIn, tokensOut: verdict.tokensOut + generated.tokensOut, costUsd: verdict.costUsd + generated.costUsd },
+        judgeCost: {
+          tokensIn: verdict.tokensIn + generated.tokensIn,
+          tokensOut: verdict.tokensOut + generated.tokensOut,
+          costUsd: verdict.costUsd + generated.costUsd,
+        },
       };
       const values = {
         episodeId: plan.episodeId,
@@ -233,19 +217,25 @@ export function createJudgeActivities(db: () => Db) {
       };
     },
 
-    /** A page of a run's completed episode ids (by id), optionally only those this judge has not judged. */
-    async listEpisodesToJudge(input: { runId: string; judgeModel: string; force?: boolean; afterId?: string; limit?: number }): Promise<string[]> {
+    /** A page of the run's completed episodes (by id) to judge, with their method ids (for search attributes). */
+    async listEpisodesToJudge(input: {
+      runId: string;
+      judgeModel: string;
+      force?: boolean;
+      afterId?: string;
+      limit?: number;
+    }): Promise<{ episodeId: string; methodId: string }[]> {
       const conds = [eq(episodes.runId, input.runId), eq(episodes.status, 'completed')];
       if (input.afterId) conds.push(gt(episodes.id, input.afterId));
       if (!input.force) conds.push(isNull(judgments.episodeId));
       const rows = await db()
-        .select({ id: episodes.id })
+        .select({ episodeId: episodes.id, methodId: episodes.methodId })
         .from(episodes)
         .leftJoin(judgments, and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, input.judgeModel)))
         .where(and(...conds))
         .orderBy(asc(episodes.id))
         .limit(input.limit ?? 200);
-      return rows.map((r) => r.id);
+      return rows;
     },
   };
 }

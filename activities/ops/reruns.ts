@@ -1,10 +1,11 @@
 // Reruns of a run's failed episodes: which ones failed, and the run's totals recomputed afterwards.
 import { ApplicationFailure } from '@temporalio/common';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, runs } from '../../db/schema/index';
-import type { BenchmarkConfig } from '../bench/types';
-import type { Setting } from '../episode/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import type { Setting } from '../../domain/episode/types';
 
 export interface FailedEpisode {
   episodeId: string;
@@ -15,17 +16,23 @@ export interface FailedEpisode {
 }
 
 export function makeFailedEpisodes(db: () => Db) {
-  /** The run's config and its failed episodes (ids and identity only: payloads stay small). */
-  return async function failedEpisodes(input: { runId: string }): Promise<{ config: BenchmarkConfig; split: string; failed: FailedEpisode[] }> {
+  /** The run's config and a page of its failed episodes by id (ids and identity only: payloads stay small). */
+  return async function failedEpisodes(input: {
+    runId: string;
+    afterId?: string;
+    limit?: number;
+  }): Promise<{ config: BenchmarkConfig; split: string; failed: FailedEpisode[] }> {
     const d = db();
     const [run] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
-    if (!run) throw ApplicationFailure.nonRetryable(`no run ${input.runId}`, 'RunNotFound');
-    if (run.kind !== 'benchmark') throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${run.kind} run, not a benchmark`, 'RunNotBenchmark');
+    if (!run) throw ApplicationFailure.nonRetryable(`no run ${input.runId}`, FAILURE_TYPES.runNotFound);
+    if (run.kind !== 'benchmark')
+      throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${run.kind} run, not a benchmark`, FAILURE_TYPES.runNotBenchmark);
     const rows = await d
       .select({ episodeId: episodes.id, methodId: episodes.methodId, model: episodes.model, setting: episodes.setting, sample: episodes.sample })
       .from(episodes)
-      .where(and(eq(episodes.runId, input.runId), eq(episodes.status, 'failed')))
-      .orderBy(episodes.id);
+      .where(and(eq(episodes.runId, input.runId), eq(episodes.status, 'failed'), ...(input.afterId !== undefined ? [gt(episodes.id, input.afterId)] : [])))
+      .orderBy(episodes.id)
+      .limit(input.limit ?? 500);
     const config = run.config as BenchmarkConfig;
     return { config, split: config.split ?? 'test', failed: rows };
   };

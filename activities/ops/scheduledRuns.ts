@@ -1,12 +1,9 @@
-// For scheduled benchmarks: the previous run of the same schedule, and the run's report compared with
-// it, regressions flagged (in the report, the run's summary row and the workflow result).
-import fs from 'node:fs';
+// For scheduled benchmarks: the previous run of the same schedule (its report, compared with it and
+// regressions flagged, is produceReport's).
 import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
-import { renderHtml } from '../report/renderHtml';
-import { buildReport, writeReport } from '../report/writeReport';
-import { describeRegression, findRegressions } from './regressions';
+import { makeProduceReport, type ProducedReport } from '../report/produceReport';
 
 export function makePreviousScheduledRun(db: () => Db) {
   /** The latest completed benchmark run of `scheduleId` created before `runId`; null for the first. */
@@ -31,32 +28,13 @@ export function makePreviousScheduledRun(db: () => Db) {
   };
 }
 
-export interface ScheduledReport {
-  htmlPath: string;
-  jsonPath: string;
-  comparedWith: string | null;
-  regressions: string[];
-}
-
-export function makeWriteScheduledReport(db: () => Db, outDir?: string) {
-  return async function writeScheduledReport(input: { runId: string; previousRunId: string | null }): Promise<ScheduledReport> {
-    const d = db();
-    const result = await writeReport({ runId: input.runId, db: d, ...(input.previousRunId ? { compare: input.previousRunId } : {}), ...(outDir ? { outDir } : {}) });
-    let regressions: string[] = [];
-    if (input.previousRunId) {
-      const judge = result.document.compare?.judgeModel;
-      const previous = await buildReport({ runId: input.previousRunId, db: d, ...(judge ? { judgeModel: judge } : {}) });
-      regressions = findRegressions(result.document.summary, previous.summary).map(describeRegression);
-      const doc = result.document;
-      doc.notes.unshift(...(regressions.length > 0 ? regressions : [`No regression beyond the 95% intervals of ${input.previousRunId}.`]));
-      fs.writeFileSync(result.htmlPath, renderHtml(doc));
-      fs.writeFileSync(result.jsonPath, JSON.stringify({ ...doc, regressions }, null, 2) + '\n');
-    }
-    const patch = { report: result.htmlPath, comparedWith: input.previousRunId, regressions };
-    await d
-      .update(runs)
-      .set({ summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb`, updatedAt: new Date() })
-      .where(eq(runs.id, input.runId));
-    return { htmlPath: result.htmlPath, jsonPath: result.jsonPath, comparedWith: input.previousRunId, regressions };
+/**
+ * @deprecated The report step of scheduled runs recorded before reports moved to Postgres; kept registered
+ * so those histories replay. It is produceReport with the previous run and regressions.
+ */
+export function makeWriteScheduledReport(db: () => Db) {
+  const produceReport = makeProduceReport(db);
+  return async function writeScheduledReport(input: { runId: string; previousRunId: string | null }): Promise<ProducedReport> {
+    return produceReport({ runId: input.runId, ...(input.previousRunId ? { compare: input.previousRunId } : {}), regressions: true });
   };
 }

@@ -1,17 +1,18 @@
-// Builds a run's report from Postgres and writes reports/<runId>.html and reports/<runId>.json; returns
-// the paths and the headline table as text (the CLI and `npm start` print it).
+// Builds a run's report document from Postgres (buildReport, used by the produceReport activity), and
+// fetches stored reports back out of Postgres as files (the CLI: reports/<runId>.html and .json).
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { getDb, type Db } from '../../db/client';
-import { formatTable } from '../../scripts/lib/table';
-import { renderHtml, type ReportDocument } from './renderHtml';
-import { judgeModelsOf, loadEpisodeRows, loadRun } from './reportRows';
-import { compareSummaries, headlineRows, summarize } from './summarize';
-import type { BootstrapOptions } from './stats';
-import { formatToolCallSources, loadToolCallSources } from './toolCallSources';
+import { and, desc, eq } from 'drizzle-orm';
+import { reports } from '../../db/schema/index';
+import { headlineText } from '../../domain/report/headline';
+import type { ReportDocument } from '../../domain/report/renderHtml';
+import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
+import { compareSummaries, summarize } from '../../domain/report/summarize';
+import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
-import { SMALL_JUDGE_WARNING } from '../../config/localModels';
+import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 
 export interface ReportOptions {
   runId: string;
@@ -19,13 +20,14 @@ export interface ReportOptions {
   compare?: string;
   /** The judge whose judgments to report; default: the one with most judgments in the run. */
   judgeModel?: string;
-  /** Directory for the files; default `<project>/reports`. */
-  outDir?: string;
   bootstrap?: Partial<BootstrapOptions>;
   db?: Db;
 }
 
-export interface ReportResult {
+export type ReportRow = typeof reports.$inferSelect;
+
+export interface ReportFiles {
+  reportId: number;
   htmlPath: string;
   jsonPath: string;
   /** The headline table, as printed in the terminal. */
@@ -57,9 +59,21 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
   if (judgeModel && unjudged > 0) notes.push(`${unjudged} of ${episodes.length} episodes have no judgment by ${judgeModel}.`);
   const mocks = [...new Set([...episodes.map((e) => e.model), ...(judgeModel ? [judgeModel] : [])])].filter((m) => m.startsWith('mock-'));
   if (mocks.length > 0) notes.push(`${mocks.join(', ')}: the scripted mock model, not a real LLM (oracle/null/random policies for tests and demos).`);
-  if (judgeModel && isLocal(judgeModel)) notes.push(`Judge and code writer: ${judgeModel}, a local model: ${SMALL_JUDGE_WARNING}.`);
+  const judgeIsLocal = judgeModel !== null && isLocal(judgeModel);
+  if (judgeModel && judgeIsLocal) notes.push(`Judge and code writer: ${judgeModel}, a local model: ${SMALL_JUDGE_WARNING}.`);
   const toolCallSources = await loadToolCallSources(db, opts.runId);
-  const doc: ReportDocument = { runId: opts.runId, generatedAt: new Date().toISOString(), run, judgeModel, otherJudgeModels: others, summary, episodes, notes, toolCallSources };
+  const doc: ReportDocument = {
+    runId: opts.runId,
+    generatedAt: new Date().toISOString(),
+    run,
+    judgeModel,
+    judgeIsLocal,
+    otherJudgeModels: others,
+    summary,
+    episodes,
+    notes,
+    toolCallSources,
+  };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);
     if (!other) throw new ReportError(`no run ${JSON.stringify(opts.compare)} to compare with`);
@@ -81,34 +95,31 @@ function isLocal(model: string): boolean {
   }
 }
 
-export function headlineText(doc: ReportDocument): string {
-  const { headers, rows } = headlineRows(doc.summary);
-  const judge = doc.judgeModel ? `${doc.judgeModel}${isLocal(doc.judgeModel) ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
-  const lines = [`run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${judge}`, formatTable(headers, rows)];
-  const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
-  if (sources.length > 0) lines.push('', 'tool calls by source (interactive):', formatToolCallSources(sources));
-  if (doc.compare) {
-    const d = doc.compare.deltas.filter((x) => x.metric === 'score' || x.metric === 'codeMatch');
-    lines.push('', `compared with ${doc.compare.runId}:`);
-    lines.push(
-      formatTable(
-        ['model', 'setting', 'metric', 'this', 'other', 'delta'],
-        d.map((x) => [x.model, x.setting, x.metric, x.current?.toFixed(3) ?? '-', x.previous?.toFixed(3) ?? '-', x.delta === null ? '-' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`]),
-      ),
-    );
-  }
-  return lines.join('\n');
+/** The latest stored report of a run (optionally the one compared with `compare`). */
+export async function latestReport(db: Db, runId: string, compare?: string): Promise<ReportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.runId, runId), compare === undefined ? undefined : eq(reports.compareRunId, compare)))
+    .orderBy(desc(reports.createdAt), desc(reports.id))
+    .limit(1);
+  return row;
 }
 
-/** Writes `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`). */
-export async function writeReport(opts: ReportOptions): Promise<ReportResult> {
-  const doc = await buildReport(opts);
-  const outDir = path.resolve(opts.outDir ?? path.join(PROJECT_ROOT, 'reports'));
-  fs.mkdirSync(outDir, { recursive: true });
-  const base = opts.runId.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const htmlPath = path.join(outDir, `${base}.html`);
-  const jsonPath = path.join(outDir, `${base}.json`);
-  fs.writeFileSync(htmlPath, renderHtml(doc));
-  fs.writeFileSync(jsonPath, JSON.stringify(doc, null, 2) + '\n');
-  return { htmlPath, jsonPath, headline: headlineText(doc), document: doc };
+export async function reportById(db: Db, id: number): Promise<ReportRow | undefined> {
+  const [row] = await db.select().from(reports).where(eq(reports.id, id)).limit(1);
+  return row;
+}
+
+/** Writes a stored report as `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`). */
+export function writeReportFiles(row: ReportRow, outDir?: string): ReportFiles {
+  const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
+  fs.mkdirSync(dir, { recursive: true });
+  const base = row.runId.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const htmlPath = path.join(dir, `${base}.html`);
+  const jsonPath = path.join(dir, `${base}.json`);
+  fs.writeFileSync(htmlPath, row.html);
+  fs.writeFileSync(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
+  const document = row.json as ReportDocument;
+  return { reportId: row.id, htmlPath, jsonPath, headline: headlineText(document), document };
 }

@@ -7,24 +7,18 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { checkDeterminism as checkDeterminismWith } from './determinism';
-import { SandboxBadRequest, SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
-import {
-  determinismInputSchema,
-  runBatchInputSchema,
-  type BatchResult,
-  type DeterminismInput,
-  type DeterminismVerdict,
-} from './schemas';
+import { SandboxBadRequest, type SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { runBatchInputSchema, type BatchResult } from '../../domain/sandbox/schemas';
 
-export * from './schemas';
+export * from '../../domain/sandbox/schemas';
 export { SandboxPool, SandboxBadRequest, SandboxUnavailable, sharedSandboxPool, closeSharedSandboxPool, defaultLimits } from './pool';
 export type { SandboxPoolOptions, RunOptions } from './pool';
 export { SandboxCrash } from './executorProcess';
 export { checkDeterminism } from './determinism';
-export { mergeCoverage, coverageRatios } from './coverage';
-export { decodeValue, encodeValue, canonical, pyEqual, pretty, outcomeKey } from './value';
-export type { PyValue, EqualityOptions } from './value';
+export { mergeCoverage, coverageRatios } from '../../domain/sandbox/coverage';
+export { decodeValue, encodeValue, canonical, pretty, outcomeKey } from '../../domain/sandbox/value';
+export type { PyValue } from '../../domain/sandbox/value';
 
 export const runMethodBatchInputSchema = runBatchInputSchema.extend({
   /** Return per-call SyntaxErrors instead of failing when the source does not compile (code match). */
@@ -41,13 +35,13 @@ function inActivity(): Context | undefined {
 }
 
 function badRequest(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'SandboxBadRequest', message, nonRetryable: true });
+  return ApplicationFailure.create({ type: FAILURE_TYPES.sandboxBadRequest, message, nonRetryable: true });
 }
 
 function toFailure(err: unknown): unknown {
   if (err instanceof SandboxBadRequest) return badRequest(err.message);
   if (err instanceof SandboxUnavailable) {
-    return ApplicationFailure.create({ type: 'SandboxUnavailable', message: err.message, nonRetryable: false });
+    return ApplicationFailure.create({ type: FAILURE_TYPES.sandboxUnavailable, message: err.message, nonRetryable: false });
   }
   return err;
 }
@@ -89,17 +83,7 @@ export function createSandboxActivities(opts: SandboxActivitiesOptions = {}) {
     return result;
   }
 
-  /** Deterministic and stateless? (the dataset filter) */
-  async function checkDeterminism(input: DeterminismInput): Promise<DeterminismVerdict> {
-    const parsed = determinismInputSchema.safeParse(input);
-    if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-    inActivity()?.heartbeat({ phase: 'determinism' });
-    return checkDeterminismWith(pool(), parsed.data).catch((err: unknown) => {
-      throw toFailure(err);
-    });
-  }
-
-  return { runMethodBatch, checkDeterminism };
+  return { runMethodBatch };
 }
 
 export type SandboxActivities = ReturnType<typeof createSandboxActivities>;

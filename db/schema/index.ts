@@ -4,3 +4,4 @@ export * from './runs';
 export * from './llm';
 export * from './training';
 export * from './ops';
+export * from './reports';

@@ -4,15 +4,15 @@
 // and once without: time per agent turn and episodes per minute (one conversation at a time).
 //   npm run bench:models [-- --models local/qwen2.5-coder-0.5b,... --turns 4 --max-tokens 64]
 import { z } from 'zod';
-import { interactiveSystemPrompt, interactiveUserPrompt, TEXT_RESULTS_HEADING, TOOLS } from '../../activities/episode/prompts';
+import { interactiveSystemPrompt, interactiveUserPrompt, TEXT_RESULTS_HEADING, TOOLS } from '../../domain/episode/prompts';
 import { installModel } from '../../activities/llm/local/install';
 import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
-import { LOCAL_MODELS, LOCAL_PREFIX } from '../../config/localModels';
+import { LOCAL_MODELS, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 import { readOrCreateSecret } from '../../config/secrets';
 import { commaList } from '../lib/benchArgs';
-import { parseCommandArgs } from '../lib/args';
-import { printTable } from '../lib/table';
+import { defineOptions, parseCommandArgs } from '../lib/args';
+import { printTable } from '../../domain/report/table';
 
 interface Timings {
   prompt_n: number;
@@ -44,16 +44,14 @@ async function complete(port: number, key: string, messages: Msg[], maxTokens: n
 const SIGNATURE = 'def sort_numbers(numbers: str) -> str:';
 const BUDGETS = { maxCalls: 8, maxTurns: 8, maxIdleTurns: 3 };
 
+const options = defineOptions({
+  models: commaList.optional(),
+  turns: z.coerce.number().int().min(1).max(20).default(4),
+  'max-tokens': z.coerce.number().int().min(8).max(1024).default(64),
+});
+
 async function main(): Promise<void> {
-  const { values } = parseCommandArgs(
-    process.argv.slice(2),
-    { models: { type: 'string' }, turns: { type: 'string' }, 'max-tokens': { type: 'string' } },
-    z.object({
-      models: commaList.optional(),
-      turns: z.coerce.number().int().min(1).max(20).default(4),
-      'max-tokens': z.coerce.number().int().min(8).max(1024).default(64),
-    }),
-  );
+  const { values } = parseCommandArgs(process.argv.slice(2), options);
   const names = values.models ?? LOCAL_MODELS.map((m) => `${LOCAL_PREFIX}${m.short}`);
   const key = readOrCreateSecret('model-server-key');
   const steps = names.length * (1 + 2 * values.turns);

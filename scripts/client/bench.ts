@@ -1,38 +1,16 @@
 // Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress, type RunProgress } from '../../activities/bench/run';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 
 export function newRunId(prefix = 'bench'): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${prefix}-${t}-${Math.random().toString(36).slice(2, 6)}`;
-}
-
-export const benchWorkflowId = (runId: string) => `bench/${runId}`;
-
-export function benchSummary(config: BenchmarkConfig): string {
-  const what = config.methodIds ? `${config.methodIds.length} listed methods` : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
-  return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
-}
-
-export async function startBenchmark(client: Client, runId: string, config: BenchmarkConfig): Promise<WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>> {
-  return client.workflow.start('benchmarkRunWorkflow', {
-    taskQueue: TASK_QUEUES.main,
-    workflowId: benchWorkflowId(runId),
-    args: [{ runId, config }],
-    typedSearchAttributes: [
-      { key: PauKind, value: 'benchmark' },
-      { key: PauRunId, value: runId },
-      { key: PauModel, value: config.models.join(',') },
-      { key: PauSplit, value: config.split },
-    ],
-    staticSummary: benchSummary(config),
-    staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
-  }) as Promise<WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>>;
 }
 
 function fmtDuration(ms: number): string {
@@ -58,7 +36,12 @@ export function progressLine(p: RunProgress, startedMs: number, now = Date.now()
  * Waits for the run, redrawing a progress line (in place on a terminal, every 10 s otherwise) from
  * Postgres. Returns the workflow's result; throws if the run workflow failed.
  */
-export async function watchBenchmark(db: Db, handle: WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>, runId: string, out: NodeJS.WriteStream = process.stdout): Promise<BenchmarkRunResult> {
+export async function watchBenchmark(
+  db: Db,
+  handle: WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>,
+  runId: string,
+  out: NodeJS.WriteStream = process.stdout,
+): Promise<BenchmarkRunResult> {
   const started = Date.now();
   const tty = out.isTTY === true;
   let lastPrint = 0;

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes } from '../../db/schema/index';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 export interface SummaryRow {
   model: string;
@@ -31,7 +31,15 @@ export async function loadRunSummary(db: Db, runId: string): Promise<SummaryRow[
     .where(sql`${episodes.runId} = ${runId}`)
     .groupBy(episodes.model, episodes.setting)
     .orderBy(episodes.model, episodes.setting);
-  return rows.map((r) => ({ ...r, episodes: Number(r.episodes), failed: Number(r.failed), described: Number(r.described), avgCalls: Number(r.avgCalls), tokens: Number(r.tokens), costUsd: Number(r.costUsd) }));
+  return rows.map((r) => ({
+    ...r,
+    episodes: Number(r.episodes),
+    failed: Number(r.failed),
+    described: Number(r.described),
+    avgCalls: Number(r.avgCalls),
+    tokens: Number(r.tokens),
+    costUsd: Number(r.costUsd),
+  }));
 }
 
 export function formatRunSummary(rows: SummaryRow[]): string {

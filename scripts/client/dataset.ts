@@ -1,31 +1,21 @@
 // Client side of dataset builds: start BuildDatasetWorkflow, follow its progress, format its summary.
 // Shared by `pau dataset` and tests.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind } from '../../config/searchAttributes';
+import { datasetWorkflowId, startDatasetBuild as startDatasetBuildWorkflow } from './starters';
 import { workflowUiLink } from '../../config/services';
 import type { BuildConfigInput } from '../../datasets/config';
 import { SOURCE_NAMES } from '../../datasets/sources';
 import type { BuildSummary } from '../../datasets/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
+
+export { datasetWorkflowId };
 
 export const PAPER_TEST_SIZE = 741;
 
-export function datasetWorkflowId(name: string): string {
-  return `dataset/${name}`;
-}
-
 export async function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }) {
-  const workflowId = datasetWorkflowId(config.name);
-  const handle = await client.workflow.start('buildDatasetWorkflow', {
-    taskQueue: TASK_QUEUES.main,
-    workflowId,
-    args: [{ config }],
-    typedSearchAttributes: [{ key: PauKind, value: 'dataset' }],
-    staticSummary: `dataset build ${config.name}: ${(config.sources ?? ['humaneval', 'mbpp', 'cruxeval', 'codealpaca']).join(', ')}${config.limit ? ` (first ${config.limit} each)` : ''}`,
-  });
-  return { handle, workflowId, uiLink: workflowUiLink(workflowId) };
+  const handle = await startDatasetBuildWorkflow(client, config);
+  return { handle, workflowId: handle.workflowId, uiLink: workflowUiLink(handle.workflowId) };
 }
 
 export function progressLine(p: DatasetBuildProgress, startedMs: number, width = 30): string {
@@ -40,7 +30,7 @@ export function progressLine(p: DatasetBuildProgress, startedMs: number, width =
 
 export function formatSummary(s: BuildSummary): string {
   // jsonb does not keep key order: list sources in their canonical order.
-  const rank = (n: string) => ((SOURCE_NAMES as readonly string[]).indexOf(n) + 1 || 99);
+  const rank = (n: string) => (SOURCE_NAMES as readonly string[]).indexOf(n) + 1 || 99;
   const sources = Object.entries(s.sources).sort(([a], [b]) => rank(a) - rank(b));
   const tot = { raw: 0, acc: 0, rej: 0, test: 0, val: 0, train: 0 };
   const rows = sources.map(([name, x]) => {
@@ -55,7 +45,9 @@ export function formatSummary(s: BuildSummary): string {
   });
   rows.push(['total', tot.raw, tot.acc, tot.rej, tot.test, tot.val, tot.train]);
   const reasons = new Set(sources.flatMap(([, x]) => Object.keys(x.rejected)));
-  const reasonRows = [...reasons].sort().map((r) => [r, ...sources.map(([, x]) => x.rejected[r] ?? 0), sources.reduce((n, [, x]) => n + (x.rejected[r] ?? 0), 0)]);
+  const reasonRows = [...reasons]
+    .sort()
+    .map((r) => [r, ...sources.map(([, x]) => x.rejected[r] ?? 0), sources.reduce((n, [, x]) => n + (x.rejected[r] ?? 0), 0)]);
   const lines = [
     `dataset ${s.name}  ${s.contentHash ?? '(not finalised)'}`,
     '',

@@ -1,10 +1,10 @@
 // Starts the doctor workflow and waits for its table. Shared by `pau doctor` and `pau start`.
 import type { Client } from '@temporalio/client';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind } from '../../config/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { startDoctor } from './starters';
 import { workflowUiLink } from '../../config/services';
 import type { DoctorPartResult } from '../../activities/doctor/checkDatabase';
-import { formatTable } from '../lib/table';
+import { formatTable } from '../../domain/report/table';
 
 export interface DoctorReport {
   workflowId: string;
@@ -16,20 +16,15 @@ export interface DoctorReport {
 export async function runDoctor(client: Client, opts: { timeoutMs?: number; queueWaitSeconds?: number } = {}): Promise<DoctorReport> {
   const timeoutMs = opts.timeoutMs ?? 180_000;
   const workflowId = `doctor/${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const handle = await client.workflow.start('doctorWorkflow', {
-    taskQueue: TASK_QUEUES.main,
-    workflowId,
-    args: [{ queueWaitSeconds: opts.queueWaitSeconds ?? 30 }],
-    typedSearchAttributes: [{ key: PauKind, value: 'doctor' }],
-    staticSummary: 'doctor: one activity on each task queue (pau, pau-sandbox, pau-gpu)',
-    workflowExecutionTimeout: `${Math.round(timeoutMs / 1000)}s`,
-  });
+  const handle = await startDoctor(client, workflowId, { timeoutMs, queueWaitSeconds: opts.queueWaitSeconds ?? 30 });
   let results: DoctorPartResult[];
   try {
-    results = (await handle.result()) as DoctorPartResult[];
+    results = await handle.result();
   } catch (err) {
     // The workflow itself did not finish: no worker serves the `pau` queue's workflows.
-    results = [{ part: 'workflow', ok: false, detail: `doctor workflow did not complete: ${(err as Error).message} (is a worker running on ${TASK_QUEUES.main}?)` }];
+    results = [
+      { part: 'workflow', ok: false, detail: `doctor workflow did not complete: ${(err as Error).message} (is a worker running on ${TASK_QUEUES.main}?)` },
+    ];
   }
   return { workflowId, results, ok: results.every((r) => r.ok), uiLink: workflowUiLink(workflowId) };
 }

@@ -3,10 +3,10 @@
 // local models is judged by the strongest local model installed (a small local judge is NOT the paper's
 // judge, and the note and the report say so); a run of other real models with no judge configured is
 // not judged (rather than silently judged by a mock) and says how to judge it later.
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { installedModels } from '../../activities/llm/local/install';
 import { env } from '../../config/env';
-import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../config/localModels';
+import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 
 export interface JudgeChoice {
@@ -43,7 +43,7 @@ export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoi
   };
 }
 
-/** The config fields that make each episode call the judge when it ends. */
-export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'afterEpisode' | 'judgeModel'> {
-  return judgeModel ? { afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }, judgeModel } : {};
+/** The config field that makes each episode end with a judge step. */
+export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'judgeModel'> {
+  return judgeModel ? { judgeModel } : {};
 }

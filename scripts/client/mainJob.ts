@@ -1,16 +1,19 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
-// sample with the configured models — or, when none is configured, with the scripted mock models.
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+// sample with the configured models — or, when none is configured, with a real local model beside the scripted anchors.
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
 import { getDataset } from '../../datasets/store';
-import { benchWorkflowId, newRunId, startBenchmark, watchBenchmark } from './bench';
+import { benchWorkflowId } from '../../domain/bench/workflowIds';
+import { newRunId, watchBenchmark } from './bench';
+import { startBenchmark } from './starters';
 import { formatRunSummary, loadRunSummary } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
-import { writeReport } from '../../activities/report/writeReport';
+import { fetchReportFiles } from './report';
+import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
@@ -33,7 +36,7 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
       return true;
     }
     log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
-    let handle;
+    let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
     try {
       ({ handle } = await startDatasetBuild(client, { name: START_DATASET }));
     } catch (err) {
@@ -93,7 +96,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     log(formatRunSummary(await loadRunSummary(h.db, runId)));
     log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
     log('== report');
-    const report = await writeReport({ runId, db: h.db });
+    const report = await fetchReportFiles(h.db, runId);
     log(report.headline);
     log(`report: ${report.htmlPath}`);
     return result.totals.failed === result.totals.done ? 1 : 0;

@@ -2,17 +2,19 @@
 // `pau bench status RUN_ID`: progress of a run from Postgres.
 import { z } from 'zod';
 import { runProgress } from '../../activities/bench/run';
-import type { BenchmarkConfig } from '../../activities/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { parseCommandArgs, UsageError } from '../lib/args';
-import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
-import { benchWorkflowId, newRunId, progressLine, startBenchmark, watchBenchmark } from '../client/bench';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
+import { benchWorkflowId } from '../../domain/bench/workflowIds';
+import { newRunId, progressLine, watchBenchmark } from '../client/bench';
+import { startBenchmark } from '../client/starters';
 import { formatRunSummary } from '../client/benchSummary';
 import { judgeFields } from '../client/judgeChoice';
-import { writeReport } from '../../activities/report/writeReport';
+import { fetchReportFiles } from '../client/report';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
@@ -24,7 +26,7 @@ export const usage = [
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
-const runSchema = z.object({
+const runOptions = defineOptions({
   dataset: z.string().min(1).default('pau-v1'),
   ...runSelectionFields,
   'max-calls': int(1).optional(),
@@ -35,26 +37,14 @@ const runSchema = z.object({
   temperature: z.coerce.number().min(0).max(2).optional(),
   seed: z.coerce.number().int().optional(),
   replay: z.boolean().optional(),
-  'run-id': z.string().regex(/^[A-Za-z0-9._:-]+$/).optional(),
+  'run-id': z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]+$/)
+    .optional(),
   detach: z.boolean().optional(),
   'report-dir': z.string().min(1).optional(),
 });
-
-const runOptions = {
-  dataset: { type: 'string' },
-  ...runSelectionOptions,
-  'max-calls': { type: 'string' },
-  'max-turns': { type: 'string' },
-  'max-idle-turns': { type: 'string' },
-  k: { type: 'string' },
-  window: { type: 'string' },
-  temperature: { type: 'string' },
-  seed: { type: 'string' },
-  replay: { type: 'boolean' },
-  'run-id': { type: 'string' },
-  detach: { type: 'boolean' },
-  'report-dir': { type: 'string' },
-} as const;
+const runSchema = runOptions.schema;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
   const budgets = {
@@ -79,7 +69,9 @@ export async function run(argv: string[]): Promise<number> {
     const reg = models();
     for (const name of reg.names()) {
       const m = reg.get(name);
-      console.log(`${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`);
+      console.log(
+        `${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`,
+      );
     }
     console.log('(also: mock-<policy> for any scripted policy; see docs/models.md)');
     return 0;
@@ -104,7 +96,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   if (action !== 'run') throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
-  const { values, positionals } = parseCommandArgs(rest, runOptions, runSchema);
+  const { values, positionals } = parseCommandArgs(rest, runOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const base = configFromArgs(values);
   const judge = judgeFromArgs(values);
@@ -122,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
     const result = await watchBenchmark(h.db, handle, runId);
     console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
     console.log(`run ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed`);
-    const report = await writeReport({ runId, db: h.db, ...(values['report-dir'] ? { outDir: values['report-dir'] } : {}) });
+    const report = await fetchReportFiles(h.db, runId, values['report-dir']);
     console.log(`\n${report.headline}`);
     console.log(`report: ${report.htmlPath}`);
     return result.totals.failed > 0 && result.totals.failed === result.totals.done ? 1 : 0;

@@ -9,8 +9,8 @@ import { Method } from '../../datasets/method';
 import { SOURCE_NAMES } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
-import { parseCommandArgs, UsageError } from '../lib/args';
-import { formatTable } from '../lib/table';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 
 export const usage = [
@@ -26,22 +26,16 @@ const int = z.coerce.number().int().min(0);
 async function build(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    {
-      name: { type: 'string' },
-      sources: { type: 'string' },
-      limit: { type: 'string' },
-      seed: { type: 'string' },
-      test: { type: 'string' },
-      validation: { type: 'string' },
-      'batch-size': { type: 'string' },
-      concurrency: { type: 'string' },
-      codealpaca: { type: 'string' },
-    },
-    z.object({
+    defineOptions({
       name: z.string().default('pau-v1'),
       sources: z
         .string()
-        .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+        .transform((s) =>
+          s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(z.enum(SOURCE_NAMES)).min(1))
         .optional(),
       limit: int.min(1).optional(),
@@ -115,11 +109,7 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { out: { type: 'string' }, split: { type: 'string' } },
-    z.object({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, defineOptions({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }));
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
   const dbh = connect(undefined, 2);
@@ -131,7 +121,15 @@ async function exportCmd(argv: string[]): Promise<number> {
     }
     const ms = await getDatasetMethods(dbh.db, name, values.split ? { split: values.split } : {});
     const lines = ms.map((m) => {
-      const method = Method.parse({ ...m, entryPoint: m.entryPoint ?? '', signature: m.signature ?? '', codeHash: m.codeHash ?? '', nearHash: m.nearHash ?? '', goldKind: m.goldKind ?? 'code-only', meta: (m.meta as Record<string, unknown> | null) ?? {} });
+      const method = Method.parse({
+        ...m,
+        entryPoint: m.entryPoint ?? '',
+        signature: m.signature ?? '',
+        codeHash: m.codeHash ?? '',
+        nearHash: m.nearHash ?? '',
+        goldKind: m.goldKind ?? 'code-only',
+        meta: (m.meta as Record<string, unknown> | null) ?? {},
+      });
       return JSON.stringify({ dataset: name, split: m.split, position: m.position, ...method, probeOutputs: m.probeOutputs, heldoutOutputs: m.heldoutOutputs });
     });
     fs.writeFileSync(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
@@ -152,7 +150,15 @@ async function list(argv: string[]): Promise<number> {
         ['name', 'status', 'test', 'validation', 'train', 'hash', 'updated'],
         rows.map((r) => {
           const s = r.summary as BuildSummary | null;
-          return [r.name, r.status, s?.splits?.test ?? 0, s?.splits?.validation ?? 0, s?.splits?.train ?? 0, r.contentHash.slice(0, 19), r.updatedAt.toISOString()];
+          return [
+            r.name,
+            r.status,
+            s?.splits?.test ?? 0,
+            s?.splits?.validation ?? 0,
+            s?.splits?.train ?? 0,
+            r.contentHash.slice(0, 19),
+            r.updatedAt.toISOString(),
+          ];
         }),
       ),
     );

@@ -3,12 +3,16 @@ import { z } from 'zod';
 import { fmtBytes, installModel, modelState } from '../../activities/llm/local/install';
 import { localServers, planFor, startLocalServer, stopLocalServer } from '../../activities/llm/local/server';
 import { modelsDir } from '../../config/env';
-import { LOCAL_MODELS } from '../../config/localModels';
+import { LOCAL_MODELS } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { progressLine } from '../lib/progressLine';
-import { printTable } from '../lib/table';
+import { printTable } from '../../domain/report/table';
 import { localModelsInUse, resolveLocalName } from '../client/localModels';
+
+const options = defineOptions({
+  force: { schema: z.boolean().optional(), help: 'install: download and verify again even when the file is present' },
+});
 
 export const usage = [
   'pau models install [NAME...] [--force]   download, assemble and verify built-in models (default: all three)',
@@ -84,7 +88,7 @@ async function status(): Promise<number> {
 
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
-  const { values, positionals } = parseCommandArgs(rest, { force: { type: 'boolean' } }, z.object({ force: z.boolean().optional() }));
+  const { values, positionals } = parseCommandArgs(rest, options);
   switch (action) {
     case 'install':
       return install(positionals, values.force ?? false);

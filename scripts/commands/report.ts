@@ -1,31 +1,42 @@
-// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`: writes reports/<runId>.html
-// (static, opens without a server) and .json, and prints the headline table. `--latest`: the newest
+// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`: produces the report (the
+// produceReport activity's code, stored in Postgres), writes reports/<runId>.html (static, opens without
+// a server) and .json from there, and prints the headline table. `--latest`: the newest
 // benchmark run.
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { closeSharedDb, getDb } from '../../db/client';
 import { latestRunId } from '../../activities/report/reportRows';
-import { ReportError, writeReport } from '../../activities/report/writeReport';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { ReportError } from '../../activities/report/writeReport';
+import { produceReportFiles } from '../client/report';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
-export const usage = 'pau report <runId>|--latest [--compare <runId>] [--judge-model <model>] [--out <dir>]';
+const options = defineOptions({
+  compare: { schema: z.string().min(1).optional(), arg: '<runId>' },
+  'judge-model': { schema: z.string().min(1).optional(), arg: '<model>' },
+  out: { schema: z.string().min(1).optional(), arg: '<dir>' },
+  latest: z.boolean().optional(),
+});
+
+export const usage = `pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { compare: { type: 'string' }, 'judge-model': { type: 'string' }, out: { type: 'string' }, latest: { type: 'boolean' } },
-    z.object({ compare: z.string().min(1).optional(), 'judge-model': z.string().min(1).optional(), out: z.string().min(1).optional(), latest: z.boolean().optional() }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 1) throw new UsageError(`one run id, got ${positionals.length}`);
   try {
     const runId = positionals[0] ?? (values.latest ? await latestRunId(getDb()) : undefined);
     if (!runId) throw new UsageError(values.latest ? 'no benchmark run in the database' : 'which run? give a run id or --latest');
-    const r = await writeReport({ runId, compare: values.compare, judgeModel: values['judge-model'], outDir: values.out });
+    const r = await produceReportFiles(
+      getDb(),
+      { runId, ...(values.compare ? { compare: values.compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) },
+      values.out,
+    );
     console.log(r.headline);
     for (const n of r.document.notes) console.log(`note: ${n}`);
     console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}`);
     return 0;
   } catch (err) {
-    if (err instanceof ReportError) {
+    if (err instanceof ReportError || (err instanceof ApplicationFailure && err.type === FAILURE_TYPES.reportRunNotFound)) {
       console.error(`pau report: ${err.message}`);
       return 1;
     }

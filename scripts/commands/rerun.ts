@@ -2,21 +2,20 @@
 // `pau rerun --run RUN_ID --failed`: rerun only the failed episodes of a run; finished ones are kept.
 import { z } from 'zod';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauRunId } from '../../config/searchAttributes';
+import { startRerun } from '../client/starters';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
 
 export const usage = 'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed';
 
-const schema = z.object({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
+const options = defineOptions({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { run: { type: 'string' }, failed: { type: 'boolean' } }, schema);
+  const { values, positionals } = parseCommandArgs(argv, options);
   const client = await connectClient();
   try {
     if (values.run) {
@@ -47,27 +46,21 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     const started = new Date();
     const workflowId = `rerun/${runId}/${started.toISOString().replace(/[:.]/g, '-')}`;
     console.log(`run ${runId}: rerunning ${failed.length} failed episode(s); completed episodes are kept`);
-    const handle = await client.workflow.start('rerunFailedEpisodesWorkflow', {
-      taskQueue: TASK_QUEUES.main,
-      workflowId,
-      args: [{ runId }],
-      typedSearchAttributes: [
-        { key: PauKind, value: 'rerun' },
-        { key: PauRunId, value: runId },
-      ],
-      staticSummary: `rerun of ${failed.length} failed episode(s) of run ${runId}`,
-    });
+    const handle = await startRerun(client, workflowId, { runId }, failed.length);
     console.log(`workflow ${workflowId}  ${workflowUiLink(workflowId)}`);
     let last = '';
     const timer = setInterval(() => {
       void runEpisodes(h.db, runId, 'failed').then((still) => {
         const line = `  still failed or not yet rerun: ${still.length}/${failed.length}`;
-        if (line !== last) console.log((last = line));
+        if (line !== last) {
+          last = line;
+          console.log(line);
+        }
       });
     }, 2000);
     let result: RerunFailedResult;
     try {
-      result = (await handle.result()) as RerunFailedResult;
+      result = await handle.result();
     } finally {
       clearInterval(timer);
     }

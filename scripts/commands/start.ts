@@ -1,19 +1,21 @@
 // `npm start`: the main job. Stack up, workers in this process, then the job; keeps the UI up until
 // Ctrl-C, or exits when the job is done with --once.
 import { z } from 'zod';
-import { TASK_QUEUES } from '../../config/queues';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
-import { parseCommandArgs } from '../lib/args';
+import { defineOptions, parseCommandArgs } from '../lib/args';
 import { formatDoctor, runDoctor } from '../client/doctor';
 import { runMainJob } from '../client/mainJob';
 import { stackUp } from '../stack/stack';
 
-export const usage = 'pau start [--once]';
+const options = defineOptions({ once: z.boolean().optional() });
+
+export const usage = `pau start ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, { once: { type: 'boolean' } }, z.object({ once: z.boolean().optional() }));
+  const { values } = parseCommandArgs(argv, options);
   console.log('== stack');
   await stackUp();
   console.log('== workers');
@@ -26,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(formatDoctor(report));
     console.log(`doctor: ${report.ok ? 'all parts pass' : 'FAILED'} (${report.workflowId})`);
     if (!report.ok) code = 1;
-    // The main job (issue 5): the dataset if missing, then a small benchmark (scripts/client/mainJob.ts).
+    // The main job: the dataset if missing, then a small benchmark (scripts/client/mainJob.ts).
     else code = await runMainJob(client);
   } finally {
     await client.connection.close();

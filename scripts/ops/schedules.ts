@@ -1,8 +1,7 @@
 // Benchmark Schedules (Temporal Schedules): create-or-update idempotently, and the operations on them.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleOptions } from '@temporalio/client';
-import type { BenchmarkConfig } from '../../activities/bench/types';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauSplit } from '../../config/searchAttributes';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import { scheduledBenchmarkAction } from '../client/starters';
 import type { ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 
 export type OverlapPolicy = keyof typeof ScheduleOverlapPolicy;
@@ -22,24 +21,10 @@ export interface NightlyOptions {
 export function scheduleOptions(o: NightlyOptions): ScheduleOptions {
   const [hour, minute] = o.at.split(':').map((x) => Number.parseInt(x, 10));
   const input: ScheduledBenchmarkInput = { scheduleId: o.scheduleId, config: o.config };
-  const c = o.config;
   return {
     scheduleId: o.scheduleId,
     spec: { calendars: [{ hour: hour ?? 0, minute: minute ?? 0 }], timezone: o.timezone },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'scheduledBenchmarkWorkflow',
-      // The server appends the scheduled time to this id, so every run has its own.
-      workflowId: `scheduled/${o.scheduleId}`,
-      taskQueue: TASK_QUEUES.main,
-      args: [input],
-      typedSearchAttributes: [
-        { key: PauKind, value: 'scheduled-benchmark' },
-        { key: PauModel, value: c.models.join(',') },
-        { key: PauSplit, value: c.split },
-      ],
-      staticSummary: `scheduled benchmark ${o.scheduleId}: ${c.dataset}/${c.split} × ${c.models.join(', ')} × ${c.settings.join(', ')}`,
-    },
+    action: scheduledBenchmarkAction(input),
     policies: { overlap: ScheduleOverlapPolicy[o.overlap], catchupWindow: o.catchupWindow, pauseOnFailure: false },
     state: { paused: o.paused ?? false, note: `managed by \`pau schedule nightly\`` },
   };
@@ -92,9 +77,16 @@ export function describeLines(d: ScheduleDescription): string[] {
     `  spec: ${cal} ${d.spec.timezone ?? 'UTC'}`,
     `  policies: overlap ${d.policies.overlap}, catch-up window ${d.policies.catchupWindow} ms`,
     `  action: ${action ? `${action.workflowType} on ${action.taskQueue}` : d.action.type}`,
-    `  next runs: ${d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString()).join(', ') || '-'}`,
+    `  next runs: ${
+      d.info.nextActionTimes
+        .slice(0, 3)
+        .map((t) => t.toISOString())
+        .join(', ') || '-'
+    }`,
     `  runs so far: ${d.info.numActionsTaken} (missed by catch-up: ${d.info.numActionsMissedCatchupWindow}, skipped by overlap: ${d.info.numActionsSkippedOverlap})`,
-    ...d.info.recentActions.slice(-5).map((a) => `  recent: ${a.scheduledAt.toISOString()} → ${a.action.type === 'startWorkflow' ? a.action.workflow.workflowId : ''}`),
+    ...d.info.recentActions
+      .slice(-5)
+      .map((a) => `  recent: ${a.scheduledAt.toISOString()} → ${a.action.type === 'startWorkflow' ? a.action.workflow.workflowId : ''}`),
     ...(d.state.note ? [`  note: ${d.state.note}`] : []),
   ];
 }

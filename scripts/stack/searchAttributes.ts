@@ -3,7 +3,7 @@
 // (attributes are managed in its UI or tcld): then it says which ones to add.
 import proto from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../config/searchAttributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
 
 export async function ensureSearchAttributes(client: Client): Promise<{ added: string[]; missing: string[] }> {
   const namespace = client.options.namespace;

@@ -3,23 +3,51 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkOneMethod } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
-import { SandboxLimits } from '../../datasets/config';
+import { BuildLimits } from '../../datasets/config';
 import { runtimeVerdict } from '../../datasets/filters';
 import type { MethodRow } from '../../datasets/store';
 
-const limits = SandboxLimits.parse({ timeoutMs: 1000 });
+const limits = BuildLimits.parse({ timeoutMs: 1000 });
 const sandbox = poolDatasetSandbox();
 afterAll(() => closeSharedSandboxPool());
 
 function method(code: string, inputs: string[], entryPoint = 'f'): MethodRow {
-  return { id: 't/1', source: 'cruxeval', sourceId: '1', entryPoint, signature: '', code, codeHash: '', nearHash: '', goldKind: 'code-only', goldDescription: null, probeInputs: inputs, heldoutInputs: [], probeOutputs: null, heldoutOutputs: null, checkKey: null, checkedAt: null, verdict: 'pending', rejectReasons: [], meta: {}, createdAt: new Date(), updatedAt: new Date() };
+  return {
+    id: 't/1',
+    source: 'cruxeval',
+    sourceId: '1',
+    entryPoint,
+    signature: '',
+    code,
+    codeHash: '',
+    nearHash: '',
+    goldKind: 'code-only',
+    goldDescription: null,
+    probeInputs: inputs,
+    heldoutInputs: [],
+    probeOutputs: null,
+    heldoutOutputs: null,
+    checkKey: null,
+    checkedAt: null,
+    verdict: 'pending',
+    rejectReasons: [],
+    meta: {},
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  };
 }
 const check = (code: string, inputs: string[]) => checkOneMethod(sandbox, method(code, inputs), limits);
 
 describe('runtime filters (real sandbox)', () => {
   it('runs on its probe inputs within limits', async () => {
     const ok = await check('def f(n):\n    return sum(range(n))\n', ['10', '100']);
-    expect(ok).toMatchObject({ accepted: true, outcomes: [{ ok: true, repr: '45' }, { ok: true, repr: '4950' }] });
+    expect(ok).toMatchObject({
+      accepted: true,
+      outcomes: [
+        { ok: true, repr: '45' },
+        { ok: true, repr: '4950' },
+      ],
+    });
     const slow = await check('def f(n):\n    while True:\n        n += 1\n', ['1']);
     expect(slow).toMatchObject({ accepted: false, reasons: ['exceeds-limits'] });
   });

@@ -1,11 +1,11 @@
-// The text tool-call parser (activities/episode/textToolCalls.ts): hand-written cases for each form it
+// The text tool-call parser (domain/episode/textToolCalls.ts): hand-written cases for each form it
 // reads, then the corpus of real outputs of the three local models on the project's prompts
 // (test/fixtures/toolCallCorpus, recorded by scripts/bench/recordToolCallCorpus.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { paramNames, parseTextToolCalls, pyLiteral, pyStr, readJson, type TextToolCall } from '../../activities/episode/textToolCalls';
-import { callsBeforeDescription, textToolCallsAsParsed } from '../../activities/episode/toolCalls';
+import { paramNames, parseTextToolCalls, pyLiteral, pyStr, readJson, type TextToolCall } from '../../domain/episode/textToolCalls';
+import { callsBeforeDescription, textToolCallsAsParsed } from '../../domain/episode/toolCalls';
 import { PROJECT_ROOT } from '../../config/env';
 
 const opts = { entryPoint: 'sort_numbers', params: ['numbers'] };

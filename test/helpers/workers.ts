@@ -2,13 +2,16 @@
 // per test file (webpack takes a second or two).
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
-import type { TaskQueueName } from '../../config/queues';
+import type { TaskQueueName } from '../../domain/temporal/queues';
 import { createQueueWorker, WORKFLOWS_PATH } from '../../workers/createWorker';
 import { queueSpecs } from '../../workers/queues';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
   return bundle;
 }
 

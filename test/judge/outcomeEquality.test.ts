@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { outcomesEqual, valuesEqual, type Encoded, type EqualityOptions, type Outcome } from '../../activities/judge/outcomeEquality';
+import { outcomesEqual, valuesEqual, type Encoded, type EqualityOptions, type Outcome } from '../../domain/judge/outcomeEquality';
 
-const f = (x: number | string): Encoded => ({ float: x });
+const f = (x: number | 'nan' | 'inf' | '-inf' | '-0.0'): Encoded => ({ float: x });
 const t = (...xs: Encoded[]): Encoded => ({ tuple: xs });
 const s = (...xs: Encoded[]): Encoded => ({ set: xs });
 const d = (...kv: [Encoded, Encoded][]): Encoded => ({ dict: kv });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCoderMessages, extractCode } from '../../activities/judge/coderPrompt';
-import { buildJudgeMessages, JUDGE_SYSTEM, parseScore, readBlock, RUBRIC } from '../../activities/judge/judgePrompt';
+import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { buildJudgeMessages, JUDGE_SYSTEM, parseScore, readBlock, RUBRIC } from '../../domain/judge/judgePrompt';
 
 describe('parseScore', () => {
   const cases: [string, string, number | null][] = [
@@ -33,7 +33,12 @@ describe('judge prompt', () => {
     expect(JUDGE_SYSTEM).toContain('SCORE: n');
   });
   it('shows the code, the gold and the candidate in readable blocks', () => {
-    const [sys, user] = buildJudgeMessages({ signature: 'def f(x):', code: 'def f(x):\n    return x + 1', goldDescription: 'Adds one.', agentDescription: 'Returns x plus 1.' });
+    const [sys, user] = buildJudgeMessages({
+      signature: 'def f(x):',
+      code: 'def f(x):\n    return x + 1',
+      goldDescription: 'Adds one.',
+      agentDescription: 'Returns x plus 1.',
+    });
     expect(sys?.role).toBe('system');
     expect(readBlock(user!.content, 'method_code')).toBe('def f(x):\n    return x + 1');
     expect(readBlock(user!.content, 'reference_description')).toBe('Adds one.');

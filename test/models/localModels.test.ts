@@ -5,58 +5,45 @@
 // the episode finishes. SmolLM2 where only speed matters, the 0.5B where behaviour matters; one busy
 // server at a time (the machine has 2 cores). Models are installed through the project's installer into
 // the shared cache, so a machine pays the download once.
-import type { Client } from '@temporalio/client';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodeWorkflowId } from '../../activities/bench/episodeInput';
-import { episodeIdOf, type EpisodeInput, type EpisodeOutcome } from '../../activities/episode/types';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EpisodeInput, EpisodeOutcome } from '../../domain/episode/types';
 import { checkModelFile, installModel, modelFile } from '../../activities/llm/local/install';
 import { LocalServerError, planFor, serverFiles, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
-import type { JudgeEpisodeResult } from '../../activities/judge/types';
-import { catalogueEntry } from '../../config/localModels';
+import { catalogueEntry } from '../../domain/llm/localModels';
+import { judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { models, type ModelSpec } from '../../config/models';
-import { TASK_QUEUES } from '../../config/queues';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
-import { episodes, judgments, steps } from '../../db/schema/index';
+import { episodes, judgments } from '../../db/schema/index';
 import { runningPid } from '../../scripts/lib/processes';
+import { judgeEpisodeWorkflow } from '../../workflows/judge/judgeEpisodeWorkflow';
+import { runEpisode, stepsOf } from '../episode/helpers';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
 const SMOL = 'local/smollm2-135m';
 const QWEN = 'local/qwen2.5-coder-0.5b';
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  // Through the project's installer, into the shared models directory (a no-op once installed).
-  await installModel('smollm2-135m');
-  await installModel('qwen2.5-coder-0.5b');
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-local-models', [ADD, REVERSE]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
-}, 600_000);
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  timeoutMs: 600_000,
+  setup: async ({ db }) => {
+    // Through the project's installer, into the shared models directory (a no-op once installed).
+    await installModel('smollm2-135m');
+    await installModel('qwen2.5-coder-0.5b');
+    await insertFixtureMethods(db, 'fixture-local-models', [ADD, REVERSE]);
+  },
+});
 afterAll(async () => {
-  await workers?.shutdown();
-  await client?.connection.close();
-  await dbh?.close();
   await stopAllLocalServers();
 });
 
-let n = 0;
-async function episode(model: string, methodId: string, extra: Partial<EpisodeInput> = {}): Promise<EpisodeOutcome> {
-  const runId = `lm-${Date.now().toString(36)}-${++n}`;
-  const input: EpisodeInput = { runId, episodeId: episodeIdOf(runId, methodId, model, 'interactive', 0), methodId, model, setting: 'interactive', sample: 0, ...extra };
-  return client.workflow.execute('episodeWorkflow', { taskQueue: TASK_QUEUES.main, workflowId: episodeWorkflowId(runId, methodId, model, 'interactive', 0), args: [input], workflowExecutionTimeout: '20 minutes' });
-}
-const stepsOf = (episodeId: string) => dbh.db.select().from(steps).where(eq(steps.episodeId, episodeId)).orderBy(asc(steps.idx));
+const episode = (model: string, methodId: string, extra: Partial<EpisodeInput> = {}): Promise<EpisodeOutcome> =>
+  runEpisode(stack.client, stack.db, methodId, model, 'interactive', extra, '20 minutes');
 
 describe('install', () => {
   it('a second install is a no-op that checks the file cheaply (size, mtime and hash in a sidecar)', async () => {
@@ -118,7 +105,7 @@ describe('episodes with real models', () => {
     const out = await episode(QWEN, ADD.id, { budgets: { maxCalls: 3, maxTurns: 3 }, params: { temperature: 0, max_tokens: 200 } });
     expect(out.status).toBe('completed');
     expect(out.callsMade).toBeGreaterThanOrEqual(1);
-    const rows = await stepsOf(out.episodeId);
+    const rows = await stepsOf(stack.db, out.episodeId);
     const executed = rows.filter((s) => s.kind === 'call' && (s.observation as { executed?: boolean } | null)?.executed);
     expect(executed.length).toBeGreaterThanOrEqual(1);
     const sources = rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { toolCallSource: string }).toolCallSource);
@@ -126,21 +113,21 @@ describe('episodes with real models', () => {
     // a call parsed from text carries its source, and its result went back to the model
     for (const s of executed) expect(['native', 'text']).toContain((s.call as { source: string }).source);
     // a JSON tool call is never the description
-    const [ep] = await dbh.db.select({ d: episodes.finalDescription }).from(episodes).where(eq(episodes.id, out.episodeId));
+    const [ep] = await stack.db.select({ d: episodes.finalDescription }).from(episodes).where(eq(episodes.id, out.episodeId));
     expect((ep?.d ?? '').trim().startsWith('{')).toBe(false);
   }, 900_000);
 
   it("the judge parses a real model's answer into a score (the 0.5B as judge and code writer)", async () => {
     const out = await episode('mock-oracle', REVERSE.id);
     expect(out.status).toBe('completed');
-    const r = (await client.workflow.execute('judgeEpisodeWorkflow', {
+    const r = await stack.client.workflow.execute(judgeEpisodeWorkflow, {
       taskQueue: TASK_QUEUES.main,
-      workflowId: `judge-real/${out.episodeId}`,
+      workflowId: judgeEpisodeWorkflowId(QWEN, out.episodeId),
       args: [{ episodeId: out.episodeId, judgeModel: QWEN }],
       workflowExecutionTimeout: '20 minutes',
-    })) as JudgeEpisodeResult;
+    });
     expect(r.judgeModel).toBe(QWEN);
-    const [row] = await dbh.db.select().from(judgments).where(and(eq(judgments.episodeId, out.episodeId), eq(judgments.judgeModel, QWEN)));
+    const [row] = await stack.db.select().from(judgments).where(and(eq(judgments.episodeId, out.episodeId), eq(judgments.judgeModel, QWEN)));
     expect(row?.rationale).toBeTruthy();
     expect(row?.rationale).not.toMatch(/scripted mock/);
     // Parsed from the model's own words (possibly after the one retry the judge asks for).

@@ -1,7 +1,8 @@
 // Values round-trip through the typed encoding; exceptions keep their Python types; every limit has its
 // own error and the next call runs normally.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonical, decodeValue, encodeValue, pretty, pyEqual, type SandboxPool } from '../../activities/sandbox/index';
+import { canonical, decodeValue, encodeValue, pretty, type SandboxPool } from '../../activities/sandbox/index';
+import { valuesEqual } from '../../domain/judge/outcomeEquality';
 import { call1, newPool } from './helpers';
 
 let pool: SandboxPool;
@@ -53,13 +54,14 @@ describe('value round-trips', () => {
   it('keeps 1, 1.0 and True apart and compares sets order-free', async () => {
     const r = await call1(pool, 'def f():\n    return [1, 1.0, True, {3, 1, 2}]\n');
     if (!r.ok) throw new Error(JSON.stringify(r));
-    const v = decodeValue(r.value);
-    if (v.kind !== 'list') throw new Error('not a list');
-    const [a, b, c, s] = v.items;
-    expect(pyEqual(a!, b!)).toBe(false);
-    expect(pyEqual(a!, c!)).toBe(false);
-    expect(pyEqual(a!, b!, { numericCrossType: true })).toBe(true);
-    expect(canonical(s!)).toBe(canonical(decodeValue({ set: [3, 2, 1] })));
+    if (!Array.isArray(r.value)) throw new Error('not a list');
+    const [a, b, c, s] = r.value;
+    // the judge's equality is the one Python-value equality (domain/judge/outcomeEquality.ts)
+    expect(valuesEqual(a!, b!)).toBe(false);
+    expect(valuesEqual(a!, c!)).toBe(false);
+    expect(valuesEqual(a!, b!, { intEqualsFloat: true })).toBe(true);
+    expect(valuesEqual(s!, { set: [3, 2, 1] })).toBe(true);
+    expect(canonical(decodeValue(s!))).toBe(canonical(decodeValue({ set: [3, 2, 1] })));
   });
 
   it('encodes other objects as repr with their type', async () => {
@@ -74,7 +76,11 @@ describe('value round-trips', () => {
 
   it('parses args as a list of strings, as one string, with kwargs', async () => {
     const src = "def f(xs, key='z', *, rev=False):\n    return (sorted(xs, reverse=rev), key)\n";
-    const res = await pool.runBatch({ source: src, entry: 'f', calls: [['[3, 1, 2]'], "[3, 1, 2], key='a'", ['[2, 1]', "key='b'", 'rev=True'], '', 'os.system("x")', '[1] + [2]'] });
+    const res = await pool.runBatch({
+      source: src,
+      entry: 'f',
+      calls: [['[3, 1, 2]'], "[3, 1, 2], key='a'", ['[2, 1]', "key='b'", 'rev=True'], '', 'os.system("x")', '[1] + [2]'],
+    });
     expect(res.results.map((r) => (r.ok ? r.repr : r.error.type))).toEqual([
       "([1, 2, 3], 'z')",
       "([1, 2, 3], 'a')",

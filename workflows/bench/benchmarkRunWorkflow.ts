@@ -2,35 +2,21 @@
 // workflow, at most `window` (default 50) in flight. After `episodesPerExecution` starts (or when
 // Temporal suggests it) the run drains its window and continues as new with the cursor and totals, so
 // its history stays small at any size. A failed episode is recorded and counted; it never fails the run.
-import {
-  ApplicationFailure,
-  condition,
-  continueAsNew,
-  defineQuery,
-  log,
-  ParentClosePolicy,
-  proxyActivities,
-  setHandler,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
-import type { MainActivities } from '../../activities/mainQueue';
-import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../activities/bench/types';
-import type { EpisodeInput, EpisodeOutcome, Setting } from '../../activities/episode/types';
-import { episodeInputFor, episodeSearchAttributes, episodeWorkflowId } from '../../activities/bench/episodeInput';
+import { ApplicationFailure, continueAsNew, defineQuery, log, ParentClosePolicy, patched, setHandler, startChild } from '@temporalio/workflow';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { errorText } from '../../domain/temporal/errorText';
+import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../domain/bench/types';
+import type { EpisodeInput, EpisodeOutcome, Setting } from '../../domain/episode/types';
+import { episodeInputFor } from '../../domain/bench/episodeInput';
+import { episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/workflowIds';
+import { db, report } from '../proxies/mainQueue';
+import { fanOut } from '../common/fanOut';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
-
-const db = proxyActivities<MainActivities>({
-  taskQueue: TASK_QUEUES.main,
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1s', maximumInterval: '30s', nonRetryableErrorTypes: ['DatasetNotFound', 'EmptySplit', 'MethodNotFound'] },
-});
 
 export const benchmarkProgressQuery = defineQuery<RunTotals & { total: number; inFlight: number; cursor: number }>('progress');
 
 const PAGE = 200;
-
 
 export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<BenchmarkRunResult> {
   const { runId, config } = input;
@@ -38,13 +24,14 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
   const perExecution = Math.max(window, config.episodesPerExecution ?? 500);
   const totals: RunTotals = input.totals ?? { done: 0, failed: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
   const combos: { model: string; setting: Setting; sample: number }[] = [];
-  for (const model of config.models) for (const setting of config.settings) for (let sample = 0; sample < config.samples; sample++) combos.push({ model, setting, sample });
+  for (const model of config.models)
+    for (const setting of config.settings) for (let sample = 0; sample < config.samples; sample++) combos.push({ model, setting, sample });
 
   let methodCount: number;
   try {
     methodCount = (await db.startRun({ runId, config })).methods;
   } catch (err) {
-    await db.finishRun({ runId, status: 'failed', summary: { total: 0, ...totals }, error: (err as Error).message });
+    await db.finishRun({ runId, status: 'failed', summary: { total: 0, ...totals }, error: errorText(err) });
     throw err;
   }
   const total = methodCount * combos.length;
@@ -63,7 +50,7 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
       for (const k of pages.keys()) if (k < offset - PAGE) pages.delete(k);
     }
     const id = (await ids)[m - offset];
-    if (id === undefined) throw ApplicationFailure.nonRetryable(`run ${runId}: no method at position ${m}`, 'RunPlanChanged');
+    if (id === undefined) throw ApplicationFailure.nonRetryable(`run ${runId}: no method at position ${m}`, FAILURE_TYPES.runPlanChanged);
     return id;
   };
 
@@ -81,10 +68,20 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
     const child: EpisodeInput = episodeInputFor(runId, config, methodId, model, setting, sample);
     const { episodeId } = child;
     const fail = async (err: unknown) => {
-      const error = err instanceof Error ? `${err.message}${err.cause instanceof Error ? ` <- ${err.cause.message}` : ''}` : String(err);
+      const error = errorText(err);
       log.warn('episode workflow failed', { episodeId, error });
       await db.recordEpisodeFailure({ runId, episodeId, methodId, model, setting, sample, error: error.slice(0, 4000) });
-      return { episodeId, status: 'failed', endReason: 'workflow_failed', callsMade: 0, turns: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, error } satisfies EpisodeOutcome;
+      return {
+        episodeId,
+        status: 'failed',
+        endReason: 'workflow_failed',
+        callsMade: 0,
+        turns: 0,
+        tokensIn: 0,
+        tokensOut: 0,
+        costUsd: 0,
+        error,
+      } satisfies EpisodeOutcome;
     };
     let outcome: EpisodeOutcome;
     try {
@@ -103,26 +100,28 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
     settle(outcome);
   };
 
-  let startedHere = 0;
-  const running = new Set<Promise<void>>();
-  while (cursor < total) {
-    if (startedHere >= perExecution || workflowInfo().continueAsNewSuggested) break;
-    await condition(() => inFlight < window);
-    const i = cursor++;
-    startedHere++;
+  const indices = function* () {
+    while (cursor < total) yield cursor++;
+  };
+  const counted = async (i: number) => {
     inFlight++;
-    const p: Promise<void> = launch(i).finally(() => {
+    try {
+      await launch(i);
+    } finally {
       inFlight--;
-      running.delete(p);
-    });
-    running.add(p);
-  }
-  await Promise.all([...running]);
+    }
+  };
+  const { failures } = await fanOut(indices(), counted, { window, maxStarts: perExecution });
+  // launch() records its own failures; one here is a bookkeeping activity that failed for good.
+  if (failures[0]) throw failures[0].error;
 
   if (cursor < total) {
     log.info('continuing as new', { runId, cursor, total });
     await continueAsNew<typeof benchmarkRunWorkflow>({ runId, config, cursor, totals });
   }
   await db.finishRun({ runId, status: 'completed', summary: { total, ...totals } });
+  // The run's report, stored in Postgres (scheduled runs produce theirs, with the comparison, in the
+  // parent). Histories recorded before this step replay without it.
+  if (patched('benchmark-report-step') && !config.scheduleId) await report.produceReport({ runId });
   return { runId, total, totals };
 }

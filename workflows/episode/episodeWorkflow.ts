@@ -2,38 +2,23 @@
 // description. The conversation lives in Postgres; this workflow carries step indices, pending calls and
 // totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
 // benchmark run never fails because one episode did.
-import { ApplicationFailure, executeChild, log, ParentClosePolicy, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { PauOutcome } from '../../config/searchAttributes';
-import { TASK_QUEUES } from '../../config/queues';
-import type { MainActivities } from '../../activities/mainQueue';
-import { NON_RETRYABLE_LLM_ERRORS } from '../../activities/llm/errorTypes';
-import { DEFAULT_BUDGETS, type CallOutcome, type EpisodeInput, type EpisodeOutcome, type PendingCall, type TurnInput, type TurnResult } from '../../activities/episode/types';
+import { executeChild, log, ParentClosePolicy, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { PauOutcome } from '../../domain/temporal/searchAttributes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { errorText } from '../../domain/temporal/errorText';
+import { judgeEpisodeSearchAttributes, judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
+import {
+  DEFAULT_BUDGETS,
+  type CallOutcome,
+  type EpisodeInput,
+  type EpisodeOutcome,
+  type PendingCall,
+  type TurnInput,
+  type TurnResult,
+} from '../../domain/episode/types';
+import { db, llm } from '../proxies/mainQueue';
+import { judgeEpisodeWorkflow } from '../judge/judgeEpisodeWorkflow';
 import { runSandboxBatch } from './sandboxBatch';
-
-const db = proxyActivities<MainActivities>({
-  taskQueue: TASK_QUEUES.main,
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1s', maximumInterval: '30s', nonRetryableErrorTypes: ['MethodNotFound', 'MethodUnusable'] },
-});
-
-// A model turn: the request timeout is the model's (at most a few minutes); waiting for a concurrency
-// slot heartbeats. 429/5xx retry with backoff (Retry-After as the next delay); auth/validation do not.
-const llm = proxyActivities<MainActivities>({
-  taskQueue: TASK_QUEUES.main,
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 12, nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS] },
-});
-
-function errorText(err: unknown): string {
-  let e: unknown = err;
-  const parts: string[] = [];
-  while (e instanceof Error && parts.length < 4) {
-    parts.push(e instanceof ApplicationFailure && e.type ? `${e.type}: ${e.message}` : e.message);
-    e = e.cause;
-  }
-  return parts.join(' <- ') || String(err);
-}
 
 export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutcome> {
   const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
@@ -48,7 +33,15 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
     totals.costUsd += r.costUsd;
     nextIdx = r.nextIdx;
   };
-  const base = { episodeId: input.episodeId, methodId: input.methodId, model: input.model, setting: input.setting, budgets, ...(input.params ? { params: input.params } : {}), ...(input.replay ? { replay: true } : {}) };
+  const base = {
+    episodeId: input.episodeId,
+    methodId: input.methodId,
+    model: input.model,
+    setting: input.setting,
+    budgets,
+    ...(input.params ? { params: input.params } : {}),
+    ...(input.replay ? { replay: true } : {}),
+  };
 
   let outcome: EpisodeOutcome;
   let finalDescription: string | null = null;
@@ -57,7 +50,12 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
     nextIdx = prep.nextIdx;
     const runCalls = async (calls: PendingCall[]): Promise<CallOutcome[]> => {
       if (calls.length === 0) return [];
-      const results = await runSandboxBatch(prep.code, prep.entryPoint, calls.map((c) => c.arguments), input.sandboxLimits);
+      const results = await runSandboxBatch(
+        prep.code,
+        prep.entryPoint,
+        calls.map((c) => c.arguments),
+        input.sandboxLimits,
+      );
       callsMade += calls.length;
       return calls.map((c, i) => ({ stepIdx: c.stepIdx, toolCallId: c.toolCallId, arguments: c.arguments, result: results[i]! }));
     };
@@ -67,7 +65,16 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
       const examples = (await runSandboxBatch(prep.code, prep.entryPoint, prep.exampleInputs, input.sandboxLimits)).map(
         (result, i): CallOutcome => ({ stepIdx: nextIdx + i, arguments: prep.exampleInputs[i]!, result }),
       );
-      const r = await llm.agentTurn({ ...base, idx: nextIdx + examples.length, observations: [], examples, signature: prep.signature, entryPoint: prep.entryPoint, mode: 'answer', callsLeft: 0 });
+      const r = await llm.agentTurn({
+        ...base,
+        idx: nextIdx + examples.length,
+        observations: [],
+        examples,
+        signature: prep.signature,
+        entryPoint: prep.entryPoint,
+        mode: 'answer',
+        callsLeft: 0,
+      });
       add(r);
       finalDescription = r.text ?? null;
       endReason = r.text ? 'answered' : r.answer;
@@ -107,7 +114,10 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
         if (r.calls.length === 0 && r.answer !== 'empty_submission' && r.answer !== 'problems_only') prompt = { kind: 'nudge', reason: r.answer };
         if (callsMade >= budgets.maxCalls || turns >= budgets.maxTurns) {
           mode = 'final';
-          prompt = { kind: 'final', reason: callsMade >= budgets.maxCalls ? `You have used all ${budgets.maxCalls} calls.` : `You have used all ${budgets.maxTurns} turns.` };
+          prompt = {
+            kind: 'final',
+            reason: callsMade >= budgets.maxCalls ? `You have used all ${budgets.maxCalls} calls.` : `You have used all ${budgets.maxTurns} turns.`,
+          };
         }
       }
     }
@@ -121,8 +131,26 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
   // before this command existed replay without it).
   if (patched('episode-outcome-search-attribute')) upsertSearchAttributes([{ key: PauOutcome, value: outcome.status }]);
 
-  // Hook 'after episode' (e.g. the judge): a child workflow given the episode id; never fails the episode.
-  if (input.afterEpisode && outcome.status === 'completed') {
+  // The judge step (a child, so its sandbox runs and model calls have their own history). Its failure is
+  // logged and never fails the episode. Histories recorded before this step took a workflow-type hook
+  // (`afterEpisode`, child id `<episode>/after`); they replay through the old branch.
+  if (patched('explicit-judge-step')) {
+    if (input.judge && outcome.status === 'completed') {
+      const { judgeModel } = input.judge;
+      try {
+        await executeChild(judgeEpisodeWorkflow, {
+          args: [{ runId: input.runId, episodeId: input.episodeId, judgeModel }],
+          workflowId: judgeEpisodeWorkflowId(judgeModel, input.episodeId),
+          taskQueue: TASK_QUEUES.main,
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          typedSearchAttributes: judgeEpisodeSearchAttributes(input.runId, judgeModel, input.methodId),
+          staticSummary: `judge ${input.episodeId} with ${judgeModel}`,
+        });
+      } catch (err) {
+        log.warn('judge step failed', { episodeId: input.episodeId, error: errorText(err) });
+      }
+    }
+  } else if (input.afterEpisode && outcome.status === 'completed') {
     try {
       await executeChild(input.afterEpisode.workflowType, {
         args: [{ runId: input.runId, episodeId: input.episodeId }],

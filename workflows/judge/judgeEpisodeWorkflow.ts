@@ -1,32 +1,26 @@
 // Judges one stored episode: description score (judge model), code written from the description (coder
 // model), the sandbox runs of the original and the generated code on held-out and observed inputs, then
-// one upsert of the judgment row keyed (episode, judge model). Called as the episode's after-episode hook
-// (`afterEpisode: { workflowType: 'judgeEpisodeWorkflow' }`) or by judgeRunWorkflow over a stored run.
-import { proxyActivities } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
-import type { JudgeActivities } from '../../activities/judge/activities';
-import type { JudgeEpisodeInput, JudgeEpisodeResult } from '../../activities/judge/types';
-import type { BatchResult, RunBatchInput } from '../../activities/sandbox/schemas';
-
-const judge = proxyActivities<JudgeActivities>({
-  taskQueue: TASK_QUEUES.main,
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: ['JudgeEpisodeNotFound'] },
-});
-
-const sandbox = proxyActivities<{ runMethodBatch(input: RunBatchInput): Promise<BatchResult> }>({
-  taskQueue: TASK_QUEUES.sandbox,
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
-});
+// one upsert of the judgment row keyed (episode, judge model). Started as the episode's judge step or by
+// judgeRunWorkflow over a stored run, with the same workflow id either way (domain/judge/workflowIds.ts).
+import type { JudgeEpisodeInput, JudgeEpisodeResult } from '../../domain/judge/types';
+import { judge } from '../proxies/mainQueue';
+import { sandbox } from '../proxies/sandboxQueue';
 
 export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<JudgeEpisodeResult> {
   const plan = await judge.prepareJudgment(input);
   const { config } = plan;
   if (plan.skip) {
-    return { episodeId: plan.episodeId, judgeModel: config.judgeModel, score: null, unparsable: false, codeMatch: null, statementCoverage: null, branchCoverage: null, contradictsObserved: null, skipped: plan.skip };
+    return {
+      episodeId: plan.episodeId,
+      judgeModel: config.judgeModel,
+      score: null,
+      unparsable: false,
+      codeMatch: null,
+      statementCoverage: null,
+      branchCoverage: null,
+      contradictsObserved: null,
+      skipped: plan.skip,
+    };
   }
   const limits = { resultBytes: config.resultBytes };
   const heldout = [...plan.heldoutGiven, ...plan.heldoutGenerated];
@@ -34,11 +28,15 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel }),
     judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel }),
     heldout.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: heldout, limits }) : Promise.resolve(null),
-    plan.observedArgs.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits }) : Promise.resolve(null),
+    plan.observedArgs.length > 0
+      ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits })
+      : Promise.resolve(null),
   ]);
   const candidateCalls = [...heldout, ...plan.observedArgs];
   const candidate =
-    generated.code && candidateCalls.length > 0 ? await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits }) : null;
+    generated.code && candidateCalls.length > 0
+      ? await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits })
+      : null;
   return judge.recordJudgment({
     plan,
     verdict,

@@ -1,17 +1,13 @@
 // What a benchmark Schedule starts: a benchmark run (a child, with its own id bench/<runId>), then its
-// report compared with the previous run of the same schedule, regressions flagged.
-import { executeChild, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { TASK_QUEUES } from '../../config/queues';
-import { PauKind, PauModel, PauRunId, PauSplit } from '../../config/searchAttributes';
-import type { MainActivities } from '../../activities/mainQueue';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../activities/bench/types';
+// report (produceReport, stored in Postgres) compared with the previous run of the same schedule,
+// regressions flagged.
+import { executeChild, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauRunId } from '../../domain/temporal/searchAttributes';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
+import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
+import { report as ops } from '../proxies/mainQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
-
-const ops = proxyActivities<MainActivities>({
-  taskQueue: TASK_QUEUES.main,
-  startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10 },
-});
 
 export interface ScheduledBenchmarkInput {
   scheduleId: string;
@@ -23,7 +19,8 @@ export interface ScheduledBenchmarkResult {
   result: BenchmarkRunResult;
   previousRunId: string | null;
   regressions: string[];
-  report: string;
+  /** The stored report (`reports.id`); `pau report` writes its files. */
+  reportId: number;
 }
 
 /**
@@ -40,17 +37,15 @@ export async function scheduledBenchmarkWorkflow(input: ScheduledBenchmarkInput)
   const config = { ...input.config, scheduleId: input.scheduleId };
   const result = await executeChild(benchmarkRunWorkflow, {
     args: [{ runId, config }],
-    workflowId: `bench/${runId}`,
+    workflowId: benchWorkflowId(runId),
     taskQueue: TASK_QUEUES.main,
-    typedSearchAttributes: [
-      { key: PauKind, value: 'benchmark' },
-      { key: PauRunId, value: runId },
-      { key: PauModel, value: config.models.join(',') },
-      { key: PauSplit, value: config.split },
-    ],
+    typedSearchAttributes: benchmarkSearchAttributes(runId, config),
     staticSummary: `scheduled benchmark (${input.scheduleId}): ${config.dataset}/${config.split} × ${config.models.join(', ')} × ${config.settings.join(', ')}`,
   });
   const previousRunId = await ops.previousScheduledRun({ scheduleId: input.scheduleId, runId });
-  const report = await ops.writeScheduledReport({ runId, previousRunId });
-  return { runId, result, previousRunId, regressions: report.regressions, report: report.htmlPath };
+  // Histories recorded before reports moved to Postgres called writeScheduledReport (now the same thing).
+  const report = patched('report-in-postgres')
+    ? await ops.produceReport({ runId, ...(previousRunId ? { compare: previousRunId } : {}), regressions: true })
+    : await ops.writeScheduledReport({ runId, previousRunId });
+  return { runId, result, previousRunId, regressions: report.regressions, reportId: report.reportId };
 }

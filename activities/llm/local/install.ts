@@ -11,7 +11,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { env, modelsDir } from '../../../config/env';
-import { catalogueEntry, LOCAL_MODELS, type LocalModelCatalogueEntry } from '../../../config/localModels';
+import { catalogueEntry, LOCAL_MODELS, type LocalModelCatalogueEntry } from '../../../domain/llm/localModels';
 import { withFileLock } from './fileLock';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

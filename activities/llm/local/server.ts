@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { env } from '../../../config/env';
-import { catalogueEntry, type LocalModelCatalogueEntry } from '../../../config/localModels';
+import { catalogueEntry, type LocalModelCatalogueEntry } from '../../../domain/llm/localModels';
 import type { ModelSpec } from '../../../config/models';
 import { readOrCreateSecret } from '../../../config/secrets';
 import { portOpen, runningPid, sleep, spawnDetached, stopPid } from '../../../scripts/lib/processes';

@@ -1,0 +1,22 @@
+// The input of one episode of a benchmark run, from the run's config. Pure (no I/O): used inside
+// workflows, by the benchmark run and by reruns of failed episodes, so both start identical episodes.
+import type { BenchmarkConfig } from './types';
+import { episodeIdOf, type EpisodeInput, type Setting } from '../episode/types';
+
+export function episodeInputFor(runId: string, config: BenchmarkConfig, methodId: string, model: string, setting: Setting, sample: number): EpisodeInput {
+  return {
+    runId,
+    episodeId: episodeIdOf(runId, methodId, model, setting, sample),
+    methodId,
+    model,
+    setting,
+    sample,
+    split: config.split,
+    ...(config.budgets ? { budgets: config.budgets } : {}),
+    ...(config.k !== undefined ? { k: config.k } : {}),
+    ...(config.params ? { params: config.params } : {}),
+    ...(config.replay ? { replay: true } : {}),
+    ...(config.sandboxLimits ? { sandboxLimits: config.sandboxLimits } : {}),
+    ...(config.judgeModel ? { judge: { judgeModel: config.judgeModel } } : {}),
+  };
+}

@@ -1,0 +1,52 @@
+// Types shared by the benchmark-run activities, the workflow and the CLI.
+import type { ModelParams } from '../../config/models';
+import type { EpisodeBudgets, Setting } from '../episode/types';
+import type { SandboxLimits } from '../sandbox/schemas';
+
+export interface BenchmarkConfig {
+  dataset: string;
+  split: string;
+  models: string[];
+  settings: Setting[];
+  /** Samples per method × model × setting. */
+  samples: number;
+  /** Only the first N methods of the split (in dataset order). */
+  limit?: number;
+  /** Or an explicit list of method ids (tests, reruns of a subset); takes precedence over dataset/split. */
+  methodIds?: string[];
+  budgets?: Partial<EpisodeBudgets>;
+  k?: number;
+  params?: ModelParams;
+  replay?: boolean;
+  sandboxLimits?: SandboxLimits;
+  /** Child workflows in flight (default 50). */
+  window?: number;
+  /** Episodes started per workflow execution before continue-as-new (default 500). */
+  episodesPerExecution?: number;
+  /** Judge each completed episode with this model, as the episode's last step (unset: no judging). */
+  judgeModel?: string;
+  /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */
+  scheduleId?: string;
+}
+
+export interface RunTotals {
+  done: number;
+  failed: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export interface BenchmarkRunInput {
+  runId: string;
+  config: BenchmarkConfig;
+  /** Carried over continue-as-new. */
+  cursor?: number;
+  totals?: RunTotals;
+}
+
+export interface BenchmarkRunResult {
+  runId: string;
+  total: number;
+  totals: RunTotals;
+}

@@ -1,0 +1,53 @@
+// What the dataset build needs from the sandbox (activities/sandbox), typed by the sandbox contract
+// (domain/sandbox/schemas), not by the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
+// `fromSandboxBatch` classifies the sandbox's per-call results for the filters.
+import type { BuildLimits } from '../../datasets/config';
+import type { ClassifiedCall } from '../../datasets/filters';
+import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
+
+export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'>;
+
+export interface PortDeterminism {
+  deterministic: boolean;
+  stateless: boolean;
+  flags: string[];
+}
+
+export interface PortRunInput {
+  source: string;
+  entry: string;
+  calls: string[];
+  limits?: SandboxLimits;
+}
+
+export interface DatasetSandbox {
+  runBatch(input: PortRunInput): Promise<PortBatchResult>;
+  /** The sandbox's own determinism / statelessness check; without it the build runs the batch twice. */
+  checkDeterminism?(input: PortRunInput): Promise<PortDeterminism>;
+}
+
+const LIMIT_ERRORS = new Set(['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit']);
+const SANDBOX_ERRORS = new Set(['BadArguments', 'EntryNotFound', 'SandboxError']);
+
+/** True when the typed encoding holds a value that is not a Python literal (an `other` object). */
+export function hasNonLiteral(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some(hasNonLiteral);
+  if ('other' in v) return true;
+  return Object.values(v).some(hasNonLiteral);
+}
+
+export function fromSandboxBatch(b: PortBatchResult): { sourceError?: string; calls: ClassifiedCall[] } {
+  const calls = b.results.map((r: CallResult): ClassifiedCall => {
+    if (r.ok) return { ok: true, repr: r.repr, isNone: r.value === null, literal: !hasNonLiteral(r.value) };
+    const t = r.error.type;
+    if (LIMIT_ERRORS.has(t)) return { ok: false, limit: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
+    if (SANDBOX_ERRORS.has(t)) return { ok: false, sandboxError: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
+    return { ok: false, excType: t, message: r.error.message };
+  });
+  return b.sourceError ? { sourceError: `${b.sourceError.type}: ${b.sourceError.message}`.slice(0, 500), calls } : { calls };
+}
+
+export function portLimits(l: BuildLimits): SandboxLimits {
+  return { timeoutMs: l.timeoutMs, memoryMb: l.memoryMb };
+}

@@ -1,0 +1,126 @@
+// Types shared by the episode activities and workflows (type-only imports from workflow code).
+import type { ModelParams } from '../../config/models';
+import type { CallResult, SandboxLimits } from '../sandbox/schemas';
+
+export const SETTINGS = ['interactive', 'in-context'] as const;
+export type Setting = (typeof SETTINGS)[number];
+
+export interface EpisodeBudgets {
+  /** Method calls the agent may make (default 20). */
+  maxCalls: number;
+  /** Model turns before the agent is asked for its final description (default 20). */
+  maxTurns: number;
+  /**
+   * Consecutive turns without progress (no valid call run, no description submitted) after which the
+   * episode ends early with end reason `no_progress` instead of burning the turn budget (default 3).
+   */
+  maxIdleTurns: number;
+}
+export const DEFAULT_BUDGETS: EpisodeBudgets = { maxCalls: 20, maxTurns: 20, maxIdleTurns: 3 };
+/** In-context examples: the first k probe inputs (all of them when k is unset). */
+export const DEFAULT_IN_CONTEXT_K = 10;
+
+export interface EpisodeInput {
+  runId: string;
+  /** `${runId}/${methodId}/${model}/${setting}/${sample}` (see episodeIdOf). */
+  episodeId: string;
+  methodId: string;
+  model: string;
+  setting: Setting;
+  sample: number;
+  split?: string;
+  budgets?: Partial<EpisodeBudgets>;
+  /** In-context: how many probe inputs become examples. */
+  k?: number;
+  /** Model params overriding the model's defaults. */
+  params?: ModelParams;
+  /** Answer model calls from the cache even when params are not deterministic (replaying a run). */
+  replay?: boolean;
+  sandboxLimits?: SandboxLimits;
+  /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
+  judge?: { judgeModel: string };
+  /** @deprecated Inputs recorded before the explicit judge step carried a workflow type; kept so their histories replay. */
+  afterEpisode?: { workflowType: string; taskQueue?: string };
+}
+
+export interface PreparedEpisode {
+  code: string;
+  entryPoint: string;
+  signature: string;
+  /** In-context: the example inputs (first k probe inputs). Interactive: []. */
+  exampleInputs: string[];
+  /** The next free step index. */
+  nextIdx: number;
+}
+
+export interface PendingCall {
+  /** The step index reserved for this call's observation. */
+  stepIdx: number;
+  toolCallId: string;
+  arguments: string;
+}
+
+export interface CallOutcome {
+  stepIdx: number;
+  toolCallId?: string;
+  arguments: string;
+  result: CallResult;
+}
+
+export type TurnMode = 'explore' | 'final' | 'answer';
+export type AnswerKind = 'tool_calls' | 'submitted' | 'empty_submission' | 'text' | 'refusal' | 'empty' | 'problems_only';
+
+export interface TurnInput {
+  episodeId: string;
+  methodId: string;
+  model: string;
+  setting: Setting;
+  /** The next free step index. */
+  idx: number;
+  /** Results of the previous turn's calls, persisted at their reserved indices before the model is called. */
+  observations: CallOutcome[];
+  /** In-context: the examples (persisted as `example` steps, shown in the user prompt). */
+  examples?: CallOutcome[];
+  /** In-context: how the prompt names the function. */
+  signature?: string;
+  entryPoint?: string;
+  /** A user message to add before the model's turn. */
+  prompt?: { kind: 'nudge' | 'final'; reason: string };
+  mode: TurnMode;
+  callsLeft: number;
+  budgets: EpisodeBudgets;
+  params?: ModelParams;
+  replay?: boolean;
+}
+
+export interface TurnResult {
+  nextIdx: number;
+  /** Valid calls to run in the sandbox (their steps are reserved, observations pending). */
+  calls: PendingCall[];
+  answer: AnswerKind;
+  /** The submitted description, or the plain-text answer. */
+  text?: string;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  cached: boolean;
+  /** Tool calls recorded as problems (malformed JSON, unknown tool, over budget, ...). */
+  problems: number;
+}
+
+export type EpisodeStatus = 'completed' | 'failed';
+export interface EpisodeOutcome {
+  episodeId: string;
+  status: EpisodeStatus;
+  endReason: string;
+  callsMade: number;
+  turns: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  error?: string;
+}
+
+export function episodeIdOf(runId: string, methodId: string, model: string, setting: Setting, sample: number): string {
+  return `${runId}/${methodId}/${model}/${setting}/${sample}`;
+}

@@ -1,0 +1,94 @@
+// Per-episode diagnostics: how the agent explored, and whether its final hypothesis contradicts what it
+// had already seen (the paper's main failure: 43.3% of failures). Pure code, no I/O.
+import { isAgentError } from '../episode/observation';
+import type { ObservedCall } from '../episode/observedCalls';
+import type { Outcome } from '../sandbox/schemas';
+import { outcomesEqual, type EqualityOptions } from './outcomeEquality';
+
+export { isAgentError };
+
+/** What diagnostics read of an observed call (every ObservedCall is one). */
+export type Observation = Pick<ObservedCall, 'arguments'> & { result: Outcome };
+
+export interface EpisodeDiagnostics {
+  /** Calls the agent made (interactive) or examples it was given (in-context). */
+  calls: number;
+  distinctCalls: number;
+  /** Calls whose arguments (whitespace-insensitive) repeat an earlier call's. */
+  repeatedCalls: number;
+  /** Observations that were exceptions (any type). */
+  errors: number;
+  /** Of those, the agent's own mistakes: unparsable arguments or a wrong number of arguments. */
+  agentErrors: number;
+  /** Observed inputs the generated code was checked on, and how many it got wrong; null: not checked. */
+  observedChecked: number | null;
+  contradictions: number | null;
+  /** The generated code disagrees with at least one example the agent had seen. Null: no code to check. */
+  contradictsObserved: boolean | null;
+  /** Coverage below the threshold (branch coverage when the method has branches, else statements). */
+  underExplored: boolean | null;
+  underExploredThreshold: number;
+  /** The judge's answer could not be parsed, even after one retry. */
+  unparsable: boolean;
+  /** Code match had no generated code (the writer's answer held none). */
+  noCode: boolean;
+}
+
+export const DEFAULT_UNDER_EXPLORED = 0.75;
+
+export function explorationCounts(
+  observed: readonly Observation[],
+): Pick<EpisodeDiagnostics, 'calls' | 'distinctCalls' | 'repeatedCalls' | 'errors' | 'agentErrors'> {
+  const seen = new Set<string>();
+  let repeated = 0;
+  let errors = 0;
+  let agentErrors = 0;
+  for (const c of observed) {
+    const key = c.arguments.replace(/\s+/g, '');
+    if (seen.has(key)) repeated++;
+    seen.add(key);
+    if (!c.result.ok) errors++;
+    if (isAgentError(c.result)) agentErrors++;
+  }
+  return { calls: observed.length, distinctCalls: seen.size, repeatedCalls: repeated, errors, agentErrors };
+}
+
+/**
+ * Compares the generated code's outcomes on the observed inputs with what the agent observed. Calls that
+ * were the agent's own mistakes (bad arguments, wrong arity) or sandbox limits are not evidence and are
+ * skipped. `generated[i]` is the generated code's outcome on `observed[i].arguments`.
+ */
+export function contradictions(
+  observed: readonly Observation[],
+  generated: readonly (Outcome | undefined)[],
+  equality: Partial<EqualityOptions> = {},
+): { checked: number; contradictions: number } {
+  let checked = 0;
+  let bad = 0;
+  observed.forEach((c, i) => {
+    const g = generated[i];
+    if (!g || !isEvidence(c.result)) return;
+    checked++;
+    if (!observedEqual(c.result, g, equality)) bad++;
+  });
+  return { checked, contradictions: bad };
+}
+
+/** Compares with the observation's typed value, or its repr when an older row stored no value. */
+function observedEqual(o: Outcome, g: Outcome, equality: Partial<EqualityOptions>): boolean {
+  if (o.ok && o.value === undefined) return g.ok && g.repr === o.repr;
+  return outcomesEqual(o, g, equality);
+}
+
+/** An observation that says something about the method (not the agent's typo, not a sandbox limit). */
+export function isEvidence(r: Outcome): boolean {
+  if (r.ok) return true;
+  if (isAgentError(r)) return false;
+  const type = r.error.type;
+  return !(/timeout/i.test(type) || /Limit$/.test(type) || type === 'SandboxError');
+}
+
+export function underExplored(statement: number | null, branch: number | null, branchTotal: number, threshold = DEFAULT_UNDER_EXPLORED): boolean | null {
+  const c = branchTotal > 0 ? branch : statement;
+  return c === null || c === undefined ? null : c < threshold;
+}

@@ -1,0 +1,105 @@
+// The description judge: its prompt (a 1-5 rubric whose every level is anchored in words) and the parser
+// of its answer (the last `SCORE: n` line wins). Pure code, no I/O.
+//
+// The judge sees the method's code (the ground truth), the gold description when the source has one
+// (CruxEval has none: the judge then works from the code alone) and the agent's description. It never
+// sees the agent's trajectory: the score is about the final description only.
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface JudgeInput {
+  signature: string;
+  code: string;
+  goldDescription: string | null;
+  agentDescription: string;
+}
+
+export const RUBRIC: Record<1 | 2 | 3 | 4 | 5, string> = {
+  5: 'Complete and correct: states what the function returns for every kind of input, including edge cases and the errors it raises; a programmer could reimplement it exactly from the description.',
+  4: 'Correct on the main behaviour, with one minor gap or slip (an edge case, an error condition, a formatting detail) that would make a reimplementation differ only on unusual inputs.',
+  3: 'Partly correct: the general purpose is right, but a significant part is wrong or missing (a condition, a transformation step, the return type), so a reimplementation would be wrong on many ordinary inputs.',
+  2: 'Mostly wrong: a few surface facts are right (what it takes, the kind of thing it returns) but the core behaviour is wrong or missing.',
+  1: 'Wrong or empty: contradicts the behaviour, describes something unrelated, or says nothing that can be checked.',
+};
+
+export const JUDGE_SYSTEM = [
+  'You grade descriptions of Python functions. A researcher could not read the function; they called it as a black box',
+  'and wrote a description of what it does. You can read the code. Judge how accurately and completely the',
+  "description captures the function's behaviour.",
+  '',
+  'Rules:',
+  '- The code is the ground truth. A reference description, when given, is a help; where it and the code disagree, the code wins.',
+  '- Judge behaviour, not wording: a different but equivalent explanation is fully correct.',
+  '- Do not reward length, hedging or lists of alternative guesses: judge what the description commits to.',
+  '- Ignore performance and implementation details that do not change results.',
+  '',
+  'Rubric:',
+  ...([5, 4, 3, 2, 1] as const).map((n) => `${n} - ${RUBRIC[n]}`),
+  '',
+  'Answer with a short rationale (at most a few sentences), then a final line of exactly the form',
+  'SCORE: n',
+  'where n is an integer from 1 to 5.',
+].join('\n');
+
+/** Wraps text in a tagged block; the tags are part of the contract the scripted judge parses. */
+export function block(tag: string, text: string): string {
+  return `<${tag}>\n${text.trim()}\n</${tag}>`;
+}
+
+/** Reads a tagged block back (the last one of that tag); undefined when absent. */
+export function readBlock(text: string, tag: string): string | undefined {
+  const re = new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`, 'g');
+  let found: string | undefined;
+  for (const m of text.matchAll(re)) found = m[1];
+  return found;
+}
+
+export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
+  const parts = [
+    `Function signature: ${input.signature.trim()}`,
+    '',
+    "The function's code:",
+    block('method_code', input.code),
+    '',
+    input.goldDescription && input.goldDescription.trim()
+      ? `Reference description (written by the benchmark's authors):\n${block('reference_description', input.goldDescription)}`
+      : 'There is no reference description for this function: judge against the code alone.',
+    '',
+    'The description to grade:',
+    block('candidate_description', input.agentDescription.trim() === '' ? '(empty)' : input.agentDescription),
+    '',
+    'Give your rationale, then the final line `SCORE: n`.',
+  ];
+  return [
+    { role: 'system', content: JUDGE_SYSTEM },
+    { role: 'user', content: parts.join('\n') },
+  ];
+}
+
+/** The follow-up sent once when the judge's answer had no parsable score. */
+export const JUDGE_RETRY_PROMPT =
+  'Your answer did not end with a parsable score. Reply with one line of exactly the form `SCORE: n`, where n is an integer from 1 to 5.';
+
+// `SCORE: 4`, `**SCORE: 4**`, `Score: **4**`, `SCORE = 4`, `SCORE: 4/5`, `SCORE: 4.0`, `### SCORE: 4`.
+const SCORE_LINE = /(?:^|[^A-Za-z])score\**\s*[:=]\s*\**\s*([0-9]+(?:\.[0-9]+)?)\s*(?:\/\s*5)?\s*\**\s*\.?\s*$/i;
+
+/**
+ * The score of a judge's answer: the last line that reads `SCORE: n` with an integer n in 1..5 (markdown
+ * emphasis and headings tolerated). Null when there is none.
+ */
+export function parseScore(text: string | null | undefined): number | null {
+  if (!text) return null;
+  const lines = text.split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = (lines[i] as string).replace(/[`_]/g, '').trim();
+    const m = SCORE_LINE.exec(line);
+    if (!m) continue;
+    const v = Number(m[1]);
+    if (Number.isInteger(v) && v >= 1 && v <= 5) return v;
+    return null; // the last score line is the answer; an out-of-range or fractional one is unparsable
+  }
+  return null;
+}

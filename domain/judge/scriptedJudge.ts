@@ -1,0 +1,119 @@
+// The scripted mock model playing JUDGE and CODE WRITER (not a language model; every reply says so).
+// The mock server (activities/llm/mock/) dispatches here when a request carries the judge's or the code
+// writer's system prompt; other requests (agent turns) go to its own policies. Pure code, no I/O.
+//
+//   judge  oracle: scores the candidate description by its word overlap with the reference (gold)
+//                  description: identical -> 5 ... unrelated -> 1; with no reference, an empty or
+//                  "I do not know" description gets 1, anything else 3.
+//          null:   answers without a score (exercises the retry and the `unparsable` record).
+//          random: a seeded random score from 1 to 5.
+//   coder  oracle: writes the method's original code when the description matches the gold (overlap
+//                  >= 0.9), a function that returns None otherwise.
+//          null / random: the function that returns None.
+import { CODER_SYSTEM } from './coderPrompt';
+import { JUDGE_SYSTEM, readBlock } from './judgePrompt';
+
+export const SCRIPTED_MARK = '[scripted mock model — not a real LLM]';
+
+export interface ScriptedMethod {
+  id?: string;
+  entryPoint?: string | null;
+  goldDescription?: string | null;
+  /** The method's source: needed by the oracle code writer only. */
+  code?: string | null;
+}
+
+interface Msg {
+  role: string;
+  content?: unknown;
+}
+
+export type ScriptedReply = { kind: 'message'; content: string; toolCalls: [] };
+
+export type ScriptedRole = 'judge' | 'coder';
+
+function text(m: Msg | undefined): string {
+  if (!m) return '';
+  if (typeof m.content === 'string') return m.content;
+  if (Array.isArray(m.content)) return m.content.map((p) => (typeof p === 'object' && p && 'text' in p ? String((p as { text: unknown }).text) : '')).join('');
+  return '';
+}
+
+/** Which scripted role a request asks for, by its system prompt; undefined for anything else. */
+export function scriptedRole(messages: readonly Msg[]): ScriptedRole | undefined {
+  const sys = text(messages.find((m) => m.role === 'system'));
+  if (sys === JUDGE_SYSTEM) return 'judge';
+  if (sys === CODER_SYSTEM) return 'coder';
+  return undefined;
+}
+
+function words(s: string): string[] {
+  return s
+    .replace(SCRIPTED_MARK, ' ')
+    .toLowerCase()
+    .split(/[^a-z0-9_]+/)
+    .filter((w) => w.length > 0);
+}
+
+/** Word-set overlap (Jaccard) of two descriptions, ignoring the scripted mark, case and punctuation. */
+export function overlap(a: string, b: string): number {
+  const x = new Set(words(a));
+  const y = new Set(words(b));
+  if (x.size === 0 && y.size === 0) return 1;
+  let inter = 0;
+  for (const w of x) if (y.has(w)) inter++;
+  return inter / (x.size + y.size - inter);
+}
+
+function seed(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+const CLUELESS = /^(\(empty\)|i do not know[\s\S]*|no gold description[\s\S]*)$/i;
+
+/** Whether a description quotes the method's own code (the oracle's answer for code-only methods). */
+export function quotesCode(description: string, code: string | null | undefined): boolean {
+  const squash = (s: string) => s.replace(/\s+/g, '');
+  return !!code && squash(code).length > 0 && squash(description).includes(squash(code));
+}
+
+export function oracleJudgeScore(candidate: string, reference: string | undefined, code?: string | null): number {
+  const c = candidate.replace(SCRIPTED_MARK, '').trim();
+  if (c === '' || CLUELESS.test(c)) return 1;
+  if (reference === undefined) return quotesCode(c, code) ? 5 : 3;
+  const o = overlap(c, reference);
+  return o >= 0.9 ? 5 : o >= 0.7 ? 4 : o >= 0.45 ? 3 : o >= 0.2 ? 2 : 1;
+}
+
+const msg = (content: string): ScriptedReply => ({ kind: 'message', content: `${SCRIPTED_MARK} ${content}`, toolCalls: [] });
+
+/**
+ * The scripted judge's or code writer's reply, or undefined when the request is neither (or the policy has
+ * no such behaviour: the server's own policy then answers, e.g. `refuse` or `empty`).
+ */
+export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg[], method?: ScriptedMethod): ScriptedReply | undefined {
+  const role = scriptedRole(messages);
+  if (!role || !['oracle', 'null', 'random'].includes(policy)) return undefined;
+  const user = text(messages.find((m) => m.role === 'user'));
+  if (role === 'judge') {
+    const candidate = readBlock(user, 'candidate_description') ?? '';
+    const reference = readBlock(user, 'reference_description');
+    if (policy === 'null') return msg('I cannot judge this description.');
+    if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (seed(candidate + (reference ?? '')) % 5)}`);
+    const score = oracleJudgeScore(candidate, reference, method?.code);
+    const why =
+      reference === undefined
+        ? 'No reference description; scored on whether the description commits to anything.'
+        : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
+    return msg(`${why}\nSCORE: ${score}`);
+  }
+  const description = readBlock(user, 'description') ?? '';
+  const entry = method?.entryPoint ?? /must be named `([^`]+)`/.exec(user)?.[1] ?? 'f';
+  const gold = method?.goldDescription ?? undefined;
+  if (policy === 'oracle' && method?.code && ((gold && overlap(description, gold) >= 0.9) || (!gold && quotesCode(description, method.code)))) {
+    return msg(`The description matches; here is the function.\n\`\`\`python\n${method.code.replace(/\s+$/, '')}\n\`\`\``);
+  }
+  return msg(`I cannot implement this from the description.\n\`\`\`python\ndef ${entry}(*args, **kwargs):\n    return None\n\`\`\``);
+}

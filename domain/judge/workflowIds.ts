@@ -1,0 +1,24 @@
+// Workflow ids and search attributes of judging: one scheme for a judged episode whichever path starts it
+// (the episode's judge step or a judge run), so `PauRunId = 'X' AND PauKind = 'judge'` lists them all.
+import type { SearchAttributePair } from '@temporalio/common';
+import { PauKind, PauMethodId, PauModel, PauRunId } from '../temporal/searchAttributes';
+
+export function judgeEpisodeWorkflowId(judgeModel: string, episodeId: string): string {
+  return `judge/${judgeModel}/${episodeId}`;
+}
+
+export function judgeRunWorkflowId(runId: string, judgeModel: string): string {
+  return `judge/${judgeModel}/${runId}`;
+}
+
+export function judgeRunSearchAttributes(runId: string, judgeModel: string): SearchAttributePair[] {
+  return [
+    { key: PauKind, value: 'judge' },
+    { key: PauRunId, value: runId },
+    { key: PauModel, value: judgeModel },
+  ];
+}
+
+export function judgeEpisodeSearchAttributes(runId: string, judgeModel: string, methodId: string): SearchAttributePair[] {
+  return [...judgeRunSearchAttributes(runId, judgeModel), { key: PauMethodId, value: methodId }];
+}

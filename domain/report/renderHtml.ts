@@ -1,0 +1,250 @@
+// The report as one static HTML file: opens from disk without a server, no external assets (styles and
+// plots inline; plots are hand-built SVG). Pure code.
+import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
+import { seededRandom } from './stats';
+import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
+
+/** A run as the report shows it. */
+export interface RunInfo {
+  id: string;
+  kind: string;
+  status: string;
+  config: unknown;
+  workflowId: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface ReportDocument {
+  runId: string;
+  generatedAt: string;
+  run: RunInfo | null;
+  judgeModel: string | null;
+  /** The judge is a small local model (not the paper's judge; the report says so). */
+  judgeIsLocal?: boolean;
+  otherJudgeModels: string[];
+  summary: RunSummary;
+  episodes: EpisodeRow[];
+  compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[] };
+  notes: string[];
+  /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
+  toolCallSources?: ToolCallSourceRow[];
+}
+
+export function esc(s: unknown): string {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+function table(headers: string[], rows: string[][], rawCols: number[] = []): string {
+  const head = headers.map((h) => `<th>${esc(h)}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td>${rawCols.includes(i) ? c : esc(c)}</td>`).join('')}</tr>`).join('\n');
+  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+
+/** Grouped bars: for each model x setting, the share of judged episodes at each score (and unparsable). */
+export function scoreDistributionSvg(s: RunSummary): string {
+  const dists = s.distribution;
+  const cats = ['1', '2', '3', '4', '5', 'unparsable'] as const;
+  const W = 640;
+  const H = 260;
+  const m = { l: 40, r: 10, t: 10, b: 40 };
+  const pw = W - m.l - m.r;
+  const ph = H - m.t - m.b;
+  const groupW = pw / cats.length;
+  const barW = Math.max(2, (groupW * 0.8) / Math.max(1, dists.length));
+  const parts: string[] = [];
+  for (let t = 0; t <= 4; t++) {
+    const y = m.t + ph - (ph * t) / 4;
+    parts.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${m.l - 4}" y="${y + 4}" text-anchor="end" font-size="10">${t * 25}%</text>`,
+    );
+  }
+  cats.forEach((c, ci) => {
+    parts.push(
+      `<text x="${m.l + groupW * ci + groupW / 2}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${c === 'unparsable' ? 'unparsable' : `score ${c}`}</text>`,
+    );
+    dists.forEach((d, di) => {
+      const total = Object.values(d.counts).reduce((a, b) => a + b, 0) || 1;
+      const share = d.counts[c] / total;
+      const h = ph * share;
+      const x = m.l + groupW * ci + groupW * 0.1 + barW * di;
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${(m.t + ph - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${PALETTE[di % PALETTE.length]}"><title>${esc(`${d.model} / ${d.setting}: ${d.counts[c]} of ${total}`)}</title></rect>`,
+      );
+    });
+  });
+  const legend = dists
+    .map((d, di) => `<span class="key"><i style="background:${PALETTE[di % PALETTE.length]}"></i>${esc(d.model)} / ${esc(d.setting)}</span>`)
+    .join(' ');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="score distribution">${parts.join('')}</svg><div class="legend">${legend}</div>`;
+}
+
+/** Scatter: statement coverage (x) against description score (y), one dot per judged episode, jittered. */
+export function coverageScatterSvg(rows: EpisodeRow[]): string {
+  const W = 640;
+  const H = 300;
+  const m = { l: 40, r: 10, t: 10, b: 40 };
+  const pw = W - m.l - m.r;
+  const ph = H - m.t - m.b;
+  const keys = [...new Set(rows.map((r) => `${r.model} / ${r.setting}`))].sort();
+  const rand = seededRandom(7);
+  const parts: string[] = [];
+  for (let s = 1; s <= 5; s++) {
+    const y = m.t + ph - (ph * (s - 0.5)) / 5;
+    parts.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y}" y2="${y}" stroke="#eee"/><text x="${m.l - 4}" y="${y + 4}" text-anchor="end" font-size="10">${s}</text>`,
+    );
+  }
+  for (let t = 0; t <= 4; t++) {
+    const x = m.l + (pw * t) / 4;
+    parts.push(
+      `<line x1="${x}" x2="${x}" y1="${m.t}" y2="${m.t + ph}" stroke="#eee"/><text x="${x}" y="${H - m.b + 14}" text-anchor="middle" font-size="10">${t * 25}%</text>`,
+    );
+  }
+  parts.push(`<text x="${m.l + pw / 2}" y="${H - 6}" text-anchor="middle" font-size="11">statement coverage</text>`);
+  parts.push(`<text x="12" y="${m.t + ph / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${m.t + ph / 2})">score</text>`);
+  for (const r of rows) {
+    if (r.score === null || r.statementCoverage === null) continue;
+    const k = keys.indexOf(`${r.model} / ${r.setting}`);
+    const x = m.l + pw * Math.min(1, Math.max(0, r.statementCoverage)) + (rand() - 0.5) * 6;
+    const y = m.t + ph - (ph * (r.score - 0.5)) / 5 + (rand() - 0.5) * (ph / 5) * 0.6;
+    parts.push(
+      `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${PALETTE[k % PALETTE.length]}" fill-opacity="0.7"><title>${esc(`${r.methodId} ${r.model} / ${r.setting}: score ${r.score}, coverage ${(100 * r.statementCoverage).toFixed(0)}%`)}</title></circle>`,
+    );
+  }
+  const legend = keys.map((k, i) => `<span class="key"><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(k)}</span>`).join(' ');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="coverage against score">${parts.join('')}</svg><div class="legend">${legend}</div>`;
+}
+
+const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
+const num = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
+
+export function renderHtml(doc: ReportDocument): string {
+  const s = doc.summary;
+  const head = headlineRows(s);
+  const sections: string[] = [];
+  sections.push(
+    `<h2>Headline: model × setting</h2><p>Means with 95% bootstrap intervals. n = judged / episodes. Fail = score ≤ 2.</p>${table(head.headers, head.rows)}`,
+  );
+  if (doc.compare) {
+    const rows = doc.compare.deltas.map((d) => [
+      d.model,
+      d.setting,
+      METRIC_LABEL[d.metric],
+      num(d.current, 3),
+      num(d.previous, 3),
+      d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
+    ]);
+    sections.push(
+      `<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
+    );
+  }
+  if (s.paired.length > 0) {
+    const rows = s.paired.map((p) => [p.model, METRIC_LABEL[p.metric], fmtEstimate(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
+    sections.push(
+      `<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`,
+    );
+  }
+  if (doc.toolCallSources && doc.toolCallSources.length > 0) {
+    const t = toolCallSourceTable(doc.toolCallSources);
+    sections.push(`<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`);
+  }
+  sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
+  sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
+  {
+    const rows = s.bySource.map((g) => [
+      g.source ?? '',
+      g.model,
+      g.setting,
+      `${g.judged}/${g.episodes}`,
+      ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
+    ]);
+    sections.push(`<h2>Per source</h2>${table(['source', 'model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m])], rows)}`);
+  }
+  {
+    const rows = s.diagnostics.map((d) => [
+      d.model,
+      d.setting,
+      String(d.failures),
+      `${d.contradictsObserved}`,
+      pct(d.failuresContradicting),
+      `${d.underExplored}`,
+      pct(d.failuresUnderExplored),
+      num(d.meanCalls, 1),
+      num(d.meanRepeatedCalls, 1),
+      num(d.meanErrors, 1),
+      num(d.meanAgentErrors, 1),
+      String(d.noCode),
+      String(d.unparsable),
+    ]);
+    sections.push(
+      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold.</p>` +
+        table(
+          [
+            'model',
+            'setting',
+            'failures',
+            'contradicts observed',
+            'of failures',
+            'under-explored',
+            'of failures',
+            'calls',
+            'repeated',
+            'errors',
+            'agent errors',
+            'no code',
+            'unparsable',
+          ],
+          rows,
+        ),
+    );
+  }
+  {
+    const rows = s.groups.map((g) => [
+      g.model,
+      g.setting,
+      String(g.episodes),
+      String(g.failedEpisodes),
+      String(g.tokensIn),
+      String(g.tokensOut),
+      `$${g.costUsd.toFixed(4)}`,
+    ]);
+    rows.push(['total', '', String(s.totals.episodes), '', String(s.totals.tokensIn), String(s.totals.tokensOut), `$${s.totals.costUsd.toFixed(4)}`]);
+    sections.push(`<h2>Tokens and cost (agents)</h2>${table(['model', 'setting', 'episodes', 'failed', 'tokens in', 'tokens out', 'cost'], rows)}`);
+  }
+  {
+    const rows = doc.episodes.map((e) => [
+      esc(e.methodId),
+      esc(e.model),
+      esc(e.setting),
+      String(e.sample),
+      esc(e.status),
+      e.score === null ? (e.unparsable ? 'unparsable' : '-') : String(e.score),
+      pct(e.codeMatch),
+      pct(e.statementCoverage),
+      pct(e.branchCoverage),
+      esc(e.diagnostics?.contradictsObserved ? 'contradicts' : ''),
+      e.uiLink ? `<a href="${esc(e.uiLink)}">${esc(e.workflowId)}</a>` : '-',
+    ]);
+    sections.push(
+      `<h2>Episodes</h2><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI'], rows, [0, 1, 2, 4, 9, 10])}</details>`,
+    );
+  }
+  const notes = doc.notes.map((n) => `<li>${esc(n)}</li>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>PAU report ${esc(doc.runId)}</title>
+<style>
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:1200px}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
+th{background:#f3f3f3}tbody tr:nth-child(even){background:#fafafa}.legend{font-size:12px;margin-bottom:1em}
+.key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}code{background:#f3f3f3;padding:0 3px}
+</style></head><body>
+<h1>PAU benchmark report</h1>
+<p>Run <code>${esc(doc.runId)}</code>${doc.run ? ` (${esc(doc.run.kind)}, ${esc(doc.run.status)})` : ''}; judge model <code>${esc(doc.judgeModel ?? 'none')}</code>${doc.otherJudgeModels.length ? `; also judged by ${doc.otherJudgeModels.map((m) => `<code>${esc(m)}</code>`).join(', ')}` : ''}; generated ${esc(doc.generatedAt)}.</p>
+${notes ? `<ul>${notes}</ul>` : ''}
+${sections.join('\n')}
+</body></html>
+`;
+}

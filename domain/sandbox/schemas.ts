@@ -1,0 +1,185 @@
+// The sandbox contract as zod schemas; every TypeScript type here is inferred from them. The executor's
+// wire protocol (sandbox/executor.py) is validated with the same schemas, so a drift fails loudly.
+import { z } from 'zod';
+
+/** A call's arguments: one Python-literal string per argument, or one string with the whole list. */
+export const callSpecSchema = z.union([z.array(z.string().max(1_000_000)).max(64), z.string().max(1_000_000)]);
+export type CallSpec = z.infer<typeof callSpecSchema>;
+
+export const limitsSchema = z.object({
+  timeoutMs: z.number().int().min(10).max(600_000),
+  memoryMb: z.number().int().min(32).max(65_536),
+  stdoutBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(64 * 1024 * 1024),
+  recursionLimit: z.number().int().min(50).max(100_000),
+  resultBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024),
+});
+export type Limits = z.infer<typeof limitsSchema>;
+/** Limits a caller overrides (the rest are the sandbox's defaults): the one limits type of callers. */
+export const sandboxLimitsSchema = limitsSchema.partial();
+export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
+
+export const runBatchInputSchema = z.object({
+  source: z.string().min(1).max(2_000_000),
+  entry: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a Python identifier'),
+  calls: z.array(callSpecSchema).max(100_000),
+  coverage: z.boolean().optional(),
+  /** Record what each call touched (audit events, mutated globals) and scan the source statically. */
+  audit: z.boolean().optional(),
+  limits: sandboxLimitsSchema.optional(),
+});
+export type RunBatchInput = z.infer<typeof runBatchInputSchema>;
+
+/** The typed value encoding (see sandbox/encoding.py for the table). Recursive, so typed by hand. */
+export type EncodedValue =
+  | null
+  | boolean
+  | number
+  | string
+  | EncodedValue[]
+  | { int: string }
+  | { float: number | 'nan' | 'inf' | '-inf' | '-0.0' }
+  | { bytes: string }
+  | { bytearray: string }
+  | { complex: [EncodedValue, EncodedValue] }
+  | { tuple: EncodedValue[] }
+  | { set: EncodedValue[] }
+  | { frozenset: EncodedValue[] }
+  | { dict: [EncodedValue, EncodedValue][] }
+  | { other: { type: string; repr: string } };
+
+export const encodedValueSchema: z.ZodType<EncodedValue> = z.lazy(() =>
+  z.union([
+    z.null(),
+    z.boolean(),
+    z.number(),
+    z.string(),
+    z.array(encodedValueSchema),
+    z.object({ int: z.string().regex(/^-?\d+$/) }).strict(),
+    z.object({ float: z.union([z.number(), z.enum(['nan', 'inf', '-inf', '-0.0'])]) }).strict(),
+    z.object({ bytes: z.string() }).strict(),
+    z.object({ bytearray: z.string() }).strict(),
+    z.object({ complex: z.tuple([encodedValueSchema, encodedValueSchema]) }).strict(),
+    z.object({ tuple: z.array(encodedValueSchema) }).strict(),
+    z.object({ set: z.array(encodedValueSchema) }).strict(),
+    z.object({ frozenset: z.array(encodedValueSchema) }).strict(),
+    z.object({ dict: z.array(z.tuple([encodedValueSchema, encodedValueSchema])) }).strict(),
+    z.object({ other: z.object({ type: z.string(), repr: z.string() }) }).strict(),
+  ]),
+);
+
+/**
+ * Error types the sandbox itself produces. Everything else is the method's own exception type name.
+ * Timeout, MemoryLimit, OutputLimit, ResultLimit: a limit was hit. BadArguments: the call's argument
+ * text is not a list of Python literals. EntryNotFound: the source defines no such name.
+ * SandboxError: the sandbox failed (a crash, a forbidden syscall that killed the call, a broken executor).
+ */
+export const SANDBOX_ERROR_TYPES = ['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit', 'BadArguments', 'EntryNotFound', 'SandboxError'] as const;
+
+export const errorInfoSchema = z.object({ type: z.string(), message: z.string() });
+export type ErrorInfo = z.infer<typeof errorInfoSchema>;
+
+export const callResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: encodedValueSchema, repr: z.string(), stdout: z.string(), ms: z.number() }),
+  z.object({ ok: z.literal(false), error: errorInfoSchema, stdout: z.string(), ms: z.number() }),
+]);
+export type CallResult = z.infer<typeof callResultSchema>;
+
+/**
+ * What equality and diagnostics compare of a call result: the value (with its repr when known) or the
+ * exception. Every CallResult is one; tests and stored rows may carry less (no stdout, no time).
+ */
+export const outcomeSchema = z.discriminatedUnion('ok', [
+  callResultSchema.options[0].pick({ ok: true, value: true }).extend({ repr: z.string().optional() }),
+  callResultSchema.options[1].pick({ ok: true }).extend({ error: errorInfoSchema.partial({ message: true }) }),
+]);
+export type Outcome = z.infer<typeof outcomeSchema>;
+
+const hitTotal = z.object({ hit: z.number().int(), total: z.number().int() });
+const arc = z.tuple([z.number().int(), z.number().int()]);
+export const coverageSchema = z.object({
+  lines: hitTotal,
+  branches: hitTotal,
+  missingLines: z.array(z.number().int()),
+  missingBranchArcs: z.array(arc),
+  executedArcs: z.array(arc),
+});
+export type Coverage = z.infer<typeof coverageSchema>;
+
+export const SANDBOX_MODES = ['bwrap+seccomp', 'bwrap', 'seccomp', 'none'] as const;
+export const sandboxModeSchema = z.enum(SANDBOX_MODES);
+export type SandboxMode = z.infer<typeof sandboxModeSchema>;
+
+export const batchResultSchema = z.object({
+  mode: sandboxModeSchema,
+  results: z.array(callResultSchema),
+  coverage: coverageSchema.nullable(),
+  /** The source did not compile: every call carries this error. */
+  sourceError: errorInfoSchema.nullable(),
+  coverageError: z.string().optional(),
+  staticFlags: z.array(z.string()).optional(),
+  /** Per call, with `audit`: what the call touched. */
+  events: z.array(z.array(z.string())).optional(),
+});
+export type BatchResult = z.infer<typeof batchResultSchema>;
+
+// --- wire protocol (executor -> client) -----------------------------------------------------------------
+export const readyMessageSchema = z.object({
+  type: z.literal('ready'),
+  pid: z.number(),
+  python: z.string(),
+  seccomp: z.object({ ok: z.boolean(), detail: z.string() }),
+});
+export const callMessageSchema = z.object({
+  id: z.string(),
+  type: z.literal('call'),
+  index: z.number().int(),
+  result: callResultSchema,
+  events: z.array(z.string()).optional(),
+});
+export const doneMessageSchema = z.object({
+  id: z.string(),
+  type: z.literal('done'),
+  coverage: coverageSchema.nullable().optional(),
+  sourceError: errorInfoSchema.nullable().optional(),
+  coverageError: z.string().optional(),
+  staticFlags: z.array(z.string()).optional(),
+  error: errorInfoSchema.optional(),
+});
+export type DoneMessage = z.infer<typeof doneMessageSchema>;
+export const executorMessageSchema = z.union([
+  readyMessageSchema,
+  callMessageSchema,
+  doneMessageSchema,
+  z.object({ type: z.enum(['pong', 'error']), id: z.string().nullable().optional(), error: errorInfoSchema.optional() }),
+]);
+export type ExecutorMessage = z.infer<typeof executorMessageSchema>;
+
+export const determinismInputSchema = z.object({
+  source: runBatchInputSchema.shape.source,
+  entry: runBatchInputSchema.shape.entry,
+  calls: z.array(callSpecSchema).min(1).max(10_000),
+  limits: sandboxLimitsSchema.optional(),
+});
+export type DeterminismInput = z.infer<typeof determinismInputSchema>;
+
+export const determinismVerdictSchema = z.object({
+  deterministic: z.boolean(),
+  stateless: z.boolean(),
+  flags: z.array(z.string()),
+  details: z.object({
+    runs: z.array(z.string()),
+    mismatches: z.array(z.object({ call: z.number().int(), outcomes: z.array(z.string()) })),
+    eventsByCall: z.array(z.array(z.string())),
+    staticFlags: z.array(z.string()),
+    mode: sandboxModeSchema,
+  }),
+});
+export type DeterminismVerdict = z.infer<typeof determinismVerdictSchema>;

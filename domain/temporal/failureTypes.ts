@@ -1,0 +1,32 @@
+// Failure types of errors that retrying cannot fix: activities throw `ApplicationFailure.nonRetryable(msg,
+// TYPE)` and workflows list the same constants in `nonRetryableErrorTypes`, so a typo is a compile error,
+// not an error that silently becomes retryable. Model-call types are in domain/llm/errorTypes.ts.
+export const FAILURE_TYPES = {
+  // benchmark runs
+  datasetNotFound: 'DatasetNotFound',
+  emptySplit: 'EmptySplit',
+  runPlanChanged: 'RunPlanChanged',
+  runNotFound: 'RunNotFound',
+  runNotBenchmark: 'RunNotBenchmark',
+  // episodes
+  methodNotFound: 'MethodNotFound',
+  methodUnusable: 'MethodUnusable',
+  // judging
+  judgeEpisodeNotFound: 'JudgeEpisodeNotFound',
+  // reports
+  reportRunNotFound: 'ReportRunNotFound',
+  // dataset builds
+  badDatasetConfig: 'BadDatasetConfig',
+  badDatasetInput: 'BadDatasetInput',
+  checksumMismatch: 'ChecksumMismatch',
+  sourceUnavailable: 'SourceUnavailable',
+  uncheckedMethods: 'UncheckedMethods',
+  datasetBuildFailed: 'DatasetBuildFailed',
+  // the sandbox service
+  sandboxBadRequest: 'SandboxBadRequest',
+  sandboxUnavailable: 'SandboxUnavailable',
+  // activity plumbing
+  noWorkflowContext: 'NoWorkflowContext',
+} as const;
+
+export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];

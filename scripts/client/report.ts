@@ -1,0 +1,20 @@
+// Reports on the client side: produced by the produceReport activity (stored in Postgres), written to
+// files from there. `pau report` and `pau judge` run the activity's function in-process; `pau bench run`
+// and `npm start` fetch the report the benchmark run produced.
+import type { Db } from '../../db/client';
+import { makeProduceReport, type ProduceReportInput } from '../../activities/report/produceReport';
+import { latestReport, reportById, ReportError, writeReportFiles, type ReportFiles } from '../../activities/report/writeReport';
+
+/** Produces a report now (the same activity code, in this process) and writes its files. */
+export async function produceReportFiles(db: Db, input: ProduceReportInput, outDir?: string): Promise<ReportFiles> {
+  const { reportId } = await makeProduceReport(() => db)(input);
+  const row = await reportById(db, reportId);
+  if (!row) throw new ReportError(`report ${reportId} vanished`);
+  return writeReportFiles(row, outDir);
+}
+
+/** The run's latest stored report as files; produced now when the run has none yet. */
+export async function fetchReportFiles(db: Db, runId: string, outDir?: string): Promise<ReportFiles> {
+  const row = await latestReport(db, runId);
+  return row ? writeReportFiles(row, outDir) : produceReportFiles(db, { runId }, outDir);
+}

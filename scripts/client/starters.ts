@@ -1,0 +1,111 @@
+// Every workflow a client starts, started here: by function reference (the workflow type is the
+// function's name), with typed arguments, ids and search attributes from domain/. No casts, no type names
+// as strings. The CLI, `npm start`, the Schedule and the tests use these.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { ScheduleOptionsAction } from '@temporalio/client';
+import type { BuildConfigInput } from '../../datasets/config';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
+import type { JudgeRunInput } from '../../domain/judge/types';
+import { judgeRunSearchAttributes, judgeRunWorkflowId } from '../../domain/judge/workflowIds';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
+import { benchmarkRunWorkflow } from '../../workflows/bench/benchmarkRunWorkflow';
+import { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
+import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
+import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
+import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
+import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
+
+export function benchSummary(config: BenchmarkConfig): string {
+  const what = config.methodIds
+    ? `${config.methodIds.length} listed methods`
+    : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
+  return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
+}
+
+export function startBenchmark(client: Client, runId: string, config: BenchmarkConfig): Promise<WorkflowHandle<typeof benchmarkRunWorkflow>> {
+  return client.workflow.start(benchmarkRunWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: benchWorkflowId(runId),
+    args: [{ runId, config }],
+    typedSearchAttributes: benchmarkSearchAttributes(runId, config),
+    staticSummary: benchSummary(config),
+    staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
+  });
+}
+
+export function startJudgeRun(client: Client, input: JudgeRunInput): Promise<WorkflowHandle<typeof judgeRunWorkflow>> {
+  return client.workflow.start(judgeRunWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: judgeRunWorkflowId(input.runId, input.judgeModel),
+    args: [input],
+    typedSearchAttributes: judgeRunSearchAttributes(input.runId, input.judgeModel),
+    staticSummary: `judge run ${input.runId} with ${input.judgeModel}${input.force ? ' (all episodes)' : ' (episodes not yet judged)'}`,
+  });
+}
+
+export function datasetWorkflowId(name: string): string {
+  return `dataset/${name}`;
+}
+
+export function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }): Promise<WorkflowHandle<typeof buildDatasetWorkflow>> {
+  return client.workflow.start(buildDatasetWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: datasetWorkflowId(config.name),
+    args: [{ config }],
+    typedSearchAttributes: [{ key: PauKind, value: 'dataset' }],
+    staticSummary: `dataset build ${config.name}: ${(config.sources ?? ['humaneval', 'mbpp', 'cruxeval', 'codealpaca']).join(', ')}${config.limit ? ` (first ${config.limit} each)` : ''}`,
+  });
+}
+
+export function startDoctor(
+  client: Client,
+  workflowId: string,
+  opts: { timeoutMs: number; queueWaitSeconds: number },
+): Promise<WorkflowHandle<typeof doctorWorkflow>> {
+  return client.workflow.start(doctorWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId,
+    args: [{ queueWaitSeconds: opts.queueWaitSeconds }],
+    typedSearchAttributes: [{ key: PauKind, value: 'doctor' }],
+    staticSummary: 'doctor: one activity on each task queue (pau, pau-sandbox, pau-gpu)',
+    workflowExecutionTimeout: `${Math.round(opts.timeoutMs / 1000)}s`,
+  });
+}
+
+export function startRerun(
+  client: Client,
+  workflowId: string,
+  input: RerunFailedInput,
+  failedCount: number,
+): Promise<WorkflowHandle<typeof rerunFailedEpisodesWorkflow>> {
+  return client.workflow.start(rerunFailedEpisodesWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId,
+    args: [input],
+    typedSearchAttributes: [
+      { key: PauKind, value: 'rerun' },
+      { key: PauRunId, value: input.runId },
+    ],
+    staticSummary: `rerun of ${failedCount} failed episode(s) of run ${input.runId}`,
+  });
+}
+
+/** What a benchmark Schedule starts (the server appends the scheduled time to the workflow id). */
+export function scheduledBenchmarkAction(input: ScheduledBenchmarkInput): ScheduleOptionsAction {
+  const c = input.config;
+  return {
+    type: 'startWorkflow',
+    workflowType: scheduledBenchmarkWorkflow,
+    workflowId: `scheduled/${input.scheduleId}`,
+    taskQueue: TASK_QUEUES.main,
+    args: [input],
+    typedSearchAttributes: [
+      { key: PauKind, value: 'scheduled-benchmark' },
+      { key: PauModel, value: c.models.join(',') },
+      { key: PauSplit, value: c.split },
+    ],
+    staticSummary: `scheduled benchmark ${input.scheduleId}: ${c.dataset}/${c.split} × ${c.models.join(', ')} × ${c.settings.join(', ')}`,
+  };
+}

@@ -1,0 +1,10 @@
+// Activities on the `pau-gpu` queue (training steps, local inference). Training workflows add their
+// policies to policies.ts and their proxies here.
+import { proxyActivities } from '@temporalio/workflow';
+import type { GpuQueueActivities } from '../../activities/gpuQueue';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { probePolicy } from './policies';
+
+export function gpuProbe(waitSeconds: number) {
+  return proxyActivities<GpuQueueActivities>(probePolicy(TASK_QUEUES.gpu, waitSeconds));
+}

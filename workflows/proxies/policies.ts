@@ -1,0 +1,89 @@
+// Named activity options, one per kind of work. Every workflow reaches activities through the proxies in
+// this folder (mainQueue.ts, sandboxQueue.ts, gpuQueue.ts); no workflow writes its own options.
+import type { ActivityOptions } from '@temporalio/workflow';
+import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
+import { FAILURE_TYPES as F } from '../../domain/temporal/failureTypes';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+
+/** Errors of the run's own making (a missing dataset, method, run or episode): no retry can fix them. */
+const NOT_FOUND_OR_UNUSABLE = [
+  F.datasetNotFound,
+  F.emptySplit,
+  F.methodNotFound,
+  F.methodUnusable,
+  F.runNotFound,
+  F.runNotBenchmark,
+  F.judgeEpisodeNotFound,
+  F.reportRunNotFound,
+];
+
+export const POLICIES = {
+  /** Short Postgres bookkeeping (runs, episodes, listings): quick retries, no limit on attempts. */
+  db: {
+    taskQueue: TASK_QUEUES.main,
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1s', maximumInterval: '30s', nonRetryableErrorTypes: NOT_FOUND_OR_UNUSABLE },
+  },
+  /**
+   * A model turn: the request timeout is the model's (at most a few minutes); waiting for a concurrency
+   * slot heartbeats. 429/5xx retry with backoff (Retry-After as the next delay); auth/validation do not.
+   */
+  llm: {
+    taskQueue: TASK_QUEUES.main,
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: {
+      initialInterval: '2s',
+      backoffCoefficient: 2,
+      maximumInterval: '2 minutes',
+      maximumAttempts: 12,
+      nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS],
+    },
+  },
+  /** Judge steps: model calls (judge, coder) and the judgment upsert. */
+  judge: {
+    taskQueue: TASK_QUEUES.main,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '2 minutes',
+    retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: [F.judgeEpisodeNotFound] },
+  },
+  /** Reports and other whole-run reads (they do not heartbeat). */
+  report: {
+    taskQueue: TASK_QUEUES.main,
+    startToCloseTimeout: '10 minutes',
+    retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: [F.reportRunNotFound] },
+  },
+  /** Dataset build phases on `pau` (load, analyse, finalise): long, heartbeating, a few attempts. */
+  datasetBuild: {
+    taskQueue: TASK_QUEUES.main,
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: '1m',
+    retry: {
+      maximumAttempts: 5,
+      initialInterval: '1s',
+      nonRetryableErrorTypes: [F.badDatasetConfig, F.checksumMismatch, F.sourceUnavailable, F.uncheckedMethods],
+    },
+  },
+  /** One batch of method calls in the sandbox (episodes, judging). */
+  sandboxBatch: {
+    taskQueue: TASK_QUEUES.sandbox,
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
+  },
+  /** A dataset build's batch of sandbox checks (filters, determinism). */
+  datasetCheck: {
+    taskQueue: TASK_QUEUES.sandbox,
+    startToCloseTimeout: '15m',
+    heartbeatTimeout: '5m',
+    retry: { maximumAttempts: 5, initialInterval: '2s', nonRetryableErrorTypes: [F.badDatasetInput] },
+  },
+} as const satisfies Record<string, ActivityOptions>;
+
+/**
+ * The doctor's probe of one queue: short timeouts and few attempts, so a dead queue (no worker picks the
+ * task up within `waitSeconds`) is reported, not waited on forever.
+ */
+export function probePolicy(taskQueue: string, waitSeconds: number): ActivityOptions {
+  return { taskQueue, scheduleToStartTimeout: `${waitSeconds}s`, startToCloseTimeout: '30s', retry: { maximumAttempts: 3, initialInterval: '1s' } };
+}
