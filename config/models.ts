@@ -53,7 +53,10 @@ export const modelEntrySchema = z
     /** Local only: a GGUF file of your own instead of a built-in model (`model` is then just its name). */
     modelPath: z.string().min(1).optional(),
     /** Local only: the expected sha256 of `modelPath` (checked once, then cheaply by size and mtime). */
-    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
     /** Local only: loopback port, CPU threads, context per slot (tokens), parallel slots, LoRA adapters. */
     port: z.number().int().min(1).max(65535).optional(),
     threads: z.number().int().min(1).max(256).optional(),
@@ -65,7 +68,11 @@ export const modelEntrySchema = z
   .superRefine((m, ctx) => {
     if (m.provider === 'openai' && !m.baseUrl) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'required for provider "openai"' });
     if (m.provider === 'local' && !m.modelPath && !LOCAL_MODELS.some((c) => c.short === m.model)) {
-      ctx.addIssue({ code: 'custom', path: ['model'], message: `provider "local" needs a built-in model (${LOCAL_MODELS.map((c) => c.short).join(', ')}) or a modelPath` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model'],
+        message: `provider "local" needs a built-in model (${LOCAL_MODELS.map((c) => c.short).join(', ')}) or a modelPath`,
+      });
     }
   });
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
@@ -157,14 +164,20 @@ export class ModelRegistry {
 export function buildRegistry(file: ModelsFile = { models: {} }): ModelRegistry {
   const entries = new Map<string, ModelEntry>();
   for (const p of ['oracle', 'null', 'random'] as const) entries.set(`${MOCK_PREFIX}${p}`, mockEntry(p));
-  LOCAL_MODELS.forEach((c, i) => entries.set(`${LOCAL_PREFIX}${c.short}`, builtinLocalEntry(c, i)));
+  for (const [i, c] of LOCAL_MODELS.entries()) entries.set(`${LOCAL_PREFIX}${c.short}`, builtinLocalEntry(c, i));
   for (const [name, entry] of Object.entries(file.models)) {
     // A models-file entry replaces a built-in one of the same name; the local server settings it leaves
     // out (port, threads, context, slots) come from the built-in entry.
     const builtin = entries.get(name);
     const merged: ModelEntry =
       builtin?.provider === 'local' && entry.provider === 'local'
-        ? { ...entry, port: entry.port ?? builtin.port, threads: entry.threads ?? builtin.threads, ctxPerSlot: entry.ctxPerSlot ?? builtin.ctxPerSlot, parallel: entry.parallel ?? builtin.parallel }
+        ? {
+            ...entry,
+            port: entry.port ?? builtin.port,
+            threads: entry.threads ?? builtin.threads,
+            ctxPerSlot: entry.ctxPerSlot ?? builtin.ctxPerSlot,
+            parallel: entry.parallel ?? builtin.parallel,
+          }
         : entry;
     if (merged.provider === 'local' && merged.port === undefined) throw new ModelConfigError(`model ${name}: a provider "local" entry needs a "port"`);
     entries.set(name, merged);
@@ -213,7 +226,11 @@ export const CALIBRATION_ANCHORS = ['mock-oracle', 'mock-random'] as const;
  * `mock-random` (`fallback`).
  */
 export function startModels(registry: ModelRegistry = models()): { names: string[]; scripted: boolean; fallback: boolean } {
-  const fromEnv = env().PAU_MODELS?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const fromEnv =
+    env()
+      .PAU_MODELS?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   const names = fromEnv.length > 0 ? fromEnv : registry.defaults.length > 0 ? registry.defaults : registry.configured();
   if (names.length === 0) return { names: [DEFAULT_START_LOCAL_MODEL, ...CALIBRATION_ANCHORS], scripted: false, fallback: true };
   for (const n of names) registry.get(n);

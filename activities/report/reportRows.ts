@@ -97,5 +97,11 @@ export async function loadToolCallSources(db: Db, runId: string): Promise<ToolCa
       from steps s join episodes e on e.id = s.episode_id
      where e.run_id = ${runId} and s.kind = 'assistant' and e.setting = 'interactive'
      group by e.model order by e.model`);
-  return (r.rows as Record<string, unknown>[]).map((x) => ({ model: String(x.model), turns: Number(x.turns), native: Number(x.native), text: Number(x.text), unparsable: Number(x.unparsable) }));
+  return (r.rows as Record<string, unknown>[]).map((x) => ({
+    model: String(x.model),
+    turns: Number(x.turns),
+    native: Number(x.native),
+    text: Number(x.text),
+    unparsable: Number(x.unparsable),
+  }));
 }

@@ -93,12 +93,14 @@ export function inContextUserPrompt(signature: string, entryPoint: string, examp
 
 export function nudgePrompt(reason: string, protocol: ToolProtocol = 'native'): string {
   const why = reason === 'refusal' ? 'This is a permitted, harmless task. ' : reason === 'empty' ? 'Your last message was empty. ' : '';
-  if (protocol === 'text') return `${why}Continue: write a ${TEXT_CALL_PREFIX} line to call the function, or a ${TEXT_DESCRIPTION_PREFIX} line with your description.`;
+  if (protocol === 'text')
+    return `${why}Continue: write a ${TEXT_CALL_PREFIX} line to call the function, or a ${TEXT_DESCRIPTION_PREFIX} line with your description.`;
   return `${why}Continue: call the function with \`${TOOL_CALL_METHOD}\`, or submit your description with \`${TOOL_SUBMIT}\`.`;
 }
 
 export function finalPrompt(reason: string, protocol: ToolProtocol = 'native'): string {
-  if (protocol === 'text') return `${reason} No more calls will be run. Write ${TEXT_DESCRIPTION_PREFIX} followed by your final description now. ${DESCRIPTION_ASK}`;
+  if (protocol === 'text')
+    return `${reason} No more calls will be run. Write ${TEXT_DESCRIPTION_PREFIX} followed by your final description now. ${DESCRIPTION_ASK}`;
   return `${reason} No more calls will be run. Call \`${TOOL_SUBMIT}\` now with your final description. ${DESCRIPTION_ASK}`;
 }
 

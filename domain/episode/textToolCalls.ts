@@ -248,9 +248,9 @@ function closingParen(s: string, open: number): number {
 function looksLikeArgumentSource(s: string): boolean {
   const t = s.trim();
   if (t === '') return false;
-  if (splitTopLevel(t, ',').length > 1 && /^[\[({'"\-\d]|^(True|False|None)\b|^[A-Za-z_]\w*\s*=/.test(t)) return true;
+  if (splitTopLevel(t, ',').length > 1 && /^[[({'"\-\d]|^(True|False|None)\b|^[A-Za-z_]\w*\s*=/.test(t)) return true;
   if (/^[A-Za-z_]\w*\s*=\s*\S/.test(t) && splitTopLevel(t, '=').length === 2) return true;
-  if (/^[\[({]/.test(t)) return closingParen(t, 0) === t.length - 1;
+  if (/^[[({]/.test(t)) return closingParen(t, 0) === t.length - 1;
   // A whole Python string literal, quotes included ("'Hello, World!'").
   if (/^'(?:[^'\\]|\\.)*'$|^"(?:[^"\\]|\\.)*"$/.test(t)) return true;
   return false;
@@ -259,7 +259,7 @@ function looksLikeArgumentSource(s: string): boolean {
 /** One bracketed or quoted Python literal written as a string ("[1, 2]", "'abc'"). */
 function isOneLiteralSource(s: string): boolean {
   const t = s.trim();
-  if (/^[\[({]/.test(t)) return closingParen(t, 0) === t.length - 1;
+  if (/^[[({]/.test(t)) return closingParen(t, 0) === t.length - 1;
   return /^'(?:[^'\\]|\\.)*'$|^"(?:[^"\\]|\\.)*"$/.test(t);
 }
 

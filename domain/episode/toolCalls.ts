@@ -6,7 +6,14 @@ import type { TextParse } from './textToolCalls';
 export type ParsedToolCall =
   | { kind: 'call'; id: string; arguments: string; raw: string }
   | { kind: 'submit'; id: string; description: string; raw: string }
-  | { kind: 'problem'; id: string; tool: string; problem: 'malformed_json' | 'missing_argument' | 'unknown_tool' | 'unparsable_tool_call' | 'description_with_calls'; message: string; raw: string };
+  | {
+      kind: 'problem';
+      id: string;
+      tool: string;
+      problem: 'malformed_json' | 'missing_argument' | 'unknown_tool' | 'unparsable_tool_call' | 'description_with_calls';
+      message: string;
+      raw: string;
+    };
 
 /** Where a turn's tool calls came from: native `tool_calls`, parsed from the text, text that could not be read, or none. */
 export type CallSource = 'native' | 'text' | 'unparsable' | 'none';
@@ -20,7 +27,15 @@ export function callsBeforeDescription(parsed: ParsedToolCall[]): ParsedToolCall
   if (!parsed.some((p) => p.kind === 'call') || !parsed.some((p) => p.kind === 'submit')) return parsed;
   return parsed.map((p) =>
     p.kind === 'submit'
-      ? { kind: 'problem', id: p.id, tool: TOOL_SUBMIT, problem: 'description_with_calls', message: 'Ignored: a description written in the same message as calls. The calls were run; submit the description on its own once you have seen their results.', raw: p.raw }
+      ? {
+          kind: 'problem',
+          id: p.id,
+          tool: TOOL_SUBMIT,
+          problem: 'description_with_calls',
+          message:
+            'Ignored: a description written in the same message as calls. The calls were run; submit the description on its own once you have seen their results.',
+          raw: p.raw,
+        }
       : p,
   );
 }
@@ -28,11 +43,21 @@ export function callsBeforeDescription(parsed: ParsedToolCall[]): ParsedToolCall
 /** Calls read from a message's text, in the harness's form (ids `<prefix>_<n>`); an unreadable attempt is one problem. */
 export function textToolCallsAsParsed(text: TextParse, idPrefix: string, protocol: ToolProtocol): ParsedToolCall[] {
   if (text.calls.length === 0) {
-    return text.unparsable ? [{ kind: 'problem', id: `${idPrefix}_0`, tool: '(text)', problem: 'unparsable_tool_call', message: unparsableCallPrompt(protocol), raw: '' }] : [];
+    return text.unparsable
+      ? [{ kind: 'problem', id: `${idPrefix}_0`, tool: '(text)', problem: 'unparsable_tool_call', message: unparsableCallPrompt(protocol), raw: '' }]
+      : [];
   }
   return text.calls.map((c, i): ParsedToolCall => {
     const id = `${idPrefix}_${i}`;
-    if ('unknown' in c) return { kind: 'problem', id, tool: c.name, problem: 'unknown_tool', message: `Error: there is no tool or function named ${JSON.stringify(c.name)}; call the function by its own name. Nothing was run.`, raw: c.raw };
+    if ('unknown' in c)
+      return {
+        kind: 'problem',
+        id,
+        tool: c.name,
+        problem: 'unknown_tool',
+        message: `Error: there is no tool or function named ${JSON.stringify(c.name)}; call the function by its own name. Nothing was run.`,
+        raw: c.raw,
+      };
     if (c.name === TOOL_SUBMIT) return { kind: 'submit', id, description: c.description, raw: c.raw };
     return { kind: 'call', id, arguments: c.arguments, raw: c.raw };
   });

@@ -149,7 +149,9 @@ export function renderHtml(doc: ReportDocument): string {
   }
   if (doc.toolCallSources && doc.toolCallSources.length > 0) {
     const t = toolCallSourceTable(doc.toolCallSources);
-    sections.push(`<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`);
+    sections.push(
+      `<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`,
+    );
   }
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);

@@ -21,7 +21,14 @@ export function toolCallSourceTable(rows: ToolCallSourceRow[]): { headers: strin
     headers: ['model', 'turns', 'native calls', 'parsed from text', 'unparsable msgs', 'native / text / unparsable'],
     rows: rows.map((r) => {
       const total = r.native + r.text + r.unparsable;
-      return [r.model, String(r.turns), String(r.native), String(r.text), String(r.unparsable), `${share(r.native, total)} / ${share(r.text, total)} / ${share(r.unparsable, total)}`];
+      return [
+        r.model,
+        String(r.turns),
+        String(r.native),
+        String(r.text),
+        String(r.unparsable),
+        `${share(r.native, total)} / ${share(r.text, total)} / ${share(r.unparsable, total)}`,
+      ];
     }),
   };
 }

@@ -87,7 +87,10 @@ async function main(): Promise<void> {
         turnMs.push(r.ms);
         promptTokens += r.timings.prompt_n;
         cachedTokens += r.timings.cache_n ?? 0;
-        messages.push({ role: 'assistant', content: r.content }, { role: 'user', content: `${TEXT_RESULTS_HEADING}\nsort_numbers('three one five') -> 'one three five'\nsort_numbers('') -> ''` });
+        messages.push(
+          { role: 'assistant', content: r.content },
+          { role: 'user', content: `${TEXT_RESULTS_HEADING}\nsort_numbers('three one five') -> 'one three five'\nsort_numbers('') -> ''` },
+        );
         tick(`${name}: turn ${t + 1}/${values.turns} ${cachePrompt ? 'with' : 'without'} prompt caching, ${(r.ms / 1000).toFixed(1)} s`);
       }
       const total = turnMs.reduce((a, b) => a + b, 0);
@@ -109,7 +112,20 @@ async function main(): Promise<void> {
   }
   await stopAllLocalServers();
   console.log(`\nlocal models, ${values.turns}-turn scripted episode (max ${values['max-tokens']} tokens per reply), one conversation at a time:`);
-  printTable(['model', 'threads', 'prompt tok/s', 'gen tok/s', 's/turn cached', 's/turn uncached', 'episodes/min cached', 'episodes/min uncached', 'prompt tokens from cache'], rows);
+  printTable(
+    [
+      'model',
+      'threads',
+      'prompt tok/s',
+      'gen tok/s',
+      's/turn cached',
+      's/turn uncached',
+      'episodes/min cached',
+      'episodes/min uncached',
+      'prompt tokens from cache',
+    ],
+    rows,
+  );
   console.log(`(figures depend on the machine's load; total ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 }
 

@@ -37,7 +37,10 @@ function cases(): Case[] {
   const out: Case[] = [];
   SIGNATURES.forEach((s, i) => {
     for (const protocol of ['native', 'text'] as const) {
-      for (const [temperature, seed] of [[0, undefined], [0.8, 1]] as const) {
+      for (const [temperature, seed] of [
+        [0, undefined],
+        [0.8, 1],
+      ] as const) {
         out.push({
           id: `${i}-${protocol}-first-t${temperature}`,
           protocol,
@@ -62,7 +65,11 @@ function cases(): Case[] {
       messages: [
         { role: 'system', content: interactiveSystemPrompt(BUDGETS) },
         { role: 'user', content: interactiveUserPrompt(s.signature) },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'call_method', arguments: JSON.stringify({ arguments: s.call }) } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'call_method', arguments: JSON.stringify({ arguments: s.call }) } }],
+        },
         { role: 'tool', tool_call_id: 'call_0', content: s.result },
         { role: 'user', content: finalPrompt(`You have used all ${BUDGETS.maxTurns} turns.`) },
       ],
@@ -89,9 +96,22 @@ async function main(): Promise<void> {
     const all = cases().filter((c) => !greedyOnly || c.temperature === 0);
     for (const [n, c] of all.entries()) {
       const started = Date.now();
-      const body = { model: name, messages: c.messages, ...(c.tools ? { tools: c.tools } : {}), temperature: c.temperature, ...(c.seed !== undefined ? { seed: c.seed } : {}), max_tokens: 256 };
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
-      const j = (await r.json()) as { choices: { message: { content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string }[] };
+      const body = {
+        model: name,
+        messages: c.messages,
+        ...(c.tools ? { tools: c.tools } : {}),
+        temperature: c.temperature,
+        ...(c.seed !== undefined ? { seed: c.seed } : {}),
+        max_tokens: 256,
+      };
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+      const j = (await r.json()) as {
+        choices: { message: { content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+      };
       const m = j.choices[0]!.message;
       records.push({
         id: `${name}/${c.id}`,
@@ -108,7 +128,19 @@ async function main(): Promise<void> {
       console.log(`${name} ${n + 1}/${all.length} ${c.id}: ${((Date.now() - started) / 1000).toFixed(1)} s, ${m.tool_calls?.length ?? 0} native call(s)`);
     }
     const file = path.join(dir, `${name.replace(/^local\//, '')}.json`);
-    fs.writeFileSync(file, JSON.stringify({ recordedAt: new Date().toISOString(), model: name, how: 'scripts/bench/recordToolCallCorpus.ts: llama.cpp server (xllamacpp), registry threads (1 on 2 cores), max_tokens 256', records }, null, 2) + '\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          recordedAt: new Date().toISOString(),
+          model: name,
+          how: 'scripts/bench/recordToolCallCorpus.ts: llama.cpp server (xllamacpp), registry threads (1 on 2 cores), max_tokens 256',
+          records,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     console.log(`wrote ${file}`);
   }
   await stopAllLocalServers();

@@ -14,7 +14,6 @@ export interface JudgeChoice {
   note: string;
 }
 
-
 /** The strongest built-in local model whose file is installed; `fallback` when none is. */
 export function strongestInstalledLocal(fallback?: string): string | undefined {
   const installed = new Set(installedModels());
@@ -35,7 +34,10 @@ export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoi
   if (providers.every((p) => p === 'mock' || p === 'local')) {
     const local = agentModels.find((m) => models().get(m).provider === 'local');
     const judge = strongestInstalledLocal(local?.startsWith(LOCAL_PREFIX) ? local : undefined) ?? local!;
-    return { judgeModel: judge, note: `judge and code writer: ${judge}, the strongest local model installed (${SMALL_JUDGE_WARNING}; set PAU_JUDGE_MODEL to choose another)` };
+    return {
+      judgeModel: judge,
+      note: `judge and code writer: ${judge}, the strongest local model installed (${SMALL_JUDGE_WARNING}; set PAU_JUDGE_MODEL to choose another)`,
+    };
   }
   return {
     judgeModel: null,

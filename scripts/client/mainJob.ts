@@ -67,11 +67,17 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
   log('== benchmark');
   const { names, scripted, fallback } = startModels();
   if (scripted) {
-    log(`The configured models are the SCRIPTED MOCK models ${names.join(' and ')}: not language models (the oracle replays the gold description after probing, random makes random calls).`);
+    log(
+      `The configured models are the SCRIPTED MOCK models ${names.join(' and ')}: not language models (the oracle replays the gold description after probing, random makes random calls).`,
+    );
   }
   if (fallback) {
-    log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark runs the real local model ${names[0]} (a small LLM served by llama.cpp on this machine)`);
-    log(`beside the scripted calibration anchors ${names.slice(1).join(' and ')} (not LLMs: the oracle replays the gold description after probing, random makes random calls). Configure other models: docs/models.md.`);
+    log(
+      `No model is configured (pau.models.json or PAU_MODELS), so this benchmark runs the real local model ${names[0]} (a small LLM served by llama.cpp on this machine)`,
+    );
+    log(
+      `beside the scripted calibration anchors ${names.slice(1).join(' and ')} (not LLMs: the oracle replays the gold description after probing, random makes random calls). Configure other models: docs/models.md.`,
+    );
   }
   const judge = chooseJudge(names);
   log(judge.note);

@@ -31,16 +31,26 @@ function resolve(names: string[]): string[] {
 }
 
 async function install(names: string[], force: boolean): Promise<number> {
-  const shorts = names.length === 0 ? LOCAL_MODELS.map((m) => m.short) : resolve(names).map((n) => {
-    const spec = models().get(n);
-    if (spec.modelPath) throw new UsageError(`${n} is a model file of your own (${spec.modelPath}); only built-in models are installed`);
-    return spec.model;
-  });
+  const shorts =
+    names.length === 0
+      ? LOCAL_MODELS.map((m) => m.short)
+      : resolve(names).map((n) => {
+          const spec = models().get(n);
+          if (spec.modelPath) throw new UsageError(`${n} is a model file of your own (${spec.modelPath}); only built-in models are installed`);
+          return spec.model;
+        });
   console.log(`models directory: ${modelsDir()}`);
   const rows: string[][] = [];
   for (const short of shorts) {
     const line = progressLine();
-    const r = await installModel(short, { force, progress: (t) => line.update(t), log: (t) => { line.done(); console.log(t); } });
+    const r = await installModel(short, {
+      force,
+      progress: (t) => line.update(t),
+      log: (t) => {
+        line.done();
+        console.log(t);
+      },
+    });
     line.done();
     rows.push([short, r.outcome, fmtBytes(r.bytes), `${r.seconds.toFixed(1)} s`, r.file]);
   }
@@ -56,7 +66,13 @@ async function serve(names: string[]): Promise<number> {
   }
   for (const n of wanted) {
     const line = progressLine();
-    const result = await startLocalServer(models().get(n), { progress: (t) => line.update(t), log: (t) => { line.done(); console.log(t); } });
+    const result = await startLocalServer(models().get(n), {
+      progress: (t) => line.update(t),
+      log: (t) => {
+        line.done();
+        console.log(t);
+      },
+    });
     line.done();
     console.log(`${n}: ${result} on 127.0.0.1:${planFor(models().get(n)).port}`);
   }
@@ -74,12 +90,21 @@ async function stop(names: string[]): Promise<number> {
 async function status(): Promise<number> {
   const servers = await localServers();
   const rows: string[][] = [];
-  for (const name of models().names().filter((n) => models().get(n).provider === 'local')) {
+  for (const name of models()
+    .names()
+    .filter((n) => models().get(n).provider === 'local')) {
     const spec = models().get(name);
     const plan = planFor(spec);
     const file = spec.modelPath ? plan.modelPath : (await modelState(spec.model)).state;
     const s = servers.find((x) => x.slug === plan.slug);
-    rows.push([name, spec.modelPath ? 'own file' : file, s?.state ?? 'down', `127.0.0.1:${plan.port}`, s?.pid ? String(s.pid) : '-', `${plan.threads}t ${plan.parallel}×${plan.ctxPerSlot}${plan.lora.length ? ` +${plan.lora.length} LoRA` : ''}`]);
+    rows.push([
+      name,
+      spec.modelPath ? 'own file' : file,
+      s?.state ?? 'down',
+      `127.0.0.1:${plan.port}`,
+      s?.pid ? String(s.pid) : '-',
+      `${plan.threads}t ${plan.parallel}×${plan.ctxPerSlot}${plan.lora.length ? ` +${plan.lora.length} LoRA` : ''}`,
+    ]);
   }
   console.log(`models directory: ${modelsDir()}`);
   printTable(['model', 'file', 'server', 'address', 'pid', 'threads slots×ctx'], rows);

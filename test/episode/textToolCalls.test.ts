@@ -9,7 +9,10 @@ import { callsBeforeDescription, textToolCallsAsParsed } from '../../domain/epis
 import { PROJECT_ROOT } from '../../config/env';
 
 const opts = { entryPoint: 'sort_numbers', params: ['numbers'] };
-const brief = (calls: TextToolCall[]) => calls.map((c) => ('description' in c ? { description: c.description } : 'unknown' in c ? { unknown: c.name, arguments: c.arguments } : { call: c.arguments }));
+const brief = (calls: TextToolCall[]) =>
+  calls.map((c) =>
+    'description' in c ? { description: c.description } : 'unknown' in c ? { unknown: c.name, arguments: c.arguments } : { call: c.arguments },
+  );
 const parse = (text: string, o: { entryPoint: string; params?: string[] } = opts) => {
   const p = parseTextToolCalls(text, o);
   return { calls: brief(p.calls), unparsable: p.unparsable };
@@ -54,11 +57,15 @@ describe('JSON tool calls in text', () => {
   it('reads the OpenAI wire form (arguments as a JSON string) and {"function": {...}} wrappers', () => {
     expect(parse('{"name": "call_method", "arguments": "{\\"arguments\\": \\"1, 2\\"}"}').calls).toEqual([{ call: '1, 2' }]);
     expect(parse('{"type": "function", "function": {"name": "sort_numbers", "arguments": {"numbers": "x"}}}').calls).toEqual([{ call: "numbers='x'" }]);
-    expect(parse('{"tool_calls": [{"function": {"name": "call_method", "arguments": "\'a\'"}}, {"function": {"name": "call_method", "arguments": "\'b\'"}}]}').calls).toEqual([{ call: "'a'" }, { call: "'b'" }]);
+    expect(
+      parse('{"tool_calls": [{"function": {"name": "call_method", "arguments": "\'a\'"}}, {"function": {"name": "call_method", "arguments": "\'b\'"}}]}').calls,
+    ).toEqual([{ call: "'a'" }, { call: "'b'" }]);
   });
 
   it("tolerates single quotes, Python's True/None and trailing commas", () => {
-    expect(parse("{'name': 'sort_numbers', 'arguments': {'numbers': 'x', 'flag': True,}}", { entryPoint: 'sort_numbers', params: ['numbers', 'flag'] }).calls).toEqual([{ call: "numbers='x', flag=True" }]);
+    expect(
+      parse("{'name': 'sort_numbers', 'arguments': {'numbers': 'x', 'flag': True,}}", { entryPoint: 'sort_numbers', params: ['numbers', 'flag'] }).calls,
+    ).toEqual([{ call: "numbers='x', flag=True" }]);
   });
 
   it('reads submissions in their usual shapes', () => {
@@ -104,7 +111,10 @@ describe('helpers', () => {
   it('turns text calls into harness calls; calls written beside a description win while calls can run', () => {
     const text = parseTextToolCalls('CALL sort_numbers("b a")\nDESCRIPTION: Sorts.', opts);
     const parsed = textToolCallsAsParsed(text, 'text_4', 'text');
-    expect(parsed.map((p) => [p.kind, p.id])).toEqual([['call', 'text_4_0'], ['submit', 'text_4_1']]);
+    expect(parsed.map((p) => [p.kind, p.id])).toEqual([
+      ['call', 'text_4_0'],
+      ['submit', 'text_4_1'],
+    ]);
     expect(callsBeforeDescription(parsed).map((p) => (p.kind === 'problem' ? p.problem : p.kind))).toEqual(['call', 'description_with_calls']);
     const bad = textToolCallsAsParsed(parseTextToolCalls('<tool_call>?</tool_call>', opts), 'text_2', 'native');
     expect(bad).toMatchObject([{ kind: 'problem', problem: 'unparsable_tool_call' }]);

@@ -65,7 +65,10 @@ function writeSidecar(file: string, sha256: string): void {
   fs.renameSync(tmp, sidecarOf(file));
 }
 
-export type ModelState = { state: 'installed'; file: string; bytes: number } | { state: 'missing'; file: string } | { state: 'corrupt'; file: string; reason: string };
+export type ModelState =
+  | { state: 'installed'; file: string; bytes: number }
+  | { state: 'missing'; file: string }
+  | { state: 'corrupt'; file: string; reason: string };
 
 /**
  * Whether a model file is there and intact. Cheap when its sidecar matches (size, mtime, expected hash);
@@ -134,7 +137,9 @@ function runChild(cmd: string, args: string[], onLine: (line: string) => void, o
     });
     readline.createInterface({ input: child.stdout }).on('line', onLine);
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new ModelInstallError(`${path.basename(cmd)} ${args.slice(0, 3).join(' ')} … exited ${code}:\n${stderr.trim()}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new ModelInstallError(`${path.basename(cmd)} ${args.slice(0, 3).join(' ')} … exited ${code}:\n${stderr.trim()}`)),
+    );
   });
 }
 
@@ -146,7 +151,13 @@ export async function installModel(short: string, opts: InstallOptions = {}): Pr
   const started = Date.now();
   const dir = modelsDir();
   const file = modelFile(entry.short, dir);
-  const done = (outcome: InstallResult['outcome']): InstallResult => ({ short, file, bytes: fs.statSync(file).size, outcome, seconds: (Date.now() - started) / 1000 });
+  const done = (outcome: InstallResult['outcome']): InstallResult => ({
+    short,
+    file,
+    bytes: fs.statSync(file).size,
+    outcome,
+    seconds: (Date.now() - started) / 1000,
+  });
 
   if (!opts.force && (await checkModelFile(file, entry.sha256, entry.bytes)).state === 'installed') return done('already installed');
   fs.mkdirSync(dir, { recursive: true });

@@ -32,13 +32,23 @@ export async function ensureRuntime(log: (line: string) => void = () => undefine
   if (ready()) return runtimePython(dir);
   return withFileLock(`${dir}.lock`, async () => {
     if (ready()) return runtimePython(dir);
-    log(`model runtime: creating ${dir} (llama.cpp from PyPI: ${fs.readFileSync(REQUIREMENTS, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).join(' ')})`);
+    log(
+      `model runtime: creating ${dir} (llama.cpp from PyPI: ${fs
+        .readFileSync(REQUIREMENTS, 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .join(' ')})`,
+    );
     const tmp = `${dir}.tmp-${process.pid}`;
     fs.rmSync(tmp, { recursive: true, force: true });
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     try {
       await run('python3', ['-m', 'venv', tmp]);
-      await run(path.join(tmp, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-r', REQUIREMENTS], { maxBuffer: 16 << 20 });
+      await run(
+        path.join(tmp, 'bin', 'python'),
+        ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-r', REQUIREMENTS],
+        { maxBuffer: 16 << 20 },
+      );
       await run(path.join(tmp, 'bin', 'python'), ['-c', 'import xllamacpp']);
       fs.writeFileSync(path.join(tmp, '.complete'), new Date().toISOString() + '\n');
       fs.rmSync(dir, { recursive: true, force: true });
