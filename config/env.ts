@@ -73,11 +73,13 @@ export const envSchema = z.object({
   PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
 
   // Models (config/models.ts): the models file, the models `npm start` benchmarks (comma list; unset →
-  // the file's `default`, else the scripted mock models), and an external scripted-model server (unset →
-  // the worker starts one in-process on a loopback port when a mock model is used).
+  // the file's `default`, else a local model beside the scripted anchors), and the scripted-model server
+  // the mock models talk to: PAU_MOCK_LLM_URL, else the local stack's (`stack up` runs `pau mock-llm` on
+  // 127.0.0.1:PAU_MOCK_LLM_PORT). Workers never start one themselves.
   PAU_MODELS_FILE: z.string().trim().min(1).default(path.join(PROJECT_ROOT, 'pau.models.json')),
   PAU_MODELS: optionalString,
   PAU_MOCK_LLM_URL: optionalString.pipe(z.url().optional()),
+  PAU_MOCK_LLM_PORT: port.default(8399),
   // The judge (and code-writer) model for benchmark runs; see scripts/client/judgeChoice.ts.
   PAU_JUDGE_MODEL: optionalString,
 

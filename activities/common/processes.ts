@@ -30,6 +30,16 @@ export function runningPid(pidFile: string): number | undefined {
   return undefined;
 }
 
+/** Runs `fn` (synchronous: a spawn, a file write) with umask 077, so what it and its children create is private. */
+export function withPrivateUmask<T>(fn: () => T): T {
+  const previous = process.umask(0o077);
+  try {
+    return fn();
+  } finally {
+    process.umask(previous);
+  }
+}
+
 export function spawnDetached(cmd: string, args: string[], opts: { logFile: string; pidFile: string; cwd?: string; env?: NodeJS.ProcessEnv }): number {
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.openSync(opts.logFile, 'a');

@@ -21,7 +21,14 @@ import {
   type ToolProtocol,
 } from '../../domain/episode/prompts';
 import { loadSteps, upsertSteps, type StepRow } from './steps';
-import { callsBeforeDescription, classifyText, parseToolCall, textToolCallsAsParsed, type CallSource, type ParsedToolCall } from '../../domain/episode/toolCalls';
+import {
+  callsBeforeDescription,
+  classifyText,
+  parseToolCall,
+  textToolCallsAsParsed,
+  type CallSource,
+  type ParsedToolCall,
+} from '../../domain/episode/toolCalls';
 import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
 import { messagesFromSteps } from './transcript';
 import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
@@ -40,7 +47,21 @@ export function makeAgentTurn(db: () => Db) {
     let idx = input.idx;
     const protocol = protocolOf(input.model);
     // The reserved call rows keep what the previous turn stored about them (raw text, parse source).
-    const reserved = input.observations.length === 0 ? [] : await d.select({ idx: steps.idx, call: steps.call }).from(steps).where(and(eq(steps.episodeId, input.episodeId), inArray(steps.idx, input.observations.map((o) => o.stepIdx))));
+    const reserved =
+      input.observations.length === 0
+        ? []
+        : await d
+            .select({ idx: steps.idx, call: steps.call })
+            .from(steps)
+            .where(
+              and(
+                eq(steps.episodeId, input.episodeId),
+                inArray(
+                  steps.idx,
+                  input.observations.map((o) => o.stepIdx),
+                ),
+              ),
+            );
     const before = new Map(reserved.map((r) => [r.idx, (r.call ?? {}) as Record<string, unknown>]));
     const pre: StepRow[] = input.observations.map((o) => ({
       idx: o.stepIdx,
@@ -74,7 +95,7 @@ export function makeAgentTurn(db: () => Db) {
         ...(input.params ? { params: input.params } : {}),
         ...(input.replay ? { replay: true } : {}),
         callKey: `${input.episodeId}#${assistantIdx}`,
-        mockMethodId: input.methodId,
+        about: { methodId: input.methodId },
       },
       activityChatDeps(db),
     );
@@ -113,20 +134,42 @@ export function makeAgentTurn(db: () => Db) {
       const stepIdx = idx++;
       const problem = (name: string, text: string) => {
         problems++;
-        rows.push({ idx: stepIdx, kind: 'problem', call: { toolCallId: p.id, tool: p.kind === 'problem' ? p.tool : p.kind === 'call' ? TOOL_CALL_METHOD : 'submit_description', raw: p.raw, problem: name, ...(p.kind === 'call' ? label(p.arguments) : { source }) }, observation: { text, executed: false } });
+        rows.push({
+          idx: stepIdx,
+          kind: 'problem',
+          call: {
+            toolCallId: p.id,
+            tool: p.kind === 'problem' ? p.tool : p.kind === 'call' ? TOOL_CALL_METHOD : 'submit_description',
+            raw: p.raw,
+            problem: name,
+            ...(p.kind === 'call' ? label(p.arguments) : { source }),
+          },
+          observation: { text, executed: false },
+        });
       };
       if (p.kind === 'problem') problem(p.problem, p.message);
       else if (p.kind === 'submit') {
         const empty = p.description.trim() === '';
         if (empty) emptySubmission = true;
         if (p !== submission && !empty) problem('second_submission', 'Ignored: a description was already submitted in this turn.');
-        else rows.push({ idx: stepIdx, kind: 'submit', call: { toolCallId: p.id, tool: 'submit_description', raw: p.raw, description: p.description, source }, observation: { text: empty ? EMPTY_SUBMISSION_OBSERVATION : SUBMITTED_OBSERVATION } });
+        else
+          rows.push({
+            idx: stepIdx,
+            kind: 'submit',
+            call: { toolCallId: p.id, tool: 'submit_description', raw: p.raw, description: p.description, source },
+            observation: { text: empty ? EMPTY_SUBMISSION_OBSERVATION : SUBMITTED_OBSERVATION },
+          });
       } else if (submission) problem('not_run_submitted', 'Not run: a description was submitted in the same turn.');
       else if (input.mode !== 'explore' || callsLeft <= 0) problem('over_budget', `Not run: the call budget (${input.budgets.maxCalls} calls) is used up.`);
       else {
         callsLeft--;
         calls.push({ stepIdx, toolCallId: p.id, arguments: p.arguments });
-        rows.push({ idx: stepIdx, kind: 'call', call: { toolCallId: p.id, tool: TOOL_CALL_METHOD, arguments: p.arguments, raw: p.raw, ...label(p.arguments) }, observation: null });
+        rows.push({
+          idx: stepIdx,
+          kind: 'call',
+          call: { toolCallId: p.id, tool: TOOL_CALL_METHOD, arguments: p.arguments, raw: p.raw, ...label(p.arguments) },
+          observation: null,
+        });
       }
     }
 

@@ -4,16 +4,17 @@
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { env } from '../../config/env';
 import { apiKeyFor, costUsd, ModelConfigError, models, type ModelParams, type ModelSpec } from '../../config/models';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
-import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
+import { mockExtras, NO_EXTRAS } from './mock/seam';
+import { ModelCorruptError, ModelInstallError } from './local/install';
 import { ensureLocalServer, forgetHealth, planFor } from './local/server';
 import { readOrCreateSecret } from '../../config/secrets';
+import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
 import { ApplicationFailure } from '@temporalio/common';
 
@@ -32,8 +33,15 @@ export interface ChatRequest {
    * so a retried activity finds the answer it already paid for instead of calling again.
    */
   callKey: string;
-  /** Scripted mock only: the method the server looks up (never sent to a real endpoint). */
-  mockMethodId?: string;
+  /**
+   * What the call is about. Not part of what a model receives: only the scripted mock provider gets it,
+   * as a header (activities/llm/mock/seam.ts); a real endpoint never does.
+   */
+  about?: ChatSubject;
+}
+
+export interface ChatSubject {
+  methodId: string;
 }
 
 export interface ChatMessageOut {
@@ -94,9 +102,8 @@ async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void)
     const baseURL = await ensureLocalServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
     return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
   }
-  if (spec.provider === 'mock') {
-    return { baseURL: spec.baseUrl ?? env().PAU_MOCK_LLM_URL ?? (await ensureMockServer()).url, apiKey: 'scripted-mock-no-key' };
-  }
+  // The scripted mock runs as its own server (the stack's, or PAU_MOCK_LLM_URL): never inside a worker.
+  if (spec.provider === 'mock') return { baseURL: spec.baseUrl ?? mockLlmUrl(), apiKey: 'scripted-mock-no-key' };
   return { baseURL: spec.baseUrl!, apiKey: apiKeyFor(spec) ?? 'no-key' };
 }
 
@@ -105,6 +112,12 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
   const m = choice?.message;
   const toolCalls = (m?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : []));
   return { message: { content: m?.content ?? null, toolCalls, refusal: m?.refusal ?? null }, finishReason: choice?.finish_reason ?? null };
+}
+
+/** Nothing listens at the endpoint (as opposed to a timeout or a reset mid-request). */
+function isConnectionRefused(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+  return false;
 }
 
 function withoutKey<T>(value: T, apiKey: string): T {
@@ -129,12 +142,8 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     ...params,
   };
   const cacheable = isCacheable(params, req.replay);
-  const hash = requestHash({
-    endpoint: endpointIdentity(spec),
-    body,
-    ...(spec.provider === 'mock' ? { mockMethodId: req.mockMethodId ?? null } : {}),
-    ...(cacheable ? {} : { callKey: req.callKey }),
-  });
+  const extras = spec.provider === 'mock' ? mockExtras(req.about) : NO_EXTRAS;
+  const hash = requestHash({ endpoint: endpointIdentity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
   const db = deps.db();
 
   // 1. The cache / the ledger of a call already paid for.
@@ -154,7 +163,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     endpoint = await endpointFor(spec, deps.onProgress);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
-    if (err instanceof Error && (err.name === 'ModelCorruptError' || err.name === 'ModelInstallError')) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    if (err instanceof ModelCorruptError || err instanceof ModelInstallError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
   const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
@@ -165,13 +174,20 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
       body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
       {
-        ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
+        ...(Object.keys(extras.headers).length > 0 ? { headers: extras.headers } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
       },
     )) as ChatCompletion;
   } catch (err) {
     // A local server that died mid-request: check (and restart) it before the retried attempt.
     if (spec.provider === 'local') forgetHealth(spec);
+    if (spec.provider === 'mock' && isConnectionRefused(err)) {
+      throw ApplicationFailure.nonRetryable(
+        `model ${spec.name} is the scripted mock model, and no mock model server answers at ${endpoint.baseURL}: ` +
+          '`npm run pau -- stack up` starts one (on PAU_MOCK_LLM_PORT), or set PAU_MOCK_LLM_URL to a running `npm run pau -- mock-llm`',
+        LLM_ERROR_TYPES.config,
+      );
+    }
     throw toFailure(err, spec.name, [endpoint.apiKey]);
   } finally {
     if (ticker) clearInterval(ticker);

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../../config/env';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
-import { portOpen, runningPid, spawnDetached, stopPid, waitFor } from '../lib/processes';
-import { withPrivateUmask } from './privateState';
+import { portOpen, runningPid, spawnDetached, stopPid, waitFor, withPrivateUmask } from '../../activities/common/processes';
 
 export interface LocalTemporal {
   stateDir: string;

@@ -49,8 +49,8 @@ describe('LLM activity retries', () => {
     expect(attempts).toHaveLength(2);
     expect(attempts.every((a) => a.attempt >= 2)).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000); // two Retry-After delays of 1 s
-    // (Request counts on the scripted server are not checked: test files run in parallel against one
-    // Temporal server, so another file's worker, with its own mock server, may take some of these tasks.)
+    // (The scripted server answers 429 once per distinct request body: the first time this test runs
+    // against the test run's one mock server.)
   });
 
   it('401 is not retried: the episode fails once, naming the auth error', async () => {

@@ -19,7 +19,7 @@ import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { models, type ModelSpec } from '../../config/models';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
 import { episodes, judgments } from '../../db/schema/index';
-import { runningPid } from '../../scripts/lib/processes';
+import { runningPid } from '../../activities/common/processes';
 import { judgeEpisodeWorkflow } from '../../workflows/judge/judgeEpisodeWorkflow';
 import { runEpisode, stepsOf } from '../episode/helpers';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
@@ -63,8 +63,14 @@ describe('install', () => {
     fs.readSync(fd, buf, 0, buf.length, 0);
     fs.closeSync(fd);
     fs.writeFileSync(truncated, buf);
-    expect(await checkModelFile(truncated, entry.sha256, entry.bytes)).toMatchObject({ state: 'corrupt', reason: expect.stringMatching(/expected 98362432 bytes: truncated/) });
-    expect(await checkModelFile(truncated, entry.sha256)).toMatchObject({ state: 'corrupt', reason: expect.stringMatching(new RegExp(`expected ${entry.sha256}`)) });
+    expect(await checkModelFile(truncated, entry.sha256, entry.bytes)).toMatchObject({
+      state: 'corrupt',
+      reason: expect.stringMatching(/expected 98362432 bytes: truncated/),
+    });
+    expect(await checkModelFile(truncated, entry.sha256)).toMatchObject({
+      state: 'corrupt',
+      reason: expect.stringMatching(new RegExp(`expected ${entry.sha256}`)),
+    });
 
     const base = models().get(SMOL);
     // With its expected hash: refused before any server starts.
@@ -72,7 +78,10 @@ describe('install', () => {
     await expect(startLocalServer(withHash)).rejects.toThrow(/local\/corrupt-a: the model file .*smol\.gguf is corrupt \(sha256 /);
     // Without one: llama.cpp refuses to load it, and the error carries the server log's last lines.
     const noHash: ModelSpec = { ...base, name: 'local/corrupt-b', modelPath: truncated, port: base.port! + 101 };
-    const err = await startLocalServer(noHash).then(() => null, (e: unknown) => e as Error);
+    const err = await startLocalServer(noHash).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(LocalServerError);
     expect(err?.message).toMatch(/exited while loading/);
     expect(err?.message).toMatch(/failed to load model/);
@@ -127,7 +136,10 @@ describe('episodes with real models', () => {
       workflowExecutionTimeout: '20 minutes',
     });
     expect(r.judgeModel).toBe(QWEN);
-    const [row] = await stack.db.select().from(judgments).where(and(eq(judgments.episodeId, out.episodeId), eq(judgments.judgeModel, QWEN)));
+    const [row] = await stack.db
+      .select()
+      .from(judgments)
+      .where(and(eq(judgments.episodeId, out.episodeId), eq(judgments.judgeModel, QWEN)));
     expect(row?.rationale).toBeTruthy();
     expect(row?.rationale).not.toMatch(/scripted mock/);
     // Parsed from the model's own words (possibly after the one retry the judge asks for).

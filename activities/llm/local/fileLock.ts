@@ -33,12 +33,13 @@ export interface LockOptions {
 
 /** Runs `fn` while holding `file` (a lock file path); waits for another holder, takes over a dead one's. */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // The owner's alone: lock files sit in the private state dir (server starts) and in the user's cache.
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
   let lastWaitNote = 0;
   for (;;) {
     try {
-      const fd = fs.openSync(file, 'wx', 0o644);
+      const fd = fs.openSync(file, 'wx', 0o600);
       fs.writeSync(fd, String(process.pid));
       fs.closeSync(fd);
       break;

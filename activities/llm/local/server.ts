@@ -10,7 +10,7 @@ import { env } from '../../../config/env';
 import { catalogueEntry, type LocalModelCatalogueEntry } from '../../../domain/llm/localModels';
 import type { ModelSpec } from '../../../config/models';
 import { readOrCreateSecret } from '../../../config/secrets';
-import { portOpen, runningPid, sleep, spawnDetached, stopPid } from '../../../scripts/lib/processes';
+import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../common/processes';
 import { withFileLock } from './fileLock';
 import { checkModelFile, installModel, ModelCorruptError, modelFile } from './install';
 import { ensureRuntime, SERVER_SCRIPT } from './runtime';
@@ -44,7 +44,7 @@ export function planFor(spec: ModelSpec): LocalServerPlan {
     slug: spec.name.replace(/[^A-Za-z0-9._-]+/g, '_'),
     ...(builtin ? { builtin } : {}),
     modelPath,
-    ...(spec.sha256 ?? builtin?.sha256 ? { sha256: spec.sha256 ?? builtin?.sha256 } : {}),
+    ...((spec.sha256 ?? builtin?.sha256) ? { sha256: spec.sha256 ?? builtin?.sha256 } : {}),
     port: spec.port,
     threads: spec.threads ?? 1,
     ctxPerSlot: spec.ctxPerSlot ?? builtin?.serve.ctxPerSlot ?? 4096,
@@ -66,7 +66,16 @@ export function serverFiles(slug: string, stateDir = env().PAU_STATE_DIR) {
 
 /** What a server was started with; a server running with other settings is restarted. */
 function launchConfig(plan: LocalServerPlan) {
-  return { model: plan.modelPath, port: plan.port, threads: plan.threads, ctx_per_slot: plan.ctxPerSlot, parallel: plan.parallel, alias: plan.name, lora: plan.lora, cache_ram_mib: 512 };
+  return {
+    model: plan.modelPath,
+    port: plan.port,
+    threads: plan.threads,
+    ctx_per_slot: plan.ctxPerSlot,
+    parallel: plan.parallel,
+    alias: plan.name,
+    lora: plan.lora,
+    cache_ram_mib: 512,
+  };
 }
 
 interface ServerInfo {
@@ -118,7 +127,9 @@ async function ensureModelFile(plan: LocalServerPlan, opts: ServeOptions): Promi
   if (plan.builtin) {
     const state = await checkModelFile(plan.modelPath, plan.builtin.sha256, plan.builtin.bytes);
     if (state.state === 'corrupt') {
-      throw new ModelCorruptError(`${plan.name}: the model file ${plan.modelPath} is corrupt (${state.reason}); \`npm run pau -- models install ${plan.builtin.short}\` replaces it`);
+      throw new ModelCorruptError(
+        `${plan.name}: the model file ${plan.modelPath} is corrupt (${state.reason}); \`npm run pau -- models install ${plan.builtin.short}\` replaces it`,
+      );
     }
     if (state.state === 'missing') {
       opts.log?.(`${plan.name}: model file missing; installing it`);
@@ -158,21 +169,38 @@ async function startLocked(plan: LocalServerPlan, opts: ServeOptions): Promise<'
     restarted = true;
   }
   if (await portOpen(plan.port)) {
-    throw new LocalServerError(`${plan.name}: port ${plan.port} is taken by another program (not a server of this state dir ${env().PAU_STATE_DIR}); set "port" for this model in the models file, or PAU_MODEL_PORT_BASE`);
+    throw new LocalServerError(
+      `${plan.name}: port ${plan.port} is taken by another program (not a server of this state dir ${env().PAU_STATE_DIR}); set "port" for this model in the models file, or PAU_MODEL_PORT_BASE`,
+    );
   }
   await ensureModelFile(plan, opts);
   const python = await ensureRuntime(opts.log);
-  fs.mkdirSync(f.dir, { recursive: true });
-  fs.mkdirSync(path.dirname(f.logFile), { recursive: true });
-  fs.appendFileSync(f.logFile, `\n=== ${new Date().toISOString()} starting ${plan.name}: ${JSON.stringify(config)}\n`);
-  const newPid = spawnDetached(python, [SERVER_SCRIPT, JSON.stringify(config)], { logFile: f.logFile, pidFile: f.pidFile, env: { ...process.env, PAU_MODEL_SERVER_KEY: key } });
-  fs.writeFileSync(f.infoFile, JSON.stringify({ name: plan.name, pid: newPid, port: plan.port, startedAt: new Date().toISOString(), config } satisfies ServerInfo, null, 2) + '\n');
+  // Under the state dir, like the rest of the stack: the owner's alone (umask 077 for the server too).
+  const newPid = withPrivateUmask(() => {
+    fs.mkdirSync(f.dir, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(path.dirname(f.logFile), { recursive: true, mode: 0o700 });
+    fs.appendFileSync(f.logFile, `\n=== ${new Date().toISOString()} starting ${plan.name}: ${JSON.stringify(config)}\n`);
+    const pid = spawnDetached(python, [SERVER_SCRIPT, JSON.stringify(config)], {
+      logFile: f.logFile,
+      pidFile: f.pidFile,
+      env: { ...process.env, PAU_MODEL_SERVER_KEY: key },
+    });
+    fs.writeFileSync(
+      f.infoFile,
+      JSON.stringify({ name: plan.name, pid, port: plan.port, startedAt: new Date().toISOString(), config } satisfies ServerInfo, null, 2) + '\n',
+    );
+    return pid;
+  });
   if (!(await waitHealthy(plan, newPid, f.logFile, opts))) {
     await stopPid(newPid, 2_000);
     fs.rmSync(f.pidFile, { force: true });
-    throw new LocalServerError(`${plan.name}: the server did not become healthy within ${opts.loadTimeoutS ?? 180} s; last lines of ${f.logFile}:\n${logTail(f.logFile)}`);
+    throw new LocalServerError(
+      `${plan.name}: the server did not become healthy within ${opts.loadTimeoutS ?? 180} s; last lines of ${f.logFile}:\n${logTail(f.logFile)}`,
+    );
   }
-  opts.log?.(`${plan.name}: ${restarted ? 'restarted' : 'started'} on ${baseUrlOf(plan.port)} (pid ${newPid}, ${plan.threads} thread(s), ${plan.parallel} slot(s) × ${plan.ctxPerSlot} tokens${plan.lora.length ? `, LoRA ${plan.lora.join(', ')}` : ''}; log ${f.logFile})`);
+  opts.log?.(
+    `${plan.name}: ${restarted ? 'restarted' : 'started'} on ${baseUrlOf(plan.port)} (pid ${newPid}, ${plan.threads} thread(s), ${plan.parallel} slot(s) × ${plan.ctxPerSlot} tokens${plan.lora.length ? `, LoRA ${plan.lora.join(', ')}` : ''}; log ${f.logFile})`,
+  );
   return restarted ? 'restarted' : 'started';
 }
 
@@ -197,7 +225,9 @@ async function waitHealthy(plan: LocalServerPlan, pid: number, logFile: string, 
 /** Starts the server unless a healthy one with these settings runs. Safe to call from many processes at once. */
 export async function startLocalServer(spec: ModelSpec, opts: ServeOptions = {}): Promise<'started' | 'already running' | 'restarted'> {
   const plan = planFor(spec);
-  return withFileLock(serverFiles(plan.slug).lockFile, () => startLocked(plan, opts), { onWait: () => opts.progress?.(`${plan.name}: waiting for another process starting the server`) });
+  return withFileLock(serverFiles(plan.slug).lockFile, () => startLocked(plan, opts), {
+    onWait: () => opts.progress?.(`${plan.name}: waiting for another process starting the server`),
+  });
 }
 
 const healthyUntil = new Map<string, number>();
@@ -246,7 +276,10 @@ export async function localServers(stateDir?: string): Promise<LocalServerStatus
   const dir = serverFiles('x', stateDir).dir;
   if (!fs.existsSync(dir)) return [];
   const out: LocalServerStatus[] = [];
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const slug = f.slice(0, -'.json'.length);
     const files = serverFiles(slug, stateDir);
     const info = readInfo(files.infoFile);
