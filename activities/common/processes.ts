@@ -76,6 +76,15 @@ export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
   while (isAlive(pid)) await sleep(50);
 }
 
+/** Stops the process a pid file names (see stopPid) and removes the pid file. */
+export async function stopPidFile(pidFile: string): Promise<'stopped' | 'not running'> {
+  const pid = runningPid(pidFile);
+  if (pid === undefined) return 'not running';
+  await stopPid(pid);
+  fs.rmSync(pidFile, { force: true });
+  return 'stopped';
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
-import { portOpen, runningPid, spawnDetached, stopPid, waitFor, withPrivateUmask } from '../../activities/common/processes';
+import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
 
 export interface LocalMockLlm {
   port: number;
@@ -53,9 +53,5 @@ export async function startMockLlm(m: LocalMockLlm): Promise<'started' | 'alread
 }
 
 export async function stopMockLlm(m: LocalMockLlm): Promise<'stopped' | 'not running'> {
-  const pid = runningPid(m.pidFile);
-  if (pid === undefined) return 'not running';
-  await stopPid(pid);
-  fs.rmSync(m.pidFile, { force: true });
-  return 'stopped';
+  return stopPidFile(m.pidFile);
 }
