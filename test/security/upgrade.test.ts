@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/processes';
+import { freePort } from '../../activities/common/processes';
 import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli } from '../helpers/cli';
 
