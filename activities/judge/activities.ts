@@ -86,7 +86,7 @@ export function createJudgeActivities(db: () => Db) {
   // The registry's params for the model (not a forced temperature 0, which reasoning models reject),
   // with the run's overrides as planned; chat() applies the same rule, so this is what is sent.
   async function judgeChat(model: string, methodId: string, callKey: string, messages: ChatMessage[], params: ModelParams | undefined) {
-    return chat({ model, messages, params: sentParams(model, params), callKey, mockMethodId: methodId }, activityChatDeps(db));
+    return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db));
   }
 
   return {

@@ -52,7 +52,7 @@ export function createContradictionActivities(db: () => Db) {
           messages,
           ...(input.params ? { params: input.params } : {}),
           callKey: `judge/${e.id}/${input.judgeModel}/contradiction`,
-          mockMethodId: m.id,
+          about: { methodId: m.id },
         },
         activityChatDeps(db),
       );

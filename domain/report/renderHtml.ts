@@ -5,6 +5,7 @@ import { seededRandom } from './stats';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
 import { contradictionSection } from './contradictionSummary';
+import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -22,6 +23,8 @@ export interface ReportDocument {
   generatedAt: string;
   run: RunInfo | null;
   judgeModel: string | null;
+  /** The judge is a small local model (not the paper's judge; the report says so). */
+  judgeIsLocal?: boolean;
   otherJudgeModels: string[];
   summary: RunSummary;
   episodes: EpisodeRow[];
@@ -29,6 +32,8 @@ export interface ReportDocument {
   /** The latest calibration run of the run's dataset split (controls independent of the judge). */
   calibration?: ReportCalibration;
   notes: string[];
+  /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
+  toolCallSources?: ToolCallSourceRow[];
 }
 
 export function esc(s: unknown): string {
@@ -150,6 +155,12 @@ export function renderHtml(doc: ReportDocument): string {
   if (doc.calibration) sections.push(calibrationSection(doc.calibration));
   const contradictionsHtml = contradictionSection(doc.episodes);
   if (contradictionsHtml) sections.push(contradictionsHtml);
+  if (doc.toolCallSources && doc.toolCallSources.length > 0) {
+    const t = toolCallSourceTable(doc.toolCallSources);
+    sections.push(
+      `<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`,
+    );
+  }
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
   {

@@ -108,7 +108,9 @@ describe('episode transcripts', () => {
     expect(nul).toContain('I do not know what this method does.');
     expect(nul).toMatch(/score 1 \/ 5, code match 0\.0%/);
     expect(nul).toContain('Held-out inputs where the generated code disagreed');
-    expect(nul).toContain('Contradiction classifier: <strong>omits</strong> · cites #2 <code>tag(&#39;boom&#39;)</code> → <code>ValueError: &lt;img src=x onerror=alert(1)&gt;</code>');
+    expect(nul).toContain(
+      'Contradiction classifier: <strong>omits</strong> · cites #2 <code>tag(&#39;boom&#39;)</code> → <code>ValueError: &lt;img src=x onerror=alert(1)&gt;</code>',
+    );
     expect(report).toContain("Contradictions of the agent's own observations");
     expect(nul).toContain('<td><code>tag(&#39;xyz&#39;)</code></td><td><code>&#39;&lt;b&gt;xyz&lt;/b&gt;&#39;</code></td><td><code>None</code></td>');
     expect(nul).toContain(
