@@ -138,22 +138,8 @@ export function transcriptJudgment(j: TranscriptJudgmentRow): TranscriptJudgment
 }
 
 export interface TranscriptSource {
-  episode: {
-    id: string;
-    runId: string;
-    methodId: string;
-    model: string;
-    setting: string;
-    sample: number;
-    status: string;
-    endReason: string | null;
-    error: string | null;
-    callsMade: number;
-    tokensIn: number;
-    tokensOut: number;
-    costUsd: number;
-    finalDescription: string | null;
-  };
+  /** The episode row's columns the transcript shows (`id` is the episode id). */
+  episode: Omit<Transcript, 'episodeId' | 'signature' | 'entries' | 'judgments' | 'uiLink'> & { id: string };
   signature: string | null;
   steps: readonly TranscriptStep[];
   judgments: readonly TranscriptJudgmentRow[];

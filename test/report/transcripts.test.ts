@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { datasetMethods, datasets, methods } from '../../db/schema/index';
+import { insertDatasetRows } from '../fixtures/datasetRows';
 import { fetchReportFiles } from '../../scripts/client/report';
 import { startBenchmark } from '../../scripts/client/starters';
 import { renderTranscriptHtml } from '../../domain/report/renderTranscriptHtml';
@@ -29,14 +29,9 @@ const HOSTILE = {
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
-  setup: async ({ db }) => {
-    await db
-      .insert(datasets)
-      .values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' })
-      .onConflictDoNothing();
-    await db
-      .insert(methods)
-      .values({
+  setup: ({ db }) =>
+    insertDatasetRows(db, DATASET, [
+      {
         id: HOSTILE.id,
         source: 'fixture',
         sourceId: 'tag',
@@ -47,10 +42,8 @@ const stack = useStack({
         probeInputs: HOSTILE.probes,
         heldoutInputs: HOSTILE.heldout,
         verdict: 'accepted',
-      })
-      .onConflictDoNothing();
-    await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: HOSTILE.id, split: 'test', position: 0 }).onConflictDoNothing();
-  },
+      },
+    ]),
 });
 
 const runId = `transcripts-${Date.now().toString(36)}`;

@@ -4,7 +4,8 @@
 // reason, and `pau calibrate` prints the controls.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { datasetMethods, datasets, methods, runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/index';
+import { insertDatasetRows } from '../fixtures/datasetRows';
 import { summarizeCalibration } from '../../domain/calibration/summarize';
 import type { MethodCalibration } from '../../domain/calibration/types';
 import { startCalibration } from '../../scripts/client/calibration';
@@ -35,29 +36,22 @@ const METHODS = [
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
-  setup: async ({ db }) => {
-    await db
-      .insert(datasets)
-      .values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' })
-      .onConflictDoNothing();
-    for (const [i, m] of METHODS.entries()) {
-      await db
-        .insert(methods)
-        .values({
-          id: m.id,
-          source: 'cal',
-          sourceId: m.entry,
-          entryPoint: m.entry,
-          signature: m.code.split('\n')[0]!,
-          code: m.code,
-          probeInputs: [],
-          heldoutInputs: m.heldout,
-          verdict: 'accepted',
-        })
-        .onConflictDoNothing();
-      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
-    }
-  },
+  setup: ({ db }) =>
+    insertDatasetRows(
+      db,
+      DATASET,
+      METHODS.map((m) => ({
+        id: m.id,
+        source: 'cal',
+        sourceId: m.entry,
+        entryPoint: m.entry,
+        signature: m.code.split('\n')[0]!,
+        code: m.code,
+        probeInputs: [],
+        heldoutInputs: m.heldout,
+        verdict: 'accepted' as const,
+      })),
+    ),
 });
 
 describe('calibration suite', () => {
