@@ -12,7 +12,7 @@ const sandbox = poolDatasetSandbox();
 afterAll(() => closeSharedSandboxPool());
 
 function method(code: string, inputs: string[], entryPoint = 'f'): MethodRow {
-  return { id: 't/1', source: 'cruxeval', sourceId: '1', entryPoint, signature: '', code, codeHash: '', nearHash: '', goldKind: 'code-only', goldDescription: null, probeInputs: inputs, heldoutInputs: [], probeOutputs: null, heldoutOutputs: null, checkKey: null, checkedAt: null, verdict: 'pending', rejectReasons: [], meta: {}, createdAt: new Date(), updatedAt: new Date() };
+  return { id: 't/1', source: 'cruxeval', sourceId: '1', entryPoint, signature: '', code, codeHash: '', nearHash: '', goldKind: 'code-only', goldDescription: null, probeInputs: inputs, heldoutInputs: [], probeOutputs: null, heldoutOutputs: null, heldoutGenerated: null, heldoutGeneratedOutputs: null, codeMatchExclusion: null, behaviourKey: null, checkKey: null, checkedAt: null, verdict: 'pending', rejectReasons: [], meta: {}, createdAt: new Date(), updatedAt: new Date() };
 }
 const check = (code: string, inputs: string[]) => checkOneMethod(sandbox, method(code, inputs), limits);
 
