@@ -32,7 +32,7 @@ export const InputsConfig = z.object({
   /** Below this many distinct held-out outcomes a method is excluded from code match (with the reason stored). */
   minDistinctOutputs: z.number().int().min(1).default(2),
   /** Inputs of a behaviour fingerprint (0: no behaviour clustering). */
-  fingerprint: z.number().int().min(0).max(64).default(10),
+  fingerprint: z.number().int().min(0).max(64).default(16),
   /** Wall time per generated call (a generated input that is slow says little and costs the build). */
   timeoutMs: z.number().int().min(50).max(60_000).default(1_000),
   seed: z.number().int().default(1),

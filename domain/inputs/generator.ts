@@ -15,7 +15,7 @@ import { generateInputs as mutateKnownInputs, hash32 } from '../judge/heldoutInp
 import { formatArgs, formatValue, parseArgs, parseValue, type PyArgs, type PyValue } from './pyLiteral';
 
 /** Bumped when generation changes: part of the dataset's check key, so a rebuild reruns what it affects. */
-export const GENERATOR_VERSION = 'typed-inputs-1';
+export const GENERATOR_VERSION = 'typed-inputs-2';
 
 export type Shape =
   | { k: 'int'; lo: number; hi: number; seen: number[] }
@@ -507,6 +507,43 @@ function isHashable(s: Shape): boolean {
   return true;
 }
 
+/**
+ * Makes one later argument depend on an earlier one, as real calls do: a string that occurs in an earlier
+ * string (a character, a prefix, a suffix, a slice), an int that is a valid index of (or an element of) an
+ * earlier list or string, a value that is an element of an earlier list. Independent random arguments
+ * would almost never exercise `find(s, sub)` or `remove(xs, x)` beyond their "not found" branch.
+ */
+function relate(a: PyArgs, r: Rand): void {
+  const vals = [...a.args, ...a.kwargs.map(([, v]) => v)];
+  const set = (i: number, v: PyValue) => {
+    if (i < a.args.length) a.args[i] = v;
+    else a.kwargs[i - a.args.length]![1] = v;
+  };
+  const targets = vals.map((_, i) => i).filter((i) => i > 0);
+  const j = choice(r, targets);
+  const later = vals[j]!;
+  const earlier = vals.slice(0, j).filter((v) => v.t === 'str' || v.t === 'list' || v.t === 'tuple');
+  if (earlier.length === 0) return;
+  const src = choice(r, earlier);
+  // A string inside an earlier list of strings counts as a source string too (`filter(strings, prefix)`).
+  const items = src.t === 'list' || src.t === 'tuple' ? src.items : [];
+  const inner = items.flatMap((x) => (x.t === 'str' && x.v.length > 0 ? [x.v] : []));
+  const text = src.t === 'str' ? src.v : later.t === 'str' && inner.length > 0 ? choice(r, inner) : null;
+  if (later.t === 'str' && text) {
+    const i = randInt(r, 0, text.length - 1);
+    const k = randInt(r, i + 1, Math.min(text.length, i + 4));
+    set(j, str(choice(r, [text[i]!, text.slice(0, k - i), text.slice(text.length - (k - i)), text.slice(i, k)])));
+  } else if (later.t === 'int') {
+    const ints = items.filter((x) => x.t === 'int');
+    const len = text !== null ? text.length : items.length;
+    if (ints.length > 0 && r() < 0.5) set(j, choice(r, ints));
+    else if (len > 0) set(j, int(randInt(r, 0, len - 1)));
+  } else {
+    const same = items.filter((x) => x.t === later.t);
+    if (same.length > 0) set(j, choice(r, same));
+  }
+}
+
 // ---------------------------------------------------------------- inputs
 
 export type Purpose = 'heldout' | 'examples' | 'fingerprint' | 'known';
@@ -555,6 +592,7 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
       args: t.pos.map((s, i) => value(s, r, mode(i), 0)),
       kwargs: t.kws.map(([k, s], i) => [k, value(s, r, mode(t.pos.length + i), 0)]),
     };
+    if (n > 1 && edgeAt < 0 && r() < 0.5) relate(args, r);
     push(formatArgs(args));
   }
   return out;
@@ -570,7 +608,7 @@ function canonical(s: Shape): Shape {
     case 'float':
       return { k: 'float', lo: -5, hi: 10, decimals: 2, seen: [] };
     case 'str':
-      return { k: 'str', maxLen: 8, chars: 'abcdeABC1 ', seen: ['hello', 'World', 'a b c', 'aba', 'Abc1'] };
+      return { k: 'str', maxLen: 8, chars: 'abcdeABC1 ,', seen: ['hello', 'World', 'a b c', 'aba', 'Abc1', '  pad ', 'abab', 'aaaa', 'x,y,z', 'Hello World'] };
     case 'bytes':
       return { k: 'bytes', maxLen: 6 };
     case 'complex':
@@ -614,7 +652,7 @@ export function shapeKey(s: Shape | null): string {
  * observed detail removed, seeded by that form's type text, so two methods whose inputs have the same
  * types get exactly the same inputs and can be compared by their outputs. Null without a parsed form.
  */
-export function fingerprintPlan(spec: InputSpec, count = 10): { key: string; inputs: string[] } | null {
+export function fingerprintPlan(spec: InputSpec, count = 16): { key: string; inputs: string[] } | null {
   const t = spec.templates[0];
   if (!t) return null;
   const c: Template = { pos: t.pos.map(canonical), kws: t.kws.map(([k, s]) => [k, canonical(s)]), weight: 1 };

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { BuildConfig, type BuildConfigInput } from '../../datasets/config';
+import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } from '../../datasets/config';
 import { Method } from '../../datasets/method';
-import { SOURCE_NAMES } from '../../datasets/sources';
+import { SOURCE_NAMES, type SourceName } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
 import { parseCommandArgs, UsageError } from '../lib/args';
@@ -16,12 +16,50 @@ import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/d
 export const usage = [
   'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S]',
   '                  [--test 741] [--validation 100] [--batch-size 25] [--concurrency 4] [--codealpaca auto|20k|2k]',
+  '                  [--split-scheme proportional|by-source|by-source-mbpp-official] [--split-by-source "test=humaneval,mbpp,cruxeval;train=codealpaca"]',
+  '                  [--generate-inputs on|off]',
   '       pau dataset show <name>',
   '       pau dataset export <name> --out F.jsonl [--split test|validation|train]',
   '       pau dataset list',
 ].join('\n');
 
 const int = z.coerce.number().int().min(0);
+
+/** `--split-scheme` presets: the paper-size proportional split, or whole sources per split. */
+export const SPLIT_PRESETS = ['proportional', 'by-source', 'by-source-mbpp-official'] as const;
+
+/** `test=humaneval,mbpp;official=mbpp;train=codealpaca` → { humaneval: 'test', mbpp: 'official', ... }. */
+export function parseBySource(spec: string, ctx: z.RefinementCtx): Partial<Record<SourceName, SourceSplit>> {
+  const out: Partial<Record<SourceName, SourceSplit>> = {};
+  for (const part of spec.split(';').map((p) => p.trim()).filter(Boolean)) {
+    const [to, list] = part.split('=', 2).map((x) => x?.trim() ?? '');
+    const split = SourceSplit.safeParse(to);
+    if (!split.success || !list) {
+      ctx.addIssue({ code: 'custom', message: `bad part ${JSON.stringify(part)}: expected test|validation|train|official=source,source` });
+      return z.NEVER;
+    }
+    for (const src of list.split(',').map((x) => x.trim()).filter(Boolean)) {
+      if (!(SOURCE_NAMES as readonly string[]).includes(src)) {
+        ctx.addIssue({ code: 'custom', message: `unknown source ${JSON.stringify(src)} (known: ${SOURCE_NAMES.join(', ')})` });
+        return z.NEVER;
+      }
+      if (split.data === 'official' && src !== 'mbpp') {
+        ctx.addIssue({ code: 'custom', message: `only mbpp has an official split, not ${src}` });
+        return z.NEVER;
+      }
+      out[src as SourceName] = split.data;
+    }
+  }
+  return out;
+}
+
+function splitFromArgs(preset: (typeof SPLIT_PRESETS)[number] | undefined, bySource: Partial<Record<SourceName, SourceSplit>> | undefined, test: number | undefined, validation: number | undefined): BuildConfigInput['split'] {
+  const sizes = { test: test ?? 741, validation: validation ?? 100 };
+  if (bySource) return { scheme: 'by-source', ...sizes, bySource: { ...DEFAULT_BY_SOURCE, ...bySource } };
+  if (preset === 'by-source') return { scheme: 'by-source', ...sizes, bySource: { ...DEFAULT_BY_SOURCE } };
+  if (preset === 'by-source-mbpp-official') return { scheme: 'by-source', ...sizes, bySource: { ...DEFAULT_BY_SOURCE, mbpp: 'official' } };
+  return { scheme: 'proportional', ...sizes };
+}
 
 async function build(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -36,6 +74,9 @@ async function build(argv: string[]): Promise<number> {
       'batch-size': { type: 'string' },
       concurrency: { type: 'string' },
       codealpaca: { type: 'string' },
+      'split-scheme': { type: 'string' },
+      'split-by-source': { type: 'string' },
+      'generate-inputs': { type: 'string' },
     },
     z.object({
       name: z.string().default('pau-v1'),
@@ -51,6 +92,9 @@ async function build(argv: string[]): Promise<number> {
       'batch-size': int.min(1).optional(),
       concurrency: int.min(1).optional(),
       codealpaca: z.enum(['auto', '20k', '2k']).optional(),
+      'split-scheme': z.enum(SPLIT_PRESETS).optional(),
+      'split-by-source': z.string().transform(parseBySource).optional(),
+      'generate-inputs': z.enum(['on', 'off']).optional(),
     }),
   );
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
@@ -59,7 +103,8 @@ async function build(argv: string[]): Promise<number> {
     ...(values.sources ? { sources: values.sources } : {}),
     ...(values.limit ? { limit: values.limit } : {}),
     ...(values.seed ? { seed: values.seed } : {}),
-    split: { test: values.test ?? 741, validation: values.validation ?? 100 },
+    split: splitFromArgs(values['split-scheme'], values['split-by-source'], values.test, values.validation),
+    ...(values['generate-inputs'] === 'off' ? { inputs: { generateMissing: false } } : {}),
     ...(values['batch-size'] ? { batchSize: values['batch-size'] } : {}),
     ...(values.concurrency ? { concurrency: values.concurrency } : {}),
     ...(values.codealpaca ? { codealpaca: values.codealpaca } : {}),
