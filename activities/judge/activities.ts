@@ -15,7 +15,8 @@ import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
-import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
+import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
@@ -74,7 +75,7 @@ export function createJudgeActivities(db: () => Db) {
       const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
       const config = resolveJudgeConfig(input, runConfig);
       const observed = observedCalls(await loadSteps(db(), e.id));
-      const set = heldoutSet({ id: m.id, probeInputs: m.probeInputs ?? [], heldoutInputs: m.heldoutInputs ?? [] }, config.heldout);
+      const set = codeMatchSet(m, config.heldout);
       return {
         episodeId: e.id,
         methodId: m.id,
@@ -84,6 +85,8 @@ export function createJudgeActivities(db: () => Db) {
         observedArgs: observed.map((o) => o.arguments),
         heldoutGiven: set.given,
         heldoutGenerated: set.generated,
+        heldoutRaisingCounts: set.raisingCounts,
+        ...(set.excluded ? { codeMatchExcluded: set.excluded } : {}),
         ...(e.status !== 'completed' ? { skip: `episode is ${e.status}` } : {}),
       };
     },
@@ -138,16 +141,11 @@ export function createJudgeActivities(db: () => Db) {
       const cfg = plan.config;
       const nGiven = plan.heldoutGiven.length;
       const nHeld = nGiven + plan.heldoutGenerated.length;
-      // Inputs that count: every given held-out input the original answered within limits; generated ones
-      // only where the original returned a value (a mutated input the method rejects says little).
-      const counted: number[] = [];
-      input.original.forEach((r, i) => {
-        if (!isEvidence(r)) return;
-        if (i >= nGiven && !r.ok) return;
-        counted.push(i);
-      });
+      // Inputs that count: every held-out input the original answered within limits, except mutated ones
+      // that raised (a mutated input the method rejects says little; the dataset's typed ones count).
+      const counted = countedInputs(input.original, nGiven, plan.heldoutRaisingCounts ?? false);
       let codeMatch: number | null = null;
-      if (counted.length > 0) {
+      if (counted.length > 0 && !plan.codeMatchExcluded) {
         const candidate = input.candidate;
         const equal = candidate ? counted.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
         codeMatch = equal / counted.length;
@@ -175,6 +173,7 @@ export function createJudgeActivities(db: () => Db) {
         unparsable: verdict.unparsable,
         noCode: generated.code === null,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
+        ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,
         judgeCost: { tokensIn: verdict.tokensIn + generated.tokensIn, tokensOut: verdict.tokensOut + generated.tokensOut, costUsd: verdict.costUsd + generated.costUsd },
       };

@@ -1,6 +1,6 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
-import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
+import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, settingLabel, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
 
 /** A run as the report shows it. */
@@ -118,7 +118,7 @@ export function renderHtml(doc: ReportDocument): string {
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
   {
-    const rows = s.bySource.map((g) => [g.source ?? '', g.model, g.setting, `${g.judged}/${g.episodes}`, ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m)))]);
+    const rows = s.bySource.map((g) => [g.source ?? '', g.model, settingLabel(g), `${g.judged}/${g.episodes}`, ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m)))]);
     sections.push(`<h2>Per source</h2>${table(['source', 'model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m])], rows)}`);
   }
   {

@@ -23,6 +23,8 @@ export interface EpisodeRow {
   branchCoverage: number | null;
   diagnostics: Partial<EpisodeDiagnostics> | null;
   callsMade: number;
+  /** In-context: how many examples the episode showed (null for interactive and older episodes). */
+  inContextK?: number | null;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -53,6 +55,13 @@ export interface GroupSummary {
   tokensOut: number;
   costUsd: number;
   meanCalls: number | null;
+  /** In-context groups: the examples shown per episode (`20`, or `3-20` when they differ). */
+  k?: string;
+}
+
+/** The setting as tables show it: in-context with its k beside it (`in-context (k=20)`). */
+export function settingLabel(g: Pick<GroupSummary, 'setting' | 'k'>): string {
+  return g.setting === 'in-context' && g.k ? `in-context (k=${g.k})` : g.setting;
 }
 
 export interface PairedSummary {
@@ -137,7 +146,16 @@ function summarizeGroup(rows: EpisodeRow[], b: Partial<BootstrapOptions>): Omit<
     tokensOut: sum(rows.map((r) => r.tokensOut)),
     costUsd: sum(rows.map((r) => r.costUsd)),
     meanCalls: avg(rows.map((r) => r.callsMade)),
+    ...kOf(rows),
   };
+}
+
+function kOf(rows: EpisodeRow[]): { k?: string } {
+  const ks = rows.map((r) => r.inContextK).filter((k): k is number => typeof k === 'number');
+  if (ks.length === 0) return {};
+  const lo = Math.min(...ks);
+  const hi = Math.max(...ks);
+  return { k: lo === hi ? String(lo) : `${lo}-${hi}` };
 }
 
 export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOptions> = {}): RunSummary {
@@ -224,7 +242,7 @@ export const isShare = (m: Metric) => m !== 'score';
 export function headlineRows(s: RunSummary): { headers: string[]; rows: string[][] } {
   const headers = ['model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m]), 'cost $'];
   const sorted = [...s.groups].sort((a, b) => (b.metrics.score.mean ?? -1) - (a.metrics.score.mean ?? -1) || a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting));
-  const rows = sorted.map((g) => [g.model, g.setting, `${g.judged}/${g.episodes}`, ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))), g.costUsd.toFixed(4)]);
+  const rows = sorted.map((g) => [g.model, settingLabel(g), `${g.judged}/${g.episodes}`, ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))), g.costUsd.toFixed(4)]);
   return { headers, rows };
 }
 
