@@ -148,7 +148,8 @@ export function mbppOfficialSplit(sourceId: string): Split {
 const STRICTNESS: Record<Split, number> = { test: 2, validation: 1, train: 0 };
 
 function bySourceSplit(items: SplitItem[], spec: SplitSpec, seed: string): SplitResult {
-  const rule = { ...DEFAULT_BY_SOURCE, ...(spec.bySource ?? {}) } as Record<string, SourceSplit | undefined>;
+  // A source the rule does not name trains.
+  const rule = (spec.bySource ?? DEFAULT_BY_SOURCE) as Record<string, SourceSplit | undefined>;
   const ruleOf = (it: SplitItem): Split => {
     const r = rule[it.source] ?? 'train';
     return r === 'official' ? (it.source === 'mbpp' ? mbppOfficialSplit(it.sourceId ?? it.id.split('/').slice(1).join('/')) : 'train') : r;
