@@ -15,6 +15,18 @@ import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store'
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout, type GeneratedOutcome } from '../../domain/dataset/heldout';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
+import { formatValue, parseArgs } from '../../domain/inputs/pyLiteral';
+
+/** The first argument as Python prints it (to spot a method that returns it unchanged). */
+function firstArgText(input: string): string | null {
+  const a = parseArgs(input)?.args[0];
+  return a ? formatValue(a) : null;
+}
+
+/** A verdict a time limit decided: under a stalled machine it may not be the method's own (checked once more). */
+function timedOut(v: RuntimeVerdict): boolean {
+  return !v.accepted && (v.reasons[0] === RUNTIME_REASONS.limit || v.reasons[0] === RUNTIME_REASONS.nondeterministic) && /timeout/i.test(v.detail);
+}
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
 export interface CheckBatchInput {
@@ -72,7 +84,7 @@ export async function checkGenerated(
     outcomes = run.sourceError ? calls.map(() => ({ ok: false, sandboxError: run.sourceError })) : run.calls;
   }
   const held = selectGeneratedHeldout(candidates, outcomes.slice(0, candidates.length), { target: cfg.heldoutGenerated, maxRaisingShare: cfg.maxRaisingShare });
-  const fpText = fp ? fingerprintText(fp.key, outcomes.slice(candidates.length)) : null;
+  const fpText = fp ? fingerprintText(fp.key, outcomes.slice(candidates.length), fp.inputs.map(firstArgText)) : null;
   return {
     heldoutGenerated: held.inputs,
     heldoutGeneratedOutputs: held.outcomes,
@@ -100,7 +112,8 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
         else out.rejected++;
         continue;
       }
-      const v = await checkOneMethod(deps.sandbox(), m, limits);
+      let v = await checkOneMethod(deps.sandbox(), m, limits);
+      if (timedOut(v)) v = await checkOneMethod(deps.sandbox(), m, limits);
       const dropped = new Set(v.droppedInputs);
       const nProbe = m.probeInputs.length;
       const keep = (i: number) => !v.accepted || !dropped.has(i);

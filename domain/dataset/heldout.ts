@@ -67,11 +67,15 @@ export function codeMatchExclusion(outcomes: readonly GeneratedOutcome[], minDis
 
 /**
  * The text a behaviour key hashes: the input types' key and the outcomes on the shared fingerprint inputs.
- * Null when the outcomes cannot tell methods apart (no value returned, or fewer than two distinct outcomes):
- * such methods are not clustered.
+ * Null when the outcomes cannot tell methods apart: no value returned, fewer than two distinct outcomes,
+ * or the method gives back its first argument unchanged on most of them (many string functions only act on
+ * characters the inputs lack; being the identity there says nothing about what they do). Such methods are
+ * not clustered.
  */
-export function fingerprintText(typesKey: string, outcomes: readonly GeneratedOutcome[]): string | null {
+export function fingerprintText(typesKey: string, outcomes: readonly GeneratedOutcome[], firstArgs?: readonly (string | null)[]): string | null {
   const tokens = outcomes.map(outcomeToken);
-  if (!outcomes.some((r) => r.ok) || new Set(tokens).size < 2) return null;
+  const ok = outcomes.map((r, i) => [r, i] as const).filter(([r]) => r.ok);
+  if (ok.length === 0 || new Set(tokens).size < 2) return null;
+  if (firstArgs && ok.filter(([r, i]) => firstArgs[i] != null && r.repr === firstArgs[i]).length >= 0.75 * ok.length) return null;
   return `${typesKey}\n${tokens.join('\n')}`;
 }

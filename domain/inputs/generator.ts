@@ -15,7 +15,7 @@ import { generateInputs as mutateKnownInputs, hash32 } from '../judge/heldoutInp
 import { formatArgs, formatValue, parseArgs, parseValue, type PyArgs, type PyValue } from './pyLiteral';
 
 /** Bumped when generation changes: part of the dataset's check key, so a rebuild reruns what it affects. */
-export const GENERATOR_VERSION = 'typed-inputs-2';
+export const GENERATOR_VERSION = 'typed-inputs-3';
 
 export type Shape =
   | { k: 'int'; lo: number; hi: number; seen: number[] }
@@ -608,7 +608,14 @@ function canonical(s: Shape): Shape {
     case 'float':
       return { k: 'float', lo: -5, hi: 10, decimals: 2, seen: [] };
     case 'str':
-      return { k: 'str', maxLen: 8, chars: 'abcdeABC1 ,', seen: ['hello', 'World', 'a b c', 'aba', 'Abc1', '  pad ', 'abab', 'aaaa', 'x,y,z', 'Hello World'] };
+      // Strings with the characters and patterns string functions look for (separators, digits, dates,
+      // repeats, palindromes, case), so a function that only touches ':' or '#' is not the identity here.
+      return {
+        k: 'str',
+        maxLen: 10,
+        chars: 'abcdeABC1 ,.:-#',
+        seen: ['hello', 'World', 'a b  c', 'aba', 'Abc1', '  pad ', 'abab', 'aaaa', 'x,y,z', 'Hello World', '2020-01-15', '192.168.0.1', 'a:b:c', 'x+y#z', 'file.txt', 'AbBA'],
+      };
     case 'bytes':
       return { k: 'bytes', maxLen: 6 };
     case 'complex':

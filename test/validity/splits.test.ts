@@ -110,5 +110,9 @@ describe('held-out decisions', () => {
     expect(fingerprintText('(int)', [ok('1'), ok('1')])).toBeNull();
     expect(fingerprintText('(int)', [raises('TypeError'), raises('ValueError')])).toBeNull();
     expect(fingerprintText('(int)', [ok('1'), ok('2')])).toBe('(int)\n=1\n=2');
+    // Giving back its first argument on most inputs: uninformative (string functions that act on ':' only).
+    const args = ["'ab'", "'c d'", "'x:y'", "'q'"];
+    expect(fingerprintText('(str)', [ok("'ab'"), ok("'c d'"), ok("'xy'"), ok("'q'")], args)).toBeNull();
+    expect(fingerprintText('(str)', [ok("'AB'"), ok("'C D'"), ok("'X:Y'"), ok("'q'")], args)).not.toBeNull();
   });
 });
