@@ -8,13 +8,19 @@
 // It prints, per set, overall and per source: methods with held-out inputs of their own, with none counted,
 // with fewer than 2 distinct outcomes, usable, and the constant-function baseline (a function that returns
 // the first example's output): its mean code match and the number of methods where it scores 100 %.
+// With --examples K (default 20, the call budget) it also runs each method's in-context examples in both
+// modes (the first 10 probe inputs, and the budget-matched generated ones) and reports how many examples
+// a method gets, how many raise, and how many distinct outcomes they show.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { closeSharedSandboxPool, sharedSandboxPool } from '../../activities/sandbox/index';
 import { connect } from '../../db/client';
 import { getDataset, getDatasetMethods, type DatasetMethod } from '../../datasets/store';
+import { DEFAULT_IN_CONTEXT_K } from '../../domain/episode/types';
+import { inContextExamples } from '../../domain/inputs/generator';
 import { codeMatchSet, countedInputs, type CodeMatchSet } from '../../domain/judge/codeMatchInputs';
+import { isEvidence } from '../../domain/judge/diagnostics';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import { formatTable } from '../../domain/report/table';
@@ -26,7 +32,17 @@ const Args = z.object({
   split: z.enum(['train', 'validation', 'test']).default('test'),
   out: z.string().optional(),
   concurrency: z.coerce.number().int().min(1).max(16).default(2),
+  examples: z.coerce.number().int().min(0).max(100).default(20),
 });
+
+interface ExampleFigures {
+  id: string;
+  source: string;
+  mode: 'probe' | 'generated';
+  k: number;
+  raising: number;
+  distinct: number;
+}
 
 type SetName = 'mutated' | 'dataset';
 
@@ -97,7 +113,7 @@ function table(rows: MethodFigures[], by: (r: MethodFigures) => string): string 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { dataset: { type: 'string' }, split: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' } }, allowPositionals: false });
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { dataset: { type: 'string' }, split: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' }, examples: { type: 'string' } }, allowPositionals: false });
   const a = Args.parse(values);
   const h = connect(undefined, 2);
   const pool = sharedSandboxPool();
@@ -109,6 +125,7 @@ async function main(): Promise<void> {
     const hasTyped = ms.some((m) => m.heldoutGenerated != null);
     console.log(`held-out report: dataset ${a.dataset} (${ds.contentHash.slice(0, 19)}), split ${a.split}, ${ms.length} methods, sandbox mode ${await pool.mode()}${hasTyped ? '' : ' (no typed held-out inputs stored: built before typed generation)'}`);
     const rows: MethodFigures[] = [];
+    const exampleRows: ExampleFigures[] = [];
     let done = 0;
     const queue = [...ms];
     const worker = async () => {
@@ -116,13 +133,19 @@ async function main(): Promise<void> {
         const sets: [SetName, CodeMatchSet][] = [['mutated', codeMatchSet(m, DEFAULT_HELDOUT, 'mutated')]];
         if (m.heldoutGenerated != null) sets.push(['dataset', codeMatchSet(m, DEFAULT_HELDOUT, 'dataset')]);
         const first = m.probeInputs[0] ?? '';
-        const calls = [first, ...sets.flatMap(([, s]) => [...s.given, ...s.generated])];
+        const examples: [ExampleFigures['mode'], string[]][] = a.examples > 0 ? [['probe', m.probeInputs.slice(0, DEFAULT_IN_CONTEXT_K)], ['generated', inContextExamples(m, a.examples)]] : [];
+        const calls = [first, ...sets.flatMap(([, s]) => [...s.given, ...s.generated]), ...examples.flatMap(([, xs]) => xs)];
         const { results } = await pool.runBatch({ source: m.code, entry: m.entryPoint ?? '', calls });
         let at = 1;
         for (const [name, s] of sets) {
           const n = s.given.length + s.generated.length;
           rows.push(figuresFor(m, s, name, results[0]!, results.slice(at, at + n)));
           at += n;
+        }
+        for (const [mode, xs] of examples) {
+          const rs = results.slice(at, at + xs.length).filter((r) => isEvidence(r));
+          exampleRows.push({ id: m.id, source: m.source, mode, k: xs.length, raising: rs.filter((r) => !r.ok).length, distinct: distinctOutcomes(rs) });
+          at += xs.length;
         }
         done++;
         if (done % 25 === 0 || done === ms.length) {
@@ -143,8 +166,20 @@ async function main(): Promise<void> {
       for (const r of rs) if (r.excluded) reasons.set(r.excluded, (reasons.get(r.excluded) ?? 0) + 1);
       console.log(`excluded from code match: ${[...reasons.entries()].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
     }
+    if (exampleRows.length > 0) {
+      console.log(`\nin-context examples (probe: the first ${DEFAULT_IN_CONTEXT_K} probe inputs, the older mode; generated: budget-matched, k = ${a.examples}):`);
+      const groups = new Map<string, ExampleFigures[]>();
+      for (const r of exampleRows) for (const g of [`${r.source} / ${r.mode}`, `total / ${r.mode}`]) groups.set(g, [...(groups.get(g) ?? []), r]);
+      const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+      console.log(
+        formatTable(
+          ['source / mode', 'methods', 'examples/method', 'min', 'raising share', 'distinct outcomes/method'],
+          [...groups.entries()].sort(([x], [y]) => (x < y ? -1 : 1)).map(([g, rs]) => [g, rs.length, mean(rs.map((r) => r.k)).toFixed(2), Math.min(...rs.map((r) => r.k)), `${((100 * rs.reduce((s, r) => s + r.raising, 0)) / Math.max(1, rs.reduce((s, r) => s + r.k, 0))).toFixed(1)} %`, mean(rs.map((r) => r.distinct)).toFixed(2)]),
+        ),
+      );
+    }
     if (a.out) {
-      fs.writeFileSync(a.out, JSON.stringify({ dataset: a.dataset, contentHash: ds.contentHash, split: a.split, rows }, null, 1));
+      fs.writeFileSync(a.out, JSON.stringify({ dataset: a.dataset, contentHash: ds.contentHash, split: a.split, rows, examples: exampleRows }, null, 1));
       console.log(`\nper-method figures: ${a.out}`);
     }
     console.log(`\nsummary: ${ms.length} ${a.split} methods of ${a.dataset} in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
