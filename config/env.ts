@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { maskUrl } from './redact';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,9 +38,17 @@ export const envSchema = z.object({
   // Where local state (databases, pid files, logs) lives.
   PAU_STATE_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.data')),
   // Where the source datasets are read from.
-  PAU_DATA_DIR: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
+  PAU_DATA_DIR: z
+    .string()
+    .trim()
+    .min(1)
+    .default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
   // Python interpreter for the sandbox (the project's virtualenv by default).
-  PAU_PYTHON: z.string().trim().min(1).default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
+  PAU_PYTHON: z
+    .string()
+    .trim()
+    .min(1)
+    .default(path.join(PROJECT_ROOT, '.venv', 'bin', 'python')),
   // Sandbox (activities/sandbox, docs/sandbox.md). MODE: auto = strongest available, loudly reporting a
   // fallback; an explicit mode that cannot run is an error. The limits are per-call defaults.
   PAU_SANDBOX_MODE: z.enum(['auto', 'bwrap', 'seccomp', 'none']).default('auto'),
@@ -73,10 +82,7 @@ export type Env = z.infer<typeof envSchema>;
 
 export class ConfigError extends Error {
   constructor(public readonly issues: { variable: string; problem: string }[]) {
-    super(
-      'Invalid configuration:\n' +
-        issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'),
-    );
+    super('Invalid configuration:\n' + issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -90,11 +96,18 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(
       result.error.issues.map((issue) => ({
         variable: String(issue.path[0] ?? '(environment)'),
-        problem: `${issue.message} (got ${JSON.stringify(picked[String(issue.path[0])] ?? null)})`,
+        problem: `${issue.message} (got ${shownValue(String(issue.path[0]), picked[String(issue.path[0])])})`,
       })),
     );
   }
   return result.data;
+}
+
+/** A bad value as an error message may show it: a URL's password masked, a key not at all. */
+function shownValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return 'null';
+  if (/KEY|SECRET|TOKEN|PASSWORD/.test(variable)) return '(hidden)';
+  return JSON.stringify(maskUrl(value));
 }
 
 let cached: Env | undefined;

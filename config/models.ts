@@ -26,7 +26,10 @@ export const modelEntrySchema = z
     /** The model id the endpoint expects. Mock: the scripted policy (oracle, null, random, ...). */
     model: z.string().trim().min(1),
     /** Name of the environment variable holding the API key (never the key itself). */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     /** USD per million input / output tokens (0 when unknown or free). */
     inputUsdPerMTok: z.number().min(0).default(0),
     outputUsdPerMTok: z.number().min(0).default(0),
@@ -145,7 +148,11 @@ export function apiKeyFor(spec: ModelSpec, source: NodeJS.ProcessEnv = process.e
 
 /** The models `npm start` benchmarks: PAU_MODELS, else the file's default, else every configured model. */
 export function startModels(registry: ModelRegistry = models()): { names: string[]; scripted: boolean } {
-  const fromEnv = env().PAU_MODELS?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const fromEnv =
+    env()
+      .PAU_MODELS?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   const names = fromEnv.length > 0 ? fromEnv : registry.defaults.length > 0 ? registry.defaults : registry.configured();
   if (names.length === 0) return { names: ['mock-oracle', 'mock-random'], scripted: true };
   for (const n of names) registry.get(n);

@@ -1,9 +1,19 @@
 // Where the services are: the external ones named in the environment, else the local stack's.
 import { env } from './env';
+import { readOrCreateSecret } from './secrets';
 
+/**
+ * DATABASE_URL when set (used as given); else the local cluster's, with its password from the secrets
+ * file. It holds a password: print it only through maskUrl (config/redact.ts).
+ */
 export function databaseUrl(): string {
   const e = env();
-  return e.DATABASE_URL ?? `postgres://pau@127.0.0.1:${e.PAU_PG_PORT}/pau`;
+  return e.DATABASE_URL ?? localDatabaseUrl(e.PAU_PG_PORT, readOrCreateSecret('postgres-password'));
+}
+
+/** The project-local cluster's URL: the `pau` role on loopback, password authentication. */
+export function localDatabaseUrl(port: number, password: string, database = 'pau'): string {
+  return `postgres://pau:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
 export function temporalAddress(): string {

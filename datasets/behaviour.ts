@@ -17,7 +17,12 @@ export interface BehaviourMember {
 export function clusterItems(ms: BehaviourMember[]): SplitItem[] {
   const count = new Map<string, number>();
   for (const m of ms) if (m.behaviourKey) count.set(m.behaviourKey, (count.get(m.behaviourKey) ?? 0) + 1);
-  return ms.map((m) => ({ id: m.id, source: m.source, sourceId: m.sourceId, cluster: m.behaviourKey && (count.get(m.behaviourKey) ?? 0) > 1 ? m.behaviourKey : null }));
+  return ms.map((m) => ({
+    id: m.id,
+    source: m.source,
+    sourceId: m.sourceId,
+    cluster: m.behaviourKey && (count.get(m.behaviourKey) ?? 0) > 1 ? m.behaviourKey : null,
+  }));
 }
 
 export function behaviourSummary(ms: BehaviourMember[], items: SplitItem[], split: SplitResult, blind: SplitResult): BehaviourSummary {

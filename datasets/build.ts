@@ -34,7 +34,14 @@ export interface PrepareOptions {
 
 export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, opts: PrepareOptions = {}): Promise<PrepareResult> {
   const cfg = BuildConfig.parse(cfgIn);
-  const summary: BuildSummary = { name: cfg.name, sources: {}, splits: { train: 0, validation: 0, test: 0 }, requested: cfg.split, loadRejects: [], duplicates: [] };
+  const summary: BuildSummary = {
+    name: cfg.name,
+    sources: {},
+    splits: { train: 0, validation: 0, test: 0 },
+    requested: cfg.split,
+    loadRejects: [],
+    duplicates: [],
+  };
   const loaded: LoadResult[] = [];
   for (const source of cfg.sources) {
     opts.onProgress?.(`loading ${source}`);
@@ -61,7 +68,14 @@ export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, o
   const toCheck = await upsertMethods(db, items);
   const staticRejected = items.filter((x) => x.method.verdict === 'rejected').length;
   summary.toCheck = toCheck.length;
-  await startDatasetRow(db, cfg.name, workflowId, cfg, items.map((x) => x.method.id), summary);
+  await startDatasetRow(
+    db,
+    cfg.name,
+    workflowId,
+    cfg,
+    items.map((x) => x.method.id),
+    summary,
+  );
   return { candidates: items.length, staticRejected, toCheck, alreadyChecked: items.length - staticRejected - toCheck.length };
 }
 
@@ -94,7 +108,13 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
     delete s.inputsGenerated;
   }
   const pending = ms.filter((m) => m.verdict === 'pending');
-  if (pending.length) throw new UncheckedMethodsError(`${pending.length} methods were never checked, e.g. ${pending.slice(0, 3).map((m) => m.id).join(', ')}`);
+  if (pending.length)
+    throw new UncheckedMethodsError(
+      `${pending.length} methods were never checked, e.g. ${pending
+        .slice(0, 3)
+        .map((m) => m.id)
+        .join(', ')}`,
+    );
   for (const m of ms) {
     const s = summary.sources[m.source];
     if (s && m.verdict === 'rejected') bump(s.rejected, m.rejectReasons[0] ?? 'rejected');
@@ -107,7 +127,11 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
   // Near-duplicates by behaviour stay together: each cluster is one unit of the split.
   const items = clusterItems(kept);
   const split = splitMethods(items, cfg.split, cfg.seed);
-  const blind = splitMethods(items.map((it) => ({ ...it, cluster: null })), cfg.split, cfg.seed);
+  const blind = splitMethods(
+    items.map((it) => ({ ...it, cluster: null })),
+    cfg.split,
+    cfg.seed,
+  );
   summary.behaviour = behaviourSummary(kept, items, split, blind);
   summary.heldout = heldoutSummary(kept, split);
   summary.scheme = schemeText(cfg);

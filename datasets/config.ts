@@ -40,8 +40,14 @@ export const InputsConfig = z.object({
 export type InputsConfig = z.infer<typeof InputsConfig>;
 
 export const BuildConfig = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lowercase letters, digits, . _ - (max 64)').default('pau-v1'),
-  sources: z.array(z.enum(SOURCE_NAMES)).min(1).default([...SOURCE_NAMES]),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'lowercase letters, digits, . _ - (max 64)')
+    .default('pau-v1'),
+  sources: z
+    .array(z.enum(SOURCE_NAMES))
+    .min(1)
+    .default([...SOURCE_NAMES]),
   /** Take only the first N records of each source (for quick builds and tests). */
   limit: z.number().int().min(1).optional(),
   seed: z.string().default('pau-v1'),

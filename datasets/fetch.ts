@@ -26,7 +26,11 @@ export interface LocateOptions {
 
 export class ChecksumMismatchError extends Error {
   override name = 'ChecksumMismatchError';
-  constructor(public readonly file: string, public readonly expected: string, public readonly actual: string) {
+  constructor(
+    public readonly file: string,
+    public readonly expected: string,
+    public readonly actual: string,
+  ) {
     super(`checksum mismatch for ${file}: expected ${expected}, got ${actual}. The file is not the pinned public copy; replace it (see docs/datasets.md).`);
   }
 }
@@ -48,7 +52,10 @@ export async function locateSourceFile(spec: SourceFile, opts: LocateOptions): P
   const cached = path.join(opts.cacheDir, spec.path);
   if (fs.existsSync(cached)) return checked(cached, spec);
   const where = `${spec.path} (expected ${spec.sha256}${spec.bytes ? `, ${spec.bytes} bytes` : ''})`;
-  if (opts.offline) throw new SourceUnavailableError(`source file ${where} is not in ${opts.dataDir} nor in the cache ${opts.cacheDir}, and downloads are off. Put a copy at ${local}.`);
+  if (opts.offline)
+    throw new SourceUnavailableError(
+      `source file ${where} is not in ${opts.dataDir} nor in the cache ${opts.cacheDir}, and downloads are off. Put a copy at ${local}.`,
+    );
   let bytes: Buffer;
   try {
     bytes = await (opts.fetcher ?? httpFetcher)(spec.url, AbortSignal.timeout(opts.timeoutMs ?? 20_000));

@@ -52,9 +52,17 @@ export interface RuntimeVerdict {
  * - the same inputs give the same results (deterministic) and calls do not leak state (stateless);
  * - inputs whose call raises are dropped (a test input should not raise), and at least one must remain;
  * - not every result may be None; every result must be a Python literal (no `other` in the encoding). */
-export function runtimeVerdict(first: ClassifiedCall[], second: ClassifiedCall[] | null, opts: { sourceError?: string; determinism?: DeterminismCheck } = {}): RuntimeVerdict {
+export function runtimeVerdict(
+  first: ClassifiedCall[],
+  second: ClassifiedCall[] | null,
+  opts: { sourceError?: string; determinism?: DeterminismCheck } = {},
+): RuntimeVerdict {
   const sourceError = opts.sourceError;
-  const outcomes: ProbeOutcome[] = first.map((c) => (c.ok ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) } : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) }));
+  const outcomes: ProbeOutcome[] = first.map((c) =>
+    c.ok
+      ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) }
+      : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) },
+  );
   const reject = (reason: string, detail: string): RuntimeVerdict => ({ accepted: false, reasons: [reason], detail, droppedInputs: [], outcomes });
   if (sourceError) return reject(RUNTIME_REASONS.sourceError, sourceError);
   const bad = first.find((c) => c.sandboxError);
@@ -74,7 +82,14 @@ export function runtimeVerdict(first: ClassifiedCall[], second: ClassifiedCall[]
     const a = first[i]!;
     const b = second[i];
     const same = b !== undefined && a.ok === b.ok && (a.ok ? a.repr === b.repr : a.excType === b.excType);
-    if (!same) return { ...reject(RUNTIME_REASONS.nondeterministic, `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500)), droppedInputs };
+    if (!same)
+      return {
+        ...reject(
+          RUNTIME_REASONS.nondeterministic,
+          `input ${i}: ${a.ok ? a.repr : a.excType} then ${b ? (b.ok ? b.repr : b.excType) : 'nothing'}`.slice(0, 500),
+        ),
+        droppedInputs,
+      };
   }
   return { accepted: true, reasons: [], detail: '', droppedInputs, outcomes };
 }

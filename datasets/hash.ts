@@ -18,7 +18,16 @@ export interface HashMember {
 }
 
 export function resultConfig(cfg: BuildConfig) {
-  return { sources: [...cfg.sources].sort(), limit: cfg.limit ?? null, seed: cfg.seed, split: cfg.split, heldoutFraction: cfg.heldoutFraction, cruxevalGold: cfg.cruxevalGold, limits: cfg.limits, inputs: cfg.inputs };
+  return {
+    sources: [...cfg.sources].sort(),
+    limit: cfg.limit ?? null,
+    seed: cfg.seed,
+    split: cfg.split,
+    heldoutFraction: cfg.heldoutFraction,
+    cruxevalGold: cfg.cruxevalGold,
+    limits: cfg.limits,
+    inputs: cfg.inputs,
+  };
 }
 
 export function datasetContentHash(cfg: BuildConfig, files: { path: string; sha256: string }[], members: HashMember[]): string {
@@ -28,7 +37,18 @@ export function datasetContentHash(cfg: BuildConfig, files: { path: string; sha2
     v: FILTER_VERSION,
     config: resultConfig(cfg),
     files: filesSorted,
-    members: sorted.map((m) => [m.id, m.split, m.codeHash, m.signature, m.entryPoint, m.goldDescription, m.probeInputs, m.heldoutInputs, m.heldoutGenerated, m.codeMatchExclusion]),
+    members: sorted.map((m) => [
+      m.id,
+      m.split,
+      m.codeHash,
+      m.signature,
+      m.entryPoint,
+      m.goldDescription,
+      m.probeInputs,
+      m.heldoutInputs,
+      m.heldoutGenerated,
+      m.codeMatchExclusion,
+    ]),
   });
   return `sha256:${sha256Hex(body)}`;
 }

@@ -27,7 +27,10 @@ export async function referenceAttempts(db: Db, methodId: string): Promise<Refer
 }
 
 /** The text a consumer should treat as the gold description: the source's, else an accepted reference one. */
-export function goldOrReference(m: { id: string; goldDescription: string | null }, refs: Map<string, ReferenceDescription>): { text: string; kind: 'gold' | 'reference' } | null {
+export function goldOrReference(
+  m: { id: string; goldDescription: string | null },
+  refs: Map<string, ReferenceDescription>,
+): { text: string; kind: 'gold' | 'reference' } | null {
   if (m.goldDescription) return { text: m.goldDescription, kind: 'gold' };
   const r = refs.get(m.id);
   return r ? { text: r.description, kind: 'reference' } : null;

@@ -98,7 +98,9 @@ function finish(items: SplitItem[], splitOf: Map<string, Split>, seed: string, r
   const actual: Record<Split, number> = { test: 0, validation: 0, train: 0 };
   for (const split of ['test', 'validation', 'train'] as const) {
     const inSplit = assignments.filter((a) => a.split === split).sort((a, b) => (hashOf.get(a.id)! < hashOf.get(b.id)! ? -1 : 1));
-    inSplit.forEach((a, i) => (a.position = i));
+    inSplit.forEach((a, i) => {
+      a.position = i;
+    });
     actual[split] = inSplit.length;
   }
   return { assignments, requested: { ...requested }, actual };
@@ -111,7 +113,10 @@ function proportional(items: SplitItem[], sizes: { test: number; validation: num
   const valN = Math.min(sizes.validation, n - testN);
   const counts = [...bySource.entries()].map(([k, v]) => [k, v.reduce((s, u) => s + u.members.length, 0)] as [string, number]);
   const testQ = allocate(testN, counts);
-  const valQ = allocate(valN, counts.map(([k, v]) => [k, v - (testQ.get(k) ?? 0)]));
+  const valQ = allocate(
+    valN,
+    counts.map(([k, v]) => [k, v - (testQ.get(k) ?? 0)]),
+  );
   const splitOf = new Map<string, Split>();
   // Units in hash order fill test, then validation; a cluster that does not fit its source's remaining
   // quota is skipped (the next units fill it), so singleton-only pools split exactly as before clustering.

@@ -28,7 +28,12 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
     const existing = await db
       .select({ id: methods.id, checkKey: methods.checkKey, checkedAt: methods.checkedAt })
       .from(methods)
-      .where(inArray(methods.id, part.map((p) => p.method.id)));
+      .where(
+        inArray(
+          methods.id,
+          part.map((p) => p.method.id),
+        ),
+      );
     const prior = new Map(existing.map((e) => [e.id, e]));
     const fresh = [];
     for (const { method: m, checkKey } of part) {
@@ -66,8 +71,32 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
         updatedAt: new Date(),
       },
     }));
-    const base = ['source', 'source_id', 'entry_point', 'signature', 'code', 'code_hash', 'near_hash', 'gold_kind', 'gold_description', 'check_key', 'updated_at'];
-    const verdictCols = ['probe_inputs', 'heldout_inputs', 'verdict', 'reject_reasons', 'probe_outputs', 'heldout_outputs', 'heldout_generated', 'heldout_generated_outputs', 'code_match_exclusion', 'behaviour_key', 'checked_at'];
+    const base = [
+      'source',
+      'source_id',
+      'entry_point',
+      'signature',
+      'code',
+      'code_hash',
+      'near_hash',
+      'gold_kind',
+      'gold_description',
+      'check_key',
+      'updated_at',
+    ];
+    const verdictCols = [
+      'probe_inputs',
+      'heldout_inputs',
+      'verdict',
+      'reject_reasons',
+      'probe_outputs',
+      'heldout_outputs',
+      'heldout_generated',
+      'heldout_generated_outputs',
+      'code_match_exclusion',
+      'behaviour_key',
+      'checked_at',
+    ];
     const excluded = (cols: string[]) => Object.fromEntries(cols.map((c) => [camel(c), sql.raw(`excluded.${c}`)]));
     for (const keep of [true, false]) {
       const values = rows.filter((r) => r.keep === keep).map((r) => r.row);
@@ -131,11 +160,20 @@ export async function recordCheck(db: Db, r: CheckRecord): Promise<void> {
 
 export async function startDatasetRow(db: Db, name: string, workflowId: string, config: unknown, candidateIds: string[], summary: unknown): Promise<void> {
   const values = { contentHash: '', config, summary, status: 'building' as const, workflowId, candidateIds, updatedAt: new Date() };
-  await db.insert(datasets).values({ name, ...values }).onConflictDoUpdate({ target: datasets.name, set: values });
+  await db
+    .insert(datasets)
+    .values({ name, ...values })
+    .onConflictDoUpdate({ target: datasets.name, set: values });
 }
 
 /** Replaces the dataset's members and marks it ready, in one transaction. */
-export async function writeDatasetMembers(db: Db, name: string, members: { id: string; split: Split; position: number }[], contentHash: string, summary: unknown): Promise<void> {
+export async function writeDatasetMembers(
+  db: Db,
+  name: string,
+  members: { id: string; split: Split; position: number }[],
+  contentHash: string,
+  summary: unknown,
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.delete(datasetMethods).where(eq(datasetMethods.datasetName, name));
     for (const part of chunks(members, 500)) {

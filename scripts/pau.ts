@@ -14,23 +14,34 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   workers: { summary: 'run workers for all queues, or --queue pau|pau-sandbox|pau-gpu', load: () => import('./commands/workers') },
   doctor: { summary: 'run the doctor workflow: one activity on each queue, pass/fail table', load: () => import('./commands/doctor') },
   sandbox: { summary: 'exec a Python method in the sandbox', load: () => import('./commands/sandbox') },
-  report: { summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)', load: () => import('./commands/report') },
-  judge: { summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun', load: () => import('./commands/judge') },
+  report: {
+    summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)',
+    load: () => import('./commands/report'),
+  },
+  judge: {
+    summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun',
+    load: () => import('./commands/judge'),
+  },
   dataset: { summary: 'build|show|export|list the PAU method set (BuildDatasetWorkflow)', load: () => import('./commands/dataset') },
-  bench: { summary: 'run a benchmark (--dataset --split --models --settings [--limit] [--samples]) with live progress; status RUN_ID; models', load: () => import('./commands/bench') },
+  bench: {
+    summary: 'run a benchmark (--dataset --split --models --settings [--limit] [--samples]) with live progress; status RUN_ID; models',
+    load: () => import('./commands/bench'),
+  },
   schedule: { summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill', load: () => import('./commands/schedule') },
   runs: { summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links', load: () => import('./commands/runs') },
-  rerun: { summary: 'reset a failed WORKFLOW_ID to before its failure, or --run RUN_ID --failed to rerun failed episodes', load: () => import('./commands/rerun') },
-  'mock-llm': { summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)', load: () => import('./commands/mock-llm') },
+  rerun: {
+    summary: 'reset a failed WORKFLOW_ID to before its failure, or --run RUN_ID --failed to rerun failed episodes',
+    load: () => import('./commands/rerun'),
+  },
+  'mock-llm': {
+    summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)',
+    load: () => import('./commands/mock-llm'),
+  },
 };
 
 function help(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
-  return [
-    'usage: npm run pau -- <verb> [options]',
-    '',
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
-  ].join('\n');
+  return ['usage: npm run pau -- <verb> [options]', '', ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -16,8 +16,23 @@ export interface QueueSpec {
 export function queueSpecs(): Record<TaskQueueName, QueueSpec> {
   const e = env();
   return {
-    [TASK_QUEUES.main]: { taskQueue: TASK_QUEUES.main, workflows: true, maxConcurrentActivities: e.PAU_WORKER_MAIN_CONCURRENCY, activities: () => createMainActivities() },
-    [TASK_QUEUES.sandbox]: { taskQueue: TASK_QUEUES.sandbox, workflows: false, maxConcurrentActivities: e.PAU_WORKER_SANDBOX_CONCURRENCY, activities: () => createSandboxQueueActivities() },
-    [TASK_QUEUES.gpu]: { taskQueue: TASK_QUEUES.gpu, workflows: false, maxConcurrentActivities: e.PAU_WORKER_GPU_CONCURRENCY, activities: () => createGpuQueueActivities() },
+    [TASK_QUEUES.main]: {
+      taskQueue: TASK_QUEUES.main,
+      workflows: true,
+      maxConcurrentActivities: e.PAU_WORKER_MAIN_CONCURRENCY,
+      activities: () => createMainActivities(),
+    },
+    [TASK_QUEUES.sandbox]: {
+      taskQueue: TASK_QUEUES.sandbox,
+      workflows: false,
+      maxConcurrentActivities: e.PAU_WORKER_SANDBOX_CONCURRENCY,
+      activities: () => createSandboxQueueActivities(),
+    },
+    [TASK_QUEUES.gpu]: {
+      taskQueue: TASK_QUEUES.gpu,
+      workflows: false,
+      maxConcurrentActivities: e.PAU_WORKER_GPU_CONCURRENCY,
+      activities: () => createGpuQueueActivities(),
+    },
   };
 }

@@ -20,7 +20,12 @@ export async function startWorkers(queues: TaskQueueName[], log: (line: string) 
   for (const q of queues) {
     const spec = specs[q];
     workers.push(
-      await createQueueWorker({ taskQueue: spec.taskQueue, activities: spec.activities(), maxConcurrentActivities: spec.maxConcurrentActivities, workflows: spec.workflows }),
+      await createQueueWorker({
+        taskQueue: spec.taskQueue,
+        activities: spec.activities(),
+        maxConcurrentActivities: spec.maxConcurrentActivities,
+        workflows: spec.workflows,
+      }),
     );
     const extra = q === 'pau-gpu' ? `, device: ${(await detectDevice()).description}` : '';
     log(`worker ${q}: ready (activities in flight ≤ ${spec.maxConcurrentActivities}${spec.workflows ? ', serves workflows' : ''}${extra})`);

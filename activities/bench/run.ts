@@ -60,19 +60,49 @@ export function makeMethodPage(db: () => Db) {
 
 export function makeRecordEpisodeFailure(db: () => Db) {
   /** For an episode whose workflow failed before it could record its own end. */
-  return async function recordEpisodeFailure(input: { runId: string; episodeId: string; methodId: string; model: string; setting: 'interactive' | 'in-context'; sample: number; error: string }): Promise<void> {
+  return async function recordEpisodeFailure(input: {
+    runId: string;
+    episodeId: string;
+    methodId: string;
+    model: string;
+    setting: 'interactive' | 'in-context';
+    sample: number;
+    error: string;
+  }): Promise<void> {
     const now = new Date();
     await db()
       .insert(episodes)
-      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now })
-      .onConflictDoUpdate({ target: episodes.id, set: { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now, updatedAt: now } });
+      .values({
+        id: input.episodeId,
+        runId: input.runId,
+        methodId: input.methodId,
+        model: input.model,
+        setting: input.setting,
+        sample: input.sample,
+        status: 'failed',
+        endReason: 'workflow_failed',
+        error: input.error,
+        finishedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: episodes.id,
+        set: { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now, updatedAt: now },
+      });
   };
 }
 
 export function makeFinishRun(db: () => Db) {
-  return async function finishRun(input: { runId: string; status: 'completed' | 'failed'; summary: RunTotals & { total: number }; error?: string }): Promise<void> {
+  return async function finishRun(input: {
+    runId: string;
+    status: 'completed' | 'failed';
+    summary: RunTotals & { total: number };
+    error?: string;
+  }): Promise<void> {
     const now = new Date();
-    await db().update(runs).set({ status: input.status, summary: input.summary, error: input.error ?? null, finishedAt: now, updatedAt: now }).where(eq(runs.id, input.runId));
+    await db()
+      .update(runs)
+      .set({ status: input.status, summary: input.summary, error: input.error ?? null, finishedAt: now, updatedAt: now })
+      .where(eq(runs.id, input.runId));
   };
 }
 

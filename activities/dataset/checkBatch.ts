@@ -46,7 +46,8 @@ export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limi
   const inputs = [...m.probeInputs, ...m.heldoutInputs];
   const req = { source: m.code, entry: m.entryPoint ?? '', calls: inputs, limits: portLimits(limits) };
   const first = fromSandboxBatch(await sandbox.runBatch(req));
-  if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError)) return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
+  if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError))
+    return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
   if (sandbox.checkDeterminism) {
     const determinism = await sandbox.checkDeterminism(req);
     return runtimeVerdict(first.calls, null, { determinism });
@@ -80,7 +81,14 @@ export async function checkGenerated(
   const calls = [...candidates, ...(fp?.inputs ?? [])];
   let outcomes: GeneratedOutcome[] = [];
   if (calls.length > 0) {
-    const run = fromSandboxBatch(await sandbox.runBatch({ source: m.code, entry: m.entryPoint ?? '', calls, limits: portLimits({ ...limits, timeoutMs: Math.min(limits.timeoutMs, cfg.timeoutMs) }) }));
+    const run = fromSandboxBatch(
+      await sandbox.runBatch({
+        source: m.code,
+        entry: m.entryPoint ?? '',
+        calls,
+        limits: portLimits({ ...limits, timeoutMs: Math.min(limits.timeoutMs, cfg.timeoutMs) }),
+      }),
+    );
     outcomes = run.sourceError ? calls.map(() => ({ ok: false, sandboxError: run.sourceError })) : run.calls;
   }
   const held = selectGeneratedHeldout(candidates, outcomes.slice(0, candidates.length), { target: cfg.heldoutGenerated, maxRaisingShare: cfg.maxRaisingShare });
@@ -121,7 +129,16 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
       const heldIdx = m.heldoutInputs.map((_, i) => i + nProbe).filter(keep);
       const all = [...m.probeInputs, ...m.heldoutInputs];
       const heldoutOutputs = heldIdx.map((i) => v.outcomes[i] ?? { ok: false });
-      const gen = v.accepted ? await checkGenerated(deps.sandbox(), m, [...probeIdx, ...heldIdx].map((i) => all[i]!), heldoutOutputs, limits, inputsCfg) : null;
+      const gen = v.accepted
+        ? await checkGenerated(
+            deps.sandbox(),
+            m,
+            [...probeIdx, ...heldIdx].map((i) => all[i]!),
+            heldoutOutputs,
+            limits,
+            inputsCfg,
+          )
+        : null;
       // Known inputs the build generated (no example call in the source) that all raise: say so.
       const generatedKnown = typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number';
       await recordCheck(deps.db(), {

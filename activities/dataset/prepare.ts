@@ -20,7 +20,11 @@ export interface PrepareDatasetResult {
 }
 
 function typed(err: unknown): never {
-  if (err instanceof ZodError) throw ApplicationFailure.nonRetryable(`bad dataset config: ${err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, FAILURE_TYPES.badDatasetConfig);
+  if (err instanceof ZodError)
+    throw ApplicationFailure.nonRetryable(
+      `bad dataset config: ${err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      FAILURE_TYPES.badDatasetConfig,
+    );
   if (err instanceof ChecksumMismatchError) throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.checksumMismatch);
   if (err instanceof SourceUnavailableError) throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.sourceUnavailable);
   if (err instanceof UncheckedMethodsError) throw ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.uncheckedMethods);

@@ -24,7 +24,8 @@ async function loadMethod(db: Db, methodId: string) {
   return m;
 }
 
-const entryOf = (m: { entryPoint: string | null; signature: string | null }) => m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
+const entryOf = (m: { entryPoint: string | null; signature: string | null }) =>
+  m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
 
 export function createDescribeActivities(db: () => Db) {
   return {
@@ -36,7 +37,14 @@ export function createDescribeActivities(db: () => Db) {
         .select({ id: methods.id, attempted: referenceDescriptions.methodId })
         .from(datasetMethods)
         .innerJoin(methods, eq(methods.id, datasetMethods.methodId))
-        .leftJoin(referenceDescriptions, and(eq(referenceDescriptions.methodId, methods.id), eq(referenceDescriptions.model, input.model), eq(referenceDescriptions.promptVersion, DESCRIBE_PROMPT_VERSION)))
+        .leftJoin(
+          referenceDescriptions,
+          and(
+            eq(referenceDescriptions.methodId, methods.id),
+            eq(referenceDescriptions.model, input.model),
+            eq(referenceDescriptions.promptVersion, DESCRIBE_PROMPT_VERSION),
+          ),
+        )
         .where(and(...conds))
         .orderBy(asc(datasetMethods.split), asc(datasetMethods.position));
       const ids = rows.filter((r) => input.force || r.attempted === null).map((r) => r.id);
@@ -53,10 +61,16 @@ export function createDescribeActivities(db: () => Db) {
     },
 
     /** The describing model's description of the code. */
-    async describeMethodCode(input: { methodId: string; model: string }): Promise<{ description: string; tokensIn: number; tokensOut: number; costUsd: number }> {
+    async describeMethodCode(input: {
+      methodId: string;
+      model: string;
+    }): Promise<{ description: string; tokensIn: number; tokensOut: number; costUsd: number }> {
       const m = await loadMethod(db(), input.methodId);
       const messages = buildDescribeMessages({ signature: m.signature ?? `def ${entryOf(m)}(...):`, code: m.code });
-      const r = await chat({ model: input.model, messages, callKey: `describe/${DESCRIBE_PROMPT_VERSION}/${input.model}/${m.id}`, mockMethodId: m.id }, activityChatDeps(db));
+      const r = await chat(
+        { model: input.model, messages, callKey: `describe/${DESCRIBE_PROMPT_VERSION}/${input.model}/${m.id}`, mockMethodId: m.id },
+        activityChatDeps(db),
+      );
       return { description: extractDescription(r.message.content ?? r.message.refusal), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
     },
 
@@ -65,7 +79,15 @@ export function createDescribeActivities(db: () => Db) {
       const m = await loadMethod(db(), input.methodId);
       const entry = entryOf(m);
       const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...):`, entryPoint: entry, description: input.description });
-      const r = await chat({ model: input.coderModel, messages, callKey: `describe/${DESCRIBE_PROMPT_VERSION}/code/${input.coderModel}/${m.id}/${sha256Hex(input.description).slice(0, 16)}`, mockMethodId: m.id }, activityChatDeps(db));
+      const r = await chat(
+        {
+          model: input.coderModel,
+          messages,
+          callKey: `describe/${DESCRIBE_PROMPT_VERSION}/code/${input.coderModel}/${m.id}/${sha256Hex(input.description).slice(0, 16)}`,
+          mockMethodId: m.id,
+        },
+        activityChatDeps(db),
+      );
       return { code: extractCode(r.message.content, entry) };
     },
 

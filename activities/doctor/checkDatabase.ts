@@ -24,7 +24,11 @@ export function makeCheckDatabase(db: () => Db) {
       .from(doctorChecks)
       .where(and(eq(doctorChecks.workflowId, workflowId), eq(doctorChecks.part, 'postgres')));
     const ok = back.length === 1 && back[0]?.ok === true;
-    return { part: 'postgres', ok, detail: `${ok ? 'wrote and read back a row' : 'row missing after write'} in ${Date.now() - started} ms; ${String(version).split(' ').slice(0, 2).join(' ')}` };
+    return {
+      part: 'postgres',
+      ok,
+      detail: `${ok ? 'wrote and read back a row' : 'row missing after write'} in ${Date.now() - started} ms; ${String(version).split(' ').slice(0, 2).join(' ')}`,
+    };
   };
 }
 

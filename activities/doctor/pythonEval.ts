@@ -11,5 +11,9 @@ export async function pythonEval(): Promise<DoctorPartResult> {
   const r = batch.results[0];
   const value = r?.ok ? r.repr : `${r?.error.type}: ${r?.error.message}`;
   const ok = r?.ok === true && r.repr === '285';
-  return { part: 'sandbox', ok, detail: `probe(10) = ${value} (sum of squares 0..9), sandbox mode ${mode}${mode === 'bwrap+seccomp' ? '' : ' — WEAKER than bwrap+seccomp, see docs/sandbox.md'}` };
+  return {
+    part: 'sandbox',
+    ok,
+    detail: `probe(10) = ${value} (sum of squares 0..9), sandbox mode ${mode}${mode === 'bwrap+seccomp' ? '' : ' — WEAKER than bwrap+seccomp, see docs/sandbox.md'}`,
+  };
 }

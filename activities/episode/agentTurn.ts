@@ -6,7 +6,16 @@ import type { Db } from '../../db/client';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { storedObservation, observationText } from '../../domain/episode/observation';
-import { EMPTY_SUBMISSION_OBSERVATION, finalPrompt, inContextUserPrompt, nudgePrompt, SUBMIT_ONLY, SUBMITTED_OBSERVATION, TOOL_CALL_METHOD, TOOLS } from '../../domain/episode/prompts';
+import {
+  EMPTY_SUBMISSION_OBSERVATION,
+  finalPrompt,
+  inContextUserPrompt,
+  nudgePrompt,
+  SUBMIT_ONLY,
+  SUBMITTED_OBSERVATION,
+  TOOL_CALL_METHOD,
+  TOOLS,
+} from '../../domain/episode/prompts';
 import { loadSteps, upsertSteps, type StepRow } from './steps';
 import { classifyText, parseToolCall } from '../../domain/episode/toolCalls';
 import { messagesFromSteps } from './transcript';
@@ -72,14 +81,30 @@ export function makeAgentTurn(db: () => Db) {
       const stepIdx = idx++;
       const problem = (name: string, text: string) => {
         problems++;
-        rows.push({ idx: stepIdx, kind: 'problem', call: { toolCallId: p.id, tool: p.kind === 'problem' ? p.tool : p.kind === 'call' ? TOOL_CALL_METHOD : 'submit_description', raw: p.raw, problem: name }, observation: { text, executed: false } });
+        rows.push({
+          idx: stepIdx,
+          kind: 'problem',
+          call: {
+            toolCallId: p.id,
+            tool: p.kind === 'problem' ? p.tool : p.kind === 'call' ? TOOL_CALL_METHOD : 'submit_description',
+            raw: p.raw,
+            problem: name,
+          },
+          observation: { text, executed: false },
+        });
       };
       if (p.kind === 'problem') problem(p.problem, p.message);
       else if (p.kind === 'submit') {
         const empty = p.description.trim() === '';
         if (empty) emptySubmission = true;
         if (p !== submission && !empty) problem('second_submission', 'Ignored: a description was already submitted in this turn.');
-        else rows.push({ idx: stepIdx, kind: 'submit', call: { toolCallId: p.id, tool: 'submit_description', raw: p.raw, description: p.description }, observation: { text: empty ? EMPTY_SUBMISSION_OBSERVATION : SUBMITTED_OBSERVATION } });
+        else
+          rows.push({
+            idx: stepIdx,
+            kind: 'submit',
+            call: { toolCallId: p.id, tool: 'submit_description', raw: p.raw, description: p.description },
+            observation: { text: empty ? EMPTY_SUBMISSION_OBSERVATION : SUBMITTED_OBSERVATION },
+          });
       } else if (submission) problem('not_run_submitted', 'Not run: a description was submitted in the same turn.');
       else if (input.mode !== 'explore' || callsLeft <= 0) problem('over_budget', `Not run: the call budget (${input.budgets.maxCalls} calls) is used up.`);
       else {
@@ -104,11 +129,31 @@ export function makeAgentTurn(db: () => Db) {
     rows.unshift({
       idx: assistantIdx,
       kind: 'assistant',
-      agentMessage: { role: 'assistant', content: r.message.content, refusal: r.message.refusal ?? null, toolCalls, answer, finishReason: r.finishReason, latencyMs: r.latencyMs, cached: r.cached, requestHash: r.requestHash },
+      agentMessage: {
+        role: 'assistant',
+        content: r.message.content,
+        refusal: r.message.refusal ?? null,
+        toolCalls,
+        answer,
+        finishReason: r.finishReason,
+        latencyMs: r.latencyMs,
+        cached: r.cached,
+        requestHash: r.requestHash,
+      },
       tokensIn: r.tokensIn,
       tokensOut: r.tokensOut,
     });
     await upsertSteps(d, input.episodeId, rows);
-    return { nextIdx: idx, calls, answer, ...(text !== undefined ? { text } : {}), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd, cached: r.cached, problems };
+    return {
+      nextIdx: idx,
+      calls,
+      answer,
+      ...(text !== undefined ? { text } : {}),
+      tokensIn: r.tokensIn,
+      tokensOut: r.tokensOut,
+      costUsd: r.costUsd,
+      cached: r.cached,
+      problems,
+    };
   };
 }

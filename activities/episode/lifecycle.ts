@@ -8,13 +8,24 @@ import { episodes, methods, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from '../../domain/episode/prompts';
 import { upsertSteps } from './steps';
-import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeBudgets, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from '../../domain/episode/types';
+import {
+  DEFAULT_BUDGETS,
+  DEFAULT_IN_CONTEXT_K,
+  type EpisodeBudgets,
+  type EpisodeInput,
+  type EpisodeOutcome,
+  type PreparedEpisode,
+} from '../../domain/episode/types';
 import { inContextExamples } from '../../domain/inputs/generator';
 
 type ExampleSource = Pick<typeof methods.$inferSelect, 'id' | 'probeInputs' | 'heldoutInputs' | 'heldoutGenerated'>;
 
 /** The in-context examples of an episode: budget-matched generated ones (default) or the first k probe inputs. */
-export function episodeExamples(method: ExampleSource, input: Pick<EpisodeInput, 'k' | 'inContextExamples'>, budgets: EpisodeBudgets): { mode: 'generated' | 'probe'; inputs: string[] } {
+export function episodeExamples(
+  method: ExampleSource,
+  input: Pick<EpisodeInput, 'k' | 'inContextExamples'>,
+  budgets: EpisodeBudgets,
+): { mode: 'generated' | 'probe'; inputs: string[] } {
   const mode = input.inContextExamples ?? 'generated';
   if (mode === 'probe') return { mode, inputs: (method.probeInputs ?? []).slice(0, input.k ?? DEFAULT_IN_CONTEXT_K) };
   return { mode, inputs: inContextExamples(method, input.k ?? budgets.maxCalls) };
@@ -22,7 +33,9 @@ export function episodeExamples(method: ExampleSource, input: Pick<EpisodeInput,
 
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
 export function signatureFromCode(code: string, entry: string | null): string | undefined {
-  const re = entry ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm') : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
+  const re = entry
+    ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm')
+    : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
   return re.exec(code)?.[0].trim();
 }
 
@@ -34,7 +47,8 @@ export function makePrepareEpisode(db: () => Db) {
     if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
     const entryPoint = method.entryPoint ?? /def\s+(\w+)/.exec(method.signature ?? method.code)?.[1];
     const signature = method.signature ?? signatureFromCode(method.code, entryPoint ?? null);
-    if (!entryPoint || !signature) throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
+    if (!entryPoint || !signature)
+      throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
 
     const now = new Date();
     const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
@@ -43,8 +57,22 @@ export function makePrepareEpisode(db: () => Db) {
     const k = examples ? { inContextK: examples.inputs.length, inContextExamples: examples.mode } : { inContextK: null, inContextExamples: null };
     await d
       .insert(episodes)
-      .values({ id: input.episodeId, runId: input.runId, methodId: input.methodId, model: input.model, setting: input.setting, sample: input.sample, status: 'running', workflowId, startedAt: now, ...k })
-      .onConflictDoUpdate({ target: episodes.id, set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now, ...k } });
+      .values({
+        id: input.episodeId,
+        runId: input.runId,
+        methodId: input.methodId,
+        model: input.model,
+        setting: input.setting,
+        sample: input.sample,
+        status: 'running',
+        workflowId,
+        startedAt: now,
+        ...k,
+      })
+      .onConflictDoUpdate({
+        target: episodes.id,
+        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now, ...k },
+      });
 
     if (input.setting === 'interactive') {
       await upsertSteps(d, input.episodeId, [

@@ -30,10 +30,28 @@ export async function upsertSteps(db: Db, episodeId: string, rows: StepRow[]): P
   if (rows.length === 0) return;
   await db
     .insert(steps)
-    .values(rows.map((r) => ({ episodeId, idx: r.idx, kind: r.kind, agentMessage: r.agentMessage ?? null, call: r.call ?? null, observation: r.observation ?? null, tokensIn: r.tokensIn ?? 0, tokensOut: r.tokensOut ?? 0 })))
+    .values(
+      rows.map((r) => ({
+        episodeId,
+        idx: r.idx,
+        kind: r.kind,
+        agentMessage: r.agentMessage ?? null,
+        call: r.call ?? null,
+        observation: r.observation ?? null,
+        tokensIn: r.tokensIn ?? 0,
+        tokensOut: r.tokensOut ?? 0,
+      })),
+    )
     .onConflictDoUpdate({
       target: [steps.episodeId, steps.idx],
-      set: { kind: sql`excluded.kind`, agentMessage: sql`excluded.agent_message`, call: sql`excluded.call`, observation: sql`excluded.observation`, tokensIn: sql`excluded.tokens_in`, tokensOut: sql`excluded.tokens_out` },
+      set: {
+        kind: sql`excluded.kind`,
+        agentMessage: sql`excluded.agent_message`,
+        call: sql`excluded.call`,
+        observation: sql`excluded.observation`,
+        tokensIn: sql`excluded.tokens_in`,
+        tokensOut: sql`excluded.tokens_out`,
+      },
     });
 }
 

@@ -37,7 +37,9 @@ export function messagesFromSteps(rows: StepRecord[]): ChatCompletionMessagePara
         out.push({
           role: 'assistant',
           content: m.content ?? null,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } })) } : {}),
+          ...(toolCalls.length > 0
+            ? { tool_calls: toolCalls.map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.name, arguments: t.arguments } })) }
+            : {}),
         });
         break;
       }

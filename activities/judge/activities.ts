@@ -13,7 +13,7 @@ import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
 import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
@@ -57,7 +57,8 @@ async function loadEpisode(db: Db, episodeId: string) {
     .innerJoin(runs, eq(runs.id, episodes.runId))
     .where(eq(episodes.id, episodeId))
     .limit(1);
-  if (!row) throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, FAILURE_TYPES.judgeEpisodeNotFound);
+  if (!row)
+    throw ApplicationFailure.nonRetryable(`no episode ${JSON.stringify(episodeId)} (or its method or run is missing)`, FAILURE_TYPES.judgeEpisodeNotFound);
   return row;
 }
 
@@ -94,7 +95,12 @@ export function createJudgeActivities(db: () => Db) {
     /** The description score: the judge model at temperature 0; one retry when unparsable. */
     async judgeDescription(input: { episodeId: string; judgeModel: string }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
-      const messages = buildJudgeMessages({ signature: m.signature ?? `def ${entryOf(m)}(...)`, code: m.code, goldDescription: m.goldDescription, agentDescription: e.finalDescription ?? '' });
+      const messages = buildJudgeMessages({
+        signature: m.signature ?? `def ${entryOf(m)}(...)`,
+        code: m.code,
+        goldDescription: m.goldDescription,
+        agentDescription: e.finalDescription ?? '',
+      });
       const first = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score`, messages);
       const firstText = first.message.content ?? first.message.refusal ?? '';
       let score = parseScore(firstText);
@@ -175,7 +181,11 @@ export function createJudgeActivities(db: () => Db) {
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
         ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,
-        judgeCost: { tokensIn: verdict.tokensIn + generated.tokensIn, tokensOut: verdict.tokensOut + generated.tokensOut, costUsd: verdict.costUsd + generated.costUsd },
+        judgeCost: {
+          tokensIn: verdict.tokensIn + generated.tokensIn,
+          tokensOut: verdict.tokensOut + generated.tokensOut,
+          costUsd: verdict.costUsd + generated.costUsd,
+        },
       };
       const values = {
         episodeId: plan.episodeId,
@@ -207,7 +217,13 @@ export function createJudgeActivities(db: () => Db) {
     },
 
     /** A page of the run's completed episodes (by id) to judge, with their method ids (for search attributes). */
-    async listEpisodesToJudge(input: { runId: string; judgeModel: string; force?: boolean; afterId?: string; limit?: number }): Promise<{ episodeId: string; methodId: string }[]> {
+    async listEpisodesToJudge(input: {
+      runId: string;
+      judgeModel: string;
+      force?: boolean;
+      afterId?: string;
+      limit?: number;
+    }): Promise<{ episodeId: string; methodId: string }[]> {
       const conds = [eq(episodes.runId, input.runId), eq(episodes.status, 'completed')];
       if (input.afterId) conds.push(gt(episodes.id, input.afterId));
       if (!input.force) conds.push(isNull(judgments.episodeId));

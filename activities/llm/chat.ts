@@ -8,6 +8,7 @@ import { env } from '../../config/env';
 import { apiKeyFor, costUsd, ModelConfigError, models, type ModelParams, type ModelSpec } from '../../config/models';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
+import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
@@ -89,6 +90,12 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
   return { message: { content: m?.content ?? null, toolCalls, refusal: m?.refusal ?? null }, finishReason: choice?.finish_reason ?? null };
 }
 
+function withoutKey<T>(value: T, apiKey: string): T {
+  const text = JSON.stringify(value);
+  const clean = redactKnown(text, [apiKey]);
+  return clean === text ? value : (JSON.parse(clean) as T);
+}
+
 export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult> {
   let spec: ModelSpec;
   try {
@@ -116,7 +123,10 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   // 1. The cache / the ledger of a call already paid for.
   const [hit] = await db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1);
   if (hit) {
-    await db.update(llmCalls).set({ cacheHits: sql`${llmCalls.cacheHits} + 1` }).where(sql`${llmCalls.requestHash} = ${hash}`);
+    await db
+      .update(llmCalls)
+      .set({ cacheHits: sql`${llmCalls.cacheHits} + 1` })
+      .where(sql`${llmCalls.requestHash} = ${hash}`);
     const { message, finishReason } = toMessageOut(hit.response as ChatCompletion);
     return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash };
   }
@@ -134,12 +144,15 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   let completion: ChatCompletion;
   const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
   try {
-    completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
-      ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-    })) as ChatCompletion;
+    completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
+      body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+      {
+        ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      },
+    )) as ChatCompletion;
   } catch (err) {
-    throw toFailure(err, spec.name);
+    throw toFailure(err, spec.name, [endpoint.apiKey]);
   } finally {
     if (ticker) clearInterval(ticker);
     await slot.release();
@@ -149,11 +162,15 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   const tokensOut = completion.usage?.completion_tokens ?? 0;
   const cost = costUsd(spec, tokensIn, tokensOut);
 
-  // 3. The ledger row (the cache entry for the next identical request).
+  // 3. The ledger row (the cache entry for the next identical request). The key travels in a header, never
+  // in the body; should a body or an answer hold it anyway (a key pasted into params, a proxy echoing
+  // it), it is replaced before anything is stored.
+  const request = withoutKey(body, endpoint.apiKey);
+  const response = withoutKey(completion, endpoint.apiKey);
   await db
     .insert(llmCalls)
-    .values({ requestHash: hash, model: spec.name, request: body, response: completion, tokensIn, tokensOut, costUsd: cost, latencyMs })
-    .onConflictDoUpdate({ target: llmCalls.requestHash, set: { response: completion, tokensIn, tokensOut, costUsd: cost, latencyMs } });
-  const { message, finishReason } = toMessageOut(completion);
+    .values({ requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs })
+    .onConflictDoUpdate({ target: llmCalls.requestHash, set: { response, tokensIn, tokensOut, costUsd: cost, latencyMs } });
+  const { message, finishReason } = toMessageOut(response);
   return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash };
 }

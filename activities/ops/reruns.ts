@@ -17,11 +17,16 @@ export interface FailedEpisode {
 
 export function makeFailedEpisodes(db: () => Db) {
   /** The run's config and a page of its failed episodes by id (ids and identity only: payloads stay small). */
-  return async function failedEpisodes(input: { runId: string; afterId?: string; limit?: number }): Promise<{ config: BenchmarkConfig; split: string; failed: FailedEpisode[] }> {
+  return async function failedEpisodes(input: {
+    runId: string;
+    afterId?: string;
+    limit?: number;
+  }): Promise<{ config: BenchmarkConfig; split: string; failed: FailedEpisode[] }> {
     const d = db();
     const [run] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
     if (!run) throw ApplicationFailure.nonRetryable(`no run ${input.runId}`, FAILURE_TYPES.runNotFound);
-    if (run.kind !== 'benchmark') throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${run.kind} run, not a benchmark`, FAILURE_TYPES.runNotBenchmark);
+    if (run.kind !== 'benchmark')
+      throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${run.kind} run, not a benchmark`, FAILURE_TYPES.runNotBenchmark);
     const rows = await d
       .select({ episodeId: episodes.id, methodId: episodes.methodId, model: episodes.model, setting: episodes.setting, sample: episodes.sample })
       .from(episodes)

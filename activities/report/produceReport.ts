@@ -37,14 +37,25 @@ export interface ProducedReport {
 export function makeProduceReport(db: () => Db) {
   return async function produceReport(input: ProduceReportInput): Promise<ProducedReport> {
     const d = db();
-    const opts = { runId: input.runId, db: d, ...(input.compare ? { compare: input.compare } : {}), ...(input.judgeModel ? { judgeModel: input.judgeModel } : {}), ...(input.bootstrap ? { bootstrap: input.bootstrap } : {}) };
+    const opts = {
+      runId: input.runId,
+      db: d,
+      ...(input.compare ? { compare: input.compare } : {}),
+      ...(input.judgeModel ? { judgeModel: input.judgeModel } : {}),
+      ...(input.bootstrap ? { bootstrap: input.bootstrap } : {}),
+    };
     const doc = await buildReport(opts).catch((err: unknown) => {
       throw err instanceof ReportError ? ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.reportRunNotFound) : err;
     });
     let regressions: string[] = [];
     if (input.compare && input.regressions) {
       const judge = doc.compare?.judgeModel;
-      const previous = await buildReport({ runId: input.compare, db: d, ...(judge ? { judgeModel: judge } : {}), ...(input.bootstrap ? { bootstrap: input.bootstrap } : {}) });
+      const previous = await buildReport({
+        runId: input.compare,
+        db: d,
+        ...(judge ? { judgeModel: judge } : {}),
+        ...(input.bootstrap ? { bootstrap: input.bootstrap } : {}),
+      });
       regressions = findRegressions(doc.summary, previous.summary).map(describeRegression);
       doc.notes.unshift(...(regressions.length > 0 ? regressions : [`No regression beyond the 95% intervals of ${input.compare}.`]));
     }

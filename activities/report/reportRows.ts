@@ -37,7 +37,12 @@ export async function loadRun(db: Db, runId: string): Promise<RunInfo | undefine
 
 /** The most recent run of a kind (for `report --latest`). */
 export async function latestRunId(db: Db, kind = 'benchmark'): Promise<string | undefined> {
-  const [r] = await db.select({ id: runs.id }).from(runs).where(eq(runs.kind, kind as 'benchmark')).orderBy(desc(runs.createdAt)).limit(1);
+  const [r] = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(eq(runs.kind, kind as 'benchmark'))
+    .orderBy(desc(runs.createdAt))
+    .limit(1);
   return r?.id;
 }
 

@@ -10,7 +10,15 @@ import { determinismInputSchema, type BatchResult, type DeterminismInput, type D
 import { outcomeKey } from '../../domain/sandbox/value';
 
 const NONDETERMINISM = [/^imports-nondeterministic:/, /^outputs-differ$/, /^hash-seed-dependent$/, /^timeouts$/, /^calls:(id|input|hash)$/, /^sleeps$/];
-const STATEFUL = [/^mutates-globals$/, /^mutates-defaults$/, /^global-statement$/, /^touches-files$/, /^network$/, /^subprocess$/, /^calls:(open|globals|vars)$/];
+const STATEFUL = [
+  /^mutates-globals$/,
+  /^mutates-defaults$/,
+  /^global-statement$/,
+  /^touches-files$/,
+  /^network$/,
+  /^subprocess$/,
+  /^calls:(open|globals|vars)$/,
+];
 
 /** Turn one call's audit events into coarse flags. */
 function eventFlags(events: string[]): string[] {
@@ -18,9 +26,16 @@ function eventFlags(events: string[]): string[] {
   for (const e of events) {
     if (e.startsWith('global-mutated:') || e.startsWith('global-added:')) out.add('mutates-globals');
     else if (e.startsWith('defaults-mutated:')) out.add('mutates-defaults');
-    else if (e.startsWith('open:') || /^os\.(remove|rename|mkdir|rmdir|chmod|truncate|link|symlink|unlink)/.test(e) || e.startsWith('shutil.') || e.startsWith('tempfile.')) out.add('touches-files');
+    else if (
+      e.startsWith('open:') ||
+      /^os\.(remove|rename|mkdir|rmdir|chmod|truncate|link|symlink|unlink)/.test(e) ||
+      e.startsWith('shutil.') ||
+      e.startsWith('tempfile.')
+    )
+      out.add('touches-files');
     else if (e.startsWith('socket.') || e.startsWith('urllib.')) out.add('network');
-    else if (e.startsWith('subprocess.') || e.startsWith('os.system') || e.startsWith('os.exec') || e.startsWith('os.fork') || e.startsWith('os.posix_spawn')) out.add('subprocess');
+    else if (e.startsWith('subprocess.') || e.startsWith('os.system') || e.startsWith('os.exec') || e.startsWith('os.fork') || e.startsWith('os.posix_spawn'))
+      out.add('subprocess');
     else if (e.startsWith('time.sleep')) out.add('sleeps');
     else if (e.startsWith('os.putenv') || e.startsWith('os.unsetenv')) out.add('mutates-environment');
     else if (e.startsWith('import:')) out.add(`imports-at-call:${e.slice(7)}`);
@@ -33,11 +48,7 @@ export interface DeterminismOptions {
   freshPool?: () => SandboxPool;
 }
 
-export async function checkDeterminism(
-  pool: SandboxPool,
-  input: DeterminismInput,
-  opts: DeterminismOptions = {},
-): Promise<DeterminismVerdict> {
+export async function checkDeterminism(pool: SandboxPool, input: DeterminismInput, opts: DeterminismOptions = {}): Promise<DeterminismVerdict> {
   const req = determinismInputSchema.parse(input);
   const n = req.calls.length;
   const base = { source: req.source, entry: req.entry, limits: req.limits };

@@ -4,13 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Launch } from './isolation';
-import {
-  executorMessageSchema,
-  type CallResult,
-  type DoneMessage,
-  type Limits,
-  type RunBatchInput,
-} from '../../domain/sandbox/schemas';
+import { executorMessageSchema, type CallResult, type DoneMessage, type ExecutorMessage, type Limits, type RunBatchInput } from '../../domain/sandbox/schemas';
 
 /** The executor died or stopped answering: retryable (a fresh executor may well succeed). */
 export class SandboxCrash extends Error {
@@ -80,7 +74,7 @@ export class ExecutorProcess {
     const lines = createInterface({ input: this.proc.stdout, crlfDelay: Infinity });
     lines.on('line', (line) => {
       if (!line.trim()) return;
-      let msg;
+      let msg: ExecutorMessage;
       try {
         msg = executorMessageSchema.parse(JSON.parse(line));
       } catch (err) {
@@ -146,11 +140,7 @@ export class ExecutorProcess {
   }
 
   /** Run one batch. Rejects with SandboxCrash if the executor dies or overruns its budget. */
-  run(
-    input: RunBatchInput,
-    limits: Limits,
-    onCall?: (p: BatchProgress) => void,
-  ): Promise<{ results: CallResult[]; events: string[][]; done: DoneMessage }> {
+  run(input: RunBatchInput, limits: Limits, onCall?: (p: BatchProgress) => void): Promise<{ results: CallResult[]; events: string[][]; done: DoneMessage }> {
     if (this.pending) throw new Error('executor busy');
     if (this.exited) return Promise.reject(new SandboxCrash('the sandbox executor is not running'));
     const id = `b${++nextId}`;

@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { SandboxBadRequest, SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
+import { SandboxBadRequest, type SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { runBatchInputSchema, type BatchResult } from '../../domain/sandbox/schemas';
 

@@ -103,34 +103,53 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       binds.push('--ro-bind', dir, dir);
     }
     const sitePaths = info.venvSitePackages.map((_, i) => `${VENV_SITE_MOUNT}/${i}`);
-    info.venvSitePackages.forEach((dir, i) => binds.push('--ro-bind', dir, sitePaths[i]!));
+    info.venvSitePackages.forEach((dir, i) => {
+      binds.push('--ro-bind', dir, sitePaths[i]!);
+    });
     const env = { ...minimalEnv(SCRATCH_IN_BWRAP, hashSeed), ...(sitePaths.length > 0 ? { PYTHONPATH: sitePaths.join(':') } : {}) };
     const args = [
       '--unshare-all', // user, ipc, pid, net (loopback only), uts, cgroup namespaces
       '--die-with-parent',
       '--new-session', // no controlling terminal: TIOCSTI cannot reach the host's shell
-      '--cap-drop', 'ALL',
-      '--ro-bind', '/usr', '/usr',
+      '--cap-drop',
+      'ALL',
+      '--ro-bind',
+      '/usr',
+      '/usr',
       ...compatPath('/lib'),
       ...compatPath('/lib64'),
       ...compatPath('/bin'),
       ...binds,
-      '--ro-bind', SANDBOX_SRC, SANDBOX_MOUNT,
-      '--proc', '/proc',
-      '--dev', '/dev',
-      '--remount-ro', '/dev', // /dev/shm would otherwise be a writable place outside the scratch dir
-      '--size', String(SCRATCH_TMPFS_BYTES),
-      '--tmpfs', SCRATCH_IN_BWRAP,
-      '--hostname', 'pau-sandbox',
-      '--remount-ro', '/', // the sandbox's own root (a tmpfs holding the mount points) is not a scratch area
+      '--ro-bind',
+      SANDBOX_SRC,
+      SANDBOX_MOUNT,
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--remount-ro',
+      '/dev', // /dev/shm would otherwise be a writable place outside the scratch dir
+      '--size',
+      String(SCRATCH_TMPFS_BYTES),
+      '--tmpfs',
+      SCRATCH_IN_BWRAP,
+      '--hostname',
+      'pau-sandbox',
+      '--remount-ro',
+      '/', // the sandbox's own root (a tmpfs holding the mount points) is not a scratch area
       '--clearenv',
       ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
-      '--chdir', SCRATCH_IN_BWRAP,
+      '--chdir',
+      SCRATCH_IN_BWRAP,
       '--',
       info.realExecutable,
-      '-s', '-B',
+      '-s',
+      '-B',
       path.join(SANDBOX_MOUNT, 'executor.py'),
-      '--seccomp', '--fs-writes', '--scratch', SCRATCH_IN_BWRAP,
+      '--seccomp',
+      '--fs-writes',
+      '--scratch',
+      SCRATCH_IN_BWRAP,
     ];
     return { command: bwrap, args, env: minimalEnv('/tmp', hashSeed) };
   }

@@ -6,14 +6,7 @@ import os from 'node:os';
 import { env } from '../../config/env';
 import { ExecutorProcess, SandboxCrash, type BatchProgress } from './executorProcess';
 import { buildLaunch, bwrapAvailable, type LaunchKind, type RequestedMode } from './isolation';
-import {
-  runBatchInputSchema,
-  type BatchResult,
-  type CallResult,
-  type Limits,
-  type RunBatchInput,
-  type SandboxMode,
-} from '../../domain/sandbox/schemas';
+import { runBatchInputSchema, type BatchResult, type CallResult, type Limits, type RunBatchInput, type SandboxMode } from '../../domain/sandbox/schemas';
 
 export interface SandboxPoolOptions {
   mode?: RequestedMode;
@@ -96,8 +89,7 @@ export class SandboxPool {
   /** Try the strongest mode first; say loudly when we end up weaker. Explicit modes never degrade. */
   private async pickMode(): Promise<{ kind: LaunchKind; mode: SandboxMode }> {
     const requested = this.opts.mode;
-    const candidates: LaunchKind[] =
-      requested === 'auto' ? ['bwrap', 'seccomp', 'none'] : [requested];
+    const candidates: LaunchKind[] = requested === 'auto' ? ['bwrap', 'seccomp', 'none'] : [requested];
     const failures: string[] = [];
     for (const kind of candidates) {
       if (kind === 'bwrap' && !bwrapAvailable(this.opts.bwrap)) {
@@ -131,9 +123,7 @@ export class SandboxPool {
         probe.kill();
       }
     }
-    throw new SandboxUnavailable(
-      `the sandbox cannot run in mode '${requested}': ${failures.join('; ')}`,
-    );
+    throw new SandboxUnavailable(`the sandbox cannot run in mode '${requested}': ${failures.join('; ')}`);
   }
 
   private adopt(x: ExecutorProcess): void {
@@ -226,9 +216,7 @@ export class SandboxPool {
     const message = `the sandbox failed twice: ${lastCrash?.message ?? 'unknown'}`;
     return {
       mode,
-      results: req.calls.map(
-        (_c, i) => best[i] ?? { ok: false, error: { type: 'SandboxError', message }, stdout: '', ms: 0 },
-      ),
+      results: req.calls.map((_c, i) => best[i] ?? { ok: false, error: { type: 'SandboxError', message }, stdout: '', ms: 0 }),
       coverage: null,
       sourceError: null,
       coverageError: message,

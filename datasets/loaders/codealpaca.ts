@@ -45,7 +45,8 @@ export function codeAlpacaFromText(text: string, files: LoadResult['files'] = []
 /** `auto`: the 20k file if a copy is here or cached, else the 2k file (downloaded only if neither is here). */
 export async function loadCodeAlpaca(opts: LocateOptions, variant: CodeAlpacaVariant = 'auto'): Promise<LoadResult> {
   let spec = variant === '2k' ? SOURCE_FILES.codealpaca2k : SOURCE_FILES.codealpaca20k;
-  if (variant === 'auto' && !isLocallyAvailable(SOURCE_FILES.codealpaca20k, opts) && isLocallyAvailable(SOURCE_FILES.codealpaca2k, opts)) spec = SOURCE_FILES.codealpaca2k;
+  if (variant === 'auto' && !isLocallyAvailable(SOURCE_FILES.codealpaca20k, opts) && isLocallyAvailable(SOURCE_FILES.codealpaca2k, opts))
+    spec = SOURCE_FILES.codealpaca2k;
   let f: string;
   try {
     f = await locateSourceFile(spec, opts);

@@ -14,7 +14,11 @@ export function defaultLocateOptions(): LocateOptions {
   return { dataDir: e.PAU_DATA_DIR, cacheDir: path.join(e.PAU_STATE_DIR, 'cache', 'datasets') };
 }
 
-export async function loadSource(source: SourceName, opts: LocateOptions = defaultLocateOptions(), codeAlpaca: CodeAlpacaVariant = 'auto'): Promise<LoadResult> {
+export async function loadSource(
+  source: SourceName,
+  opts: LocateOptions = defaultLocateOptions(),
+  codeAlpaca: CodeAlpacaVariant = 'auto',
+): Promise<LoadResult> {
   switch (source) {
     case 'humaneval':
       return loadHumanEval(opts);

@@ -8,11 +8,7 @@ export function zodReason(err: z.ZodError): string {
 }
 
 /** Parses JSON lines; each bad line or bad record becomes a rejection keyed `line:<n>`. */
-export function parseJsonLines<S extends z.ZodType>(
-  source: SourceName,
-  text: string,
-  schema: S,
-): { records: z.infer<S>[]; rejects: Rejection[]; raw: number } {
+export function parseJsonLines<S extends z.ZodType>(source: SourceName, text: string, schema: S): { records: z.infer<S>[]; rejects: Rejection[]; raw: number } {
   const records: z.infer<S>[] = [];
   const rejects: Rejection[] = [];
   let raw = 0;
@@ -50,7 +46,8 @@ export function parseJsonArray<S extends z.ZodType>(
   data.forEach((value, index) => {
     const r = schema.safeParse(value);
     if (r.success) records.push({ index, record: r.data });
-    else rejects.push({ source, sourceId: idGuess(value as Record<string, unknown>) ?? `item:${index}`, reason: 'malformed-record', detail: zodReason(r.error) });
+    else
+      rejects.push({ source, sourceId: idGuess(value as Record<string, unknown>) ?? `item:${index}`, reason: 'malformed-record', detail: zodReason(r.error) });
   });
   return { records, rejects, raw: data.length };
 }

@@ -8,7 +8,9 @@ export const datasets = pgTable('datasets', {
   contentHash: text('content_hash').notNull(),
   config: jsonb('config').notNull(),
   summary: jsonb('summary'),
-  status: text('status', { enum: ['building', 'ready', 'failed'] }).notNull().default('building'),
+  status: text('status', { enum: ['building', 'ready', 'failed'] })
+    .notNull()
+    .default('building'),
   /** The BuildDatasetWorkflow that last built it. */
   workflowId: text('workflow_id'),
   /** Every method id the last build considered (accepted or not), so finalisation can read them back. */
@@ -54,7 +56,9 @@ export const methods = pgTable(
     /** Hash of what the sandbox checks depend on; an unchanged key keeps the runtime verdict on rebuild. */
     checkKey: text('check_key'),
     checkedAt: timestamp('checked_at', { withTimezone: true }),
-    verdict: text('verdict', { enum: ['pending', 'accepted', 'rejected'] }).notNull().default('pending'),
+    verdict: text('verdict', { enum: ['pending', 'accepted', 'rejected'] })
+      .notNull()
+      .default('pending'),
     rejectReasons: jsonb('reject_reasons').$type<string[]>().notNull().default([]),
     meta: jsonb('meta'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

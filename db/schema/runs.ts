@@ -35,7 +35,9 @@ export const episodes = pgTable(
     model: text('model').notNull(),
     setting: text('setting', { enum: ['interactive', 'in-context'] }).notNull(),
     sample: integer('sample').notNull().default(0),
-    status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] })
+      .notNull()
+      .default('pending'),
     finalDescription: text('final_description'),
     endReason: text('end_reason'),
     error: text('error'),
@@ -53,10 +55,7 @@ export const episodes = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex('episodes_identity_uq').on(t.runId, t.methodId, t.model, t.setting, t.sample),
-    index('episodes_run_status_idx').on(t.runId, t.status),
-  ],
+  (t) => [uniqueIndex('episodes_identity_uq').on(t.runId, t.methodId, t.model, t.setting, t.sample), index('episodes_run_status_idx').on(t.runId, t.status)],
 );
 
 export const steps = pgTable(

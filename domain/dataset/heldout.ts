@@ -45,7 +45,9 @@ export function selectGeneratedHeldout(
 }
 
 function strip(r: GeneratedOutcome): GeneratedOutcome {
-  return r.ok ? { ok: true, ...(r.repr !== undefined ? { repr: r.repr } : {}) } : { ok: false, ...(r.excType ? { excType: r.excType } : {}), ...(r.message ? { message: r.message.slice(0, 300) } : {}) };
+  return r.ok
+    ? { ok: true, ...(r.repr !== undefined ? { repr: r.repr } : {}) }
+    : { ok: false, ...(r.excType ? { excType: r.excType } : {}), ...(r.message ? { message: r.message.slice(0, 300) } : {}) };
 }
 
 /** The outcome as behaviour: the value's repr, or the exception type (messages are not compared). */

@@ -19,7 +19,14 @@ export const DESCRIBE_SYSTEM = [
 ].join('\n');
 
 export function buildDescribeMessages(input: { signature: string; code: string }): ChatMessage[] {
-  const content = [`Function signature: ${input.signature.trim()}`, '', "The function's code:", block('method_code', input.code), '', 'Write its description.'].join('\n');
+  const content = [
+    `Function signature: ${input.signature.trim()}`,
+    '',
+    "The function's code:",
+    block('method_code', input.code),
+    '',
+    'Write its description.',
+  ].join('\n');
   return [
     { role: 'system', content: DESCRIBE_SYSTEM },
     { role: 'user', content },

@@ -15,11 +15,19 @@ interface Msg {
 
 export const NULL_DESCRIPTION = 'I do not know what this function does.';
 
-export function scriptedDescriberReply(policy: string, messages: readonly Msg[], method?: { code?: string | null }): { kind: 'message'; content: string; toolCalls: [] } | undefined {
+export function scriptedDescriberReply(
+  policy: string,
+  messages: readonly Msg[],
+  method?: { code?: string | null },
+): { kind: 'message'; content: string; toolCalls: [] } | undefined {
   const sys = messages.find((m) => m.role === 'system');
   if (typeof sys?.content !== 'string' || sys.content !== DESCRIBE_SYSTEM) return undefined;
   if (policy === 'oracle' && method?.code) {
-    return { kind: 'message', content: `${SCRIPTED_MARK} It behaves exactly like this Python code:\n\`\`\`python\n${method.code.trim()}\n\`\`\``, toolCalls: [] };
+    return {
+      kind: 'message',
+      content: `${SCRIPTED_MARK} It behaves exactly like this Python code:\n\`\`\`python\n${method.code.trim()}\n\`\`\``,
+      toolCalls: [],
+    };
   }
   if (policy === 'oracle' || policy === 'null') return { kind: 'message', content: `${SCRIPTED_MARK} ${NULL_DESCRIPTION}`, toolCalls: [] };
   return undefined;

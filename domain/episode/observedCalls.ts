@@ -41,6 +41,8 @@ export function observedCalls(rows: readonly StepLike[]): ObservedCall[] {
     const call = (s.call ?? {}) as StoredCall;
     const obs = (s.observation ?? {}) as StoredObservation;
     if (typeof call.arguments !== 'string' || !obs.result || obs.executed === false) return [];
-    return [{ idx: s.idx, source: s.kind, arguments: call.arguments, ok: obs.result.ok, text: obs.text ?? '', category: obs.category ?? '', result: obs.result }];
+    return [
+      { idx: s.idx, source: s.kind, arguments: call.arguments, ok: obs.result.ok, text: obs.text ?? '', category: obs.category ?? '', result: obs.result },
+    ];
   });
 }

@@ -11,8 +11,7 @@ export const TOOLS: ChatCompletionTool[] = [
     type: 'function',
     function: {
       name: TOOL_CALL_METHOD,
-      description:
-        'Call the hidden Python function once. Returns the repr of its return value, or "ExceptionType: message" if it raises.',
+      description: 'Call the hidden Python function once. Returns the repr of its return value, or "ExceptionType: message" if it raises.',
       parameters: {
         type: 'object',
         properties: {
@@ -35,7 +34,7 @@ export const TOOLS: ChatCompletionTool[] = [
       parameters: {
         type: 'object',
         properties: {
-          description: { type: 'string', description: 'A precise description of the function\'s behaviour.' },
+          description: { type: 'string', description: "A precise description of the function's behaviour." },
         },
         required: ['description'],
         additionalProperties: false,

@@ -23,20 +23,43 @@ export function parseToolCall(tc: { id: string; name: string; arguments: string 
   try {
     parsed = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch (err) {
-    return { kind: 'problem', id: tc.id, tool: tc.name, problem: 'malformed_json', message: `Error: the tool call's arguments are not valid JSON (${(err as Error).message}). Nothing was run.`, raw };
+    return {
+      kind: 'problem',
+      id: tc.id,
+      tool: tc.name,
+      problem: 'malformed_json',
+      message: `Error: the tool call's arguments are not valid JSON (${(err as Error).message}). Nothing was run.`,
+      raw,
+    };
   }
   const obj = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   if (tc.name === TOOL_CALL_METHOD) {
     const args = typeof parsed === 'string' ? parsed : singleString(obj, ['arguments', 'args', 'input', 'inputs']);
-    if (args === undefined) return { kind: 'problem', id: tc.id, tool: tc.name, problem: 'missing_argument', message: `Error: ${TOOL_CALL_METHOD} needs {"arguments": "<Python literals>"}. Nothing was run.`, raw };
+    if (args === undefined)
+      return {
+        kind: 'problem',
+        id: tc.id,
+        tool: tc.name,
+        problem: 'missing_argument',
+        message: `Error: ${TOOL_CALL_METHOD} needs {"arguments": "<Python literals>"}. Nothing was run.`,
+        raw,
+      };
     return { kind: 'call', id: tc.id, arguments: args, raw };
   }
   if (tc.name === TOOL_SUBMIT) {
     const description = typeof parsed === 'string' ? parsed : singleString(obj, ['description', 'answer', 'text']);
-    if (description === undefined) return { kind: 'problem', id: tc.id, tool: tc.name, problem: 'missing_argument', message: `Error: ${TOOL_SUBMIT} needs {"description": "..."}.`, raw };
+    if (description === undefined)
+      return { kind: 'problem', id: tc.id, tool: tc.name, problem: 'missing_argument', message: `Error: ${TOOL_SUBMIT} needs {"description": "..."}.`, raw };
     return { kind: 'submit', id: tc.id, description, raw };
   }
-  return { kind: 'problem', id: tc.id, tool: tc.name, problem: 'unknown_tool', message: `Error: there is no tool named ${JSON.stringify(tc.name)}; use ${TOOL_CALL_METHOD} or ${TOOL_SUBMIT}.`, raw };
+  return {
+    kind: 'problem',
+    id: tc.id,
+    tool: tc.name,
+    problem: 'unknown_tool',
+    message: `Error: there is no tool named ${JSON.stringify(tc.name)}; use ${TOOL_CALL_METHOD} or ${TOOL_SUBMIT}.`,
+    raw,
+  };
 }
 
 const REFUSAL = /\b(I\s*(?:'m| am)\s+(?:sorry|unable|not able)|I\s+(?:can(?:'|no)t|cannot|won'?t|will not)\s+(?:help|assist|do|comply|provide))/i;

@@ -86,7 +86,7 @@ export function shapeOf(v: PyValue): Shape {
       return { k: 'int', lo: n, hi: n, seen: [n] };
     }
     case 'float': {
-      const d = Number.isFinite(v.v) ? Math.min(3, (/\.(\d+)/.exec(String(v.v))?.[1]?.length ?? 1)) : 1;
+      const d = Number.isFinite(v.v) ? Math.min(3, /\.(\d+)/.exec(String(v.v))?.[1]?.length ?? 1) : 1;
       const x = Number.isFinite(v.v) ? v.v : 0;
       return { k: 'float', lo: x, hi: x, decimals: d, seen: Number.isFinite(v.v) ? [v.v] : [] };
     }
@@ -104,7 +104,12 @@ export function shapeOf(v: PyValue): Shape {
     case 'set':
       return { k: v.t, elem: mergeAll(v.items.map(shapeOf)), maxLen: v.items.length };
     case 'tuple':
-      return { k: 'tuple', items: v.items.length > 0 && v.items.length <= 4 ? v.items.map(shapeOf) : null, elem: mergeAll(v.items.map(shapeOf)), maxLen: v.items.length };
+      return {
+        k: 'tuple',
+        items: v.items.length > 0 && v.items.length <= 4 ? v.items.map(shapeOf) : null,
+        elem: mergeAll(v.items.map(shapeOf)),
+        maxLen: v.items.length,
+      };
     case 'dict':
       return { k: 'dict', key: mergeAll(v.entries.map(([k]) => shapeOf(k))), value: mergeAll(v.entries.map(([, x]) => shapeOf(x))), maxLen: v.entries.length };
   }
@@ -200,7 +205,10 @@ export function inputSpec(known: readonly string[], signature?: SignatureInfo): 
 const DEFAULT_STRS = ['hello world', 'abc', 'Python', 'racecar', 'A man a plan', '12345'];
 
 function strShape(extra: string[]): Shape {
-  const seen = addSeen(extra.filter((s) => s.length > 0 && s.length <= 20), DEFAULT_STRS);
+  const seen = addSeen(
+    extra.filter((s) => s.length > 0 && s.length <= 20),
+    DEFAULT_STRS,
+  );
   return { k: 'str', maxLen: Math.max(8, ...seen.map((s) => s.length)), chars: uniq([...seen.join('')]).join(''), seen };
 }
 
@@ -214,7 +222,10 @@ const FLOAT: Shape = { k: 'float', lo: -10, hi: 100, decimals: 2, seen: [1.5, 2.
 function shapeFromAnnotation(a: string, ctx: { int: Shape; str: Shape }): Shape | null {
   const t = a.replace(/\s+/g, '').replace(/^typing\./, '');
   const inner = /^[A-Za-z_.]+\[(.*)\]$/.exec(t)?.[1];
-  const head = t.replace(/\[.*$/, '').replace(/^typing\./, '').toLowerCase();
+  const head = t
+    .replace(/\[.*$/, '')
+    .replace(/^typing\./, '')
+    .toLowerCase();
   const args = inner ? splitTop(inner) : [];
   const sub = (i: number) => (args[i] ? shapeFromAnnotation(args[i]!, ctx) : null);
   switch (head) {
@@ -237,7 +248,9 @@ function shapeFromAnnotation(a: string, ctx: { int: Shape; str: Shape }): Shape 
       return { k: 'set', elem: sub(0) ?? ctx.int, maxLen: 5 };
     case 'tuple':
       if (args.length === 2 && args[1] === '...') return { k: 'tuple', items: null, elem: sub(0), maxLen: 5 };
-      return args.length > 0 ? { k: 'tuple', items: args.map((_, i) => sub(i) ?? ctx.int), elem: null, maxLen: args.length } : { k: 'tuple', items: null, elem: ctx.int, maxLen: 4 };
+      return args.length > 0
+        ? { k: 'tuple', items: args.map((_, i) => sub(i) ?? ctx.int), elem: null, maxLen: args.length }
+        : { k: 'tuple', items: null, elem: ctx.int, maxLen: 4 };
     case 'dict':
     case 'mapping':
       return { k: 'dict', key: sub(0) ?? ctx.str, value: sub(1) ?? ctx.int, maxLen: 4 };
@@ -278,7 +291,8 @@ function shapeFromHints(tags: string[], ctx: { int: Shape; str: Shape }): Shape 
   if (has('set')) return { k: 'set', elem, maxLen: 5 };
   if (has('list')) return { k: 'list', elem, maxLen: 6 };
   if (has('str')) return ctx.str;
-  if (has('seq')) return has('elem-int') || has('elem-str') ? { k: 'list', elem, maxLen: 6 } : { k: 'union', options: [ctx.str, { k: 'list', elem, maxLen: 6 }] };
+  if (has('seq'))
+    return has('elem-int') || has('elem-str') ? { k: 'list', elem, maxLen: 6 } : { k: 'union', options: [ctx.str, { k: 'list', elem, maxLen: 6 }] };
   if (has('float')) return FLOAT;
   if (has('int')) return ctx.int;
   if (has('bool')) return { k: 'bool' };
@@ -289,11 +303,23 @@ const NAME_RULES: [RegExp, (ctx: { int: Shape; str: Shape }) => Shape][] = [
   [/^(matrix|grid|board|mat|m1|m2|matrix\d)$/i, (c) => ({ k: 'list', elem: { k: 'list', elem: c.int, maxLen: 4 }, maxLen: 4 })],
   [/(words|strings|names|sentences|strs|string_list|str_list)$/i, (c) => ({ k: 'list', elem: c.str, maxLen: 5 })],
   [/(dict|dic|dictionary|mapping|map|d\d?|counts)$/i, (c) => ({ k: 'dict', key: c.str, value: c.int, maxLen: 4 })],
-  [/^(list|lst|arr|array|nums|numbers|items|values|elements|seq|sequence|data|l|l\d|list\d|lst\d|arr\d|a_list|my_list|input_list|num_list|int_list|nums\d|array\d)$|_list$|_arr$/i, (c) => ({ k: 'list', elem: c.int, maxLen: 6 })],
-  [/^(s|str|string|text|word|sentence|name|ch|char|letter|phrase|msg|message|email|url|password|s\d|str\d|string\d|txt|line|hex|binary|bin|sub|substring|pattern|prefix|suffix|first_name|last_name|input_string|input_str|my_string|word\d)$|_str$|_string$/i, (c) => c.str],
+  [
+    /^(list|lst|arr|array|nums|numbers|items|values|elements|seq|sequence|data|l|l\d|list\d|lst\d|arr\d|a_list|my_list|input_list|num_list|int_list|nums\d|array\d)$|_list$|_arr$/i,
+    (c) => ({ k: 'list', elem: c.int, maxLen: 6 }),
+  ],
+  [
+    /^(s|str|string|text|word|sentence|name|ch|char|letter|phrase|msg|message|email|url|password|s\d|str\d|string\d|txt|line|hex|binary|bin|sub|substring|pattern|prefix|suffix|first_name|last_name|input_string|input_str|my_string|word\d)$|_str$|_string$/i,
+    (c) => c.str,
+  ],
   [/^(is_|has_|flag)/i, () => ({ k: 'bool' })],
-  [/(price|amount|rate|temp|celsius|fahrenheit|kelvin|weight|salary|score|avg|average|percent|percentage|cost|balance|interest|principal|radius)$/i, () => FLOAT],
-  [/^(n|num|number|k|m|i|j|x|y|z|a|b|c|count|size|limit|start|end|low|high|lo|hi|index|idx|year|age|base|exp|exponent|power|length|width|height|side|digit|digits|num\d|n\d|x\d|y\d|a\d|b\d|max|min|target|value|val|total|steps|rows|cols|day|month|hours|minutes|seconds)$|_num$|_count$|_size$/i, (c) => c.int],
+  [
+    /(price|amount|rate|temp|celsius|fahrenheit|kelvin|weight|salary|score|avg|average|percent|percentage|cost|balance|interest|principal|radius)$/i,
+    () => FLOAT,
+  ],
+  [
+    /^(n|num|number|k|m|i|j|x|y|z|a|b|c|count|size|limit|start|end|low|high|lo|hi|index|idx|year|age|base|exp|exponent|power|length|width|height|side|digit|digits|num\d|n\d|x\d|y\d|a\d|b\d|max|min|target|value|val|total|steps|rows|cols|day|month|hours|minutes|seconds)$|_num$|_count$|_size$/i,
+    (c) => c.int,
+  ],
 ];
 
 function shapeForParam(p: ParamInfo, sig: SignatureInfo, ctx: { int: Shape; str: Shape }): Shape {
@@ -374,9 +400,16 @@ function edgeValues(s: Shape, r: Rand): PyValue[] {
       ];
     }
     case 'bytes':
-      return [{ t: 'bytes', v: '' }, { t: 'bytes', v: 'a' }, { t: 'bytes', v: 'Hello' }];
+      return [
+        { t: 'bytes', v: '' },
+        { t: 'bytes', v: 'a' },
+        { t: 'bytes', v: 'Hello' },
+      ];
     case 'bool':
-      return [{ t: 'bool', v: true }, { t: 'bool', v: false }];
+      return [
+        { t: 'bool', v: true },
+        { t: 'bool', v: false },
+      ];
     case 'none':
       return [{ t: 'none' }];
     case 'complex':
@@ -387,14 +420,29 @@ function edgeValues(s: Shape, r: Rand): PyValue[] {
       const many = Array.from({ length: Math.min(MAX_LIST, Math.max(s.maxLen + 2, 5)) }, e);
       const x = e();
       const sorted = sortValues(many);
-      return [container(s.k, []), container(s.k, [x]), container(s.k, [x, x]), container(s.k, many), container(s.k, sorted), container(s.k, [...sorted].reverse())];
+      return [
+        container(s.k, []),
+        container(s.k, [x]),
+        container(s.k, [x, x]),
+        container(s.k, many),
+        container(s.k, sorted),
+        container(s.k, [...sorted].reverse()),
+      ];
     }
     case 'tuple':
-      if (s.items) return s.items.map((_, i) => ({ t: 'tuple' as const, items: s.items!.map((it, j) => (i === j ? choice(r, edgeValues(it, r)) : value(it, r, 'typical', 1))) }));
+      if (s.items)
+        return s.items.map((_, i) => ({
+          t: 'tuple' as const,
+          items: s.items!.map((it, j) => (i === j ? choice(r, edgeValues(it, r)) : value(it, r, 'typical', 1))),
+        }));
       return [{ t: 'tuple', items: [] }, { t: 'tuple', items: [value(s.elem ?? DEFAULT_INT, r, 'typical', 1)] }, value(s, r, 'typical', 0)];
     case 'dict': {
       const one = value({ ...s, maxLen: 1 }, r, 'typical', 0);
-      return [{ t: 'dict', entries: [] }, one.t === 'dict' && one.entries.length > 1 ? { t: 'dict', entries: one.entries.slice(0, 1) } : one, value({ ...s, maxLen: Math.max(s.maxLen + 2, 4) }, r, 'typical', 0)];
+      return [
+        { t: 'dict', entries: [] },
+        one.t === 'dict' && one.entries.length > 1 ? { t: 'dict', entries: one.entries.slice(0, 1) } : one,
+        value({ ...s, maxLen: Math.max(s.maxLen + 2, 4) }, r, 'typical', 0),
+      ];
     }
     case 'union':
       return s.options.flatMap((o) => edgeValues(o, r));
@@ -469,7 +517,10 @@ function value(s: Shape, r: Rand, mode: 'edge' | 'typical', depth: number): PyVa
     case 'list':
     case 'set': {
       const len = randInt(r, 0, Math.min(depth > 0 ? 5 : MAX_LIST, Math.max(s.maxLen, 3) + 2));
-      return container(s.k, Array.from({ length: len }, () => value(s.elem ?? DEFAULT_INT, r, r() < 0.15 ? 'edge' : 'typical', depth + 1)));
+      return container(
+        s.k,
+        Array.from({ length: len }, () => value(s.elem ?? DEFAULT_INT, r, r() < 0.15 ? 'edge' : 'typical', depth + 1)),
+      );
     }
     case 'tuple': {
       if (s.items) return { t: 'tuple', items: s.items.map((it) => value(it, r, r() < 0.15 ? 'edge' : 'typical', depth + 1)) };
@@ -583,8 +634,13 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
       continue;
     }
     // Templates in proportion to how often the known inputs used them.
-    let pick = r() * total;
-    const t = templates.find((x) => (pick -= x.weight) < 0) ?? templates[0]!;
+    const pick = r() * total;
+    let upTo = 0;
+    const t =
+      templates.find((x) => {
+        upTo += x.weight;
+        return pick < upTo;
+      }) ?? templates[0]!;
     const n = t.pos.length + t.kws.length;
     const edgeAt = n > 0 && r() < 0.4 ? Math.floor(r() * n) : -1;
     const mode = (i: number) => (i === edgeAt ? 'edge' : 'typical') as 'edge' | 'typical';
@@ -614,7 +670,24 @@ function canonical(s: Shape): Shape {
         k: 'str',
         maxLen: 10,
         chars: 'abcdeABC1 ,.:-#',
-        seen: ['hello', 'World', 'a b  c', 'aba', 'Abc1', '  pad ', 'abab', 'aaaa', 'x,y,z', 'Hello World', '2020-01-15', '192.168.0.1', 'a:b:c', 'x+y#z', 'file.txt', 'AbBA'],
+        seen: [
+          'hello',
+          'World',
+          'a b  c',
+          'aba',
+          'Abc1',
+          '  pad ',
+          'abab',
+          'aaaa',
+          'x,y,z',
+          'Hello World',
+          '2020-01-15',
+          '192.168.0.1',
+          'a:b:c',
+          'x+y#z',
+          'file.txt',
+          'AbBA',
+        ],
       };
     case 'bytes':
       return { k: 'bytes', maxLen: 6 };
@@ -683,6 +756,12 @@ export function inContextExamples(
   const probes = m.probeInputs.slice(0, k);
   if (probes.length >= k) return probes;
   const spec = inputSpec([...m.probeInputs, ...m.heldoutInputs]);
-  const extra = generateInputs(spec, { count: k - probes.length, seedKey: m.id, purpose: 'examples', seed, exclude: [...m.heldoutInputs, ...(m.heldoutGenerated ?? [])] });
+  const extra = generateInputs(spec, {
+    count: k - probes.length,
+    seedKey: m.id,
+    purpose: 'examples',
+    seed,
+    exclude: [...m.heldoutInputs, ...(m.heldoutGenerated ?? [])],
+  });
   return [...probes, ...extra];
 }

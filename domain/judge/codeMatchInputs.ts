@@ -30,7 +30,13 @@ export interface CodeMatchSet {
 export function codeMatchSet(m: CodeMatchMethod, heldout: HeldoutOptions, force?: 'dataset' | 'mutated'): CodeMatchSet {
   const fromDataset = force ? force === 'dataset' : m.heldoutGenerated != null;
   if (fromDataset) {
-    return { given: [...m.heldoutInputs], generated: [...(m.heldoutGenerated ?? [])], origin: 'dataset', raisingCounts: true, excluded: m.codeMatchExclusion ?? null };
+    return {
+      given: [...m.heldoutInputs],
+      generated: [...(m.heldoutGenerated ?? [])],
+      origin: 'dataset',
+      raisingCounts: true,
+      excluded: m.codeMatchExclusion ?? null,
+    };
   }
   const set = heldoutSet({ id: m.id, probeInputs: m.probeInputs, heldoutInputs: m.heldoutInputs }, heldout);
   return { given: set.given, generated: set.generated, origin: 'mutated', raisingCounts: false, excluded: null };

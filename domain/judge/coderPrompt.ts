@@ -50,9 +50,7 @@ export function extractCode(answer: string | null | undefined, entryPoint: strin
     blocks.push({ lang: 'python', code: rest });
   }
   const isPy = (l: string) => l === '' || l === 'python' || l === 'py' || l === 'python3';
-  const pick =
-    [...blocks].reverse().find((b) => isPy(b.lang) && defines.test(b.code)) ??
-    [...blocks].reverse().find((b) => defines.test(b.code));
+  const pick = [...blocks].reverse().find((b) => isPy(b.lang) && defines.test(b.code)) ?? [...blocks].reverse().find((b) => defines.test(b.code));
   if (pick) return tidy(pick.code);
   if (defines.test(answer)) {
     const lines = answer.split(/\r?\n/);

@@ -36,7 +36,9 @@ export interface EpisodeDiagnostics {
 
 export const DEFAULT_UNDER_EXPLORED = 0.75;
 
-export function explorationCounts(observed: readonly Observation[]): Pick<EpisodeDiagnostics, 'calls' | 'distinctCalls' | 'repeatedCalls' | 'errors' | 'agentErrors'> {
+export function explorationCounts(
+  observed: readonly Observation[],
+): Pick<EpisodeDiagnostics, 'calls' | 'distinctCalls' | 'repeatedCalls' | 'errors' | 'agentErrors'> {
   const seen = new Set<string>();
   let repeated = 0;
   let errors = 0;

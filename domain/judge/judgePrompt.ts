@@ -28,7 +28,7 @@ export const RUBRIC: Record<1 | 2 | 3 | 4 | 5, string> = {
 export const JUDGE_SYSTEM = [
   'You grade descriptions of Python functions. A researcher could not read the function; they called it as a black box',
   'and wrote a description of what it does. You can read the code. Judge how accurately and completely the',
-  'description captures the function\'s behaviour.',
+  "description captures the function's behaviour.",
   '',
   'Rules:',
   '- The code is the ground truth. A reference description, when given, is a help; where it and the code disagree, the code wins.',
@@ -64,7 +64,7 @@ export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
   const parts = [
     `Function signature: ${input.signature.trim()}`,
     '',
-    'The function\'s code:',
+    "The function's code:",
     block('method_code', input.code),
     '',
     input.goldDescription && input.goldDescription.trim()

@@ -71,7 +71,7 @@ function seed(s: string): number {
   return h >>> 0;
 }
 
-const CLUELESS = /^(\(empty\)|i do not know[^]*|no gold description[^]*)$/i;
+const CLUELESS = /^(\(empty\)|i do not know[\s\S]*|no gold description[\s\S]*)$/i;
 
 /** Whether a description quotes the method's own code (the oracle's answer for code-only methods). */
 export function quotesCode(description: string, code: string | null | undefined): boolean {
@@ -103,7 +103,10 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg
     if (policy === 'null') return msg('I cannot judge this description.');
     if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (seed(candidate + (reference ?? '')) % 5)}`);
     const score = oracleJudgeScore(candidate, reference, method?.code);
-    const why = reference === undefined ? 'No reference description; scored on whether the description commits to anything.' : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
+    const why =
+      reference === undefined
+        ? 'No reference description; scored on whether the description commits to anything.'
+        : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
     return msg(`${why}\nSCORE: ${score}`);
   }
   const description = readBlock(user, 'description') ?? '';

@@ -12,7 +12,14 @@ export function headlineText(doc: ReportDocument): string {
     lines.push(
       formatTable(
         ['model', 'setting', 'metric', 'this', 'other', 'delta'],
-        d.map((x) => [x.model, x.setting, x.metric, x.current?.toFixed(3) ?? '-', x.previous?.toFixed(3) ?? '-', x.delta === null ? '-' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`]),
+        d.map((x) => [
+          x.model,
+          x.setting,
+          x.metric,
+          x.current?.toFixed(3) ?? '-',
+          x.previous?.toFixed(3) ?? '-',
+          x.delta === null ? '-' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`,
+        ]),
       ),
     );
   }

@@ -25,7 +25,8 @@ export function findRegressions(current: RunSummary, previous: RunSummary): Regr
       const before = p.metrics[metric];
       if (est.mean === null || before.mean === null || before.lo === null || before.hi === null) continue;
       const worse = LOWER_IS_BETTER.has(metric) ? est.mean > before.hi : est.mean < before.lo;
-      if (worse) out.push({ model: g.model, setting: g.setting, metric, current: est.mean, previous: before.mean, previousLo: before.lo, previousHi: before.hi });
+      if (worse)
+        out.push({ model: g.model, setting: g.setting, metric, current: est.mean, previous: before.mean, previousLo: before.lo, previousHi: before.hi });
     }
   }
   return out;

@@ -52,19 +52,27 @@ export function scoreDistributionSvg(s: RunSummary): string {
   const parts: string[] = [];
   for (let t = 0; t <= 4; t++) {
     const y = m.t + ph - (ph * t) / 4;
-    parts.push(`<line x1="${m.l}" x2="${W - m.r}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${m.l - 4}" y="${y + 4}" text-anchor="end" font-size="10">${t * 25}%</text>`);
+    parts.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y}" y2="${y}" stroke="#ddd"/><text x="${m.l - 4}" y="${y + 4}" text-anchor="end" font-size="10">${t * 25}%</text>`,
+    );
   }
   cats.forEach((c, ci) => {
-    parts.push(`<text x="${m.l + groupW * ci + groupW / 2}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${c === 'unparsable' ? 'unparsable' : `score ${c}`}</text>`);
+    parts.push(
+      `<text x="${m.l + groupW * ci + groupW / 2}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${c === 'unparsable' ? 'unparsable' : `score ${c}`}</text>`,
+    );
     dists.forEach((d, di) => {
       const total = Object.values(d.counts).reduce((a, b) => a + b, 0) || 1;
       const share = d.counts[c] / total;
       const h = ph * share;
       const x = m.l + groupW * ci + groupW * 0.1 + barW * di;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${(m.t + ph - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${PALETTE[di % PALETTE.length]}"><title>${esc(`${d.model} / ${d.setting}: ${d.counts[c]} of ${total}`)}</title></rect>`);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${(m.t + ph - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${PALETTE[di % PALETTE.length]}"><title>${esc(`${d.model} / ${d.setting}: ${d.counts[c]} of ${total}`)}</title></rect>`,
+      );
     });
   });
-  const legend = dists.map((d, di) => `<span class="key"><i style="background:${PALETTE[di % PALETTE.length]}"></i>${esc(d.model)} / ${esc(d.setting)}</span>`).join(' ');
+  const legend = dists
+    .map((d, di) => `<span class="key"><i style="background:${PALETTE[di % PALETTE.length]}"></i>${esc(d.model)} / ${esc(d.setting)}</span>`)
+    .join(' ');
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="score distribution">${parts.join('')}</svg><div class="legend">${legend}</div>`;
 }
 
@@ -80,11 +88,15 @@ export function coverageScatterSvg(rows: EpisodeRow[]): string {
   const parts: string[] = [];
   for (let s = 1; s <= 5; s++) {
     const y = m.t + ph - (ph * (s - 0.5)) / 5;
-    parts.push(`<line x1="${m.l}" x2="${W - m.r}" y1="${y}" y2="${y}" stroke="#eee"/><text x="${m.l - 4}" y="${y + 4}" text-anchor="end" font-size="10">${s}</text>`);
+    parts.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y}" y2="${y}" stroke="#eee"/><text x="${m.l - 4}" y="${y + 4}" text-anchor="end" font-size="10">${s}</text>`,
+    );
   }
   for (let t = 0; t <= 4; t++) {
     const x = m.l + (pw * t) / 4;
-    parts.push(`<line x1="${x}" x2="${x}" y1="${m.t}" y2="${m.t + ph}" stroke="#eee"/><text x="${x}" y="${H - m.b + 14}" text-anchor="middle" font-size="10">${t * 25}%</text>`);
+    parts.push(
+      `<line x1="${x}" x2="${x}" y1="${m.t}" y2="${m.t + ph}" stroke="#eee"/><text x="${x}" y="${H - m.b + 14}" text-anchor="middle" font-size="10">${t * 25}%</text>`,
+    );
   }
   parts.push(`<text x="${m.l + pw / 2}" y="${H - 6}" text-anchor="middle" font-size="11">statement coverage</text>`);
   parts.push(`<text x="12" y="${m.t + ph / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 12 ${m.t + ph / 2})">score</text>`);
@@ -93,7 +105,9 @@ export function coverageScatterSvg(rows: EpisodeRow[]): string {
     const k = keys.indexOf(`${r.model} / ${r.setting}`);
     const x = m.l + pw * Math.min(1, Math.max(0, r.statementCoverage)) + (rand() - 0.5) * 6;
     const y = m.t + ph - (ph * (r.score - 0.5)) / 5 + (rand() - 0.5) * (ph / 5) * 0.6;
-    parts.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${PALETTE[k % PALETTE.length]}" fill-opacity="0.7"><title>${esc(`${r.methodId} ${r.model} / ${r.setting}: score ${r.score}, coverage ${(100 * r.statementCoverage).toFixed(0)}%`)}</title></circle>`);
+    parts.push(
+      `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${PALETTE[k % PALETTE.length]}" fill-opacity="0.7"><title>${esc(`${r.methodId} ${r.model} / ${r.setting}: score ${r.score}, coverage ${(100 * r.statementCoverage).toFixed(0)}%`)}</title></circle>`,
+    );
   }
   const legend = keys.map((k, i) => `<span class="key"><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(k)}</span>`).join(' ');
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="coverage against score">${parts.join('')}</svg><div class="legend">${legend}</div>`;
@@ -106,43 +120,108 @@ export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
   const head = headlineRows(s);
   const sections: string[] = [];
-  sections.push(`<h2>Headline: model × setting</h2><p>Means with 95% bootstrap intervals. n = judged / episodes. Fail = score ≤ 2.</p>${table(head.headers, head.rows)}`);
+  sections.push(
+    `<h2>Headline: model × setting</h2><p>Means with 95% bootstrap intervals. n = judged / episodes. Fail = score ≤ 2.</p>${table(head.headers, head.rows)}`,
+  );
   if (doc.compare) {
-    const rows = doc.compare.deltas.map((d) => [d.model, d.setting, METRIC_LABEL[d.metric], num(d.current, 3), num(d.previous, 3), d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`]);
-    sections.push(`<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`);
+    const rows = doc.compare.deltas.map((d) => [
+      d.model,
+      d.setting,
+      METRIC_LABEL[d.metric],
+      num(d.current, 3),
+      num(d.previous, 3),
+      d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
+    ]);
+    sections.push(
+      `<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
+    );
   }
   if (s.paired.length > 0) {
     const rows = s.paired.map((p) => [p.model, METRIC_LABEL[p.metric], fmtEstimate(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
-    sections.push(`<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`);
+    sections.push(
+      `<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`,
+    );
   }
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
   sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
   {
-    const rows = s.bySource.map((g) => [g.source ?? '', g.model, settingLabel(g), `${g.judged}/${g.episodes}`, ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m)))]);
+    const rows = s.bySource.map((g) => [
+      g.source ?? '',
+      g.model,
+      settingLabel(g),
+      `${g.judged}/${g.episodes}`,
+      ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
+    ]);
     sections.push(`<h2>Per source</h2>${table(['source', 'model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m])], rows)}`);
   }
   {
     const rows = s.diagnostics.map((d) => [
-      d.model, d.setting, String(d.failures), `${d.contradictsObserved}`, pct(d.failuresContradicting), `${d.underExplored}`, pct(d.failuresUnderExplored),
-      num(d.meanCalls, 1), num(d.meanRepeatedCalls, 1), num(d.meanErrors, 1), num(d.meanAgentErrors, 1), String(d.noCode), String(d.unparsable),
+      d.model,
+      d.setting,
+      String(d.failures),
+      `${d.contradictsObserved}`,
+      pct(d.failuresContradicting),
+      `${d.underExplored}`,
+      pct(d.failuresUnderExplored),
+      num(d.meanCalls, 1),
+      num(d.meanRepeatedCalls, 1),
+      num(d.meanErrors, 1),
+      num(d.meanAgentErrors, 1),
+      String(d.noCode),
+      String(d.unparsable),
     ]);
     sections.push(
       `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold.</p>` +
-        table(['model', 'setting', 'failures', 'contradicts observed', 'of failures', 'under-explored', 'of failures', 'calls', 'repeated', 'errors', 'agent errors', 'no code', 'unparsable'], rows),
+        table(
+          [
+            'model',
+            'setting',
+            'failures',
+            'contradicts observed',
+            'of failures',
+            'under-explored',
+            'of failures',
+            'calls',
+            'repeated',
+            'errors',
+            'agent errors',
+            'no code',
+            'unparsable',
+          ],
+          rows,
+        ),
     );
   }
   {
-    const rows = s.groups.map((g) => [g.model, g.setting, String(g.episodes), String(g.failedEpisodes), String(g.tokensIn), String(g.tokensOut), `$${g.costUsd.toFixed(4)}`]);
+    const rows = s.groups.map((g) => [
+      g.model,
+      g.setting,
+      String(g.episodes),
+      String(g.failedEpisodes),
+      String(g.tokensIn),
+      String(g.tokensOut),
+      `$${g.costUsd.toFixed(4)}`,
+    ]);
     rows.push(['total', '', String(s.totals.episodes), '', String(s.totals.tokensIn), String(s.totals.tokensOut), `$${s.totals.costUsd.toFixed(4)}`]);
     sections.push(`<h2>Tokens and cost (agents)</h2>${table(['model', 'setting', 'episodes', 'failed', 'tokens in', 'tokens out', 'cost'], rows)}`);
   }
   {
     const rows = doc.episodes.map((e) => [
-      esc(e.methodId), esc(e.model), esc(e.setting), String(e.sample), esc(e.status), e.score === null ? (e.unparsable ? 'unparsable' : '-') : String(e.score),
-      pct(e.codeMatch), pct(e.statementCoverage), pct(e.branchCoverage), esc(e.diagnostics?.contradictsObserved ? 'contradicts' : ''),
+      esc(e.methodId),
+      esc(e.model),
+      esc(e.setting),
+      String(e.sample),
+      esc(e.status),
+      e.score === null ? (e.unparsable ? 'unparsable' : '-') : String(e.score),
+      pct(e.codeMatch),
+      pct(e.statementCoverage),
+      pct(e.branchCoverage),
+      esc(e.diagnostics?.contradictsObserved ? 'contradicts' : ''),
       e.uiLink ? `<a href="${esc(e.uiLink)}">${esc(e.workflowId)}</a>` : '-',
     ]);
-    sections.push(`<h2>Episodes</h2><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI'], rows, [0, 1, 2, 4, 9, 10])}</details>`);
+    sections.push(
+      `<h2>Episodes</h2><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI'], rows, [0, 1, 2, 4, 9, 10])}</details>`,
+    );
   }
   const notes = doc.notes.map((n) => `<li>${esc(n)}</li>`).join('');
   return `<!doctype html>

@@ -68,11 +68,7 @@ export interface Pairable {
  * Paired differences a - b over keys present on both sides (e.g. interactive minus in-context, paired by
  * method and sample), with a bootstrap interval over the pairs. Unpaired keys are counted, not used.
  */
-export function pairedDifference(
-  a: readonly Pairable[],
-  b: readonly Pairable[],
-  options: Partial<BootstrapOptions> = {},
-): Estimate & { unpaired: number } {
+export function pairedDifference(a: readonly Pairable[], b: readonly Pairable[], options: Partial<BootstrapOptions> = {}): Estimate & { unpaired: number } {
   const bMap = new Map<string, number[]>();
   for (const p of b) if (Number.isFinite(p.value)) (bMap.get(p.key) ?? bMap.set(p.key, []).get(p.key)!).push(p.value);
   const aMap = new Map<string, number[]>();

@@ -173,10 +173,11 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
     const inCtx = g.filter((r) => r.setting === 'in-context');
     if (inter.length === 0 || inCtx.length === 0) continue;
     for (const metric of ['score', 'failRate', 'codeMatch'] as const) {
-      const side = (rs: EpisodeRow[]) => rs.flatMap((r) => {
-        const v = metricValue(r, metric);
-        return v === null ? [] : [{ key: `${r.methodId}#${r.sample}`, value: v }];
-      });
+      const side = (rs: EpisodeRow[]) =>
+        rs.flatMap((r) => {
+          const v = metricValue(r, metric);
+          return v === null ? [] : [{ key: `${r.methodId}#${r.sample}`, value: v }];
+        });
       paired.push({ model, metric, diff: pairedDifference(side(inter), side(inCtx), bootstrap) });
     }
   }
@@ -186,7 +187,8 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
     const failures = judged.filter((r) => r.score !== null && r.score <= 2);
     const d = (r: EpisodeRow) => r.diagnostics ?? {};
     const share = (xs: EpisodeRow[], pred: (r: EpisodeRow) => boolean) => (xs.length === 0 ? null : xs.filter(pred).length / xs.length);
-    const num = (f: (x: Partial<EpisodeDiagnostics>) => number | null | undefined) => avg(judged.map((r) => f(d(r))).filter((v): v is number => typeof v === 'number'));
+    const num = (f: (x: Partial<EpisodeDiagnostics>) => number | null | undefined) =>
+      avg(judged.map((r) => f(d(r))).filter((v): v is number => typeof v === 'number'));
     diagnostics.push({
       model: g[0]!.model,
       setting: g[0]!.setting,
@@ -241,8 +243,16 @@ export const isShare = (m: Metric) => m !== 'score';
 /** The headline table: rows of model x setting, best mean score first. */
 export function headlineRows(s: RunSummary): { headers: string[]; rows: string[][] } {
   const headers = ['model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m]), 'cost $'];
-  const sorted = [...s.groups].sort((a, b) => (b.metrics.score.mean ?? -1) - (a.metrics.score.mean ?? -1) || a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting));
-  const rows = sorted.map((g) => [g.model, settingLabel(g), `${g.judged}/${g.episodes}`, ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))), g.costUsd.toFixed(4)]);
+  const sorted = [...s.groups].sort(
+    (a, b) => (b.metrics.score.mean ?? -1) - (a.metrics.score.mean ?? -1) || a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting),
+  );
+  const rows = sorted.map((g) => [
+    g.model,
+    settingLabel(g),
+    `${g.judged}/${g.episodes}`,
+    ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
+    g.costUsd.toFixed(4),
+  ]);
   return { headers, rows };
 }
 

@@ -9,9 +9,17 @@ export type CallSpec = z.infer<typeof callSpecSchema>;
 export const limitsSchema = z.object({
   timeoutMs: z.number().int().min(10).max(600_000),
   memoryMb: z.number().int().min(32).max(65_536),
-  stdoutBytes: z.number().int().min(0).max(64 * 1024 * 1024),
+  stdoutBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(64 * 1024 * 1024),
   recursionLimit: z.number().int().min(50).max(100_000),
-  resultBytes: z.number().int().min(1024).max(256 * 1024 * 1024),
+  resultBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 /** Limits a caller overrides (the rest are the sandbox's defaults): the one limits type of callers. */
@@ -73,15 +81,7 @@ export const encodedValueSchema: z.ZodType<EncodedValue> = z.lazy(() =>
  * text is not a list of Python literals. EntryNotFound: the source defines no such name.
  * SandboxError: the sandbox failed (a crash, a forbidden syscall that killed the call, a broken executor).
  */
-export const SANDBOX_ERROR_TYPES = [
-  'Timeout',
-  'MemoryLimit',
-  'OutputLimit',
-  'ResultLimit',
-  'BadArguments',
-  'EntryNotFound',
-  'SandboxError',
-] as const;
+export const SANDBOX_ERROR_TYPES = ['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit', 'BadArguments', 'EntryNotFound', 'SandboxError'] as const;
 
 export const errorInfoSchema = z.object({ type: z.string(), message: z.string() });
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;

@@ -22,20 +22,27 @@ function pct(xs: number[], p: number): number {
 
 async function main(): Promise<void> {
   const { freePort } = await import('../lib/processes');
-  const { localDatabaseUrl, localPostgres, startPostgres, stopPostgres } = await import('../stack/postgres');
+  const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../stack/postgres');
   const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../stack/temporal');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-bench-episodes-'));
-  fs.chmodSync(dir, 0o755);
+  process.env.PAU_STATE_DIR = dir; // the cluster's password lives under it
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
   const pg = localPostgres(dir, pgPort);
+  const password = clusterPassword(pg);
   const temporal = localTemporal(dir, temporalPort, 0, 'default', false);
   console.log(`private stack in ${dir} ...`);
-  await Promise.all([startPostgres(pg), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
-  Object.assign(process.env, { DATABASE_URL: localDatabaseUrl(pgPort), TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`, PAU_STATE_DIR: dir, PAU_MOCK_LLM_URL: '' });
+  await Promise.all([startPostgres(pg, password), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
+  Object.assign(process.env, {
+    DATABASE_URL: localDatabaseUrl(pgPort, password),
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    PAU_STATE_DIR: dir,
+    PAU_MOCK_LLM_URL: '',
+  });
   try {
     await run();
   } finally {
     await Promise.allSettled([stopTemporal(temporal), stopPostgres(pg)]);
+    removeCluster(pg);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -62,18 +69,40 @@ async function run(): Promise<void> {
   await db.insert(datasets).values({ name: 'bench-episodes', contentHash: 'bench', config: {}, status: 'ready' });
   for (let i = 0; i < METHODS; i++) {
     const id = `bench/m${String(i).padStart(4, '0')}`;
-    await db.insert(methods).values({ id, source: 'bench', sourceId: String(i), entryPoint: 'f', signature: 'def f(x, y):', code: `def f(x, y):\n    return x * ${i + 1} + y\n`, goldDescription: `Returns x times ${i + 1} plus y.`, probeInputs: ['1, 2', '3, 4', '-1, 0', '10, 10'], verdict: 'accepted' });
+    await db.insert(methods).values({
+      id,
+      source: 'bench',
+      sourceId: String(i),
+      entryPoint: 'f',
+      signature: 'def f(x, y):',
+      code: `def f(x, y):\n    return x * ${i + 1} + y\n`,
+      goldDescription: `Returns x times ${i + 1} plus y.`,
+      probeInputs: ['1, 2', '3, 4', '-1, 0', '10, 10'],
+      verdict: 'accepted',
+    });
     await db.insert(datasetMethods).values({ datasetName: 'bench-episodes', methodId: id, split: 'test', position: i });
   }
 
   // Workers: `pau` (workflows + Postgres/LLM activities) and `pau-sandbox`, in this process.
   const main = await startWorkers(['pau'], () => undefined);
-  const sandboxWorker = await createQueueWorker({ taskQueue: 'pau-sandbox', activities: createSandboxActivities(), maxConcurrentActivities: env().PAU_WORKER_SANDBOX_CONCURRENCY });
+  const sandboxWorker = await createQueueWorker({
+    taskQueue: 'pau-sandbox',
+    activities: createSandboxActivities(),
+    maxConcurrentActivities: env().PAU_WORKER_SANDBOX_CONCURRENCY,
+  });
   const sandboxRun = sandboxWorker.run();
   const client = await connectClient();
   const runId = `bench-episodes-${Date.now().toString(36)}`;
   const started = Date.now();
-  const handle = await startBenchmark(client, runId, { dataset: 'bench-episodes', split: 'test', models: ['mock-steps'], settings: ['interactive'], samples: 1, window: WINDOW, budgets: { maxCalls: CALLS, maxTurns: CALLS + 5 } });
+  const handle = await startBenchmark(client, runId, {
+    dataset: 'bench-episodes',
+    split: 'test',
+    models: ['mock-steps'],
+    settings: ['interactive'],
+    samples: 1,
+    window: WINDOW,
+    budgets: { maxCalls: CALLS, maxTurns: CALLS + 5 },
+  });
   let done = false;
   const result = handle.result().finally(() => (done = true));
   while (!done) {
@@ -106,11 +135,17 @@ async function run(): Promise<void> {
     }
   }
   const llm = (await db.select().from(steps)).filter((r) => r.kind === 'assistant').map((r) => (r.agentMessage as { latencyMs: number }).latencyMs);
-  console.log(`\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW}, ${os.cpus().length} cores`);
-  console.log(`episodes: ${totals.done} (${totals.failed} failed) in ${(wallMs / 1000).toFixed(1)} s  →  ${((totals.done / wallMs) * 60_000).toFixed(1)} episodes/min`);
+  console.log(
+    `\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW}, ${os.cpus().length} cores`,
+  );
+  console.log(
+    `episodes: ${totals.done} (${totals.failed} failed) in ${(wallMs / 1000).toFixed(1)} s  →  ${((totals.done / wallMs) * 60_000).toFixed(1)} episodes/min`,
+  );
   console.log(`agent steps measured: ${overhead.length}`);
   console.log(`step wall time        p50 ${pct(stepWall, 0.5).toFixed(0)} ms   p99 ${pct(stepWall, 0.99).toFixed(0)} ms`);
-  console.log(`orchestration overhead p50 ${pct(overhead, 0.5).toFixed(0)} ms   p99 ${pct(overhead, 0.99).toFixed(0)} ms   (step wall − model latency − method execution)`);
+  console.log(
+    `orchestration overhead p50 ${pct(overhead, 0.5).toFixed(0)} ms   p99 ${pct(overhead, 0.99).toFixed(0)} ms   (step wall − model latency − method execution)`,
+  );
   console.log(`scripted model latency p50 ${pct(llm, 0.5).toFixed(0)} ms   p99 ${pct(llm, 0.99).toFixed(0)} ms`);
 
   sandboxWorker.shutdown();

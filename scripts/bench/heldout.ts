@@ -88,7 +88,20 @@ function table(rows: MethodFigures[], by: (r: MethodFigures) => string): string 
   groups.set('total', rows);
   const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   return formatTable(
-    ['group', 'methods', 'own held-out', 'none counted', '<2 distinct', 'usable', 'inputs/method', 'raising share', 'const. baseline (all scored)', 'const. = 100 %', 'const. baseline (usable)', 'const. = 100 % (usable)'],
+    [
+      'group',
+      'methods',
+      'own held-out',
+      'none counted',
+      '<2 distinct',
+      'usable',
+      'inputs/method',
+      'raising share',
+      'const. baseline (all scored)',
+      'const. = 100 %',
+      'const. baseline (usable)',
+      'const. = 100 % (usable)',
+    ],
     [...groups.entries()].map(([g, rs]) => {
       const scored = rs.filter((r) => r.constant !== null);
       const usable = rs.filter((r) => r.excluded === null);
@@ -113,7 +126,11 @@ function table(rows: MethodFigures[], by: (r: MethodFigures) => string): string 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { dataset: { type: 'string' }, split: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' }, examples: { type: 'string' } }, allowPositionals: false });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { dataset: { type: 'string' }, split: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' }, examples: { type: 'string' } },
+    allowPositionals: false,
+  });
   const a = Args.parse(values);
   const h = connect(undefined, 2);
   const pool = sharedSandboxPool();
@@ -123,7 +140,9 @@ async function main(): Promise<void> {
     if (!ds || ds.status !== 'ready') throw new Error(`no ready dataset ${a.dataset}`);
     const ms = await getDatasetMethods(h.db, a.dataset, { split: a.split });
     const hasTyped = ms.some((m) => m.heldoutGenerated != null);
-    console.log(`held-out report: dataset ${a.dataset} (${ds.contentHash.slice(0, 19)}), split ${a.split}, ${ms.length} methods, sandbox mode ${await pool.mode()}${hasTyped ? '' : ' (no typed held-out inputs stored: built before typed generation)'}`);
+    console.log(
+      `held-out report: dataset ${a.dataset} (${ds.contentHash.slice(0, 19)}), split ${a.split}, ${ms.length} methods, sandbox mode ${await pool.mode()}${hasTyped ? '' : ' (no typed held-out inputs stored: built before typed generation)'}`,
+    );
     const rows: MethodFigures[] = [];
     const exampleRows: ExampleFigures[] = [];
     let done = 0;
@@ -133,7 +152,13 @@ async function main(): Promise<void> {
         const sets: [SetName, CodeMatchSet][] = [['mutated', codeMatchSet(m, DEFAULT_HELDOUT, 'mutated')]];
         if (m.heldoutGenerated != null) sets.push(['dataset', codeMatchSet(m, DEFAULT_HELDOUT, 'dataset')]);
         const first = m.probeInputs[0] ?? '';
-        const examples: [ExampleFigures['mode'], string[]][] = a.examples > 0 ? [['probe', m.probeInputs.slice(0, DEFAULT_IN_CONTEXT_K)], ['generated', inContextExamples(m, a.examples)]] : [];
+        const examples: [ExampleFigures['mode'], string[]][] =
+          a.examples > 0
+            ? [
+                ['probe', m.probeInputs.slice(0, DEFAULT_IN_CONTEXT_K)],
+                ['generated', inContextExamples(m, a.examples)],
+              ]
+            : [];
         const calls = [first, ...sets.flatMap(([, s]) => [...s.given, ...s.generated]), ...examples.flatMap(([, xs]) => xs)];
         const { results } = await pool.runBatch({ source: m.code, entry: m.entryPoint ?? '', calls });
         let at = 1;
@@ -160,21 +185,40 @@ async function main(): Promise<void> {
     for (const name of ['mutated', 'dataset'] as const) {
       const rs = rows.filter((r) => r.set === name);
       if (rs.length === 0) continue;
-      console.log(`\n${name === 'mutated' ? 'mutated held-out set (judge-time literal mutation; generated inputs count only when they return)' : 'dataset held-out set (typed generation at build; raising inputs count; stored exclusions)'}:`);
+      console.log(
+        `\n${name === 'mutated' ? 'mutated held-out set (judge-time literal mutation; generated inputs count only when they return)' : 'dataset held-out set (typed generation at build; raising inputs count; stored exclusions)'}:`,
+      );
       console.log(table(rs, (r) => r.source));
       const reasons = new Map<string, number>();
       for (const r of rs) if (r.excluded) reasons.set(r.excluded, (reasons.get(r.excluded) ?? 0) + 1);
       console.log(`excluded from code match: ${[...reasons.entries()].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
     }
     if (exampleRows.length > 0) {
-      console.log(`\nin-context examples (probe: the first ${DEFAULT_IN_CONTEXT_K} probe inputs, the older mode; generated: budget-matched, k = ${a.examples}):`);
+      console.log(
+        `\nin-context examples (probe: the first ${DEFAULT_IN_CONTEXT_K} probe inputs, the older mode; generated: budget-matched, k = ${a.examples}):`,
+      );
       const groups = new Map<string, ExampleFigures[]>();
       for (const r of exampleRows) for (const g of [`${r.source} / ${r.mode}`, `total / ${r.mode}`]) groups.set(g, [...(groups.get(g) ?? []), r]);
       const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
       console.log(
         formatTable(
           ['source / mode', 'methods', 'examples/method', 'min', 'raising share', 'distinct outcomes/method'],
-          [...groups.entries()].sort(([x], [y]) => (x < y ? -1 : 1)).map(([g, rs]) => [g, rs.length, mean(rs.map((r) => r.k)).toFixed(2), Math.min(...rs.map((r) => r.k)), `${((100 * rs.reduce((s, r) => s + r.raising, 0)) / Math.max(1, rs.reduce((s, r) => s + r.k, 0))).toFixed(1)} %`, mean(rs.map((r) => r.distinct)).toFixed(2)]),
+          [...groups.entries()]
+            .sort(([x], [y]) => (x < y ? -1 : 1))
+            .map(([g, rs]) => [
+              g,
+              rs.length,
+              mean(rs.map((r) => r.k)).toFixed(2),
+              Math.min(...rs.map((r) => r.k)),
+              `${(
+                (100 * rs.reduce((s, r) => s + r.raising, 0)) /
+                  Math.max(
+                    1,
+                    rs.reduce((s, r) => s + r.k, 0),
+                  )
+              ).toFixed(1)} %`,
+              mean(rs.map((r) => r.distinct)).toFixed(2),
+            ]),
         ),
       );
     }

@@ -68,7 +68,13 @@ async function main(): Promise<void> {
         lat.push(performance.now() - t);
         progress(label, i + 1, n);
       }
-      rows.push({ method: c.name, how: `sandbox, 1 call/batch${coverage ? ', coverage' : ''}`, p50: pct(lat, 0.5), p99: pct(lat, 0.99), perSec: (n * 1000) / (performance.now() - t0) });
+      rows.push({
+        method: c.name,
+        how: `sandbox, 1 call/batch${coverage ? ', coverage' : ''}`,
+        p50: pct(lat, 0.5),
+        p99: pct(lat, 0.99),
+        perSec: (n * 1000) / (performance.now() - t0),
+      });
       // One batch of n calls: per-call time is the gap between consecutive results.
       const gaps: number[] = [];
       let last = performance.now();
@@ -84,7 +90,13 @@ async function main(): Promise<void> {
           },
         },
       );
-      rows.push({ method: c.name, how: `sandbox, ${n} calls/batch${coverage ? ', coverage' : ''}`, p50: pct(gaps, 0.5), p99: pct(gaps, 0.99), perSec: (n * 1000) / (performance.now() - t1) });
+      rows.push({
+        method: c.name,
+        how: `sandbox, ${n} calls/batch${coverage ? ', coverage' : ''}`,
+        p50: pct(gaps, 0.5),
+        p99: pct(gaps, 0.99),
+        perSec: (n * 1000) / (performance.now() - t1),
+      });
     }
     // Baseline: a new interpreter per call (no isolation at all).
     const m = Math.max(20, Math.floor(n / 5));
@@ -98,7 +110,13 @@ async function main(): Promise<void> {
       lat.push(performance.now() - t);
       progress(`${c.name}, spawn python3 -I -S per call`, i + 1, m);
     }
-    rows.push({ method: c.name, how: 'baseline: spawn python3 -I -S per call (real binary)', p50: pct(lat, 0.5), p99: pct(lat, 0.99), perSec: (m * 1000) / (performance.now() - t0) });
+    rows.push({
+      method: c.name,
+      how: 'baseline: spawn python3 -I -S per call (real binary)',
+      p50: pct(lat, 0.5),
+      p99: pct(lat, 0.99),
+      perSec: (m * 1000) / (performance.now() - t0),
+    });
   }
   process.stderr.write('\n');
   await pool.close();

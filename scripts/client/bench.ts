@@ -1,12 +1,15 @@
 // Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress, type RunProgress } from '../../activities/bench/run';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 
 export function newRunId(prefix = 'bench'): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${prefix}-${t}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
@@ -33,7 +36,12 @@ export function progressLine(p: RunProgress, startedMs: number, now = Date.now()
  * Waits for the run, redrawing a progress line (in place on a terminal, every 10 s otherwise) from
  * Postgres. Returns the workflow's result; throws if the run workflow failed.
  */
-export async function watchBenchmark(db: Db, handle: WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>, runId: string, out: NodeJS.WriteStream = process.stdout): Promise<BenchmarkRunResult> {
+export async function watchBenchmark(
+  db: Db,
+  handle: WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>,
+  runId: string,
+  out: NodeJS.WriteStream = process.stdout,
+): Promise<BenchmarkRunResult> {
   const started = Date.now();
   const tty = out.isTTY === true;
   let lastPrint = 0;

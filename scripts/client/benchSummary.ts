@@ -32,7 +32,19 @@ const columns = {
   costUsd: sql<number>`coalesce(sum(${episodes.costUsd}),0)::float8`,
 };
 
-function toRow(r: { model: string; setting: string; source?: string | null; episodes: number; failed: number; described: number; avgCalls: number; kMin: number | null; kMax: number | null; tokens: number; costUsd: number }): SummaryRow {
+function toRow(r: {
+  model: string;
+  setting: string;
+  source?: string | null;
+  episodes: number;
+  failed: number;
+  described: number;
+  avgCalls: number;
+  kMin: number | null;
+  kMax: number | null;
+  tokens: number;
+  costUsd: number;
+}): SummaryRow {
   return {
     model: r.model,
     setting: r.setting,
@@ -80,7 +92,18 @@ export function formatRunSummary(rows: SummaryRow[]): string {
   const bySource = rows.some((r) => r.source !== undefined);
   return formatTable(
     [...(bySource ? ['source'] : []), 'model', 'setting', 'k', 'episodes', 'failed', 'with description', 'avg calls', 'tokens', 'cost USD'],
-    rows.map((r) => [...(bySource ? [r.source ?? ''] : []), r.model, r.setting, kText(r), r.episodes, r.failed, r.described, r.avgCalls.toFixed(1), r.tokens, r.costUsd.toFixed(4)]),
+    rows.map((r) => [
+      ...(bySource ? [r.source ?? ''] : []),
+      r.model,
+      r.setting,
+      kText(r),
+      r.episodes,
+      r.failed,
+      r.described,
+      r.avgCalls.toFixed(1),
+      r.tokens,
+      r.costUsd.toFixed(4),
+    ]),
   );
 }
 

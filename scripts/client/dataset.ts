@@ -30,7 +30,7 @@ export function progressLine(p: DatasetBuildProgress, startedMs: number, width =
 
 export function formatSummary(s: BuildSummary): string {
   // jsonb does not keep key order: list sources in their canonical order.
-  const rank = (n: string) => ((SOURCE_NAMES as readonly string[]).indexOf(n) + 1 || 99);
+  const rank = (n: string) => (SOURCE_NAMES as readonly string[]).indexOf(n) + 1 || 99;
   const sources = Object.entries(s.sources).sort(([a], [b]) => rank(a) - rank(b));
   const tot = { raw: 0, acc: 0, rej: 0, test: 0, val: 0, train: 0 };
   const rows = sources.map(([name, x]) => {
@@ -45,7 +45,9 @@ export function formatSummary(s: BuildSummary): string {
   });
   rows.push(['total', tot.raw, tot.acc, tot.rej, tot.test, tot.val, tot.train]);
   const reasons = new Set(sources.flatMap(([, x]) => Object.keys(x.rejected)));
-  const reasonRows = [...reasons].sort().map((r) => [r, ...sources.map(([, x]) => x.rejected[r] ?? 0), sources.reduce((n, [, x]) => n + (x.rejected[r] ?? 0), 0)]);
+  const reasonRows = [...reasons]
+    .sort()
+    .map((r) => [r, ...sources.map(([, x]) => x.rejected[r] ?? 0), sources.reduce((n, [, x]) => n + (x.rejected[r] ?? 0), 0)]);
   const lines = [
     `dataset ${s.name}  ${s.contentHash ?? '(not finalised)'}`,
     '',

@@ -22,7 +22,9 @@ export async function runDoctor(client: Client, opts: { timeoutMs?: number; queu
     results = await handle.result();
   } catch (err) {
     // The workflow itself did not finish: no worker serves the `pau` queue's workflows.
-    results = [{ part: 'workflow', ok: false, detail: `doctor workflow did not complete: ${(err as Error).message} (is a worker running on ${TASK_QUEUES.main}?)` }];
+    results = [
+      { part: 'workflow', ok: false, detail: `doctor workflow did not complete: ${(err as Error).message} (is a worker running on ${TASK_QUEUES.main}?)` },
+    ];
   }
   return { workflowId, results, ok: results.every((r) => r.ok), uiLink: workflowUiLink(workflowId) };
 }

@@ -1,6 +1,6 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
 // sample with the configured models — or, when none is configured, with the scripted mock models.
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
@@ -13,6 +13,7 @@ import { runSummaryText } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
+import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
 /** Methods of the test split the start-up benchmark covers. */
@@ -27,7 +28,7 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
       return true;
     }
     log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
-    let handle;
+    let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
     try {
       ({ handle } = await startDatasetBuild(client, { name: START_DATASET }));
     } catch (err) {
@@ -59,11 +60,21 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
   const { names, scripted } = startModels();
   if (scripted) {
     log(`No model is configured (pau.models.json or PAU_MODELS), so this benchmark uses the SCRIPTED MOCK models ${names.join(' and ')}.`);
-    log('They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.');
+    log(
+      'They are not language models: the oracle replays the gold description after probing, random makes random calls. Configure a real model: docs/models.md.',
+    );
   }
   const judge = chooseJudge(names);
   log(judge.note);
-  const config: BenchmarkConfig = { dataset: START_DATASET, split: 'test', models: names, settings: ['interactive', 'in-context'], samples: 1, limit: START_SAMPLE_METHODS, ...judgeFields(judge.judgeModel) };
+  const config: BenchmarkConfig = {
+    dataset: START_DATASET,
+    split: 'test',
+    models: names,
+    settings: ['interactive', 'in-context'],
+    samples: 1,
+    limit: START_SAMPLE_METHODS,
+    ...judgeFields(judge.judgeModel),
+  };
   const runId = newRunId(scripted ? 'start-scripted' : 'start');
   const handle = await startBenchmark(client, runId, config);
   log(`run id: ${runId}  (${START_SAMPLE_METHODS} test methods × ${names.join(', ')} × interactive, in-context)`);

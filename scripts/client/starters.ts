@@ -20,7 +20,9 @@ import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workfl
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 
 export function benchSummary(config: BenchmarkConfig): string {
-  const what = config.methodIds ? `${config.methodIds.length} listed methods` : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
+  const what = config.methodIds
+    ? `${config.methodIds.length} listed methods`
+    : `${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}`;
   return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
 }
 
@@ -72,7 +74,11 @@ export function startDescribeRun(client: Client, input: DescribeRunInput): Promi
   });
 }
 
-export function startDoctor(client: Client, workflowId: string, opts: { timeoutMs: number; queueWaitSeconds: number }): Promise<WorkflowHandle<typeof doctorWorkflow>> {
+export function startDoctor(
+  client: Client,
+  workflowId: string,
+  opts: { timeoutMs: number; queueWaitSeconds: number },
+): Promise<WorkflowHandle<typeof doctorWorkflow>> {
   return client.workflow.start(doctorWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId,
@@ -83,7 +89,12 @@ export function startDoctor(client: Client, workflowId: string, opts: { timeoutM
   });
 }
 
-export function startRerun(client: Client, workflowId: string, input: RerunFailedInput, failedCount: number): Promise<WorkflowHandle<typeof rerunFailedEpisodesWorkflow>> {
+export function startRerun(
+  client: Client,
+  workflowId: string,
+  input: RerunFailedInput,
+  failedCount: number,
+): Promise<WorkflowHandle<typeof rerunFailedEpisodesWorkflow>> {
   return client.workflow.start(rerunFailedEpisodesWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId,

@@ -8,8 +8,8 @@ import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { parseCommandArgs, UsageError } from '../lib/args';
-import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, progressLine, watchBenchmark } from '../client/bench';
 import { startBenchmark } from '../client/starters';
@@ -28,7 +28,7 @@ export const usage = [
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
-const runSchema = z.object({
+const runOptions = defineOptions({
   dataset: z.string().min(1).default('pau-v1'),
   ...runSelectionFields,
   'max-calls': int(1).optional(),
@@ -39,26 +39,14 @@ const runSchema = z.object({
   temperature: z.coerce.number().min(0).max(2).optional(),
   seed: z.coerce.number().int().optional(),
   replay: z.boolean().optional(),
-  'run-id': z.string().regex(/^[A-Za-z0-9._:-]+$/).optional(),
+  'run-id': z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]+$/)
+    .optional(),
   detach: z.boolean().optional(),
   'report-dir': z.string().min(1).optional(),
 });
-
-const runOptions = {
-  dataset: { type: 'string' },
-  ...runSelectionOptions,
-  'max-calls': { type: 'string' },
-  'max-turns': { type: 'string' },
-  k: { type: 'string' },
-  'in-context-examples': { type: 'string' },
-  window: { type: 'string' },
-  temperature: { type: 'string' },
-  seed: { type: 'string' },
-  replay: { type: 'boolean' },
-  'run-id': { type: 'string' },
-  detach: { type: 'boolean' },
-  'report-dir': { type: 'string' },
-} as const;
+const runSchema = runOptions.schema;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
   const budgets = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
@@ -80,7 +68,9 @@ export async function run(argv: string[]): Promise<number> {
     const reg = models();
     for (const name of reg.names()) {
       const m = reg.get(name);
-      console.log(`${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`);
+      console.log(
+        `${name.padEnd(24)} ${m.provider === 'mock' ? `scripted mock (${m.model}) — not a real LLM` : `${m.model} @ ${m.baseUrl}`}  concurrency ${m.maxConcurrency}`,
+      );
     }
     console.log('(also: mock-<policy> for any scripted policy; see docs/models.md)');
     return 0;
@@ -105,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   if (action !== 'run') throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
-  const { values, positionals } = parseCommandArgs(rest, runOptions, runSchema);
+  const { values, positionals } = parseCommandArgs(rest, runOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const base = configFromArgs(values);
   const judge = judgeFromArgs(values);

@@ -9,7 +9,7 @@ import { Method } from '../../datasets/method';
 import { SOURCE_NAMES, type SourceName } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 import { startDescribeRun } from '../client/starters';
@@ -39,14 +39,20 @@ export const SPLIT_PRESETS = ['proportional', 'by-source', 'by-source-mbpp-offic
 /** `test=humaneval,mbpp;official=mbpp;train=codealpaca` → { humaneval: 'test', mbpp: 'official', ... }. */
 export function parseBySource(spec: string, ctx: z.RefinementCtx): Partial<Record<SourceName, SourceSplit>> {
   const out: Partial<Record<SourceName, SourceSplit>> = {};
-  for (const part of spec.split(';').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(';')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [to, list] = part.split('=', 2).map((x) => x?.trim() ?? '');
     const split = SourceSplit.safeParse(to);
     if (!split.success || !list) {
       ctx.addIssue({ code: 'custom', message: `bad part ${JSON.stringify(part)}: expected test|validation|train|official=source,source` });
       return z.NEVER;
     }
-    for (const src of list.split(',').map((x) => x.trim()).filter(Boolean)) {
+    for (const src of list
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)) {
       if (!(SOURCE_NAMES as readonly string[]).includes(src)) {
         ctx.addIssue({ code: 'custom', message: `unknown source ${JSON.stringify(src)} (known: ${SOURCE_NAMES.join(', ')})` });
         return z.NEVER;
@@ -61,7 +67,12 @@ export function parseBySource(spec: string, ctx: z.RefinementCtx): Partial<Recor
   return out;
 }
 
-function splitFromArgs(preset: (typeof SPLIT_PRESETS)[number] | undefined, bySource: Partial<Record<SourceName, SourceSplit>> | undefined, test: number | undefined, validation: number | undefined): BuildConfigInput['split'] {
+function splitFromArgs(
+  preset: (typeof SPLIT_PRESETS)[number] | undefined,
+  bySource: Partial<Record<SourceName, SourceSplit>> | undefined,
+  test: number | undefined,
+  validation: number | undefined,
+): BuildConfigInput['split'] {
   const sizes = { test: test ?? 741, validation: validation ?? 100 };
   if (bySource) return { scheme: 'by-source', ...sizes, bySource }; // sources it does not name train
   if (preset === 'by-source') return { scheme: 'by-source', ...sizes, bySource: { ...DEFAULT_BY_SOURCE } };
@@ -72,25 +83,16 @@ function splitFromArgs(preset: (typeof SPLIT_PRESETS)[number] | undefined, bySou
 async function build(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    {
-      name: { type: 'string' },
-      sources: { type: 'string' },
-      limit: { type: 'string' },
-      seed: { type: 'string' },
-      test: { type: 'string' },
-      validation: { type: 'string' },
-      'batch-size': { type: 'string' },
-      concurrency: { type: 'string' },
-      codealpaca: { type: 'string' },
-      'split-scheme': { type: 'string' },
-      'split-by-source': { type: 'string' },
-      'generate-inputs': { type: 'string' },
-    },
-    z.object({
+    defineOptions({
       name: z.string().default('pau-v1'),
       sources: z
         .string()
-        .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+        .transform((s) =>
+          s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        )
         .pipe(z.array(z.enum(SOURCE_NAMES)).min(1))
         .optional(),
       limit: int.min(1).optional(),
@@ -168,11 +170,7 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { out: { type: 'string' }, split: { type: 'string' } },
-    z.object({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, defineOptions({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }));
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
   const dbh = connect(undefined, 2);
@@ -183,11 +181,33 @@ async function exportCmd(argv: string[]): Promise<number> {
       return 1;
     }
     const ms = await getDatasetMethods(dbh.db, name, values.split ? { split: values.split } : {});
-    const refs = await acceptedReferenceDescriptions(dbh.db, ms.filter((m) => !m.goldDescription).map((m) => m.id));
+    const refs = await acceptedReferenceDescriptions(
+      dbh.db,
+      ms.filter((m) => !m.goldDescription).map((m) => m.id),
+    );
     const lines = ms.map((m) => {
       const ref = refs.get(m.id);
-      const reference = ref ? { referenceDescription: { text: ref.description, model: ref.model, promptVersion: ref.promptVersion, coderModel: ref.coderModel, codeMatch: ref.codeMatch, createdAt: ref.createdAt } } : {};
-      const method = Method.parse({ ...m, entryPoint: m.entryPoint ?? '', signature: m.signature ?? '', codeHash: m.codeHash ?? '', nearHash: m.nearHash ?? '', goldKind: m.goldKind ?? 'code-only', meta: (m.meta as Record<string, unknown> | null) ?? {} });
+      const reference = ref
+        ? {
+            referenceDescription: {
+              text: ref.description,
+              model: ref.model,
+              promptVersion: ref.promptVersion,
+              coderModel: ref.coderModel,
+              codeMatch: ref.codeMatch,
+              createdAt: ref.createdAt,
+            },
+          }
+        : {};
+      const method = Method.parse({
+        ...m,
+        entryPoint: m.entryPoint ?? '',
+        signature: m.signature ?? '',
+        codeHash: m.codeHash ?? '',
+        nearHash: m.nearHash ?? '',
+        goldKind: m.goldKind ?? 'code-only',
+        meta: (m.meta as Record<string, unknown> | null) ?? {},
+      });
       return JSON.stringify({
         dataset: name,
         split: m.split,
@@ -219,7 +239,15 @@ async function list(argv: string[]): Promise<number> {
         ['name', 'status', 'test', 'validation', 'train', 'hash', 'updated'],
         rows.map((r) => {
           const s = r.summary as BuildSummary | null;
-          return [r.name, r.status, s?.splits?.test ?? 0, s?.splits?.validation ?? 0, s?.splits?.train ?? 0, r.contentHash.slice(0, 19), r.updatedAt.toISOString()];
+          return [
+            r.name,
+            r.status,
+            s?.splits?.test ?? 0,
+            s?.splits?.validation ?? 0,
+            s?.splits?.train ?? 0,
+            r.contentHash.slice(0, 19),
+            r.updatedAt.toISOString(),
+          ];
         }),
       ),
     );
@@ -233,8 +261,7 @@ async function list(argv: string[]): Promise<number> {
 async function describe(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { model: { type: 'string' }, 'coder-model': { type: 'string' }, split: { type: 'string' }, threshold: { type: 'string' }, limit: { type: 'string' }, window: { type: 'string' }, force: { type: 'boolean' } },
-    z.object({
+    defineOptions({
       model: z.string().min(1),
       'coder-model': z.string().min(1).optional(),
       split: z.enum(['train', 'validation', 'test', 'all']).default('train'),
@@ -266,9 +293,14 @@ async function describe(argv: string[]): Promise<number> {
       console.error(`no ready dataset named ${name}`);
       return 1;
     }
-    if (models().get(values.model).provider === 'mock') console.log(`note: ${values.model} is the scripted mock, not a language model: its descriptions test the plumbing only; real reference descriptions need a real model.`);
+    if (models().get(values.model).provider === 'mock')
+      console.log(
+        `note: ${values.model} is the scripted mock, not a language model: its descriptions test the plumbing only; real reference descriptions need a real model.`,
+      );
     const handle = await startDescribeRun(client, input);
-    console.log(`describing ${name}/${input.split} with ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`);
+    console.log(
+      `describing ${name}/${input.split} with ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
+    );
     const tty = process.stderr.isTTY;
     let finished = false;
     const result = handle.result().finally(() => (finished = true));
@@ -290,7 +322,10 @@ async function describe(argv: string[]): Promise<number> {
     const r = await result;
     const members = await getDatasetMethods(dbh.db, name, input.split === 'all' ? {} : { split: input.split });
     const needing = members.filter((m) => !m.goldDescription);
-    const refs = await acceptedReferenceDescriptions(dbh.db, needing.map((m) => m.id));
+    const refs = await acceptedReferenceDescriptions(
+      dbh.db,
+      needing.map((m) => m.id),
+    );
     console.log(
       formatTable(
         ['dataset', 'split', 'model', 'coder', 'threshold', 'attempted', 'kept', 'rejected', 'failed', 'without gold', 'with a reference now'],

@@ -13,7 +13,12 @@ export async function run(argv: string[]): Promise<number> {
     console.log(formatDoctor(report));
     console.log(`workflow: ${report.workflowId}  ${report.uiLink}`);
     if (!report.ok) {
-      console.error(`doctor: FAILED: ${report.results.filter((r) => !r.ok).map((r) => r.part).join(', ')}`);
+      console.error(
+        `doctor: FAILED: ${report.results
+          .filter((r) => !r.ok)
+          .map((r) => r.part)
+          .join(', ')}`,
+      );
       return 1;
     }
     console.log('doctor: all parts pass');

@@ -8,31 +8,36 @@ import { connectClient } from '../../config/temporal';
 import { closeSharedDb } from '../../db/client';
 import { getDb } from '../../db/client';
 import { produceReportFiles } from '../client/report';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
 
-export const usage = 'pau judge --run <runId> --judge-model <model> [--coder-model <model>] [--force] [--window N] [--out <dir>]';
+const options = defineOptions({
+  run: z.string().min(1),
+  'judge-model': z.string().min(1),
+  'coder-model': z.string().min(1).optional(),
+  force: z.boolean().optional(),
+  window: z.coerce.number().int().min(1).max(200).optional(),
+  out: z.string().min(1).optional(),
+});
+
+export const usage = `pau judge ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { run: { type: 'string' }, 'judge-model': { type: 'string' }, 'coder-model': { type: 'string' }, force: { type: 'boolean' }, window: { type: 'string' }, out: { type: 'string' } },
-    z.object({
-      run: z.string().min(1),
-      'judge-model': z.string().min(1),
-      'coder-model': z.string().min(1).optional(),
-      force: z.boolean().optional(),
-      window: z.coerce.number().int().min(1).max(200).optional(),
-      out: z.string().min(1).optional(),
-    }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const judgeModel = values['judge-model'];
-  for (const m of [judgeModel, values['coder-model']]) if (m && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
+  for (const m of [judgeModel, values['coder-model']])
+    if (m && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
   const client = await connectClient();
   try {
-    const handle = await startJudgeRun(client, { runId: values.run, judgeModel, coderModel: values['coder-model'], force: values.force, window: values.window });
+    const handle = await startJudgeRun(client, {
+      runId: values.run,
+      judgeModel,
+      coderModel: values['coder-model'],
+      force: values.force,
+      window: values.window,
+    });
     console.log(`judging run ${values.run} with ${judgeModel}: ${workflowUiLink(judgeRunWorkflowId(values.run, judgeModel))}`);
     const r = await handle.result();
     console.log(`judged ${r.judged}, skipped ${r.skipped}, failed ${r.failed}`);

@@ -3,16 +3,18 @@
 import { z } from 'zod';
 import { MOCK_POLICIES } from '../../config/models';
 import { startMockServer } from '../../activities/llm/mock/server';
-import { parseCommandArgs } from '../lib/args';
+import { defineOptions, parseCommandArgs } from '../lib/args';
 
-export const usage = 'pau mock-llm [--port 8399] [--host 127.0.0.1] [--latency-ms 0]';
+const options = defineOptions({
+  port: z.coerce.number().int().min(0).max(65535).default(8399),
+  host: z.string().default('127.0.0.1'),
+  'latency-ms': z.coerce.number().int().min(0).default(0),
+});
+
+export const usage = `pau mock-llm ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(
-    argv,
-    { port: { type: 'string' }, host: { type: 'string' }, 'latency-ms': { type: 'string' } },
-    z.object({ port: z.coerce.number().int().min(0).max(65535).default(8399), host: z.string().default('127.0.0.1'), 'latency-ms': z.coerce.number().int().min(0).default(0) }),
-  );
+  const { values } = parseCommandArgs(argv, options);
   const server = await startMockServer({ port: values.port, host: values.host, latencyMs: values['latency-ms'] });
   console.log(`scripted mock model server (NOT a real LLM) at ${server.url}`);
   console.log(`policies (the request's "model"): ${MOCK_POLICIES.join(', ')}; the method comes from the X-Pau-Method-Id header, read from Postgres.`);

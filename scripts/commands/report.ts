@@ -9,21 +9,28 @@ import { closeSharedDb, getDb } from '../../db/client';
 import { latestRunId } from '../../activities/report/reportRows';
 import { ReportError } from '../../activities/report/writeReport';
 import { produceReportFiles } from '../client/report';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
-export const usage = 'pau report <runId>|--latest [--compare <runId>] [--judge-model <model>] [--out <dir>]';
+const options = defineOptions({
+  compare: { schema: z.string().min(1).optional(), arg: '<runId>' },
+  'judge-model': { schema: z.string().min(1).optional(), arg: '<model>' },
+  out: { schema: z.string().min(1).optional(), arg: '<dir>' },
+  latest: z.boolean().optional(),
+});
+
+export const usage = `pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    { compare: { type: 'string' }, 'judge-model': { type: 'string' }, out: { type: 'string' }, latest: { type: 'boolean' } },
-    z.object({ compare: z.string().min(1).optional(), 'judge-model': z.string().min(1).optional(), out: z.string().min(1).optional(), latest: z.boolean().optional() }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 1) throw new UsageError(`one run id, got ${positionals.length}`);
   try {
     const runId = positionals[0] ?? (values.latest ? await latestRunId(getDb()) : undefined);
     if (!runId) throw new UsageError(values.latest ? 'no benchmark run in the database' : 'which run? give a run id or --latest');
-    const r = await produceReportFiles(getDb(), { runId, ...(values.compare ? { compare: values.compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) }, values.out);
+    const r = await produceReportFiles(
+      getDb(),
+      { runId, ...(values.compare ? { compare: values.compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) },
+      values.out,
+    );
     console.log(r.headline);
     for (const n of r.document.notes) console.log(`note: ${n}`);
     console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}`);

@@ -6,16 +6,16 @@ import { startRerun } from '../client/starters';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
 
 export const usage = 'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed';
 
-const schema = z.object({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
+const options = defineOptions({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { run: { type: 'string' }, failed: { type: 'boolean' } }, schema);
+  const { values, positionals } = parseCommandArgs(argv, options);
   const client = await connectClient();
   try {
     if (values.run) {
@@ -52,7 +52,10 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     const timer = setInterval(() => {
       void runEpisodes(h.db, runId, 'failed').then((still) => {
         const line = `  still failed or not yet rerun: ${still.length}/${failed.length}`;
-        if (line !== last) console.log((last = line));
+        if (line !== last) {
+          last = line;
+          console.log(line);
+        }
       });
     }, 2000);
     let result: RerunFailedResult;

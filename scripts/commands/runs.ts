@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
 import { runs } from '../../db/schema/index';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { printTable } from '../../domain/report/table';
 import { listRuns, runEpisodes } from '../ops/runsQuery';
 
@@ -15,7 +15,10 @@ export async function run(argv: string[]): Promise<number> {
   const h = connect(undefined, 2);
   try {
     if (action === 'list') {
-      const { values, positionals } = parseCommandArgs(rest, { failed: { type: 'boolean' }, limit: { type: 'string' } }, z.object({ failed: z.boolean().optional(), limit: z.coerce.number().int().min(1).optional() }));
+      const { values, positionals } = parseCommandArgs(
+        rest,
+        defineOptions({ failed: z.boolean().optional(), limit: z.coerce.number().int().min(1).optional() }),
+      );
       if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
       const rows = await listRuns(h.db, { failedOnly: values.failed ?? false, limit: values.limit ?? 50 });
       if (rows.length === 0) {
@@ -29,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (action === 'show') {
-      const { values, positionals } = parseCommandArgs(rest, { all: { type: 'boolean' } }, z.object({ all: z.boolean().optional() }));
+      const { values, positionals } = parseCommandArgs(rest, defineOptions({ all: z.boolean().optional() }));
       const [runId, ...more] = positionals;
       if (!runId || more.length > 0) throw new UsageError('show takes one RUN_ID');
       const [run] = await h.db.select().from(runs).where(eq(runs.id, runId)).limit(1);
@@ -42,7 +45,10 @@ export async function run(argv: string[]): Promise<number> {
       const eps = await runEpisodes(h.db, runId);
       const byStatus = new Map<string, number>();
       for (const e of eps) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
-      printTable(['status', 'episodes'], [...byStatus.entries()].sort().map(([s, n]) => [s, n]));
+      printTable(
+        ['status', 'episodes'],
+        [...byStatus.entries()].sort().map(([s, n]) => [s, n]),
+      );
       const shown = values.all ? eps : eps.filter((e) => e.status !== 'completed');
       if (shown.length > 0) {
         console.log(values.all ? '\nepisodes:' : '\nepisodes not completed (--all lists every one):');

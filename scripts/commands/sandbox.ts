@@ -4,13 +4,13 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { SandboxPool, SandboxUnavailable, callSpecSchema } from '../../activities/sandbox/index';
-import { parseCommandArgs, UsageError } from '../lib/args';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
 export const usage =
-  "pau sandbox exec --file F.py --entry NAME --calls '[[\"1\", \"2\"], \"[3, 1], key=\\'a\\'\"]' " +
+  'pau sandbox exec --file F.py --entry NAME --calls \'[["1", "2"], "[3, 1], key=\\\'a\\\'"]\' ' +
   '[--coverage] [--timeout-ms N] [--memory-mb N] [--mode auto|bwrap|seccomp|none]';
 
-const optionsSchema = z.object({
+const options = defineOptions({
   file: z.string({ error: 'is required' }).min(1),
   entry: z.string({ error: 'is required' }).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a Python identifier'),
   calls: z.string({ error: 'is required' }),
@@ -25,19 +25,7 @@ const callsSchema = z.array(callSpecSchema);
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'exec') throw new UsageError(sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'missing subcommand exec');
-  const { values, positionals } = parseCommandArgs(
-    rest,
-    {
-      file: { type: 'string' },
-      entry: { type: 'string' },
-      calls: { type: 'string' },
-      coverage: { type: 'boolean' },
-      'timeout-ms': { type: 'string' },
-      'memory-mb': { type: 'string' },
-      mode: { type: 'string' },
-    },
-    optionsSchema,
-  );
+  const { values, positionals } = parseCommandArgs(rest, options);
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   let source: string;
   try {
@@ -66,9 +54,7 @@ export async function run(argv: string[]): Promise<number> {
         ...(values['memory-mb'] ? { memoryMb: values['memory-mb'] } : {}),
       },
     });
-    const coverage = result.coverage
-      ? { lines: result.coverage.lines, branches: result.coverage.branches, detail: result.coverage }
-      : null;
+    const coverage = result.coverage ? { lines: result.coverage.lines, branches: result.coverage.branches, detail: result.coverage } : null;
     process.stdout.write(
       `${JSON.stringify({
         mode: result.mode,

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { connectClient } from '../../config/temporal';
-import { parseCommandArgs, UsageError } from '../lib/args';
-import { judgeFromArgs, runSelectionFields, runSelectionOptions, selectionConfig } from '../lib/benchArgs';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
 import { judgeFields } from '../client/judgeChoice';
 import { printTable } from '../../domain/report/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
@@ -19,36 +19,38 @@ export const usage = [
 
 const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other', 'terminate_other'] as const;
 
-const nightlySchema = z.object({
+const nightlyOptions = defineOptions({
   dataset: z.string().min(1),
   ...runSelectionFields,
-  at: z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)').default('02:00'),
-  tz: z.string().min(1).default('UTC').refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'an IANA time zone such as UTC or Europe/Paris'),
-  id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').optional(),
+  at: z
+    .string()
+    .regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)')
+    .default('02:00'),
+  tz: z
+    .string()
+    .min(1)
+    .default('UTC')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'an IANA time zone such as UTC or Europe/Paris'),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -')
+    .optional(),
   overlap: z.enum(overlaps).default('skip'),
-  catchup: z.string().regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d').default('1h'),
+  catchup: z
+    .string()
+    .regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d')
+    .default('1h'),
   paused: z.boolean().optional(),
 });
 
-const nightlyOptions = {
-  dataset: { type: 'string' },
-  ...runSelectionOptions,
-  at: { type: 'string' },
-  tz: { type: 'string' },
-  id: { type: 'string' },
-  overlap: { type: 'string' },
-  catchup: { type: 'string' },
-  paused: { type: 'boolean' },
-} as const;
-
-const backfillSchema = z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
+const backfillOptions = defineOptions({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
 
 function oneId(positionals: string[], action: string): string {
   const [id, ...more] = positionals;
@@ -62,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     switch (action) {
       case 'nightly': {
-        const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions, nightlySchema);
+        const { values: v, positionals } = parseCommandArgs(rest, nightlyOptions);
         if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
         const base = selectionConfig(v, v.dataset);
         // Same rule as bench run: a real-model night is never judged silently by the scripted mock.
@@ -86,7 +88,11 @@ export async function run(argv: string[]): Promise<number> {
       case 'list': {
         const rows = await listSchedules(client);
         if (rows.length === 0) console.log('no schedules');
-        else printTable(['id', 'state', 'next run', 'starts'], rows.map((r) => [r.id, r.paused ? 'paused' : 'active', r.next, r.summary]));
+        else
+          printTable(
+            ['id', 'state', 'next run', 'starts'],
+            rows.map((r) => [r.id, r.paused ? 'paused' : 'active', r.next, r.summary]),
+          );
         return 0;
       }
       case 'describe':
@@ -109,7 +115,7 @@ export async function run(argv: string[]): Promise<number> {
         console.log(`schedule ${rest[0]}: deleted (runs it started are kept)`);
         return 0;
       case 'backfill': {
-        const { values, positionals } = parseCommandArgs(rest, { from: { type: 'string' }, to: { type: 'string' } }, backfillSchema);
+        const { values, positionals } = parseCommandArgs(rest, backfillOptions);
         const id = oneId(positionals, action);
         const start = new Date(values.from);
         const end = new Date(values.to);

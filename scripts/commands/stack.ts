@@ -17,7 +17,10 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     case 'status': {
       const rows = await stackStatus();
-      printTable(['part', 'state', 'managed', 'where'], rows.map((r) => [r.part, r.state, r.managed ? 'local' : 'external', r.where]));
+      printTable(
+        ['part', 'state', 'managed', 'where'],
+        rows.map((r) => [r.part, r.state, r.managed ? 'local' : 'external', r.where]),
+      );
       return rows.every((r) => r.state === 'up') ? 0 : 1;
     }
     default:

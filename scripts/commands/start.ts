@@ -5,15 +5,17 @@ import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
-import { parseCommandArgs } from '../lib/args';
+import { defineOptions, parseCommandArgs } from '../lib/args';
 import { formatDoctor, runDoctor } from '../client/doctor';
 import { runMainJob } from '../client/mainJob';
 import { stackUp } from '../stack/stack';
 
-export const usage = 'pau start [--once]';
+const options = defineOptions({ once: z.boolean().optional() });
+
+export const usage = `pau start ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, { once: { type: 'boolean' } }, z.object({ once: z.boolean().optional() }));
+  const { values } = parseCommandArgs(argv, options);
   console.log('== stack');
   await stackUp();
   console.log('== workers');

@@ -2,14 +2,15 @@
 import { z } from 'zod';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { runWorkers } from '../../workers/runWorkers';
-import { parseCommandArgs } from '../lib/args';
-
-export const usage = 'pau workers [--queue pau|pau-sandbox|pau-gpu]...';
+import { defineOptions, parseCommandArgs } from '../lib/args';
 
 const queueName = z.enum([TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]);
+const options = defineOptions({ queue: { schema: z.array(queueName).optional(), arg: queueName.options.join('|') } });
+
+export const usage = `pau workers ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, { queue: { type: 'string', multiple: true } }, z.object({ queue: z.array(queueName).optional() }));
+  const { values } = parseCommandArgs(argv, options);
   await runWorkers(values.queue ?? [TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]);
   return 0;
 }

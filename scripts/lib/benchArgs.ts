@@ -8,7 +8,12 @@ import { UsageError } from './args';
 import { chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
 /** `a,b, c` → ['a', 'b', 'c'] */
-export const commaList = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+export const commaList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 /** Every name must be in the model registry; otherwise a usage error naming the unknown one. */
 export function requireKnownModels(names: readonly string[]): void {
@@ -21,7 +26,7 @@ export function requireKnownModels(names: readonly string[]): void {
   }
 }
 
-/** Schema fields for what a run covers and who judges it. */
+/** Options for what a run covers and who judges it (spread into a verb's defineOptions). */
 export const runSelectionFields = {
   split: z.enum(['train', 'validation', 'test']).default('test'),
   models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
@@ -31,17 +36,6 @@ export const runSelectionFields = {
   judge: z.enum(['on', 'off']).default('on'),
   'judge-model': z.string().min(1).optional(),
 };
-
-/** The matching parseArgs options. */
-export const runSelectionOptions = {
-  split: { type: 'string' },
-  models: { type: 'string' },
-  settings: { type: 'string' },
-  limit: { type: 'string' },
-  samples: { type: 'string' },
-  judge: { type: 'string' },
-  'judge-model': { type: 'string' },
-} as const;
 
 type RunSelection = z.infer<z.ZodObject<typeof runSelectionFields>>;
 

@@ -102,6 +102,7 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
     if (await check()) return;
     await sleep(200);
   }
-  const tail = logFile && fs.existsSync(logFile) ? `\n--- last lines of ${logFile} ---\n${fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n')}` : '';
+  const tail =
+    logFile && fs.existsSync(logFile) ? `\n--- last lines of ${logFile} ---\n${fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n')}` : '';
   throw new Error(`${what} did not become ready within ${Math.round(timeoutMs / 1000)}s${tail}`);
 }

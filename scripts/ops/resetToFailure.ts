@@ -27,16 +27,25 @@ function firstFailure(events: HistoryEvent[]): { event: HistoryEvent; causeEvent
     const id = num(ev.eventId);
     switch (ev.eventType) {
       case E.EVENT_TYPE_ACTIVITY_TASK_FAILED:
-        return { event: ev, causeEventId: num(ev.activityTaskFailedEventAttributes?.scheduledEventId), what: `activity failed: ${ev.activityTaskFailedEventAttributes?.failure?.message ?? ''}` };
+        return {
+          event: ev,
+          causeEventId: num(ev.activityTaskFailedEventAttributes?.scheduledEventId),
+          what: `activity failed: ${ev.activityTaskFailedEventAttributes?.failure?.message ?? ''}`,
+        };
       case E.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
         return { event: ev, causeEventId: num(ev.activityTaskTimedOutEventAttributes?.scheduledEventId), what: 'activity timed out' };
       case E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED:
-        return { event: ev, causeEventId: num(ev.childWorkflowExecutionFailedEventAttributes?.initiatedEventId), what: `child workflow failed: ${ev.childWorkflowExecutionFailedEventAttributes?.failure?.message ?? ''}` };
+        return {
+          event: ev,
+          causeEventId: num(ev.childWorkflowExecutionFailedEventAttributes?.initiatedEventId),
+          what: `child workflow failed: ${ev.childWorkflowExecutionFailedEventAttributes?.failure?.message ?? ''}`,
+        };
       case E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT:
         return { event: ev, causeEventId: num(ev.childWorkflowExecutionTimedOutEventAttributes?.initiatedEventId), what: 'child workflow timed out' };
       case E.EVENT_TYPE_WORKFLOW_TASK_FAILED:
         // A reset marks the point it resumed from with a failed workflow task: that is not a failure.
-        if (ev.workflowTaskFailedEventAttributes?.cause === proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW) break;
+        if (ev.workflowTaskFailedEventAttributes?.cause === proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW)
+          break;
         return { event: ev, causeEventId: id, what: `workflow task failed: ${ev.workflowTaskFailedEventAttributes?.failure?.message ?? ''}` };
       case E.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
       case E.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:

@@ -77,9 +77,16 @@ export function describeLines(d: ScheduleDescription): string[] {
     `  spec: ${cal} ${d.spec.timezone ?? 'UTC'}`,
     `  policies: overlap ${d.policies.overlap}, catch-up window ${d.policies.catchupWindow} ms`,
     `  action: ${action ? `${action.workflowType} on ${action.taskQueue}` : d.action.type}`,
-    `  next runs: ${d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString()).join(', ') || '-'}`,
+    `  next runs: ${
+      d.info.nextActionTimes
+        .slice(0, 3)
+        .map((t) => t.toISOString())
+        .join(', ') || '-'
+    }`,
     `  runs so far: ${d.info.numActionsTaken} (missed by catch-up: ${d.info.numActionsMissedCatchupWindow}, skipped by overlap: ${d.info.numActionsSkippedOverlap})`,
-    ...d.info.recentActions.slice(-5).map((a) => `  recent: ${a.scheduledAt.toISOString()} → ${a.action.type === 'startWorkflow' ? a.action.workflow.workflowId : ''}`),
+    ...d.info.recentActions
+      .slice(-5)
+      .map((a) => `  recent: ${a.scheduledAt.toISOString()} → ${a.action.type === 'startWorkflow' ? a.action.workflow.workflowId : ''}`),
     ...(d.state.note ? [`  note: ${d.state.note}`] : []),
   ];
 }

@@ -1,11 +1,14 @@
 // The local stack as one unit: what runs where, bringing it up (idempotent) and down (only what we
 // started). External services named in the environment are used as they are and never started.
 import { env } from '../../config/env';
+import { maskUrl } from '../../config/redact';
+import { secretPath } from '../../config/secrets';
 import { databaseUrl, temporalAddress, temporalUiUrl } from '../../config/services';
 import { runMigrations } from '../../db/migrate';
 import { connectClient } from '../../config/temporal';
 import { ensureSearchAttributes } from './searchAttributes';
-import { isRunning as pgRunning, localPostgres, startPostgres, stopPostgres } from './postgres';
+import { clusterPassword, isRunning as pgRunning, localPostgres, startPostgres, stopPostgres } from './postgres';
+import { describePrivateDir, makePrivateDir } from './privateState';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalReady } from './temporal';
 
 export interface StackPart {
@@ -26,6 +29,8 @@ function parts() {
 
 export async function stackUp(log: (line: string) => void = console.log): Promise<void> {
   const { e, temporal, postgres } = parts();
+  const tightened = describePrivateDir(e.PAU_STATE_DIR, makePrivateDir(e.PAU_STATE_DIR));
+  if (tightened) log(tightened);
   if (e.TEMPORAL_ADDRESS) {
     log(`temporal: using ${e.TEMPORAL_ADDRESS} (namespace ${e.TEMPORAL_NAMESPACE}); nothing started`);
   } else {
@@ -35,7 +40,7 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   if (e.DATABASE_URL) {
     log('postgres: using DATABASE_URL; nothing started');
   } else {
-    const state = await startPostgres(postgres);
+    const state = await startPostgres(postgres, clusterPassword(postgres), log);
     log(`postgres: ${state} on 127.0.0.1:${postgres.port} (data ${postgres.dataDir})`);
   }
   const client = await connectClient();
@@ -43,7 +48,9 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
     const sa = await ensureSearchAttributes(client);
     if (sa.added.length > 0) log(`temporal: registered search attributes ${sa.added.join(', ')}`);
     if (sa.missing.length > 0) {
-      log(`temporal: WARNING: could not register search attributes ${sa.missing.join(', ')} (Temporal Cloud: add them as Keyword in the namespace settings, or \`tcld namespace search-attributes add\`)`);
+      log(
+        `temporal: WARNING: could not register search attributes ${sa.missing.join(', ')} (Temporal Cloud: add them as Keyword in the namespace settings, or \`tcld namespace search-attributes add\`)`,
+      );
     }
   } finally {
     await client.connection.close();
@@ -51,7 +58,7 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   await runMigrations(databaseUrl());
   log('migrations: applied');
   log(`Temporal Web UI: ${temporalUiUrl()}`);
-  log(`DATABASE_URL=${databaseUrl()}`);
+  log(`DATABASE_URL=${maskUrl(databaseUrl())}${e.DATABASE_URL ? '' : ` (password in ${secretPath('postgres-password')})`}`);
 }
 
 export async function stackDown(log: (line: string) => void = console.log): Promise<void> {
@@ -72,9 +79,14 @@ export async function stackStatus(): Promise<StackPart[]> {
     },
   ];
   if (e.DATABASE_URL) {
-    rows.push({ part: 'postgres', where: redact(e.DATABASE_URL), managed: false, state: (await dbReachable()) ? 'up' : 'down' });
+    rows.push({ part: 'postgres', where: maskUrl(e.DATABASE_URL), managed: false, state: (await dbReachable()) ? 'up' : 'down' });
   } else {
-    rows.push({ part: 'postgres', where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`, managed: true, state: (await pgRunning(postgres)) ? 'up' : 'down' });
+    rows.push({
+      part: 'postgres',
+      where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`,
+      managed: true,
+      state: (await pgRunning(postgres)) ? 'up' : 'down',
+    });
   }
   return rows;
 }
@@ -90,8 +102,4 @@ async function dbReachable(): Promise<boolean> {
   } finally {
     await h.close();
   }
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
 }

@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../../config/env';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
 import { portOpen, runningPid, spawnDetached, stopPid, waitFor } from '../lib/processes';
+import { withPrivateUmask } from './privateState';
 
 export interface LocalTemporal {
   stateDir: string;
@@ -66,18 +67,25 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
   if (await portOpen(t.port)) {
     throw new Error(`port ${t.port} is taken by another program; set PAU_TEMPORAL_PORT to a free port or TEMPORAL_ADDRESS to use that server`);
   }
-  fs.mkdirSync(t.stateDir, { recursive: true });
+  fs.mkdirSync(t.stateDir, { recursive: true, mode: 0o700 });
   const args = [
-    'server', 'start-dev',
-    '--db-filename', t.dbFile,
-    '--ip', '127.0.0.1',
-    '--port', String(t.port),
-    '--namespace', t.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--db-filename',
+    t.dbFile,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(t.port),
+    '--namespace',
+    t.namespace,
+    '--log-level',
+    'warn',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ...(t.ui ? ['--ui-port', String(t.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
   ];
-  spawnDetached(cliPath, args, { logFile: t.logFile, pidFile: t.pidFile });
+  // umask 077: the SQLite database, its journal, the log and the pid file are the owner's alone.
+  withPrivateUmask(() => spawnDetached(cliPath, args, { logFile: t.logFile, pidFile: t.pidFile }));
   await waitFor('Temporal dev server', () => temporalReady(address, t.namespace), 60_000, t.logFile);
   return 'started';
 }

@@ -9,7 +9,12 @@ const m = (id: string, source: string, codeHash: string, nearHash: string) => ({
 
 describe('dedup', () => {
   it('keeps the first in canonical order; later exact and near copies are removed across sources', () => {
-    const r = dedup([m('cruxeval/sample_3', 'cruxeval', 'a', 'n1'), m('mbpp/10', 'mbpp', 'a', 'n1'), m('mbpp/2', 'mbpp', 'b', 'n1'), m('humaneval/H/1', 'humaneval', 'c', 'n2')]);
+    const r = dedup([
+      m('cruxeval/sample_3', 'cruxeval', 'a', 'n1'),
+      m('mbpp/10', 'mbpp', 'a', 'n1'),
+      m('mbpp/2', 'mbpp', 'b', 'n1'),
+      m('humaneval/H/1', 'humaneval', 'c', 'n2'),
+    ]);
     expect(r.kept.map((x) => x.id)).toEqual(['humaneval/H/1', 'mbpp/2']);
     expect(r.duplicates).toEqual([
       { id: 'mbpp/10', of: 'mbpp/2', kind: 'duplicate-near' },
@@ -32,7 +37,8 @@ describe('split', () => {
     expect(a.actual).toEqual({ test: 20, validation: 10, train: 70 });
     const key = (r: typeof a) => r.assignments.map((x) => `${x.id}:${x.split}:${x.position}`).sort();
     expect(key(b)).toEqual(key(a));
-    const testBySource = (r: typeof a) => ['mbpp', 'cruxeval', 'humaneval'].map((s) => r.assignments.filter((x) => x.split === 'test' && x.id.startsWith(s)).length);
+    const testBySource = (r: typeof a) =>
+      ['mbpp', 'cruxeval', 'humaneval'].map((s) => r.assignments.filter((x) => x.split === 'test' && x.id.startsWith(s)).length);
     expect(testBySource(a)).toEqual([12, 6, 2]);
     expect(key(stratifiedSplit(pool, { test: 20, validation: 10 }, 'other'))).not.toEqual(key(a));
     expect(a.shortfall).toBeUndefined();
@@ -58,13 +64,28 @@ describe('probe / held-out inputs', () => {
 describe('content hash', () => {
   it('same inputs give the same hash; any member change or config change gives another', () => {
     const cfg = BuildConfig.parse({});
-    const members = [{ id: 'x', split: 'test', codeHash: 'c', signature: 'def f(a):', entryPoint: 'f', goldDescription: null, probeInputs: ['1'], heldoutInputs: [], heldoutGenerated: ['2', '3'], codeMatchExclusion: null }];
+    const members = [
+      {
+        id: 'x',
+        split: 'test',
+        codeHash: 'c',
+        signature: 'def f(a):',
+        entryPoint: 'f',
+        goldDescription: null,
+        probeInputs: ['1'],
+        heldoutInputs: [],
+        heldoutGenerated: ['2', '3'],
+        codeMatchExclusion: null,
+      },
+    ];
     const h = datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], members);
     expect(datasetContentHash(BuildConfig.parse({ name: 'other-name', batchSize: 7 }), [{ path: 'p', sha256: 's' }], members)).toBe(h);
     expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, split: 'train' }])).not.toBe(h);
     expect(datasetContentHash(BuildConfig.parse({ seed: 'x' }), [{ path: 'p', sha256: 's' }], members)).not.toBe(h);
     expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, heldoutGenerated: ['2'] }])).not.toBe(h);
-    expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, codeMatchExclusion: 'fewer-than-2-distinct-heldout-outputs' }])).not.toBe(h);
+    expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, codeMatchExclusion: 'fewer-than-2-distinct-heldout-outputs' }])).not.toBe(
+      h,
+    );
     expect(datasetContentHash(BuildConfig.parse({ split: { scheme: 'by-source' } }), [{ path: 'p', sha256: 's' }], members)).not.toBe(h);
   });
 });

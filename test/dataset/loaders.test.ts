@@ -61,7 +61,13 @@ describe('loaders on the real files', () => {
 
 describe('malformed records are rejected with their reason; the rest load', () => {
   it('bad JSON line and missing field (HumanEval, CruxEval)', () => {
-    const good = JSON.stringify({ task_id: 'T/1', prompt: 'def f(x):\n', entry_point: 'f', canonical_solution: '    return x\n', test: 'def check(candidate):\n    assert candidate(1) == 1\n' });
+    const good = JSON.stringify({
+      task_id: 'T/1',
+      prompt: 'def f(x):\n',
+      entry_point: 'f',
+      canonical_solution: '    return x\n',
+      test: 'def check(candidate):\n    assert candidate(1) == 1\n',
+    });
     const r = humanEvalFromText([good, '{not json', JSON.stringify({ task_id: 'T/2', prompt: 'x' })].join('\n'));
     expect(r.candidates.map((c) => c.sourceId)).toEqual(['T/1']);
     expect(r.rejects.map((x) => [x.sourceId, x.reason])).toEqual([
@@ -75,7 +81,10 @@ describe('malformed records are rejected with their reason; the rest load', () =
   });
 
   it('MBPP and CodeAlpaca items', () => {
-    const m = mbppFromText(['{"task_id": 1, "text": "t", "code": "def f(a): return a", "test_list": ["assert f(1) == 1"]}', '{"task_id": 2, "text": "t"}'].join('\n'), null);
+    const m = mbppFromText(
+      ['{"task_id": 1, "text": "t", "code": "def f(a): return a", "test_list": ["assert f(1) == 1"]}', '{"task_id": 2, "text": "t"}'].join('\n'),
+      null,
+    );
     expect(m.candidates).toHaveLength(1);
     expect(m.rejects[0]).toMatchObject({ sourceId: '2', reason: 'malformed-record' });
     const a = codeAlpacaFromText(JSON.stringify([{ instruction: 'i', input: '', output: 'def g(x):\n    return x' }, { instruction: 'i' }]));
@@ -133,11 +142,15 @@ describe('checksums and downloads', () => {
     expect(h.candidates).toHaveLength(164);
     const twoK = fs.readFileSync(path.join(dataDir, SOURCE_FILES.codealpaca2k.path));
     const asked: string[] = [];
-    const ca = await loadCodeAlpaca({ dataDir: tmp(), cacheDir: tmp(), fetcher: async (url) => {
-      asked.push(url);
-      if (url.includes('20k')) throw new Error('offline');
-      return twoK;
-    } });
+    const ca = await loadCodeAlpaca({
+      dataDir: tmp(),
+      cacheDir: tmp(),
+      fetcher: async (url) => {
+        asked.push(url);
+        if (url.includes('20k')) throw new Error('offline');
+        return twoK;
+      },
+    });
     expect(asked).toEqual([SOURCE_FILES.codealpaca20k.url, SOURCE_FILES.codealpaca2k.url]);
     expect(ca.raw).toBe(2017);
   });

@@ -12,14 +12,46 @@ const sandbox = poolDatasetSandbox();
 afterAll(() => closeSharedSandboxPool());
 
 function method(code: string, inputs: string[], entryPoint = 'f'): MethodRow {
-  return { id: 't/1', source: 'cruxeval', sourceId: '1', entryPoint, signature: '', code, codeHash: '', nearHash: '', goldKind: 'code-only', goldDescription: null, probeInputs: inputs, heldoutInputs: [], probeOutputs: null, heldoutOutputs: null, heldoutGenerated: null, heldoutGeneratedOutputs: null, codeMatchExclusion: null, behaviourKey: null, checkKey: null, checkedAt: null, verdict: 'pending', rejectReasons: [], meta: {}, createdAt: new Date(), updatedAt: new Date() };
+  return {
+    id: 't/1',
+    source: 'cruxeval',
+    sourceId: '1',
+    entryPoint,
+    signature: '',
+    code,
+    codeHash: '',
+    nearHash: '',
+    goldKind: 'code-only',
+    goldDescription: null,
+    probeInputs: inputs,
+    heldoutInputs: [],
+    probeOutputs: null,
+    heldoutOutputs: null,
+    heldoutGenerated: null,
+    heldoutGeneratedOutputs: null,
+    codeMatchExclusion: null,
+    behaviourKey: null,
+    checkKey: null,
+    checkedAt: null,
+    verdict: 'pending',
+    rejectReasons: [],
+    meta: {},
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  };
 }
 const check = (code: string, inputs: string[]) => checkOneMethod(sandbox, method(code, inputs), limits);
 
 describe('runtime filters (real sandbox)', () => {
   it('runs on its probe inputs within limits', async () => {
     const ok = await check('def f(n):\n    return sum(range(n))\n', ['10', '100']);
-    expect(ok).toMatchObject({ accepted: true, outcomes: [{ ok: true, repr: '45' }, { ok: true, repr: '4950' }] });
+    expect(ok).toMatchObject({
+      accepted: true,
+      outcomes: [
+        { ok: true, repr: '45' },
+        { ok: true, repr: '4950' },
+      ],
+    });
     const slow = await check('def f(n):\n    while True:\n        n += 1\n', ['1']);
     expect(slow).toMatchObject({ accepted: false, reasons: ['exceeds-limits'] });
   });

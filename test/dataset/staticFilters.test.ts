@@ -25,7 +25,10 @@ describe('static filters', () => {
   it('one top-level callable entry point', async () => {
     expect((await one(cand(OK, { kind: 'examples', input: '' }))).reason).toBe('no-known-inputs'); // entry found, no inputs
     expect(await one(cand('x = 1\n'))).toMatchObject({ ok: false, reason: 'no-entry-point' });
-    expect(await one(cand('def a(x):\n    return 1\ndef b(y):\n    return 2\n', { kind: 'examples', input: '' }))).toMatchObject({ ok: false, reason: 'ambiguous-entry-point' });
+    expect(await one(cand('def a(x):\n    return 1\ndef b(y):\n    return 2\n', { kind: 'examples', input: '' }))).toMatchObject({
+      ok: false,
+      reason: 'ambiguous-entry-point',
+    });
     // A helper called by the root does not count as a second entry point.
     const helper = await one(cand('def h(x):\n    return x * 2\ndef g(y):\n    return h(y) + 1\nprint(g(3))\n', { kind: 'examples', input: '' }));
     expect(helper).toMatchObject({ ok: true, entry_point: 'g', inputs: ['3'] });
@@ -53,24 +56,45 @@ describe('static filters', () => {
   });
 
   it('inputs are Python literals; the argument text keeps keywords', async () => {
-    const he = await one(cand('def g(a, b=2):\n    return a * b\n', { kind: 'humaneval', test: 'def check(candidate):\n    assert candidate([1, 2], b=3) == [1, 2] * 3\n    assert candidate("ab") == "abab"\n    assert candidate(len("x")) == 2\n' }, 'g'));
+    const he = await one(
+      cand(
+        'def g(a, b=2):\n    return a * b\n',
+        {
+          kind: 'humaneval',
+          test: 'def check(candidate):\n    assert candidate([1, 2], b=3) == [1, 2] * 3\n    assert candidate("ab") == "abab"\n    assert candidate(len("x")) == 2\n',
+        },
+        'g',
+      ),
+    );
     expect(he).toMatchObject({ ok: true, inputs: ['[1, 2], b=3', "'ab'"], dropped_inputs: { 'non-literal-argument': 1 } });
     const none = await one(cand(OK, { kind: 'call_args', args: ['foo(1)'] }));
     expect(none).toMatchObject({ ok: false, reason: 'no-known-inputs' });
   });
 
   it('MBPP asserts: the entry point is the function the tests call', async () => {
-    const a = await one(cand('def helper(x):\n    return x\ndef add(a, b):\n    return helper(a) + b\n', { kind: 'asserts', asserts: ['assert add(1, 2) == 3', 'assert set(add((1,), (2,))) == {1, 2}'] }));
+    const a = await one(
+      cand('def helper(x):\n    return x\ndef add(a, b):\n    return helper(a) + b\n', {
+        kind: 'asserts',
+        asserts: ['assert add(1, 2) == 3', 'assert set(add((1,), (2,))) == {1, 2}'],
+      }),
+    );
     expect(a).toMatchObject({ ok: true, entry_point: 'add', inputs: ['1, 2', '(1,), (2,)'] });
   });
 
   it('CodeAlpaca: inputs from literal assignments in the instruction input or the response', async () => {
-    const a = await one(cand('def combine(list1, list2):\n    return list1 + list2\ncombine(list1, list2)\n', { kind: 'examples', input: 'list1 = [1, 2]\nlist2 = [3]' }));
+    const a = await one(
+      cand('def combine(list1, list2):\n    return list1 + list2\ncombine(list1, list2)\n', { kind: 'examples', input: 'list1 = [1, 2]\nlist2 = [3]' }),
+    );
     expect(a).toMatchObject({ ok: true, entry_point: 'combine', inputs: ['[1, 2], [3]'] });
   });
 
   it('signature: name, parameters and annotations; no docstring, no body; gold docstring extracted', async () => {
-    const a = await one(cand('from typing import List\n\ndef f(xs: List[int], k: int = 2) -> int:\n    """Sum of the first k."""\n    return sum(xs[:k])\n', { kind: 'call_args', args: ['[1, 2, 3]'] }));
+    const a = await one(
+      cand('from typing import List\n\ndef f(xs: List[int], k: int = 2) -> int:\n    """Sum of the first k."""\n    return sum(xs[:k])\n', {
+        kind: 'call_args',
+        args: ['[1, 2, 3]'],
+      }),
+    );
     expect(a.signature).toBe('def f(xs: List[int], k: int=2) -> int:');
     expect(a.docstring).toBe('Sum of the first k.');
   });

@@ -1,41 +1,36 @@
-// Benchmark runs on the real stack: a sliding window of episode children, continue-as-new, run status
-// in Postgres, a cached rerun that makes no model calls, and a worker killed mid-run.
-import type { Client } from '@temporalio/client';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress } from '../../activities/bench/run';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { startBenchmark } from '../../scripts/client/starters';
 import { ADD, insertFixtureMethods, manyMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runCli, startScript } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
-let client: Client;
-let dbh: DbHandle;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-bench', [ADD, REVERSE, RAISES]);
-  await insertFixtureMethods(dbh.db, 'fixture-kill', manyMethods(6, 'fixture/kill'));
-});
-afterAll(async () => {
-  await client?.connection.close();
-  await dbh?.close();
+const stack = useStack({
+  setup: async ({ db }) => {
+    await insertFixtureMethods(db, 'fixture-bench', [ADD, REVERSE, RAISES]);
+    await insertFixtureMethods(db, 'fixture-kill', manyMethods(6, 'fixture/kill'));
+  },
 });
 
-const base: BenchmarkConfig = { dataset: 'fixture-bench', split: 'test', models: ['mock-oracle', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1 };
+const base: BenchmarkConfig = {
+  dataset: 'fixture-bench',
+  split: 'test',
+  models: ['mock-oracle', 'mock-random'],
+  settings: ['interactive', 'in-context'],
+  samples: 1,
+};
 
 async function run(config: BenchmarkConfig, runId: string): Promise<BenchmarkRunResult> {
-  const handle = await startBenchmark(client, runId, config);
+  const handle = await startBenchmark(stack.client, runId, config);
   return handle.result();
 }
 
 async function stepRows(runId: string) {
-  return dbh.db
+  return stack.db
     .select({ episodeId: steps.episodeId, idx: steps.idx, kind: steps.kind })
     .from(steps)
     .innerJoin(episodes, eq(episodes.id, steps.episodeId))
@@ -55,23 +50,23 @@ describe('benchmark run', () => {
     const result = await run({ ...base, window: 2, episodesPerExecution: 4 }, runId);
     expect(result.total).toBe(12);
     expect(result.totals).toMatchObject({ done: 12, failed: 0 });
-    const [row] = await dbh.db.select().from(runs).where(eq(runs.id, runId));
+    const [row] = await stack.db.select().from(runs).where(eq(runs.id, runId));
     expect(row?.status).toBe('completed');
     expect(row?.summary).toMatchObject({ total: 12, done: 12, failed: 0 });
-    const eps = await dbh.db.select().from(episodes).where(eq(episodes.runId, runId));
+    const eps = await stack.db.select().from(episodes).where(eq(episodes.runId, runId));
     expect(eps).toHaveLength(12);
     expect(eps.every((e) => e.status === 'completed' && e.finalDescription)).toBe(true);
-    const progress = await runProgress(dbh.db, runId);
+    const progress = await runProgress(stack.db, runId);
     expect(progress).toMatchObject({ total: 12, done: 12, failed: 0, status: 'completed' });
     // continue-as-new happened: the run has more than one execution.
     const executions: string[] = [];
-    for await (const wf of client.workflow.list({ query: `WorkflowId = 'bench/${runId}'` })) executions.push(wf.runId);
+    for await (const wf of stack.client.workflow.list({ query: `WorkflowId = 'bench/${runId}'` })) executions.push(wf.runId);
     expect(executions.length).toBeGreaterThanOrEqual(3);
     // Children are findable by search attributes.
     let found = 0;
     for (let i = 0; i < 50 && found < 12; i++) {
       found = 0;
-      for await (const _ of client.workflow.list({ query: `PauKind = 'episode' AND PauRunId = '${runId}'` })) found++;
+      for await (const _ of stack.client.workflow.list({ query: `PauKind = 'episode' AND PauRunId = '${runId}'` })) found++;
       if (found < 12) await new Promise((r) => setTimeout(r, 200));
     }
     expect(found).toBe(12);
@@ -81,7 +76,7 @@ describe('benchmark run', () => {
     const runId = `bench-b-${Date.now().toString(36)}`;
     const result = await run({ ...base, models: ['mock-oracle', 'mock-unauthorized'], settings: ['interactive'] }, runId);
     expect(result.totals).toMatchObject({ done: 6, failed: 3 });
-    const failed = await dbh.db.select().from(episodes).where(sql`${episodes.runId} = ${runId} and ${episodes.status} = 'failed'`);
+    const failed = await stack.db.select().from(episodes).where(sql`${episodes.runId} = ${runId} and ${episodes.status} = 'failed'`);
     expect(failed).toHaveLength(3);
     expect(failed.every((e) => e.model === 'mock-unauthorized' && /LlmAuthError/.test(e.error ?? ''))).toBe(true);
   });
@@ -96,19 +91,26 @@ describe('benchmark run', () => {
     const result = await run(cfg, second);
     expect(result.totals).toMatchObject({ done: 12, failed: 0, costUsd: 0 });
     // Every model turn of the rerun was answered from llm_calls: no request reached a model.
-    const turns = await dbh.db
+    const turns = await stack.db
       .select({ cached: sql<boolean>`(${steps.agentMessage}->>'cached')::boolean` })
       .from(steps)
       .innerJoin(episodes, eq(episodes.id, steps.episodeId))
       .where(sql`${episodes.runId} = ${second} and ${steps.kind} = 'assistant'`);
     expect(turns.length).toBeGreaterThanOrEqual(12);
     expect(turns.filter((t) => !t.cached)).toHaveLength(0);
-    const firstTurns = await dbh.db.select({ n: sql<number>`count(*)::int` }).from(steps).innerJoin(episodes, eq(episodes.id, steps.episodeId)).where(sql`${episodes.runId} = ${first} and ${steps.kind} = 'assistant'`);
+    const firstTurns = await stack.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(steps)
+      .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+      .where(sql`${episodes.runId} = ${first} and ${steps.kind} = 'assistant'`);
     expect(turns.length).toBe(firstTurns[0]?.n);
-    const [hits] = await dbh.db.select({ n: sql<number>`coalesce(sum(${llmCalls.cacheHits}),0)::int` }).from(llmCalls);
+    const [hits] = await stack.db.select({ n: sql<number>`coalesce(sum(${llmCalls.cacheHits}),0)::int` }).from(llmCalls);
     expect(hits?.n ?? 0).toBeGreaterThanOrEqual(turns.length);
     // Same descriptions, item by item.
-    const descs = async (runId: string) => (await dbh.db.select().from(episodes).where(eq(episodes.runId, runId))).map((e) => `${e.methodId}|${e.model}|${e.setting}|${e.finalDescription}`).sort();
+    const descs = async (runId: string) =>
+      (await stack.db.select().from(episodes).where(eq(episodes.runId, runId)))
+        .map((e) => `${e.methodId}|${e.model}|${e.setting}|${e.finalDescription}`)
+        .sort();
     expect(await descs(second)).toEqual(await descs(first));
   });
 });
@@ -117,7 +119,20 @@ describe('pau bench run (CLI)', () => {
   it('prints the run id and UI link, shows progress, exits 0 with a summary table', async () => {
     const workers = await startTestWorkers(['pau', 'pau-sandbox']);
     try {
-      const r = await runCli(['bench', 'run', '--dataset', 'fixture-bench', '--split', 'test', '--models', 'mock-oracle,mock-null', '--settings', 'interactive,in-context', '--limit', '2']);
+      const r = await runCli([
+        'bench',
+        'run',
+        '--dataset',
+        'fixture-bench',
+        '--split',
+        'test',
+        '--models',
+        'mock-oracle,mock-null',
+        '--settings',
+        'interactive,in-context',
+        '--limit',
+        '2',
+      ]);
       expect(r.stderr).not.toMatch(/error/i);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/run id: bench-\S+/);
@@ -142,16 +157,27 @@ describe('worker killed mid-run', () => {
     let worker = await startScript('workers/pau.ts', 'ready');
     try {
       const runId = `bench-kill-${Date.now().toString(36)}`;
-      const handle = await startBenchmark(client, runId, { dataset: 'fixture-kill', split: 'test', models: ['mock-steps'], settings: ['interactive'], samples: 1, window: 3 });
+      const handle = await startBenchmark(stack.client, runId, {
+        dataset: 'fixture-kill',
+        split: 'test',
+        models: ['mock-steps'],
+        settings: ['interactive'],
+        samples: 1,
+        window: 3,
+      });
       // Kill the worker once some steps exist and the run is far from done.
       for (let i = 0; i < 200; i++) {
-        const [c] = await dbh.db.select({ n: sql<number>`count(*)::int` }).from(steps).innerJoin(episodes, eq(episodes.id, steps.episodeId)).where(eq(episodes.runId, runId));
+        const [c] = await stack.db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(steps)
+          .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+          .where(eq(episodes.runId, runId));
         if ((c?.n ?? 0) >= 15) break;
         await new Promise((r) => setTimeout(r, 50));
       }
       worker.kill('SIGKILL');
       await new Promise((r) => worker.once('exit', r));
-      const mid = await runProgress(dbh.db, runId);
+      const mid = await runProgress(stack.db, runId);
       expect(mid?.done ?? 0).toBeLessThan(6);
       worker = await startScript('workers/pau.ts', 'ready');
       const result = await handle.result();

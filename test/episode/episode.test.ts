@@ -1,44 +1,31 @@
-// Episodes end to end on the real stack: Temporal, Postgres, the sandbox worker and the scripted model.
-import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadEpisodeTranscript } from '../../activities/episode/transcript';
 import { MOCK_MARK } from '../../activities/llm/mock/policies';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { episodes } from '../../db/schema/index';
 import { ADD, insertFixtureMethods, LOOPS, RAISES, REVERSE } from '../fixtures/episodeMethods';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { runEpisode, stepsOf } from './helpers';
+import { useStack } from '../helpers/stack';
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-episodes', [ADD, REVERSE, RAISES, LOOPS]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
-});
-afterAll(async () => {
-  await workers?.shutdown();
-  await client?.connection.close();
-  await dbh?.close();
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  setup: async ({ db }) => {
+    await insertFixtureMethods(db, 'fixture-episodes', [ADD, REVERSE, RAISES, LOOPS]);
+  },
 });
 
 const observations = (rows: Awaited<ReturnType<typeof stepsOf>>) =>
-  rows.filter((s) => s.kind === 'call').map((s) => (s.observation as { text: string; category: string }));
+  rows.filter((s) => s.kind === 'call').map((s) => s.observation as { text: string; category: string });
 
 describe('interactive episode', () => {
   it('oracle: calls the method on its probe inputs in one batch, then submits the gold description', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-oracle', 'interactive');
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-oracle', 'interactive');
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4, turns: 2 });
-    const rows = await stepsOf(dbh.db, out.episodeId);
+    const rows = await stepsOf(stack.db, out.episodeId);
     expect(rows.map((s) => s.kind)).toEqual(['system', 'user', 'assistant', 'call', 'call', 'call', 'call', 'assistant', 'submit']);
     expect(rows.map((s) => s.idx)).toEqual(rows.map((_, i) => i));
     expect(observations(rows).map((o) => o.text)).toEqual(['3', '0', "'abcd'", '[1, 2, 3]']);
-    const t = await loadEpisodeTranscript(dbh.db, out.episodeId);
+    const t = await loadEpisodeTranscript(stack.db, out.episodeId);
     expect(t?.finalDescription).toBe(`${MOCK_MARK} ${ADD.gold}`);
     expect(t?.episode.status).toBe('completed');
     expect(t?.episode.callsMade).toBe(4);
@@ -49,86 +36,90 @@ describe('interactive episode', () => {
   });
 
   it('malformed tool-call JSON is recorded as a problem, shown to the agent, and the episode goes on', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-malformed', 'interactive');
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-malformed', 'interactive');
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 0 });
-    const rows = await stepsOf(dbh.db, out.episodeId);
+    const rows = await stepsOf(stack.db, out.episodeId);
     const problem = rows.find((s) => s.kind === 'problem');
     expect(problem?.call).toMatchObject({ problem: 'malformed_json', raw: '{"arguments": "1, 2' });
-    expect((problem?.observation as { text: string }).text).toMatch(/not valid JSON/);
+    expect((problem!.observation as { text: string }).text).toMatch(/not valid JSON/);
   });
 
   it('wrong arity is an observation (TypeError) labelled wrong_arity', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-wrong-arity', 'interactive');
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-wrong-arity', 'interactive');
     expect(out.status).toBe('completed');
-    const [obs] = observations(await stepsOf(dbh.db, out.episodeId));
+    const [obs] = observations(await stepsOf(stack.db, out.episodeId));
     expect(obs?.category).toBe('wrong_arity');
     expect(obs?.text).toMatch(/^TypeError: .*positional argument/);
   });
 
   it("a raising method's exception is the observation", async () => {
-    const out = await runEpisode(client, dbh.db, RAISES.id, 'mock-oracle', 'interactive');
+    const out = await runEpisode(stack.client, stack.db, RAISES.id, 'mock-oracle', 'interactive');
     expect(out.status).toBe('completed');
-    expect(observations(await stepsOf(dbh.db, out.episodeId)).map((o) => o.text)).toEqual(['3', 'ValueError: division by zero is not allowed', '-4']);
+    expect(observations(await stepsOf(stack.db, out.episodeId)).map((o) => o.text)).toEqual(['3', 'ValueError: division by zero is not allowed', '-4']);
   });
 
   it('a sandbox timeout is an observation, and the other calls of the batch still answer', async () => {
-    const out = await runEpisode(client, dbh.db, LOOPS.id, 'mock-oracle', 'interactive', { sandboxLimits: { timeoutMs: 300 } });
+    const out = await runEpisode(stack.client, stack.db, LOOPS.id, 'mock-oracle', 'interactive', { sandboxLimits: { timeoutMs: 300 } });
     expect(out.status).toBe('completed');
-    const obs = observations(await stepsOf(dbh.db, out.episodeId));
+    const obs = observations(await stepsOf(stack.db, out.episodeId));
     expect(obs[0]?.category).toBe('timeout');
     expect(obs[0]?.text).toMatch(/^Timeout: /);
     expect(obs[1]?.text).toBe('0');
   });
 
   it('refusals are recorded as refusals; the agent is nudged, then asked once for a final description', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-refuse', 'interactive', { budgets: { maxTurns: 2 } });
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-refuse', 'interactive', { budgets: { maxTurns: 2 } });
     expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_refusal', turns: 3 });
-    const rows = await stepsOf(dbh.db, out.episodeId);
+    const rows = await stepsOf(stack.db, out.episodeId);
     expect(rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { answer: string }).answer)).toEqual(['refusal', 'refusal', 'refusal']);
-    expect(rows.filter((s) => s.kind === 'user').map((s) => (s.agentMessage as { reason?: string }).reason)).toEqual([undefined, 'refusal', 'You have used all 2 turns.']);
-    const [ep] = await dbh.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
+    expect(rows.filter((s) => s.kind === 'user').map((s) => (s.agentMessage as { reason?: string }).reason)).toEqual([
+      undefined,
+      'refusal',
+      'You have used all 2 turns.',
+    ]);
+    const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
     expect(ep?.finalDescription).toBeNull();
   });
 
   it('empty answers are recorded as empty', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-empty', 'interactive', { budgets: { maxTurns: 1 } });
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-empty', 'interactive', { budgets: { maxTurns: 1 } });
     expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_empty' });
   });
 
   it('null policy: submits a useless description at once', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-null', 'interactive');
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-null', 'interactive');
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 0 });
-    const t = await loadEpisodeTranscript(dbh.db, out.episodeId);
+    const t = await loadEpisodeTranscript(stack.db, out.episodeId);
     expect(t?.finalDescription).toContain('I do not know');
   });
 
   it('a budget of calls: excess calls are not run, then the final ask', async () => {
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-oracle', 'interactive', { budgets: { maxCalls: 2 } });
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-oracle', 'interactive', { budgets: { maxCalls: 2 } });
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted_after_final_ask', callsMade: 2 });
-    const rows = await stepsOf(dbh.db, out.episodeId);
+    const rows = await stepsOf(stack.db, out.episodeId);
     expect(rows.filter((s) => s.kind === 'problem').map((s) => (s.call as { problem: string }).problem)).toEqual(['over_budget', 'over_budget']);
   });
 });
 
 describe('in-context episode', () => {
   it('shows k probe inputs with their outputs and takes one answer', async () => {
-    const out = await runEpisode(client, dbh.db, REVERSE.id, 'mock-oracle', 'in-context', { k: 3 });
+    const out = await runEpisode(stack.client, stack.db, REVERSE.id, 'mock-oracle', 'in-context', { k: 3 });
     expect(out).toMatchObject({ status: 'completed', endReason: 'answered', callsMade: 0, turns: 1 });
-    const rows = await stepsOf(dbh.db, out.episodeId);
+    const rows = await stepsOf(stack.db, out.episodeId);
     expect(rows.map((s) => s.kind)).toEqual(['system', 'example', 'example', 'example', 'user', 'assistant']);
-    const user = (rows[4]?.agentMessage as { content: string }).content;
+    const user = (rows[4]!.agentMessage as { content: string }).content;
     expect(user).toContain("reverse_words('hello world') -> 'world hello'");
     expect(user).toContain("reverse_words('') -> ''");
-    const t = await loadEpisodeTranscript(dbh.db, out.episodeId);
+    const t = await loadEpisodeTranscript(stack.db, out.episodeId);
     expect(t?.finalDescription).toBe(`${MOCK_MARK} ${REVERSE.gold}`);
     expect(t?.observedCalls.map((c) => c.source)).toEqual(['example', 'example', 'example']);
   });
 
   it('an example that raises is shown as raising', async () => {
-    const out = await runEpisode(client, dbh.db, RAISES.id, 'mock-random', 'in-context');
+    const out = await runEpisode(stack.client, stack.db, RAISES.id, 'mock-random', 'in-context');
     expect(out.status).toBe('completed');
-    const rows = await stepsOf(dbh.db, out.episodeId);
-    const user = (rows.find((s) => s.kind === 'user')?.agentMessage as { content: string }).content;
+    const rows = await stepsOf(stack.db, out.episodeId);
+    const user = (rows.find((s) => s.kind === 'user')!.agentMessage as { content: string }).content;
     expect(user).toContain('safe_div(1, 0) raises ValueError: division by zero is not allowed');
   });
 });

@@ -10,7 +10,14 @@ import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { episodeWorkflow } from '../../workflows/episode/episodeWorkflow';
 
 let n = 0;
-export async function runEpisode(client: Client, db: Db, methodId: string, model: string, setting: Setting, extra: Partial<EpisodeInput> = {}): Promise<EpisodeOutcome> {
+export async function runEpisode(
+  client: Client,
+  db: Db,
+  methodId: string,
+  model: string,
+  setting: Setting,
+  extra: Partial<EpisodeInput> = {},
+): Promise<EpisodeOutcome> {
   const runId = extra.runId ?? `t-${Date.now().toString(36)}-${++n}`;
   await insertTestRun(db, runId);
   const input: EpisodeInput = { runId, episodeId: episodeIdOf(runId, methodId, model, setting, 0), methodId, model, setting, sample: 0, ...extra };

@@ -1,41 +1,29 @@
-import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { doctorChecks } from '../../db/schema/index';
 import { runDoctor } from '../../scripts/client/doctor';
 import { runCli, startScript } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
-let client: Client;
-let dbh: DbHandle;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-});
-afterAll(async () => {
-  await client.connection.close();
-  await dbh.close();
-});
+const stack = useStack();
 
 describe('doctor workflow', () => {
   it('runs one activity on each queue and persists every part', async () => {
     const workers = await startTestWorkers(['pau', 'pau-sandbox', 'pau-gpu']);
     try {
-      const report = await runDoctor(client, { queueWaitSeconds: 20 });
+      const report = await runDoctor(stack.client, { queueWaitSeconds: 20 });
       expect(report.results.map((r) => r.part).sort()).toEqual(['gpu', 'postgres', 'sandbox']);
       expect(report.ok).toBe(true);
       expect(report.results.find((r) => r.part === 'sandbox')?.detail).toContain('probe(10) = 285');
-      const rows = await dbh.db.select().from(doctorChecks).where(eq(doctorChecks.workflowId, report.workflowId));
+      const rows = await stack.db.select().from(doctorChecks).where(eq(doctorChecks.workflowId, report.workflowId));
       expect(rows.map((r) => `${r.part}:${r.ok}`).sort()).toEqual(['gpu:true', 'postgres:true', 'sandbox:true']);
 
       // Search attributes are set and queryable, as the UI and `temporal workflow list` use them.
       const found: string[] = [];
       for (let i = 0; i < 50 && !found.includes(report.workflowId); i++) {
-        for await (const wf of client.workflow.list({ query: `PauKind = 'doctor'` })) found.push(wf.workflowId);
+        for await (const wf of stack.client.workflow.list({ query: `PauKind = 'doctor'` })) found.push(wf.workflowId);
         if (!found.includes(report.workflowId)) await new Promise((r) => setTimeout(r, 200));
       }
       expect(found).toContain(report.workflowId);
@@ -47,7 +35,7 @@ describe('doctor workflow', () => {
   it('names the failing part when a queue has no worker', async () => {
     const workers = await startTestWorkers(['pau', 'pau-sandbox']);
     try {
-      const report = await runDoctor(client, { queueWaitSeconds: 2 });
+      const report = await runDoctor(stack.client, { queueWaitSeconds: 2 });
       expect(report.ok).toBe(false);
       const byPart = Object.fromEntries(report.results.map((r) => [r.part, r]));
       expect(byPart.gpu?.ok).toBe(false);
@@ -66,7 +54,7 @@ describe('doctor workflow', () => {
       sandboxWorker.kill('SIGKILL');
       await new Promise((r) => sandboxWorker.once('exit', r));
       const workflowId = `doctor/test-kill-${Date.now()}`;
-      const handle = await client.workflow.start(doctorWorkflow, { taskQueue: 'pau', workflowId, args: [{ queueWaitSeconds: 60 }] });
+      const handle = await stack.client.workflow.start(doctorWorkflow, { taskQueue: 'pau', workflowId, args: [{ queueWaitSeconds: 60 }] });
       // The sandbox part waits: its only worker is dead.
       await new Promise((r) => setTimeout(r, 3000));
       const desc = await handle.describe();
@@ -103,7 +91,7 @@ describe('worker processes', () => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     // It really serves: a doctor run passes with no other worker running.
-    const report = await runDoctor(client, { queueWaitSeconds: 20 });
+    const report = await runDoctor(stack.client, { queueWaitSeconds: 20 });
     expect(report.ok).toBe(true);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);

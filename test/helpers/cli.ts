@@ -33,7 +33,11 @@ export const runCli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs?: 
 /** Starts a long-running script (a worker process) and resolves once `readyText` appears on stdout. */
 export function startScript(script: string, readyText: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, path.join(PROJECT_ROOT, script)], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, detached: false });
+    const child = spawn(process.execPath, [...NODE_ARGS, path.join(PROJECT_ROOT, script)], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...env },
+      detached: false,
+    });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`${script} not ready after ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const onData = (d: Buffer) => {

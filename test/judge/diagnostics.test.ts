@@ -7,7 +7,7 @@ const ok = (value: EncodedValue): Observation['result'] => ({ ok: true, value })
 const err = (type: string, message = ''): Observation['result'] => ({ ok: false, error: { type, message } });
 
 describe('diagnostics', () => {
-  it('counts calls, repeats (whitespace-insensitive), errors and the agent\'s own mistakes', () => {
+  it("counts calls, repeats (whitespace-insensitive), errors and the agent's own mistakes", () => {
     const calls: Observation[] = [
       { arguments: '1, 2', result: ok(3) },
       { arguments: '1,2', result: ok(3) },
@@ -25,7 +25,12 @@ describe('diagnostics', () => {
       { arguments: 'x', result: err('BadArguments') },
       { arguments: '9, 9', result: err('Timeout') },
     ];
-    const same = [{ ok: true as const, value: 3 }, { ok: false as const, error: { type: 'ZeroDivisionError' } }, { ok: true as const, value: 0 }, { ok: true as const, value: 0 }];
+    const same = [
+      { ok: true as const, value: 3 },
+      { ok: false as const, error: { type: 'ZeroDivisionError' } },
+      { ok: true as const, value: 0 },
+      { ok: true as const, value: 0 },
+    ];
     expect(contradictions(observed, same)).toEqual({ checked: 2, contradictions: 0 });
     const wrong = [{ ok: true as const, value: { float: 3 } }, { ok: true as const, value: null }, undefined, undefined];
     expect(contradictions(observed, wrong)).toEqual({ checked: 2, contradictions: 2 });
@@ -45,10 +50,17 @@ describe('judge configuration', () => {
   it('caller, then the run config, then defaults; the coder defaults to the judge', () => {
     expect(resolveJudgeConfig({ episodeId: 'e' }, {})).toMatchObject({ judgeModel: 'mock-oracle', coderModel: 'mock-oracle', underExploredThreshold: 0.75 });
     expect(resolveJudgeConfig({ episodeId: 'e' }, { judgeModel: 'gpt', judge: { underExploredThreshold: 0.5, heldout: { generated: 3 } } })).toMatchObject({
-      judgeModel: 'gpt', coderModel: 'gpt', underExploredThreshold: 0.5, heldout: { generated: 3, seed: 1 },
+      judgeModel: 'gpt',
+      coderModel: 'gpt',
+      underExploredThreshold: 0.5,
+      heldout: { generated: 3, seed: 1 },
     });
-    expect(resolveJudgeConfig({ episodeId: 'e', judgeModel: 'a', coderModel: 'b', config: { equality: { tupleEqualsList: true } as never } }, { judgeModel: 'gpt' })).toMatchObject({
-      judgeModel: 'a', coderModel: 'b', equality: { tupleEqualsList: true, relTol: 1e-6 },
+    expect(
+      resolveJudgeConfig({ episodeId: 'e', judgeModel: 'a', coderModel: 'b', config: { equality: { tupleEqualsList: true } as never } }, { judgeModel: 'gpt' }),
+    ).toMatchObject({
+      judgeModel: 'a',
+      coderModel: 'b',
+      equality: { tupleEqualsList: true, relTol: 1e-6 },
     });
   });
 });

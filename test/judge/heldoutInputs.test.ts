@@ -4,14 +4,30 @@ import { seededRandom } from '../../domain/report/stats';
 
 const shape = (s: string) =>
   tokenize(s)
-    .map((t) => (t.kind === 'num' ? (/[.eE]/.test(t.text) ? 'F' : 'I') : t.kind === 'str' ? 'S' : t.kind === 'name' && /^(True|False)$/.test(t.text) ? 'B' : t.text))
+    .map((t) =>
+      t.kind === 'num' ? (/[.eE]/.test(t.text) ? 'F' : 'I') : t.kind === 'str' ? 'S' : t.kind === 'name' && /^(True|False)$/.test(t.text) ? 'B' : t.text,
+    )
     .join('');
 
 describe('held-out input generation', () => {
   it('tokenizes Python literals', () => {
-    expect(tokenize("[1, -2.5], 'a,b', key=True").map((t) => t.kind)).toEqual(
-      ['other', 'num', 'other', 'other', 'other', 'num', 'other', 'other', 'other', 'str', 'other', 'other', 'name', 'other', 'name'],
-    );
+    expect(tokenize("[1, -2.5], 'a,b', key=True").map((t) => t.kind)).toEqual([
+      'other',
+      'num',
+      'other',
+      'other',
+      'other',
+      'num',
+      'other',
+      'other',
+      'other',
+      'str',
+      'other',
+      'other',
+      'name',
+      'other',
+      'name',
+    ]);
     expect(tokenize('"""x"""')[0]).toEqual({ kind: 'str', text: '"""x"""' });
   });
 

@@ -1,57 +1,104 @@
-// Judging on the real stack (Temporal + Postgres + the sandbox + the scripted mock model as agent, judge
-// and code writer): the calibration on a fixed subset, the after-episode hook, and re-judging a stored
-// run with another judge without re-running agents.
-import type { Client } from '@temporalio/client';
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';
 import { startBenchmark } from '../../scripts/client/starters';
 import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
 /** The calibration subset: small methods of different shapes (ints, strings, floats, tuples, errors). */
 const SUBSET = [
-  { id: 'calib/add', entryPoint: 'add', signature: 'def add(a, b):', code: 'def add(a, b):\n    return a + b\n', gold: 'Returns the sum of a and b.', probes: ['1, 2', '-3, 3', '10, 5'], heldout: ['7, 8', '0, 0'] },
-  { id: 'calib/rev', entryPoint: 'rev', signature: 'def rev(s):', code: 'def rev(s):\n    return s[::-1]\n', gold: 'Returns the string s reversed.', probes: ["'abc'", "'hello'", "''"], heldout: ["'racecar'", "'xy'"] },
-  { id: 'calib/mean', entryPoint: 'mean', signature: 'def mean(xs):', code: 'def mean(xs):\n    if not xs:\n        raise ValueError("empty")\n    return sum(xs) / len(xs)\n', gold: 'Returns the arithmetic mean of the list xs as a float; raises ValueError when xs is empty.', probes: ['[1, 2, 3]', '[2.5, 3.5]', '[]'], heldout: ['[10, 20]', '[1]'] },
-  { id: 'calib/minmax', entryPoint: 'minmax', signature: 'def minmax(xs):', code: 'def minmax(xs):\n    return (min(xs), max(xs))\n', gold: 'Returns a tuple of the smallest and the largest element of xs.', probes: ['[3, 1, 2]', '[5]', '[-1, 9, 4]'], heldout: ['[7, 7, 0]', '[2, 8]'] },
-  { id: 'calib/classify', entryPoint: 'classify', signature: 'def classify(n):', code: "def classify(n):\n    if n < 0:\n        return 'negative'\n    if n % 2 == 0:\n        return 'even'\n    return 'odd'\n", gold: "Returns 'negative' for negative n, otherwise 'even' or 'odd' by the parity of n.", probes: ['-4', '6', '7'], heldout: ['0', '-1', '13'] },
-  { id: 'calib/count_vowels', entryPoint: 'count_vowels', signature: 'def count_vowels(s):', code: "def count_vowels(s):\n    return sum(1 for c in s.lower() if c in 'aeiou')\n", gold: 'Counts the vowels (a, e, i, o, u, any case) in the string s.', probes: ["'Hello'", "'xyz'", "'AEIOU'"], heldout: ["'banana'", "''"] },
+  {
+    id: 'calib/add',
+    entryPoint: 'add',
+    signature: 'def add(a, b):',
+    code: 'def add(a, b):\n    return a + b\n',
+    gold: 'Returns the sum of a and b.',
+    probes: ['1, 2', '-3, 3', '10, 5'],
+    heldout: ['7, 8', '0, 0'],
+  },
+  {
+    id: 'calib/rev',
+    entryPoint: 'rev',
+    signature: 'def rev(s):',
+    code: 'def rev(s):\n    return s[::-1]\n',
+    gold: 'Returns the string s reversed.',
+    probes: ["'abc'", "'hello'", "''"],
+    heldout: ["'racecar'", "'xy'"],
+  },
+  {
+    id: 'calib/mean',
+    entryPoint: 'mean',
+    signature: 'def mean(xs):',
+    code: 'def mean(xs):\n    if not xs:\n        raise ValueError("empty")\n    return sum(xs) / len(xs)\n',
+    gold: 'Returns the arithmetic mean of the list xs as a float; raises ValueError when xs is empty.',
+    probes: ['[1, 2, 3]', '[2.5, 3.5]', '[]'],
+    heldout: ['[10, 20]', '[1]'],
+  },
+  {
+    id: 'calib/minmax',
+    entryPoint: 'minmax',
+    signature: 'def minmax(xs):',
+    code: 'def minmax(xs):\n    return (min(xs), max(xs))\n',
+    gold: 'Returns a tuple of the smallest and the largest element of xs.',
+    probes: ['[3, 1, 2]', '[5]', '[-1, 9, 4]'],
+    heldout: ['[7, 7, 0]', '[2, 8]'],
+  },
+  {
+    id: 'calib/classify',
+    entryPoint: 'classify',
+    signature: 'def classify(n):',
+    code: "def classify(n):\n    if n < 0:\n        return 'negative'\n    if n % 2 == 0:\n        return 'even'\n    return 'odd'\n",
+    gold: "Returns 'negative' for negative n, otherwise 'even' or 'odd' by the parity of n.",
+    probes: ['-4', '6', '7'],
+    heldout: ['0', '-1', '13'],
+  },
+  {
+    id: 'calib/count_vowels',
+    entryPoint: 'count_vowels',
+    signature: 'def count_vowels(s):',
+    code: "def count_vowels(s):\n    return sum(1 for c in s.lower() if c in 'aeiou')\n",
+    gold: 'Counts the vowels (a, e, i, o, u, any case) in the string s.',
+    probes: ["'Hello'", "'xyz'", "'AEIOU'"],
+    heldout: ["'banana'", "''"],
+  },
 ];
 const DATASET = 'calibration';
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  const db = dbh.db;
-  await db.insert(datasets).values({ name: DATASET, contentHash: 'fixture:calibration', config: { fixture: true }, status: 'ready' }).onConflictDoNothing();
-  for (const [i, m] of SUBSET.entries()) {
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  timeoutMs: 180_000,
+  setup: async ({ db }) => {
     await db
-      .insert(methods)
-      .values({ id: m.id, source: 'calib', sourceId: m.entryPoint, entryPoint: m.entryPoint, signature: m.signature, code: m.code, goldDescription: m.gold, probeInputs: m.probes, heldoutInputs: m.heldout, verdict: 'accepted' })
+      .insert(datasets)
+      .values({ name: DATASET, contentHash: 'fixture:calibration', config: { fixture: true }, status: 'ready' })
       .onConflictDoNothing();
-    await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
-  }
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
-}, 180_000);
-afterAll(async () => {
-  await workers?.shutdown();
-  await client?.connection.close();
-  await dbh?.close();
+    for (const [i, m] of SUBSET.entries()) {
+      await db
+        .insert(methods)
+        .values({
+          id: m.id,
+          source: 'calib',
+          sourceId: m.entryPoint,
+          entryPoint: m.entryPoint,
+          signature: m.signature,
+          code: m.code,
+          goldDescription: m.gold,
+          probeInputs: m.probes,
+          heldoutInputs: m.heldout,
+          verdict: 'accepted',
+        })
+        .onConflictDoNothing();
+      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
+    }
+  },
 });
 
 const runId = `calib-${Date.now().toString(36)}`;
 
 async function judgedRows(judgeModel: string) {
-  return dbh.db
+  return stack.db
     .select({ model: episodes.model, setting: episodes.setting, j: judgments })
     .from(judgments)
     .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
@@ -61,12 +108,17 @@ async function judgedRows(judgeModel: string) {
 const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 describe('judging on the real stack', () => {
-  it('calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the episode\'s judge step)', async () => {
+  it("calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the episode's judge step)", async () => {
     const config: BenchmarkConfig & { judgeModel: string } = {
-      dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-null', 'mock-random'], settings: ['interactive', 'in-context'], samples: 1, window: 8,
+      dataset: DATASET,
+      split: 'test',
+      models: ['mock-oracle', 'mock-null', 'mock-random'],
+      settings: ['interactive', 'in-context'],
+      samples: 1,
+      window: 8,
       judgeModel: 'mock-oracle',
     };
-    const result = await (await startBenchmark(client, runId, config)).result();
+    const result = await (await startBenchmark(stack.client, runId, config)).result();
     expect(result.totals.failed).toBe(0);
     const rows = await judgedRows('mock-oracle');
     expect(rows).toHaveLength(SUBSET.length * 6);
@@ -99,21 +151,29 @@ describe('judging on the real stack', () => {
     // The null agent's code (returns None) contradicts what it was shown in context.
     const nullInContext = rows.filter((r) => r.model === 'mock-null' && r.setting === 'in-context').map((r) => r.j);
     expect(nullInContext.every((j) => (j.diagnostics as { contradictsObserved: boolean }).contradictsObserved === true)).toBe(true);
-   }, 240_000);
+  }, 240_000);
 
   it('re-judges the stored run with another judge without re-running agents; the null judge is recorded unparsable', async () => {
-    const before = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(eq(episodes.runId, runId));
-    const r = await (await startJudgeRun(client, { runId, judgeModel: 'mock-null' })).result();
+    const before = await stack.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(eq(episodes.runId, runId));
+    const r = await (await startJudgeRun(stack.client, { runId, judgeModel: 'mock-null' })).result();
     expect(r).toMatchObject({ judged: SUBSET.length * 6, failed: 0 });
     const rows = await judgedRows('mock-null');
     expect(rows).toHaveLength(SUBSET.length * 6);
     expect(rows.every((x) => x.j.unparsable === 1 && x.j.score === null && x.j.rationale?.includes('[retry]'))).toBe(true);
     // The first judge's rows are untouched; the episodes were not rerun.
     expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 6);
-    const after = await dbh.db.select({ id: episodes.id, updatedAt: episodes.updatedAt }).from(episodes).where(inArray(episodes.id, before.map((b) => b.id)));
+    const after = await stack.db
+      .select({ id: episodes.id, updatedAt: episodes.updatedAt })
+      .from(episodes)
+      .where(
+        inArray(
+          episodes.id,
+          before.map((b) => b.id),
+        ),
+      );
     expect(after.map((a) => a.updatedAt.getTime()).sort()).toEqual(before.map((b) => b.updatedAt.getTime()).sort());
     // Judging again only judges what is missing.
-    const again = await (await startJudgeRun(client, { runId, judgeModel: 'mock-null' })).result();
+    const again = await (await startJudgeRun(stack.client, { runId, judgeModel: 'mock-null' })).result();
     expect(again.judged).toBe(0);
   }, 180_000);
 

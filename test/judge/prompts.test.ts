@@ -35,7 +35,12 @@ describe('judge prompt', () => {
   it('tells the judge that only return values and exceptions were observable (issue 12, point 9)', () => {
     // The system prompt of every judgment, whatever the method: in-place mutation of arguments, printed
     // output and side effects were invisible to the agent and must not count against its description.
-    const [sys] = buildJudgeMessages({ signature: 'def f(xs):', code: 'def f(xs):\n    xs.sort()\n    return len(xs)', goldDescription: 'Sorts xs in place and returns its length.', agentDescription: 'Returns the length of xs.' });
+    const [sys] = buildJudgeMessages({
+      signature: 'def f(xs):',
+      code: 'def f(xs):\n    xs.sort()\n    return len(xs)',
+      goldDescription: 'Sorts xs in place and returns its length.',
+      agentDescription: 'Returns the length of xs.',
+    });
     expect(sys?.content).toBe(JUDGE_SYSTEM);
     const rules = JUDGE_SYSTEM.slice(JUDGE_SYSTEM.indexOf('Rules:'), JUDGE_SYSTEM.indexOf('Rubric:')).replace(/\s+/g, ' ');
     expect(rules).toContain('observed only what each call returned or the exception it raised');
@@ -43,7 +48,12 @@ describe('judge prompt', () => {
     expect(rules).toContain('do not count their absence against the description');
   });
   it('shows the code, the gold and the candidate in readable blocks', () => {
-    const [sys, user] = buildJudgeMessages({ signature: 'def f(x):', code: 'def f(x):\n    return x + 1', goldDescription: 'Adds one.', agentDescription: 'Returns x plus 1.' });
+    const [sys, user] = buildJudgeMessages({
+      signature: 'def f(x):',
+      code: 'def f(x):\n    return x + 1',
+      goldDescription: 'Adds one.',
+      agentDescription: 'Returns x plus 1.',
+    });
     expect(sys?.role).toBe('system');
     expect(readBlock(user!.content, 'method_code')).toBe('def f(x):\n    return x + 1');
     expect(readBlock(user!.content, 'reference_description')).toBe('Adds one.');

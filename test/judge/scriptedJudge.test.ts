@@ -33,7 +33,9 @@ describe('scripted judge and code writer', () => {
 
   it('oracle coder writes the original from the gold description, None-returning code otherwise', () => {
     const coder = (d: string) => buildCoderMessages({ signature: 'def add_one(x):', entryPoint: 'add_one', description: d });
-    expect(extractCode(scriptedJudgeOrCoderReply('oracle', coder(`${SCRIPTED_MARK} Returns the number plus one.`), method)!.content, 'add_one')).toBe(method.code);
+    expect(extractCode(scriptedJudgeOrCoderReply('oracle', coder(`${SCRIPTED_MARK} Returns the number plus one.`), method)!.content, 'add_one')).toBe(
+      method.code,
+    );
     expect(extractCode(scriptedJudgeOrCoderReply('oracle', coder('I do not know.'), method)!.content, 'add_one')).toContain('return None');
     expect(extractCode(scriptedJudgeOrCoderReply('null', coder('Returns the number plus one.'), method)!.content, 'add_one')).toContain('return None');
   });
@@ -43,7 +45,11 @@ describe('scripted judge and code writer', () => {
     const quoted = `${SCRIPTED_MARK} It behaves exactly like this Python code:\n\`\`\`python\n${method.code}\`\`\``;
     expect(parseScore(scriptedJudgeOrCoderReply('oracle', judge(quoted, null), noGold)!.content)).toBe(5);
     expect(parseScore(scriptedJudgeOrCoderReply('oracle', judge(`${SCRIPTED_MARK} Adds things.`, null), noGold)!.content)).toBe(3);
-    const coder = scriptedJudgeOrCoderReply('oracle', buildCoderMessages({ signature: 'def add_one(x):', entryPoint: 'add_one', description: quoted }), noGold)!;
+    const coder = scriptedJudgeOrCoderReply(
+      'oracle',
+      buildCoderMessages({ signature: 'def add_one(x):', entryPoint: 'add_one', description: quoted }),
+      noGold,
+    )!;
     expect(extractCode(coder.content, 'add_one')).toContain('return x + 1');
   });
 });

@@ -3,46 +3,37 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { acquireSlot, closeSlotPool, heldSlots } from '../../activities/llm/concurrency';
 import { retryAfterMs, toFailure } from '../../activities/llm/errors';
 import { buildRegistry, loadModelsFile, ModelConfigError, apiKeyFor } from '../../config/models';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { runEpisode } from '../episode/helpers';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
+import { useStack } from '../helpers/stack';
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-llm', [ADD]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  setup: async ({ db }) => {
+    await insertFixtureMethods(db, 'fixture-llm', [ADD]);
+  },
 });
 afterAll(async () => {
-  await workers?.shutdown();
   await closeSlotPool();
-  await client?.connection.close();
-  await dbh?.close();
 });
 
 async function agentTurnAttempts(workflowId: string): Promise<{ attempt: number; time: number }[]> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
   const scheduled = new Map<string, string>();
   const out: { attempt: number; time: number }[] = [];
   for (const e of history.events ?? []) {
     const s = e.activityTaskScheduledEventAttributes;
     if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
     const st = e.activityTaskStartedEventAttributes;
-    if (st && scheduled.get(String(st.scheduledEventId)) === 'agentTurn') out.push({ attempt: st.attempt ?? 1, time: Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) });
+    if (st && scheduled.get(String(st.scheduledEventId)) === 'agentTurn')
+      out.push({ attempt: st.attempt ?? 1, time: Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6) });
   }
   return out;
 }
@@ -50,7 +41,7 @@ async function agentTurnAttempts(workflowId: string): Promise<{ attempt: number;
 describe('LLM activity retries', () => {
   it('429 with Retry-After: the turn is retried after the delay and the episode completes', async () => {
     const started = Date.now();
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-ratelimit', 'interactive', { runId: `llm-429-${Date.now().toString(36)}` });
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-ratelimit', 'interactive', { runId: `llm-429-${Date.now().toString(36)}` });
     expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4 });
     // Two turns, each answered 429 once (Retry-After: 1) then 200: the started attempts are 1, 2, 1, 2.
     const attempts = await agentTurnAttempts(episodeWorkflowId(out.episodeId.split('/')[0]!, ADD.id, 'mock-ratelimit', 'interactive', 0));
@@ -64,7 +55,7 @@ describe('LLM activity retries', () => {
 
   it('401 is not retried: the episode fails once, naming the auth error', async () => {
     const runId = `llm-401-${Date.now().toString(36)}`;
-    const out = await runEpisode(client, dbh.db, ADD.id, 'mock-unauthorized', 'interactive', { runId });
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-unauthorized', 'interactive', { runId });
     expect(out.status).toBe('failed');
     expect(out.error).toMatch(/LlmAuthError/);
     expect((await agentTurnAttempts(episodeWorkflowId(runId, ADD.id, 'mock-unauthorized', 'interactive', 0))).map((a) => a.attempt)).toEqual([1]);
@@ -120,7 +111,22 @@ describe('model registry', () => {
   it('validates the models file and reads API keys from the variable named', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-models-'));
     const file = path.join(dir, 'pau.models.json');
-    fs.writeFileSync(file, JSON.stringify({ default: ['gpt-4o'], models: { 'gpt-4o': { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o', apiKeyEnv: 'OPENAI_API_KEY', inputUsdPerMTok: 2.5, outputUsdPerMTok: 10, maxConcurrency: 8 } } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        default: ['gpt-4o'],
+        models: {
+          'gpt-4o': {
+            baseUrl: 'https://api.openai.com/v1',
+            model: 'gpt-4o',
+            apiKeyEnv: 'OPENAI_API_KEY',
+            inputUsdPerMTok: 2.5,
+            outputUsdPerMTok: 10,
+            maxConcurrency: 8,
+          },
+        },
+      }),
+    );
     const reg = buildRegistry(loadModelsFile(file));
     const m = reg.get('gpt-4o');
     expect(m).toMatchObject({ provider: 'openai', maxConcurrency: 8, params: { temperature: 0 } });

@@ -4,29 +4,31 @@ import { summarize, type EpisodeRow } from '../../domain/report/summarize';
 
 // Rows with only what the summary reads; scores and code match vary, coverage is constant.
 function rows(model: string, scores: number[], codeMatch: number[]): EpisodeRow[] {
-  return scores.map((score, i): EpisodeRow => ({
-    episodeId: `r/${model}/${i}`,
-    methodId: `m/${i}`,
-    source: 'fixture',
-    model,
-    setting: 'interactive',
-    sample: 0,
-    status: 'completed',
-    endReason: 'submitted',
-    judged: true,
-    score,
-    unparsable: false,
-    codeMatch: codeMatch[i] ?? null,
-    statementCoverage: 1,
-    branchCoverage: 1,
-    diagnostics: null,
-    callsMade: 3,
-    tokensIn: 0,
-    tokensOut: 0,
-    costUsd: 0,
-    workflowId: null,
-    uiLink: null,
-  }));
+  return scores.map(
+    (score, i): EpisodeRow => ({
+      episodeId: `r/${model}/${i}`,
+      methodId: `m/${i}`,
+      source: 'fixture',
+      model,
+      setting: 'interactive',
+      sample: 0,
+      status: 'completed',
+      endReason: 'submitted',
+      judged: true,
+      score,
+      unparsable: false,
+      codeMatch: codeMatch[i] ?? null,
+      statementCoverage: 1,
+      branchCoverage: 1,
+      diagnostics: null,
+      callsMade: 3,
+      tokensIn: 0,
+      tokensOut: 0,
+      costUsd: 0,
+      workflowId: null,
+      uiLink: null,
+    }),
+  );
 }
 
 describe('regressions between scheduled runs', () => {

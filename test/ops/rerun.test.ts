@@ -1,33 +1,28 @@
 // Reruns on the real stack: only a run's failed episodes run again (counted activities and model
 // calls), and a failed workflow is reset to just before its failure without redoing what completed.
 import { ApplicationFailure } from '@temporalio/common';
-import type { Client } from '@temporalio/client';
 import { and, eq, gte, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { TurnInput } from '../../domain/episode/types';
 import { createMainActivities } from '../../activities/mainQueue';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
 import { episodes, llmCalls, reports, runs } from '../../db/schema/index';
 import { startBenchmark } from '../../scripts/client/starters';
 import { scheduledBenchmarkWorkflow } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { startTestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
-let client: Client;
-let dbh: DbHandle;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  // Ids of this file's own: another file's identical requests would answer these from the llm_calls cache.
-  await insertFixtureMethods(dbh.db, 'fixture-rerun', [ADD, REVERSE, RAISES].map((m) => ({ ...m, id: `${m.id}_rerun` })));
-});
-afterAll(async () => {
-  await client?.connection.close();
-  await dbh?.close();
+const stack = useStack({
+  setup: async ({ db }) => {
+    // Ids of this file's own: another file's identical requests would answer these from the llm_calls cache.
+    await insertFixtureMethods(
+      db,
+      'fixture-rerun',
+      [ADD, REVERSE, RAISES].map((m) => ({ ...m, id: `${m.id}_rerun` })),
+    );
+  },
 });
 
 /** Workflow ids matching a visibility query, polled until `want` appear (visibility lags a little). */
@@ -35,7 +30,7 @@ async function listIds(query: string, want: number): Promise<string[]> {
   let ids: string[] = [];
   for (let i = 0; i < 50; i++) {
     ids = [];
-    for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+    for await (const wf of stack.client.workflow.list({ query })) ids.push(wf.workflowId);
     if (ids.length >= want) break;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -66,16 +61,18 @@ describe('rerun --run RUN_ID --failed', () => {
     const first = countingMain((id) => id === victim);
     let workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: first.activities });
     try {
-      const result = await (await startBenchmark(client, runId, config)).result();
+      const result = await (await startBenchmark(stack.client, runId, config)).result();
       expect(result.totals).toMatchObject({ done: 3, failed: 1 });
     } finally {
       await workers.shutdown();
     }
-    const [failedRow] = await dbh.db.select().from(episodes).where(eq(episodes.id, victim));
+    const [failedRow] = await stack.db.select().from(episodes).where(eq(episodes.id, victim));
     expect(failedRow?.status).toBe('failed');
     expect(failedRow?.error).toContain('InjectedFailure');
     // The UI's query for "failed episodes of run X for model Y" finds exactly that one.
-    expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauModel = 'mock-oracle' AND PauOutcome = 'failed'`, 1)).toEqual([`episode/${victim}`]);
+    expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauModel = 'mock-oracle' AND PauOutcome = 'failed'`, 1)).toEqual([
+      `episode/${victim}`,
+    ]);
 
     const second = countingMain(() => false);
     workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: second.activities });
@@ -92,12 +89,12 @@ describe('rerun --run RUN_ID --failed', () => {
     }
     // Only the failed episode ran again.
     expect([...second.turns.keys()]).toEqual([victim]);
-    const eps = await dbh.db.select().from(episodes).where(eq(episodes.runId, runId));
+    const eps = await stack.db.select().from(episodes).where(eq(episodes.runId, runId));
     expect(eps.map((e) => e.status)).toEqual(['completed', 'completed', 'completed']);
     // The model calls made during the rerun were the victim's turns and no others.
-    const [newCalls] = await dbh.db.select({ n: sql<number>`count(*)::int` }).from(llmCalls).where(gte(llmCalls.createdAt, before));
+    const [newCalls] = await stack.db.select({ n: sql<number>`count(*)::int` }).from(llmCalls).where(gte(llmCalls.createdAt, before));
     expect(newCalls?.n).toBe(second.turns.get(victim));
-    const [run] = await dbh.db.select().from(runs).where(eq(runs.id, runId));
+    const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
     expect(run?.status).toBe('completed');
     expect(run?.summary).toMatchObject({ total: 3, done: 3, failed: 0 });
     expect(await listIds(`PauKind = 'episode' AND PauRunId = '${runId}' AND PauOutcome = 'completed'`, 3)).toHaveLength(3);
@@ -126,7 +123,7 @@ describe('rerun WORKFLOW_ID', () => {
     };
     let workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: failingReport });
     try {
-      const handle = await client.workflow.start(scheduledBenchmarkWorkflow, { taskQueue: 'pau', workflowId, args: [{ scheduleId, config }] });
+      const handle = await stack.client.workflow.start(scheduledBenchmarkWorkflow, { taskQueue: 'pau', workflowId, args: [{ scheduleId, config }] });
       await expect(handle.result()).rejects.toThrow();
     } finally {
       await workers.shutdown();
@@ -142,7 +139,7 @@ describe('rerun WORKFLOW_ID', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/first failure at event \d+ \(activity failed: injected report failure\)/);
-      const result = await client.workflow.getHandle<typeof scheduledBenchmarkWorkflow>(workflowId).result();
+      const result = await stack.client.workflow.getHandle<typeof scheduledBenchmarkWorkflow>(workflowId).result();
       expect(result.reportId).toBeGreaterThan(0);
     } finally {
       await workers.shutdown();
@@ -150,9 +147,12 @@ describe('rerun WORKFLOW_ID', () => {
     // The benchmark child was not run again: no agent turn after the reset.
     expect(fixed.turns.size).toBe(0);
     const runId = `${scheduleId}-manual`;
-    const [run] = await dbh.db.select().from(runs).where(and(eq(runs.id, runId), eq(runs.status, 'completed')));
+    const [run] = await stack.db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.id, runId), eq(runs.status, 'completed')));
     expect(run?.summary).toMatchObject({ report: expect.any(Number) });
-    const [stored] = await dbh.db.select().from(reports).where(eq(reports.runId, runId));
+    const [stored] = await stack.db.select().from(reports).where(eq(reports.runId, runId));
     expect(stored?.html).toContain('<html');
 
     // A workflow without a failure is refused with a clear message.

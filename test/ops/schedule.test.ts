@@ -1,37 +1,19 @@
-// Schedules on the real dev server: created, updated in place, paused, triggered (twice: the second run's
-// report compares with the first), listed and deleted.
-import type { Client } from '@temporalio/client';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
+import { describe, expect, it } from 'vitest';
 import { reports, runs } from '../../db/schema/index';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await insertFixtureMethods(dbh.db, 'fixture-sched', [ADD]);
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
-});
-afterAll(async () => {
-  await workers?.shutdown();
-  await client?.connection.close();
-  await dbh?.close();
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  setup: async ({ db }) => {
+    await insertFixtureMethods(db, 'fixture-sched', [ADD]);
+  },
 });
 
 async function scheduledRuns(scheduleId: string) {
-  return dbh.db
-    .select()
-    .from(runs)
-    .where(sql`${runs.config}->>'scheduleId' = ${scheduleId}`)
-    .orderBy(runs.createdAt);
+  return stack.db.select().from(runs).where(sql`${runs.config}->>'scheduleId' = ${scheduleId}`).orderBy(runs.createdAt);
 }
 
 async function waitForCompletedRuns(scheduleId: string, n: number, timeoutMs = 120_000) {
@@ -55,7 +37,7 @@ describe('pau schedule', () => {
     expect(created.code).toBe(0);
     expect(created.stdout).toContain(`schedule ${id}: created`);
     expect(created.stdout).toContain('judge: mock-oracle'); // scripted agents: the scripted judge
-    let d = await client.schedule.getHandle(id).describe();
+    let d = await stack.client.schedule.getHandle(id).describe();
     expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] });
     expect(d.spec.timezone).toBe('Europe/Paris');
     expect(d.policies.overlap).toBe('SKIP');
@@ -65,7 +47,7 @@ describe('pau schedule', () => {
     const updated = await runCli(['schedule', 'nightly', ...common, '--at', '04:15', '--tz', 'UTC', '--catchup', '30m']);
     expect(updated.code).toBe(0);
     expect(updated.stdout).toContain(`schedule ${id}: updated`);
-    d = await client.schedule.getHandle(id).describe();
+    d = await stack.client.schedule.getHandle(id).describe();
     expect(d.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 4, end: 4, step: 1 }], minute: [{ start: 15, end: 15, step: 1 }] });
     expect(d.spec.timezone).toBe('UTC');
     expect(d.policies.catchupWindow).toBe(1_800_000);
@@ -74,15 +56,15 @@ describe('pau schedule', () => {
     expect(listed.stdout).toMatch(new RegExp(`${id}\\s+active`));
 
     expect((await runCli(['schedule', 'pause', id])).code).toBe(0);
-    expect((await client.schedule.getHandle(id).describe()).state.paused).toBe(true);
+    expect((await stack.client.schedule.getHandle(id).describe()).state.paused).toBe(true);
     expect((await runCli(['schedule', 'describe', id])).stdout).toContain('(PAUSED)');
     expect((await runCli(['schedule', 'unpause', id])).code).toBe(0);
-    expect((await client.schedule.getHandle(id).describe()).state.paused).toBe(false);
+    expect((await stack.client.schedule.getHandle(id).describe()).state.paused).toBe(false);
 
     // Trigger: a scheduled run, reported. Then a second one, compared with the first.
     expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
     const [first] = await waitForCompletedRuns(id, 1);
-    expect((first?.summary as { comparedWith: string | null }).comparedWith).toBeNull();
+    expect((first!.summary as { comparedWith: string | null }).comparedWith).toBeNull();
     expect((await runCli(['schedule', 'trigger', id])).code).toBe(0);
     const both = await waitForCompletedRuns(id, 2);
     const second = both[1]!;
@@ -90,13 +72,14 @@ describe('pau schedule', () => {
     expect(s.comparedWith).toBe(first!.id);
     expect(s.regressions).toEqual([]); // the scripted oracle does as well every night
     // The report is in Postgres (any host can fetch it), compared with the first run.
-    const [stored] = await dbh.db.select().from(reports).where(eq(reports.id, s.report));
+    const [stored] = await stack.db.select().from(reports).where(eq(reports.id, s.report));
     expect(stored?.compareRunId).toBe(first!.id);
-    expect((stored?.json as { compare?: { runId: string } }).compare?.runId).toBe(first!.id);
+    expect((stored!.json as { compare?: { runId: string } }).compare?.runId).toBe(first!.id);
     expect(stored?.html).toContain('<html');
     // The scheduled workflow is findable by kind in the UI's search.
     const kinds: string[] = [];
-    for await (const wf of client.workflow.list({ query: `PauKind = 'scheduled-benchmark' AND TemporalScheduledById = '${id}'` })) kinds.push(wf.workflowId);
+    for await (const wf of stack.client.workflow.list({ query: `PauKind = 'scheduled-benchmark' AND TemporalScheduledById = '${id}'` }))
+      kinds.push(wf.workflowId);
     expect(kinds.length).toBeGreaterThanOrEqual(1);
 
     // Backfill validates its window.
@@ -105,9 +88,9 @@ describe('pau schedule', () => {
     expect(bad.stderr).toContain('--to must be after --from');
 
     expect((await runCli(['schedule', 'delete', id])).code).toBe(0);
-    await expect(client.schedule.getHandle(id).describe()).rejects.toThrow();
+    await expect(stack.client.schedule.getHandle(id).describe()).rejects.toThrow();
     expect((await runCli(['schedule', 'list'])).stdout).not.toContain(id);
-    const [kept] = await dbh.db.select().from(runs).where(eq(runs.id, first!.id));
+    const [kept] = await stack.db.select().from(runs).where(eq(runs.id, first!.id));
     expect(kept?.status).toBe('completed');
   }, 300_000);
 

@@ -3,31 +3,40 @@
 //
 // The histories in test/fixtures/histories were recorded on a real dev server with
 // `temporal workflow show -w WORKFLOW_ID --output json`, their ids listed in index.json. The `-before-outcome-patch` ones predate the
-// PauOutcome search attribute (added behind patched('episode-outcome-search-attribute')): they prove
-// older histories still replay. Record new ones the same way when a workflow changes shape.
+// PauOutcome search attribute (added behind patched('episode-outcome-search-attribute')), and the
+// episode/benchmark ones without `-with-` predate the explicit judge step and the report step (behind
+// patched('explicit-judge-step') and patched('benchmark-report-step')): they prove older histories still
+// replay; the `-with-` ones cover the new branches. Record new ones the same way when a workflow changes shape.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
 import { installRuntime } from '../../workers/createWorker';
+import * as workflows from '../../workflows/index';
 import { workflowBundle } from '../helpers/workers';
 
 const DIR = path.join(PROJECT_ROOT, 'test', 'fixtures', 'histories');
 /** File → the workflow id it was recorded under (workflows derive child ids from their own id). */
 const ids = JSON.parse(fs.readFileSync(path.join(DIR, 'index.json'), 'utf8')) as Record<string, string>;
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+const files = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.json') && f !== 'index.json')
+  .sort();
 
 describe('workflow histories replay on the current code', () => {
   it('has recorded histories of every main workflow type, each with its workflow id', () => {
     expect(Object.keys(ids).sort()).toEqual(files);
     const types = new Set(
       files.map((f) => {
-        const h = JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as { events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[] };
+        const h = JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as {
+          events: { workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }[];
+        };
         return h.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
       }),
     );
-    expect([...types].sort()).toEqual(['benchmarkRunWorkflow', 'buildDatasetWorkflow', 'doctorWorkflow', 'episodeWorkflow', 'judgeEpisodeWorkflow']);
+    // Every workflow type the worker serves (workflows/index.ts).
+    expect([...types].sort()).toEqual(Object.keys(workflows).sort());
   });
 
   it.each(files)('%s', async (file) => {

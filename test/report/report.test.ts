@@ -20,17 +20,47 @@ async function seedRun(runId: string, oracleScore: number) {
   await db.insert(runs).values({ id: runId, kind: 'benchmark', status: 'completed', config: { models: ['mock-oracle', 'mock-null'] } });
   for (let i = 0; i < 6; i++) {
     const methodId = `${i % 2 ? 'mbpp' : 'humaneval'}/rt-${stamp}-${i}`;
-    await db.insert(methods).values({ id: methodId, source: methodId.split('/')[0]!, sourceId: String(i), code: 'def f(x):\n    return x\n' }).onConflictDoNothing();
+    await db
+      .insert(methods)
+      .values({ id: methodId, source: methodId.split('/')[0]!, sourceId: String(i), code: 'def f(x):\n    return x\n' })
+      .onConflictDoNothing();
     for (const model of ['mock-oracle', 'mock-null']) {
       for (const setting of ['interactive', 'in-context'] as const) {
         const id = `${runId}/${methodId}/${model}/${setting}/0`;
-        await db.insert(episodes).values({ id, runId, methodId, model, setting, status: 'completed', finalDescription: 'x', callsMade: 3, tokensIn: 100, tokensOut: 20, costUsd: 0.001, workflowId: `episode/${id}` });
+        await db.insert(episodes).values({
+          id,
+          runId,
+          methodId,
+          model,
+          setting,
+          status: 'completed',
+          finalDescription: 'x',
+          callsMade: 3,
+          tokensIn: 100,
+          tokensOut: 20,
+          costUsd: 0.001,
+          workflowId: `episode/${id}`,
+        });
         const good = model === 'mock-oracle';
         const score = good ? (setting === 'interactive' ? oracleScore : 4) : 1;
         await db.insert(judgments).values({
-          episodeId: id, judgeModel: 'mock-oracle', score, rationale: 'r', codeMatch: good ? 1 : 0,
-          statementCoverage: good ? 1 : 0.5, branchCoverage: good ? 1 : 0.25,
-          diagnostics: { calls: 3, repeatedCalls: 1, errors: 0, agentErrors: 0, contradictsObserved: !good, underExplored: !good, unparsable: false, noCode: false },
+          episodeId: id,
+          judgeModel: 'mock-oracle',
+          score,
+          rationale: 'r',
+          codeMatch: good ? 1 : 0,
+          statementCoverage: good ? 1 : 0.5,
+          branchCoverage: good ? 1 : 0.25,
+          diagnostics: {
+            calls: 3,
+            repeatedCalls: 1,
+            errors: 0,
+            agentErrors: 0,
+            contradictsObserved: !good,
+            underExplored: !good,
+            unparsable: false,
+            noCode: false,
+          },
         });
       }
     }
@@ -89,8 +119,34 @@ describe('report', () => {
   });
 
   it('an unjudged episode counts in n but not in the means', () => {
-    const base: EpisodeRow = { episodeId: 'e', methodId: 'm', source: 's', model: 'a', setting: 'interactive', sample: 0, status: 'completed', endReason: null, judged: true, score: 4, unparsable: false, codeMatch: 0.5, statementCoverage: 1, branchCoverage: 1, diagnostics: null, callsMade: 1, tokensIn: 1, tokensOut: 1, costUsd: 0, workflowId: null, uiLink: null };
-    const s = summarize([base, { ...base, episodeId: 'f', judged: false, score: null, codeMatch: null }, { ...base, episodeId: 'g', unparsable: true, score: null }]);
+    const base: EpisodeRow = {
+      episodeId: 'e',
+      methodId: 'm',
+      source: 's',
+      model: 'a',
+      setting: 'interactive',
+      sample: 0,
+      status: 'completed',
+      endReason: null,
+      judged: true,
+      score: 4,
+      unparsable: false,
+      codeMatch: 0.5,
+      statementCoverage: 1,
+      branchCoverage: 1,
+      diagnostics: null,
+      callsMade: 1,
+      tokensIn: 1,
+      tokensOut: 1,
+      costUsd: 0,
+      workflowId: null,
+      uiLink: null,
+    };
+    const s = summarize([
+      base,
+      { ...base, episodeId: 'f', judged: false, score: null, codeMatch: null },
+      { ...base, episodeId: 'g', unparsable: true, score: null },
+    ]);
     expect(s.groups[0]).toMatchObject({ episodes: 3, judged: 2, unparsable: 1 });
     expect(s.groups[0]!.metrics.score.mean).toBe(4);
     expect(s.distribution[0]!.counts).toEqual({ '1': 0, '2': 0, '3': 0, '4': 1, '5': 0, unparsable: 1 });

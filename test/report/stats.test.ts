@@ -47,8 +47,17 @@ describe('pairedDifference', () => {
   });
 
   it('pairs by key, averages repeated samples of a key, and counts the unpaired', () => {
-    const a = [{ key: 'x', value: 4 }, { key: 'x', value: 2 }, { key: 'y', value: 1 }, { key: 'only-a', value: 9 }];
-    const b = [{ key: 'x', value: 1 }, { key: 'y', value: 1 }, { key: 'only-b', value: 9 }];
+    const a = [
+      { key: 'x', value: 4 },
+      { key: 'x', value: 2 },
+      { key: 'y', value: 1 },
+      { key: 'only-a', value: 9 },
+    ];
+    const b = [
+      { key: 'x', value: 1 },
+      { key: 'y', value: 1 },
+      { key: 'only-b', value: 9 },
+    ];
     const d = pairedDifference(a, b);
     expect(d.n).toBe(2);
     expect(d.mean).toBe(1); // x: 3-1 = 2, y: 0

@@ -98,7 +98,11 @@ describe('coverage agrees with coverage.py', () => {
     ['try/except', TRY, [['0']]],
     ['comprehension', COMP, [['[]']]],
     ['helper', HELPER, [['1']]],
-    ['while/break/continue', 'def f(n):\n    i = 0\n    while True:\n        i += 1\n        if i % 2:\n            continue\n        if i > n:\n            break\n    return i\n', [['3']]],
+    [
+      'while/break/continue',
+      'def f(n):\n    i = 0\n    while True:\n        i += 1\n        if i % 2:\n            continue\n        if i > n:\n            break\n    return i\n',
+      [['3']],
+    ],
     ['multi-line statement', 'def f(x):\n    y = (x +\n         1)\n    return [y,\n            y] if x else None\n', [['1']]],
   ];
   for (const [name, src, calls] of cases) {
@@ -120,12 +124,20 @@ describe('determinism and statelessness', () => {
     expect(v.flags).toContain('outputs-differ');
   });
   it('mutating globals and default arguments is flagged as state', async () => {
-    const v = await checkDeterminism(pool, { source: 'SEEN = []\ndef f(x, acc=[]):\n    SEEN.append(x)\n    acc.append(x)\n    return len(acc)\n', entry: 'f', calls: [['1']] });
+    const v = await checkDeterminism(pool, {
+      source: 'SEEN = []\ndef f(x, acc=[]):\n    SEEN.append(x)\n    acc.append(x)\n    return len(acc)\n',
+      entry: 'f',
+      calls: [['1']],
+    });
     expect(v.stateless).toBe(false);
     expect(v.flags).toEqual(expect.arrayContaining(['mutates-globals', 'mutates-defaults', 'mutable-default-argument']));
   });
   it('set order of strings depends on the hash seed', async () => {
-    const v = await checkDeterminism(pool, { source: 'def f(ws):\n    return list(set(ws))\n', entry: 'f', calls: [[JSON.stringify(Array.from({ length: 20 }, (_, i) => `w${i}`))]] });
+    const v = await checkDeterminism(pool, {
+      source: 'def f(ws):\n    return list(set(ws))\n',
+      entry: 'f',
+      calls: [[JSON.stringify(Array.from({ length: 20 }, (_, i) => `w${i}`))]],
+    });
     expect(v.deterministic).toBe(false);
     expect(v.flags).toContain('hash-seed-dependent');
   });
@@ -150,7 +162,20 @@ describe('CLI', () => {
   }
 
   it('prints one JSON object with results and coverage, exit 0 even when a call fails', () => {
-    const r = cli(['exec', '--file', file, '--entry', 'f', '--calls', '[["[3, 1, 2]"], "[], key=1"]', '--coverage', '--timeout-ms', '1000', '--memory-mb', '256']);
+    const r = cli([
+      'exec',
+      '--file',
+      file,
+      '--entry',
+      'f',
+      '--calls',
+      '[["[3, 1, 2]"], "[], key=1"]',
+      '--coverage',
+      '--timeout-ms',
+      '1000',
+      '--memory-mb',
+      '256',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.results[0]).toMatchObject({ ok: true, value: [1, 2, 3] });

@@ -43,7 +43,10 @@ const attacks: [string, string][] = [
   ['write the project', "def f():\n    open('/work/main/pwned', 'w').write('x')\n    return True"],
   ['read the project', "def f():\n    return open('/work/main/package.json').read()"],
   ['read the host passwd', "def f():\n    return open('/etc/passwd').read()"],
-  ['list host processes', "import os\ndef f():\n    return any(open(f'/proc/{p}/cmdline').read().find('node') >= 0 for p in os.listdir('/proc') if p.isdigit())"],
+  [
+    'list host processes',
+    "import os\ndef f():\n    return any(open(f'/proc/{p}/cmdline').read().find('node') >= 0 for p in os.listdir('/proc') if p.isdigit())",
+  ],
 ];
 
 describe('hostile calls are contained', () => {
@@ -63,7 +66,10 @@ describe('hostile calls are contained', () => {
   });
 
   it('scratch files do not survive into the next call', async () => {
-    const w = await call1(pool, "import os\ndef f():\n    open('note.txt', 'w').write('left behind')\n    os.mkdir('d')\n    open('d/x', 'w').write('1')\n    return sorted(os.listdir('.'))\n");
+    const w = await call1(
+      pool,
+      "import os\ndef f():\n    open('note.txt', 'w').write('left behind')\n    os.mkdir('d')\n    open('d/x', 'w').write('1')\n    return sorted(os.listdir('.'))\n",
+    );
     expect(w).toMatchObject({ ok: true, value: ['d', 'note.txt'] });
     const r = await call1(pool, "import os\ndef f():\n    return os.listdir('.') + os.listdir('/tmp')\n");
     expect(r).toMatchObject({ ok: true, value: [] });
@@ -73,10 +79,10 @@ describe('hostile calls are contained', () => {
     const tamper = [
       'import sys, builtins, math, json',
       'def f():',
-      "    builtins.len = lambda x: 42",
-      "    math.sqrt = lambda x: -1",
+      '    builtins.len = lambda x: 42',
+      '    math.sqrt = lambda x: -1',
       "    sys.modules['json'] = None",
-      "    import collections; collections.Counter = None",
+      '    import collections; collections.Counter = None',
       '    global G',
       '    G = 1',
       '    return len([1])',

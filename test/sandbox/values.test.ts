@@ -76,7 +76,11 @@ describe('value round-trips', () => {
 
   it('parses args as a list of strings, as one string, with kwargs', async () => {
     const src = "def f(xs, key='z', *, rev=False):\n    return (sorted(xs, reverse=rev), key)\n";
-    const res = await pool.runBatch({ source: src, entry: 'f', calls: [['[3, 1, 2]'], "[3, 1, 2], key='a'", ['[2, 1]', "key='b'", 'rev=True'], '', 'os.system("x")', '[1] + [2]'] });
+    const res = await pool.runBatch({
+      source: src,
+      entry: 'f',
+      calls: [['[3, 1, 2]'], "[3, 1, 2], key='a'", ['[2, 1]', "key='b'", 'rev=True'], '', 'os.system("x")', '[1] + [2]'],
+    });
     expect(res.results.map((r) => (r.ok ? r.repr : r.error.type))).toEqual([
       "([1, 2, 3], 'z')",
       "([1, 2, 3], 'a')",

@@ -52,7 +52,8 @@ async function build(config: BuildConfigInput & { name: string }) {
 }
 
 const row = async (id: string) => (await dbh.db.select().from(methods).where(eq(methods.id, id)))[0]!;
-const splits = async (name: string) => new Map((await dbh.db.select().from(datasetMethods).where(eq(datasetMethods.datasetName, name))).map((r) => [r.methodId, r.split]));
+const splits = async (name: string) =>
+  new Map((await dbh.db.select().from(datasetMethods).where(eq(datasetMethods.datasetName, name))).map((r) => [r.methodId, r.split]));
 
 describe('a build under the validity rules', () => {
   it('generated held-out inputs, exclusions with reasons, generated example calls, behaviour clusters; the same hash twice', { timeout: 240_000 }, async () => {
@@ -107,7 +108,10 @@ describe('a build under the validity rules', () => {
   });
 
   it('split by source: CruxEval is test, CodeAlpaca trains; the scheme is in the config and the summary', { timeout: 120_000 }, async () => {
-    const { prep, summary } = await build({ name: 'v-by-source', split: { scheme: 'by-source', validation: 0, bySource: { cruxeval: 'test', codealpaca: 'train' } } });
+    const { prep, summary } = await build({
+      name: 'v-by-source',
+      split: { scheme: 'by-source', validation: 0, bySource: { cruxeval: 'test', codealpaca: 'train' } },
+    });
     expect(prep.toCheck).toEqual([]); // the same method rows as the proportional build: checked once
     const s = await splits('v-by-source');
     expect([...s.entries()].sort()).toEqual([
@@ -127,7 +131,10 @@ describe('a build under the validity rules', () => {
   it('without input generation the CodeAlpaca functions are rejected for lack of example calls, as before', { timeout: 120_000 }, async () => {
     const { summary } = await build({ name: 'v-no-generation', split: { test: 2, validation: 0 }, inputs: { generateMissing: false } });
     expect(summary.sources.codealpaca!.rejected).toEqual({ 'no-known-inputs': 2 });
-    const rows = await dbh.db.select({ id: methods.id, verdict: methods.verdict }).from(methods).where(inArray(methods.id, ['codealpaca/2k:0']));
+    const rows = await dbh.db
+      .select({ id: methods.id, verdict: methods.verdict })
+      .from(methods)
+      .where(inArray(methods.id, ['codealpaca/2k:0']));
     expect(rows).toEqual([{ id: 'codealpaca/2k:0', verdict: 'rejected' }]);
   });
 });

@@ -2,17 +2,14 @@
 // scripted models): budget-matched in-context examples (k = the call budget, the same inputs for every
 // model, k recorded and shown), the old probe mode on request, and code match on the dataset's typed
 // held-out inputs (raising inputs count) or no code match with the recorded exclusion reason.
-import type { Client } from '@temporalio/client';
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
-import { connect, type DbHandle } from '../../db/client';
+import { describe, expect, it } from 'vitest';
 import { datasetMethods, datasets, episodes, judgments, methods, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { inputKey } from '../../domain/inputs/generator';
 import { startBenchmark } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-episodes';
 /** Methods as a typed build stores them: held-out inputs generated and run, exclusions decided. */
@@ -26,7 +23,11 @@ const METHODS = [
     heldoutInputs: ['[5, 6]'],
     // `[]` raises IndexError: with typed held-out inputs it counts (the exception is behaviour).
     heldoutGenerated: ['[]', '[9, 8, 7]', '[-1]'],
-    heldoutGeneratedOutputs: [{ ok: false, excType: 'IndexError' }, { ok: true, repr: '9' }, { ok: true, repr: '-1' }],
+    heldoutGeneratedOutputs: [
+      { ok: false, excType: 'IndexError' },
+      { ok: true, repr: '9' },
+      { ok: true, repr: '-1' },
+    ],
     codeMatchExclusion: null,
   },
   {
@@ -37,34 +38,46 @@ const METHODS = [
     probeInputs: ['1', "'a'"],
     heldoutInputs: [],
     heldoutGenerated: ['2', '[1]'],
-    heldoutGeneratedOutputs: [{ ok: true, repr: '42' }, { ok: true, repr: '42' }],
+    heldoutGeneratedOutputs: [
+      { ok: true, repr: '42' },
+      { ok: true, repr: '42' },
+    ],
     codeMatchExclusion: 'fewer-than-2-distinct-heldout-outputs',
   },
 ];
 
-let client: Client;
-let dbh: DbHandle;
-let workers: TestWorkers;
-
-beforeAll(async () => {
-  client = await connectClient();
-  dbh = connect(process.env.DATABASE_URL, 2);
-  await dbh.db.insert(datasets).values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' }).onConflictDoNothing();
-  for (const [i, m] of METHODS.entries()) {
-    const { gold, ...rest } = m;
-    await dbh.db.insert(methods).values({ ...rest, source: 'validity', sourceId: m.entryPoint, signature: `def ${m.entryPoint}(${m.code.match(/\((\w+)\)/)![1]}):`, goldDescription: gold, verdict: 'accepted' }).onConflictDoNothing();
-    await dbh.db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
-  }
-  workers = await startTestWorkers(['pau', 'pau-sandbox']);
-}, 180_000);
-afterAll(async () => {
-  await workers?.shutdown();
-  await client?.connection.close();
-  await dbh?.close();
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  timeoutMs: 180_000,
+  setup: async ({ db }) => {
+    await db
+      .insert(datasets)
+      .values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' })
+      .onConflictDoNothing();
+    for (const [i, m] of METHODS.entries()) {
+      const { gold, ...rest } = m;
+      await db
+        .insert(methods)
+        .values({
+          ...rest,
+          source: 'validity',
+          sourceId: m.entryPoint,
+          signature: `def ${m.entryPoint}(${m.code.match(/\((\w+)\)/)![1]}):`,
+          goldDescription: gold,
+          verdict: 'accepted',
+        })
+        .onConflictDoNothing();
+      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
+    }
+  },
 });
 
 async function examplesOf(episodeId: string): Promise<string[]> {
-  const rows = await dbh.db.select().from(steps).where(and(eq(steps.episodeId, episodeId), eq(steps.kind, 'example'))).orderBy(asc(steps.idx));
+  const rows = await stack.db
+    .select()
+    .from(steps)
+    .where(and(eq(steps.episodeId, episodeId), eq(steps.kind, 'example')))
+    .orderBy(asc(steps.idx));
   return rows.map((r) => (r.call as { arguments: string }).arguments);
 }
 
@@ -72,10 +85,18 @@ describe('in-context examples and code match under the validity rules', () => {
   const runId = `validity-${Date.now().toString(36)}`;
 
   it('in-context shows maxCalls examples, the same for every model, never a held-out input; k is recorded and shown', { timeout: 240_000 }, async () => {
-    const config: BenchmarkConfig = { dataset: DATASET, split: 'test', models: ['mock-oracle', 'mock-random'], settings: ['in-context', 'interactive'], samples: 1, budgets: { maxCalls: 7 }, judgeModel: 'mock-oracle' };
-    const result = await (await startBenchmark(client, runId, config)).result();
+    const config: BenchmarkConfig = {
+      dataset: DATASET,
+      split: 'test',
+      models: ['mock-oracle', 'mock-random'],
+      settings: ['in-context', 'interactive'],
+      samples: 1,
+      budgets: { maxCalls: 7 },
+      judgeModel: 'mock-oracle',
+    };
+    const result = await (await startBenchmark(stack.client, runId, config)).result();
     expect(result.totals.failed).toBe(0);
-    const rows = await dbh.db.select().from(episodes).where(eq(episodes.runId, runId));
+    const rows = await stack.db.select().from(episodes).where(eq(episodes.runId, runId));
     const inCtx = rows.filter((e) => e.setting === 'in-context');
     expect(inCtx).toHaveLength(4);
     for (const e of inCtx) expect(e).toMatchObject({ inContextK: 7, inContextExamples: 'generated' });
@@ -100,7 +121,7 @@ describe('in-context examples and code match under the validity rules', () => {
   });
 
   it('code match counts raising held-out inputs, and an excluded method gets none, with its reason', async () => {
-    const rows = await dbh.db
+    const rows = await stack.db
       .select({ methodId: episodes.methodId, model: episodes.model, setting: episodes.setting, j: judgments })
       .from(judgments)
       .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
@@ -122,9 +143,17 @@ describe('in-context examples and code match under the validity rules', () => {
 
   it('--in-context-examples probe keeps the old behaviour: the first k probe inputs', { timeout: 120_000 }, async () => {
     const probeRun = `${runId}-probe`;
-    const config: BenchmarkConfig = { dataset: DATASET, split: 'test', models: ['mock-oracle'], settings: ['in-context'], samples: 1, inContextExamples: 'probe', limit: 1 };
-    await (await startBenchmark(client, probeRun, config)).result();
-    const [e] = await dbh.db.select().from(episodes).where(eq(episodes.runId, probeRun));
+    const config: BenchmarkConfig = {
+      dataset: DATASET,
+      split: 'test',
+      models: ['mock-oracle'],
+      settings: ['in-context'],
+      samples: 1,
+      inContextExamples: 'probe',
+      limit: 1,
+    };
+    await (await startBenchmark(stack.client, probeRun, config)).result();
+    const [e] = await stack.db.select().from(episodes).where(eq(episodes.runId, probeRun));
     expect(e).toMatchObject({ inContextK: 2, inContextExamples: 'probe' });
     expect(await examplesOf(e!.id)).toEqual(METHODS[0]!.probeInputs);
   });

@@ -33,7 +33,17 @@ function pythonParse(texts: string[]): { ok: boolean; out: string }[] {
 
 describe('Python literal codec', () => {
   it('parses what ast.unparse writes and prints it back unchanged', () => {
-    for (const t of ['[1, 2, 3], 4', "'abc', k=2", "{'a': 1, 'b': [1, 2]}, None", "(1, 'x'), 2.5, True", "b'ab\\x00', -3", "\"it's\", 'a\\nb'", 'set(), {1, 2}', '(1,), ()', '-0.5, 123456789012345678901234567890']) {
+    for (const t of [
+      '[1, 2, 3], 4',
+      "'abc', k=2",
+      "{'a': 1, 'b': [1, 2]}, None",
+      "(1, 'x'), 2.5, True",
+      "b'ab\\x00', -3",
+      "\"it's\", 'a\\nb'",
+      'set(), {1, 2}',
+      '(1,), ()',
+      '-0.5, 123456789012345678901234567890',
+    ]) {
       expect(formatArgs(parseArgs(t)!)).toBe(t);
     }
     expect(parseArgs('1, x')).toBeNull(); // names are not literals
@@ -59,11 +69,20 @@ describe('typed generation', () => {
   });
 
   it('keeps each argument type: ints, floats, strings, lists of ints, dicts, sets, fixed-arity tuples, nesting', () => {
-    const out = values(gen(['[1, 2], 3, 2.5, \'ab\', {\'x\': 1}, {4, 5}, (1, \'a\'), [[1], [2, 3]]'], 40));
+    const out = values(gen(["[1, 2], 3, 2.5, 'ab', {'x': 1}, {4, 5}, (1, 'a'), [[1], [2, 3]]"], 40));
     expect(out).toHaveLength(40);
     for (const a of out) {
       expect(a.args.map((v) => v.t)).toEqual(['list', 'int', 'float', 'str', 'dict', 'set', 'tuple', 'list']);
-      const [list, , , , dict, set, tuple, nested] = a.args as [Extract<PyValue, { items: PyValue[] }>, PyValue, PyValue, PyValue, Extract<PyValue, { t: 'dict' }>, Extract<PyValue, { items: PyValue[] }>, Extract<PyValue, { items: PyValue[] }>, Extract<PyValue, { items: PyValue[] }>];
+      const [list, , , , dict, set, tuple, nested] = a.args as [
+        Extract<PyValue, { items: PyValue[] }>,
+        PyValue,
+        PyValue,
+        PyValue,
+        Extract<PyValue, { t: 'dict' }>,
+        Extract<PyValue, { items: PyValue[] }>,
+        Extract<PyValue, { items: PyValue[] }>,
+        Extract<PyValue, { items: PyValue[] }>,
+      ];
       expect(list.items.every((v) => v.t === 'int')).toBe(true);
       expect(dict.entries.every(([k, v]) => k.t === 'str' && v.t === 'int')).toBe(true);
       expect(set.items.every((v) => v.t === 'int')).toBe(true);
@@ -144,7 +163,12 @@ describe('typed generation', () => {
   });
 
   it('every generated input is accepted by the sandbox argument parser, with the values the codec meant', () => {
-    const knowns = [["[1, 2], 3, 2.5, 'ab', {'x': 1}, {4, 5}, (1, 'a'), [[1], [2, 3]]"], ["'it\\'s', k=None", "'a\\nb', k=3"], ["b'xy', -0.0, {(1, 2): 'v'}"], ['set(), ()']];
+    const knowns = [
+      ["[1, 2], 3, 2.5, 'ab', {'x': 1}, {4, 5}, (1, 'a'), [[1], [2, 3]]"],
+      ["'it\\'s', k=None", "'a\\nb', k=3"],
+      ["b'xy', -0.0, {(1, 2): 'v'}"],
+      ['set(), ()'],
+    ];
     const texts = knowns.flatMap((k, i) => gen(k, 25, `py/${i}`));
     const parsed = pythonParse(texts);
     expect(parsed.filter((r) => !r.ok)).toEqual([]);

@@ -26,7 +26,10 @@ describe('behaviour clusters in the split', () => {
       { ...train[i]!, sourceId: train[i]!.sourceId!, entryPoint: `f${i}`, behaviourKey: `k${i}` },
     ]);
     const clustered = new Set(members.map((m) => m.id));
-    const all = [...members, ...items.filter((it) => !clustered.has(it.id)).map((it) => ({ ...it, sourceId: it.sourceId!, entryPoint: null, behaviourKey: null }))];
+    const all = [
+      ...members,
+      ...items.filter((it) => !clustered.has(it.id)).map((it) => ({ ...it, sourceId: it.sourceId!, entryPoint: null, behaviourKey: null })),
+    ];
     const withClusters = clusterItems(all);
     const r = splitMethods(withClusters, spec, 's');
     const got = splitOf(r);
@@ -36,7 +39,16 @@ describe('behaviour clusters in the split', () => {
       expect(blind.get(a!.id)).not.toBe(blind.get(b!.id));
     }
     expect(r.actual).toEqual({ test: 30, validation: 10, train: 60 });
-    const summary = behaviourSummary(all, withClusters, r, splitMethods(withClusters.map((x) => ({ ...x, cluster: null })), spec, 's'));
+    const summary = behaviourSummary(
+      all,
+      withClusters,
+      r,
+      splitMethods(
+        withClusters.map((x) => ({ ...x, cluster: null })),
+        spec,
+        's',
+      ),
+    );
     expect(summary).toMatchObject({ fingerprinted: 10, clusters: 5, clustered: 10, wouldCross: 5 });
     // Same pool in another order: the same assignment.
     expect(splitOf(splitMethods([...withClusters].reverse(), spec, 's'))).toEqual(got);
@@ -44,7 +56,11 @@ describe('behaviour clusters in the split', () => {
 
   it('a pool of single methods splits exactly as before clustering existed', () => {
     const a = stratifiedSplit(items, spec, 's');
-    const b = splitMethods(items.map((x) => ({ ...x, cluster: null })), spec, 's');
+    const b = splitMethods(
+      items.map((x) => ({ ...x, cluster: null })),
+      spec,
+      's',
+    );
     expect(b.assignments).toEqual(a.assignments);
   });
 });
@@ -53,18 +69,42 @@ describe('split by source', () => {
   const items = [...pool('humaneval', 10), ...pool('mbpp', 30), ...pool('cruxeval', 10), ...pool('codealpaca', 40)];
 
   it('test from humaneval, mbpp, cruxeval; codealpaca trains, with validation drawn from it', () => {
-    const r = splitMethods(items, { scheme: 'by-source', test: 741, validation: 5, bySource: { humaneval: 'test', mbpp: 'test', cruxeval: 'test', codealpaca: 'train' } }, 's');
+    const r = splitMethods(
+      items,
+      { scheme: 'by-source', test: 741, validation: 5, bySource: { humaneval: 'test', mbpp: 'test', cruxeval: 'test', codealpaca: 'train' } },
+      's',
+    );
     const got = splitOf(r);
     expect(items.filter((it) => it.source !== 'codealpaca').every((it) => got.get(it.id) === 'test')).toBe(true);
-    expect(items.filter((it) => it.source === 'codealpaca').map((it) => got.get(it.id)).sort()).toEqual([...Array(35).fill('train'), ...Array(5).fill('validation')].sort());
+    expect(
+      items
+        .filter((it) => it.source === 'codealpaca')
+        .map((it) => got.get(it.id))
+        .sort(),
+    ).toEqual([...Array(35).fill('train'), ...Array(5).fill('validation')].sort());
     expect(r.actual).toEqual({ test: 50, validation: 5, train: 35 });
   });
 
   it("MBPP's official split by task id; a cluster goes to the most held-out split of its members", () => {
-    expect([1, 10, 11, 510, 511, 600, 601, 974].map((n) => mbppOfficialSplit(String(n)))).toEqual(['train', 'train', 'test', 'test', 'validation', 'validation', 'train', 'train']);
+    expect([1, 10, 11, 510, 511, 600, 601, 974].map((n) => mbppOfficialSplit(String(n)))).toEqual([
+      'train',
+      'train',
+      'test',
+      'test',
+      'validation',
+      'validation',
+      'train',
+      'train',
+    ]);
     const mbpp = [5, 20, 530, 700].map((n) => ({ id: `mbpp/${n}`, source: 'mbpp', sourceId: String(n) }));
     const ca = { id: 'codealpaca/2k:1', source: 'codealpaca', sourceId: '2k:1', cluster: 'same' };
-    const r = splitOf(splitMethods([...mbpp.map((m) => (m.sourceId === '20' ? { ...m, cluster: 'same' } : m)), ca], { scheme: 'by-source', test: 0, validation: 100, bySource: { mbpp: 'official', codealpaca: 'train' } }, 's'));
+    const r = splitOf(
+      splitMethods(
+        [...mbpp.map((m) => (m.sourceId === '20' ? { ...m, cluster: 'same' } : m)), ca],
+        { scheme: 'by-source', test: 0, validation: 100, bySource: { mbpp: 'official', codealpaca: 'train' } },
+        's',
+      ),
+    );
     expect([...r.entries()].sort()).toEqual([
       ['codealpaca/2k:1', 'test'], // behaves like mbpp/20 (test): it follows it rather than leak into train
       ['mbpp/20', 'test'],

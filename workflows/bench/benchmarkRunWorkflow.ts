@@ -18,14 +18,14 @@ export const benchmarkProgressQuery = defineQuery<RunTotals & { total: number; i
 
 const PAGE = 200;
 
-
 export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<BenchmarkRunResult> {
   const { runId, config } = input;
   const window = Math.max(1, config.window ?? 50);
   const perExecution = Math.max(window, config.episodesPerExecution ?? 500);
   const totals: RunTotals = input.totals ?? { done: 0, failed: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
   const combos: { model: string; setting: Setting; sample: number }[] = [];
-  for (const model of config.models) for (const setting of config.settings) for (let sample = 0; sample < config.samples; sample++) combos.push({ model, setting, sample });
+  for (const model of config.models)
+    for (const setting of config.settings) for (let sample = 0; sample < config.samples; sample++) combos.push({ model, setting, sample });
 
   let methodCount: number;
   try {
@@ -71,7 +71,17 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
       const error = errorText(err);
       log.warn('episode workflow failed', { episodeId, error });
       await db.recordEpisodeFailure({ runId, episodeId, methodId, model, setting, sample, error: error.slice(0, 4000) });
-      return { episodeId, status: 'failed', endReason: 'workflow_failed', callsMade: 0, turns: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, error } satisfies EpisodeOutcome;
+      return {
+        episodeId,
+        status: 'failed',
+        endReason: 'workflow_failed',
+        callsMade: 0,
+        turns: 0,
+        tokensIn: 0,
+        tokensOut: 0,
+        costUsd: 0,
+        error,
+      } satisfies EpisodeOutcome;
     };
     let outcome: EpisodeOutcome;
     try {

@@ -33,7 +33,16 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
   const name = config.name ?? 'pau-v1';
   const batchSize = config.batchSize ?? 25;
   const concurrency = config.concurrency ?? 4;
-  const progress: DatasetBuildProgress = { phase: 'preparing', candidates: 0, staticRejected: 0, alreadyChecked: 0, total: 0, checked: 0, accepted: 0, rejected: 0 };
+  const progress: DatasetBuildProgress = {
+    phase: 'preparing',
+    candidates: 0,
+    staticRejected: 0,
+    alreadyChecked: 0,
+    total: 0,
+    checked: 0,
+    accepted: 0,
+    rejected: 0,
+  };
   setHandler(datasetProgressQuery, () => progress);
   try {
     const prep = await main.prepareDatasetBuild({ config, batchSize });
@@ -47,7 +56,11 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
     const { failures } = await fanOut(
       prep.batches,
       async (ids) => {
-        const r = await sandbox.checkMethodsBatch({ ids, ...(config.limits ? { limits: config.limits } : {}), ...(config.inputs ? { inputs: config.inputs } : {}) });
+        const r = await sandbox.checkMethodsBatch({
+          ids,
+          ...(config.limits ? { limits: config.limits } : {}),
+          ...(config.inputs ? { inputs: config.inputs } : {}),
+        });
         progress.checked += r.checked;
         progress.accepted += r.accepted;
         progress.rejected += r.rejected;
@@ -64,6 +77,8 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
     progress.phase = 'failed';
     const message = errorText(err);
     await main.markDatasetBuildFailed({ name, error: message.slice(0, 2000) });
-    throw err instanceof ApplicationFailure ? err : ApplicationFailure.nonRetryable(`dataset build ${name} failed: ${message}`, FAILURE_TYPES.datasetBuildFailed);
+    throw err instanceof ApplicationFailure
+      ? err
+      : ApplicationFailure.nonRetryable(`dataset build ${name} failed: ${message}`, FAILURE_TYPES.datasetBuildFailed);
   }
 }

@@ -9,7 +9,13 @@ import { sandbox } from '../proxies/sandboxQueue';
 
 export async function describeMethodWorkflow(input: DescribeMethodInput): Promise<DescribeMethodResult> {
   const plan = await judge.planDescription({ methodId: input.methodId });
-  const base = { plan, model: input.model, coderModel: input.coderModel, threshold: input.threshold, ...(input.runWorkflowId ? { runWorkflowId: input.runWorkflowId } : {}) };
+  const base = {
+    plan,
+    model: input.model,
+    coderModel: input.coderModel,
+    threshold: input.threshold,
+    ...(input.runWorkflowId ? { runWorkflowId: input.runWorkflowId } : {}),
+  };
   if (plan.excluded) return judge.recordReferenceDescription({ ...base, description: null, code: null, original: [], candidate: null });
   const { description } = await judge.describeMethodCode({ methodId: input.methodId, model: input.model });
   const { code } = description ? await judge.writeCodeFromReference({ methodId: input.methodId, coderModel: input.coderModel, description }) : { code: null };

@@ -17,7 +17,13 @@ export async function describeMethodsWorkflow(input: DescribeRunInput): Promise<
   const threshold = input.threshold ?? 1;
   const progress: DescribeRunProgress = { total: 0, done: 0, accepted: 0, rejected: 0, failed: 0 };
   setHandler(describeProgressQuery, () => progress);
-  const ids = await db.listMethodsToDescribe({ dataset: input.dataset, split, model: input.model, ...(input.force ? { force: true } : {}), ...(input.limit ? { limit: input.limit } : {}) });
+  const ids = await db.listMethodsToDescribe({
+    dataset: input.dataset,
+    split,
+    model: input.model,
+    ...(input.force ? { force: true } : {}),
+    ...(input.limit ? { limit: input.limit } : {}),
+  });
   progress.total = ids.length;
   const { failures } = await fanOut(
     ids,

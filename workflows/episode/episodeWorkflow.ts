@@ -7,7 +7,15 @@ import { PauOutcome } from '../../domain/temporal/searchAttributes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { errorText } from '../../domain/temporal/errorText';
 import { judgeEpisodeSearchAttributes, judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
-import { DEFAULT_BUDGETS, type CallOutcome, type EpisodeInput, type EpisodeOutcome, type PendingCall, type TurnInput, type TurnResult } from '../../domain/episode/types';
+import {
+  DEFAULT_BUDGETS,
+  type CallOutcome,
+  type EpisodeInput,
+  type EpisodeOutcome,
+  type PendingCall,
+  type TurnInput,
+  type TurnResult,
+} from '../../domain/episode/types';
 import { db, llm } from '../proxies/mainQueue';
 import { judgeEpisodeWorkflow } from '../judge/judgeEpisodeWorkflow';
 import { runSandboxBatch } from './sandboxBatch';
@@ -25,7 +33,15 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
     totals.costUsd += r.costUsd;
     nextIdx = r.nextIdx;
   };
-  const base = { episodeId: input.episodeId, methodId: input.methodId, model: input.model, setting: input.setting, budgets, ...(input.params ? { params: input.params } : {}), ...(input.replay ? { replay: true } : {}) };
+  const base = {
+    episodeId: input.episodeId,
+    methodId: input.methodId,
+    model: input.model,
+    setting: input.setting,
+    budgets,
+    ...(input.params ? { params: input.params } : {}),
+    ...(input.replay ? { replay: true } : {}),
+  };
 
   let outcome: EpisodeOutcome;
   let finalDescription: string | null = null;
@@ -34,7 +50,12 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
     nextIdx = prep.nextIdx;
     const runCalls = async (calls: PendingCall[]): Promise<CallOutcome[]> => {
       if (calls.length === 0) return [];
-      const results = await runSandboxBatch(prep.code, prep.entryPoint, calls.map((c) => c.arguments), input.sandboxLimits);
+      const results = await runSandboxBatch(
+        prep.code,
+        prep.entryPoint,
+        calls.map((c) => c.arguments),
+        input.sandboxLimits,
+      );
       callsMade += calls.length;
       return calls.map((c, i) => ({ stepIdx: c.stepIdx, toolCallId: c.toolCallId, arguments: c.arguments, result: results[i]! }));
     };
@@ -44,7 +65,16 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
       const examples = (await runSandboxBatch(prep.code, prep.entryPoint, prep.exampleInputs, input.sandboxLimits)).map(
         (result, i): CallOutcome => ({ stepIdx: nextIdx + i, arguments: prep.exampleInputs[i]!, result }),
       );
-      const r = await llm.agentTurn({ ...base, idx: nextIdx + examples.length, observations: [], examples, signature: prep.signature, entryPoint: prep.entryPoint, mode: 'answer', callsLeft: 0 });
+      const r = await llm.agentTurn({
+        ...base,
+        idx: nextIdx + examples.length,
+        observations: [],
+        examples,
+        signature: prep.signature,
+        entryPoint: prep.entryPoint,
+        mode: 'answer',
+        callsLeft: 0,
+      });
       add(r);
       finalDescription = r.text ?? null;
       endReason = r.text ? 'answered' : r.answer;
@@ -72,7 +102,10 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
         if (r.calls.length === 0 && r.answer !== 'empty_submission' && r.answer !== 'problems_only') prompt = { kind: 'nudge', reason: r.answer };
         if (callsMade >= budgets.maxCalls || turns >= budgets.maxTurns) {
           mode = 'final';
-          prompt = { kind: 'final', reason: callsMade >= budgets.maxCalls ? `You have used all ${budgets.maxCalls} calls.` : `You have used all ${budgets.maxTurns} turns.` };
+          prompt = {
+            kind: 'final',
+            reason: callsMade >= budgets.maxCalls ? `You have used all ${budgets.maxCalls} calls.` : `You have used all ${budgets.maxTurns} turns.`,
+          };
         }
       }
     }

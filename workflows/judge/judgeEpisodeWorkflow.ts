@@ -10,7 +10,17 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
   const plan = await judge.prepareJudgment(input);
   const { config } = plan;
   if (plan.skip) {
-    return { episodeId: plan.episodeId, judgeModel: config.judgeModel, score: null, unparsable: false, codeMatch: null, statementCoverage: null, branchCoverage: null, contradictsObserved: null, skipped: plan.skip };
+    return {
+      episodeId: plan.episodeId,
+      judgeModel: config.judgeModel,
+      score: null,
+      unparsable: false,
+      codeMatch: null,
+      statementCoverage: null,
+      branchCoverage: null,
+      contradictsObserved: null,
+      skipped: plan.skip,
+    };
   }
   const limits = { resultBytes: config.resultBytes };
   const heldout = [...plan.heldoutGiven, ...plan.heldoutGenerated];
@@ -18,11 +28,15 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel }),
     judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel }),
     heldout.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: heldout, limits }) : Promise.resolve(null),
-    plan.observedArgs.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits }) : Promise.resolve(null),
+    plan.observedArgs.length > 0
+      ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits })
+      : Promise.resolve(null),
   ]);
   const candidateCalls = [...heldout, ...plan.observedArgs];
   const candidate =
-    generated.code && candidateCalls.length > 0 ? await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits }) : null;
+    generated.code && candidateCalls.length > 0
+      ? await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits })
+      : null;
   return judge.recordJudgment({
     plan,
     verdict,

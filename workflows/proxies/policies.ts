@@ -6,7 +6,16 @@ import { FAILURE_TYPES as F } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 
 /** Errors of the run's own making (a missing dataset, method, run or episode): no retry can fix them. */
-const NOT_FOUND_OR_UNUSABLE = [F.datasetNotFound, F.emptySplit, F.methodNotFound, F.methodUnusable, F.runNotFound, F.runNotBenchmark, F.judgeEpisodeNotFound, F.reportRunNotFound];
+const NOT_FOUND_OR_UNUSABLE = [
+  F.datasetNotFound,
+  F.emptySplit,
+  F.methodNotFound,
+  F.methodUnusable,
+  F.runNotFound,
+  F.runNotBenchmark,
+  F.judgeEpisodeNotFound,
+  F.reportRunNotFound,
+];
 
 export const POLICIES = {
   /** Short Postgres bookkeeping (runs, episodes, listings): quick retries, no limit on attempts. */
@@ -23,7 +32,13 @@ export const POLICIES = {
     taskQueue: TASK_QUEUES.main,
     startToCloseTimeout: '15 minutes',
     heartbeatTimeout: '1 minute',
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 12, nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS] },
+    retry: {
+      initialInterval: '2s',
+      backoffCoefficient: 2,
+      maximumInterval: '2 minutes',
+      maximumAttempts: 12,
+      nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS],
+    },
   },
   /** Judge steps: model calls (judge, coder) and the judgment upsert. */
   judge: {
@@ -43,7 +58,11 @@ export const POLICIES = {
     taskQueue: TASK_QUEUES.main,
     startToCloseTimeout: '10m',
     heartbeatTimeout: '1m',
-    retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: [F.badDatasetConfig, F.checksumMismatch, F.sourceUnavailable, F.uncheckedMethods] },
+    retry: {
+      maximumAttempts: 5,
+      initialInterval: '1s',
+      nonRetryableErrorTypes: [F.badDatasetConfig, F.checksumMismatch, F.sourceUnavailable, F.uncheckedMethods],
+    },
   },
   /** One batch of method calls in the sandbox (episodes, judging). */
   sandboxBatch: {

@@ -40,7 +40,6 @@ export const ORACLE_MAX_CALLS = 8;
 /** Calls the `steps` policy makes, one per turn (the orchestration benchmark). */
 export const STEPS_POLICY_CALLS = 10;
 
-
 function seedOf(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
@@ -91,7 +90,10 @@ function randomLiteral(rng: () => number): string {
 }
 
 const call = (args: string): MockToolCall => ({ name: 'call_method', arguments: JSON.stringify({ arguments: args }) });
-const submit = (description: string): MockToolCall => ({ name: 'submit_description', arguments: JSON.stringify({ description: `${MOCK_MARK} ${description}` }) });
+const submit = (description: string): MockToolCall => ({
+  name: 'submit_description',
+  arguments: JSON.stringify({ description: `${MOCK_MARK} ${description}` }),
+});
 const say = (text: string) => `${MOCK_MARK} ${text}`;
 
 function describe(method: MockMethod | undefined): string {
@@ -112,11 +114,17 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
   const probes = method?.probeInputs ?? [];
   // A final answer, in the form the request allows (a tool call, or plain text for in-context).
   const answer = (text: string): MockReply =>
-    canSubmit ? { kind: 'message', content: say('Submitting my description.'), toolCalls: [submit(text)] } : { kind: 'message', content: say(text), toolCalls: [] };
+    canSubmit
+      ? { kind: 'message', content: say('Submitting my description.'), toolCalls: [submit(text)] }
+      : { kind: 'message', content: say(text), toolCalls: [] };
 
   switch (policy) {
     case 'unauthorized':
-      return { kind: 'http-error', status: 401, body: { error: { message: say('invalid API key (scripted 401)'), type: 'invalid_request_error', code: 'invalid_api_key' } } };
+      return {
+        kind: 'http-error',
+        status: 401,
+        body: { error: { message: say('invalid API key (scripted 401)'), type: 'invalid_request_error', code: 'invalid_api_key' } },
+      };
     case 'ratelimit': // the server answers 429 the first time it sees a request; then as the oracle
     case 'oracle':
       if (canCall && turns === 0 && probes.length > 0) {
@@ -137,7 +145,12 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
       return answer('It takes its inputs and returns some value computed from them.');
     }
     case 'malformed':
-      if (canCall && turns === 0) return { kind: 'message', content: say('A tool call with broken JSON arguments.'), toolCalls: [{ name: 'call_method', arguments: '{"arguments": "1, 2' }] };
+      if (canCall && turns === 0)
+        return {
+          kind: 'message',
+          content: say('A tool call with broken JSON arguments.'),
+          toolCalls: [{ name: 'call_method', arguments: '{"arguments": "1, 2' }],
+        };
       return answer(describe(method));
     case 'wrong-arity':
       if (canCall && turns === 0) {

@@ -44,7 +44,14 @@ export function dbMethodLookup(db: () => Db = getDb): (id: string) => Promise<Mo
   return async (id) => {
     if (cache.has(id)) return cache.get(id);
     const [row] = await db()
-      .select({ id: methods.id, signature: methods.signature, entryPoint: methods.entryPoint, probeInputs: methods.probeInputs, goldDescription: methods.goldDescription, code: methods.code })
+      .select({
+        id: methods.id,
+        signature: methods.signature,
+        entryPoint: methods.entryPoint,
+        probeInputs: methods.probeInputs,
+        goldDescription: methods.goldDescription,
+        code: methods.code,
+      })
       .from(methods)
       .where(eq(methods.id, id))
       .limit(1);
@@ -65,7 +72,12 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const data = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'x-pau-scripted-mock': 'not-a-real-llm', ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(data),
+      'x-pau-scripted-mock': 'not-a-real-llm',
+      ...headers,
+    });
     res.end(data);
   };
 
@@ -75,7 +87,8 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
       return send(res, 200, { object: 'list', data: MOCK_POLICIES.map((p) => ({ id: p, object: 'model', owned_by: MOCK_MARK })) });
     }
     if (req.method === 'GET' && url.pathname === '/_stats') return send(res, 200, stats);
-    if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) return send(res, 404, { error: { message: `${MOCK_MARK} no route ${req.method} ${url.pathname}` } });
+    if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions'))
+      return send(res, 404, { error: { message: `${MOCK_MARK} no route ${req.method} ${url.pathname}` } });
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
@@ -89,19 +102,31 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     const policy = body.model as MockPolicy;
     stats.byPolicy[policy] = (stats.byPolicy[policy] ?? 0) + 1;
     if (!(MOCK_POLICIES as readonly string[]).includes(policy)) {
-      return send(res, 404, { error: { message: `${MOCK_MARK} unknown scripted policy ${JSON.stringify(body.model)}; known: ${MOCK_POLICIES.join(', ')}`, type: 'invalid_request_error', code: 'model_not_found' } });
+      return send(res, 404, {
+        error: {
+          message: `${MOCK_MARK} unknown scripted policy ${JSON.stringify(body.model)}; known: ${MOCK_POLICIES.join(', ')}`,
+          type: 'invalid_request_error',
+          code: 'model_not_found',
+        },
+      });
     }
     if (policy === 'ratelimit') {
       const key = createHash('sha256').update(raw).digest('hex');
       if (!seen429.has(key)) {
         seen429.add(key);
-        return send(res, 429, { error: { message: `${MOCK_MARK} rate limited (scripted 429; retry after 1 s)`, type: 'rate_limit_error' } }, { 'retry-after': '1' });
+        return send(
+          res,
+          429,
+          { error: { message: `${MOCK_MARK} rate limited (scripted 429; retry after 1 s)`, type: 'rate_limit_error' } },
+          { 'retry-after': '1' },
+        );
       }
     }
     const methodId = req.headers[MOCK_METHOD_HEADER];
     const method = typeof methodId === 'string' ? await lookup(methodId) : undefined;
     // Judge and code-writer requests (recognised by their system prompts) get the judge's scripted replies.
-    const out: MockReply = scriptedJudgeOrCoderReply(policy, body.messages, method) ?? scriptedDescriberReply(policy, body.messages, method) ?? reply(policy, body, method);
+    const out: MockReply =
+      scriptedJudgeOrCoderReply(policy, body.messages, method) ?? scriptedDescriberReply(policy, body.messages, method) ?? reply(policy, body, method);
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
     if (out.kind === 'http-error') return send(res, out.status, out.body, out.headers);
     const turn = body.messages.filter((m) => m.role === 'assistant').length;

@@ -1,0 +1,135 @@
+// The `runTrainerJob` activity (pau-gpu queue): one trainer job (sft | grpo-update | export-gguf-lora) as a
+// child process of the worker (why a child process and not a Python worker: docs/training.md).
+//   - the job's directory is <PAU_TRAINER_JOBS_DIR or PAU_STATE_DIR/training>/<jobId>: a retry of the
+//     activity (same jobId) reruns the same command there, and the trainer resumes from its last complete
+//     save; a job that had finished just reports its result again;
+//   - heartbeats carry step / total / loss / tokens per second (and every few seconds while loading);
+//   - activity cancellation -> SIGTERM -> the trainer finishes the step, saves, exits 5 -> CancelledFailure;
+//   - exit 2/3/4 (bad spec, base model missing or corrupt, bad data) -> non-retryable ApplicationFailure;
+//     a crash (exit 1, a signal) -> retryable, so Temporal's retry resumes from the last save.
+import fs from 'node:fs';
+import path from 'node:path';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { env } from '../../config/env';
+import { ensureTrainerPython, runTrainerProcess, type TrainerRunResult } from './trainerProcess';
+import {
+  TRAINER_EXIT,
+  TRAINER_FAILURE,
+  trainerJobInputSchema,
+  type DoneEvent,
+  type TrainerEvent,
+  type TrainerHeartbeat,
+  type TrainerJobInput,
+  type TrainerJobResult,
+} from '../../domain/training/trainerProtocol';
+
+/** Where a job's directory lives; deterministic from the job id so retries land in the same place. */
+export function trainerJobDir(jobId: string): string {
+  const root = process.env.PAU_TRAINER_JOBS_DIR?.trim() || path.join(env().PAU_STATE_DIR, 'training');
+  return path.join(path.resolve(root), jobId);
+}
+
+function failure(type: string, message: string, nonRetryable: boolean): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable });
+}
+
+function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spec file the trainer reads: the caller's spec plus the job-owned paths. */
+function writeSpec(input: TrainerJobInput, dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const spec =
+    input.command === 'export-gguf-lora'
+      ? { ...input.spec, output: input.spec.output ?? path.join(dir, 'adapter.gguf'), output_dir: dir }
+      : { ...input.spec, output_dir: dir };
+  const file = path.join(dir, 'spec.json');
+  fs.writeFileSync(file, JSON.stringify(spec, null, 2));
+  return file;
+}
+
+export function outcome(input: TrainerJobInput, dir: string, r: TrainerRunResult): TrainerJobResult {
+  const last = <T extends TrainerEvent['type']>(t: T) => r.events.filter((e): e is Extract<TrainerEvent, { type: T }> => e.type === t).pop();
+  const err = last('error');
+  const what = `trainer ${input.command} job ${input.jobId}`;
+  if (r.exitCode === TRAINER_EXIT.ok) {
+    const done = last('done');
+    if (!done) throw failure(TRAINER_FAILURE.crashed, `${what} exited 0 without a done event; stderr: ${r.stderrTail.slice(-1000)}`, false);
+    return { jobId: input.jobId, command: input.command, outputDir: dir, done: done as DoneEvent };
+  }
+  if (r.exitCode === TRAINER_EXIT.cancelled) {
+    const c = last('cancelled');
+    const where = c?.checkpoint ? ` (saved at step ${c.step}: ${c.checkpoint})` : '';
+    if (r.cancelRequested) throw new CancelledFailure(`${what} cancelled${where}`);
+    throw failure(TRAINER_FAILURE.interrupted, `${what} was stopped by SIGTERM from outside${where}; a retry resumes`, false);
+  }
+  const nonRetryable: Record<number, string> = {
+    [TRAINER_EXIT.invalidSpec]: TRAINER_FAILURE.invalidSpec,
+    [TRAINER_EXIT.baseModel]: TRAINER_FAILURE.baseModel,
+    [TRAINER_EXIT.invalidData]: TRAINER_FAILURE.invalidData,
+  };
+  const type = r.exitCode !== null ? nonRetryable[r.exitCode] : undefined;
+  if (type) throw failure(type, `${what}: ${err?.message ?? `exit ${r.exitCode}`}`, true);
+  const how = r.signal ? `was killed by ${r.signal}` : `exited ${r.exitCode}`;
+  const saved = last('saved');
+  throw failure(
+    TRAINER_FAILURE.crashed,
+    `${what} ${how}${err ? `: ${err.message}` : ''}${saved ? ` (last save: step ${saved.step})` : ''}; stderr: ${r.stderrTail.slice(-1500)}`,
+    false,
+  );
+}
+
+export interface TrainingActivitiesOptions {
+  /** Extra environment for the trainer (tests: threads, cache dir). */
+  trainerEnv?: NodeJS.ProcessEnv;
+  /** Seconds between heartbeats while no event arrives (model loading, GGUF conversion). */
+  idleHeartbeatS?: number;
+}
+
+export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
+  async function runTrainerJob(raw: TrainerJobInput): Promise<TrainerJobResult> {
+    const parsed = trainerJobInputSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw failure(TRAINER_FAILURE.invalidSpec, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), true);
+    }
+    const input = parsed.data;
+    const ctx = currentContext();
+    let beat: TrainerHeartbeat = { phase: 'setup' };
+    const heartbeat = (b: Partial<TrainerHeartbeat>) => {
+      beat = { ...beat, ...b };
+      ctx?.heartbeat(beat);
+    };
+    heartbeat({});
+    const idle = setInterval(() => heartbeat({}), (opts.idleHeartbeatS ?? 5) * 1000);
+    try {
+      await ensureTrainerPython(() => heartbeat({ phase: 'setup' })).catch((e: unknown) => {
+        throw failure(TRAINER_FAILURE.setup, (e as Error).message, false);
+      });
+      const dir = trainerJobDir(input.jobId);
+      const specFile = writeSpec(input, dir);
+      heartbeat({ phase: 'loading' });
+      const result = await runTrainerProcess(input.command, specFile, {
+        signal: ctx?.cancellationSignal,
+        env: opts.trainerEnv,
+        onEvent: (e) => {
+          if (e.type === 'start') heartbeat({ phase: 'training', pid: e.pid, total: e.total_steps, step: e.resumed_from_step });
+          else if (e.type === 'progress') heartbeat({ phase: 'training', step: e.step, total: e.total, loss: e.loss, tokensPerS: e.tokens_per_s });
+          else if (e.type === 'saved') heartbeat({ lastSavedStep: e.step });
+        },
+      });
+      return outcome(input, dir, result);
+    } finally {
+      clearInterval(idle);
+    }
+  }
+
+  return { runTrainerJob };
+}
+
+export type TrainingActivities = ReturnType<typeof createTrainingActivities>;

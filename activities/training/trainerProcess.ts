@@ -1,0 +1,109 @@
+// Runs one trainer job as a child process: `python -m pau_trainer <command> --spec FILE --watch-stdin`,
+// in the trainer's own virtualenv (trainer/setup.sh creates it on first use). Reads the JSON lines the
+// trainer prints (each validated against the wire contract), forwards them, and turns an AbortSignal into
+// SIGTERM (the trainer finishes its step, saves, and exits 5). The child's stdin stays open while we live:
+// if this process is killed, the trainer sees EOF and stops the same way, so no orphan keeps training.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { PROJECT_ROOT } from '../../config/env';
+import { trainerEventSchema, type TrainerCommand, type TrainerEvent } from '../../domain/training/trainerProtocol';
+
+export const TRAINER_DIR = path.join(PROJECT_ROOT, 'trainer');
+
+let python: Promise<string> | undefined;
+
+/** The trainer venv's python, creating the venv on first use (minutes; a no-op once it exists). */
+export function ensureTrainerPython(onProgress?: (line: string) => void): Promise<string> {
+  python ??= new Promise<string>((resolve, reject) => {
+    const child = spawn('bash', [path.join(TRAINER_DIR, 'setup.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    readline.createInterface({ input: child.stderr }).on('line', (line) => {
+      err = (err + line + '\n').slice(-4000);
+      onProgress?.(line);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const py = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && py) resolve(py);
+      else reject(new Error(`trainer/setup.sh failed (exit ${code}): ${err.trim().slice(-1500)}`));
+    });
+  }).catch((e: unknown) => {
+    python = undefined; // a later call may succeed (e.g. the registry was unreachable)
+    throw e;
+  });
+  return python;
+}
+
+export interface TrainerRunOptions {
+  /** Called for every event, in order. */
+  onEvent?: (e: TrainerEvent) => void;
+  /** Abort = cancel: SIGTERM, then wait for the trainer to save and exit. */
+  signal?: AbortSignal;
+  /** After SIGTERM, SIGKILL if the trainer has not exited after this long (a step plus a save). */
+  killAfterMs?: number;
+  /** Extra environment (PAU_TRAINER_THREADS, PAU_CACHE_DIR, ...). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface TrainerRunResult {
+  exitCode: number | null;
+  /** Set when the process died of a signal (e.g. SIGKILL). */
+  signal: NodeJS.Signals | null;
+  events: TrainerEvent[];
+  /** We sent SIGTERM because the AbortSignal fired. */
+  cancelRequested: boolean;
+  stderrTail: string;
+}
+
+/** Run the trainer to completion (or cancellation, or death) and return what it reported. */
+export async function runTrainerProcess(command: TrainerCommand, specFile: string, opts: TrainerRunOptions = {}): Promise<TrainerRunResult> {
+  const py = await ensureTrainerPython();
+  const child = spawn(py, ['-m', 'pau_trainer', command, '--spec', specFile, '--watch-stdin'], {
+    cwd: TRAINER_DIR,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, PYTHONUNBUFFERED: '1', ...opts.env },
+  });
+  const events: TrainerEvent[] = [];
+  let stderrTail = '';
+  let cancelRequested = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  child.stderr.on('data', (d: Buffer) => {
+    stderrTail = (stderrTail + d.toString()).slice(-8000);
+  });
+  const onAbort = () => {
+    if (cancelRequested || child.exitCode !== null) return;
+    cancelRequested = true;
+    child.kill('SIGTERM');
+    killTimer = setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs ?? 10 * 60_000);
+  };
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const lines = readline.createInterface({ input: child.stdout });
+  lines.on('line', (line) => {
+    if (!line.trim()) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      stderrTail = (stderrTail + `\n[stdout, not JSON] ${line}`).slice(-8000);
+      return;
+    }
+    const ev = trainerEventSchema.safeParse(parsed);
+    if (!ev.success) {
+      stderrTail = (stderrTail + `\n[stdout, not a trainer event] ${line.slice(0, 500)}`).slice(-8000);
+      return;
+    }
+    events.push(ev.data);
+    opts.onEvent?.(ev.data);
+  });
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, sig) => resolve([code, sig]));
+  });
+  if (killTimer) clearTimeout(killTimer);
+  opts.signal?.removeEventListener('abort', onAbort);
+  return { exitCode, signal, events, cancelRequested, stderrTail };
+}

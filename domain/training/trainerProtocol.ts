@@ -1,0 +1,167 @@
+// The trainer's wire contract seen from TypeScript (the Python side: trainer/pau_trainer/protocol.py;
+// prose: docs/training.md). Pure: zod schemas, exit codes, failure types; no I/O, so workflows can import it.
+import { z } from 'zod';
+
+export const TRAINER_COMMANDS = ['sft', 'grpo-update', 'export-gguf-lora'] as const;
+export type TrainerCommand = (typeof TRAINER_COMMANDS)[number];
+
+/** Exit codes of `python -m pau_trainer` (ExitCode in protocol.py). */
+export const TRAINER_EXIT = { ok: 0, internal: 1, invalidSpec: 2, baseModel: 3, invalidData: 4, cancelled: 5 } as const;
+
+/** ApplicationFailure types of runTrainerJob. The first three are non-retryable (a retry cannot fix them). */
+export const TRAINER_FAILURE = {
+  invalidSpec: 'TrainerInvalidSpec',
+  baseModel: 'TrainerBaseModel',
+  invalidData: 'TrainerInvalidData',
+  /** The trainer crashed or was killed: retryable, and a retry resumes from the last complete save. */
+  crashed: 'TrainerCrashed',
+  /** The trainer stopped on SIGTERM that this activity did not send (e.g. the worker shut down): retryable. */
+  interrupted: 'TrainerInterrupted',
+  /** The trainer's virtualenv could not be set up (trainer/setup.sh failed). */
+  setup: 'TrainerSetupFailed',
+} as const;
+
+const num = z.number().nullable(); // the trainer writes non-finite floats as null
+
+export const startEventSchema = z.looseObject({
+  type: z.literal('start'),
+  command: z.enum(TRAINER_COMMANDS),
+  protocol: z.literal(1),
+  pid: z.number().int(),
+  output_dir: z.string(),
+  total_steps: z.number().int(),
+  resumed_from_step: z.number().int(),
+});
+export const infoEventSchema = z.object({ type: z.literal('info'), message: z.string() });
+export const progressEventSchema = z.looseObject({
+  type: z.literal('progress'),
+  step: z.number().int(),
+  total: z.number().int(),
+  loss: num,
+  tokens_per_s: num,
+  elapsed_s: z.number(),
+});
+export const savedEventSchema = z.looseObject({ type: z.literal('saved'), step: z.number().int(), checkpoint: z.string() });
+export const cancelledEventSchema = z.object({ type: z.literal('cancelled'), step: z.number().int(), checkpoint: z.string().nullable() });
+export const doneEventSchema = z.object({
+  type: z.literal('done'),
+  /** The checkpoint directory (for export-gguf-lora: the input adapter directory). */
+  checkpoint: z.string(),
+  /** The adapter file: adapter_model.safetensors in `checkpoint`, or the written .gguf for an export. */
+  adapter: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  steps: z.number().int(),
+  base_sha256: z.string().optional(),
+  metrics: z.record(z.string(), z.unknown()),
+});
+export const errorEventSchema = z.object({
+  type: z.literal('error'),
+  code: z.enum(['invalid_spec', 'spec_mismatch', 'base_model_missing', 'base_model_corrupt', 'invalid_data', 'internal']),
+  message: z.string(),
+});
+
+export const trainerEventSchema = z.discriminatedUnion('type', [
+  startEventSchema,
+  infoEventSchema,
+  progressEventSchema,
+  savedEventSchema,
+  cancelledEventSchema,
+  doneEventSchema,
+  errorEventSchema,
+]);
+export type TrainerEvent = z.infer<typeof trainerEventSchema>;
+export type DoneEvent = z.infer<typeof doneEventSchema>;
+export type ProgressEvent = z.infer<typeof progressEventSchema>;
+
+/** LoRA settings (spec.lora). */
+export const loraSchema = z.strictObject({
+  rank: z.number().int().positive().optional(),
+  alpha: z.number().positive().optional(),
+  dropout: z.number().min(0).lt(1).optional(),
+  targets: z.array(z.string().min(1)).min(1).optional(),
+});
+
+/** Fields every training spec shares. output_dir is not here: runTrainerJob derives it from the job id. */
+const commonSpec = {
+  base_model: z.string().min(1),
+  base_model_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  init_adapter: z.string().min(1).optional(),
+  lora: loraSchema.optional(),
+  lr: z.number().positive().optional(),
+  max_length: z.number().int().positive().optional(),
+  seed: z.number().int().min(0).optional(),
+  save_every: z.number().int().positive().optional(),
+  keep_saves: z.number().int().positive().optional(),
+  max_steps: z.number().int().positive().optional(),
+  threads: z.number().int().positive().optional(),
+  device: z.enum(['auto', 'cpu', 'cuda']).optional(),
+  max_grad_norm: z.number().positive().optional(),
+  weight_decay: z.number().min(0).optional(),
+  warmup_steps: z.number().int().min(0).optional(),
+};
+
+export const sftSpecSchema = z.strictObject({
+  ...commonSpec,
+  /** JSONL of {"messages": [...OpenAI chat...], "tools"?: [...]}. */
+  data: z.string().min(1),
+  epochs: z.number().positive().optional(),
+  batch_size: z.number().int().positive().optional(),
+});
+
+export const grpoSpecSchema = z.strictObject({
+  ...commonSpec,
+  /** JSONL of rollouts (docs/training.md, "grpo-update"). */
+  rollouts: z.string().min(1),
+  ppo_epochs: z.number().int().positive().optional(),
+  mini_batch_size: z.number().int().positive().optional(),
+  clip_eps: z.number().positive().lt(1).optional(),
+  clip_eps_low: z.number().positive().lt(1).optional(),
+  clip_eps_high: z.number().positive().optional(),
+  kl_beta: z.number().min(0).optional(),
+  advantage: z
+    .strictObject({
+      mode: z.enum(['given', 'outcome', 'aac']).optional(),
+      step_weight: z.number().optional(),
+      outcome_weight: z.number().optional(),
+      norm_by_std: z.boolean().optional(),
+      epsilon: z.number().positive().optional(),
+    })
+    .optional(),
+});
+
+export const exportSpecSchema = z.strictObject({
+  /** A complete checkpoint directory (has DONE). */
+  adapter_dir: z.string().min(1),
+  base_model: z.string().min(1),
+  /** Where to write the .gguf; default: <job dir>/adapter.gguf. */
+  output: z.string().min(1).optional(),
+});
+
+/** Input of the runTrainerJob activity. The job id names the job's directory, so a retry resumes it. */
+export const trainerJobInputSchema = z.discriminatedUnion('command', [
+  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('sft'), spec: sftSpecSchema }),
+  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('grpo-update'), spec: grpoSpecSchema }),
+  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('export-gguf-lora'), spec: exportSpecSchema }),
+]);
+export type TrainerJobInput = z.infer<typeof trainerJobInputSchema>;
+
+export interface TrainerJobResult {
+  jobId: string;
+  command: TrainerCommand;
+  outputDir: string;
+  done: DoneEvent;
+}
+
+/** What runTrainerJob heartbeats (Temporal UI shows it; a workflow can read it after a failure). */
+export interface TrainerHeartbeat {
+  phase: 'setup' | 'loading' | 'training' | 'saving';
+  step?: number;
+  total?: number;
+  loss?: number | null;
+  tokensPerS?: number | null;
+  lastSavedStep?: number;
+  pid?: number;
+}

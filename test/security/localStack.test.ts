@@ -1,0 +1,185 @@
+// The local stack as a new user brings it up (`pau stack up` in a fresh state dir under a folder everyone
+// may enter): the state dir, the secrets and the Postgres cluster are private; another (throwaway,
+// unprivileged) user of the machine can neither connect to the cluster, by loopback or socket, with psql
+// or a node pg client, nor read any of it; the services listen on loopback only; no output shows the
+// password. Needs root (useradd, runuser); skipped otherwise.
+import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../config/env';
+import { freePort, portOpen } from '../../scripts/lib/processes';
+import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
+import { runCli, type CliResult } from '../helpers/cli';
+
+const isRoot = process.getuid?.() === 0;
+const title = isRoot
+  ? 'the local stack, seen by another user of the machine'
+  : 'the local stack, seen by another user (SKIPPED: needs root to create a throwaway user with useradd and switch to it with runuser)';
+
+const mode = (p: string) => fs.lstatSync(p).mode & 0o777;
+
+describe.skipIf(!isRoot)(title, () => {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sec-'));
+  const state = path.join(parent, 'state'); // made by `stack up`
+  const user = `pausec${crypto.randomBytes(3).toString('hex')}`;
+  let ports: { pg: number; temporal: number; ui: number };
+  let env: NodeJS.ProcessEnv;
+  let up: CliResult;
+  let password: string;
+
+  /** Runs a command as the throwaway user with a clean environment (nothing of ours leaks to it). */
+  const asUser = (cmd: string[], extraEnv: string[] = []) =>
+    spawnSync('runuser', ['-u', user, '--', 'env', '-i', 'PATH=/usr/local/bin:/usr/bin:/bin', 'HOME=/nonexistent', ...extraEnv, ...cmd], {
+      encoding: 'utf8',
+      cwd: '/',
+      timeout: 30_000,
+    });
+  const psql = (host: string, extra: string[] = [], extraEnv: string[] = []) =>
+    asUser(['psql', '-X', '-w', '-h', host, '-p', String(ports.pg), '-U', 'pau', '-d', 'pau', '-c', 'select 1', ...extra], extraEnv);
+
+  beforeAll(async () => {
+    fs.chmodSync(parent, 0o755); // only what `stack up` does protects the state dir
+    ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+    env = {
+      PAU_STATE_DIR: state,
+      PAU_PG_PORT: String(ports.pg),
+      PAU_TEMPORAL_PORT: String(ports.temporal),
+      PAU_TEMPORAL_UI_PORT: String(ports.ui),
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      PAU_TEMPORAL_UI_URL: '',
+    };
+    up = await runCli(['stack', 'up'], env, 180_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    password = fs.readFileSync(path.join(state, 'secrets', 'postgres-password'), 'utf8').trim();
+    execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', user]);
+  }, 240_000);
+
+  afterAll(async () => {
+    await runCli(['stack', 'down'], env);
+    spawnSync('userdel', [user]);
+    removeCluster(localPostgres(state, ports.pg));
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+
+  it('stack up and stack status print the DATABASE_URL with the password masked, and the password nowhere', async () => {
+    expect(up.stdout).toContain(`DATABASE_URL=postgres://pau:***@127.0.0.1:${ports.pg}/pau`);
+    const status = await runCli(['stack', 'status'], env);
+    expect(status.code, status.stdout + status.stderr).toBe(0);
+    expect(password).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    for (const out of [up.stdout, up.stderr, status.stdout, status.stderr]) expect(out).not.toContain(password);
+  });
+
+  it('the state dir and all the stack wrote in it are readable by the owner only; the cluster is private to the postgres user', () => {
+    expect(mode(state)).toBe(0o700);
+    expect(mode(path.join(state, 'secrets'))).toBe(0o700);
+    expect(mode(path.join(state, 'secrets', 'postgres-password'))).toBe(0o600);
+    for (const f of ['temporal.db', 'temporal.pid', path.join('logs', 'temporal.log')]) expect([f, mode(path.join(state, f))]).toEqual([f, 0o600]);
+    const open: string[] = [];
+    const walk = (p: string) => {
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) return;
+      if ((st.mode & 0o077) !== 0) open.push(`${p} ${(st.mode & 0o777).toString(8)}`);
+      if (st.isDirectory()) for (const n of fs.readdirSync(p)) walk(path.join(p, n));
+    };
+    walk(state);
+    // As root the cluster runs as `postgres` in its own folder, linked from the state dir.
+    const link = path.join(state, 'postgres');
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    const data = fs.realpathSync(link);
+    const base = path.dirname(data);
+    expect(path.dirname(base)).toBe('/var/lib/pau');
+    const pgUid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    for (const p of [base, data]) expect([p, fs.statSync(p).uid, mode(p)]).toEqual([p, pgUid, 0o700]);
+    expect(mode('/var/lib/pau')).toBe(0o711); // the postgres user passes through; nobody lists the clusters
+    walk(base);
+    expect(open).toEqual([]);
+  });
+
+  it('another user cannot connect to Postgres: loopback without or with a guessed password (psql and node pg), or any socket', () => {
+    // The same command with the password, run by the owner, works: the refusals below are about the password.
+    const owner = spawnSync('psql', ['-X', '-w', '-h', '127.0.0.1', '-p', String(ports.pg), '-U', 'pau', '-d', 'pau', '-tAc', 'select 42'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PGPASSWORD: password },
+    });
+    expect(owner.stdout.trim(), owner.stderr).toBe('42');
+
+    const noPassword = psql('127.0.0.1');
+    expect(noPassword.status).not.toBe(0);
+    expect(noPassword.stderr).toMatch(/no password supplied/);
+    const guessed = psql('127.0.0.1', [], ['PGPASSWORD=pau']);
+    expect(guessed.status).not.toBe(0);
+    expect(guessed.stderr).toMatch(/password authentication failed for user "pau"/);
+    const asPostgres = asUser(
+      ['psql', '-X', '-w', '-h', '127.0.0.1', '-p', String(ports.pg), '-U', 'postgres', '-d', 'postgres', '-c', 'select 1'],
+      ['PGPASSWORD=postgres'],
+    );
+    expect(asPostgres.stderr).toMatch(/password authentication failed/);
+
+    // No Unix socket at all: not in the usual places, not in the state dir.
+    for (const dir of ['/tmp', '/var/run/postgresql', state]) {
+      expect(fs.existsSync(path.join(dir, `.s.PGSQL.${ports.pg}`))).toBe(false);
+      const viaSocket = psql(dir);
+      expect(viaSocket.status).not.toBe(0);
+      expect(viaSocket.stderr).toMatch(/No such file or directory|Permission denied/);
+    }
+
+    // A node pg client run by that user.
+    const probe = path.join(parent, 'probe.cjs');
+    fs.writeFileSync(
+      probe,
+      `const pg = require(${JSON.stringify(path.join(PROJECT_ROOT, 'node_modules', 'pg'))});
+(async () => {
+  const out = {};
+  for (const password of [undefined, 'pau', 'postgres']) {
+    const c = new pg.Client({ host: '127.0.0.1', port: ${ports.pg}, user: 'pau', database: 'pau', password, connectionTimeoutMillis: 5000 });
+    out[String(password)] = await c.connect().then(() => 'CONNECTED', (e) => e.code || e.message);
+    await c.end().catch(() => {});
+  }
+  console.log(JSON.stringify(out));
+})();`,
+      { mode: 0o644 },
+    );
+    const node = asUser([process.execPath, probe]);
+    expect(node.status, node.stderr).toBe(0);
+    const results = JSON.parse(node.stdout) as Record<string, string>;
+    expect(results.undefined).toMatch(/client password must be a string/);
+    expect(results.pau).toBe('28P01');
+    expect(results.postgres).toBe('28P01');
+  });
+
+  it("another user cannot read the state dir, the secrets, Temporal's database, the logs or the cluster", () => {
+    expect(asUser(['ls', parent]).status).toBe(0); // the user exists and may look around where allowed
+    const data = fs.realpathSync(path.join(state, 'postgres'));
+    const attempts = [
+      ['ls', state],
+      ['cat', path.join(state, 'secrets', 'postgres-password')],
+      ['cat', path.join(state, 'temporal.db')],
+      ['cat', path.join(state, 'logs', 'temporal.log')],
+      ['ls', '/var/lib/pau'],
+      ['ls', data],
+      ['cat', path.join(data, 'pg_hba.conf')],
+      ['cat', path.join(path.dirname(data), 'postgres.log')],
+    ];
+    for (const cmd of attempts) {
+      const r = asUser(cmd);
+      expect([cmd.join(' '), r.status]).not.toEqual([cmd.join(' '), 0]);
+      expect(r.stderr).toMatch(/Permission denied/);
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  it('Postgres, Temporal and its Web UI listen on loopback only', async () => {
+    const others = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === 'IPv4' && !a.internal)
+      .map((a) => a!.address);
+    for (const port of [ports.pg, ports.temporal, ports.ui]) {
+      expect(await portOpen(port, '127.0.0.1')).toBe(true);
+      for (const ip of others) expect([ip, port, await portOpen(port, ip)]).toEqual([ip, port, false]);
+    }
+  });
+});

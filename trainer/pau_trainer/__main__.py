@@ -1,0 +1,90 @@
+"""CLI: python -m pau_trainer <sft|grpo-update|export-gguf-lora> --spec SPEC.json  (contract: protocol.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+from .protocol import COMMANDS, ERROR_EXIT, ExitCode, TrainerError, emit, parse_spec
+
+
+def _quiet_libraries() -> None:
+    # stdout is the wire: libraries must not print there, and their progress bars are noise in logs.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pau_trainer", description=__doc__)
+    parser.add_argument("command", choices=COMMANDS)
+    parser.add_argument("--spec", required=True, help="path to the JSON job spec")
+    parser.add_argument(
+        "--watch-stdin", action="store_true",
+        help="treat EOF on stdin as a cancel request: the parent (a worker) died, so save and stop",
+    )
+    args = parser.parse_args(argv)
+    # Anything printed by a library goes to stderr; stdout carries only our JSON lines.
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    from . import protocol
+    from .cancel import Cancel, Cancelled
+
+    protocol.set_event_stream(real_stdout)
+    cancel = Cancel()
+    cancel.install()
+    if args.watch_stdin:
+        cancel.watch_stdin()
+    try:
+        try:
+            with open(args.spec, encoding="utf-8") as f:
+                raw = json.load(f)
+        except OSError as e:
+            raise TrainerError("invalid_spec", f"cannot read spec {args.spec}: {e.strerror}") from e
+        except ValueError as e:
+            raise TrainerError("invalid_spec", f"spec {args.spec} is not JSON: {e}") from e
+        spec = parse_spec(args.command, raw)
+        if args.command != "export-gguf-lora":  # the export needs neither torch nor threads
+            import torch
+
+            threads = getattr(spec, "threads", None) or int(os.environ.get("PAU_TRAINER_THREADS", "1"))
+            torch.set_num_threads(threads)
+            torch.set_num_interop_threads(1)
+            _quiet_libraries()
+        try:
+            if args.command == "sft":
+                from .sft import run_sft
+
+                run_sft(spec, cancel)  # type: ignore[arg-type]
+            elif args.command == "grpo-update":
+                from .grpo import run_grpo
+
+                run_grpo(spec, cancel)  # type: ignore[arg-type]
+            else:
+                from .gguf_lora import run_export
+
+                run_export(spec)  # type: ignore[arg-type]
+        except Cancelled:
+            return int(ExitCode.CANCELLED)
+        return int(ExitCode.OK)
+    except TrainerError as e:
+        emit("error", code=e.code, message=e.message)
+        return int(ERROR_EXIT[e.code])
+    except Exception as e:  # a bug: the traceback goes to stderr, one error line to stdout
+        traceback.print_exc(file=sys.stderr)
+        emit("error", code="internal", message=f"{type(e).__name__}: {e}")
+        return int(ExitCode.INTERNAL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Chat messages -> token ids + a mask of the assistant's own tokens, through the model's chat template.
+
+The template is the one inside the base GGUF (what llama.cpp applies when it serves the model), so a
+conversation is trained on exactly as it is served. Assistant spans are found by rendering prefixes:
+  render(messages[:i], add_generation_prompt=True)  ends where assistant message i starts;
+  render(messages[:i+1])                              ends where it ends.
+Both must be prefixes of the full rendering (true of ChatML templates such as SmolLM2's and Qwen2.5's);
+a template for which that fails is rejected rather than guessed at. Inside a span the mask covers the
+message's content, its tool calls as the template writes them and the end-of-turn token; the header
+("<|im_start|>assistant\\n") and trailing whitespace are not trained on. System, user and tool messages
+are never in the mask.
+
+Tool calls: OpenAI messages carry `arguments` as a JSON string; templates (and llama.cpp, which parses it
+before applying the template) expect an object, so a string that parses as a JSON object is passed as one;
+anything else stays a string. For templates that do not render tool calls at all (SmolLM2's), they are
+written into the assistant's content in the Hermes/Qwen form `<tool_call>\\n{"name": .., "arguments": ..}
+\\n</tool_call>`, so no call is silently dropped from training.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .protocol import TrainerError
+
+
+class ChatTokenizer(Protocol):
+    def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
+
+    def __call__(self, text: str, **kwargs: Any) -> Any: ...
+
+
+Message = dict[str, Any]
+
+
+@dataclass
+class Encoded:
+    input_ids: list[int]
+    # 1 where the token is part of an assistant message that is trained on (SFT: all; GRPO: the policy's)
+    mask: list[int]
+    # for each token, the index of the message whose trained span holds it, else -1
+    message_index: list[int]
+    truncated: bool
+
+
+def _parse_arguments(args: Any) -> Any:
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args)
+        except ValueError:
+            return args
+        return parsed if isinstance(parsed, dict) else args
+    return args
+
+
+def _tool_call_text(tc: dict[str, Any]) -> str:
+    fn = tc.get("function", tc)
+    args = _parse_arguments(fn.get("arguments", {}))
+    return "<tool_call>\n" + json.dumps({"name": fn.get("name"), "arguments": args}, ensure_ascii=False) + "\n</tool_call>"
+
+
+class ChatEncoder:
+    """Renders and tokenises conversations for one tokenizer (probes the template's tool support once)."""
+
+    def __init__(self, tokenizer: ChatTokenizer) -> None:
+        self.tok = tokenizer
+        self.native_tool_calls = self._probe_tool_calls()
+
+    def _render(self, messages: list[Message], tools: list[Any] | None, gen: bool) -> str:
+        if not messages:
+            return ""
+        kwargs: dict[str, Any] = {"tokenize": False, "add_generation_prompt": gen}
+        if tools:
+            kwargs["tools"] = tools
+        out = self.tok.apply_chat_template(messages, **kwargs)
+        if not isinstance(out, str):
+            raise TypeError("apply_chat_template(tokenize=False) did not return a string")
+        return out
+
+    def _probe_tool_calls(self) -> bool:
+        probe = [
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "zz_probe_fn", "arguments": {"x": 1}}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "zz_probe_result"},
+        ]
+        try:
+            text = self._render(probe, None, False)
+        except Exception:
+            return False
+        return "zz_probe_fn" in text and "zz_probe_result" in text
+
+    def normalise(self, messages: list[Message]) -> list[Message]:
+        """Messages as the template receives them (see the module doc for tool calls)."""
+        out: list[Message] = []
+        for m in messages:
+            m = copy.deepcopy(m)
+            if m.get("content") is None:
+                m["content"] = ""
+            calls = m.get("tool_calls") or []
+            if m.get("role") == "assistant" and calls:
+                if self.native_tool_calls:
+                    for tc in calls:
+                        if isinstance(tc.get("function"), dict):
+                            tc["function"]["arguments"] = _parse_arguments(tc["function"].get("arguments"))
+                else:
+                    text = "\n".join(_tool_call_text(tc) for tc in calls)
+                    m["content"] = (m["content"] + "\n" + text) if m["content"] else text
+                    del m["tool_calls"]
+            elif "tool_calls" in m and not calls:
+                del m["tool_calls"]
+            out.append(m)
+        return out
+
+    def encode(
+        self,
+        messages: list[Message],
+        tools: list[Any] | None = None,
+        train_messages: set[int] | None = None,
+        max_length: int | None = None,
+    ) -> Encoded:
+        """Tokenise a conversation. train_messages: indices of the assistant messages to put in the mask
+        (default: every assistant message)."""
+        validate_messages(messages)
+        msgs = self.normalise(messages)
+        if train_messages is None:
+            train_messages = {i for i, m in enumerate(msgs) if m["role"] == "assistant"}
+        for i in train_messages:
+            if not 0 <= i < len(msgs) or msgs[i]["role"] != "assistant":
+                raise TrainerError("invalid_data", f"message {i} is not an assistant message; only those can be trained on")
+        full = self._render(msgs, tools, False)
+        spans: list[tuple[int, int, int]] = []
+        for i in sorted(train_messages):
+            start_text = self._render(msgs[:i], tools, True)
+            end_text = self._render(msgs[: i + 1], tools, False)
+            if not (end_text.startswith(start_text) and full.startswith(end_text)):
+                raise TrainerError(
+                    "invalid_data",
+                    f"the chat template is not prefix-stable at message {i}: cannot tell which tokens are the assistant's",
+                )
+            end = len(end_text.rstrip())
+            spans.append((len(start_text), end, i))
+        enc = self.tok(full, add_special_tokens=False, return_offsets_mapping=True)
+        ids: list[int] = list(enc["input_ids"])
+        offsets: list[tuple[int, int]] = [tuple(o) for o in enc["offset_mapping"]]  # type: ignore[misc]
+        mask = [0] * len(ids)
+        owner = [-1] * len(ids)
+        for t, (s, e) in enumerate(offsets):
+            if e <= s:
+                continue
+            for a, b, i in spans:
+                if a <= s < b:
+                    mask[t] = 1
+                    owner[t] = i
+                    break
+        truncated = max_length is not None and len(ids) > max_length
+        if truncated:
+            ids, mask, owner = ids[:max_length], mask[:max_length], owner[:max_length]
+        return Encoded(input_ids=ids, mask=mask, message_index=owner, truncated=truncated)
+
+
+_ROLES = {"system", "user", "assistant", "tool"}
+
+
+def validate_messages(messages: Any, where: str = "messages") -> None:
+    """OpenAI chat format, strictly enough that a bad line fails here with its reason, not in a template."""
+    if not isinstance(messages, list) or not messages:
+        raise TrainerError("invalid_data", f"{where} must be a non-empty list")
+    for i, m in enumerate(messages):
+        w = f"{where}[{i}]"
+        if not isinstance(m, dict):
+            raise TrainerError("invalid_data", f"{w} must be an object")
+        role = m.get("role")
+        if role not in _ROLES:
+            raise TrainerError("invalid_data", f"{w}.role must be one of {sorted(_ROLES)}, got {role!r}")
+        content = m.get("content")
+        if content is not None and not isinstance(content, str):
+            raise TrainerError("invalid_data", f"{w}.content must be a string or null (content parts are not supported)")
+        calls = m.get("tool_calls")
+        if calls is not None:
+            if role != "assistant" or not isinstance(calls, list):
+                raise TrainerError("invalid_data", f"{w}.tool_calls must be a list on an assistant message")
+            for j, tc in enumerate(calls):
+                fn = tc.get("function") if isinstance(tc, dict) else None
+                if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                    raise TrainerError("invalid_data", f"{w}.tool_calls[{j}].function.name is required")
+                if not isinstance(fn.get("arguments", ""), (str, dict)):
+                    raise TrainerError("invalid_data", f"{w}.tool_calls[{j}].function.arguments must be a string or object")
+        if role == "tool" and not isinstance(content, str):
+            raise TrainerError("invalid_data", f"{w}: a tool message needs string content")
+        if role == "assistant" and not content and not calls:
+            raise TrainerError("invalid_data", f"{w}: an assistant message needs content or tool_calls")

@@ -1,0 +1,172 @@
+"""Checkpoint directories: output_dir/checkpoints/step-NNNNNN/, complete only when DONE exists.
+
+A save holds the LoRA adapter (peft's adapter_model.safetensors + adapter_config.json, loadable by peft and
+convertible to a llama.cpp GGUF adapter), optimizer + scheduler state, every RNG state, and state.json
+(step, data cursor, metrics, the job spec's fingerprint). DONE is written last, after every other file is
+fsynced, so a save interrupted by kill -9 is never mistaken for a complete one; such leftovers are ignored
+when resuming and deleted by the next save.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
+
+from .models import sha256_file
+
+STEP_DIR = re.compile(r"^step-(\d{6,})$")
+DONE = "DONE"
+ADAPTER_FILE = "adapter_model.safetensors"
+
+
+def checkpoints_dir(output_dir: str | Path) -> Path:
+    return Path(output_dir) / "checkpoints"
+
+
+def step_dir(output_dir: str | Path, step: int) -> Path:
+    return checkpoints_dir(output_dir) / f"step-{step:06d}"
+
+
+def complete_saves(output_dir: str | Path) -> list[tuple[int, Path]]:
+    root = checkpoints_dir(output_dir)
+    if not root.is_dir():
+        return []
+    out = []
+    for p in root.iterdir():
+        m = STEP_DIR.match(p.name)
+        if m and (p / DONE).is_file():
+            out.append((int(m.group(1)), p))
+    return sorted(out)
+
+
+def latest_complete(output_dir: str | Path) -> Path | None:
+    saves = complete_saves(output_dir)
+    return saves[-1][1] if saves else None
+
+
+def is_complete(path: str | Path) -> bool:
+    return (Path(path) / DONE).is_file()
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def rng_state() -> dict[str, Any]:
+    import numpy as np
+    import torch
+
+    state: dict[str, Any] = {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    import numpy as np
+    import torch
+
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def save(
+    output_dir: str | Path,
+    step: int,
+    model: Any,
+    optimizer: "torch.optim.Optimizer",
+    scheduler: Any,
+    state: dict[str, Any],
+    keep: int = 2,
+) -> Path:
+    """Write a complete save for `step` (replacing an incomplete one) and prune old saves."""
+    import torch
+
+    d = step_dir(output_dir, step)
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    model.save_pretrained(str(d), safe_serialization=True)
+    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, d / "optimizer.pt")
+    torch.save(rng_state(), d / "rng.pt")
+    (d / "state.json").write_text(json.dumps({**state, "step": step}, indent=2))
+    for f in d.iterdir():
+        _fsync_file(f)
+    (d / DONE).write_text(sha256_file(d / ADAPTER_FILE) + "\n")
+    _fsync_file(d / DONE)
+    _fsync_file(d)
+    prune(output_dir, keep)
+    return d
+
+
+def prune(output_dir: str | Path, keep: int) -> None:
+    """Keep the newest `keep` complete saves; drop older ones and any incomplete leftovers."""
+    root = checkpoints_dir(output_dir)
+    if not root.is_dir():
+        return
+    complete = complete_saves(output_dir)
+    keep_paths = {p for _, p in complete[-keep:]}
+    for p in root.iterdir():
+        if p.is_dir() and STEP_DIR.match(p.name) and p not in keep_paths:
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def load_state(d: Path) -> dict[str, Any]:
+    return json.loads((d / "state.json").read_text())
+
+
+def load_optimizer(d: Path, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+    import torch
+
+    blob = torch.load(d / "optimizer.pt", weights_only=False)
+    optimizer.load_state_dict(blob["optimizer"])
+    scheduler.load_state_dict(blob["scheduler"])
+
+
+def load_rng(d: Path) -> None:
+    import torch
+
+    set_rng_state(torch.load(d / "rng.pt", weights_only=False))
+
+
+def adapter_sha256(d: Path) -> str:
+    return sha256_file(d / ADAPTER_FILE)
+
+
+def write_result(output_dir: str | Path, event: dict[str, Any]) -> None:
+    p = Path(output_dir) / "result.json"
+    tmp = p.with_suffix(f".tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(event, indent=2))
+    _fsync_file(tmp)
+    os.replace(tmp, p)
+
+
+def read_result(output_dir: str | Path) -> dict[str, Any] | None:
+    p = Path(output_dir) / "result.json"
+    if not p.is_file():
+        return None
+    try:
+        event = json.loads(p.read_text())
+    except ValueError:
+        return None
+    ckpt = event.get("checkpoint")
+    return event if ckpt and is_complete(ckpt) else None

@@ -1,0 +1,198 @@
+"""GRPO math as pure tensor functions (no model, no I/O), tested against hand-computed values.
+
+Follows verl's `verl/trainer/ppo/core_algos.py` (compute_grpo_outcome_advantage, compute_policy_loss_vanilla,
+kl_penalty "low_var_kl", agg_loss "token-mean") and TRL's GRPOTrainer (same k3 estimator, same clipped
+objective); the AAC step advantage follows GRPO's process supervision (Shao et al. 2024, DeepSeekMath,
+section 4.1.3). Formulas, with the choices made where those differ, are in docs/training.md.
+
+Shapes: per-token tensors are (batch, seq); masks are 0/1 floats or bools of the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+
+def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean of x over mask==1. An all-zero mask gives 0 (an empty mini-batch contributes nothing)."""
+    m = mask.to(x.dtype)
+    return (x * m).sum() / m.sum().clamp(min=1.0)
+
+
+def _group_stats(values: Sequence[float], norm_by_std: bool, epsilon: float) -> tuple[float, float]:
+    t = torch.tensor(values, dtype=torch.float64)
+    mean = float(t.mean())
+    # Unbiased std as torch.std (verl, TRL). A group of one has no relative signal: its advantage is 0.
+    std = float(t.std()) if t.numel() > 1 else 0.0
+    return mean, (std + epsilon) if norm_by_std else 1.0
+
+
+def group_outcome_advantages(
+    rewards: Sequence[float],
+    groups: Sequence[Hashable],
+    norm_by_std: bool = True,
+    epsilon: float = 1e-6,
+) -> list[float]:
+    """Outcome GRPO: A_i = (R_i - mean_g R) / (std_g R + eps) over the rollouts i of the same group g.
+
+    A group whose rewards are all equal (zero variance) gets A = 0 for every rollout: (R - mean) is exactly 0,
+    so the epsilon only avoids 0/0. A group of a single rollout also gets 0 (verl would give the raw reward
+    there; with G >= 2 rollouts per method, as here, that case is a data error, not a baseline choice).
+    norm_by_std=False is Dr. GRPO's variant (mean-centred only).
+    """
+    if len(rewards) != len(groups):
+        raise ValueError(f"{len(rewards)} rewards but {len(groups)} group ids")
+    by_group: dict[Hashable, list[int]] = {}
+    for i, g in enumerate(groups):
+        by_group.setdefault(g, []).append(i)
+    out = [0.0] * len(rewards)
+    for idx in by_group.values():
+        if len(idx) < 2:
+            continue
+        mean, scale = _group_stats([rewards[i] for i in idx], norm_by_std, epsilon)
+        for i in idx:
+            out[i] = (rewards[i] - mean) / scale
+    return out
+
+
+def group_step_advantages(
+    step_rewards: Sequence[Sequence[float | None]],
+    groups: Sequence[Hashable],
+    norm_by_std: bool = True,
+    epsilon: float = 1e-6,
+) -> list[list[float]]:
+    """Process-supervised GRPO (DeepSeekMath 4.1.3) on the critic's per-step rewards.
+
+    r~_{i,t} = (r_{i,t} - mean_g r) / (std_g r + eps), the statistics over every rated step of every rollout
+    in group g; then each step's advantage is the reward-to-go of the normalised rewards:
+    A_{i,t} = sum_{t' >= t} r~_{i,t'}. A step the critic did not rate (None; e.g. the final answer) takes no
+    part in the statistics and adds 0 to the sums, but still receives the reward-to-go of later steps (0 when
+    it is last). Zero variance within a group gives r~ = 0 for all its steps.
+    """
+    if len(step_rewards) != len(groups):
+        raise ValueError(f"{len(step_rewards)} step-reward lists but {len(groups)} group ids")
+    by_group: dict[Hashable, list[int]] = {}
+    for i, g in enumerate(groups):
+        by_group.setdefault(g, []).append(i)
+    normed: list[list[float]] = [[0.0] * len(r) for r in step_rewards]
+    for idx in by_group.values():
+        rated = [float(r) for i in idx for r in step_rewards[i] if r is not None]
+        if len(rated) < 2:
+            continue
+        mean, scale = _group_stats(rated, norm_by_std, epsilon)
+        for i in idx:
+            normed[i] = [0.0 if r is None else (float(r) - mean) / scale for r in step_rewards[i]]
+    out: list[list[float]] = []
+    for row in normed:
+        acc = 0.0
+        rtg = [0.0] * len(row)
+        for t in range(len(row) - 1, -1, -1):
+            acc += row[t]
+            rtg[t] = acc
+        out.append(rtg)
+    return out
+
+
+def aac_advantages(
+    step_rewards: Sequence[Sequence[float | None]],
+    outcome_rewards: Sequence[float],
+    groups: Sequence[Hashable],
+    step_weight: float = 1.0,
+    outcome_weight: float = 1.0,
+    norm_by_std: bool = True,
+    epsilon: float = 1e-6,
+) -> list[list[float]]:
+    """AAC-GRPO per-step advantage: A_{i,t} = w_s * A^step_{i,t} + w_o * A^outcome_i.
+
+    A^step: group_step_advantages (the frozen privileged critic's step rewards, normalised in the group, summed
+    to go); A^outcome: group_outcome_advantages (the judged final reward). w_s = 0 gives plain outcome GRPO
+    (the paper's ablation), w_o = 0 critic-only. Returns one list per rollout, one value per policy step.
+    """
+    step = group_step_advantages(step_rewards, groups, norm_by_std, epsilon)
+    outcome = group_outcome_advantages(outcome_rewards, groups, norm_by_std, epsilon)
+    return [[step_weight * a + outcome_weight * o for a in row] for row, o in zip(step, outcome)]
+
+
+def kl_k3(logprobs: torch.Tensor, ref_logprobs: torch.Tensor) -> torch.Tensor:
+    """Per-token KL(pi || pi_ref) estimate, Schulman's k3: exp(ref - logp) - (ref - logp) - 1 >= 0.
+
+    Unbiased for tokens sampled from pi, always >= 0, 0 iff logp == ref. Same as verl's "low_var_kl" and
+    TRL's per_token_kl (verl clamps the log-ratio to [-20, 20] and the result to [-10, 10]; we do the same).
+    """
+    delta = (ref_logprobs - logprobs).clamp(min=-20.0, max=20.0)
+    return (torch.exp(delta) - delta - 1.0).clamp(min=-10.0, max=10.0)
+
+
+@dataclass
+class PolicyLossOutput:
+    loss: torch.Tensor  # scalar: token-mean of (pg + beta * kl) over the mask; differentiable
+    pg_loss: torch.Tensor  # scalar, token-mean of the clipped surrogate alone
+    kl: torch.Tensor  # scalar, token-mean of k3 (detached)
+    clip_frac: torch.Tensor  # share of masked tokens where the clipped term was the active one
+    clip_frac_low: torch.Tensor  # ratio < 1 - eps_low with A < 0 (clipped from below)
+    clip_frac_high: torch.Tensor  # ratio > 1 + eps_high with A > 0 (clipped from above)
+    ratio_mean: torch.Tensor
+
+
+def clipped_policy_loss(
+    logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    clip_eps_low: float = 0.2,
+    clip_eps_high: float = 0.2,
+    ref_logprobs: torch.Tensor | None = None,
+    kl_beta: float = 0.0,
+    normaliser: float | None = None,
+) -> PolicyLossOutput:
+    """PPO/GRPO clipped surrogate, per token, aggregated as token-mean:
+
+    ratio = exp(logp - logp_old);  pg = max(-A * ratio, -A * clip(ratio, 1 - eps_low, 1 + eps_high))
+    loss  = sum_mask(pg + beta * k3(logp, logp_ref)) / N,   N = number of masked tokens (or `normaliser`).
+
+    `normaliser` lets a mini-batch processed in pieces (gradient accumulation) keep one token-mean over the
+    whole mini-batch: pass the mini-batch's total token count to every piece and sum the losses.
+    """
+    m = mask.to(logprobs.dtype)
+    n = float(m.sum()) if normaliser is None else float(normaliser)
+    n = max(n, 1.0)
+    log_ratio = (logprobs - old_logprobs).clamp(min=-20.0, max=20.0)
+    ratio = torch.exp(log_ratio)
+    unclipped = -advantages * ratio
+    clipped = -advantages * torch.clamp(ratio, 1.0 - clip_eps_low, 1.0 + clip_eps_high)
+    pg = torch.maximum(unclipped, clipped)
+    per_token = pg
+    kl = torch.zeros_like(pg)
+    if ref_logprobs is not None:
+        kl = kl_k3(logprobs, ref_logprobs)
+        if kl_beta:
+            per_token = pg + kl_beta * kl
+    with torch.no_grad():
+        mt = m.sum().clamp(min=1.0)
+        clip_frac = ((clipped > unclipped).to(m.dtype) * m).sum() / mt
+        low = (((ratio < 1.0 - clip_eps_low) & (advantages < 0)).to(m.dtype) * m).sum() / mt
+        high = (((ratio > 1.0 + clip_eps_high) & (advantages > 0)).to(m.dtype) * m).sum() / mt
+        ratio_mean = (ratio * m).sum() / mt
+    return PolicyLossOutput(
+        loss=(per_token * m).sum() / n,
+        pg_loss=((pg * m).sum() / n).detach(),
+        kl=((kl * m).sum() / n).detach(),
+        clip_frac=clip_frac,
+        clip_frac_low=low,
+        clip_frac_high=high,
+        ratio_mean=ratio_mean,
+    )
+
+
+def token_logprobs(logits: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
+    """log p(token_t | tokens_<t) for t = 1..T-1: shape (batch, T-1), aligned with input_ids[:, 1:].
+
+    Computed row by row with logsumexp to avoid materialising a (batch, T, vocab) log-softmax twice.
+    """
+    targets = input_ids[:, 1:]
+    shifted = logits[:, :-1, :].float()
+    picked = torch.gather(shifted, -1, targets.unsqueeze(-1)).squeeze(-1)
+    return picked - torch.logsumexp(shifted, dim=-1)

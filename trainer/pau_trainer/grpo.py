@@ -1,0 +1,311 @@
+"""grpo-update: one GRPO update of a LoRA policy from a batch of scored rollouts.
+
+Input (spec.rollouts, JSONL, one rollout per line):
+  {"id": "r1", "group": "method-17", "messages": [...OpenAI chat...], "tools"?: [...],
+   "policy_messages"?: [2, 4],            # indices of the assistant messages the policy generated
+                                           # (default: every assistant message); only their tokens train
+   and the advantages, one of:
+   "advantage": 0.7                        # one value for the whole rollout
+   "message_advantages": [0.2, 1.1]        # one per policy message
+   "token_advantages": [[..], [..]]        # one per token of each policy message (trainer tokenisation)
+   or, with spec.advantage.mode = outcome | aac:
+   "rewards": {"outcome": 3.0, "steps": [0.5, null]}   # steps: one per policy message, null = not rated
+   "old_logprobs"?: [[..], [..]]           # sampling-time log-probs per token of each policy message
+  }
+
+The update (verl/TRL GRPO; math in core_algos.py):
+  1. reference log-probs: the base model with the adapter disabled;
+  2. old log-probs: given, or recomputed with the adapter as it was before this update;
+     both are computed once and stored in output_dir/precomputed.pt so a resumed job uses the same ones;
+  3. ppo_epochs x mini-batches (mini_batch_size rollouts, order seeded by [seed, ppo_epoch]): the clipped
+     surrogate + kl_beta * k3 KL, token-mean over the mini-batch's policy tokens, one optimizer step each.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from .cancel import Cancel
+from .chat import ChatEncoder
+from .core_algos import aac_advantages, clipped_policy_loss, group_outcome_advantages, token_logprobs
+from .job import Job, read_jsonl
+from .protocol import GrpoSpec, TrainerError, emit
+
+
+@dataclass
+class Rollout:
+    id: str
+    group: str
+    input_ids: torch.Tensor  # (1, T)
+    mask: torch.Tensor  # (1, T-1) float: 1 on the policy's own target tokens
+    advantages: torch.Tensor  # (1, T-1) float, 0 off the mask
+    message_advantages: list[float]  # per policy message (for reporting)
+    old_logprobs: torch.Tensor | None  # (1, T-1) or None (recompute)
+    policy_tokens: int
+    truncated: bool
+
+
+def _floats(v: Any, where: str) -> list[float]:
+    if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        raise TrainerError("invalid_data", f"{where} must be a list of numbers")
+    out = [float(x) for x in v]
+    if not all(math.isfinite(x) for x in out):
+        raise TrainerError("invalid_data", f"{where} has a non-finite number")
+    return out
+
+
+def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
+    rows = read_jsonl(spec.rollouts, "rollouts")
+    mode = spec.advantage.mode
+    encoded = []
+    for n, row in enumerate(rows, 1):
+        where = f"{spec.rollouts}:{n}"
+        group = row.get("group")
+        if not isinstance(group, (str, int)) or isinstance(group, bool):
+            raise TrainerError("invalid_data", f"{where}: \"group\" (string) is required")
+        msgs = row.get("messages")
+        policy = row.get("policy_messages")
+        if policy is None and isinstance(msgs, list):
+            policy = [i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"]
+        if not isinstance(policy, list) or not policy or not all(isinstance(i, int) for i in policy):
+            raise TrainerError("invalid_data", f"{where}: policy_messages must be a non-empty list of message indices")
+        if len(set(policy)) != len(policy):
+            raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
+        policy = sorted(policy)
+        try:
+            enc = encoder.encode(msgs, tools=row.get("tools"), train_messages=set(policy), max_length=spec.max_length)
+        except TrainerError as e:
+            raise TrainerError(e.code, f"{where}: {e.message}") from e
+        encoded.append((row, where, str(group), policy, enc))
+
+    # advantages per policy message (or per token)
+    groups = [g for _, _, g, _, _ in encoded]
+    per_message: list[list[float] | None] = [None] * len(encoded)
+    if mode in ("outcome", "aac"):
+        outcome: list[float] = []
+        steps: list[list[float | None]] = []
+        for row, where, _, policy, _ in encoded:
+            rw = row.get("rewards")
+            if not isinstance(rw, dict) or not isinstance(rw.get("outcome"), (int, float)):
+                raise TrainerError("invalid_data", f"{where}: advantage.mode={mode} needs \"rewards\": {{\"outcome\": number, ...}}")
+            outcome.append(float(rw["outcome"]))
+            s = rw.get("steps", [None] * len(policy))
+            if not isinstance(s, list) or len(s) != len(policy) or not all(x is None or isinstance(x, (int, float)) for x in s):
+                raise TrainerError("invalid_data", f"{where}: rewards.steps must have one number or null per policy message ({len(policy)})")
+            steps.append([None if x is None else float(x) for x in s])
+        a = spec.advantage
+        if mode == "outcome":
+            adv = group_outcome_advantages(outcome, groups, a.norm_by_std, a.epsilon)
+            per_message = [[v] * len(p) for v, (_, _, _, p, _) in zip(adv, encoded)]
+        else:
+            per_message = list(aac_advantages(steps, outcome, groups, a.step_weight, a.outcome_weight, a.norm_by_std, a.epsilon))
+        sizes: dict[str, int] = {}
+        for g in groups:
+            sizes[g] = sizes.get(g, 0) + 1
+        lonely = sorted(g for g, c in sizes.items() if c < 2)
+        if lonely:
+            emit("info", message=f"{len(lonely)} group(s) have a single rollout and get advantage 0: {lonely[:5]}")
+
+    out: list[Rollout] = []
+    for k, (row, where, group, policy, enc) in enumerate(encoded):
+        T = len(enc.input_ids)
+        owner = enc.message_index[1:]  # targets are tokens 1..T-1
+        mask = torch.tensor(enc.mask[1:], dtype=torch.float32).unsqueeze(0)
+        adv = torch.zeros((1, T - 1), dtype=torch.float32)
+        # token positions of each policy message, in order
+        positions: dict[int, list[int]] = {i: [] for i in policy}
+        for t, o in enumerate(owner):
+            if o >= 0 and mask[0, t] > 0:
+                positions[o].append(t)
+        msg_adv: list[float]
+        if mode == "given":
+            if "advantage" in row:
+                v = row["advantage"]
+                if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+                    raise TrainerError("invalid_data", f"{where}: advantage must be a number")
+                msg_adv = [float(v)] * len(policy)
+            elif "message_advantages" in row:
+                msg_adv = _floats(row["message_advantages"], f"{where}: message_advantages")
+                if len(msg_adv) != len(policy):
+                    raise TrainerError("invalid_data", f"{where}: message_advantages has {len(msg_adv)} values for {len(policy)} policy messages")
+            elif "token_advantages" in row:
+                ta = row["token_advantages"]
+                if not isinstance(ta, list) or len(ta) != len(policy):
+                    raise TrainerError("invalid_data", f"{where}: token_advantages needs one list per policy message")
+                msg_adv = []
+                for i, vals in zip(policy, ta):
+                    vals = _floats(vals, f"{where}: token_advantages")
+                    if len(vals) != len(positions[i]) and not enc.truncated:
+                        raise TrainerError("invalid_data", f"{where}: message {i} has {len(positions[i])} policy tokens, token_advantages gives {len(vals)}")
+                    for t, v in zip(positions[i], vals):
+                        adv[0, t] = v
+                    msg_adv.append(sum(vals) / len(vals) if vals else 0.0)
+            else:
+                raise TrainerError("invalid_data", f"{where}: needs advantage, message_advantages or token_advantages (or set spec.advantage.mode)")
+        else:
+            msg_adv = per_message[k] or []
+        if not (mode == "given" and "token_advantages" in row):
+            for i, v in zip(policy, msg_adv):
+                for t in positions[i]:
+                    adv[0, t] = v
+        old = None
+        if row.get("old_logprobs") is not None:
+            ol = row["old_logprobs"]
+            if not isinstance(ol, list) or len(ol) != len(policy):
+                raise TrainerError("invalid_data", f"{where}: old_logprobs needs one list per policy message")
+            old = torch.zeros((1, T - 1), dtype=torch.float32)
+            for i, vals in zip(policy, ol):
+                vals = _floats(vals, f"{where}: old_logprobs")
+                if len(vals) != len(positions[i]) and not enc.truncated:
+                    raise TrainerError(
+                        "invalid_data",
+                        f"{where}: message {i} has {len(positions[i])} policy tokens in the trainer's tokenisation but "
+                        f"old_logprobs gives {len(vals)} (the served text does not re-tokenise to the sampled tokens)",
+                    )
+                for t, v in zip(positions[i], vals):
+                    old[0, t] = v
+        out.append(Rollout(
+            id=str(row.get("id", f"rollout-{k + 1}")), group=group, input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
+            mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
+            policy_tokens=int(mask.sum()), truncated=enc.truncated,
+        ))
+    if not any(r.policy_tokens for r in out):
+        raise TrainerError("invalid_data", f"{spec.rollouts}: no rollout has policy tokens within max_length")
+    return out
+
+
+def _logprobs(model: Any, r: Rollout, device: str) -> torch.Tensor:
+    ids = r.input_ids.to(device)
+    logits = model(input_ids=ids).logits
+    return token_logprobs(logits, ids).float().cpu()
+
+
+def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor]]:
+    """Reference (adapter off) and old (adapter as loaded) log-probs, once per job, saved before step 1."""
+    path = job.out / "precomputed.pt"
+    if path.is_file():
+        blob = torch.load(path, weights_only=False)
+        if blob.get("fingerprint") == job.fingerprint:
+            return blob
+        raise TrainerError("spec_mismatch", f"{path} was computed for a different job")
+    model = job.model
+    model.eval()
+    ref: list[torch.Tensor] = []
+    old: list[torch.Tensor] = []
+    t0 = time.monotonic()
+    with torch.no_grad():
+        for k, r in enumerate(rollouts):
+            with model.disable_adapter():
+                ref.append(_logprobs(model, r, job.device))
+            old.append(r.old_logprobs if r.old_logprobs is not None else _logprobs(model, r, job.device))
+            if job.cancel.requested:
+                break
+    model.train()
+    if len(ref) < len(rollouts):
+        return {}
+    emit("info", message=f"reference and old log-probs for {len(rollouts)} rollouts in {time.monotonic() - t0:.1f}s")
+    blob = {"fingerprint": job.fingerprint, "ref": ref, "old": old}
+    job.out.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp-{os.getpid()}")
+    torch.save(blob, tmp)
+    os.replace(tmp, path)
+    return blob
+
+
+def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
+    job = Job("grpo-update", spec, cancel, spec.rollouts)
+    done, last = job.open()
+    if done is not None:
+        return done
+    _tok, encoder = job.load_base()
+    rollouts = load_rollouts(spec, encoder)
+    per_epoch = math.ceil(len(rollouts) / spec.mini_batch_size)
+    total = per_epoch * spec.ppo_epochs
+    if spec.max_steps is not None:
+        total = min(total, spec.max_steps)
+    job.build_model(total)
+    start, state = job.resume(last)
+    if start > 0 and not (job.out / "precomputed.pt").is_file():
+        raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
+    emit(
+        "start", command="grpo-update", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
+        rollouts=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device,
+        threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
+        truncated=sum(r.truncated for r in rollouts), tool_calls_in_template=encoder.native_tool_calls,
+    )
+    job.maybe_cancel(start, {}, start)
+    pre = precompute(job, rollouts)
+    job.maybe_cancel(start, {}, start)
+    history: list[dict[str, Any]] = list(state.get("history", []))
+    train_s = float(state.get("train_s", 0.0))
+    seen_tokens = int(state.get("seen_tokens", 0))
+    saved_at = start
+    model = job.model
+    assert job.optimizer is not None
+    for step in range(start + 1, total + 1):
+        t0 = time.monotonic()
+        epoch, b = divmod(step - 1, per_epoch)
+        order = np.random.default_rng([spec.seed, epoch]).permutation(len(rollouts))
+        batch = [int(i) for i in order[b * spec.mini_batch_size : (b + 1) * spec.mini_batch_size]]
+        n_tok = sum(rollouts[i].policy_tokens for i in batch)
+        agg = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "clip_frac": 0.0, "clip_frac_low": 0.0, "clip_frac_high": 0.0, "ratio": 0.0, "adv": 0.0}
+        tokens = 0
+        for i in batch:
+            r = rollouts[i]
+            tokens += r.input_ids.shape[1]
+            if r.policy_tokens == 0:
+                continue
+            logp = token_logprobs(model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device)).float().cpu()
+            out = clipped_policy_loss(
+                logp, pre["old"][i], r.advantages, r.mask, spec.clip_eps_low, spec.clip_eps_high,
+                ref_logprobs=pre["ref"][i], kl_beta=spec.kl_beta, normaliser=n_tok,
+            )
+            out.loss.backward()
+            w = r.policy_tokens / max(n_tok, 1)
+            agg["loss"] += float(out.loss.detach())
+            agg["pg_loss"] += float(out.pg_loss)
+            agg["kl"] += float(out.kl)
+            agg["clip_frac"] += float(out.clip_frac) * w
+            agg["clip_frac_low"] += float(out.clip_frac_low) * w
+            agg["clip_frac_high"] += float(out.clip_frac_high) * w
+            agg["ratio"] += float(out.ratio_mean) * w
+            agg["adv"] += float((r.advantages * r.mask).sum()) / max(n_tok, 1)
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm))
+        job.optimizer.step()
+        job.scheduler.step()
+        job.optimizer.zero_grad(set_to_none=True)
+        dt = time.monotonic() - t0
+        train_s += dt
+        seen_tokens += tokens
+        metrics = {
+            "loss": agg["loss"], "pg_loss": agg["pg_loss"], "kl": agg["kl"], "clip_frac": agg["clip_frac"],
+            "clip_frac_low": agg["clip_frac_low"], "clip_frac_high": agg["clip_frac_high"], "ratio_mean": agg["ratio"],
+            "adv_mean": agg["adv"], "grad_norm": grad_norm, "policy_tokens": n_tok, "tokens": tokens,
+            "tokens_per_s": round(tokens / dt, 2), "step_s": round(dt, 3),
+        }
+        history.append({"step": step, **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in metrics.items()}})
+        emit("progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round(step / per_epoch, 4),
+             lr=job.scheduler.get_last_lr()[0], rollouts=len(batch), **metrics)
+        state = {"cursor": {"ppo_epoch": epoch, "mini_batch": b, "next_step": step + 1},
+                 "history": history, "train_s": train_s, "seen_tokens": seen_tokens}
+        if step % spec.save_every == 0 or step == total:
+            job.save(step, state)
+            saved_at = step
+        if step < total:
+            job.maybe_cancel(step, state, saved_at)
+    final = job.out / "checkpoints" / f"step-{total:06d}"
+    metrics_out = {
+        "rollouts": len(rollouts), "steps": total, "ppo_epochs": spec.ppo_epochs, "history": history,
+        "train_s": round(train_s, 3), "seen_tokens": seen_tokens,
+        "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
+        "s_per_step": round(train_s / len(history), 3) if history else None,
+        "advantages": {r.id: r.message_advantages for r in rollouts},
+    }
+    return job.finish(total, final, metrics_out)

@@ -1,0 +1,232 @@
+"""What SFT and GRPO jobs share: base + LoRA model, optimizer, save/resume/cancel, the done event."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import checkpoint as ckpt
+from .cancel import Cancel, Cancelled
+from .chat import ChatEncoder
+from .models import sha256_file, load_model, load_tokenizer, pick_device, prepare_base
+from .protocol import GrpoSpec, SftSpec, TrainerError, emit, spec_fingerprint
+
+
+class Job:
+    def __init__(self, command: str, spec: SftSpec | GrpoSpec, cancel: Cancel, data_path: str) -> None:
+        self.command = command
+        self.spec = spec
+        self.cancel = cancel
+        self.out = Path(spec.output_dir)
+        # the data file's content is part of the job: the same path with other content is another job
+        self.fingerprint = {**spec_fingerprint(spec), "data_sha256": data_sha256(data_path)}
+        self.started = time.monotonic()
+        self.model: Any = None
+        self.optimizer: torch.optim.Optimizer | None = None
+        self.scheduler: Any = None
+        self.device = "cpu"
+        self.base_sha256 = ""
+        self.total_steps = 0
+
+    # ---- before any heavy work ----------------------------------------------------------------------
+    def lock_output_dir(self) -> None:
+        """One trainer per output_dir: a retry that starts while an orphaned attempt is still saving waits."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.out / ".lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            emit("info", message=f"another trainer holds {self.out}; waiting for it to stop")
+            fcntl.flock(self._lock, fcntl.LOCK_EX)
+
+    def open(self) -> tuple[dict[str, Any] | None, Path | None]:
+        """Lock the output dir; (the finished job's done event, already re-reported, or None; the save to
+        resume from, or None)."""
+        self.lock_output_dir()
+        done = self.finished_result()
+        if done is not None:
+            replay_done(done)
+            return done, None
+        return None, self.check_resumable()
+
+    def finished_result(self) -> dict[str, Any] | None:
+        """A job whose result.json exists (and whose checkpoint is complete) is not run again."""
+        result = ckpt.read_result(self.out)
+        if result is None:
+            return None
+        if result.get("spec") != self.fingerprint:
+            raise TrainerError(
+                "spec_mismatch",
+                f"{self.out} holds a finished job with a different spec; use a new output_dir for a new job",
+            )
+        return result
+
+    def check_resumable(self) -> Path | None:
+        last = ckpt.latest_complete(self.out)
+        if last is None:
+            return None
+        saved = ckpt.load_state(last).get("spec", {})
+        if saved != self.fingerprint:
+            changed = sorted(k for k in set(self.fingerprint) | set(saved) if self.fingerprint.get(k) != saved.get(k))
+            raise TrainerError(
+                "spec_mismatch",
+                f"{self.out} holds saves of a job with a different spec (changed: {', '.join(changed)}); "
+                "resume with the same spec or use a new output_dir",
+            )
+        return last
+
+    # ---- model ----------------------------------------------------------------------------------------
+    def load_base(self) -> tuple[Any, ChatEncoder]:
+        base_dir, self.base_sha256 = prepare_base(
+            self.spec.base_model, self.spec.base_model_sha256, log=lambda m: emit("info", message=m)
+        )
+        tok = load_tokenizer(base_dir)
+        if tok.pad_token_id is None:
+            tok.pad_token = tok.eos_token
+        self.device = pick_device(self.spec.device)
+        self.base_dir = base_dir
+        return tok, ChatEncoder(tok)
+
+    def build_model(self, total_steps: int) -> None:
+        from peft import LoraConfig, PeftModel, get_peft_model
+
+        base = load_model(self.base_dir, self.device)
+        # LoRA's A matrices start random: seed first so a job (and its rerun elsewhere) starts identically
+        torch.manual_seed(self.spec.seed)
+        random.seed(self.spec.seed)
+        np.random.seed(self.spec.seed % 2**32)
+        if self.spec.init_adapter:
+            init = Path(self.spec.init_adapter)
+            if not ckpt.is_complete(init):
+                raise TrainerError("invalid_data", f"init_adapter {init} is not a complete checkpoint (no DONE file)")
+            # the adapter's own LoRA config (rank, alpha, targets) wins over spec.lora
+            self.model = PeftModel.from_pretrained(base, str(init), is_trainable=True)
+        else:
+            lora = self.spec.lora
+            cfg = LoraConfig(
+                r=lora.rank, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
+                target_modules=list(lora.targets), task_type="CAUSAL_LM", bias="none",
+            )
+            try:
+                self.model = get_peft_model(base, cfg)
+            except ValueError as e:  # e.g. a target module the architecture does not have
+                raise TrainerError("invalid_spec", f"lora.targets: {e}") from e
+        self.model.train()
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=self.spec.lr, weight_decay=self.spec.weight_decay)
+        warm = self.spec.warmup_steps
+        # linear warm-up, then constant: a resumed or extended job sees the same learning rate per step
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda s: min(1.0, (s + 1) / warm) if warm else 1.0
+        )
+        self.total_steps = total_steps
+
+    def trainable(self) -> list[torch.nn.Parameter]:
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    def resume(self, last: Path | None) -> tuple[int, dict[str, Any]]:
+        """Load the last complete save (adapter, optimizer, scheduler, RNG); (step, state) or (0, {})."""
+        if last is None:
+            return 0, {}
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        state = ckpt.load_state(last)
+        weights = load_file(str(last / ckpt.ADAPTER_FILE), device=self.device)
+        result = set_peft_model_state_dict(self.model, weights)
+        unexpected = list(getattr(result, "unexpected_keys", []) or [])
+        if unexpected:
+            raise TrainerError("internal", f"save {last} has adapter keys the model lacks: {unexpected[:3]}")
+        assert self.optimizer is not None
+        ckpt.load_optimizer(last, self.optimizer, self.scheduler)
+        ckpt.load_rng(last)
+        emit("info", message=f"resumed from {last} (step {state['step']})")
+        return int(state["step"]), state
+
+    # ---- saving ---------------------------------------------------------------------------------------
+    def save(self, step: int, state: dict[str, Any]) -> Path:
+        assert self.optimizer is not None
+        t = time.monotonic()
+        d = ckpt.save(
+            self.out, step, self.model, self.optimizer, self.scheduler,
+            {**state, "spec": self.fingerprint, "command": self.command, "base_sha256": self.base_sha256,
+             "total_steps": self.total_steps},
+            keep=self.spec.keep_saves,
+        )
+        emit("saved", step=step, checkpoint=str(d), save_s=round(time.monotonic() - t, 3), elapsed_s=self.elapsed())
+        return d
+
+    def maybe_cancel(self, step: int, state: dict[str, Any], saved_at: int) -> None:
+        """On a cancel request: make sure `step` is saved (unless nothing was trained), report, stop."""
+        if not self.cancel.requested:
+            return
+        d: Path | None
+        if step == 0:
+            d = None
+        elif saved_at == step:
+            d = ckpt.step_dir(self.out, step)
+        else:
+            d = self.save(step, state)
+        emit("cancelled", step=step, checkpoint=str(d) if d else None)
+        raise Cancelled()
+
+    def finish(self, step: int, final_dir: Path, metrics: dict[str, Any]) -> dict[str, Any]:
+        event = {
+            "checkpoint": str(final_dir),
+            "adapter": str(final_dir / ckpt.ADAPTER_FILE),
+            "sha256": ckpt.adapter_sha256(final_dir),
+            "steps": step,
+            "base_sha256": self.base_sha256,
+            "metrics": metrics,
+        }
+        ckpt.write_result(self.out, {"type": "done", **event, "spec": self.fingerprint})
+        emit("done", **event)
+        return event
+
+    def elapsed(self) -> float:
+        return round(time.monotonic() - self.started, 3)
+
+
+def replay_done(result: dict[str, Any]) -> None:
+    emit("info", message="job already finished; reporting its result")
+    emit("done", **{k: v for k, v in result.items() if k not in ("type", "spec")})
+
+
+def data_sha256(path: str) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise TrainerError("invalid_data", f"data file {p} does not exist")
+    return sha256_file(p)
+
+
+def read_jsonl(path: str, what: str) -> list[dict[str, Any]]:
+    p = Path(path)
+    if not p.is_file():
+        raise TrainerError("invalid_data", f"{what} file {p} does not exist")
+    rows: list[dict[str, Any]] = []
+    with open(p, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                raise TrainerError("invalid_data", f"{p}:{n}: not JSON ({e})") from e
+            if not isinstance(obj, dict):
+                raise TrainerError("invalid_data", f"{p}:{n}: each line must be a JSON object")
+            rows.append(obj)
+    if not rows:
+        raise TrainerError("invalid_data", f"{what} file {p} has no examples")
+    return rows
+
+
+def finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None

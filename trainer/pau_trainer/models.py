@@ -1,0 +1,171 @@
+"""Base models: a GGUF from the models directory -> a plain safetensors checkpoint, converted once.
+
+transformers reads GGUF (dequantising to float) but its Trainer/peft path refuses a model that still carries
+the GGUF quantization config, and dequantising takes seconds to minutes. So the first use of a GGUF saves
+it as plain safetensors + tokenizer under $PAU_CACHE_DIR/trainer/bases/<sha256 of the GGUF, 16 hex>/
+(complete when its DONE file exists, built under an flock); every later job loads that directory.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from .protocol import TrainerError
+
+
+def pau_cache_dir() -> Path:
+    """PAU_CACHE_DIR, default ${XDG_CACHE_HOME:-$HOME/.cache}/pau (shared by the checkouts of a machine)."""
+    base = os.environ.get("PAU_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pau"
+    )
+    return Path(base)
+
+
+def models_dir() -> Path:
+    """PAU_MODELS_DIR, default $PAU_CACHE_DIR/models."""
+    return Path(os.environ["PAU_MODELS_DIR"]) if os.environ.get("PAU_MODELS_DIR") else pau_cache_dir() / "models"
+
+
+def cache_root() -> Path:
+    """$PAU_CACHE_DIR/trainer: converted base models."""
+    return pau_cache_dir() / "trainer"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@contextmanager
+def flocked(lock_path: Path) -> Iterator[None]:
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def check_gguf(path: Path, expected_sha256: str | None = None) -> str:
+    """The GGUF's sha256, after checking it exists, is a GGUF and (when given) has the expected hash."""
+    if not path.exists():
+        raise TrainerError(
+            "base_model_missing",
+            f"base model {path} does not exist (install it with `npm run pau -- models install`, or check PAU_MODELS_DIR)",
+        )
+    if not path.is_file():
+        raise TrainerError("base_model_missing", f"base model {path} is not a file")
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic != b"GGUF":
+        raise TrainerError("base_model_corrupt", f"base model {path} is not a GGUF file (magic {magic!r})")
+    digest = sha256_file(path)
+    if expected_sha256 and digest != expected_sha256:
+        raise TrainerError(
+            "base_model_corrupt", f"base model {path} has sha256 {digest}, expected {expected_sha256} (reinstall it)"
+        )
+    return digest
+
+
+def gguf_metadata(path: Path) -> dict[str, Any]:
+    """The few GGUF header fields the trainer needs (architecture and attention head counts)."""
+    import gguf  # local import: heavy
+
+    try:
+        reader = gguf.GGUFReader(str(path))
+    except Exception as e:  # a truncated or damaged file fails here
+        raise TrainerError("base_model_corrupt", f"base model {path} cannot be read as GGUF: {e}") from e
+
+    def field(name: str) -> Any:
+        f = reader.fields.get(name)
+        if f is None:
+            return None
+        return f.contents()
+
+    arch = field("general.architecture")
+    return {
+        "architecture": arch,
+        "n_head": field(f"{arch}.attention.head_count"),
+        "n_head_kv": field(f"{arch}.attention.head_count_kv"),
+        "n_layer": field(f"{arch}.block_count"),
+        "name": field("general.name"),
+    }
+
+
+def prepare_base(gguf_path: str | Path, expected_sha256: str | None = None, log: Any = None) -> tuple[Path, str]:
+    """(directory of the plain safetensors model + tokenizer, the GGUF's sha256); converts on first use."""
+    path = Path(gguf_path).expanduser().resolve()
+    digest = check_gguf(path, expected_sha256)
+    root = cache_root() / "bases"
+    out = root / digest[:16]
+    if (out / "DONE").exists():
+        return out, digest
+    with flocked(root / f"{digest[:16]}.lock"):
+        if (out / "DONE").exists():
+            return out, digest
+        if log:
+            log(f"converting {path.name} to safetensors once (cached in {out})")
+        tmp = root / f"{digest[:16]}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+            model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+        except TrainerError:
+            raise
+        except Exception as e:
+            raise TrainerError("base_model_corrupt", f"transformers cannot load {path}: {type(e).__name__}: {e}") from e
+        # The dequantised weights are plain floats now; the config must stop saying "GGUF-quantized" or the
+        # Trainer/peft refuse the model and from_pretrained tries to re-quantise.
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        model.hf_quantizer = None
+        model.save_pretrained(str(tmp), safe_serialization=True)
+        tok.save_pretrained(str(tmp))
+        cfg_path = tmp / "config.json"
+        cfg = json.loads(cfg_path.read_text())
+        cfg.pop("quantization_config", None)
+        cfg_path.write_text(json.dumps(cfg, indent=2))
+        (tmp / "pau_source.json").write_text(json.dumps({"gguf": str(path), "sha256": digest}, indent=2))
+        shutil.rmtree(out, ignore_errors=True)
+        os.replace(tmp, out)
+        (out / "DONE").write_text(digest + "\n")
+    return out, digest
+
+
+def pick_device(choice: str) -> str:
+    import torch
+
+    if choice == "cuda" or (choice == "auto" and torch.cuda.is_available()):
+        return "cuda"
+    return "cpu"
+
+
+def load_model(base_dir: Path, device: str) -> Any:
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    dtype = torch.bfloat16 if device == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(str(base_dir), dtype=dtype)
+    model.to(device)
+    model.config.use_cache = False
+    return model
+
+
+def load_tokenizer(base_dir: Path) -> Any:
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(base_dir))

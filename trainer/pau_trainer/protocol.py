@@ -1,0 +1,365 @@
+"""The trainer's wire contract, in one place (mirrored in docs/training.md and activities/training/).
+
+A job is one process:  python -m pau_trainer <command> --spec SPEC.json
+  command: "sft" | "grpo-update" | "export-gguf-lora"
+
+In:  SPEC.json, a JSON object validated by `parse_spec` (plain dataclasses + explicit checks).
+Out: stdout carries JSON lines only, one object per line, each with a "type" field (see Event below);
+     everything else (library warnings, tracebacks) goes to stderr.
+Exit code: see ExitCode.
+
+Durability contract: `output_dir` belongs to one job. Saves go to output_dir/checkpoints/step-NNNNNN/ and
+are complete only when that directory's DONE file exists (written last). Rerunning the same command with the
+same spec resumes from the last complete save (incomplete ones are ignored); a job that already finished
+re-emits its "done" event and exits 0 without training again. SIGTERM (or SIGINT) = cancel: the trainer
+finishes the step in progress, saves, prints a "cancelled" event and exits with ExitCode.CANCELLED.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import threading
+from dataclasses import asdict, dataclass, field
+from enum import IntEnum
+from typing import Any, Literal, NoReturn, TextIO
+
+PROTOCOL_VERSION = 1
+COMMANDS = ("sft", "grpo-update", "export-gguf-lora")
+Command = Literal["sft", "grpo-update", "export-gguf-lora"]
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    INTERNAL = 1  # a bug or an unexpected failure (traceback on stderr); a retry may help
+    INVALID_SPEC = 2  # the spec is malformed, or does not match the job already in output_dir
+    BASE_MODEL = 3  # base model missing, unreadable or corrupt (sha256 mismatch, not a GGUF)
+    INVALID_DATA = 4  # the training data / rollouts / adapter input is missing or malformed
+    CANCELLED = 5  # SIGTERM/SIGINT: saved (when there was anything to save) and stopped; rerun to resume
+
+
+# Error codes carried by {"type":"error","code":...}; each maps to one exit code. Codes that retrying
+# cannot fix are every one except "internal".
+ERROR_EXIT: dict[str, ExitCode] = {
+    "invalid_spec": ExitCode.INVALID_SPEC,
+    "spec_mismatch": ExitCode.INVALID_SPEC,
+    "base_model_missing": ExitCode.BASE_MODEL,
+    "base_model_corrupt": ExitCode.BASE_MODEL,
+    "invalid_data": ExitCode.INVALID_DATA,
+    "internal": ExitCode.INTERNAL,
+}
+
+
+class TrainerError(Exception):
+    """A failure with a wire error code; the CLI turns it into an error event and the code's exit code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        assert code in ERROR_EXIT, code
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def spec_error(message: str) -> NoReturn:
+    raise TrainerError("invalid_spec", message)
+
+
+# ---- Events (stdout, one JSON object per line) ------------------------------------------------------
+# {"type":"start","command":..,"protocol":1,"output_dir":..,"total_steps":..,"resumed_from_step":0|N}
+# {"type":"info","message":..}                                    (free text for people/logs)
+# {"type":"progress","step":..,"total":..,"loss":..,"tokens_per_s":..,"elapsed_s":..,"epoch":..,
+#   "lr":.., "tokens":.., ...command-specific metrics (grpo: pg_loss, kl, clip_frac, clip_frac_low,
+#   clip_frac_high, adv_mean, grad_norm)}
+# {"type":"saved","step":..,"checkpoint":DIR,"elapsed_s":..}
+# {"type":"cancelled","step":..,"checkpoint":DIR|null}
+# {"type":"done","checkpoint":DIR,"adapter":FILE,"sha256":HEX,"steps":..,"metrics":{..}}
+#   (export-gguf-lora: checkpoint = the input adapter dir, adapter = the written .gguf, sha256 of it)
+# {"type":"error","code":ERROR_CODE,"message":..}
+EventType = Literal["start", "info", "progress", "saved", "cancelled", "done", "error"]
+
+_out_lock = threading.Lock()
+_out: TextIO = sys.stdout
+
+
+def set_event_stream(stream: TextIO) -> None:
+    """Tests capture events by pointing this elsewhere."""
+    global _out
+    _out = stream
+
+
+def _clean(v: Any) -> Any:
+    # JSON has no NaN/inf: a diverged loss is reported as null rather than breaking the reader.
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    return v
+
+
+def emit(type_: EventType, **fields: Any) -> dict[str, Any]:
+    event = {"type": type_, **_clean(fields)}
+    line = json.dumps(event, separators=(",", ":"))
+    with _out_lock:
+        _out.write(line + "\n")
+        _out.flush()
+    return event
+
+
+# ---- Job specs --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoraSpec:
+    rank: int = 8
+    alpha: float = 16.0
+    dropout: float = 0.0
+    # Module names as in the HF model (llama/qwen2 use the same ones).
+    targets: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+@dataclass(frozen=True)
+class CommonSpec:
+    base_model: str  # path to a .gguf (from the models directory)
+    output_dir: str  # owned by this job: checkpoints, result.json
+    base_model_sha256: str | None = None  # when given, checked before anything else
+    init_adapter: str | None = None  # a complete checkpoint dir to start from (continue training)
+    lora: LoraSpec = field(default_factory=LoraSpec)
+    lr: float = 2e-4
+    max_length: int = 1024  # tokens per example; longer examples are truncated (counted in metrics)
+    seed: int = 0
+    save_every: int = 50  # optimizer steps between saves; a save is always made at the end
+    keep_saves: int = 2  # complete saves kept (older ones are deleted after a new one is DONE)
+    max_steps: int | None = None  # cap on optimizer steps (benchmarks, smoke runs)
+    threads: int | None = None  # torch CPU threads; default $PAU_TRAINER_THREADS or 1 (see docs: 2 threads on a loaded 2-core box ran 10x slower)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    max_grad_norm: float = 1.0
+    weight_decay: float = 0.0
+    warmup_steps: int = 0
+
+
+@dataclass(frozen=True)
+class SftSpec(CommonSpec):
+    data: str = ""  # JSONL: {"messages":[...OpenAI chat...], "tools"?: [...]}
+    epochs: float = 1.0
+    batch_size: int = 1
+
+
+@dataclass(frozen=True)
+class AdvantageSpec:
+    # How advantages come about when rollouts carry rewards instead of advantages (core_algos.py).
+    #   outcome: plain GRPO on the outcome reward;  aac: critic step rewards + outcome, weighted.
+    mode: Literal["given", "outcome", "aac"] = "given"
+    step_weight: float = 1.0
+    outcome_weight: float = 1.0
+    norm_by_std: bool = True
+    epsilon: float = 1e-6
+
+
+@dataclass(frozen=True)
+class GrpoSpec(CommonSpec):
+    rollouts: str = ""  # JSONL, one rollout per line (see docs/training.md, "grpo-update")
+    ppo_epochs: int = 1
+    mini_batch_size: int = 4  # rollouts per optimizer step
+    clip_eps_low: float = 0.2
+    clip_eps_high: float = 0.2
+    kl_beta: float = 0.04
+    advantage: AdvantageSpec = field(default_factory=AdvantageSpec)
+    lr: float = 1e-5
+
+
+@dataclass(frozen=True)
+class ExportSpec:
+    adapter_dir: str  # a checkpoint dir (adapter_model.safetensors + adapter_config.json + DONE)
+    base_model: str  # the GGUF the adapter was trained on (architecture + head counts for the permutation)
+    output: str  # the .gguf LoRA file to write
+    output_dir: str = ""  # unused; present so every command's spec has the same shape
+
+
+def _expect_obj(v: Any, where: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        spec_error(f"{where} must be a JSON object")
+    return v
+
+
+def _take(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str, required: bool = False) -> Any:
+    if name not in obj or obj[name] is None:
+        if required:
+            spec_error(f"{where}.{name} is required")
+        return None
+    v = obj[name]
+    # bool is an int in Python; a spec saying "lr": true is a mistake, not 1.
+    if isinstance(v, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        spec_error(f"{where}.{name} must be {_kind_name(kind)}, got {json.dumps(v)}")
+    if not isinstance(v, kind):
+        spec_error(f"{where}.{name} must be {_kind_name(kind)}, got {json.dumps(v)[:80]}")
+    return v
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if set(kinds) == {int, float}:
+        return "a number"
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", list: "a list", dict: "an object"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _positive(v: float | int | None, name: str, allow_zero: bool = False) -> None:
+    if v is None:
+        return
+    if (v < 0) if allow_zero else (v <= 0):
+        spec_error(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {v}")
+
+
+def _parse_lora(raw: Any) -> LoraSpec:
+    if raw is None:
+        return LoraSpec()
+    obj = _expect_obj(raw, "lora")
+    _unknown(obj, {"rank", "alpha", "dropout", "targets"}, "lora")
+    d = LoraSpec()
+    rank = _take(obj, "rank", int, "lora")
+    alpha = _take(obj, "alpha", (int, float), "lora")
+    dropout = _take(obj, "dropout", (int, float), "lora")
+    targets = _take(obj, "targets", list, "lora")
+    if targets is not None and (not targets or not all(isinstance(t, str) and t for t in targets)):
+        spec_error("lora.targets must be a non-empty list of module names (e.g. q_proj, v_proj)")
+    spec = LoraSpec(
+        rank=rank if rank is not None else d.rank,
+        alpha=float(alpha) if alpha is not None else d.alpha,
+        dropout=float(dropout) if dropout is not None else d.dropout,
+        targets=tuple(targets) if targets is not None else d.targets,
+    )
+    _positive(spec.rank, "lora.rank")
+    _positive(spec.alpha, "lora.alpha")
+    if not 0 <= spec.dropout < 1:
+        spec_error(f"lora.dropout must be in [0, 1), got {spec.dropout}")
+    return spec
+
+
+def _unknown(obj: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        spec_error(f"{where}: unknown field(s) {', '.join(extra)} (allowed: {', '.join(sorted(allowed))})")
+
+
+_COMMON_FIELDS = {
+    "command", "base_model", "output_dir", "base_model_sha256", "init_adapter", "lora", "lr", "max_length", "seed",
+    "save_every", "keep_saves", "max_steps", "threads", "device", "max_grad_norm", "weight_decay", "warmup_steps",
+}
+
+
+def _common(obj: dict[str, Any]) -> dict[str, Any]:
+    w = "spec"
+    out: dict[str, Any] = {
+        "base_model": _take(obj, "base_model", str, w, required=True),
+        "output_dir": _take(obj, "output_dir", str, w, required=True),
+        "lora": _parse_lora(obj.get("lora")),
+    }
+    for name, kind in [
+        ("base_model_sha256", str), ("init_adapter", str), ("lr", (int, float)), ("max_length", int), ("seed", int),
+        ("save_every", int), ("keep_saves", int), ("max_steps", int), ("threads", int), ("device", str),
+        ("max_grad_norm", (int, float)), ("weight_decay", (int, float)), ("warmup_steps", int),
+    ]:
+        v = _take(obj, name, kind, w)
+        if v is not None:
+            out[name] = float(v) if kind == (int, float) else v
+    sha = out.get("base_model_sha256")
+    if sha is not None and (len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha)):
+        spec_error("spec.base_model_sha256 must be 64 lowercase hex characters")
+    if out.get("device", "auto") not in ("auto", "cpu", "cuda"):
+        spec_error(f"spec.device must be auto, cpu or cuda, got {out['device']}")
+    for name in ("lr", "max_length", "save_every", "keep_saves", "max_steps", "threads", "max_grad_norm"):
+        _positive(out.get(name), f"spec.{name}")
+    for name in ("weight_decay", "warmup_steps", "seed"):
+        _positive(out.get(name), f"spec.{name}", allow_zero=True)
+    if not out["base_model"].strip() or not out["output_dir"].strip():
+        spec_error("spec.base_model and spec.output_dir must not be empty")
+    return out
+
+
+def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
+    """Validate a decoded spec for `command`. Raises TrainerError("invalid_spec") naming the bad field."""
+    if command not in COMMANDS:
+        spec_error(f"unknown command {command!r} (expected one of {', '.join(COMMANDS)})")
+    obj = _expect_obj(raw, "spec")
+    if "command" in obj and obj["command"] != command:
+        spec_error(f"spec.command is {obj['command']!r} but the trainer was run as {command!r}")
+    if command == "export-gguf-lora":
+        _unknown(obj, {"command", "adapter_dir", "base_model", "output", "output_dir"}, "spec")
+        return ExportSpec(
+            adapter_dir=_take(obj, "adapter_dir", str, "spec", required=True),
+            base_model=_take(obj, "base_model", str, "spec", required=True),
+            output=_take(obj, "output", str, "spec", required=True),
+            output_dir=_take(obj, "output_dir", str, "spec") or "",
+        )
+    if command == "sft":
+        _unknown(obj, _COMMON_FIELDS | {"data", "epochs", "batch_size"}, "spec")
+        common = _common(obj)
+        data = _take(obj, "data", str, "spec", required=True)
+        epochs = _take(obj, "epochs", (int, float), "spec")
+        batch = _take(obj, "batch_size", int, "spec")
+        _positive(epochs, "spec.epochs")
+        _positive(batch, "spec.batch_size")
+        return SftSpec(**common, data=data, epochs=float(epochs) if epochs is not None else 1.0, batch_size=batch or 1)
+    # grpo-update
+    _unknown(obj, _COMMON_FIELDS | {"rollouts", "ppo_epochs", "mini_batch_size", "clip_eps", "clip_eps_low",
+                                    "clip_eps_high", "kl_beta", "advantage"}, "spec")
+    common = _common(obj)
+    if "lr" not in common:
+        common["lr"] = GrpoSpec.lr
+    rollouts = _take(obj, "rollouts", str, "spec", required=True)
+    ppo_epochs = _take(obj, "ppo_epochs", int, "spec")
+    mbs = _take(obj, "mini_batch_size", int, "spec")
+    clip = _take(obj, "clip_eps", (int, float), "spec")
+    clip_low = _take(obj, "clip_eps_low", (int, float), "spec")
+    clip_high = _take(obj, "clip_eps_high", (int, float), "spec")
+    beta = _take(obj, "kl_beta", (int, float), "spec")
+    _positive(ppo_epochs, "spec.ppo_epochs")
+    _positive(mbs, "spec.mini_batch_size")
+    for n, v in (("clip_eps", clip), ("clip_eps_low", clip_low), ("clip_eps_high", clip_high)):
+        _positive(v, f"spec.{n}")
+    if clip_low is not None and clip_low >= 1:
+        spec_error("spec.clip_eps_low must be < 1 (the ratio's lower bound is 1 - clip_eps_low)")
+    if clip is not None and clip >= 1 and clip_low is None:
+        spec_error("spec.clip_eps must be < 1")
+    _positive(beta, "spec.kl_beta", allow_zero=True)
+    d = GrpoSpec(base_model="", output_dir="")
+    adv = AdvantageSpec()
+    if obj.get("advantage") is not None:
+        a = _expect_obj(obj["advantage"], "advantage")
+        _unknown(a, {"mode", "step_weight", "outcome_weight", "norm_by_std", "epsilon"}, "advantage")
+        mode = _take(a, "mode", str, "advantage")
+        if mode is not None and mode not in ("given", "outcome", "aac"):
+            spec_error(f"advantage.mode must be given, outcome or aac, got {mode!r}")
+        sw = _take(a, "step_weight", (int, float), "advantage")
+        ow = _take(a, "outcome_weight", (int, float), "advantage")
+        nb = _take(a, "norm_by_std", bool, "advantage")
+        eps = _take(a, "epsilon", (int, float), "advantage")
+        _positive(eps, "advantage.epsilon")
+        adv = AdvantageSpec(
+            mode=mode or adv.mode,  # type: ignore[arg-type]
+            step_weight=float(sw) if sw is not None else adv.step_weight,
+            outcome_weight=float(ow) if ow is not None else adv.outcome_weight,
+            norm_by_std=nb if nb is not None else adv.norm_by_std,
+            epsilon=float(eps) if eps is not None else adv.epsilon,
+        )
+    return GrpoSpec(
+        **common,
+        rollouts=rollouts,
+        ppo_epochs=ppo_epochs or d.ppo_epochs,
+        mini_batch_size=mbs or d.mini_batch_size,
+        clip_eps_low=float(clip_low if clip_low is not None else clip if clip is not None else d.clip_eps_low),
+        clip_eps_high=float(clip_high if clip_high is not None else clip if clip is not None else d.clip_eps_high),
+        kl_beta=float(beta) if beta is not None else d.kl_beta,
+        advantage=adv,
+    )
+
+
+def spec_fingerprint(spec: SftSpec | GrpoSpec | ExportSpec) -> dict[str, Any]:
+    """What must not change between a job's first run and its resumptions (stored in each save)."""
+    d = asdict(spec)
+    for volatile in ("threads", "device", "keep_saves", "output_dir"):
+        d.pop(volatile, None)
+    return json.loads(json.dumps(d))  # as stored in state.json (tuples become lists), so they compare equal

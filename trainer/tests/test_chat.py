@@ -1,0 +1,100 @@
+"""Assistant-only masks through the real SmolLM2 tokenizer and chat template (and a tool-aware template)."""
+
+import json
+
+import pytest
+
+from pau_trainer.chat import ChatEncoder
+from pau_trainer.protocol import TrainerError
+
+pytestmark = pytest.mark.model
+
+CONV = [
+    {"role": "system", "content": "You probe methods."},
+    {"role": "user", "content": "Describe f(x)."},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "call_method", "arguments": "{\"arguments\": \"3\"}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "TOOL-RESULT-9"},
+    {"role": "user", "content": "USER-NUDGE"},
+    {"role": "assistant", "content": "f squares x."},
+]
+
+# A ChatML template that renders tool calls and tool results natively (the shape of Qwen2.5's).
+TOOL_TEMPLATE = (
+    "{% for m in messages %}"
+    "{% if m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
+    "{% for tc in m.tool_calls or [] %}<tool_call>\n{\"name\": \"{{ tc.function.name }}\", \"arguments\": "
+    "{{ tc.function.arguments | tojson }}}\n</tool_call>{% endfor %}<|im_end|>\n"
+    "{% elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
+    "{% else %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def masked_text(tok, enc, which=None):
+    return tok.decode([t for t, m, o in zip(enc.input_ids, enc.mask, enc.message_index) if m and (which is None or o == which)])
+
+
+def test_smollm2_template_lacks_tool_calls_so_they_are_written_into_content(tokenizer):
+    enc_ = ChatEncoder(tokenizer)
+    assert enc_.native_tool_calls is False
+    enc = enc_.encode(CONV)
+    full = tokenizer.decode(enc.input_ids)
+    call = '<tool_call>\n{"name": "call_method", "arguments": {"arguments": "3"}}\n</tool_call><|im_end|>'
+    assert masked_text(tokenizer, enc, 2) == call
+    assert masked_text(tokenizer, enc, 5) == "f squares x.<|im_end|>"
+    assert masked_text(tokenizer, enc) == call + "f squares x.<|im_end|>"
+    # everything else is context only: system, user turns, the tool result, the assistant headers
+    assert "TOOL-RESULT-9" in full and "USER-NUDGE" in full
+    trained = masked_text(tokenizer, enc)
+    for context in ("TOOL-RESULT-9", "USER-NUDGE", "You probe methods", "<|im_start|>assistant"):
+        assert context not in trained
+    assert set(enc.message_index) == {-1, 2, 5}
+
+
+def test_native_tool_template_masks_the_call_and_not_the_result(tokenizer):
+    tokenizer.chat_template, saved = TOOL_TEMPLATE, tokenizer.chat_template
+    try:
+        enc_ = ChatEncoder(tokenizer)
+        assert enc_.native_tool_calls is True
+        enc = enc_.encode(CONV)
+    finally:
+        tokenizer.chat_template = saved
+    full = tokenizer.decode(enc.input_ids)
+    assert "<tool_response>\nTOOL-RESULT-9\n</tool_response>" in full
+    assert masked_text(tokenizer, enc, 2) == '<tool_call>\n{"name": "call_method", "arguments": {"arguments": "3"}}\n</tool_call><|im_end|>'
+    assert "TOOL-RESULT-9" not in masked_text(tokenizer, enc)
+
+
+def test_selected_policy_messages_only_and_truncation(tokenizer):
+    enc_ = ChatEncoder(tokenizer)
+    only_last = enc_.encode(CONV, train_messages={5})
+    assert masked_text(tokenizer, only_last) == "f squares x.<|im_end|>"
+    full = enc_.encode(CONV)
+    short = enc_.encode(CONV, max_length=len(full.input_ids) - 4)
+    assert short.truncated and len(short.input_ids) == len(full.input_ids) - 4
+    assert short.input_ids == full.input_ids[:-4] and short.mask == full.mask[:-4]
+
+
+def test_invalid_messages_are_invalid_data(tokenizer):
+    enc_ = ChatEncoder(tokenizer)
+    for bad, needle in [
+        ([], "non-empty list"),
+        ([{"role": "robot", "content": "x"}], "role must be one of"),
+        ([{"role": "user", "content": ["part"]}], "content must be a string or null"),
+        ([{"role": "assistant", "content": None}], "needs content or tool_calls"),
+        ([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y", "tool_calls": [{"function": {}}]}], "function.name is required"),
+    ]:
+        with pytest.raises(TrainerError) as e:
+            enc_.encode(bad)
+        assert e.value.code == "invalid_data" and needle in e.value.message, (bad, e.value.message)
+    with pytest.raises(TrainerError, match="not an assistant message"):
+        enc_.encode(CONV, train_messages={1})
+
+
+def test_arguments_that_are_not_json_objects_stay_strings(tokenizer):
+    enc_ = ChatEncoder(tokenizer)
+    conv = [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "call_method", "arguments": "{broken"}}]}]
+    text = masked_text(tokenizer, enc_.encode(conv))
+    assert json.dumps({"name": "call_method", "arguments": "{broken"}) in text

@@ -1,0 +1,135 @@
+"""GRPO math against hand-computed values on fixed tensors (no model)."""
+
+import math
+
+import pytest
+import torch
+
+from pau_trainer.core_algos import (
+    aac_advantages,
+    clipped_policy_loss,
+    group_outcome_advantages,
+    group_step_advantages,
+    kl_k3,
+    masked_mean,
+    token_logprobs,
+)
+
+S3 = math.sqrt(1 / 3)  # unbiased std of [1, 0, 0, 1]
+
+
+def test_outcome_advantages_normalise_within_each_group():
+    adv = group_outcome_advantages([1, 0, 0, 1, 2, 2, 7], ["a", "a", "a", "a", "b", "b", "c"])
+    want = 0.5 / (S3 + 1e-6)
+    assert adv[:4] == pytest.approx([want, -want, -want, want], abs=1e-9)
+    # zero-variance group: every rollout gets exactly 0 (the epsilon only avoids 0/0)
+    assert adv[4:6] == [0.0, 0.0]
+    # a group of one rollout has no relative signal
+    assert adv[6] == 0.0
+
+
+def test_outcome_advantages_without_std_is_mean_centred():
+    adv = group_outcome_advantages([3.0, 1.0], ["g", "g"], norm_by_std=False)
+    assert adv == pytest.approx([1.0, -1.0])
+
+
+def test_outcome_advantages_rejects_misaligned_inputs():
+    with pytest.raises(ValueError):
+        group_outcome_advantages([1.0, 2.0], ["g"])
+
+
+def test_step_advantages_are_reward_to_go_of_group_normalised_step_rewards():
+    # rollout 1: steps rated 1, 0.5, then an unrated final answer; rollout 2: 0, 1
+    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"])
+    rated = [1.0, 0.5, 0.0, 1.0]
+    mean = sum(rated) / 4
+    std = math.sqrt(sum((r - mean) ** 2 for r in rated) / 3) + 1e-6
+    n = [(r - mean) / std for r in rated]
+    assert adv[0] == pytest.approx([n[0] + n[1], n[1], 0.0], abs=1e-9)
+    assert adv[1] == pytest.approx([n[2] + n[3], n[3]], abs=1e-9)
+    # the literal numbers, so a change in the statistics cannot hide behind the same formula
+    assert adv[0] == pytest.approx([0.522233, -0.261116, 0.0], abs=1e-5)
+    assert adv[1] == pytest.approx([-0.522233, 0.783349], abs=1e-5)
+
+
+def test_step_advantages_zero_variance_group_is_zero():
+    assert group_step_advantages([[0.5, 0.5], [0.5]], ["g", "g"]) == [[0.0, 0.0], [0.0]]
+
+
+def test_aac_adds_weighted_outcome_to_every_step():
+    steps = [[1.0, 0.0], [0.0, 1.0]]
+    out = aac_advantages(steps, [1.0, 0.0], ["g", "g"], step_weight=0.5, outcome_weight=2.0)
+    s = group_step_advantages(steps, ["g", "g"])
+    o = group_outcome_advantages([1.0, 0.0], ["g", "g"])
+    assert out[0] == pytest.approx([0.5 * s[0][0] + 2 * o[0], 0.5 * s[0][1] + 2 * o[0]])
+    assert out[1] == pytest.approx([0.5 * s[1][0] + 2 * o[1], 0.5 * s[1][1] + 2 * o[1]])
+    # step_weight 0 = plain outcome GRPO, the paper's ablation
+    plain = aac_advantages(steps, [1.0, 0.0], ["g", "g"], step_weight=0.0)
+    assert plain == [[o[0], o[0]], [o[1], o[1]]]
+
+
+def test_kl_k3_values_and_sign():
+    logp = torch.zeros(2)
+    ref = torch.log(torch.tensor([0.5, 2.0]))
+    kl = kl_k3(logp, ref)
+    assert kl.tolist() == pytest.approx([0.5 + math.log(2) - 1, 2 - math.log(2) - 1], abs=1e-6)
+    assert (kl > 0).all()
+    assert kl_k3(ref, ref).tolist() == [0.0, 0.0]
+    # minimising beta*KL pulls logp towards the reference: the gradient is 1 - exp(ref - logp)
+    lp = torch.zeros(2, requires_grad=True)
+    kl_k3(lp, ref).sum().backward()
+    assert lp.grad.tolist() == pytest.approx([1 - 0.5, 1 - 2.0])
+    assert lp.grad[1] < 0 < lp.grad[0]  # ref above logp -> descent raises logp; below -> lowers it
+
+
+def _loss_case(mask=None, **kw):
+    ratios = torch.tensor([[1.5, 0.5, 1.1, 0.7]])
+    logp = torch.log(ratios).requires_grad_(True)
+    old = torch.zeros_like(ratios)
+    adv = torch.tensor([[1.0, 1.0, -1.0, -1.0]])
+    mask = torch.ones_like(ratios) if mask is None else mask
+    return logp, clipped_policy_loss(logp, old, adv, mask, clip_eps_low=0.2, clip_eps_high=0.2, **kw)
+
+
+def test_clipped_loss_both_sides_of_the_clip():
+    logp, out = _loss_case()
+    # per token: max(-A r, -A clip(r)): -1.2 (clipped high), -0.5 (unclipped), 1.1, 0.8 (clipped low)
+    assert out.loss.item() == pytest.approx((-1.2 - 0.5 + 1.1 + 0.8) / 4)
+    assert out.pg_loss.item() == pytest.approx(0.05)
+    assert out.clip_frac.item() == pytest.approx(0.5)
+    assert out.clip_frac_high.item() == pytest.approx(0.25)
+    assert out.clip_frac_low.item() == pytest.approx(0.25)
+    out.loss.backward()
+    # clipped tokens carry no gradient; the others d(-A r)/dlogp = -A r, over 4 tokens
+    assert logp.grad[0].tolist() == pytest.approx([0.0, -0.5 / 4, 1.1 / 4, 0.0])
+
+
+def test_clipped_loss_masks_tokens_out():
+    mask = torch.tensor([[1.0, 1.0, 0.0, 1.0]])
+    logp, out = _loss_case(mask=mask)
+    assert out.loss.item() == pytest.approx((-1.2 - 0.5 + 0.8) / 3)
+    out.loss.backward()
+    assert logp.grad[0, 2].item() == 0.0
+
+
+def test_clipped_loss_adds_beta_kl_and_shared_normaliser():
+    ref = torch.zeros(1, 4)
+    logp, out = _loss_case(ref_logprobs=ref, kl_beta=0.1, normaliser=8)
+    ratios = [1.5, 0.5, 1.1, 0.7]
+    kl = [1 / r + math.log(r) - 1 for r in ratios]  # k3 with ref = 0: exp(-logp) + logp - 1
+    assert out.kl.item() == pytest.approx(sum(kl) / 8, abs=1e-6)
+    assert out.loss.item() == pytest.approx((0.2 + 0.1 * sum(kl)) / 8, abs=1e-6)
+
+
+def test_masked_mean_and_empty_mask():
+    x = torch.tensor([1.0, 2.0, 3.0])
+    assert masked_mean(x, torch.tensor([1, 0, 1])).item() == 2.0
+    assert masked_mean(x, torch.zeros(3)).item() == 0.0
+
+
+def test_token_logprobs_match_log_softmax():
+    torch.manual_seed(0)
+    logits = torch.randn(2, 5, 7)
+    ids = torch.randint(0, 7, (2, 5))
+    want = torch.log_softmax(logits, -1)[:, :-1].gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    assert torch.allclose(token_logprobs(logits, ids), want, atol=1e-6)

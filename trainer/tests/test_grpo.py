@@ -1,0 +1,93 @@
+"""grpo-update through the CLI on SmolLM2: advantages from rewards, ref/old log-probs, metrics, the adapter moves."""
+
+import json
+import signal
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from conftest import DATA, run_trainer
+from pau_trainer.core_algos import aac_advantages
+from pau_trainer.protocol import ExitCode
+
+pytestmark = pytest.mark.model
+
+
+def grpo_spec(smollm2, out, **over):
+    spec = {
+        "base_model": str(smollm2), "rollouts": str(DATA / "tiny_rollouts.jsonl"), "output_dir": str(out),
+        "lr": 5e-4, "ppo_epochs": 2, "mini_batch_size": 2, "max_length": 160, "seed": 3, "save_every": 2,
+        "kl_beta": 0.04, "advantage": {"mode": "aac"},
+        "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "v_proj"]},
+    }
+    spec.update(over)
+    return spec
+
+
+@pytest.fixture(scope="module")
+def grpo_run(smollm2, smollm2_dir, tmp_path_factory):
+    d = tmp_path_factory.mktemp("grpo")
+    spec = grpo_spec(smollm2, d / "out")
+    run = run_trainer("grpo-update", spec, d / "spec.json", signal_on=lambda e: e["type"] == "saved", sig=signal.SIGTERM)
+    return run, spec, d
+
+
+def test_grpo_update_cancel_resume_and_metrics(grpo_run):
+    first, spec, d = grpo_run
+    # SIGTERM after the first save: cancelled with that save, exit 5
+    assert first.rc == ExitCode.CANCELLED, first.stderr[-2000:]
+    assert first.of("cancelled")[0]["step"] == 2
+    run = run_trainer("grpo-update", spec, d / "spec.json")
+    assert run.rc == 0, run.stderr[-2000:]
+    assert run.of("start")[0]["resumed_from_step"] == 2 and run.steps() == [3, 4]
+    for p in first.of("progress") + run.of("progress"):
+        for k in ("loss", "pg_loss", "kl", "clip_frac", "adv_mean", "grad_norm", "tokens_per_s"):
+            assert isinstance(p[k], float), (k, p)
+    # the first step of the update starts at the old policy: ratio 1, nothing clipped, and with a fresh
+    # adapter (B = 0) the policy equals the reference, so KL is 0
+    p1 = first.of("progress")[0]
+    assert p1["ratio_mean"] == pytest.approx(1.0, abs=1e-4) and p1["clip_frac"] == 0.0 and p1["kl"] == pytest.approx(0.0, abs=1e-6)
+    # later steps have moved away from the reference
+    assert run.of("progress")[-1]["kl"] > 0
+    done = run.of("done")[0]
+    assert done["steps"] == 4 and len(done["metrics"]["history"]) == 4
+
+
+def test_grpo_advantages_follow_core_algos(grpo_run):
+    first, spec, d = grpo_run
+    result = json.load(open(d / "out" / "result.json"))
+    rows = [json.loads(line) for line in open(spec["rollouts"])]
+    want = aac_advantages([r["rewards"]["steps"] for r in rows], [r["rewards"]["outcome"] for r in rows],
+                          [r["group"] for r in rows])
+    got = result["metrics"]["advantages"]
+    for r, w in zip(rows, want):
+        assert got[r["id"]] == pytest.approx(w, abs=1e-5)
+
+
+def test_grpo_changes_only_the_adapter_and_starts_from_init_adapter(grpo_run, smollm2, tmp_path):
+    first, spec, d = grpo_run
+    result = json.load(open(d / "out" / "result.json"))
+    w = load_file(result["adapter"])
+    # LoRA B starts at zero; after the update it is not
+    assert any(k.endswith("lora_B.weight") and w[k].abs().sum() > 0 for k in w)
+    # a next epoch continues from this checkpoint (init_adapter); its reference is still the base
+    nxt = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "next", init_adapter=result["checkpoint"],
+                                               ppo_epochs=1, max_steps=1), tmp_path / "s.json")
+    assert nxt.rc == 0, nxt.stderr[-2000:]
+    p = nxt.of("progress")[0]
+    assert p["kl"] > 0  # the policy (previous adapter) already differs from the reference (base)
+    w2 = load_file(nxt.of("done")[0]["adapter"])
+    assert w2.keys() == w.keys() and any(not torch.equal(w2[k], w[k]) for k in w)
+
+
+def test_old_logprobs_that_do_not_retokenise_are_rejected(smollm2, tmp_path):
+    row = json.loads(open(DATA / "tiny_rollouts.jsonl").readline())
+    row.pop("rewards")
+    row["advantage"] = 1.0
+    row["old_logprobs"] = [[-0.1, -0.2], [-0.3]]
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps(row) + "\n")
+    r = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "given"}), tmp_path / "s.json")
+    assert r.rc == ExitCode.INVALID_DATA
+    assert "does not re-tokenise" in r.of("error")[0]["message"]
