@@ -11,7 +11,8 @@ import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
-import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
+import type { CallResult, Coverage, ErrorInfo } from '../../domain/sandbox/schemas';
+import { codeFailure } from '../../domain/judge/codeFailure';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
@@ -140,6 +141,8 @@ export function createJudgeActivities(db: () => Db) {
       original: CallResult[];
       /** The generated code on heldoutGiven ++ heldoutGenerated ++ observedArgs; null without code. */
       candidate: CallResult[] | null;
+      /** The generated code did not compile (the sandbox's error); absent in histories from before. */
+      candidateSourceError?: ErrorInfo | null;
       /** Coverage of the original by the observed inputs (null when there were none). */
       coverage: Coverage | null;
     }): Promise<JudgeEpisodeResult> {
@@ -150,9 +153,12 @@ export function createJudgeActivities(db: () => Db) {
       // Inputs that count: every held-out input the original answered within limits, except mutated ones
       // that raised (a mutated input the method rejects says little; the dataset's typed ones count).
       const counted = countedInputs(input.original, nGiven, plan.heldoutRaisingCounts ?? false);
+      // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
+      // checked against the observations: a compile error is no contradiction.
+      const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
       let codeMatch: number | null = null;
       if (counted.length > 0 && !plan.codeMatchExcluded) {
-        const candidate = input.candidate;
+        const candidate = failed ? null : input.candidate;
         const equal = candidate ? counted.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
         codeMatch = equal / counted.length;
       }
@@ -160,7 +166,7 @@ export function createJudgeActivities(db: () => Db) {
       const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
       let checked: number | null = null;
       let bad: number | null = null;
-      if (input.candidate) {
+      if (input.candidate && !failed) {
         const c = contradictions(observed, candObserved, cfg.equality);
         checked = c.checked;
         bad = c.contradictions;
@@ -178,6 +184,7 @@ export function createJudgeActivities(db: () => Db) {
         underExploredThreshold: cfg.underExploredThreshold,
         unparsable: verdict.unparsable,
         noCode: generated.code === null,
+        codeFailure: failed,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
         ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,

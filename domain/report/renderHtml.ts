@@ -168,10 +168,11 @@ export function renderHtml(doc: ReportDocument): string {
       num(d.meanErrors, 1),
       num(d.meanAgentErrors, 1),
       String(d.noCode),
+      String(d.codeFailed),
       String(d.unparsable),
     ]);
     sections.push(
-      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold.</p>` +
+      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
         table(
           [
             'model',
@@ -186,6 +187,7 @@ export function renderHtml(doc: ReportDocument): string {
             'errors',
             'agent errors',
             'no code',
+            'code failed',
             'unparsable',
           ],
           rows,

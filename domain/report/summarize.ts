@@ -86,6 +86,8 @@ export interface DiagnosticsSummary {
   meanErrors: number | null;
   meanAgentErrors: number | null;
   noCode: number;
+  /** Generated code that did not compile or lacked the entry point (code match 0, reason recorded). */
+  codeFailed: number;
   unparsable: number;
 }
 
@@ -203,6 +205,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
       meanErrors: num((x) => x.errors),
       meanAgentErrors: num((x) => x.agentErrors),
       noCode: judged.filter((r) => d(r).noCode === true).length,
+      codeFailed: judged.filter((r) => d(r).codeFailure != null).length,
       unparsable: judged.filter((r) => r.unparsable).length,
     });
   }
