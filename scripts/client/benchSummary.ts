@@ -32,19 +32,7 @@ const columns = {
   costUsd: sql<number>`coalesce(sum(${episodes.costUsd}),0)::float8`,
 };
 
-function toRow(r: {
-  model: string;
-  setting: string;
-  source?: string | null;
-  episodes: number;
-  failed: number;
-  described: number;
-  avgCalls: number;
-  kMin: number | null;
-  kMax: number | null;
-  tokens: number;
-  costUsd: number;
-}): SummaryRow {
+function toRow(r: Omit<SummaryRow, 'source'> & { source?: string | null }): SummaryRow {
   return {
     model: r.model,
     setting: r.setting,

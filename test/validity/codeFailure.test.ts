@@ -8,11 +8,12 @@
 // "coder" returns (broken, misnamed, or correct as the control). The sandbox, Temporal and Postgres are real.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';
+import { episodes, judgments } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { codeFailure } from '../../domain/judge/codeFailure';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
+import { insertFixtureDataset } from '../helpers/fixtureDataset';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-code-failure';
@@ -36,30 +37,23 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   timeoutMs: 180_000,
-  setup: async ({ db }) => {
-    await db
-      .insert(datasets)
-      .values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' })
-      .onConflictDoNothing();
-    for (const [i, m] of METHODS.entries()) {
-      await db
-        .insert(methods)
-        .values({
-          id: m.id,
-          source: 'validity',
-          sourceId: m.id,
-          entryPoint: 'f',
-          signature: 'def f(x):',
-          code: CODE,
-          goldDescription: m.gold,
-          probeInputs: ['3'],
-          verdict: 'accepted',
-          ...typed,
-        })
-        .onConflictDoNothing();
-      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
-    }
-  },
+  setup: ({ db }) =>
+    insertFixtureDataset(
+      db,
+      DATASET,
+      METHODS.map((m) => ({
+        id: m.id,
+        source: 'validity',
+        sourceId: m.id,
+        entryPoint: 'f',
+        signature: 'def f(x):',
+        code: CODE,
+        goldDescription: m.gold,
+        probeInputs: ['3'],
+        verdict: 'accepted',
+        ...typed,
+      })),
+    ),
 });
 
 describe('generated code that cannot run', () => {

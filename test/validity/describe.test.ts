@@ -5,12 +5,13 @@
 // coder turns that back into the original), `null` answers a fixed description that says nothing.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { datasetMethods, datasets, methods, referenceDescriptions } from '../../db/schema/index';
+import { referenceDescriptions } from '../../db/schema/index';
 import { acceptedReferenceDescriptions, goldOrReference, referenceAttempts } from '../../datasets/referenceDescriptions';
 import { DESCRIBE_PROMPT_VERSION } from '../../domain/describe/describePrompt';
 import { NULL_DESCRIPTION } from '../../domain/describe/scriptedDescriber';
 import { startDescribeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
+import { insertFixtureDataset } from '../helpers/fixtureDataset';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-describe';
@@ -64,16 +65,7 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   timeoutMs: 180_000,
-  setup: async ({ db }) => {
-    await db
-      .insert(datasets)
-      .values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' })
-      .onConflictDoNothing();
-    for (const [i, { split, ...m }] of METHODS.entries()) {
-      await db.insert(methods).values(m).onConflictDoNothing();
-      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split, position: i }).onConflictDoNothing();
-    }
-  },
+  setup: ({ db }) => insertFixtureDataset(db, DATASET, METHODS),
 });
 
 const attempts = async (model: string) =>

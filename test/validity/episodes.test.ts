@@ -4,11 +4,12 @@
 // held-out inputs (raising inputs count) or no code match with the recorded exclusion reason.
 import { and, asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { datasetMethods, datasets, episodes, judgments, methods, steps } from '../../db/schema/index';
+import { episodes, judgments, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { inputKey } from '../../domain/inputs/generator';
 import { startBenchmark } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
+import { insertFixtureDataset } from '../helpers/fixtureDataset';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-episodes';
@@ -49,27 +50,19 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   timeoutMs: 180_000,
-  setup: async ({ db }) => {
-    await db
-      .insert(datasets)
-      .values({ name: DATASET, contentHash: `fixture:${DATASET}`, config: { fixture: true }, status: 'ready' })
-      .onConflictDoNothing();
-    for (const [i, m] of METHODS.entries()) {
-      const { gold, ...rest } = m;
-      await db
-        .insert(methods)
-        .values({
-          ...rest,
-          source: 'validity',
-          sourceId: m.entryPoint,
-          signature: `def ${m.entryPoint}(${m.code.match(/\((\w+)\)/)![1]}):`,
-          goldDescription: gold,
-          verdict: 'accepted',
-        })
-        .onConflictDoNothing();
-      await db.insert(datasetMethods).values({ datasetName: DATASET, methodId: m.id, split: 'test', position: i }).onConflictDoNothing();
-    }
-  },
+  setup: ({ db }) =>
+    insertFixtureDataset(
+      db,
+      DATASET,
+      METHODS.map(({ gold, ...m }) => ({
+        ...m,
+        source: 'validity',
+        sourceId: m.entryPoint,
+        signature: `def ${m.entryPoint}(${m.code.match(/\((\w+)\)/)![1]}):`,
+        goldDescription: gold,
+        verdict: 'accepted',
+      })),
+    ),
 });
 
 async function examplesOf(episodeId: string): Promise<string[]> {
