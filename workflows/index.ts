@@ -7,3 +7,5 @@ export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
 export { judgeRunWorkflow } from './judge/judgeRunWorkflow';
 export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
+export { describeMethodsWorkflow } from './describe/describeMethodsWorkflow';
+export { describeMethodWorkflow } from './describe/describeMethodWorkflow';
