@@ -6,6 +6,7 @@ import { createDatasetMainActivities } from './dataset/index';
 import { createBenchActivities } from './bench/index';
 import { createEpisodeActivities } from './episode/index';
 import { createJudgeActivities } from './judge/activities';
+import { createDescribeActivities } from './describe/activities';
 import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
 import { createContradictionActivities } from './judge/contradiction';
@@ -22,6 +23,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createEpisodeActivities(deps.db),
     ...createBenchActivities(deps.db),
     ...createJudgeActivities(deps.db),
+    ...createDescribeActivities(deps.db),
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
     ...createContradictionActivities(deps.db),

@@ -24,6 +24,19 @@ export const Analysis = z.object({
   stripped: z.number().optional(),
   exact_hash: z.string().optional(),
   near_hash: z.string().optional(),
+  /** For input generation when the source gives no example call (domain/inputs/generator.ts). */
+  params: z
+    .array(
+      z.object({
+        name: z.string(),
+        kind: z.enum(['positional', 'keyword', 'varargs', 'varkw']),
+        annotation: z.string().nullable(),
+        default: z.string().nullable(),
+      }),
+    )
+    .optional(),
+  hints: z.record(z.string(), z.array(z.string())).optional(),
+  literals: z.object({ ints: z.array(z.number()), strs: z.array(z.string()) }).optional(),
 });
 export type Analysis = z.infer<typeof Analysis>;
 

@@ -9,7 +9,8 @@ import type { LocateOptions } from './fetch';
 import { datasetContentHash } from './hash';
 import { loadSource } from './loaders/index';
 import { normalise } from './method';
-import { stratifiedSplit } from './split';
+import { behaviourSummary, clusterItems, heldoutSummary } from './behaviour';
+import { splitMethods } from './split';
 import { getDataset, methodsByIds, startDatasetRow, upsertMethods, writeDatasetMembers } from './store';
 import { bump, emptySourceSummary, type BuildSummary } from './summary';
 import type { LoadResult } from './types';
@@ -82,6 +83,18 @@ export class UncheckedMethodsError extends Error {
   override name = 'UncheckedMethodsError';
 }
 
+/** The split scheme in words, for the summary. */
+export function schemeText(cfg: BuildConfig): string {
+  if (cfg.split.scheme !== 'by-source') return `proportional (test ${cfg.split.test}, validation ${cfg.split.validation}, by source share)`;
+  const groups = new Map<string, string[]>();
+  for (const src of cfg.sources) {
+    const to = cfg.split.bySource[src] ?? 'train';
+    groups.set(to, [...(groups.get(to) ?? []), src]);
+  }
+  const parts = ['test', 'official', 'validation', 'train'].filter((k) => groups.has(k)).map((k) => `${k}=${groups.get(k)!.join(',')}`);
+  return `by-source: ${parts.join('; ')}${groups.has('validation') || groups.has('official') ? '' : ` (validation ${cfg.split.validation} from train sources)`}`;
+}
+
 export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary> {
   const row = await getDataset(db, name);
   if (!row) throw new Error(`dataset ${name} was not prepared`);
@@ -92,6 +105,7 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
     s.rejected = { ...s.loadRejected };
     s.accepted = 0;
     s.splits = { train: 0, validation: 0, test: 0 };
+    delete s.inputsGenerated;
   }
   const pending = ms.filter((m) => m.verdict === 'pending');
   if (pending.length)
@@ -110,12 +124,24 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
   const sourceOf = new Map(ms.map((m) => [m.id, m.source]));
   for (const d of duplicates) bump(summary.sources[sourceOf.get(d.id) ?? '']?.rejected ?? {}, d.kind);
   summary.duplicates = duplicates;
-  const split = stratifiedSplit(kept, cfg.split, cfg.seed);
+  // Near-duplicates by behaviour stay together: each cluster is one unit of the split.
+  const items = clusterItems(kept);
+  const split = splitMethods(items, cfg.split, cfg.seed);
+  const blind = splitMethods(
+    items.map((it) => ({ ...it, cluster: null })),
+    cfg.split,
+    cfg.seed,
+  );
+  summary.behaviour = behaviourSummary(kept, items, split, blind);
+  summary.heldout = heldoutSummary(kept, split);
+  summary.scheme = schemeText(cfg);
   const byId = new Map(kept.map((m) => [m.id, m]));
   for (const a of split.assignments) {
-    const s = summary.sources[byId.get(a.id)!.source]!;
+    const m = byId.get(a.id)!;
+    const s = summary.sources[m.source]!;
     s.accepted++;
     s.splits[a.split]++;
+    if (typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number') s.inputsGenerated = (s.inputsGenerated ?? 0) + 1;
   }
   summary.splits = split.actual;
   summary.requested = split.requested;
@@ -138,6 +164,8 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
         goldDescription: m.goldDescription,
         probeInputs: m.probeInputs,
         heldoutInputs: m.heldoutInputs,
+        heldoutGenerated: m.heldoutGenerated ?? [],
+        codeMatchExclusion: m.codeMatchExclusion,
       };
     }),
   );

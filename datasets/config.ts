@@ -12,6 +12,33 @@ export const BuildLimits = z.object({
 });
 export type BuildLimits = z.infer<typeof BuildLimits>;
 
+export const SPLIT_SCHEMES = ['proportional', 'by-source'] as const;
+/** Where a source's methods go under the by-source scheme; `official` is MBPP's own split (task ids). */
+export const SourceSplit = z.enum(['test', 'validation', 'train', 'official']);
+export type SourceSplit = z.infer<typeof SourceSplit>;
+export const DEFAULT_BY_SOURCE = { humaneval: 'test', mbpp: 'test', cruxeval: 'test', codealpaca: 'train' } as const;
+
+/** Generated inputs (domain/inputs/generator.ts): held-out inputs for code match, behaviour fingerprints,
+ * and example calls for methods whose source gives none. */
+export const InputsConfig = z.object({
+  /** A method with no literal example call gets `missingCount` generated calls (then the usual sandbox filters). */
+  generateMissing: z.boolean().default(true),
+  missingCount: z.number().int().min(1).max(64).default(12),
+  /** Generated held-out inputs kept per method, from `heldoutCandidates` tried. */
+  heldoutGenerated: z.number().int().min(0).max(64).default(10),
+  heldoutCandidates: z.number().int().min(0).max(128).default(16),
+  /** At most this share of the generated held-out inputs may raise (exception behaviour is scored, not dominant). */
+  maxRaisingShare: z.number().min(0).max(1).default(0.3),
+  /** Below this many distinct held-out outcomes a method is excluded from code match (with the reason stored). */
+  minDistinctOutputs: z.number().int().min(1).default(2),
+  /** Inputs of a behaviour fingerprint (0: no behaviour clustering). */
+  fingerprint: z.number().int().min(0).max(64).default(16),
+  /** Wall time per generated call (a generated input that is slow says little and costs the build). */
+  timeoutMs: z.number().int().min(50).max(60_000).default(1_000),
+  seed: z.number().int().default(1),
+});
+export type InputsConfig = z.infer<typeof InputsConfig>;
+
 export const BuildConfig = z.object({
   name: z
     .string()
@@ -26,10 +53,15 @@ export const BuildConfig = z.object({
   seed: z.string().default('pau-v1'),
   split: z
     .object({
+      /** `proportional` (default): test and validation sizes as in the paper, each source in proportion to
+       * its share of the pool. `by-source`: each source goes to the split `bySource` names (validation, when
+       * no source gives one, is `validation` methods drawn from the training sources). */
+      scheme: z.enum(SPLIT_SCHEMES).default('proportional'),
       test: z.number().int().min(0).default(741),
       validation: z.number().int().min(0).default(100),
+      bySource: z.partialRecord(z.enum(SOURCE_NAMES), SourceSplit).default({ ...DEFAULT_BY_SOURCE }),
     })
-    .default({ test: 741, validation: 100 }),
+    .default({ scheme: 'proportional', test: 741, validation: 100, bySource: { ...DEFAULT_BY_SOURCE } }),
   /** Share of a method's known inputs kept back for code match (never shown); at least one probe stays. */
   heldoutFraction: z.number().min(0).max(0.9).default(0.5),
   /** CruxEval has no description: `code-only` (the judge compares with the code) or `exclude` (drop CruxEval). */
@@ -39,9 +71,10 @@ export const BuildConfig = z.object({
   batchSize: z.number().int().min(1).max(500).default(25),
   concurrency: z.number().int().min(1).max(64).default(4),
   limits: BuildLimits.default({ timeoutMs: 2_000, memoryMb: 512 }),
+  inputs: InputsConfig.default(InputsConfig.parse({})),
 });
 export type BuildConfig = z.infer<typeof BuildConfig>;
 export type BuildConfigInput = z.input<typeof BuildConfig>;
 
 /** Version of the filter rules; part of every method's check key and of the dataset hash. */
-export const FILTER_VERSION = 'pau-filters-1';
+export const FILTER_VERSION = 'pau-filters-2';

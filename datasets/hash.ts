@@ -13,6 +13,8 @@ export interface HashMember {
   goldDescription: string | null;
   probeInputs: string[];
   heldoutInputs: string[];
+  heldoutGenerated: string[];
+  codeMatchExclusion: string | null;
 }
 
 export function resultConfig(cfg: BuildConfig) {
@@ -24,6 +26,7 @@ export function resultConfig(cfg: BuildConfig) {
     heldoutFraction: cfg.heldoutFraction,
     cruxevalGold: cfg.cruxevalGold,
     limits: cfg.limits,
+    inputs: cfg.inputs,
   };
 }
 
@@ -34,7 +37,18 @@ export function datasetContentHash(cfg: BuildConfig, files: { path: string; sha2
     v: FILTER_VERSION,
     config: resultConfig(cfg),
     files: filesSorted,
-    members: sorted.map((m) => [m.id, m.split, m.codeHash, m.signature, m.entryPoint, m.goldDescription, m.probeInputs, m.heldoutInputs]),
+    members: sorted.map((m) => [
+      m.id,
+      m.split,
+      m.codeHash,
+      m.signature,
+      m.entryPoint,
+      m.goldDescription,
+      m.probeInputs,
+      m.heldoutInputs,
+      m.heldoutGenerated,
+      m.codeMatchExclusion,
+    ]),
   });
   return `sha256:${sha256Hex(body)}`;
 }

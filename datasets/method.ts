@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Analysis } from './analyze';
 import { sha256Hex } from './checksum';
+import { generateInputs, GENERATOR_VERSION, inputSpec } from '../domain/inputs/generator';
 import { FILTER_VERSION, type BuildConfig } from './config';
 import { SOURCE_NAMES } from './sources';
 import type { Candidate } from './types';
@@ -61,14 +62,23 @@ export interface Normalised {
 }
 
 /** Combines a candidate and its static analysis into a Method; static rejections are recorded on it. */
-export function normalise(c: Candidate, a: Analysis, cfg: Pick<BuildConfig, 'heldoutFraction' | 'cruxevalGold' | 'limits'>): Normalised {
+/** Example calls generated from the signature, defaults and body literals, for a method whose source
+ * gives none (CodeAlpaca responses without an example call): the sandbox filters then decide as usual. */
+export function generatedKnownInputs(id: string, a: Analysis, cfg: Pick<BuildConfig, 'inputs'>): string[] {
+  if (!cfg.inputs.generateMissing || a.reason !== 'no-known-inputs' || !a.params) return [];
+  const spec = inputSpec([], { params: a.params, hints: a.hints ?? {}, literals: a.literals ?? { ints: [], strs: [] } });
+  return generateInputs(spec, { count: cfg.inputs.missingCount, seedKey: id, purpose: 'known', seed: cfg.inputs.seed });
+}
+
+export function normalise(c: Candidate, a: Analysis, cfg: Pick<BuildConfig, 'heldoutFraction' | 'cruxevalGold' | 'limits' | 'inputs'>): Normalised {
   const id = methodId(c.source, c.sourceId);
   const reasons: string[] = [];
-  if (!a.ok && a.reason) reasons.push(a.reason);
+  const generated = generatedKnownInputs(id, a, cfg);
+  if (!a.ok && a.reason && !(generated.length > 0 && a.reason === 'no-known-inputs')) reasons.push(a.reason);
   const gold = c.goldKind === 'docstring' ? (a.docstring ?? null) : c.gold;
   if (a.ok && c.goldKind === 'docstring' && !gold) reasons.push('no-gold');
   if (c.goldKind === 'code-only' && cfg.cruxevalGold === 'exclude') reasons.push('no-gold');
-  const { probe, heldout } = splitInputs(id, a.inputs ?? [], cfg.heldoutFraction);
+  const { probe, heldout } = splitInputs(id, generated.length > 0 ? generated : (a.inputs ?? []), cfg.heldoutFraction);
   const code = a.code ?? c.code.replace(/\r\n?/g, '\n');
   const method: Method = {
     id,
@@ -87,12 +97,13 @@ export function normalise(c: Candidate, a: Analysis, cfg: Pick<BuildConfig, 'hel
     rejectReasons: reasons,
     meta: {
       ...c.meta,
-      ...(a.ok ? {} : { rejectDetail: a.detail }),
+      ...(a.ok || reasons.length === 0 ? {} : { rejectDetail: a.detail }),
+      ...(generated.length > 0 ? { inputsGenerated: generated.length } : {}),
       ...(a.dropped_inputs && Object.keys(a.dropped_inputs).length ? { droppedInputs: a.dropped_inputs } : {}),
       ...(a.stripped ? { strippedStatements: a.stripped } : {}),
       ...(a.imports?.length ? { imports: a.imports } : {}),
     },
   };
-  const checkKey = sha256Hex(JSON.stringify([FILTER_VERSION, code, method.entryPoint, probe, heldout, cfg.limits]));
+  const checkKey = sha256Hex(JSON.stringify([FILTER_VERSION, GENERATOR_VERSION, code, method.entryPoint, probe, heldout, cfg.limits, cfg.inputs]));
   return { method, checkKey };
 }

@@ -63,6 +63,10 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
         rejectReasons: m.rejectReasons,
         probeOutputs: null,
         heldoutOutputs: null,
+        heldoutGenerated: null,
+        heldoutGeneratedOutputs: null,
+        codeMatchExclusion: null,
+        behaviourKey: null,
         checkedAt: null,
         updatedAt: new Date(),
       },
@@ -80,7 +84,19 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
       'check_key',
       'updated_at',
     ];
-    const verdictCols = ['probe_inputs', 'heldout_inputs', 'verdict', 'reject_reasons', 'probe_outputs', 'heldout_outputs', 'checked_at'];
+    const verdictCols = [
+      'probe_inputs',
+      'heldout_inputs',
+      'verdict',
+      'reject_reasons',
+      'probe_outputs',
+      'heldout_outputs',
+      'heldout_generated',
+      'heldout_generated_outputs',
+      'code_match_exclusion',
+      'behaviour_key',
+      'checked_at',
+    ];
     const excluded = (cols: string[]) => Object.fromEntries(cols.map((c) => [camel(c), sql.raw(`excluded.${c}`)]));
     for (const keep of [true, false]) {
       const values = rows.filter((r) => r.keep === keep).map((r) => r.row);
@@ -111,6 +127,13 @@ export interface CheckRecord {
   heldoutInputs: string[];
   probeOutputs: ProbeOutcome[];
   heldoutOutputs: ProbeOutcome[];
+  /** Accepted methods: generated held-out inputs and outcomes, code-match exclusion, behaviour key. */
+  heldoutGenerated?: string[] | null;
+  heldoutGeneratedOutputs?: ProbeOutcome[] | null;
+  codeMatchExclusion?: string | null;
+  behaviourKey?: string | null;
+  /** Extra facts for the method's meta (e.g. the fingerprint's input types). */
+  meta?: Record<string, unknown>;
 }
 
 /** Records the sandbox verdict (an upsert of the same row: a retried batch writes the same values). */
@@ -124,9 +147,13 @@ export async function recordCheck(db: Db, r: CheckRecord): Promise<void> {
       heldoutInputs: r.heldoutInputs,
       probeOutputs: r.probeOutputs,
       heldoutOutputs: r.heldoutOutputs,
+      heldoutGenerated: r.heldoutGenerated ?? null,
+      heldoutGeneratedOutputs: r.heldoutGeneratedOutputs ?? null,
+      codeMatchExclusion: r.codeMatchExclusion ?? null,
+      behaviourKey: r.behaviourKey ?? null,
       checkedAt: new Date(),
       updatedAt: new Date(),
-      meta: sql`coalesce(${methods.meta}, '{}'::jsonb) || ${JSON.stringify(r.detail ? { checkDetail: r.detail } : {})}::jsonb`,
+      meta: sql`coalesce(${methods.meta}, '{}'::jsonb) || ${JSON.stringify({ ...(r.meta ?? {}), ...(r.detail ? { checkDetail: r.detail } : {}) })}::jsonb`,
     })
     .where(eq(methods.id, r.id));
 }

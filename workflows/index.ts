@@ -9,3 +9,5 @@ export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
 export { calibrationWorkflow } from './calibration/calibrationWorkflow';
 export { calibrateMethodWorkflow } from './calibration/calibrateMethodWorkflow';
+export { describeMethodsWorkflow } from './describe/describeMethodsWorkflow';
+export { describeMethodWorkflow } from './describe/describeMethodWorkflow';

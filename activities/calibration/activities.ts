@@ -9,10 +9,11 @@ import { eq, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import type { Db } from '../../db/client';
 import { methods, runs } from '../../db/schema/index';
-import { codeMatchOf, countedIndices } from '../../domain/calibration/codeMatch';
+import { codeMatchOf } from '../../domain/calibration/codeMatch';
+import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
 import type { CalibrationInput, CalibrationPlan, CandidateRun, MethodCalibration } from '../../domain/calibration/types';
-import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
+import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
@@ -43,13 +44,15 @@ export function createCalibrationActivities(db: () => Db) {
     async prepareCalibrationMethod(input: { methodId: string }): Promise<CalibrationPlan> {
       const [m] = await db().select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
       if (!m) throw ApplicationFailure.nonRetryable(`no method ${JSON.stringify(input.methodId)}`, FAILURE_TYPES.methodNotFound);
-      const set = heldoutSet({ id: m.id, probeInputs: m.probeInputs ?? [], heldoutInputs: m.heldoutInputs ?? [] }, DEFAULT_HELDOUT);
+      const set = codeMatchSet(m, DEFAULT_HELDOUT);
       return {
         methodId: m.id,
         source: m.code,
         entryPoint: m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f',
         heldout: [...set.given, ...set.generated],
         nGiven: set.given.length,
+        raisingCounts: set.raisingCounts,
+        excluded: set.excluded,
         generator: fs.readFileSync(GENERATOR_PATH, 'utf8'),
       };
     },
@@ -59,17 +62,22 @@ export function createCalibrationActivities(db: () => Db) {
       runId: string;
       methodId: string;
       nGiven: number;
+      raisingCounts?: boolean;
+      /** The dataset's own exclusion reason (no candidates were run). */
+      datasetExclusion?: string;
       original: CallResult[] | null;
       originalError?: string;
       candidates: CandidateRun[];
       generatorError?: string;
     }): Promise<MethodCalibration> {
-      const counted = input.original ? countedIndices(input.original, input.nGiven) : [];
-      const excluded = input.originalError
-        ? `the original did not run: ${input.originalError}`
-        : counted.length === 0
-          ? 'no held-out input counts (none, or the original raised or hit a limit on all of them)'
-          : undefined;
+      const counted = input.original ? countedInputs(input.original, input.nGiven, input.raisingCounts ?? false) : [];
+      const excluded = input.datasetExclusion
+        ? `excluded by the dataset: ${input.datasetExclusion}`
+        : input.originalError
+          ? `the original did not run: ${input.originalError}`
+          : counted.length === 0
+            ? 'no held-out input counts (none, or the original raised or hit a limit on all of them)'
+            : undefined;
       const row: MethodCalibration = {
         methodId: input.methodId,
         counted: counted.length,

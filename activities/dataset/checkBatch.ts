@@ -1,20 +1,39 @@
 // `checkMethodsBatch` on `pau-sandbox`: the filters that RUN code, for a batch of method ids. It reads the
 // methods from Postgres (the workflow passes ids only), runs each on all its known inputs in the sandbox,
 // asks the sandbox's determinism check, decides with datasets/filters.ts and writes the verdict back to the
-// same row (an update keyed by method id: a retried batch writes the same values). Heartbeats per method
-// and stops between methods when cancelled.
+// same row (an update keyed by method id: a retried batch writes the same values). An accepted method is
+// then run once more on generated inputs (domain/inputs/generator.ts): its generated held-out inputs for
+// code match, and its behaviour fingerprint (outcomes on inputs shared by every method with the same input
+// types). Heartbeats per method and stops between methods when cancelled.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { BuildLimits } from '../../datasets/config';
-import { runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
+import { sha256Hex } from '../../datasets/checksum';
+import { BuildLimits, InputsConfig } from '../../datasets/config';
+import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';
+import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout, type GeneratedOutcome } from '../../domain/dataset/heldout';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
+import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
+import { formatValue, parseArgs } from '../../domain/inputs/pyLiteral';
+
+/** The first argument as Python prints it (to spot a method that returns it unchanged). */
+function firstArgText(input: string): string | null {
+  const a = parseArgs(input)?.args[0];
+  return a ? formatValue(a) : null;
+}
+
+/** A verdict a time limit decided: under a stalled machine it may not be the method's own (checked once more). */
+function timedOut(v: RuntimeVerdict): boolean {
+  return !v.accepted && (v.reasons[0] === RUNTIME_REASONS.limit || v.reasons[0] === RUNTIME_REASONS.nondeterministic) && /timeout/i.test(v.detail);
+}
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
 export interface CheckBatchInput {
   ids: string[];
   limits?: Partial<BuildLimits>;
+  /** Generated inputs (held-out, fingerprint); the build config's `inputs`. */
+  inputs?: Partial<InputsConfig>;
 }
 
 export interface CheckBatchResult {
@@ -37,10 +56,57 @@ export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limi
   return runtimeVerdict(first.calls, second.calls);
 }
 
+export interface GeneratedCheck {
+  heldoutGenerated: string[];
+  heldoutGeneratedOutputs: GeneratedOutcome[];
+  codeMatchExclusion: string | null;
+  behaviourKey: string | null;
+  /** The fingerprint's input types (e.g. `(list[int], int)`), for the summary and for reading clusters. */
+  fingerprintTypes: string | null;
+}
+
+/** The generated part of an accepted method's check: one sandbox batch of held-out candidates and
+ * fingerprint inputs (shorter wall-time limit), then the pure decisions of domain/dataset/heldout.ts. */
+export async function checkGenerated(
+  sandbox: DatasetSandbox,
+  m: { id: string; code: string; entryPoint: string | null },
+  known: string[],
+  givenOutcomes: GeneratedOutcome[],
+  limits: BuildLimits,
+  cfg: InputsConfig,
+): Promise<GeneratedCheck> {
+  const spec = inputSpec(known);
+  const candidates = generateInputs(spec, { count: cfg.heldoutCandidates, seedKey: m.id, purpose: 'heldout', seed: cfg.seed });
+  const fp = cfg.fingerprint > 0 ? fingerprintPlan(spec, cfg.fingerprint) : null;
+  const calls = [...candidates, ...(fp?.inputs ?? [])];
+  let outcomes: GeneratedOutcome[] = [];
+  if (calls.length > 0) {
+    const run = fromSandboxBatch(
+      await sandbox.runBatch({
+        source: m.code,
+        entry: m.entryPoint ?? '',
+        calls,
+        limits: portLimits({ ...limits, timeoutMs: Math.min(limits.timeoutMs, cfg.timeoutMs) }),
+      }),
+    );
+    outcomes = run.sourceError ? calls.map(() => ({ ok: false, sandboxError: run.sourceError })) : run.calls;
+  }
+  const held = selectGeneratedHeldout(candidates, outcomes.slice(0, candidates.length), { target: cfg.heldoutGenerated, maxRaisingShare: cfg.maxRaisingShare });
+  const fpText = fp ? fingerprintText(fp.key, outcomes.slice(candidates.length), fp.inputs.map(firstArgText)) : null;
+  return {
+    heldoutGenerated: held.inputs,
+    heldoutGeneratedOutputs: held.outcomes,
+    codeMatchExclusion: codeMatchExclusion([...givenOutcomes, ...held.outcomes], cfg.minDistinctOutputs),
+    behaviourKey: fpText ? sha256Hex(fpText) : null,
+    fingerprintTypes: fp?.key ?? null,
+  };
+}
+
 export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => DatasetSandbox }) {
   return async function checkMethodsBatch(input: CheckBatchInput): Promise<CheckBatchResult> {
     if (!Array.isArray(input?.ids)) throw ApplicationFailure.nonRetryable('checkMethodsBatch needs { ids: string[] }', FAILURE_TYPES.badDatasetInput);
     const limits = BuildLimits.parse(input.limits ?? {});
+    const inputsCfg = InputsConfig.parse(input.inputs ?? {});
     const rows = await methodsByIds(deps.db(), input.ids);
     const out: CheckBatchResult = { checked: 0, accepted: 0, rejected: 0 };
     const ctx = activityContext();
@@ -54,22 +120,45 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
         else out.rejected++;
         continue;
       }
-      const v = await checkOneMethod(deps.sandbox(), m, limits);
+      let v = await checkOneMethod(deps.sandbox(), m, limits);
+      if (timedOut(v)) v = await checkOneMethod(deps.sandbox(), m, limits);
       const dropped = new Set(v.droppedInputs);
       const nProbe = m.probeInputs.length;
       const keep = (i: number) => !v.accepted || !dropped.has(i);
       const probeIdx = m.probeInputs.map((_, i) => i).filter(keep);
       const heldIdx = m.heldoutInputs.map((_, i) => i + nProbe).filter(keep);
       const all = [...m.probeInputs, ...m.heldoutInputs];
+      const heldoutOutputs = heldIdx.map((i) => v.outcomes[i] ?? { ok: false });
+      const gen = v.accepted
+        ? await checkGenerated(
+            deps.sandbox(),
+            m,
+            [...probeIdx, ...heldIdx].map((i) => all[i]!),
+            heldoutOutputs,
+            limits,
+            inputsCfg,
+          )
+        : null;
+      // Known inputs the build generated (no example call in the source) that all raise: say so.
+      const generatedKnown = typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number';
       await recordCheck(deps.db(), {
         id: m.id,
         accepted: v.accepted,
-        reasons: v.reasons,
+        reasons: v.reasons.map((r) => (generatedKnown && r === RUNTIME_REASONS.noWorking ? 'no-working-generated-inputs' : r)),
         detail: v.detail,
         probeInputs: probeIdx.map((i) => all[i]!),
         heldoutInputs: heldIdx.map((i) => all[i]!),
         probeOutputs: probeIdx.map((i) => v.outcomes[i] ?? { ok: false }),
-        heldoutOutputs: heldIdx.map((i) => v.outcomes[i] ?? { ok: false }),
+        heldoutOutputs,
+        ...(gen
+          ? {
+              heldoutGenerated: gen.heldoutGenerated,
+              heldoutGeneratedOutputs: gen.heldoutGeneratedOutputs,
+              codeMatchExclusion: gen.codeMatchExclusion,
+              behaviourKey: gen.behaviourKey,
+              meta: { fingerprintTypes: gen.fingerprintTypes },
+            }
+          : {}),
       });
       out.checked++;
       if (v.accepted) out.accepted++;

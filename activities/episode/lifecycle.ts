@@ -8,7 +8,28 @@ import { episodes, methods, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from '../../domain/episode/prompts';
 import { upsertSteps } from './steps';
-import { DEFAULT_BUDGETS, DEFAULT_IN_CONTEXT_K, type EpisodeInput, type EpisodeOutcome, type PreparedEpisode } from '../../domain/episode/types';
+import {
+  DEFAULT_BUDGETS,
+  DEFAULT_IN_CONTEXT_K,
+  type EpisodeBudgets,
+  type EpisodeInput,
+  type EpisodeOutcome,
+  type PreparedEpisode,
+} from '../../domain/episode/types';
+import { inContextExamples } from '../../domain/inputs/generator';
+
+type ExampleSource = Pick<typeof methods.$inferSelect, 'id' | 'probeInputs' | 'heldoutInputs' | 'heldoutGenerated'>;
+
+/** The in-context examples of an episode: budget-matched generated ones (default) or the first k probe inputs. */
+export function episodeExamples(
+  method: ExampleSource,
+  input: Pick<EpisodeInput, 'k' | 'inContextExamples'>,
+  budgets: EpisodeBudgets,
+): { mode: 'generated' | 'probe'; inputs: string[] } {
+  const mode = input.inContextExamples ?? 'generated';
+  if (mode === 'probe') return { mode, inputs: (method.probeInputs ?? []).slice(0, input.k ?? DEFAULT_IN_CONTEXT_K) };
+  return { mode, inputs: inContextExamples(method, input.k ?? budgets.maxCalls) };
+}
 
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
 export function signatureFromCode(code: string, entry: string | null): string | undefined {
@@ -30,6 +51,10 @@ export function makePrepareEpisode(db: () => Db) {
       throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
 
     const now = new Date();
+    const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
+    const examples = input.setting === 'in-context' ? episodeExamples(method, input, budgets) : null;
+    // k is recorded on the episode so every in-context number can be shown with it.
+    const k = examples ? { inContextK: examples.inputs.length, inContextExamples: examples.mode } : { inContextK: null, inContextExamples: null };
     await d
       .insert(episodes)
       .values({
@@ -42,13 +67,13 @@ export function makePrepareEpisode(db: () => Db) {
         status: 'running',
         workflowId,
         startedAt: now,
+        ...k,
       })
       .onConflictDoUpdate({
         target: episodes.id,
-        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now },
+        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now, ...k },
       });
 
-    const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
     if (input.setting === 'interactive') {
       await upsertSteps(d, input.episodeId, [
         { idx: 0, kind: 'system', agentMessage: { role: 'system', content: interactiveSystemPrompt(budgets) } },
@@ -57,8 +82,7 @@ export function makePrepareEpisode(db: () => Db) {
       return { code: method.code, entryPoint, signature, exampleInputs: [], nextIdx: 2 };
     }
     await upsertSteps(d, input.episodeId, [{ idx: 0, kind: 'system', agentMessage: { role: 'system', content: IN_CONTEXT_SYSTEM_PROMPT } }]);
-    const k = input.k ?? DEFAULT_IN_CONTEXT_K;
-    return { code: method.code, entryPoint, signature, exampleInputs: (method.probeInputs ?? []).slice(0, k), nextIdx: 1 };
+    return { code: method.code, entryPoint, signature, exampleInputs: examples?.inputs ?? [], nextIdx: 1 };
   };
 }
 

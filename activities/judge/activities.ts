@@ -14,13 +14,15 @@ import { ModelConfigError, models, type ModelParams } from '../../config/models'
 import { requestParams } from '../../domain/llm/requestParams';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
-import type { CallResult, Coverage } from '../../domain/sandbox/schemas';
+import type { CallResult, Coverage, ErrorInfo } from '../../domain/sandbox/schemas';
+import { codeFailure } from '../../domain/judge/codeFailure';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, isEvidence, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
-import { DEFAULT_HELDOUT, heldoutSet } from '../../domain/judge/heldoutInputs';
+import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
@@ -99,7 +101,7 @@ export function createJudgeActivities(db: () => Db) {
         coderParams: sentParams(resolved.coderModel, resolved.coderParams),
       };
       const observed = observedCalls(await loadSteps(db(), e.id));
-      const set = heldoutSet({ id: m.id, probeInputs: m.probeInputs ?? [], heldoutInputs: m.heldoutInputs ?? [] }, config.heldout);
+      const set = codeMatchSet(m, config.heldout);
       return {
         episodeId: e.id,
         methodId: m.id,
@@ -109,6 +111,8 @@ export function createJudgeActivities(db: () => Db) {
         observedArgs: observed.map((o) => o.arguments),
         heldoutGiven: set.given,
         heldoutGenerated: set.generated,
+        heldoutRaisingCounts: set.raisingCounts,
+        ...(set.excluded ? { codeMatchExcluded: set.excluded } : {}),
         ...(e.status !== 'completed' ? { skip: `episode is ${e.status}` } : {}),
       };
     },
@@ -163,6 +167,8 @@ export function createJudgeActivities(db: () => Db) {
       original: CallResult[];
       /** The generated code on heldoutGiven ++ heldoutGenerated ++ observedArgs; null without code. */
       candidate: CallResult[] | null;
+      /** The generated code did not compile (the sandbox's error); absent in histories from before. */
+      candidateSourceError?: ErrorInfo | null;
       /** Coverage of the original by the observed inputs (null when there were none). */
       coverage: Coverage | null;
       /** The judge model's contradiction classification (absent in histories before it existed). */
@@ -172,17 +178,15 @@ export function createJudgeActivities(db: () => Db) {
       const cfg = plan.config;
       const nGiven = plan.heldoutGiven.length;
       const nHeld = nGiven + plan.heldoutGenerated.length;
-      // Inputs that count: every given held-out input the original answered within limits; generated ones
-      // only where the original returned a value (a mutated input the method rejects says little).
-      const counted: number[] = [];
-      input.original.forEach((r, i) => {
-        if (!isEvidence(r)) return;
-        if (i >= nGiven && !r.ok) return;
-        counted.push(i);
-      });
+      // Inputs that count: every held-out input the original answered within limits, except mutated ones
+      // that raised (a mutated input the method rejects says little; the dataset's typed ones count).
+      const counted = countedInputs(input.original, nGiven, plan.heldoutRaisingCounts ?? false);
+      // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
+      // checked against the observations: a compile error is no contradiction.
+      const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
       let codeMatch: number | null = null;
-      if (counted.length > 0) {
-        const candidate = input.candidate;
+      if (counted.length > 0 && !plan.codeMatchExcluded) {
+        const candidate = failed ? null : input.candidate;
         const equal = candidate ? counted.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
         codeMatch = equal / counted.length;
       }
@@ -190,7 +194,7 @@ export function createJudgeActivities(db: () => Db) {
       const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
       let checked: number | null = null;
       let bad: number | null = null;
-      if (input.candidate) {
+      if (input.candidate && !failed) {
         const c = contradictions(observed, candObserved, cfg.equality);
         checked = c.checked;
         bad = c.contradictions;
@@ -208,8 +212,10 @@ export function createJudgeActivities(db: () => Db) {
         underExploredThreshold: cfg.underExploredThreshold,
         unparsable: verdict.unparsable,
         noCode: generated.code === null,
+        codeFailure: failed,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
         heldoutDisagreements: heldoutDisagreements([...plan.heldoutGiven, ...plan.heldoutGenerated], input.original, input.candidate, counted, cfg.equality),
+        ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,
         requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
         ...(input.contradiction ? { contradiction: contradictionRecord(input.contradiction) } : {}),

@@ -77,6 +77,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     branchCoverage: j?.branchCoverage ?? null,
     diagnostics: (j?.diagnostics as Partial<EpisodeDiagnostics> | null) ?? null,
     callsMade: e.callsMade,
+    inContextK: e.inContextK,
     tokensIn: e.tokensIn,
     tokensOut: e.tokensOut,
     costUsd: e.costUsd,

@@ -15,7 +15,10 @@ thousands of records cost one process. Input fields:
 Output fields: key, ok, reason (a short rule name when not ok), detail, entry_point, signature, code (the
 source with module-level statements that would run at import removed), docstring, imports, inputs
 (Python-literal argument TEXT, e.g. "[1, 2, 3], 4" or "'abc', k=2"), dropped_inputs ({reason: count}),
-exact_hash and near_hash (see docs/datasets.md, "Duplicates"), stripped (how many statements were removed).
+exact_hash and near_hash (see docs/datasets.md, "Duplicates"), stripped (how many statements were removed),
+and for input generation (domain/inputs/generator.ts): params (name, kind, annotation, default literal text),
+hints (how the body uses each parameter: `str`, `list`, `dict`, `set`, `int`, `float`, `seq`, `elem-int`,
+`elem-str`, `matrix`) and literals (short int and str constants in the entry point's body).
 
 Run as `python -I analyze.py` with an empty environment; the caller also applies a timeout.
 """
@@ -378,6 +381,124 @@ def find_inputs(spec, tree, funcs, entry):
     return entry, inputs
 
 
+# ---------------------------------------------------------------- what the signature and body say about inputs
+
+STR_METHODS = {'split', 'lower', 'upper', 'strip', 'lstrip', 'rstrip', 'replace', 'startswith', 'endswith', 'isdigit',
+               'isalpha', 'isalnum', 'isupper', 'islower', 'isspace', 'find', 'rfind', 'capitalize', 'title', 'swapcase',
+               'format', 'encode', 'zfill', 'center', 'ljust', 'rjust', 'splitlines', 'casefold', 'isnumeric', 'isdecimal'}
+LIST_METHODS = {'append', 'extend', 'pop', 'sort', 'insert', 'remove', 'reverse'}
+DICT_METHODS = {'items', 'keys', 'values', 'get', 'setdefault', 'update'}
+SET_METHODS = {'add', 'union', 'intersection', 'difference', 'issubset', 'issuperset', 'discard', 'symmetric_difference'}
+SEQ_FUNCS = {'len', 'sorted', 'reversed', 'enumerate', 'set', 'list', 'tuple', 'zip', 'any', 'all'}
+NUM_ELEM_FUNCS = {'sum', 'max', 'min'}
+
+
+def param_infos(fn):
+    a = fn.args
+    out = []
+    pos = a.posonlyargs + a.args
+    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    def lit(node):
+        return ast.unparse(node) if node is not None and is_literal(node) else None
+    def ann(node):
+        return ast.unparse(node) if node is not None else None
+    for p, d in zip(pos, defaults):
+        out.append({'name': p.arg, 'kind': 'positional', 'annotation': ann(p.annotation), 'default': lit(d) if d is not None else None,
+                    'has_default': d is not None})
+    if a.vararg:
+        out.append({'name': a.vararg.arg, 'kind': 'varargs', 'annotation': None, 'default': None, 'has_default': True})
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        out.append({'name': p.arg, 'kind': 'keyword', 'annotation': ann(p.annotation), 'default': lit(d) if d is not None else None,
+                    'has_default': d is not None})
+    if a.kwarg:
+        out.append({'name': a.kwarg.arg, 'kind': 'varkw', 'annotation': None, 'default': None, 'has_default': True})
+    # A default that is not a literal (e.g. `x=[] if ... else`) still makes the parameter optional.
+    for p in out:
+        if p.pop('has_default') and p['default'] is None and p['kind'] in ('positional', 'keyword'):
+            p['default'] = '...'
+    return out
+
+
+def param_hints(fn):
+    """How the body uses each parameter, as coarse type tags (the generator's guide when no call is known)."""
+    names = {p.arg for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    hints = {n: set() for n in names}
+    is_p = lambda node: isinstance(node, ast.Name) and node.id in names
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and is_p(f.value):
+                tag = ('str' if f.attr in STR_METHODS else 'list' if f.attr in LIST_METHODS else 'dict' if f.attr in DICT_METHODS
+                       else 'set' if f.attr in SET_METHODS else 'seq' if f.attr in ('count', 'index') else None)
+                if tag:
+                    hints[f.value.id].add(tag)
+            if isinstance(f, ast.Attribute) and f.attr == 'join':
+                for arg in n.args:
+                    if is_p(arg):
+                        hints[arg.id] |= {'seq', 'elem-str'}
+            if isinstance(f, ast.Name):
+                for arg in n.args:
+                    if not is_p(arg):
+                        continue
+                    if f.id in SEQ_FUNCS:
+                        hints[arg.id].add('seq')
+                    elif f.id in NUM_ELEM_FUNCS and len(n.args) == 1:
+                        hints[arg.id] |= {'seq', 'elem-int'}
+                    elif f.id in ('range', 'bin', 'hex', 'oct', 'chr'):
+                        hints[arg.id].add('int')
+                    elif f.id in ('ord',):
+                        hints[arg.id].add('str')
+                    elif f.id in ('abs', 'round', 'pow', 'divmod'):
+                        hints[arg.id].add('float' if f.id == 'round' else 'int')
+        elif isinstance(n, ast.Subscript) and is_p(n.value):
+            hints[n.value.id].add('seq')
+            if isinstance(n.value.ctx, ast.Load) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                hints[n.value.id].add('dict')
+            if isinstance(n.slice, ast.Tuple):
+                hints[n.value.id].add('matrix')
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Subscript) and is_p(n.value.value):
+            hints[n.value.value.id].add('matrix')
+        elif isinstance(n, (ast.For, ast.comprehension)) and is_p(n.iter):
+            hints[n.iter.id].add('seq')
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.Mult, ast.Add)):
+            for side, other in ((n.left, n.right), (n.right, n.left)):
+                if is_p(side) and isinstance(other, ast.Constant):
+                    if isinstance(other.value, str):
+                        hints[side.id].add('str')
+                    elif isinstance(other.value, float):
+                        hints[side.id].add('float')
+                    elif isinstance(other.value, int) and not isinstance(other.value, bool) and not isinstance(n.op, ast.Mult):
+                        hints[side.id].add('int')
+        elif isinstance(n, ast.Compare):
+            items = [n.left] + list(n.comparators)
+            for x in items:
+                if not is_p(x):
+                    continue
+                for y in items:
+                    if isinstance(y, ast.Constant) and isinstance(y.value, str) and not any(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops):
+                        hints[x.id].add('str')
+                    elif isinstance(y, ast.Constant) and isinstance(y.value, (int, float)) and not isinstance(y.value, bool):
+                        hints[x.id].add('float' if isinstance(y.value, float) else 'int')
+            if any(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops):
+                for c in n.comparators:
+                    if is_p(c):
+                        hints[c.id].add('seq')
+    return {k: sorted(v) for k, v in hints.items() if v}
+
+
+def body_literals(fn):
+    ints, strs = set(), set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Constant):
+            if isinstance(n.value, bool):
+                continue
+            if isinstance(n.value, int) and abs(n.value) <= 1000:
+                ints.add(n.value)
+            elif isinstance(n.value, str) and 0 < len(n.value) <= 20 and n is not (fn.body[0].value if is_docstring(fn.body[0]) else None):
+                strs.add(n.value)
+    return {'ints': sorted(ints)[:16], 'strs': sorted(strs)[:16]}
+
+
 # ---------------------------------------------------------------- one record
 
 def analyze(rec):
@@ -414,6 +535,9 @@ def analyze(rec):
         'inputs': inputs.texts,
         'dropped_inputs': inputs.dropped,
         'stripped': stripped,
+        'params': param_infos(fn),
+        'hints': param_hints(fn),
+        'literals': body_literals(fn),
     }
     out['exact_hash'], out['near_hash'] = code_hashes(clean_tree)
     if imp is not None:

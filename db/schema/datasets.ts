@@ -43,6 +43,16 @@ export const methods = pgTable(
     /** Results of the probe / held-out calls as the build observed them ({ok, repr} or {ok:false, excType, message}). */
     probeOutputs: jsonb('probe_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
     heldoutOutputs: jsonb('heldout_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
+    /** Generated held-out inputs for code match (domain/inputs/generator.ts), chosen and run by the build's
+     * sandbox check; null for rows checked before typed generation (the judge then mutates literals). */
+    heldoutGenerated: jsonb('heldout_generated').$type<string[]>(),
+    /** Their outcomes as the build observed them (values, or exceptions: those are expected behaviour too). */
+    heldoutGeneratedOutputs: jsonb('heldout_generated_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
+    /** Why the method is left out of code match (e.g. fewer than 2 distinct held-out outcomes); null: it counts. */
+    codeMatchExclusion: text('code_match_exclusion'),
+    /** sha256 of the outcomes on the shared fingerprint inputs of its input types; equal keys = same behaviour
+     * (such methods stay in one split). Null when the fingerprint says too little (fewer than 2 outcomes). */
+    behaviourKey: text('behaviour_key'),
     /** Hash of what the sandbox checks depend on; an unchanged key keeps the runtime verdict on rebuild. */
     checkKey: text('check_key'),
     checkedAt: timestamp('checked_at', { withTimezone: true }),

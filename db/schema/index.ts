@@ -5,3 +5,4 @@ export * from './llm';
 export * from './training';
 export * from './ops';
 export * from './reports';
+export * from './descriptions';

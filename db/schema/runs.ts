@@ -42,6 +42,10 @@ export const episodes = pgTable(
     endReason: text('end_reason'),
     error: text('error'),
     callsMade: integer('calls_made').notNull().default(0),
+    /** In-context only: how many examples the agent was shown (k), and where they came from
+     * (`generated`: budget-matched, domain/inputs/generator.ts; `probe`: the first k probe inputs). */
+    inContextK: integer('in_context_k'),
+    inContextExamples: text('in_context_examples', { enum: ['generated', 'probe'] }),
     tokensIn: integer('tokens_in').notNull().default(0),
     tokensOut: integer('tokens_out').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),

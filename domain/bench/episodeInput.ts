@@ -14,6 +14,7 @@ export function episodeInputFor(runId: string, config: BenchmarkConfig, methodId
     split: config.split,
     ...(config.budgets ? { budgets: config.budgets } : {}),
     ...(config.k !== undefined ? { k: config.k } : {}),
+    ...(config.inContextExamples ? { inContextExamples: config.inContextExamples } : {}),
     ...(config.params ? { params: config.params } : {}),
     ...(config.replay ? { replay: true } : {}),
     ...(config.sandboxLimits ? { sandboxLimits: config.sandboxLimits } : {}),

@@ -1,6 +1,6 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import type { ModelParams } from '../../config/models';
-import type { EpisodeBudgets, Setting } from '../episode/types';
+import type { EpisodeBudgets, InContextExamples, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
 
 export interface BenchmarkConfig {
@@ -15,7 +15,9 @@ export interface BenchmarkConfig {
   /** Or an explicit list of method ids (tests, reruns of a subset); takes precedence over dataset/split. */
   methodIds?: string[];
   budgets?: Partial<EpisodeBudgets>;
+  /** In-context examples: how many (default: the call budget) and where from (default `generated`). */
   k?: number;
+  inContextExamples?: InContextExamples;
   params?: ModelParams;
   replay?: boolean;
   sandboxLimits?: SandboxLimits;

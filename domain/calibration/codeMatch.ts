@@ -1,19 +1,7 @@
-// Code match of a candidate against the original on the held-out set, counted as the judge counts it
-// (activities/judge/activities.ts): every given held-out input the original answered within limits;
-// generated inputs only where the original returned a value. Pure code.
-import { isEvidence } from '../judge/diagnostics';
+// Code match of a candidate against the original on the held-out set, on the inputs the judge counts
+// (countedInputs, domain/judge/codeMatchInputs.ts). Pure code.
 import { outcomesEqual, type EqualityOptions } from '../judge/outcomeEquality';
 import type { CallResult } from '../sandbox/schemas';
-
-export function countedIndices(original: readonly CallResult[], nGiven: number): number[] {
-  const counted: number[] = [];
-  original.forEach((r, i) => {
-    if (!isEvidence(r)) return;
-    if (i >= nGiven && !r.ok) return;
-    counted.push(i);
-  });
-  return counted;
-}
 
 /** Share of counted inputs on which the candidate's outcome equals the original's; null when none count. */
 export function codeMatchOf(

@@ -36,6 +36,10 @@ export interface CalibrationPlan {
   /** The held-out set exactly as the judge builds it: the given inputs, then the generated ones. */
   heldout: string[];
   nGiven: number;
+  /** Generated inputs whose original raises count (the dataset's typed inputs), as for the judge. */
+  raisingCounts: boolean;
+  /** The dataset excluded the method from code match (its reason); null when it has one. */
+  excluded: string | null;
   /** The Python of the candidate generator (run in the sandbox: activities/calibration/mutants.py). */
   generator: string;
 }

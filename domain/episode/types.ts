@@ -17,7 +17,12 @@ export interface EpisodeBudgets {
   maxIdleTurns: number;
 }
 export const DEFAULT_BUDGETS: EpisodeBudgets = { maxCalls: 20, maxTurns: 20, maxIdleTurns: 3 };
-/** In-context examples: the first k probe inputs (all of them when k is unset). */
+/** Where in-context examples come from. `generated` (default): budget-matched, k = the interactive call
+ * budget (maxCalls), the probe inputs then inputs from the typed generator (domain/inputs/generator.ts),
+ * the same for every model. `probe`: the first k probe inputs only (the behaviour before issue 12). */
+export const IN_CONTEXT_EXAMPLES = ['generated', 'probe'] as const;
+export type InContextExamples = (typeof IN_CONTEXT_EXAMPLES)[number];
+/** `probe` mode's k when none is given (the generated mode's default is the call budget). */
 export const DEFAULT_IN_CONTEXT_K = 10;
 
 export interface EpisodeInput {
@@ -30,8 +35,10 @@ export interface EpisodeInput {
   sample: number;
   split?: string;
   budgets?: Partial<EpisodeBudgets>;
-  /** In-context: how many probe inputs become examples. */
+  /** In-context: how many examples (default: budgets.maxCalls when generated, DEFAULT_IN_CONTEXT_K for probe). */
   k?: number;
+  /** In-context: where the examples come from (default `generated`). */
+  inContextExamples?: InContextExamples;
   /** Model params overriding the model's defaults. */
   params?: ModelParams;
   /** Answer model calls from the cache even when params are not deterministic (replaying a run). */
@@ -47,7 +54,7 @@ export interface PreparedEpisode {
   code: string;
   entryPoint: string;
   signature: string;
-  /** In-context: the example inputs (first k probe inputs). Interactive: []. */
+  /** In-context: the example inputs (see InContextExamples). Interactive: []. */
   exampleInputs: string[];
   /** The next free step index. */
   nextIdx: number;

@@ -3,6 +3,7 @@
 import { isAgentError } from '../episode/observation';
 import type { ObservedCall } from '../episode/observedCalls';
 import type { Outcome } from '../sandbox/schemas';
+import type { CodeFailure } from './codeFailure';
 import { outcomesEqual, type EqualityOptions } from './outcomeEquality';
 
 export { isAgentError };
@@ -32,6 +33,8 @@ export interface EpisodeDiagnostics {
   unparsable: boolean;
   /** Code match had no generated code (the writer's answer held none). */
   noCode: boolean;
+  /** The generated code did not compile or defines no entry point: code match 0 (absent in older rows). */
+  codeFailure?: CodeFailure | null;
 }
 
 export const DEFAULT_UNDER_EXPLORED = 0.75;

@@ -45,6 +45,10 @@ export interface JudgePlan {
   observedArgs: string[];
   heldoutGiven: string[];
   heldoutGenerated: string[];
+  /** Generated inputs whose original raises count (typed inputs from the dataset); absent: older plans, they do not. */
+  heldoutRaisingCounts?: boolean;
+  /** The dataset excluded the method from code match (e.g. fewer than 2 distinct held-out outcomes): no code match. */
+  codeMatchExcluded?: string;
   /** The episode ended without a usable description (failed episode): nothing to judge. */
   skip?: string;
 }

@@ -1,6 +1,6 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
-import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
+import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, settingLabel, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
@@ -167,7 +167,7 @@ export function renderHtml(doc: ReportDocument): string {
     const rows = s.bySource.map((g) => [
       g.source ?? '',
       g.model,
-      g.setting,
+      settingLabel(g),
       `${g.judged}/${g.episodes}`,
       ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
     ]);
@@ -187,10 +187,11 @@ export function renderHtml(doc: ReportDocument): string {
       num(d.meanErrors, 1),
       num(d.meanAgentErrors, 1),
       String(d.noCode),
+      String(d.codeFailed),
       String(d.unparsable),
     ]);
     sections.push(
-      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold.</p>` +
+      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
         table(
           [
             'model',
@@ -205,6 +206,7 @@ export function renderHtml(doc: ReportDocument): string {
             'errors',
             'agent errors',
             'no code',
+            'code failed',
             'unparsable',
           ],
           rows,

@@ -23,6 +23,8 @@ export interface EpisodeRow {
   branchCoverage: number | null;
   diagnostics: Partial<EpisodeDiagnostics> | null;
   callsMade: number;
+  /** In-context: how many examples the episode showed (null for interactive and older episodes). */
+  inContextK?: number | null;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -53,6 +55,13 @@ export interface GroupSummary {
   tokensOut: number;
   costUsd: number;
   meanCalls: number | null;
+  /** In-context groups: the examples shown per episode (`20`, or `3-20` when they differ). */
+  k?: string;
+}
+
+/** The setting as tables show it: in-context with its k beside it (`in-context (k=20)`). */
+export function settingLabel(g: Pick<GroupSummary, 'setting' | 'k'>): string {
+  return g.setting === 'in-context' && g.k ? `in-context (k=${g.k})` : g.setting;
 }
 
 export interface PairedSummary {
@@ -77,6 +86,8 @@ export interface DiagnosticsSummary {
   meanErrors: number | null;
   meanAgentErrors: number | null;
   noCode: number;
+  /** Generated code that did not compile or lacked the entry point (code match 0, reason recorded). */
+  codeFailed: number;
   unparsable: number;
 }
 
@@ -137,7 +148,16 @@ function summarizeGroup(rows: EpisodeRow[], b: Partial<BootstrapOptions>): Omit<
     tokensOut: sum(rows.map((r) => r.tokensOut)),
     costUsd: sum(rows.map((r) => r.costUsd)),
     meanCalls: avg(rows.map((r) => r.callsMade)),
+    ...kOf(rows),
   };
+}
+
+function kOf(rows: EpisodeRow[]): { k?: string } {
+  const ks = rows.map((r) => r.inContextK).filter((k): k is number => typeof k === 'number');
+  if (ks.length === 0) return {};
+  const lo = Math.min(...ks);
+  const hi = Math.max(...ks);
+  return { k: lo === hi ? String(lo) : `${lo}-${hi}` };
 }
 
 export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOptions> = {}): RunSummary {
@@ -185,6 +205,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
       meanErrors: num((x) => x.errors),
       meanAgentErrors: num((x) => x.agentErrors),
       noCode: judged.filter((r) => d(r).noCode === true).length,
+      codeFailed: judged.filter((r) => d(r).codeFailure != null).length,
       unparsable: judged.filter((r) => r.unparsable).length,
     });
   }
@@ -230,7 +251,7 @@ export function headlineRows(s: RunSummary): { headers: string[]; rows: string[]
   );
   const rows = sorted.map((g) => [
     g.model,
-    g.setting,
+    settingLabel(g),
     `${g.judged}/${g.episodes}`,
     ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
     g.costUsd.toFixed(4),

@@ -58,6 +58,29 @@ export function formatSummary(s: BuildSummary): string {
     '',
     `test split: ${s.splits.test} methods (paper: ${PAPER_TEST_SIZE}${s.splits.test === PAPER_TEST_SIZE ? ', matched' : `, ${s.splits.test - PAPER_TEST_SIZE > 0 ? '+' : ''}${s.splits.test - PAPER_TEST_SIZE}`}); requested test ${s.requested.test}, validation ${s.requested.validation}`,
   ];
+  if (s.scheme) lines.push(`split scheme: ${s.scheme}`);
+  const generated = sources.filter(([, x]) => x.inputsGenerated).map(([n, x]) => `${n} ${x.inputsGenerated}`);
+  if (generated.length) lines.push(`accepted with generated example calls (the source gave none): ${generated.join(', ')}`);
+  if (s.behaviour) {
+    const b = s.behaviour;
+    lines.push(
+      `behaviour near-duplicates: ${b.fingerprinted} methods fingerprinted, ${b.clusters} clusters holding ${b.clustered} methods (${b.crossSource} across sources), each kept in one split; a behaviour-blind split would have cut ${b.wouldCross}; test entry-point names also in train/validation: ${b.testNamesAlsoTrain}`,
+    );
+  }
+  if (s.heldout) {
+    lines.push('', 'code match (held-out inputs) by split:');
+    const reasons = [...new Set(Object.values(s.heldout).flatMap((h) => Object.keys(h.excluded)))].sort();
+    lines.push(
+      formatTable(
+        ['split', 'eligible', ...reasons.map((r) => `excluded: ${r}`), 'own held-out', 'generated/method'],
+        (['test', 'validation', 'train'] as const).map((k) => {
+          const h = s.heldout![k];
+          const n = h.eligible + Object.values(h.excluded).reduce((a, b) => a + b, 0);
+          return [k, h.eligible, ...reasons.map((r) => h.excluded[r] ?? 0), h.withOwnHeldout, (h.generated / Math.max(1, n)).toFixed(1)];
+        }),
+      ),
+    );
+  }
   if (s.shortfall) lines.push(`NOTE: ${s.shortfall}`);
   if (s.error) lines.push(`ERROR: ${s.error}`);
   return lines.join('\n');

@@ -9,7 +9,7 @@ import { getDataset } from '../../datasets/store';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
 import { startBenchmark } from './starters';
-import { formatRunSummary, loadRunSummary } from './benchSummary';
+import { runSummaryText } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
@@ -102,7 +102,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
   const h = connect(undefined, 2);
   try {
     const result = await watchBenchmark(h.db, handle, runId);
-    log(formatRunSummary(await loadRunSummary(h.db, runId)));
+    log(await runSummaryText(h.db, runId));
     log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
     log('== report');
     const report = await fetchReportFiles(h.db, runId);

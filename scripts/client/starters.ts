@@ -12,6 +12,8 @@ import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
 import { benchmarkRunWorkflow } from '../../workflows/bench/benchmarkRunWorkflow';
 import { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
+import { describeMethodsWorkflow } from '../../workflows/describe/describeMethodsWorkflow';
+import { describeRunWorkflowId, type DescribeRunInput } from '../../domain/describe/types';
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
 import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
@@ -56,6 +58,19 @@ export function startDatasetBuild(client: Client, config: BuildConfigInput & { n
     args: [{ config }],
     typedSearchAttributes: [{ key: PauKind, value: 'dataset' }],
     staticSummary: `dataset build ${config.name}: ${(config.sources ?? ['humaneval', 'mbpp', 'cruxeval', 'codealpaca']).join(', ')}${config.limit ? ` (first ${config.limit} each)` : ''}`,
+  });
+}
+
+export function startDescribeRun(client: Client, input: DescribeRunInput): Promise<WorkflowHandle<typeof describeMethodsWorkflow>> {
+  return client.workflow.start(describeMethodsWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: describeRunWorkflowId(input.dataset, input.model),
+    args: [input],
+    typedSearchAttributes: [
+      { key: PauKind, value: 'describe' },
+      { key: PauModel, value: input.model },
+    ],
+    staticSummary: `reference descriptions for ${input.dataset}/${input.split ?? 'train'} by ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold ?? 1})`,
   });
 }
 

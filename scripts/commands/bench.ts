@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { runProgress } from '../../activities/bench/run';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
+import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
@@ -12,13 +13,14 @@ import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/bench
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, progressLine, watchBenchmark } from '../client/bench';
 import { startBenchmark } from '../client/starters';
-import { formatRunSummary } from '../client/benchSummary';
+import { runSummaryText } from '../client/benchSummary';
 import { judgeFields } from '../client/judgeChoice';
 import { fetchReportFiles } from '../client/report';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
-  '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--k N] [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
+  '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--in-context-examples generated|probe] [--k N]',
+  '              [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
   '              [--judge-model M] [--judge off] [--report-dir DIR]',
   '       pau bench status RUN_ID',
   '       pau bench models',
@@ -33,6 +35,7 @@ const runOptions = defineOptions({
   'max-turns': int(1).optional(),
   'max-idle-turns': int(1).optional(),
   k: int(0).optional(),
+  'in-context-examples': z.enum(IN_CONTEXT_EXAMPLES).optional(),
   window: int(1).optional(),
   temperature: z.coerce.number().min(0).max(2).optional(),
   seed: z.coerce.number().int().optional(),
@@ -57,6 +60,7 @@ export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
     ...selectionConfig(v, v.dataset),
     ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
     ...(v.k !== undefined ? { k: v.k } : {}),
+    ...(v['in-context-examples'] ? { inContextExamples: v['in-context-examples'] } : {}),
     ...(v.window ? { window: v.window } : {}),
     ...(Object.keys(params).length > 0 ? { params } : {}),
     ...(v.replay ? { replay: true } : {}),
@@ -88,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       console.log(`${runId}: ${p.status}`);
       console.log(progressLine(p, p.startedAt?.getTime() ?? Date.now(), p.finishedAt?.getTime() ?? Date.now()));
-      console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
+      console.log(await runSummaryText(h.db, runId));
       console.log(`UI: ${workflowUiLink(benchWorkflowId(runId))}`);
       return 0;
     } finally {
@@ -112,7 +116,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(judge.note);
     if (values.detach) return 0;
     const result = await watchBenchmark(h.db, handle, runId);
-    console.log(formatRunSummary(await (await import('../client/benchSummary')).loadRunSummary(h.db, runId)));
+    console.log(await runSummaryText(h.db, runId));
     console.log(`run ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed`);
     const report = await fetchReportFiles(h.db, runId, values['report-dir']);
     console.log(`\n${report.headline}`);

@@ -4,24 +4,81 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { BuildConfig, type BuildConfigInput } from '../../datasets/config';
+import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } from '../../datasets/config';
 import { Method } from '../../datasets/method';
-import { SOURCE_NAMES } from '../../datasets/sources';
+import { SOURCE_NAMES, type SourceName } from '../../datasets/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
+import { startDescribeRun } from '../client/starters';
+import { requireKnownModels } from '../lib/benchArgs';
+import { models } from '../../config/models';
+import { workflowUiLink } from '../../config/services';
+import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
+import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
 
 export const usage = [
   'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S]',
   '                  [--test 741] [--validation 100] [--batch-size 25] [--concurrency 4] [--codealpaca auto|20k|2k]',
+  '                  [--split-scheme proportional|by-source|by-source-mbpp-official] [--split-by-source "test=humaneval,mbpp,cruxeval;train=codealpaca"]',
+  '                  [--generate-inputs on|off]',
+  '       pau dataset describe <name> --model M [--coder-model M] [--split train|validation|test|all] [--threshold 1.0]',
+  '                  [--limit N] [--window 4] [--force]',
   '       pau dataset show <name>',
   '       pau dataset export <name> --out F.jsonl [--split test|validation|train]',
   '       pau dataset list',
 ].join('\n');
 
 const int = z.coerce.number().int().min(0);
+
+/** `--split-scheme` presets: the paper-size proportional split, or whole sources per split. */
+export const SPLIT_PRESETS = ['proportional', 'by-source', 'by-source-mbpp-official'] as const;
+
+/** `test=humaneval,mbpp;official=mbpp;train=codealpaca` → { humaneval: 'test', mbpp: 'official', ... }. */
+export function parseBySource(spec: string, ctx: z.RefinementCtx): Partial<Record<SourceName, SourceSplit>> {
+  const out: Partial<Record<SourceName, SourceSplit>> = {};
+  for (const part of spec
+    .split(';')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [to, list] = part.split('=', 2).map((x) => x?.trim() ?? '');
+    const split = SourceSplit.safeParse(to);
+    if (!split.success || !list) {
+      ctx.addIssue({ code: 'custom', message: `bad part ${JSON.stringify(part)}: expected test|validation|train|official=source,source` });
+      return z.NEVER;
+    }
+    for (const src of list
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      if (!(SOURCE_NAMES as readonly string[]).includes(src)) {
+        ctx.addIssue({ code: 'custom', message: `unknown source ${JSON.stringify(src)} (known: ${SOURCE_NAMES.join(', ')})` });
+        return z.NEVER;
+      }
+      if (split.data === 'official' && src !== 'mbpp') {
+        ctx.addIssue({ code: 'custom', message: `only mbpp has an official split, not ${src}` });
+        return z.NEVER;
+      }
+      out[src as SourceName] = split.data;
+    }
+  }
+  return out;
+}
+
+function splitFromArgs(
+  preset: (typeof SPLIT_PRESETS)[number] | undefined,
+  bySource: Partial<Record<SourceName, SourceSplit>> | undefined,
+  test: number | undefined,
+  validation: number | undefined,
+): BuildConfigInput['split'] {
+  const sizes = { test: test ?? 741, validation: validation ?? 100 };
+  if (bySource) return { scheme: 'by-source', ...sizes, bySource }; // sources it does not name train
+  if (preset === 'by-source') return { scheme: 'by-source', ...sizes, bySource: { ...DEFAULT_BY_SOURCE } };
+  if (preset === 'by-source-mbpp-official') return { scheme: 'by-source', ...sizes, bySource: { ...DEFAULT_BY_SOURCE, mbpp: 'official' } };
+  return { scheme: 'proportional', ...sizes };
+}
 
 async function build(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -45,6 +102,9 @@ async function build(argv: string[]): Promise<number> {
       'batch-size': int.min(1).optional(),
       concurrency: int.min(1).optional(),
       codealpaca: z.enum(['auto', '20k', '2k']).optional(),
+      'split-scheme': z.enum(SPLIT_PRESETS).optional(),
+      'split-by-source': z.string().transform(parseBySource).optional(),
+      'generate-inputs': z.enum(['on', 'off']).optional(),
     }),
   );
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
@@ -53,7 +113,8 @@ async function build(argv: string[]): Promise<number> {
     ...(values.sources ? { sources: values.sources } : {}),
     ...(values.limit ? { limit: values.limit } : {}),
     ...(values.seed ? { seed: values.seed } : {}),
-    split: { test: values.test ?? 741, validation: values.validation ?? 100 },
+    split: splitFromArgs(values['split-scheme'], values['split-by-source'], values.test, values.validation),
+    ...(values['generate-inputs'] === 'off' ? { inputs: { generateMissing: false } } : {}),
     ...(values['batch-size'] ? { batchSize: values['batch-size'] } : {}),
     ...(values.concurrency ? { concurrency: values.concurrency } : {}),
     ...(values.codealpaca ? { codealpaca: values.codealpaca } : {}),
@@ -120,7 +181,24 @@ async function exportCmd(argv: string[]): Promise<number> {
       return 1;
     }
     const ms = await getDatasetMethods(dbh.db, name, values.split ? { split: values.split } : {});
+    const refs = await acceptedReferenceDescriptions(
+      dbh.db,
+      ms.filter((m) => !m.goldDescription).map((m) => m.id),
+    );
     const lines = ms.map((m) => {
+      const ref = refs.get(m.id);
+      const reference = ref
+        ? {
+            referenceDescription: {
+              text: ref.description,
+              model: ref.model,
+              promptVersion: ref.promptVersion,
+              coderModel: ref.coderModel,
+              codeMatch: ref.codeMatch,
+              createdAt: ref.createdAt,
+            },
+          }
+        : {};
       const method = Method.parse({
         ...m,
         entryPoint: m.entryPoint ?? '',
@@ -130,7 +208,18 @@ async function exportCmd(argv: string[]): Promise<number> {
         goldKind: m.goldKind ?? 'code-only',
         meta: (m.meta as Record<string, unknown> | null) ?? {},
       });
-      return JSON.stringify({ dataset: name, split: m.split, position: m.position, ...method, probeOutputs: m.probeOutputs, heldoutOutputs: m.heldoutOutputs });
+      return JSON.stringify({
+        dataset: name,
+        split: m.split,
+        position: m.position,
+        ...method,
+        probeOutputs: m.probeOutputs,
+        heldoutOutputs: m.heldoutOutputs,
+        heldoutGenerated: m.heldoutGenerated,
+        heldoutGeneratedOutputs: m.heldoutGeneratedOutputs,
+        codeMatchExclusion: m.codeMatchExclusion,
+        ...reference,
+      });
     });
     fs.writeFileSync(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
     console.log(`wrote ${lines.length} methods of ${name} (${row.contentHash}) to ${values.out}`);
@@ -168,6 +257,89 @@ async function list(argv: string[]): Promise<number> {
   }
 }
 
+/** `dataset describe`: reference descriptions for methods without a gold one (CruxEval), kept by code match. */
+async function describe(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    defineOptions({
+      model: z.string().min(1),
+      'coder-model': z.string().min(1).optional(),
+      split: z.enum(['train', 'validation', 'test', 'all']).default('train'),
+      threshold: z.coerce.number().min(0).max(1).default(1),
+      limit: int.min(1).optional(),
+      window: int.min(1).max(64).optional(),
+      force: z.boolean().optional(),
+    }),
+  );
+  const [name, ...rest] = positionals;
+  if (!name || rest.length) throw new UsageError('dataset describe needs exactly one dataset name');
+  requireKnownModels([values.model, ...(values['coder-model'] ? [values['coder-model']] : [])]);
+  const input: DescribeRunInput = {
+    dataset: name,
+    model: values.model,
+    split: values.split,
+    threshold: values.threshold,
+    ...(values['coder-model'] ? { coderModel: values['coder-model'] } : {}),
+    ...(values.limit ? { limit: values.limit } : {}),
+    ...(values.window ? { window: values.window } : {}),
+    ...(values.force ? { force: true } : {}),
+  };
+  const dbh = connect(undefined, 2);
+  const client = await connectClient();
+  const started = Date.now();
+  try {
+    const row = await getDataset(dbh.db, name);
+    if (!row || row.status !== 'ready') {
+      console.error(`no ready dataset named ${name}`);
+      return 1;
+    }
+    if (models().get(values.model).provider === 'mock')
+      console.log(
+        `note: ${values.model} is the scripted mock, not a language model: its descriptions test the plumbing only; real reference descriptions need a real model.`,
+      );
+    const handle = await startDescribeRun(client, input);
+    console.log(
+      `describing ${name}/${input.split} with ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
+    );
+    const tty = process.stderr.isTTY;
+    let finished = false;
+    const result = handle.result().finally(() => (finished = true));
+    result.catch(() => undefined);
+    let last = 0;
+    while (!finished) {
+      await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
+      const p = await handle.query<DescribeRunProgress>('describeProgress').catch(() => undefined);
+      if (!p || finished) continue;
+      const el = (Date.now() - started) / 1000;
+      const line = `described ${p.done}/${p.total} (${p.accepted} kept, ${p.rejected} rejected, ${p.failed} failed)  ETA ${p.done > 0 ? `${((el / p.done) * (p.total - p.done)).toFixed(0)} s` : '-'}`;
+      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+      else if (Date.now() - last > 10_000) {
+        process.stderr.write(`${line}\n`);
+        last = Date.now();
+      }
+    }
+    if (tty) process.stderr.write('\n');
+    const r = await result;
+    const members = await getDatasetMethods(dbh.db, name, input.split === 'all' ? {} : { split: input.split });
+    const needing = members.filter((m) => !m.goldDescription);
+    const refs = await acceptedReferenceDescriptions(
+      dbh.db,
+      needing.map((m) => m.id),
+    );
+    console.log(
+      formatTable(
+        ['dataset', 'split', 'model', 'coder', 'threshold', 'attempted', 'kept', 'rejected', 'failed', 'without gold', 'with a reference now'],
+        [[name, r.split, r.model, r.coderModel, r.threshold, r.total, r.accepted, r.rejected, r.failed, needing.length, refs.size]],
+      ),
+    );
+    console.log(`time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return r.failed > 0 ? 1 : 0;
+  } finally {
+    await client.connection.close();
+    await dbh.close();
+  }
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   switch (sub) {
@@ -175,6 +347,8 @@ export async function run(argv: string[]): Promise<number> {
       return build(rest);
     case 'show':
       return show(rest);
+    case 'describe':
+      return describe(rest);
     case 'export':
       return exportCmd(rest);
     case 'list':

@@ -65,11 +65,27 @@ describe('content hash', () => {
   it('same inputs give the same hash; any member change or config change gives another', () => {
     const cfg = BuildConfig.parse({});
     const members = [
-      { id: 'x', split: 'test', codeHash: 'c', signature: 'def f(a):', entryPoint: 'f', goldDescription: null, probeInputs: ['1'], heldoutInputs: [] },
+      {
+        id: 'x',
+        split: 'test',
+        codeHash: 'c',
+        signature: 'def f(a):',
+        entryPoint: 'f',
+        goldDescription: null,
+        probeInputs: ['1'],
+        heldoutInputs: [],
+        heldoutGenerated: ['2', '3'],
+        codeMatchExclusion: null,
+      },
     ];
     const h = datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], members);
     expect(datasetContentHash(BuildConfig.parse({ name: 'other-name', batchSize: 7 }), [{ path: 'p', sha256: 's' }], members)).toBe(h);
     expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, split: 'train' }])).not.toBe(h);
     expect(datasetContentHash(BuildConfig.parse({ seed: 'x' }), [{ path: 'p', sha256: 's' }], members)).not.toBe(h);
+    expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, heldoutGenerated: ['2'] }])).not.toBe(h);
+    expect(datasetContentHash(cfg, [{ path: 'p', sha256: 's' }], [{ ...members[0]!, codeMatchExclusion: 'fewer-than-2-distinct-heldout-outputs' }])).not.toBe(
+      h,
+    );
+    expect(datasetContentHash(BuildConfig.parse({ split: { scheme: 'by-source' } }), [{ path: 'p', sha256: 's' }], members)).not.toBe(h);
   });
 });

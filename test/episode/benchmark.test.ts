@@ -138,7 +138,9 @@ describe('pau bench run (CLI)', () => {
       expect(r.stdout).toMatch(/run id: bench-\S+/);
       expect(r.stdout).toMatch(/workflows\/bench%2Fbench-/);
       expect(r.stdout).toMatch(/8\/8 episodes\s+failed 0/);
-      expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+2\s+0\s+2/);
+      // model, setting, k (in-context examples; none for interactive), episodes, failed, with description
+      expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+-\s+2\s+0\s+2/);
+      expect(r.stdout).toMatch(/mock-oracle\s+in-context\s+20\s+2\s+0\s+2/);
       expect(r.stdout).toContain('scripted mock server, not real LLMs');
       const bad = await runCli(['bench', 'run', '--models', 'no-such-model']);
       expect(bad.code).toBe(2);
@@ -146,7 +148,7 @@ describe('pau bench run (CLI)', () => {
     } finally {
       await workers.shutdown();
     }
-  });
+  }, 180_000); // two CLI processes (tsx start-up) and 8 episodes: over 60 s at load 19
 });
 
 describe('worker killed mid-run', () => {

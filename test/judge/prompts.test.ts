@@ -32,6 +32,21 @@ describe('judge prompt', () => {
     for (const n of [1, 2, 3, 4, 5] as const) expect(JUDGE_SYSTEM).toContain(`${n} - ${RUBRIC[n]}`);
     expect(JUDGE_SYSTEM).toContain('SCORE: n');
   });
+  it('tells the judge that only return values and exceptions were observable (issue 12, point 9)', () => {
+    // The system prompt of every judgment, whatever the method: in-place mutation of arguments, printed
+    // output and side effects were invisible to the agent and must not count against its description.
+    const [sys] = buildJudgeMessages({
+      signature: 'def f(xs):',
+      code: 'def f(xs):\n    xs.sort()\n    return len(xs)',
+      goldDescription: 'Sorts xs in place and returns its length.',
+      agentDescription: 'Returns the length of xs.',
+    });
+    expect(sys?.content).toBe(JUDGE_SYSTEM);
+    const rules = JUDGE_SYSTEM.slice(JUDGE_SYSTEM.indexOf('Rules:'), JUDGE_SYSTEM.indexOf('Rubric:')).replace(/\s+/g, ' ');
+    expect(rules).toContain('observed only what each call returned or the exception it raised');
+    expect(rules).toMatch(/arguments in place .* invisible to them/);
+    expect(rules).toContain('do not count their absence against the description');
+  });
   it('shows the code, the gold and the candidate in readable blocks', () => {
     const [sys, user] = buildJudgeMessages({
       signature: 'def f(x):',

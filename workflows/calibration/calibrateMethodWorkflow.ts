@@ -3,7 +3,8 @@
 // inputs, and records the code match of each (the original against itself included). A candidate that
 // cannot run scores 0 with its error; the method fails only when the sandbox itself is unusable.
 import type { CandidateRun, MethodCalibration } from '../../domain/calibration/types';
-import { constantReprs, countedIndices } from '../../domain/calibration/codeMatch';
+import { constantReprs } from '../../domain/calibration/codeMatch';
+import { countedInputs } from '../../domain/judge/codeMatchInputs';
 import { generatorCall, parseCandidates } from '../../domain/calibration/candidates';
 import { errorText } from '../../domain/temporal/errorText';
 import { calibration } from '../proxies/mainQueue';
@@ -13,7 +14,8 @@ const LIMITS = { resultBytes: 16_384 };
 
 export async function calibrateMethodWorkflow(input: { runId: string; methodId: string }): Promise<MethodCalibration> {
   const plan = await calibration.prepareCalibrationMethod({ methodId: input.methodId });
-  const base = { runId: input.runId, methodId: plan.methodId, nGiven: plan.nGiven };
+  const base = { runId: input.runId, methodId: plan.methodId, nGiven: plan.nGiven, raisingCounts: plan.raisingCounts };
+  if (plan.excluded) return calibration.recordCalibrationMethod({ ...base, datasetExclusion: plan.excluded, original: null, candidates: [] });
   if (plan.heldout.length === 0) return calibration.recordCalibrationMethod({ ...base, original: [], candidates: [] });
   const original = await sandbox
     .runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.heldout, limits: LIMITS, allowSourceError: true })
@@ -22,7 +24,7 @@ export async function calibrateMethodWorkflow(input: { runId: string; methodId: 
     const why = 'error' in original ? original.error : `${original.sourceError?.type}: ${original.sourceError?.message}`;
     return calibration.recordCalibrationMethod({ ...base, original: null, originalError: why, candidates: [] });
   }
-  const counted = countedIndices(original.results, plan.nGiven);
+  const counted = countedInputs(original.results, plan.nGiven, plan.raisingCounts);
   // Nothing counts (every input raised or hit a limit): recorded as excluded without running candidates.
   if (counted.length === 0) return calibration.recordCalibrationMethod({ ...base, original: original.results, candidates: [] });
   const reprs = constantReprs(original.results, counted);

@@ -56,7 +56,11 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
     const { failures } = await fanOut(
       prep.batches,
       async (ids) => {
-        const r = await sandbox.checkMethodsBatch({ ids, ...(config.limits ? { limits: config.limits } : {}) });
+        const r = await sandbox.checkMethodsBatch({
+          ids,
+          ...(config.limits ? { limits: config.limits } : {}),
+          ...(config.inputs ? { inputs: config.inputs } : {}),
+        });
         progress.checked += r.checked;
         progress.accepted += r.accepted;
         progress.rejected += r.rejected;

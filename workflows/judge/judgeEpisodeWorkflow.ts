@@ -41,7 +41,8 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
   const candidateCalls = [...heldout, ...plan.observedArgs];
   const candidate =
     generated.code && candidateCalls.length > 0
-      ? await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits })
+      ? // Code that does not compile scores code match 0 with the reason (recordJudgment), not a failed judge.
+        await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits, allowSourceError: true })
       : null;
   return judge.recordJudgment({
     plan,
@@ -49,6 +50,7 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     generated,
     original: original?.results ?? [],
     candidate: generated.code ? (candidate?.results ?? []) : null,
+    candidateSourceError: candidate?.sourceError ?? null,
     coverage: observed?.coverage ?? null,
     ...(contradiction ? { contradiction } : {}),
   });
