@@ -8,6 +8,8 @@ import { createEpisodeActivities } from './episode/index';
 import { createJudgeActivities } from './judge/activities';
 import { createDescribeActivities } from './describe/activities';
 import { createOpsActivities } from './ops/index';
+import { createCalibrationActivities } from './calibration/activities';
+import { createContradictionActivities } from './judge/contradiction';
 
 export interface MainDeps {
   db: () => Db;
@@ -23,6 +25,8 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createJudgeActivities(deps.db),
     ...createDescribeActivities(deps.db),
     ...createOpsActivities(deps.db),
+    ...createCalibrationActivities(deps.db),
+    ...createContradictionActivities(deps.db),
   };
 }
 

@@ -42,7 +42,7 @@ export const modelEntrySchema = z
     maxConcurrency: z.number().int().min(1).max(1000).default(4),
     /** Per-request timeout. */
     timeoutMs: z.number().int().min(1000).default(120_000),
-    /** Default request parameters; an episode's own params override them. */
+    /** Default request parameters (agent, judge and code writer alike); an episode's or a run's own params override them. */
     params: modelParamsSchema.default({ temperature: 0 }),
     /**
      * How the agent is asked to act: `native` sends the tools and reads `tool_calls` (JSON tool calls written
@@ -63,6 +63,11 @@ export const modelEntrySchema = z
     ctxPerSlot: z.number().int().min(256).optional(),
     parallel: z.number().int().min(1).max(64).optional(),
     loraAdapters: z.array(z.string().min(1)).optional(),
+    /**
+     * Parameters the endpoint rejects (reasoning models: `["temperature", "top_p"]`): dropped from every
+     * request to this model, whoever set them (defaults, a run's --temperature, a judge config).
+     */
+    unsupportedParams: z.array(z.string().min(1)).default([]),
   })
   .strict()
   .superRefine((m, ctx) => {

@@ -18,6 +18,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)',
     load: () => import('./commands/report'),
   },
+  calibrate: {
+    summary: 'calibration suite independent of any judge: code match of the original, its mutants, constant and identity functions (--dataset --split --limit)',
+    load: () => import('./commands/calibrate'),
+  },
   judge: {
     summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun',
     load: () => import('./commands/judge'),

@@ -7,5 +7,7 @@ export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
 export { judgeRunWorkflow } from './judge/judgeRunWorkflow';
 export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
+export { calibrationWorkflow } from './calibration/calibrationWorkflow';
+export { calibrateMethodWorkflow } from './calibration/calibrateMethodWorkflow';
 export { describeMethodsWorkflow } from './describe/describeMethodsWorkflow';
 export { describeMethodWorkflow } from './describe/describeMethodWorkflow';

@@ -12,7 +12,7 @@ interface StoredConfig extends BenchmarkConfig {
   resolvedMethodIds: string[];
 }
 
-async function resolveMethods(d: Db, c: BenchmarkConfig): Promise<string[]> {
+export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' | 'split' | 'limit' | 'methodIds'>): Promise<string[]> {
   if (c.methodIds && c.methodIds.length > 0) {
     const found = await d.select({ id: methods.id }).from(methods).where(inArray(methods.id, c.methodIds));
     const have = new Set(found.map((f) => f.id));

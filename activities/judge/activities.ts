@@ -9,6 +9,9 @@ import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
+import { LLM_ERROR_TYPES } from '../llm/errors';
+import { ModelConfigError, models, type ModelParams } from '../../config/models';
+import { requestParams } from '../../domain/llm/requestParams';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
 import type { CallResult, Coverage, ErrorInfo } from '../../domain/sandbox/schemas';
@@ -16,6 +19,8 @@ import { codeFailure } from '../../domain/judge/codeFailure';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
+import { heldoutDisagreements } from '../../domain/judge/disagreements';
+import { contradictionRecord, type ContradictionResult } from './contradiction';
 import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
@@ -47,7 +52,19 @@ export function resolveJudgeConfig(input: JudgeEpisodeInput, runConfig: unknown)
     equality: { ...DEFAULT_JUDGE_CONFIG.equality, ...(over.equality ?? {}) },
     underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
     resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
+    ...(over.judgeParams ? { judgeParams: over.judgeParams } : {}),
+    ...(over.coderParams ? { coderParams: over.coderParams } : {}),
   };
+}
+
+/** The params a call to `model` sends with these overrides (the registry's defaults, minus what it rejects). */
+function sentParams(model: string, overrides: ModelParams | undefined): ModelParams {
+  try {
+    return requestParams(models().get(model), overrides);
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    throw err;
+  }
 }
 
 async function loadEpisode(db: Db, episodeId: string) {
@@ -68,14 +85,21 @@ function entryOf(m: { entryPoint: string | null; signature: string | null }): st
 }
 
 export function createJudgeActivities(db: () => Db) {
-  async function judgeChat(model: string, methodId: string, callKey: string, messages: ChatMessage[]) {
-    return chat({ model, messages, params: { temperature: 0 }, callKey, about: { methodId } }, activityChatDeps(db));
+  // The registry's params for the model (not a forced temperature 0, which reasoning models reject),
+  // with the run's overrides as planned; chat() applies the same rule, so this is what is sent.
+  async function judgeChat(model: string, methodId: string, callKey: string, messages: ChatMessage[], params: ModelParams | undefined) {
+    return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db));
   }
 
   return {
     async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
       const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
-      const config = resolveJudgeConfig(input, runConfig);
+      const resolved = resolveJudgeConfig(input, runConfig);
+      const config: JudgeConfig = {
+        ...resolved,
+        judgeParams: sentParams(resolved.judgeModel, resolved.judgeParams),
+        coderParams: sentParams(resolved.coderModel, resolved.coderParams),
+      };
       const observed = observedCalls(await loadSteps(db(), e.id));
       const set = codeMatchSet(m, config.heldout);
       return {
@@ -93,8 +117,8 @@ export function createJudgeActivities(db: () => Db) {
       };
     },
 
-    /** The description score: the judge model at temperature 0; one retry when unparsable. */
-    async judgeDescription(input: { episodeId: string; judgeModel: string }): Promise<DescriptionVerdict> {
+    /** The description score: the judge model with the planned params; one retry when unparsable. */
+    async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       const messages = buildJudgeMessages({
         signature: m.signature ?? `def ${entryOf(m)}(...)`,
@@ -102,17 +126,19 @@ export function createJudgeActivities(db: () => Db) {
         goldDescription: m.goldDescription,
         agentDescription: e.finalDescription ?? '',
       });
-      const first = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score`, messages);
+      const first = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score`, messages, input.params);
       const firstText = first.message.content ?? first.message.refusal ?? '';
       let score = parseScore(firstText);
       let rationale = firstText;
       let { tokensIn, tokensOut, costUsd } = first;
       if (score === null) {
-        const retry = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score-retry`, [
-          ...messages,
-          { role: 'assistant', content: firstText },
-          { role: 'user', content: JUDGE_RETRY_PROMPT },
-        ]);
+        const retry = await judgeChat(
+          input.judgeModel,
+          m.id,
+          `judge/${e.id}/${input.judgeModel}/score-retry`,
+          [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
+          input.params,
+        );
         const retryText = retry.message.content ?? retry.message.refusal ?? '';
         score = parseScore(retryText);
         rationale = `${firstText}\n\n[retry]\n${retryText}`;
@@ -124,11 +150,11 @@ export function createJudgeActivities(db: () => Db) {
     },
 
     /** The coder model writes the function from the description alone. */
-    async writeCodeFromDescription(input: { episodeId: string; coderModel: string }): Promise<GeneratedCode> {
+    async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GeneratedCode> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       const entry = entryOf(m);
       const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...)`, entryPoint: entry, description: e.finalDescription ?? '' });
-      const r = await judgeChat(input.coderModel, m.id, `judge/${e.id}/${input.coderModel}/code`, messages);
+      const r = await judgeChat(input.coderModel, m.id, `judge/${e.id}/${input.coderModel}/code`, messages, input.params);
       return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
     },
 
@@ -145,6 +171,8 @@ export function createJudgeActivities(db: () => Db) {
       candidateSourceError?: ErrorInfo | null;
       /** Coverage of the original by the observed inputs (null when there were none). */
       coverage: Coverage | null;
+      /** The judge model's contradiction classification (absent in histories before it existed). */
+      contradiction?: ContradictionResult;
     }): Promise<JudgeEpisodeResult> {
       const { plan, verdict, generated } = input;
       const cfg = plan.config;
@@ -186,12 +214,15 @@ export function createJudgeActivities(db: () => Db) {
         noCode: generated.code === null,
         codeFailure: failed,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
+        heldoutDisagreements: heldoutDisagreements([...plan.heldoutGiven, ...plan.heldoutGenerated], input.original, input.candidate, counted, cfg.equality),
         ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,
+        requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
+        ...(input.contradiction ? { contradiction: contradictionRecord(input.contradiction) } : {}),
         judgeCost: {
-          tokensIn: verdict.tokensIn + generated.tokensIn,
-          tokensOut: verdict.tokensOut + generated.tokensOut,
-          costUsd: verdict.costUsd + generated.costUsd,
+          tokensIn: verdict.tokensIn + generated.tokensIn + (input.contradiction?.tokensIn ?? 0),
+          tokensOut: verdict.tokensOut + generated.tokensOut + (input.contradiction?.tokensOut ?? 0),
+          costUsd: verdict.costUsd + generated.costUsd + (input.contradiction?.costUsd ?? 0),
         },
       };
       const values = {

@@ -16,6 +16,7 @@ import { ensureLocalServer, forgetHealth, planFor } from './local/server';
 import { readOrCreateSecret } from '../../config/secrets';
 import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
+import { requestParams } from '../../domain/llm/requestParams';
 import { ApplicationFailure } from '@temporalio/common';
 
 export interface ChatRequest {
@@ -134,7 +135,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
-  const params: ModelParams = { ...spec.params, ...req.params };
+  const params: ModelParams = requestParams(spec, req.params);
   const body = {
     model: spec.model,
     messages: req.messages,

@@ -7,8 +7,10 @@ import { getDb, type Db } from '../../db/client';
 import { and, desc, eq } from 'drizzle-orm';
 import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
+import { reportBaseName } from '../../domain/report/transcriptLinks';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
+import { latestCalibration } from '../calibration/latest';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
@@ -33,6 +35,8 @@ export interface ReportFiles {
   /** The headline table, as printed in the terminal. */
   headline: string;
   document: ReportDocument;
+  /** The folder of the episode transcript pages the report links to (when written). */
+  transcriptsDir?: string;
 }
 
 export class ReportError extends Error {
@@ -74,6 +78,8 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     notes,
     toolCallSources,
   };
+  const rc = (run.config ?? {}) as { dataset?: string; split?: string };
+  if (rc.dataset && rc.split) doc.calibration = { dataset: rc.dataset, split: rc.split, latest: (await latestCalibration(db, rc.dataset, rc.split)) ?? null };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);
     if (!other) throw new ReportError(`no run ${JSON.stringify(opts.compare)} to compare with`);
@@ -115,7 +121,7 @@ export async function reportById(db: Db, id: number): Promise<ReportRow | undefi
 export function writeReportFiles(row: ReportRow, outDir?: string): ReportFiles {
   const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
   fs.mkdirSync(dir, { recursive: true });
-  const base = row.runId.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const base = reportBaseName(row.runId);
   const htmlPath = path.join(dir, `${base}.html`);
   const jsonPath = path.join(dir, `${base}.json`);
   fs.writeFileSync(htmlPath, row.html);

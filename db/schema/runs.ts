@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
-export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor'] as const;
+export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
 export const runStatuses = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 
 export const runs = pgTable(

@@ -57,9 +57,11 @@ export function explorationCounts(
 }
 
 /**
- * Compares the generated code's outcomes on the observed inputs with what the agent observed. Calls that
- * were the agent's own mistakes (bad arguments, wrong arity) or sandbox limits are not evidence and are
- * skipped. `generated[i]` is the generated code's outcome on `observed[i].arguments`.
+ * Compares the generated code's outcomes on the observed inputs with what the agent observed, on the
+ * calls that returned a value only: an exception the agent saw (a type misuse, a rejected input) is
+ * rarely something a description commits to, so a coder's different exception is not counted as the
+ * description contradicting an observation (the judge-model classifier reads those). Agent mistakes and
+ * sandbox limits are never evidence. `generated[i]` is the generated code's outcome on `observed[i].arguments`.
  */
 export function contradictions(
   observed: readonly Observation[],
@@ -70,7 +72,7 @@ export function contradictions(
   let bad = 0;
   observed.forEach((c, i) => {
     const g = generated[i];
-    if (!g || !isEvidence(c.result)) return;
+    if (!g || !c.result.ok) return;
     checked++;
     if (!observedEqual(c.result, g, equality)) bad++;
   });

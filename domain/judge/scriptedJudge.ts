@@ -12,6 +12,8 @@
 //          null / random: the function that returns None.
 import { CODER_SYSTEM } from './coderPrompt';
 import { JUDGE_SYSTEM, readBlock } from './judgePrompt';
+import { CONTRADICTION_SYSTEM } from './contradictionPrompt';
+import { scriptedContradictionVerdict } from './scriptedContradiction';
 
 export const SCRIPTED_MARK = '[scripted mock model — not a real LLM]';
 
@@ -30,7 +32,7 @@ interface Msg {
 
 export type ScriptedReply = { kind: 'message'; content: string; toolCalls: [] };
 
-export type ScriptedRole = 'judge' | 'coder';
+export type ScriptedRole = 'judge' | 'coder' | 'classifier';
 
 function text(m: Msg | undefined): string {
   if (!m) return '';
@@ -44,6 +46,7 @@ export function scriptedRole(messages: readonly Msg[]): ScriptedRole | undefined
   const sys = text(messages.find((m) => m.role === 'system'));
   if (sys === JUDGE_SYSTEM) return 'judge';
   if (sys === CODER_SYSTEM) return 'coder';
+  if (sys === CONTRADICTION_SYSTEM) return 'classifier';
   return undefined;
 }
 
@@ -97,6 +100,7 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg
   const role = scriptedRole(messages);
   if (!role || !['oracle', 'null', 'random'].includes(policy)) return undefined;
   const user = text(messages.find((m) => m.role === 'user'));
+  if (role === 'classifier') return msg(policy === 'null' ? 'I cannot classify this.' : scriptedContradictionVerdict(user));
   if (role === 'judge') {
     const candidate = readBlock(user, 'candidate_description') ?? '';
     const reference = readBlock(user, 'reference_description');

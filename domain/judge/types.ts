@@ -1,12 +1,20 @@
 // Types shared by the judge activities and workflows (workflows import these as types only).
+import type { ModelParams } from '../../config/models';
 import type { EqualityOptions } from './outcomeEquality';
 import type { HeldoutOptions } from './heldoutInputs';
 
 export interface JudgeConfig {
-  /** The model that scores descriptions (temperature 0). */
+  /** The model that scores descriptions. */
   judgeModel: string;
   /** The model that writes code from the description (default: the judge model). */
   coderModel: string;
+  /**
+   * Request params of the judge and the coder: the run's overrides (`judge.judgeParams`, `judge.coderParams`)
+   * before planning, what is sent after (the registry entry's params with those overrides, minus the
+   * params the entry's endpoint rejects). Recorded in the judgment's diagnostics (`requestParams`).
+   */
+  judgeParams?: ModelParams;
+  coderParams?: ModelParams;
   heldout: HeldoutOptions;
   equality: EqualityOptions;
   /** Coverage below this is "under-explored". */

@@ -2,6 +2,9 @@
 // plots inline; plots are hand-built SVG). Pure code.
 import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, settingLabel, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
+import { transcriptHref, transcriptsDirName } from './transcriptLinks';
+import { calibrationSection, type ReportCalibration } from './calibrationSection';
+import { contradictionSection } from './contradictionSummary';
 import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 
 /** A run as the report shows it. */
@@ -26,6 +29,8 @@ export interface ReportDocument {
   summary: RunSummary;
   episodes: EpisodeRow[];
   compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[] };
+  /** The latest calibration run of the run's dataset split (controls independent of the judge). */
+  calibration?: ReportCalibration;
   notes: string[];
   /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
   toolCallSources?: ToolCallSourceRow[];
@@ -147,6 +152,9 @@ export function renderHtml(doc: ReportDocument): string {
       `<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`,
     );
   }
+  if (doc.calibration) sections.push(calibrationSection(doc.calibration));
+  const contradictionsHtml = contradictionSection(doc.episodes);
+  if (contradictionsHtml) sections.push(contradictionsHtml);
   if (doc.toolCallSources && doc.toolCallSources.length > 0) {
     const t = toolCallSourceTable(doc.toolCallSources);
     sections.push(
@@ -231,9 +239,10 @@ export function renderHtml(doc: ReportDocument): string {
       pct(e.branchCoverage),
       esc(e.diagnostics?.contradictsObserved ? 'contradicts' : ''),
       e.uiLink ? `<a href="${esc(e.uiLink)}">${esc(e.workflowId)}</a>` : '-',
+      `<a href="${esc(transcriptHref(doc.runId, e.episodeId))}">transcript</a>`,
     ]);
     sections.push(
-      `<h2>Episodes</h2><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI'], rows, [0, 1, 2, 4, 9, 10])}</details>`,
+      `<h2>Episodes</h2><p>Each transcript (what the agent saw and did, the judge's verdict, the generated code and where it disagreed) is a page in <code>${esc(transcriptsDirName(doc.runId))}/</code> beside this file, written with it by <code>npm run pau -- report</code>; <code>npm run pau -- runs show RUN --episode ID</code> prints one.</p><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI', 'transcript'], rows, [0, 1, 2, 4, 9, 10, 11])}</details>`,
     );
   }
   const notes = doc.notes.map((n) => `<li>${esc(n)}</li>`).join('');

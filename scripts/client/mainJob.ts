@@ -13,6 +13,7 @@ import { runSummaryText } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
+import { runStartCalibration } from './startCalibration';
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
@@ -65,6 +66,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     log('benchmark skipped: no dataset (see the dataset build above; `npm run pau -- dataset build` retries it)');
     return 1;
   }
+  await runStartCalibration(client, log, START_DATASET, START_SAMPLE_METHODS);
   log('== benchmark');
   const { names, scripted, fallback } = startModels();
   if (scripted) {
@@ -106,6 +108,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
     const report = await fetchReportFiles(h.db, runId);
     log(report.headline);
     log(`report: ${report.htmlPath}`);
+    if (report.transcriptsDir) log(`episode transcripts: ${report.transcriptsDir}/`);
     return result.totals.failed === result.totals.done ? 1 : 0;
   } finally {
     await h.close();

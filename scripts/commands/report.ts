@@ -33,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     );
     console.log(r.headline);
     for (const n of r.document.notes) console.log(`note: ${n}`);
-    console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}`);
+    console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}${r.transcriptsDir ? `\nepisode transcripts: ${r.transcriptsDir}/` : ''}`);
     return 0;
   } catch (err) {
     if (err instanceof ReportError || (err instanceof ApplicationFailure && err.type === FAILURE_TYPES.reportRunNotFound)) {

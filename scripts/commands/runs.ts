@@ -7,8 +7,9 @@ import { runs } from '../../db/schema/index';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { printTable } from '../../domain/report/table';
 import { listRuns, runEpisodes } from '../ops/runsQuery';
+import { printEpisode } from '../ops/episodeTranscript';
 
-export const usage = 'pau runs list [--failed] [--limit N]\n       pau runs show RUN_ID [--all]';
+export const usage = 'pau runs list [--failed] [--limit N]\n       pau runs show RUN_ID [--all]\n       pau runs show RUN_ID --episode EPISODE_ID [--full]';
 
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
@@ -32,9 +33,13 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (action === 'show') {
-      const { values, positionals } = parseCommandArgs(rest, defineOptions({ all: z.boolean().optional() }));
+      const { values, positionals } = parseCommandArgs(
+        rest,
+        defineOptions({ all: z.boolean().optional(), episode: z.string().min(1).optional(), full: z.boolean().optional() }),
+      );
       const [runId, ...more] = positionals;
       if (!runId || more.length > 0) throw new UsageError('show takes one RUN_ID');
+      if (values.episode) return await printEpisode(h.db, runId, values.episode, values.full ?? false);
       const [run] = await h.db.select().from(runs).where(eq(runs.id, runId)).limit(1);
       if (!run) {
         console.error(`runs: no run ${runId}`);

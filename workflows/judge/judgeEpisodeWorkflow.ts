@@ -2,6 +2,7 @@
 // model), the sandbox runs of the original and the generated code on held-out and observed inputs, then
 // one upsert of the judgment row keyed (episode, judge model). Started as the episode's judge step or by
 // judgeRunWorkflow over a stored run, with the same workflow id either way (domain/judge/workflowIds.ts).
+import { patched } from '@temporalio/workflow';
 import type { JudgeEpisodeInput, JudgeEpisodeResult } from '../../domain/judge/types';
 import { judge } from '../proxies/mainQueue';
 import { sandbox } from '../proxies/sandboxQueue';
@@ -24,13 +25,18 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
   }
   const limits = { resultBytes: config.resultBytes };
   const heldout = [...plan.heldoutGiven, ...plan.heldoutGenerated];
-  const [verdict, generated, original, observed] = await Promise.all([
-    judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel }),
-    judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel }),
+  // The judge-model contradiction classifier (behind a patch: histories recorded before it replay as they were).
+  const classify = patched('contradiction-classifier')
+    ? judge.classifyContradiction({ episodeId: plan.episodeId, judgeModel: config.judgeModel, params: config.judgeParams })
+    : Promise.resolve(null);
+  const [verdict, generated, original, observed, contradiction] = await Promise.all([
+    judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel, params: config.judgeParams }),
+    judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams }),
     heldout.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: heldout, limits }) : Promise.resolve(null),
     plan.observedArgs.length > 0
       ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits })
       : Promise.resolve(null),
+    classify,
   ]);
   const candidateCalls = [...heldout, ...plan.observedArgs];
   const candidate =
@@ -46,5 +52,6 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     candidate: generated.code ? (candidate?.results ?? []) : null,
     candidateSourceError: candidate?.sourceError ?? null,
     coverage: observed?.coverage ?? null,
+    ...(contradiction ? { contradiction } : {}),
   });
 }

@@ -9,6 +9,7 @@ export const llm = proxyActivities<MainActivities>(POLICIES.llm);
 export const judge = proxyActivities<MainActivities>(POLICIES.judge);
 export const report = proxyActivities<MainActivities>(POLICIES.report);
 export const datasetBuild = proxyActivities<MainActivities>(POLICIES.datasetBuild);
+export const calibration = proxyActivities<MainActivities>(POLICIES.db);
 
 export function mainProbe(waitSeconds: number) {
   return proxyActivities<MainActivities>(probePolicy(TASK_QUEUES.main, waitSeconds));

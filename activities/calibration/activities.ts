@@ -1,0 +1,124 @@
+// Calibration activities (queue `pau`): the run row and its methods, each method's plan (the judge's
+// held-out set, the candidate generator's Python), and the scores of each candidate, stored per method in
+// the run's summary (`summary.methods[methodId]`) and summed up at the end (`summary.calibration`). The
+// sandbox runs (the generator, the original, every candidate) happen in the workflow between them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { eq, sql } from 'drizzle-orm';
+import { PROJECT_ROOT } from '../../config/env';
+import type { Db } from '../../db/client';
+import { methods, runs } from '../../db/schema/index';
+import { codeMatchOf } from '../../domain/calibration/codeMatch';
+import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
+import type { CalibrationInput, CalibrationPlan, CandidateRun, MethodCalibration } from '../../domain/calibration/types';
+import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
+import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
+import type { CallResult } from '../../domain/sandbox/schemas';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { callingWorkflowId } from '../common/workflowContext';
+import { resolveMethods } from '../bench/run';
+
+const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
+
+export function createCalibrationActivities(db: () => Db) {
+  return {
+    /** Creates (or resets) the run row; returns the methods to calibrate. */
+    async startCalibration(input: CalibrationInput): Promise<string[]> {
+      const ids = await resolveMethods(db(), input.config);
+      const values = {
+        id: input.runId,
+        kind: 'calibration' as const,
+        status: 'running' as const,
+        config: { ...input.config, resolvedMethodIds: ids },
+        workflowId: callingWorkflowId(),
+        summary: { methods: {} },
+        startedAt: new Date(),
+        updatedAt: new Date(),
+      };
+      await db().insert(runs).values(values).onConflictDoUpdate({ target: runs.id, set: values });
+      return ids;
+    },
+
+    async prepareCalibrationMethod(input: { methodId: string }): Promise<CalibrationPlan> {
+      const [m] = await db().select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
+      if (!m) throw ApplicationFailure.nonRetryable(`no method ${JSON.stringify(input.methodId)}`, FAILURE_TYPES.methodNotFound);
+      const set = codeMatchSet(m, DEFAULT_HELDOUT);
+      return {
+        methodId: m.id,
+        source: m.code,
+        entryPoint: m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f',
+        heldout: [...set.given, ...set.generated],
+        nGiven: set.given.length,
+        raisingCounts: set.raisingCounts,
+        excluded: set.excluded,
+        generator: fs.readFileSync(GENERATOR_PATH, 'utf8'),
+      };
+    },
+
+    /** Scores every candidate against the original and stores the method's row in the run's summary. */
+    async recordCalibrationMethod(input: {
+      runId: string;
+      methodId: string;
+      nGiven: number;
+      raisingCounts?: boolean;
+      /** The dataset's own exclusion reason (no candidates were run). */
+      datasetExclusion?: string;
+      original: CallResult[] | null;
+      originalError?: string;
+      candidates: CandidateRun[];
+      generatorError?: string;
+    }): Promise<MethodCalibration> {
+      const counted = input.original ? countedInputs(input.original, input.nGiven, input.raisingCounts ?? false) : [];
+      const excluded = input.datasetExclusion
+        ? `excluded by the dataset: ${input.datasetExclusion}`
+        : input.originalError
+          ? `the original did not run: ${input.originalError}`
+          : counted.length === 0
+            ? 'no held-out input counts (none, or the original raised or hit a limit on all of them)'
+            : undefined;
+      const row: MethodCalibration = {
+        methodId: input.methodId,
+        counted: counted.length,
+        ...(excluded ? { excluded } : {}),
+        ...(input.generatorError ? { generatorError: input.generatorError } : {}),
+        scores: excluded
+          ? []
+          : input.candidates.map((c) => ({
+              kind: c.kind,
+              site: c.site,
+              codeMatch: codeMatchOf(input.original ?? [], c.results, counted, DEFAULT_EQUALITY),
+              ...(c.error ? { error: c.error.slice(0, 300) } : {}),
+            })),
+      };
+      await db()
+        .update(runs)
+        .set({
+          summary: sql`jsonb_set(coalesce(${runs.summary}, '{}'::jsonb) || jsonb_build_object('methods', coalesce(${runs.summary}->'methods', '{}'::jsonb)), array['methods', ${input.methodId}], ${JSON.stringify(row)}::jsonb)`,
+          updatedAt: new Date(),
+        })
+        .where(eq(runs.id, input.runId));
+      return row;
+    },
+
+    /** Sums the stored per-method rows up (summary.calibration) and closes the run. */
+    async finishCalibration(input: { runId: string; failed: number }): Promise<CalibrationSummary> {
+      const [r] = await db().select({ summary: runs.summary }).from(runs).where(eq(runs.id, input.runId)).limit(1);
+      const rows = Object.values(((r?.summary as { methods?: Record<string, MethodCalibration> } | null)?.methods ?? {}) as Record<string, MethodCalibration>);
+      const summary = summarizeCalibration(rows);
+      await db()
+        .update(runs)
+        .set({
+          status: 'completed',
+          summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify({ calibration: summary, failedMethods: input.failed })}::jsonb`,
+          finishedAt: new Date(),
+          updatedAt: new Date(),
+        })
+        .where(eq(runs.id, input.runId));
+      return summary;
+    },
+  };
+}
+
+export type CalibrationActivities = ReturnType<typeof createCalibrationActivities>;

@@ -1,0 +1,16 @@
+// `pau runs show RUN --episode ID`: one episode's transcript in the terminal (the same parts as its page
+// beside the report). ID is the full episode id or the part after `RUN/`.
+import type { Db } from '../../db/client';
+import { loadTranscripts } from '../../activities/report/transcriptRows';
+import { renderTranscriptText } from '../../domain/report/renderTranscriptText';
+
+export async function printEpisode(db: Db, runId: string, episode: string, full: boolean): Promise<number> {
+  const episodeId = episode.startsWith(`${runId}/`) ? episode : `${runId}/${episode}`;
+  const [found] = await loadTranscripts(db, runId, episodeId);
+  if (!found) {
+    console.error(`runs: no episode ${JSON.stringify(episodeId)} in run ${runId} (\`npm run pau -- runs show ${runId} --all\` lists them)`);
+    return 1;
+  }
+  console.log(renderTranscriptText(found.transcript, found.entryPoint, { full }));
+  return 0;
+}
