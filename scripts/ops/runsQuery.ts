@@ -1,5 +1,5 @@
 // Runs and their episodes, as operators list them.
-import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, like, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes, llmCalls, runs } from '../../db/schema/index';
 
@@ -12,6 +12,7 @@ export interface RunRow {
   completed: number;
   failed: number;
   running: number;
+  cancelled: number;
   workflowId: string | null;
 }
 
@@ -23,6 +24,7 @@ export async function listRuns(db: Db, opts: { failedOnly?: boolean; limit?: num
       completed: sql<number>`count(*) filter (where ${episodes.status} = 'completed')::int`.as('completed'),
       failed: sql<number>`count(*) filter (where ${episodes.status} = 'failed')::int`.as('failed'),
       running: sql<number>`count(*) filter (where ${episodes.status} in ('pending','running'))::int`.as('running'),
+      cancelled: sql<number>`count(*) filter (where ${episodes.status} = 'cancelled')::int`.as('cancelled'),
     })
     .from(episodes)
     .groupBy(episodes.runId)
@@ -38,13 +40,14 @@ export async function listRuns(db: Db, opts: { failedOnly?: boolean; limit?: num
       completed: sql<number>`coalesce(${counts.completed}, 0)`,
       failed: sql<number>`coalesce(${counts.failed}, 0)`,
       running: sql<number>`coalesce(${counts.running}, 0)`,
+      cancelled: sql<number>`coalesce(${counts.cancelled}, 0)`,
     })
     .from(runs)
     .leftJoin(counts, eq(counts.runId, runs.id))
-    .where(opts.failedOnly ? sql`(${runs.status} = 'failed' or coalesce(${counts.failed}, 0) > 0)` : undefined)
+    .where(opts.failedOnly ? sql`(${runs.status} in ('failed', 'cancelled') or coalesce(${counts.failed}, 0) > 0)` : undefined)
     .orderBy(desc(runs.createdAt))
     .limit(opts.limit ?? 50);
-  return rows.map((r) => ({ ...r, episodes: Number(r.episodes), completed: Number(r.completed), failed: Number(r.failed), running: Number(r.running) }));
+  return rows.map((r) => ({ ...r, episodes: Number(r.episodes), completed: Number(r.completed), failed: Number(r.failed), running: Number(r.running), cancelled: Number(r.cancelled) }));
 }
 
 export interface EpisodeLine {
@@ -81,4 +84,31 @@ export async function runEpisodes(db: Db, runId: string, status?: string): Promi
 export async function modelCallsSince(db: Db, since: Date): Promise<number> {
   const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(llmCalls).where(gte(llmCalls.createdAt, since));
   return Number(r?.n ?? 0);
+}
+
+export interface PaidTwice {
+  /** Calls sent again after a send with no recorded outcome (a crash mid-request). */
+  calls: number;
+  /** Extra sends in all. */
+  extraSends: number;
+  /** What the extra sends cost, at each call's recorded price (an estimate: the lost replies were not seen). */
+  costUsd: number;
+  /** Calls sent and never answered (still in flight, or lost). */
+  unanswered: number;
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The ledger's count of work possibly paid twice, for one run (calls keyed by its episodes) or all. */
+export async function paidTwice(db: Db, runId?: string): Promise<PaidTwice> {
+  const [r] = await db
+    .select({
+      calls: sql<number>`count(*) filter (where ${llmCalls.resent} > 0)::int`,
+      extraSends: sql<number>`coalesce(sum(${llmCalls.resent}), 0)::int`,
+      costUsd: sql<number>`coalesce(sum(${llmCalls.resent} * ${llmCalls.costUsd}), 0)::float8`,
+      unanswered: sql<number>`count(*) filter (where ${llmCalls.state} = 'sent')::int`,
+    })
+    .from(llmCalls)
+    .where(runId ? or(like(llmCalls.callKey, `${likeEscape(runId)}/%`), like(llmCalls.callKey, `judge/${likeEscape(runId)}/%`)) : undefined);
+  return { calls: Number(r?.calls ?? 0), extraSends: Number(r?.extraSends ?? 0), costUsd: Number(r?.costUsd ?? 0), unanswered: Number(r?.unanswered ?? 0) };
 }
