@@ -15,7 +15,8 @@ import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
 
-export const usage = 'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed\n       pau rerun --run RUN_ID        (continue a cancelled or terminated run)';
+export const usage =
+  'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed\n       pau rerun --run RUN_ID        (continue a cancelled or terminated run)';
 
 const options = defineOptions({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
 

@@ -33,11 +33,7 @@ export async function reconcileRuns(client: Client, db: Db, runIds?: string[]): 
     .select({ id: runs.id, status: runs.status, workflowId: runs.workflowId, updatedAt: runs.updatedAt })
     .from(runs)
     .where(
-      and(
-        eq(runs.kind, 'benchmark'),
-        inArray(runs.status, ['pending', 'running']),
-        ...(runIds ? [inArray(runs.id, runIds.length > 0 ? runIds : [''])] : []),
-      ),
+      and(eq(runs.kind, 'benchmark'), inArray(runs.status, ['pending', 'running']), ...(runIds ? [inArray(runs.id, runIds.length > 0 ? runIds : [''])] : [])),
     );
   const out: Reconciled[] = [];
   for (const r of open) {

@@ -47,7 +47,14 @@ export async function listRuns(db: Db, opts: { failedOnly?: boolean; limit?: num
     .where(opts.failedOnly ? sql`(${runs.status} in ('failed', 'cancelled') or coalesce(${counts.failed}, 0) > 0)` : undefined)
     .orderBy(desc(runs.createdAt))
     .limit(opts.limit ?? 50);
-  return rows.map((r) => ({ ...r, episodes: Number(r.episodes), completed: Number(r.completed), failed: Number(r.failed), running: Number(r.running), cancelled: Number(r.cancelled) }));
+  return rows.map((r) => ({
+    ...r,
+    episodes: Number(r.episodes),
+    completed: Number(r.completed),
+    failed: Number(r.failed),
+    running: Number(r.running),
+    cancelled: Number(r.cancelled),
+  }));
 }
 
 export interface EpisodeLine {

@@ -32,7 +32,14 @@ export async function modelsFile(entries: Record<string, { policy: string; port:
   const models = Object.fromEntries(
     Object.entries(entries).map(([name, e]) => [
       name,
-      { provider: 'mock', model: e.policy, baseUrl: `http://127.0.0.1:${e.port}/v1`, maxConcurrency: 64, timeoutMs: e.timeoutMs ?? 10_000, params: { temperature: 0 } },
+      {
+        provider: 'mock',
+        model: e.policy,
+        baseUrl: `http://127.0.0.1:${e.port}/v1`,
+        maxConcurrency: 64,
+        timeoutMs: e.timeoutMs ?? 10_000,
+        params: { temperature: 0 },
+      },
     ]),
   );
   fs.writeFileSync(file, JSON.stringify({ models }));

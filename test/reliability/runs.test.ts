@@ -91,7 +91,13 @@ describe('run records', () => {
     expect(eps.every((e) => e.model === 'mock-oracle')).toBe(true);
     // The workflow refuses a different config under a used id too (a start that bypassed the CLI), and
     // leaves the run's row alone.
-    const clash = await startBenchmark(stack.client, id, { dataset: 'rel-small', split: 'test', models: ['mock-random'], settings: ['interactive'], samples: 1 });
+    const clash = await startBenchmark(stack.client, id, {
+      dataset: 'rel-small',
+      split: 'test',
+      models: ['mock-random'],
+      settings: ['interactive'],
+      samples: 1,
+    });
     await expect(clash.result()).rejects.toThrow();
     const described = await stack.client.workflow.getHandle(benchWorkflowId(id)).describe();
     expect(described.status.name).toBe('FAILED');
@@ -102,7 +108,13 @@ describe('run records', () => {
 
   it('the runs row exists from the start whatever happens; a workflow failure is printed as its cause', async () => {
     const id = `rel-fail-${uid()}`;
-    const handle = await startBenchmark(stack.client, id, { dataset: 'nope-v9', split: 'test', models: ['mock-oracle'], settings: ['interactive'], samples: 1 });
+    const handle = await startBenchmark(stack.client, id, {
+      dataset: 'nope-v9',
+      split: 'test',
+      models: ['mock-oracle'],
+      settings: ['interactive'],
+      samples: 1,
+    });
     await expect(handle.result()).rejects.toThrow();
     const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));
     expect(row?.status).toBe('failed');

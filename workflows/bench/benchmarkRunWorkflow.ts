@@ -152,7 +152,10 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
       });
       children.add(workflowId);
       // Started after the cancellation arrived (its start was already on its way): stop it too.
-      if (cancelling) void getExternalWorkflowHandle(workflowId).cancel().catch(() => undefined);
+      if (cancelling)
+        void getExternalWorkflowHandle(workflowId)
+          .cancel()
+          .catch(() => undefined);
       outcome = await handle.result().catch(fail);
     } catch (err) {
       outcome = await fail(err);

@@ -47,9 +47,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
 }
 
 async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise<EpisodeOutcome> {
-  const llm = input.modelRetry
-    ? proxyActivities<MainActivities>({ ...POLICIES.llm, retry: { ...POLICIES.llm.retry, ...input.modelRetry } })
-    : defaultLlm;
+  const llm = input.modelRetry ? proxyActivities<MainActivities>({ ...POLICIES.llm, retry: { ...POLICIES.llm.retry, ...input.modelRetry } }) : defaultLlm;
   const waitMs = (input.outageWaitSeconds ?? DEFAULT_OUTAGE_WAIT_SECONDS) * 1000;
   /**
    * One model turn; an outage of the model (connection refused, 5xx, 429, timeouts after the activity's own
@@ -82,7 +80,9 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
           const error = errorText(err);
           await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: { model: input.model, since, error } });
           upsertSearchAttributes([{ key: PauWaitingFor, value: input.model }]);
-          setCurrentDetails(`waiting for model ${input.model} (unreachable since ${new Date(since).toISOString()}; gives up after ${Math.round(waitMs / 1000)} s): ${error}`);
+          setCurrentDetails(
+            `waiting for model ${input.model} (unreachable since ${new Date(since).toISOString()}; gives up after ${Math.round(waitMs / 1000)} s): ${error}`,
+          );
         }
         if (await condition(() => root.consideredCancelled, outageBackoffMs(tries, left))) return CANCELLED;
       }
