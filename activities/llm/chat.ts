@@ -13,6 +13,7 @@ import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
 import { requestHash } from './requestHash';
+import { recordReply, recordSend, recordSendError } from './ledger';
 import { ApplicationFailure } from '@temporalio/common';
 
 export interface ChatRequest {
@@ -140,6 +141,16 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     throw err;
   }
   const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
+  // 3. The ledger row before the request goes out (a send lost in a crash is then visible when resent).
+  // The key travels in a header, never in the body; should a body or an answer hold it anyway (a key
+  // pasted into params, a proxy echoing it), it is replaced before anything is stored.
+  const request = withoutKey(body, endpoint.apiKey);
+  try {
+    await recordSend(db, { requestHash: hash, model: spec.name, request, callKey: req.callKey });
+  } catch (err) {
+    await slot.release();
+    throw err;
+  }
   const started = Date.now();
   let completion: ChatCompletion;
   const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
@@ -152,6 +163,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
       },
     )) as ChatCompletion;
   } catch (err) {
+    await recordSendError(db, hash, err).catch(() => undefined);
     throw toFailure(err, spec.name, [endpoint.apiKey]);
   } finally {
     if (ticker) clearInterval(ticker);
@@ -162,15 +174,9 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   const tokensOut = completion.usage?.completion_tokens ?? 0;
   const cost = costUsd(spec, tokensIn, tokensOut);
 
-  // 3. The ledger row (the cache entry for the next identical request). The key travels in a header, never
-  // in the body; should a body or an answer hold it anyway (a key pasted into params, a proxy echoing
-  // it), it is replaced before anything is stored.
-  const request = withoutKey(body, endpoint.apiKey);
+  // 4. The reply completes the ledger row (the cache entry for the next identical request).
   const response = withoutKey(completion, endpoint.apiKey);
-  await db
-    .insert(llmCalls)
-    .values({ requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs })
-    .onConflictDoUpdate({ target: llmCalls.requestHash, set: { response, tokensIn, tokensOut, costUsd: cost, latencyMs } });
+  await recordReply(db, { requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs });
   const { message, finishReason } = toMessageOut(response);
   return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash };
 }

@@ -87,9 +87,12 @@ export async function runEpisodes(db: Db, runId: string, status?: string): Promi
     .orderBy(episodes.id);
 }
 
-/** Model calls actually made (not answered from the cache) since a moment. */
+/** Model calls actually made (answered; not from the cache) since a moment. */
 export async function modelCallsSince(db: Db, since: Date): Promise<number> {
-  const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(llmCalls).where(gte(llmCalls.createdAt, since));
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(llmCalls)
+    .where(and(gte(llmCalls.createdAt, since), eq(llmCalls.state, 'completed')));
   return Number(r?.n ?? 0);
 }
 
