@@ -13,7 +13,8 @@ import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { printTable } from '../../domain/report/table';
-import { listRuns, paidTwice, runEpisodes } from '../ops/runsQuery';
+import { listRuns, runEpisodes } from '../ops/runsQuery';
+import { paidTwice } from '../../activities/llm/ledger';
 import { reconcileRuns } from '../ops/reconcile';
 import { waitingText } from '../client/bench';
 

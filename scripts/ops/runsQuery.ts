@@ -1,5 +1,5 @@
 // Runs and their episodes, as operators list them.
-import { and, desc, eq, gte, like, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes, llmCalls, runs } from '../../db/schema/index';
 
@@ -94,31 +94,4 @@ export async function modelCallsSince(db: Db, since: Date): Promise<number> {
     .from(llmCalls)
     .where(and(gte(llmCalls.createdAt, since), eq(llmCalls.state, 'completed')));
   return Number(r?.n ?? 0);
-}
-
-export interface PaidTwice {
-  /** Calls sent again after a send with no recorded outcome (a crash mid-request). */
-  calls: number;
-  /** Extra sends in all. */
-  extraSends: number;
-  /** What the extra sends cost, at each call's recorded price (an estimate: the lost replies were not seen). */
-  costUsd: number;
-  /** Calls sent and never answered (still in flight, or lost). */
-  unanswered: number;
-}
-
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** The ledger's count of work possibly paid twice, for one run (calls keyed by its episodes) or all. */
-export async function paidTwice(db: Db, runId?: string): Promise<PaidTwice> {
-  const [r] = await db
-    .select({
-      calls: sql<number>`count(*) filter (where ${llmCalls.resent} > 0)::int`,
-      extraSends: sql<number>`coalesce(sum(${llmCalls.resent}), 0)::int`,
-      costUsd: sql<number>`coalesce(sum(${llmCalls.resent} * ${llmCalls.costUsd}), 0)::float8`,
-      unanswered: sql<number>`count(*) filter (where ${llmCalls.state} = 'sent')::int`,
-    })
-    .from(llmCalls)
-    .where(runId ? or(like(llmCalls.callKey, `${likeEscape(runId)}/%`), like(llmCalls.callKey, `judge/${likeEscape(runId)}/%`)) : undefined);
-  return { calls: Number(r?.calls ?? 0), extraSends: Number(r?.extraSends ?? 0), costUsd: Number(r?.costUsd ?? 0), unanswered: Number(r?.unanswered ?? 0) };
 }

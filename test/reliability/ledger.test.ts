@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { chat } from '../../activities/llm/chat';
 import { llmCalls } from '../../db/schema/index';
-import { paidTwice } from '../../scripts/ops/runsQuery';
+import { paidTwice } from '../../activities/llm/ledger';
 import { useStack } from '../helpers/stack';
 import { freePort, modelsFile, provider } from './helpers';
 

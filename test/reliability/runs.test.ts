@@ -229,6 +229,7 @@ describe('model outage', () => {
     expect(p.waiting[0]?.error).toMatch(/LlmConnectionError|connection/i);
     const show = await runCli(['runs', 'show', id]);
     expect(show.stdout).toContain('WAITING for model flaky (3 episode(s)');
+    expect(show.stdout).toContain('model calls paid twice: 0 call(s)');
     const waiting = await until('the PauWaitingFor search attribute', async () => {
       let n = 0;
       for await (const _ of stack.client.workflow.list({ query: `PauRunId = '${id}' AND PauWaitingFor = 'flaky'` })) n++;
