@@ -1,6 +1,8 @@
 // `pau dataset build|show|export|list`: build the PAU method set (BuildDatasetWorkflow) with a live
 // progress bar, and read it back from Postgres.
 import fs from 'node:fs';
+import path from 'node:path';
+import { env } from '../../config/env';
 import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
@@ -14,7 +16,7 @@ import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 
 export const usage = [
-  'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S]',
+  'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S] [--data-dir DIR]',
   '                  [--test 741] [--validation 100] [--batch-size 25] [--concurrency 4] [--codealpaca auto|20k|2k]',
   '       pau dataset show <name>',
   '       pau dataset export <name> --out F.jsonl [--split test|validation|train]',
@@ -45,6 +47,7 @@ async function build(argv: string[]): Promise<number> {
       'batch-size': int.min(1).optional(),
       concurrency: int.min(1).optional(),
       codealpaca: z.enum(['auto', '20k', '2k']).optional(),
+      'data-dir': z.string().min(1).optional(),
     }),
   );
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
@@ -57,6 +60,8 @@ async function build(argv: string[]): Promise<number> {
     ...(values['batch-size'] ? { batchSize: values['batch-size'] } : {}),
     ...(values.concurrency ? { concurrency: values.concurrency } : {}),
     ...(values.codealpaca ? { codealpaca: values.codealpaca } : {}),
+    // This command's source directory, recorded in the build's input (the worker's environment does not decide).
+    dataDir: path.resolve(values['data-dir'] ?? env().PAU_DATA_DIR),
   };
   const checked = BuildConfig.safeParse(config);
   if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
