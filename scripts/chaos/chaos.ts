@@ -14,7 +14,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import { connect, type DbHandle } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
-import { datasetMethods, datasets, episodes, judgments, methods, runs, steps } from '../../db/schema/index';
+import { datasetMethods, datasets, episodes, judgments, llmCalls, methods, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../activities/llm/ledger';
 import { runProgress } from '../../activities/bench/run';
@@ -215,7 +215,7 @@ async function main(): Promise<number> {
         ['sent and never answered', paid.unanswered],
       ],
     );
-    for (const d of cmp.examples) console.log(`  differs: ${d}`);
+    for (const d of cmp.examples) console.log(`  ${d}`);
     const ok = rows.every((r) => r.survived === 'yes') && cmp.differing === 0 && cmp.duplicates === 0 && cmp.stuck === 0;
     console.log(ok ? '\nchaos: every fault survived; results equal the clean run' : '\nchaos: FAILED (see above)');
     return ok ? 0 : 1;
@@ -283,7 +283,8 @@ async function compare(dbh: DbHandle, clean: string, faulty: string) {
         tokensOut: episodes.tokensOut,
         steps: sql<number>`(select count(*)::int from ${steps} s where s.episode_id = ${episodes.id})`,
         kinds: sql<string>`(select string_agg(s.kind, ',' order by s.idx) from ${steps} s where s.episode_id = ${episodes.id})`,
-        observations: sql<string>`(select md5(coalesce(string_agg(s.observation::text, '|' order by s.idx), '')) from ${steps} s where s.episode_id = ${episodes.id})`,
+        // What the agent saw (the text and category; the result's timing differs from run to run).
+        observations: sql<string>`(select md5(coalesce(string_agg(coalesce(s.observation->>'text', '') || '#' || coalesce(s.observation->>'category', ''), '|' order by s.idx), '')) from ${steps} s where s.episode_id = ${episodes.id})`,
         score: sql<number | null>`(select j.score from ${judgments} j where j.episode_id = ${episodes.id} limit 1)`,
         codeMatch: sql<number | null>`(select j.code_match from ${judgments} j where j.episode_id = ${episodes.id} limit 1)`,
       })
@@ -313,7 +314,7 @@ async function compare(dbh: DbHandle, clean: string, faulty: string) {
     const diff = eb ? columns.filter((c) => JSON.stringify(ea[c]) !== JSON.stringify(eb[c])) : ['missing'];
     if (diff.length > 0) {
       differing++;
-      if (examples.length < 5) examples.push(`${key}: ${diff.join(', ')}`);
+      if (examples.length < 5) examples.push(`differs: ${key}: ${diff.join(', ')}`);
     }
   }
   differing += [...b.keys()].filter((k) => !a.has(k)).length;
@@ -328,7 +329,18 @@ async function compare(dbh: DbHandle, clean: string, faulty: string) {
     .select({ n: sql<number>`count(*)::int` })
     .from(episodes)
     .where(and(eq(episodes.runId, faulty), sql`${episodes.status} not in ('completed', 'failed')`));
-  const [run] = await d.select({ status: runs.status }).from(runs).where(eq(runs.id, faulty));
+  const [run] = await d.select({ status: runs.status, error: runs.error }).from(runs).where(eq(runs.id, faulty));
+  const byStatus = await d
+    .select({ status: episodes.status, n: sql<number>`count(*)::int` })
+    .from(episodes)
+    .where(eq(episodes.runId, faulty))
+    .groupBy(episodes.status);
+  const unanswered = await d
+    .select({ callKey: llmCalls.callKey, sends: llmCalls.sends, resent: llmCalls.resent })
+    .from(llmCalls)
+    .where(sql`${llmCalls.state} = 'sent'`);
+  examples.push(`run ${faulty}: ${run?.status}${run?.error ? ` (${run.error})` : ''}; episodes ${byStatus.map((b) => `${b.status} ${b.n}`).join(', ')}`);
+  for (const u of unanswered.slice(0, 5)) examples.push(`sent, never answered: ${u.callKey} (sends ${u.sends}, resent ${u.resent})`);
   return {
     compared: a.size,
     differing,
