@@ -18,13 +18,13 @@ import { datasetMethods, datasets, episodes, judgments, llmCalls, methods, runs,
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../activities/llm/ledger';
 import { runProgress } from '../../activities/bench/run';
-import { freePort } from '../lib/processes';
+import { freePort } from '../../activities/common/processes';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../stack/temporal';
 import { printTable } from '../../domain/report/table';
 
 const METHODS = Number(process.env.PAU_CHAOS_METHODS ?? 12);
-const OUTAGE_S = Number(process.env.PAU_CHAOS_OUTAGE_S ?? 30);
+const OUTAGE_S = Number(process.env.PAU_CHAOS_OUTAGE_S ?? 45);
 const log = (s: string) => console.log(`chaos ${new Date().toISOString().slice(11, 19)}  ${s}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -111,8 +111,9 @@ async function main(): Promise<number> {
       // Not cacheable (temperature > 0; the scripted models ignore it): every run makes its own calls.
       params: { temperature: 0.5 },
       judgeModel: 'mock-oracle',
-      // The model turn's own retries shortened to ~3 s, so the outage below outlasts them by far.
-      modelRetry: { maximumAttempts: 3, initialInterval: '1s', maximumInterval: '2s' },
+      // The model turn's own retries shortened to ~17 s (default ~3 min; enough for a Postgres restart), so the
+      // model server outage below outlasts them.
+      modelRetry: { maximumAttempts: 6, initialInterval: '1s', maximumInterval: '5s' },
       outageWaitSeconds: 3600,
     };
     const total = METHODS * 4;
@@ -181,7 +182,7 @@ async function main(): Promise<number> {
         await sleep(1_000);
       }
       mock = await startMock();
-      return `turn retries ~3 s; ${sawWaiting ? 'the run showed WAITING for the model' : 'the run never showed WAITING'}`;
+      return `turn retries ~17 s; ${sawWaiting ? 'the run showed WAITING for the model' : 'the run never showed WAITING'}`;
     });
     await fault('terminate the run, then rerun --run', async () => {
       await handle.terminate('chaos: terminate');

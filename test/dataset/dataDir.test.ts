@@ -40,6 +40,6 @@ describe('dataset build source directory', () => {
     expect(r2.code).toBe(0);
     const row = await getDataset(stack.db, 'dd-good');
     expect(row?.status).toBe('ready');
-    expect((row?.config as { dataDir?: string }).dataDir).toBe(good);
+    expect((row?.config as { dataDir?: string } | undefined)?.dataDir).toBe(good);
   });
 });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMockServer, type MockServer } from '../../activities/llm/mock/server';
-import { freePort } from '../../scripts/lib/processes';
+import { freePort } from '../../activities/common/processes';
 
 export interface Provider {
   readonly port: number;
