@@ -66,7 +66,7 @@ describe('llm_calls ledger', () => {
 
       // A refused connection was not processed: the next send is not counted as paid twice.
       await mock.down();
-      await expect(chat(request(runId, 'another question'), deps)).rejects.toThrow(/connection/i);
+      await expect(chat(request(runId, 'another question'), deps)).rejects.toThrow(/no mock model server answers/);
       await mock.up();
       await chat(request(runId, 'another question'), deps);
 
