@@ -1,16 +1,7 @@
 // Whether a run's stored config is the config a start asks for: a run id names one run, so a start with
 // another config under the same id is refused instead of mixing episodes of two runs. Pure (workflow-safe).
 import type { BenchmarkConfig } from './types';
-
-/** JSON with object keys sorted and undefined fields dropped (jsonb reorders keys; equal configs compare equal). */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-}
+import { canonicalJson as canonical } from '../common/canonicalJson';
 
 /** The config as the caller gave it: the stored row also holds the frozen method list, which is not input. */
 export function requestedConfig(stored: BenchmarkConfig & { resolvedMethodIds?: string[] }): BenchmarkConfig {
