@@ -192,6 +192,19 @@ async function main(): Promise<number> {
       return `reconciled ${rec[0]?.episodes ?? 0} episode row(s) to cancelled; resumed`;
     });
     await handle.result();
+    // Judge children are abandoned by a terminated episode and finish on their own: wait for them.
+    const judged = async (runId: string) =>
+      Number(
+        (
+          await dbh.db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(judgments)
+            .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
+            .where(and(eq(episodes.runId, runId), sql`${judgments.score} is not null`))
+        )[0]?.n ?? 0,
+      );
+    const want = await judged(clean);
+    for (let i = 0; i < 120 && (await judged(faulty)) < want; i++) await sleep(1_000);
     log('faulty run done; comparing with the clean run');
 
     const cmp = await compare(dbh, clean, faulty);
