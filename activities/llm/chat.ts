@@ -192,7 +192,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   } catch (err) {
     // A local server that died mid-request: check (and restart) it before the retried attempt.
     if (spec.provider === 'local') forgetHealth(spec);
-    await recordSendError(db, hash, err).catch(() => undefined);
+    await recordSendError(db, hash, err, toFailure(err, spec.name, [endpoint.apiKey]).message).catch(() => undefined);
     // Retryable like any provider outage (the episode waits for it, saying so): a stack whose mock server
     // restarts continues by itself; the message says how to start one.
     if (spec.provider === 'mock' && isConnectionRefused(err)) {

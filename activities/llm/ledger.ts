@@ -39,14 +39,15 @@ export async function recordReply(
  * A send that ended in an error. An error reply (an HTTP status) or a refused connection means the request
  * was not processed: state `failed`. A timeout or an abort leaves it `sent`: the provider may have answered.
  */
-export async function recordSendError(db: Db, requestHash: string, err: unknown): Promise<void> {
+/** `message`: the redacted text (providers echo keys in error bodies; the raw error is never stored). */
+export async function recordSendError(db: Db, requestHash: string, err: unknown, message: string): Promise<void> {
   const notProcessed =
     (err instanceof OpenAI.APIError && err.status !== undefined) ||
     (err instanceof OpenAI.APIConnectionError && !(err instanceof OpenAI.APIConnectionTimeoutError) && refused(err));
   if (!notProcessed) return;
   await db
     .update(llmCalls)
-    .set({ state: 'failed', error: (err as Error).message.slice(0, 500) })
+    .set({ state: 'failed', error: message.slice(0, 500) })
     .where(sql`${llmCalls.requestHash} = ${requestHash} and ${llmCalls.state} = 'sent'`);
 }
 
