@@ -7,7 +7,7 @@ import { BuildConfig } from './config';
 import { dedup } from './dedup';
 import type { LocateOptions } from './fetch';
 import { datasetContentHash } from './hash';
-import { loadSource } from './loaders/index';
+import { defaultLocateOptions, loadSource } from './loaders/index';
 import { normalise } from './method';
 import { behaviourSummary, clusterItems, heldoutSummary } from './behaviour';
 import { splitMethods } from './split';
@@ -45,7 +45,8 @@ export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, o
   const loaded: LoadResult[] = [];
   for (const source of cfg.sources) {
     opts.onProgress?.(`loading ${source}`);
-    const r = opts.load ? await opts.load(source) : await loadSource(source, opts.locate, cfg.codealpaca);
+    const locate = opts.locate ?? (cfg.dataDir ? { ...defaultLocateOptions(), dataDir: cfg.dataDir } : undefined);
+    const r = opts.load ? await opts.load(source) : await loadSource(source, locate, cfg.codealpaca);
     if (cfg.limit !== undefined) {
       r.candidates = r.candidates.slice(0, cfg.limit);
       r.rejects = r.rejects.slice(0, Math.max(0, cfg.limit - r.candidates.length));

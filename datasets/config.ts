@@ -72,6 +72,13 @@ export const BuildConfig = z.object({
   concurrency: z.number().int().min(1).max(64).default(4),
   limits: BuildLimits.default({ timeoutMs: 2_000, memoryMb: 512 }),
   inputs: InputsConfig.default(InputsConfig.parse({})),
+  /**
+   * Where the source files are read from (absolute). Filled by the client that starts the build (its
+   * `--data-dir` or its PAU_DATA_DIR), so the build's recorded input says which copy was used and the
+   * worker's environment does not decide. Not part of the content hash: every file is checksummed.
+   * Builds recorded before this field fall back to the worker's PAU_DATA_DIR.
+   */
+  dataDir: z.string().min(1).optional(),
 });
 export type BuildConfig = z.infer<typeof BuildConfig>;
 export type BuildConfigInput = z.input<typeof BuildConfig>;

@@ -1,6 +1,6 @@
 // Benchmark-run activities on `pau`, built with an injected database.
 import type { Db } from '../../db/client';
-import { makeFinishRun, makeMethodPage, makeRecordEpisodeFailure, makeStartRun } from './run';
+import { makeEpisodeOutcome, makeFinishRun, makeMethodPage, makeRecordEpisodeFailure, makeStartRun } from './run';
 
 export function createBenchActivities(db: () => Db) {
   return {
@@ -8,5 +8,6 @@ export function createBenchActivities(db: () => Db) {
     methodPage: makeMethodPage(db),
     recordEpisodeFailure: makeRecordEpisodeFailure(db),
     finishRun: makeFinishRun(db),
+    episodeOutcome: makeEpisodeOutcome(db),
   };
 }

@@ -6,12 +6,16 @@ import type { Db } from '../../db/client';
 import { datasetMethods, datasets, episodes, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import type { BenchmarkConfig, RunTotals } from '../../domain/bench/types';
+import { sameRunConfig } from '../../domain/bench/runConfig';
+import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
-interface StoredConfig extends BenchmarkConfig {
-  resolvedMethodIds: string[];
+export interface StoredConfig extends BenchmarkConfig {
+  /** Frozen when the run starts (absent while the row only records a start that has not resolved yet). */
+  resolvedMethodIds?: string[];
 }
 
+/** The method ids a config covers; throws a non-retryable failure naming what is wrong (the CLI checks this before starting). */
 export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' | 'split' | 'limit' | 'methodIds'>): Promise<string[]> {
   if (c.methodIds && c.methodIds.length > 0) {
     const found = await d.select({ id: methods.id }).from(methods).where(inArray(methods.id, c.methodIds));
@@ -33,19 +37,32 @@ export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' |
 }
 
 export function makeStartRun(db: () => Db) {
-  /** Creates (or finds) the run row and freezes its method list. Returns the number of methods. */
+  /**
+   * Records the run (the row exists from here on, whatever happens next), refuses a config other than the
+   * one the run id already holds, and freezes its method list. Returns the number of methods.
+   */
   return async function startRun(input: { runId: string; config: BenchmarkConfig }): Promise<{ methods: number }> {
     const d = db();
+    const workflowId = callingWorkflowId();
     const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
     const stored = existing?.config as StoredConfig | undefined;
-    if (stored?.resolvedMethodIds) return { methods: stored.resolvedMethodIds.length };
-    const ids = await resolveMethods(d, input.config);
-    const config: StoredConfig = { ...input.config, resolvedMethodIds: ids };
+    if (existing && (existing.kind !== 'benchmark' || (stored && !sameRunConfig(stored, input.config))))
+      throw ApplicationFailure.nonRetryable(
+        `run id ${input.runId} is already used by another run (${existing.kind}, created ${existing.createdAt.toISOString()}); a run id names one run`,
+        FAILURE_TYPES.runIdInUse,
+      );
     const now = new Date();
     await d
       .insert(runs)
-      .values({ id: input.runId, kind: 'benchmark', status: 'running', config, workflowId: callingWorkflowId(), startedAt: now })
-      .onConflictDoUpdate({ target: runs.id, set: { status: 'running', config, workflowId: callingWorkflowId(), startedAt: now, updatedAt: now } });
+      .values({ id: input.runId, kind: 'benchmark', status: 'running', config: input.config, workflowId, startedAt: now })
+      .onConflictDoUpdate({
+        target: runs.id,
+        set: { status: 'running', workflowId, error: null, finishedAt: null, startedAt: sql`coalesce(${runs.startedAt}, ${now})`, updatedAt: now },
+      });
+    if (stored?.resolvedMethodIds) return { methods: stored.resolvedMethodIds.length };
+    const ids = await resolveMethods(d, input.config);
+    const config: StoredConfig = { ...input.config, resolvedMethodIds: ids };
+    await d.update(runs).set({ config, updatedAt: new Date() }).where(eq(runs.id, input.runId));
     return { methods: ids.length };
   };
 }
@@ -91,10 +108,29 @@ export function makeRecordEpisodeFailure(db: () => Db) {
   };
 }
 
+export function makeEpisodeOutcome(db: () => Db) {
+  /** A resumed run's episode that already ended (completed or failed): its stored outcome, so it is not run again. */
+  return async function episodeOutcome(input: { episodeId: string }): Promise<EpisodeOutcome | null> {
+    const [e] = await db().select().from(episodes).where(eq(episodes.id, input.episodeId)).limit(1);
+    if (!e || (e.status !== 'completed' && e.status !== 'failed')) return null;
+    return {
+      episodeId: e.id,
+      status: e.status,
+      endReason: e.endReason ?? '',
+      callsMade: e.callsMade,
+      turns: 0,
+      tokensIn: e.tokensIn,
+      tokensOut: e.tokensOut,
+      costUsd: e.costUsd,
+      ...(e.error ? { error: e.error } : {}),
+    };
+  };
+}
+
 export function makeFinishRun(db: () => Db) {
   return async function finishRun(input: {
     runId: string;
-    status: 'completed' | 'failed';
+    status: 'completed' | 'completed_with_failures' | 'failed' | 'cancelled';
     summary: RunTotals & { total: number };
     error?: string;
   }): Promise<void> {
@@ -103,6 +139,12 @@ export function makeFinishRun(db: () => Db) {
       .update(runs)
       .set({ status: input.status, summary: input.summary, error: input.error ?? null, finishedAt: now, updatedAt: now })
       .where(eq(runs.id, input.runId));
+    // A cancelled run: episodes that never reached a turn boundary (not started, or lost) are marked too.
+    if (input.status === 'cancelled')
+      await db()
+        .update(episodes)
+        .set({ status: 'cancelled', error: input.error ?? 'run cancelled', finishedAt: now, updatedAt: now })
+        .where(and(eq(episodes.runId, input.runId), inArray(episodes.status, ['pending', 'running'])));
   };
 }
 
@@ -113,6 +155,9 @@ export interface RunProgress {
   done: number;
   failed: number;
   running: number;
+  cancelled: number;
+  /** Models episodes are waiting for (an outage being waited out): how many episodes, since when. */
+  waiting: { model: string; episodes: number; since: Date; error: string | null }[];
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -131,6 +176,7 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
       done: sql<number>`count(*) filter (where ${episodes.status} in ('completed','failed'))::int`,
       failed: sql<number>`count(*) filter (where ${episodes.status} = 'failed')::int`,
       running: sql<number>`count(*) filter (where ${episodes.status} = 'running')::int`,
+      cancelled: sql<number>`count(*) filter (where ${episodes.status} = 'cancelled')::int`,
       tokensIn: sql<number>`coalesce(sum(${episodes.tokensIn}),0)::bigint`,
       tokensOut: sql<number>`coalesce(sum(${episodes.tokensOut}),0)::bigint`,
       costUsd: sql<number>`coalesce(sum(${episodes.costUsd}),0)::float8`,
@@ -143,6 +189,16 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
     .from(steps)
     .innerJoin(episodes, eq(episodes.id, steps.episodeId))
     .where(eq(episodes.runId, runId));
+  const waiting = await d
+    .select({
+      model: sql<string>`${episodes.waitingFor}`,
+      episodes: sql<number>`count(*)::int`,
+      since: sql<Date>`min(${episodes.waitingSince})`,
+      error: sql<string | null>`max(${episodes.waitError})`,
+    })
+    .from(episodes)
+    .where(and(eq(episodes.runId, runId), eq(episodes.status, 'running'), sql`${episodes.waitingFor} is not null`))
+    .groupBy(episodes.waitingFor);
   return {
     runId,
     status: run.status,
@@ -150,6 +206,8 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
     done: Number(agg?.done ?? 0),
     failed: Number(agg?.failed ?? 0),
     running: Number(agg?.running ?? 0),
+    cancelled: Number(agg?.cancelled ?? 0),
+    waiting: waiting.map((w) => ({ model: w.model, episodes: Number(w.episodes), since: new Date(w.since), error: w.error })),
     tokensIn: Math.max(Number(agg?.tokensIn ?? 0), Number(live?.tokensIn ?? 0)),
     tokensOut: Math.max(Number(agg?.tokensOut ?? 0), Number(live?.tokensOut ?? 0)),
     costUsd: Number(agg?.costUsd ?? 0),

@@ -108,9 +108,27 @@ export function makeFinishEpisode(db: () => Db) {
         tokensIn: input.tokensIn,
         tokensOut: input.tokensOut,
         costUsd: input.costUsd,
+        waitingFor: null,
+        waitingSince: null,
+        waitError: null,
         finishedAt: new Date(),
         updatedAt: new Date(),
       })
+      .where(eq(episodes.id, input.episodeId));
+  };
+}
+
+export function makeMarkEpisodeWaiting(db: () => Db) {
+  /** Records (or clears, `waiting: null`) that the episode waits out an outage of its model: `runs show` and the progress line read it. */
+  return async function markEpisodeWaiting(input: { episodeId: string; waiting: { model: string; since: number; error: string } | null }): Promise<void> {
+    const w = input.waiting;
+    await db()
+      .update(episodes)
+      .set(
+        w
+          ? { waitingFor: w.model, waitingSince: new Date(w.since), waitError: w.error.slice(0, 2000), updatedAt: new Date() }
+          : { waitingFor: null, waitingSince: null, waitError: null, updatedAt: new Date() },
+      )
       .where(eq(episodes.id, input.episodeId));
   };
 }

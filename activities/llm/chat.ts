@@ -17,6 +17,7 @@ import { readOrCreateSecret } from '../../config/secrets';
 import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
 import { requestParams } from '../../domain/llm/requestParams';
+import { recordReply, recordSend, recordSendError } from './ledger';
 import { ApplicationFailure } from '@temporalio/common';
 
 export interface ChatRequest {
@@ -168,6 +169,16 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     throw err;
   }
   const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
+  // 3. The ledger row before the request goes out (a send lost in a crash is then visible when resent).
+  // The key travels in a header, never in the body; should a body or an answer hold it anyway (a key
+  // pasted into params, a proxy echoing it), it is replaced before anything is stored.
+  const request = withoutKey(body, endpoint.apiKey);
+  try {
+    await recordSend(db, { requestHash: hash, model: spec.name, request, callKey: req.callKey });
+  } catch (err) {
+    await slot.release();
+    throw err;
+  }
   const started = Date.now();
   let completion: ChatCompletion;
   const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
@@ -182,12 +193,16 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   } catch (err) {
     // A local server that died mid-request: check (and restart) it before the retried attempt.
     if (spec.provider === 'local') forgetHealth(spec);
+    await recordSendError(db, hash, err, toFailure(err, spec.name, [endpoint.apiKey]).message).catch(() => undefined);
+    // Retryable like any provider outage (the episode waits for it, saying so): a stack whose mock server
+    // restarts continues by itself; the message says how to start one.
     if (spec.provider === 'mock' && isConnectionRefused(err)) {
-      throw ApplicationFailure.nonRetryable(
-        `model ${spec.name} is the scripted mock model, and no mock model server answers at ${endpoint.baseURL}: ` +
+      throw ApplicationFailure.create({
+        message:
+          `model ${spec.name} is the scripted mock model, and no mock model server answers at ${endpoint.baseURL}: ` +
           '`npm run pau -- stack up` starts one (on PAU_MOCK_LLM_PORT), or set PAU_MOCK_LLM_URL to a running `npm run pau -- mock-llm`',
-        LLM_ERROR_TYPES.config,
-      );
+        type: LLM_ERROR_TYPES.connection,
+      });
     }
     throw toFailure(err, spec.name, [endpoint.apiKey]);
   } finally {
@@ -199,15 +214,9 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   const tokensOut = completion.usage?.completion_tokens ?? 0;
   const cost = costUsd(spec, tokensIn, tokensOut);
 
-  // 3. The ledger row (the cache entry for the next identical request). The key travels in a header, never
-  // in the body; should a body or an answer hold it anyway (a key pasted into params, a proxy echoing
-  // it), it is replaced before anything is stored.
-  const request = withoutKey(body, endpoint.apiKey);
+  // 4. The reply completes the ledger row (the cache entry for the next identical request).
   const response = withoutKey(completion, endpoint.apiKey);
-  await db
-    .insert(llmCalls)
-    .values({ requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs })
-    .onConflictDoUpdate({ target: llmCalls.requestHash, set: { response, tokensIn, tokensOut, costUsd: cost, latencyMs } });
+  await recordReply(db, { requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs });
   const { message, finishReason } = toMessageOut(response);
   return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash };
 }

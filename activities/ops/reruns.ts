@@ -6,6 +6,7 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, runs } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { Setting } from '../../domain/episode/types';
+import { finishedRunStatus } from '../../domain/bench/runConfig';
 
 export interface FailedEpisode {
   episodeId: string;
@@ -58,7 +59,7 @@ export function makeReopenRun(db: () => Db) {
     await d
       .update(runs)
       .set({
-        status: input.status,
+        status: input.status === 'completed' ? finishedRunStatus(totals) : input.status,
         summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(totals)}::jsonb`,
         ...(input.status === 'completed' ? { finishedAt: now } : {}),
         updatedAt: now,

@@ -1,6 +1,6 @@
 // For scheduled benchmarks: the previous run of the same schedule (its report, compared with it and
 // regressions flagged, is produceReport's).
-import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
 import { makeProduceReport, type ProducedReport } from '../report/produceReport';
@@ -16,7 +16,7 @@ export function makePreviousScheduledRun(db: () => Db) {
       .where(
         and(
           eq(runs.kind, 'benchmark'),
-          eq(runs.status, 'completed'),
+          inArray(runs.status, ['completed', 'completed_with_failures']),
           ne(runs.id, input.runId),
           sql`${runs.config}->>'scheduleId' = ${input.scheduleId}`,
           ...(self ? [lt(runs.createdAt, self.createdAt)] : []),

@@ -2,6 +2,7 @@
 // Postgres (optionally compared with another run, and then with regressions flagged), renders the HTML and
 // stores both in `reports`; the run's summary points at it. The benchmark run ends with it, scheduled runs
 // call it with the previous run, and `pau report` / `pau judge` call the same function in-process.
+import { paidTwice } from '../llm/ledger';
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -47,6 +48,11 @@ export function makeProduceReport(db: () => Db) {
     const doc = await buildReport(opts).catch((err: unknown) => {
       throw err instanceof ReportError ? ApplicationFailure.nonRetryable(err.message, FAILURE_TYPES.reportRunNotFound) : err;
     });
+    // The ledger's count of model calls possibly paid twice (re-sent after a crash mid-request).
+    const paid = await paidTwice(d, input.runId);
+    doc.notes.push(
+      `Model calls paid twice (re-sent after a send with no recorded outcome): ${paid.calls} call(s), ${paid.extraSends} extra send(s), ~$${paid.costUsd.toFixed(4)}.`,
+    );
     let regressions: string[] = [];
     if (input.compare && input.regressions) {
       const judge = doc.compare?.judgeModel;
@@ -59,7 +65,7 @@ export function makeProduceReport(db: () => Db) {
       regressions = findRegressions(doc.summary, previous.summary).map(describeRegression);
       doc.notes.unshift(...(regressions.length > 0 ? regressions : [`No regression beyond the 95% intervals of ${input.compare}.`]));
     }
-    const json = input.regressions ? { ...doc, regressions } : doc;
+    const json = { ...doc, paidTwice: paid, ...(input.regressions ? { regressions } : {}) };
     const [row] = await d
       .insert(reports)
       .values({ runId: input.runId, compareRunId: input.compare ?? null, judgeModel: doc.judgeModel, html: renderHtml(doc), json })

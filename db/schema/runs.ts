@@ -3,7 +3,10 @@ import { sql } from 'drizzle-orm';
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
-export const runStatuses = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+/** `completed_with_failures`: the run finished, some episodes failed (rerun them with `rerun --run ID --failed`). */
+export const runStatuses = ['pending', 'running', 'completed', 'completed_with_failures', 'failed', 'cancelled'] as const;
+/** `cancelled`: stopped by a run cancellation (at a turn boundary) or reconciled after the run's workflow was terminated. */
+export const episodeStatuses = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 
 export const runs = pgTable(
   'runs',
@@ -35,9 +38,7 @@ export const episodes = pgTable(
     model: text('model').notNull(),
     setting: text('setting', { enum: ['interactive', 'in-context'] }).notNull(),
     sample: integer('sample').notNull().default(0),
-    status: text('status', { enum: ['pending', 'running', 'completed', 'failed'] })
-      .notNull()
-      .default('pending'),
+    status: text('status', { enum: episodeStatuses }).notNull().default('pending'),
     finalDescription: text('final_description'),
     endReason: text('end_reason'),
     error: text('error'),
@@ -50,6 +51,10 @@ export const episodes = pgTable(
     tokensOut: integer('tokens_out').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     workflowId: text('workflow_id'),
+    /** Set while the episode waits out an outage of its model (which model, since when, the last error). */
+    waitingFor: text('waiting_for'),
+    waitingSince: timestamp('waiting_since', { withTimezone: true }),
+    waitError: text('wait_error'),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

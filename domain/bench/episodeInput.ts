@@ -19,5 +19,7 @@ export function episodeInputFor(runId: string, config: BenchmarkConfig, methodId
     ...(config.replay ? { replay: true } : {}),
     ...(config.sandboxLimits ? { sandboxLimits: config.sandboxLimits } : {}),
     ...(config.judgeModel ? { judge: { judgeModel: config.judgeModel } } : {}),
+    ...(config.outageWaitSeconds !== undefined ? { outageWaitSeconds: config.outageWaitSeconds } : {}),
+    ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
   };
 }

@@ -1,6 +1,6 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import type { ModelParams } from '../../config/models';
-import type { EpisodeBudgets, InContextExamples, Setting } from '../episode/types';
+import type { EpisodeBudgets, InContextExamples, ModelRetry, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
 
 export interface BenchmarkConfig {
@@ -29,11 +29,17 @@ export interface BenchmarkConfig {
   judgeModel?: string;
   /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */
   scheduleId?: string;
+  /** The longest an episode waits for an unreachable model before it fails (default 6 h: DEFAULT_OUTAGE_WAIT_SECONDS). */
+  outageWaitSeconds?: number;
+  /** Overrides the model turn's activity retries before the outage wait takes over (tests, the chaos script). */
+  modelRetry?: ModelRetry;
 }
 
 export interface RunTotals {
   done: number;
   failed: number;
+  /** Episodes stopped by a cancellation of the run. */
+  cancelled?: number;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -45,6 +51,8 @@ export interface BenchmarkRunInput {
   /** Carried over continue-as-new. */
   cursor?: number;
   totals?: RunTotals;
+  /** Continue a stopped run: episodes already completed or failed are counted, not started again. */
+  resume?: boolean;
 }
 
 export interface BenchmarkRunResult {

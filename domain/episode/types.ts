@@ -44,10 +44,21 @@ export interface EpisodeInput {
   /** Answer model calls from the cache even when params are not deterministic (replaying a run). */
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
+  /** The longest this episode waits for an unreachable model (seconds; default DEFAULT_OUTAGE_WAIT_SECONDS). */
+  outageWaitSeconds?: number;
+  /** Overrides the model turn's activity retries (the chaos script shortens them; default POLICIES.llm). */
+  modelRetry?: ModelRetry;
   /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
   judge?: { judgeModel: string };
   /** @deprecated Inputs recorded before the explicit judge step carried a workflow type; kept so their histories replay. */
   afterEpisode?: { workflowType: string; taskQueue?: string };
+}
+
+/** The part of the model turn's retry policy a run may override (Temporal duration strings or ms). */
+export interface ModelRetry {
+  maximumAttempts?: number;
+  initialInterval?: string;
+  maximumInterval?: string;
 }
 
 export interface PreparedEpisode {
@@ -115,7 +126,7 @@ export interface TurnResult {
   problems: number;
 }
 
-export type EpisodeStatus = 'completed' | 'failed';
+export type EpisodeStatus = 'completed' | 'failed' | 'cancelled';
 export interface EpisodeOutcome {
   episodeId: string;
   status: EpisodeStatus;

@@ -8,9 +8,12 @@ export const FAILURE_TYPES = {
   runPlanChanged: 'RunPlanChanged',
   runNotFound: 'RunNotFound',
   runNotBenchmark: 'RunNotBenchmark',
+  runIdInUse: 'RunIdInUse',
   // episodes
   methodNotFound: 'MethodNotFound',
   methodUnusable: 'MethodUnusable',
+  /** The episode's model stayed unreachable past the run's outage wait (outageWaitSeconds). */
+  modelOutageTooLong: 'ModelOutageTooLong',
   // judging
   judgeEpisodeNotFound: 'JudgeEpisodeNotFound',
   // reports

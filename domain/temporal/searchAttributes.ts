@@ -9,5 +9,8 @@ export const PauSplit = defineSearchAttributeKey('PauSplit', SearchAttributeType
 /** How an episode ended ('completed' | 'failed'): its workflow completes either way, so ExecutionStatus cannot tell. */
 export const PauOutcome = defineSearchAttributeKey('PauOutcome', SearchAttributeType.KEYWORD);
 
+/** Set while an episode waits out an outage of its model (the model's name); unset when it answers again. */
+export const PauWaitingFor = defineSearchAttributeKey('PauWaitingFor', SearchAttributeType.KEYWORD);
+
 /** Names and types as the dev server's `--search-attribute` flag wants them. */
-export const SEARCH_ATTRIBUTE_NAMES = ['PauKind', 'PauRunId', 'PauModel', 'PauMethodId', 'PauSplit', 'PauOutcome'] as const;
+export const SEARCH_ATTRIBUTE_NAMES = ['PauKind', 'PauRunId', 'PauModel', 'PauMethodId', 'PauSplit', 'PauOutcome', 'PauWaitingFor'] as const;

@@ -29,7 +29,13 @@ export function progressLine(p: RunProgress, startedMs: number, now = Date.now()
   const elapsed = now - startedMs;
   const eta = p.done > 0 && p.done < p.total ? (elapsed / p.done) * (p.total - p.done) : p.done >= p.total ? 0 : NaN;
   const tokens = p.tokensIn + p.tokensOut;
-  return `[${bar}] ${p.done}/${p.total} episodes  failed ${p.failed}  running ${p.running}  tokens ${tokens.toLocaleString('en-US')}  cost $${p.costUsd.toFixed(4)}  elapsed ${fmtDuration(elapsed)}  ETA ${fmtDuration(eta)}`;
+  const line = `[${bar}] ${p.done}/${p.total} episodes  failed ${p.failed}${p.cancelled > 0 ? `  cancelled ${p.cancelled}` : ''}  running ${p.running}  tokens ${tokens.toLocaleString('en-US')}  cost $${p.costUsd.toFixed(4)}  elapsed ${fmtDuration(elapsed)}  ETA ${fmtDuration(eta)}`;
+  return p.waiting.length > 0 ? `${line}  ${waitingText(p, now)}` : line;
+}
+
+/** `WAITING for model m (3 episodes, unreachable 4:10)`: an outage being waited out. */
+export function waitingText(p: Pick<RunProgress, 'waiting'>, now = Date.now()): string {
+  return p.waiting.map((w) => `WAITING for model ${w.model} (${w.episodes} episode(s), unreachable ${fmtDuration(now - w.since.getTime())})`).join('  ');
 }
 
 /**

@@ -1,6 +1,8 @@
 // Client side of dataset builds: start BuildDatasetWorkflow, follow its progress, format its summary.
 // Shared by `pau dataset` and tests.
+import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { env } from '../../config/env';
 import { datasetWorkflowId, startDatasetBuild as startDatasetBuildWorkflow } from './starters';
 import { workflowUiLink } from '../../config/services';
 import type { BuildConfigInput } from '../../datasets/config';
@@ -13,8 +15,9 @@ export { datasetWorkflowId };
 
 export const PAPER_TEST_SIZE = 741;
 
+/** Starts a build; the source directory is this process's (PAU_DATA_DIR) unless the config names one. */
 export async function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }) {
-  const handle = await startDatasetBuildWorkflow(client, config);
+  const handle = await startDatasetBuildWorkflow(client, { ...config, dataDir: path.resolve(config.dataDir ?? env().PAU_DATA_DIR) });
   return { handle, workflowId: handle.workflowId, uiLink: workflowUiLink(handle.workflowId) };
 }
 

@@ -3,6 +3,7 @@
 // as strings. The CLI, `npm start`, the Schedule and the tests use these.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { ScheduleOptionsAction } from '@temporalio/client';
+import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { BuildConfigInput } from '../../datasets/config';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
@@ -26,13 +27,23 @@ export function benchSummary(config: BenchmarkConfig): string {
   return `benchmark: ${what} × ${config.models.join(', ')} × ${config.settings.join(', ')} × ${config.samples} sample(s)`;
 }
 
-export function startBenchmark(client: Client, runId: string, config: BenchmarkConfig): Promise<WorkflowHandle<typeof benchmarkRunWorkflow>> {
+/**
+ * `resume`: continue a stopped run (episodes that ended are counted, not rerun). `reusePolicy`: new runs
+ * from the CLI pass REJECT_DUPLICATE, so Temporal also refuses a second run under the same id.
+ */
+export function startBenchmark(
+  client: Client,
+  runId: string,
+  config: BenchmarkConfig,
+  opts: { resume?: boolean; reusePolicy?: WorkflowIdReusePolicy } = {},
+): Promise<WorkflowHandle<typeof benchmarkRunWorkflow>> {
   return client.workflow.start(benchmarkRunWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId: benchWorkflowId(runId),
-    args: [{ runId, config }],
+    args: [{ runId, config, ...(opts.resume ? { resume: true } : {}) }],
+    ...(opts.reusePolicy !== undefined ? { workflowIdReusePolicy: opts.reusePolicy } : {}),
     typedSearchAttributes: benchmarkSearchAttributes(runId, config),
-    staticSummary: benchSummary(config),
+    staticSummary: `${opts.resume ? '(resumed) ' : ''}${benchSummary(config)}`,
     staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
   });
 }

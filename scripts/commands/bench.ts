@@ -1,6 +1,12 @@
 // `pau bench run ...`: start a benchmark run, show live progress, print the summary when it completes.
 // `pau bench status RUN_ID`: progress of a run from Postgres.
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
+import type { Db } from '../../db/client';
+import type { BenchmarkRunResult } from '../../domain/bench/types';
+import { sameRunConfig } from '../../domain/bench/runConfig';
+import { benchSummary } from '../client/starters';
 import { runProgress } from '../../activities/bench/run';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
@@ -11,8 +17,8 @@ import { connect } from '../../db/client';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
-import { newRunId, progressLine, watchBenchmark } from '../client/bench';
-import { startBenchmark } from '../client/starters';
+import { newRunId, progressLine, waitingText, watchBenchmark } from '../client/bench';
+import { failureLine, launchBenchmark, type LaunchedRun, resumeBenchmark, StartRefused } from '../client/benchStart';
 import { runSummaryText } from '../client/benchSummary';
 import { judgeFields } from '../client/judgeChoice';
 import { fetchReportFiles } from '../client/report';
@@ -20,7 +26,7 @@ import { fetchReportFiles } from '../client/report';
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
   '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--in-context-examples generated|probe] [--k N]',
-  '              [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
+  '              [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID [--resume]] [--detach] [--outage-wait 6h]',
   '              [--judge-model M] [--judge off] [--report-dir DIR]',
   '       pau bench status RUN_ID',
   '       pau bench models',
@@ -44,9 +50,23 @@ const runOptions = defineOptions({
     .string()
     .regex(/^[A-Za-z0-9._:-]+$/)
     .optional(),
+  resume: z.boolean().optional(),
   detach: z.boolean().optional(),
   'report-dir': z.string().min(1).optional(),
+  'outage-wait': z
+    .string()
+    .regex(/^\d+(\.\d+)?[smhd]?$/, 'a duration like 90s, 30m, 6h or 1d (plain numbers are seconds)')
+    .transform(durationSeconds)
+    .optional(),
 });
+
+/** `90s`, `30m`, `6h`, `1d`, or plain seconds. */
+function durationSeconds(text: string): number {
+  const unit = text.at(-1) ?? '';
+  const n = Number.parseFloat(text);
+  const mult = unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' ? 86400 : 1;
+  return Math.round(n * mult);
+}
 const runSchema = runOptions.schema;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
@@ -64,6 +84,7 @@ export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
     ...(v.window ? { window: v.window } : {}),
     ...(Object.keys(params).length > 0 ? { params } : {}),
     ...(v.replay ? { replay: true } : {}),
+    ...(v['outage-wait'] !== undefined ? { outageWaitSeconds: v['outage-wait'] } : {}),
   };
 }
 
@@ -92,6 +113,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       console.log(`${runId}: ${p.status}`);
       console.log(progressLine(p, p.startedAt?.getTime() ?? Date.now(), p.finishedAt?.getTime() ?? Date.now()));
+      if (p.waiting.length > 0) console.log(waitingText(p));
       console.log(await runSummaryText(h.db, runId));
       console.log(`UI: ${workflowUiLink(benchWorkflowId(runId))}`);
       return 0;
@@ -102,28 +124,55 @@ export async function run(argv: string[]): Promise<number> {
   if (action !== 'run') throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
   const { values, positionals } = parseCommandArgs(rest, runOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (values.resume && !values['run-id']) throw new UsageError('--resume needs --run-id ID (the run to continue)');
   const base = configFromArgs(values);
   const judge = judgeFromArgs(values);
-  const config: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
+  const requested: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
   const runId = values['run-id'] ?? newRunId();
   const client = await connectClient();
   const h = connect(undefined, 2);
   try {
-    const handle = await startBenchmark(client, runId, config);
-    console.log(`run id: ${runId}`);
+    let launched: LaunchedRun;
+    try {
+      launched = values.resume ? await resumeBenchmark(client, h.db, runId) : await launchBenchmark(client, h.db, runId, requested);
+    } catch (err) {
+      if (!(err instanceof StartRefused)) throw err;
+      console.error(`pau bench: ${err.message}`);
+      return 2;
+    }
+    const { handle, config } = launched;
+    if (launched.resumed && !sameRunConfig(config, requested)) console.log(`note: --resume uses the run's stored config: ${benchSummary(config)}`);
+    console.log(`run id: ${runId}${launched.resumed ? ' (resumed with its stored config; episodes that ended are kept)' : ''}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     if (config.models.some((m) => models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
     console.log(judge.note);
     if (values.detach) return 0;
-    const result = await watchBenchmark(h.db, handle, runId);
-    console.log(await runSummaryText(h.db, runId));
-    console.log(`run ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed`);
-    const report = await fetchReportFiles(h.db, runId, values['report-dir']);
-    console.log(`\n${report.headline}`);
-    console.log(`report: ${report.htmlPath}`);
-    return result.totals.failed > 0 && result.totals.failed === result.totals.done ? 1 : 0;
+    return await watchToEnd(h.db, handle, runId, values['report-dir']);
   } finally {
     await h.close();
     await client.connection.close();
   }
+}
+
+/** Watches a started run to its end: the summary and report, or the cause of a failure (no stack trace). */
+export async function watchToEnd(db: Db, handle: LaunchedRun['handle'], runId: string, reportDir?: string): Promise<number> {
+  let result: BenchmarkRunResult;
+  try {
+    result = await watchBenchmark(db, handle, runId);
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure) {
+      console.error(`run ${runId} cancelled; continue it with: npm run pau -- rerun --run ${runId}`);
+      return 1;
+    }
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    console.error(`run ${runId} failed: ${failureLine(err)}`);
+    return 1;
+  }
+  console.log(await runSummaryText(db, runId));
+  const status = (await runProgress(db, runId))?.status ?? 'unknown';
+  console.log(`run ${runId}: ${status}, ${result.totals.done} episodes, ${result.totals.failed} failed`);
+  const report = await fetchReportFiles(db, runId, reportDir);
+  console.log(`\n${report.headline}`);
+  console.log(`report: ${report.htmlPath}`);
+  return result.totals.failed > 0 && result.totals.failed === result.totals.done ? 1 : 0;
 }

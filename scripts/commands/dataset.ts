@@ -1,6 +1,8 @@
 // `pau dataset build|show|export|list`: build the PAU method set (BuildDatasetWorkflow) with a live
 // progress bar, and read it back from Postgres.
 import fs from 'node:fs';
+import path from 'node:path';
+import { env } from '../../config/env';
 import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
@@ -20,7 +22,7 @@ import { acceptedReferenceDescriptions } from '../../datasets/referenceDescripti
 import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
 
 export const usage = [
-  'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S]',
+  'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S] [--data-dir DIR]',
   '                  [--test 741] [--validation 100] [--batch-size 25] [--concurrency 4] [--codealpaca auto|20k|2k]',
   '                  [--split-scheme proportional|by-source|by-source-mbpp-official] [--split-by-source "test=humaneval,mbpp,cruxeval;train=codealpaca"]',
   '                  [--generate-inputs on|off]',
@@ -105,6 +107,7 @@ async function build(argv: string[]): Promise<number> {
       'split-scheme': z.enum(SPLIT_PRESETS).optional(),
       'split-by-source': z.string().transform(parseBySource).optional(),
       'generate-inputs': z.enum(['on', 'off']).optional(),
+      'data-dir': z.string().min(1).optional(),
     }),
   );
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
@@ -118,6 +121,8 @@ async function build(argv: string[]): Promise<number> {
     ...(values['batch-size'] ? { batchSize: values['batch-size'] } : {}),
     ...(values.concurrency ? { concurrency: values.concurrency } : {}),
     ...(values.codealpaca ? { codealpaca: values.codealpaca } : {}),
+    // This command's source directory, recorded in the build's input (the worker's environment does not decide).
+    dataDir: path.resolve(values['data-dir'] ?? env().PAU_DATA_DIR),
   };
   const checked = BuildConfig.safeParse(config);
   if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));

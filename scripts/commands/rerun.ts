@@ -1,16 +1,22 @@
 // `pau rerun WORKFLOW_ID`: reset a failed workflow to just before its first failure (history kept).
 // `pau rerun --run RUN_ID --failed`: rerun only the failed episodes of a run; finished ones are kept.
+// `pau rerun --run RUN_ID`: continue a run that stopped (cancelled, terminated, timed out) with its stored
+// config; episodes that ended are counted, not run again.
 import { z } from 'zod';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { startRerun } from '../client/starters';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
-import { connect } from '../../db/client';
+import { connect, type Db } from '../../db/client';
+import { type LaunchedRun, resumeBenchmark, StartRefused } from '../client/benchStart';
+import { reconcileRuns } from '../ops/reconcile';
+import { watchToEnd } from './bench';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
 
-export const usage = 'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed';
+export const usage =
+  'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed\n       pau rerun --run RUN_ID        (continue a cancelled or terminated run)';
 
 const options = defineOptions({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
 
@@ -19,8 +25,15 @@ export async function run(argv: string[]): Promise<number> {
   const client = await connectClient();
   try {
     if (values.run) {
-      if (!values.failed) throw new UsageError('--run needs --failed (only failed episodes are rerun)');
       if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+      const h = connect(undefined, 2);
+      try {
+        for (const r of await reconcileRuns(client, h.db, [values.run]))
+          console.log(`run ${r.runId}: ${r.reason}; marked ${r.runStatus} (${r.episodes} unfinished episode(s) marked cancelled)`);
+        if (!values.failed) return await continueRun(client, h.db, values.run);
+      } finally {
+        await h.close();
+      }
       return await rerunFailed(client, values.run);
     }
     const [workflowId, ...more] = positionals;
@@ -33,6 +46,20 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await client.connection.close();
   }
+}
+
+async function continueRun(client: Awaited<ReturnType<typeof connectClient>>, db: Db, runId: string): Promise<number> {
+  let launched: LaunchedRun;
+  try {
+    launched = await resumeBenchmark(client, db, runId);
+  } catch (err) {
+    if (!(err instanceof StartRefused)) throw err;
+    console.error(`pau rerun: ${err.message}`);
+    return 2;
+  }
+  console.log(`run ${runId}: continuing with its stored config; episodes that ended are kept`);
+  console.log(`workflow ${launched.handle.workflowId}  ${workflowUiLink(launched.handle.workflowId)}`);
+  return watchToEnd(db, launched.handle, runId);
 }
 
 async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, runId: string): Promise<number> {

@@ -12,6 +12,7 @@ export interface RunRow {
   completed: number;
   failed: number;
   running: number;
+  cancelled: number;
   workflowId: string | null;
 }
 
@@ -23,6 +24,7 @@ export async function listRuns(db: Db, opts: { failedOnly?: boolean; limit?: num
       completed: sql<number>`count(*) filter (where ${episodes.status} = 'completed')::int`.as('completed'),
       failed: sql<number>`count(*) filter (where ${episodes.status} = 'failed')::int`.as('failed'),
       running: sql<number>`count(*) filter (where ${episodes.status} in ('pending','running'))::int`.as('running'),
+      cancelled: sql<number>`count(*) filter (where ${episodes.status} = 'cancelled')::int`.as('cancelled'),
     })
     .from(episodes)
     .groupBy(episodes.runId)
@@ -38,13 +40,21 @@ export async function listRuns(db: Db, opts: { failedOnly?: boolean; limit?: num
       completed: sql<number>`coalesce(${counts.completed}, 0)`,
       failed: sql<number>`coalesce(${counts.failed}, 0)`,
       running: sql<number>`coalesce(${counts.running}, 0)`,
+      cancelled: sql<number>`coalesce(${counts.cancelled}, 0)`,
     })
     .from(runs)
     .leftJoin(counts, eq(counts.runId, runs.id))
-    .where(opts.failedOnly ? sql`(${runs.status} = 'failed' or coalesce(${counts.failed}, 0) > 0)` : undefined)
+    .where(opts.failedOnly ? sql`(${runs.status} in ('failed', 'cancelled') or coalesce(${counts.failed}, 0) > 0)` : undefined)
     .orderBy(desc(runs.createdAt))
     .limit(opts.limit ?? 50);
-  return rows.map((r) => ({ ...r, episodes: Number(r.episodes), completed: Number(r.completed), failed: Number(r.failed), running: Number(r.running) }));
+  return rows.map((r) => ({
+    ...r,
+    episodes: Number(r.episodes),
+    completed: Number(r.completed),
+    failed: Number(r.failed),
+    running: Number(r.running),
+    cancelled: Number(r.cancelled),
+  }));
 }
 
 export interface EpisodeLine {
@@ -77,8 +87,11 @@ export async function runEpisodes(db: Db, runId: string, status?: string): Promi
     .orderBy(episodes.id);
 }
 
-/** Model calls actually made (not answered from the cache) since a moment. */
+/** Model calls actually made (answered; not from the cache) since a moment. */
 export async function modelCallsSince(db: Db, since: Date): Promise<number> {
-  const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(llmCalls).where(gte(llmCalls.createdAt, since));
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(llmCalls)
+    .where(and(gte(llmCalls.createdAt, since), eq(llmCalls.state, 'completed')));
   return Number(r?.n ?? 0);
 }

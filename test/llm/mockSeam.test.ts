@@ -114,12 +114,12 @@ describe('what a call is about', () => {
 });
 
 describe('no mock server', () => {
-  it('a mock model whose server does not answer fails at once, non-retryable, saying how to start one', async () => {
+  it('a mock model whose server does not answer fails the call at once, retryable (an outage the episode waits out), saying how to start one', async () => {
     const started = Date.now();
     const err = await chat({ model: 'mock-nowhere', messages, callKey: 'seam#nowhere', about: { methodId: ADD.id } }, deps()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApplicationFailure);
     const f = err as ApplicationFailure;
-    expect([f.type, f.nonRetryable]).toEqual([LLM_ERROR_TYPES.config, true]);
+    expect([f.type, f.nonRetryable]).toEqual([LLM_ERROR_TYPES.connection, false]);
     expect(f.message).toContain(`no mock model server answers at ${deadUrl}`);
     expect(f.message).toMatch(/stack up.*PAU_MOCK_LLM_PORT.*PAU_MOCK_LLM_URL/);
     expect(Date.now() - started).toBeLessThan(5_000);

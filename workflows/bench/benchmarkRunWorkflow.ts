@@ -1,8 +1,24 @@
 // A benchmark run: every method of a dataset split × models × settings × samples, each an episode child
 // workflow, at most `window` (default 50) in flight. After `episodesPerExecution` starts (or when
 // Temporal suggests it) the run drains its window and continues as new with the cursor and totals, so
-// its history stays small at any size. A failed episode is recorded and counted; it never fails the run.
-import { ApplicationFailure, continueAsNew, defineQuery, log, ParentClosePolicy, patched, setHandler, startChild } from '@temporalio/workflow';
+// its history stays small at any size. A failed episode is recorded and counted; it never fails the run,
+// but the run then ends `completed_with_failures`. A cancellation stops starting episodes, asks the ones in
+// flight to stop at their next turn boundary, waits for them, marks the run `cancelled` and ends cancelled.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  continueAsNew,
+  defineQuery,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  patched,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
+import { finishedRunStatus } from '../../domain/bench/runConfig';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { errorText } from '../../domain/temporal/errorText';
@@ -19,6 +35,13 @@ export const benchmarkProgressQuery = defineQuery<RunTotals & { total: number; i
 const PAGE = 200;
 
 export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<BenchmarkRunResult> {
+  // The work runs in a non-cancellable scope: a cancellation request is observed on the root scope and
+  // handled in order (see the header), instead of abandoning episodes mid-turn with their rows `running`.
+  const root = CancellationScope.current();
+  return CancellationScope.nonCancellable(() => runBenchmark(input, root));
+}
+
+async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): Promise<BenchmarkRunResult> {
   const { runId, config } = input;
   const window = Math.max(1, config.window ?? 50);
   const perExecution = Math.max(window, config.episodesPerExecution ?? 500);
@@ -31,7 +54,9 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
   try {
     methodCount = (await db.startRun({ runId, config })).methods;
   } catch (err) {
-    await db.finishRun({ runId, status: 'failed', summary: { total: 0, ...totals }, error: errorText(err) });
+    // A run id that names another run: that run's row is not this execution's to mark.
+    const idInUse = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FAILURE_TYPES.runIdInUse;
+    if (!idInUse) await db.finishRun({ runId, status: 'failed', summary: { total: 0, ...totals }, error: errorText(err) });
     throw err;
   }
   const total = methodCount * combos.length;
@@ -55,6 +80,10 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
   };
 
   const settle = (o: EpisodeOutcome) => {
+    if (o.status === 'cancelled') {
+      totals.cancelled = (totals.cancelled ?? 0) + 1;
+      return;
+    }
     totals.done++;
     if (o.status === 'failed') totals.failed++;
     totals.tokensIn += o.tokensIn;
@@ -62,11 +91,38 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
     totals.costUsd += o.costUsd;
   };
 
+  // Episode workflows in flight, so a cancellation can reach them.
+  const children = new Set<string>();
+  let cancelling = false;
+  const cancelChildren = async () => {
+    await Promise.all(
+      [...children].map((id) =>
+        getExternalWorkflowHandle(id)
+          .cancel()
+          .catch((err: unknown) => log.warn('could not cancel episode', { id, error: errorText(err) })),
+      ),
+    );
+  };
+  // Only when a cancellation arrives: histories without one replay unchanged.
+  root.cancelRequested.catch(() => {
+    cancelling = true;
+    void cancelChildren();
+  });
+
   const launch = async (i: number) => {
     const methodId = await methodAt(Math.floor(i / combos.length));
     const { model, setting, sample } = combos[i % combos.length]!;
     const child: EpisodeInput = episodeInputFor(runId, config, methodId, model, setting, sample);
     const { episodeId } = child;
+    // A resumed run counts the episodes that already ended instead of running them again.
+    if (input.resume) {
+      const done = await db.episodeOutcome({ episodeId });
+      if (done) {
+        settle(done);
+        return;
+      }
+    }
+    if (cancelling) return;
     const fail = async (err: unknown) => {
       const error = errorText(err);
       log.warn('episode workflow failed', { episodeId, error });
@@ -84,18 +140,27 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
       } satisfies EpisodeOutcome;
     };
     let outcome: EpisodeOutcome;
+    const workflowId = episodeWorkflowId(runId, methodId, model, setting, sample);
     try {
       const handle = await startChild(episodeWorkflow, {
         args: [child],
-        workflowId: episodeWorkflowId(runId, methodId, model, setting, sample),
+        workflowId,
         taskQueue: TASK_QUEUES.main,
         parentClosePolicy: ParentClosePolicy.TERMINATE,
         typedSearchAttributes: episodeSearchAttributes(runId, methodId, model, config.split),
         staticSummary: `episode: ${methodId} · ${model} · ${setting} · sample ${sample} (run ${runId})`,
       });
+      children.add(workflowId);
+      // Started after the cancellation arrived (its start was already on its way): stop it too.
+      if (cancelling)
+        void getExternalWorkflowHandle(workflowId)
+          .cancel()
+          .catch(() => undefined);
       outcome = await handle.result().catch(fail);
     } catch (err) {
       outcome = await fail(err);
+    } finally {
+      children.delete(workflowId);
     }
     settle(outcome);
   };
@@ -111,15 +176,19 @@ export async function benchmarkRunWorkflow(input: BenchmarkRunInput): Promise<Be
       inFlight--;
     }
   };
-  const { failures } = await fanOut(indices(), counted, { window, maxStarts: perExecution });
+  const { failures } = await fanOut(indices(), counted, { window, maxStarts: perExecution, stop: () => cancelling });
+  if (cancelling) {
+    await db.finishRun({ runId, status: 'cancelled', summary: { total, ...totals }, error: 'run cancelled' });
+    throw new CancelledFailure(`run ${runId} cancelled: ${totals.done} episodes ended, ${totals.cancelled ?? 0} stopped at a turn boundary`);
+  }
   // launch() records its own failures; one here is a bookkeeping activity that failed for good.
   if (failures[0]) throw failures[0].error;
 
   if (cursor < total) {
     log.info('continuing as new', { runId, cursor, total });
-    await continueAsNew<typeof benchmarkRunWorkflow>({ runId, config, cursor, totals });
+    await continueAsNew<typeof benchmarkRunWorkflow>({ runId, config, cursor, totals, ...(input.resume ? { resume: true } : {}) });
   }
-  await db.finishRun({ runId, status: 'completed', summary: { total, ...totals } });
+  await db.finishRun({ runId, status: finishedRunStatus(totals), summary: { total, ...totals } });
   // The run's report, stored in Postgres (scheduled runs produce theirs, with the comparison, in the
   // parent). Histories recorded before this step replay without it.
   if (patched('benchmark-report-step') && !config.scheduleId) await report.produceReport({ runId });

@@ -15,6 +15,8 @@ export interface FanOutOptions {
   pauseWhenSuggested?: boolean;
   /** Stop pulling after the first failure (the in-flight items still finish). */
   failFast?: boolean;
+  /** Stop pulling once this turns true (a cancellation); the in-flight items still finish. */
+  stop?: () => boolean;
 }
 
 export interface FanOutResult<T> {
@@ -38,7 +40,8 @@ export async function fanOut<T>(items: Iterable<T>, run: (item: T) => Promise<vo
       paused = true;
       break;
     }
-    await condition(() => inFlight < window);
+    await condition(() => inFlight < window || (opts.stop?.() ?? false));
+    if (opts.stop?.()) break;
     const next = it.next();
     if (next.done) break;
     const item = next.value;

@@ -2,8 +2,23 @@
 // description. The conversation lives in Postgres; this workflow carries step indices, pending calls and
 // totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
 // benchmark run never fails because one episode did.
-import { executeChild, log, ParentClosePolicy, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { PauOutcome } from '../../domain/temporal/searchAttributes';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  CancellationScope,
+  condition,
+  executeChild,
+  log,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { MainActivities } from '../../activities/mainQueue';
+import { DEFAULT_OUTAGE_WAIT_SECONDS, isModelOutage, outageBackoffMs } from '../../domain/episode/outageWait';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { PauOutcome, PauWaitingFor } from '../../domain/temporal/searchAttributes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { errorText } from '../../domain/temporal/errorText';
 import { judgeEpisodeSearchAttributes, judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
@@ -16,11 +31,63 @@ import {
   type TurnInput,
   type TurnResult,
 } from '../../domain/episode/types';
-import { db, llm } from '../proxies/mainQueue';
+import { db, llm as defaultLlm } from '../proxies/mainQueue';
+import { POLICIES } from '../proxies/policies';
 import { judgeEpisodeWorkflow } from '../judge/judgeEpisodeWorkflow';
 import { runSandboxBatch } from './sandboxBatch';
 
+/** Marks a turn that did not run because the episode was cancelled. */
+const CANCELLED = Symbol('cancelled');
+
 export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutcome> {
+  // A cancellation of this episode (its run was cancelled) is noticed at the next turn boundary: the work
+  // runs in a non-cancellable scope, so a model call or a sandbox batch in flight finishes and is recorded.
+  const root = CancellationScope.current();
+  return CancellationScope.nonCancellable(() => runEpisode(input, root));
+}
+
+async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise<EpisodeOutcome> {
+  const llm = input.modelRetry ? proxyActivities<MainActivities>({ ...POLICIES.llm, retry: { ...POLICIES.llm.retry, ...input.modelRetry } }) : defaultLlm;
+  const waitMs = (input.outageWaitSeconds ?? DEFAULT_OUTAGE_WAIT_SECONDS) * 1000;
+  /**
+   * One model turn; an outage of the model (connection refused, 5xx, 429, timeouts after the activity's own
+   * retries) is waited out up to `outageWaitSeconds`, visibly: the episode row, the PauWaitingFor search
+   * attribute and the workflow's current details name the model. A cancellation ends the wait.
+   */
+  const turn = async (t: TurnInput): Promise<TurnResult | typeof CANCELLED> => {
+    let since: number | undefined;
+    for (let tries = 0; ; tries++) {
+      try {
+        const r = await llm.agentTurn(t);
+        if (since !== undefined) {
+          await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: null });
+          upsertSearchAttributes([{ key: PauWaitingFor, value: null }]);
+          setCurrentDetails('');
+        }
+        return r;
+      } catch (err) {
+        // Histories recorded before the wait existed failed here; they replay through the old branch.
+        if (!isModelOutage(err) || !patched('model-outage-wait')) throw err;
+        const now = Date.now();
+        since ??= now;
+        const left = since + waitMs - now;
+        if (left <= 0)
+          throw ApplicationFailure.nonRetryable(
+            `model ${input.model} unreachable for ${Math.round((now - since) / 1000)} s, longer than the run's outage wait (${Math.round(waitMs / 1000)} s): ${errorText(err)}`,
+            FAILURE_TYPES.modelOutageTooLong,
+          );
+        if (tries === 0) {
+          const error = errorText(err);
+          await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: { model: input.model, since, error } });
+          upsertSearchAttributes([{ key: PauWaitingFor, value: input.model }]);
+          setCurrentDetails(
+            `waiting for model ${input.model} (unreachable since ${new Date(since).toISOString()}; gives up after ${Math.round(waitMs / 1000)} s): ${error}`,
+          );
+        }
+        if (await condition(() => root.consideredCancelled, outageBackoffMs(tries, left))) return CANCELLED;
+      }
+    }
+  };
   const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
   const totals = { tokensIn: 0, tokensOut: 0, costUsd: 0 };
   let callsMade = 0;
@@ -65,19 +132,24 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
       const examples = (await runSandboxBatch(prep.code, prep.entryPoint, prep.exampleInputs, input.sandboxLimits)).map(
         (result, i): CallOutcome => ({ stepIdx: nextIdx + i, arguments: prep.exampleInputs[i]!, result }),
       );
-      const r = await llm.agentTurn({
-        ...base,
-        idx: nextIdx + examples.length,
-        observations: [],
-        examples,
-        signature: prep.signature,
-        entryPoint: prep.entryPoint,
-        mode: 'answer',
-        callsLeft: 0,
-      });
-      add(r);
-      finalDescription = r.text ?? null;
-      endReason = r.text ? 'answered' : r.answer;
+      const r = root.consideredCancelled
+        ? CANCELLED
+        : await turn({
+            ...base,
+            idx: nextIdx + examples.length,
+            observations: [],
+            examples,
+            signature: prep.signature,
+            entryPoint: prep.entryPoint,
+            mode: 'answer',
+            callsLeft: 0,
+          });
+      if (r === CANCELLED) endReason = 'cancelled';
+      else {
+        add(r);
+        finalDescription = r.text ?? null;
+        endReason = r.text ? 'answered' : r.answer;
+      }
     } else {
       let observations: CallOutcome[] = [];
       let prompt: TurnInput['prompt'];
@@ -85,7 +157,14 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
       let idleTurns = 0;
       let lastProse: string | null = null;
       for (;;) {
-        const r = await llm.agentTurn({ ...base, idx: nextIdx, observations, ...(prompt ? { prompt } : {}), mode, callsLeft: budgets.maxCalls - callsMade });
+        // The turn boundary: a cancelled episode stops here (its last observations are not sent).
+        const r = root.consideredCancelled
+          ? CANCELLED
+          : await turn({ ...base, idx: nextIdx, observations, ...(prompt ? { prompt } : {}), mode, callsLeft: budgets.maxCalls - callsMade });
+        if (r === CANCELLED) {
+          endReason = 'cancelled';
+          break;
+        }
         add(r);
         observations = [];
         prompt = undefined;
@@ -121,7 +200,7 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
         }
       }
     }
-    outcome = { episodeId: input.episodeId, status: 'completed', endReason, callsMade, turns, ...totals };
+    outcome = { episodeId: input.episodeId, status: endReason === 'cancelled' ? 'cancelled' : 'completed', endReason, callsMade, turns, ...totals };
   } catch (err) {
     log.warn('episode failed', { episodeId: input.episodeId, error: errorText(err) });
     outcome = { episodeId: input.episodeId, status: 'failed', endReason: 'error', callsMade, turns, ...totals, error: errorText(err).slice(0, 4000) };

@@ -13,6 +13,7 @@ const NOT_FOUND_OR_UNUSABLE = [
   F.methodUnusable,
   F.runNotFound,
   F.runNotBenchmark,
+  F.runIdInUse,
   F.judgeEpisodeNotFound,
   F.reportRunNotFound,
 ];
@@ -26,7 +27,9 @@ export const POLICIES = {
   },
   /**
    * A model turn: the request timeout is the model's (at most a few minutes); waiting for a concurrency
-   * slot heartbeats. 429/5xx retry with backoff (Retry-After as the next delay); auth/validation do not.
+   * slot heartbeats. 429/5xx/connection errors retry with backoff (Retry-After as the next delay) for about
+   * 3 minutes; a longer outage is then waited out by the episode workflow (up to the run's
+   * `outageWaitSeconds`, visibly). Auth/validation errors do not retry.
    */
   llm: {
     taskQueue: TASK_QUEUES.main,
@@ -35,8 +38,8 @@ export const POLICIES = {
     retry: {
       initialInterval: '2s',
       backoffCoefficient: 2,
-      maximumInterval: '2 minutes',
-      maximumAttempts: 12,
+      maximumInterval: '30s',
+      maximumAttempts: 10,
       nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS],
     },
   },

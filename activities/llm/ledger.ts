@@ -1,0 +1,84 @@
+// The llm_calls ledger around one send: the row is written before the request goes out (state `sent`) and
+// completed on the reply, so a request sent again after a crash (its earlier send has no outcome) is
+// counted in `resent`: work possibly paid twice, shown by `runs show` and the report.
+import OpenAI from 'openai';
+import { like, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { llmCalls } from '../../db/schema/index';
+
+export async function recordSend(db: Db, row: { requestHash: string; model: string; request: unknown; callKey: string }): Promise<void> {
+  await db
+    .insert(llmCalls)
+    .values({ ...row, state: 'sent', sends: 1, resent: 0 })
+    .onConflictDoUpdate({
+      target: llmCalls.requestHash,
+      set: {
+        sends: sql`${llmCalls.sends} + 1`,
+        // The previous send has no recorded outcome: it may have been processed (and billed) already.
+        resent: sql`${llmCalls.resent} + case when ${llmCalls.state} = 'sent' then 1 else 0 end`,
+        state: 'sent',
+        callKey: row.callKey,
+        error: null,
+      },
+    });
+}
+
+/** The reply: the row becomes the cache entry for the next identical request. */
+export async function recordReply(
+  db: Db,
+  row: { requestHash: string; model: string; request: unknown; response: unknown; tokensIn: number; tokensOut: number; costUsd: number; latencyMs: number },
+): Promise<void> {
+  const { requestHash, model, request, ...outcome } = row;
+  await db
+    .insert(llmCalls)
+    .values({ ...row, state: 'completed' })
+    .onConflictDoUpdate({ target: llmCalls.requestHash, set: { ...outcome, state: 'completed', error: null } });
+}
+
+/**
+ * A send that ended in an error. An error reply (an HTTP status) or a refused connection means the request
+ * was not processed: state `failed`. A timeout or an abort leaves it `sent`: the provider may have answered.
+ */
+/** `message`: the redacted text (providers echo keys in error bodies; the raw error is never stored). */
+export async function recordSendError(db: Db, requestHash: string, err: unknown, message: string): Promise<void> {
+  const notProcessed =
+    (err instanceof OpenAI.APIError && err.status !== undefined) ||
+    (err instanceof OpenAI.APIConnectionError && !(err instanceof OpenAI.APIConnectionTimeoutError) && refused(err));
+  if (!notProcessed) return;
+  await db
+    .update(llmCalls)
+    .set({ state: 'failed', error: message.slice(0, 500) })
+    .where(sql`${llmCalls.requestHash} = ${requestHash} and ${llmCalls.state} = 'sent'`);
+}
+
+function refused(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+  return false;
+}
+
+export interface PaidTwice {
+  /** Calls sent again after a send with no recorded outcome (a crash mid-request). */
+  calls: number;
+  /** Extra sends in all. */
+  extraSends: number;
+  /** What the extra sends cost, at each call's recorded price (an estimate: the lost replies were not seen). */
+  costUsd: number;
+  /** Calls sent and never answered (still in flight, or lost). */
+  unanswered: number;
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The ledger's count of work possibly paid twice, for one run (calls keyed by its episodes) or all. */
+export async function paidTwice(db: Db, runId?: string): Promise<PaidTwice> {
+  const [r] = await db
+    .select({
+      calls: sql<number>`count(*) filter (where ${llmCalls.resent} > 0)::int`,
+      extraSends: sql<number>`coalesce(sum(${llmCalls.resent}), 0)::int`,
+      costUsd: sql<number>`coalesce(sum(${llmCalls.resent} * ${llmCalls.costUsd}), 0)::float8`,
+      unanswered: sql<number>`count(*) filter (where ${llmCalls.state} = 'sent')::int`,
+    })
+    .from(llmCalls)
+    .where(runId ? or(like(llmCalls.callKey, `${likeEscape(runId)}/%`), like(llmCalls.callKey, `judge/${likeEscape(runId)}/%`)) : undefined);
+  return { calls: Number(r?.calls ?? 0), extraSends: Number(r?.extraSends ?? 0), costUsd: Number(r?.costUsd ?? 0), unanswered: Number(r?.unanswered ?? 0) };
+}

@@ -1,0 +1,49 @@
+// A scripted model server the test can take down and bring back on the same port (a provider outage), and
+// a models file naming models served by it. Set PAU_MODELS_FILE before anything reads the registry.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startMockServer, type MockServer } from '../../activities/llm/mock/server';
+import { freePort } from '../../activities/common/processes';
+
+export interface Provider {
+  readonly port: number;
+  up(): Promise<void>;
+  down(): Promise<void>;
+}
+
+export function provider(port: number, latencyMs = 0): Provider {
+  let server: MockServer | undefined;
+  return {
+    port,
+    async up() {
+      server ??= await startMockServer({ port, latencyMs });
+    },
+    async down() {
+      await server?.close();
+      server = undefined;
+    },
+  };
+}
+
+/** Writes a models file: each model a scripted policy served at a port (`provider: mock` with a base URL). */
+export async function modelsFile(entries: Record<string, { policy: string; port: number; timeoutMs?: number }>): Promise<string> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pau-models-')), 'models.json');
+  const models = Object.fromEntries(
+    Object.entries(entries).map(([name, e]) => [
+      name,
+      {
+        provider: 'mock',
+        model: e.policy,
+        baseUrl: `http://127.0.0.1:${e.port}/v1`,
+        maxConcurrency: 64,
+        timeoutMs: e.timeoutMs ?? 10_000,
+        params: { temperature: 0 },
+      },
+    ]),
+  );
+  fs.writeFileSync(file, JSON.stringify({ models }));
+  return file;
+}
+
+export { freePort };
