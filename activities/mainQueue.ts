@@ -7,6 +7,8 @@ import { createBenchActivities } from './bench/index';
 import { createEpisodeActivities } from './episode/index';
 import { createJudgeActivities } from './judge/activities';
 import { createOpsActivities } from './ops/index';
+import { createCheckpointActivities } from './training/checkpoints';
+import { createSftDataActivities } from './training/sftData';
 
 export interface MainDeps {
   db: () => Db;
@@ -21,6 +23,8 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createBenchActivities(deps.db),
     ...createJudgeActivities(deps.db),
     ...createOpsActivities(deps.db),
+    ...createSftDataActivities(deps.db),
+    ...createCheckpointActivities(deps.db),
   };
 }
 

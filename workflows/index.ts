@@ -7,3 +7,5 @@ export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
 export { judgeRunWorkflow } from './judge/judgeRunWorkflow';
 export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
+export { sftBuildWorkflow } from './training/sftBuildWorkflow';
+export { sftTrainWorkflow } from './training/sftTrainWorkflow';

@@ -4,6 +4,7 @@
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { env } from '../../config/env';
 import { models } from '../../config/models';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
 export interface JudgeChoice {
   judgeModel: string | null;
@@ -13,10 +14,10 @@ export interface JudgeChoice {
 export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoice {
   const wanted = explicit ?? env().PAU_JUDGE_MODEL;
   if (wanted) {
-    models().get(wanted); // throws a clear "unknown model" error
+    if (!isCheckpointModel(wanted)) models().get(wanted); // throws a clear "unknown model" error
     return { judgeModel: wanted, note: `judge: ${wanted}` };
   }
-  if (agentModels.every((m) => models().get(m).provider === 'mock')) {
+  if (agentModels.every((m) => !isCheckpointModel(m) && models().get(m).provider === 'mock')) {
     return { judgeModel: 'mock-oracle', note: 'judge: mock-oracle (the scripted judge, not a real LLM: every agent model here is scripted)' };
   }
   return {

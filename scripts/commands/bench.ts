@@ -15,6 +15,7 @@ import { startBenchmark } from '../client/starters';
 import { formatRunSummary } from '../client/benchSummary';
 import { judgeFields } from '../client/judgeChoice';
 import { fetchReportFiles } from '../client/report';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
@@ -103,7 +104,7 @@ export async function run(argv: string[]): Promise<number> {
     const handle = await startBenchmark(client, runId, config);
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
-    if (config.models.some((m) => models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
+    if (config.models.some((m) => !isCheckpointModel(m) && models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
     console.log(judge.note);
     if (values.detach) return 0;
     const result = await watchBenchmark(h.db, handle, runId);
