@@ -47,6 +47,8 @@ export interface SftTrainingFigures {
   trainS: number | null;
   tokensPerS: number | null;
   sPerStep: number | null;
+  /** The save the last training attempt resumed from (0 when it ran from the start). */
+  resumedFromStep: number;
 }
 
 export interface SftTrainResult {
@@ -80,7 +82,7 @@ export function sftTrainerSpec(config: SftTrainConfig, dataFile: string, baseFil
 }
 
 /** The figures of a done event's metrics (the trainer's names: docs/training.md). */
-export function trainingFigures(metrics: Record<string, unknown>, steps: number, examples: number): SftTrainingFigures {
+export function trainingFigures(metrics: Record<string, unknown>, steps: number, examples: number, resumedFromStep = 0): SftTrainingFigures {
   const num = (k: string) => (typeof metrics[k] === 'number' ? (metrics[k] as number) : null);
   return {
     examples,
@@ -90,5 +92,6 @@ export function trainingFigures(metrics: Record<string, unknown>, steps: number,
     trainS: num('train_s'),
     tokensPerS: num('tokens_per_s'),
     sPerStep: num('s_per_step'),
+    resumedFromStep,
   };
 }

@@ -95,7 +95,7 @@ async function failureOf(p: Promise<unknown>): Promise<{ type: string | undefine
   while (cause instanceof ActivityFailure) cause = cause.cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
   const a = cause as ApplicationFailure;
-  return { type: a.type ?? undefined, message: a.message, nonRetryable: a.nonRetryable };
+  return { type: a.type ?? undefined, message: a.message, nonRetryable: a.nonRetryable ?? undefined };
 }
 
 describe('checkpoint registry', () => {
@@ -165,7 +165,7 @@ describe('sft train', () => {
     const runId = `sft-real-${Date.now().toString(36)}`;
     const result = await (await startSftTrain(stack.client, runId, trainConfig('local/smollm2-135m'))).result();
     expect(result.checkpointId).toBe(sftCheckpointId(runId));
-    expect(result.training).toMatchObject({ examples: 3, steps: 3 });
+    expect(result.training).toMatchObject({ examples: 3, steps: 3, resumedFromStep: 0 });
     expect(result.training.finalLoss!).toBeLessThan(result.training.firstLoss!);
     const rows = await stack.db.select().from(checkpoints).where(eq(checkpoints.runId, runId));
     expect(rows).toHaveLength(1);

@@ -98,7 +98,8 @@ export const POLICIES = {
   training: {
     taskQueue: TASK_QUEUES.gpu,
     startToCloseTimeout: '24 hours',
-    heartbeatTimeout: '2 minutes',
+    // A lost worker is noticed after this long; the retry then resumes from the job's last save.
+    heartbeatTimeout: '1 minute',
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: '5s', maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: TRAINING_UNFIXABLE },
   },

@@ -49,7 +49,7 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
       config: { ...spec, data_set: config.data },
       metrics: trained.done.metrics,
     });
-    const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples);
+    const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples, trained.resumedFromStep ?? 0);
 
     let comparison: SftComparison | null = null;
     let evalRunId: string | null = null;
