@@ -22,7 +22,7 @@ import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeM
 import { insertTestRun } from '../fixtures/runs';
 import { runEpisode } from '../episode/helpers';
 import { useStack } from '../helpers/stack';
-import { smollm2Path } from './helpers';
+import { maybeRecordHistory, smollm2Path } from './helpers';
 
 const DATA = 'sft-train-fixture';
 const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
@@ -70,6 +70,7 @@ beforeAll(async () => {
     minCodeMatch: 0,
   });
   expect((await build.result()).kept).toBe(3);
+  await maybeRecordHistory(build, 'sftBuild.json');
 }, 300_000);
 
 const trainConfig = (base: string, extra: Partial<SftTrainConfig> = {}): SftTrainConfig => ({
@@ -163,7 +164,9 @@ describe('sft train', () => {
 
   it('trains SmolLM2 on the data set: the loss goes down and exactly one checkpoint is registered', async () => {
     const runId = `sft-real-${Date.now().toString(36)}`;
-    const result = await (await startSftTrain(stack.client, runId, trainConfig('local/smollm2-135m'))).result();
+    const handle = await startSftTrain(stack.client, runId, trainConfig('local/smollm2-135m'));
+    const result = await handle.result();
+    await maybeRecordHistory(handle, 'sftTrain-no-eval.json');
     expect(result.checkpointId).toBe(sftCheckpointId(runId));
     expect(result.training).toMatchObject({ examples: 3, steps: 3, resumedFromStep: 0 });
     expect(result.training.finalLoss!).toBeLessThan(result.training.firstLoss!);
