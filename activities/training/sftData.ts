@@ -142,5 +142,8 @@ export function createSftDataActivities(db: () => Db) {
 export function sftDatasetFailure(name: string, examples: number): ApplicationFailure {
   return examples < 0
     ? ApplicationFailure.nonRetryable(`SFT data set ${JSON.stringify(name)} does not exist (pau sft build --name ${name})`, FAILURE_TYPES.sftDatasetNotFound)
-    : ApplicationFailure.nonRetryable(`SFT data set ${JSON.stringify(name)} has no examples (lower the thresholds or run more episodes)`, FAILURE_TYPES.sftDatasetEmpty);
+    : ApplicationFailure.nonRetryable(
+        `SFT data set ${JSON.stringify(name)} has no examples (lower the thresholds or run more episodes)`,
+        FAILURE_TYPES.sftDatasetEmpty,
+      );
 }

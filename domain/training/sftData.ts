@@ -123,7 +123,8 @@ export function emptySummary(config: SftBuildConfig, runId: string): SftBuildSum
 /** Adds one episode's verdict to the summary. */
 export function tally(s: SftBuildSummary, source: string, verdict: ReturnType<typeof sftVerdict>, tokens: number): void {
   s.episodes++;
-  const src = (s.bySource[source] ??= { episodes: 0, kept: 0, tokens: 0 });
+  const src = s.bySource[source] ?? { episodes: 0, kept: 0, tokens: 0 };
+  s.bySource[source] = src;
   src.episodes++;
   if (verdict.keep) {
     s.kept++;
@@ -172,7 +173,9 @@ export function openAiLine(messages: readonly ChatCompletionMessageParam[], tool
       return {
         role: 'assistant',
         ...(content !== null && content !== '' ? { content } : calls.length === 0 ? { content: content ?? '' } : {}),
-        ...(calls.length > 0 ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } })) } : {}),
+        ...(calls.length > 0
+          ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } })) }
+          : {}),
       };
     }
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: textOf(m.content) };
@@ -194,7 +197,13 @@ export function hfLine(messages: readonly ChatCompletionMessageParam[], tools: r
         role: 'assistant',
         content: typeof m.content === 'string' ? m.content : '',
         ...(calls.length > 0
-          ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: argumentsObject(c.function.arguments) } })) }
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: 'function',
+                function: { name: c.function.name, arguments: argumentsObject(c.function.arguments) },
+              })),
+            }
           : {}),
       };
     }

@@ -71,7 +71,13 @@ const est = (e: Estimate) => (e.mean === null ? '-' : `${f(e.mean)} [${f(e.lo)},
 export function formatSftComparison(c: SftComparison): string {
   const table = formatTable(
     ['setting', 'metric', `SFT ${c.checkpointModel}`, `base ${c.baseModel}`, 'SFT - base (paired)'],
-    c.rows.map((r) => [r.setting, METRIC_LABEL[r.metric], est(r.checkpoint), est(r.base), `${est(r.diff)}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`]),
+    c.rows.map((r) => [
+      r.setting,
+      METRIC_LABEL[r.metric],
+      est(r.checkpoint),
+      est(r.base),
+      `${est(r.diff)}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`,
+    ]),
   );
   const e = c.episodes;
   return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; means with 95% bootstrap intervals`;

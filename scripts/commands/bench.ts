@@ -104,7 +104,8 @@ export async function run(argv: string[]): Promise<number> {
     const handle = await startBenchmark(client, runId, config);
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
-    if (config.models.some((m) => !isCheckpointModel(m) && models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
+    if (config.models.some((m) => !isCheckpointModel(m) && models().get(m).provider === 'mock'))
+      console.log('note: mock-* models are the scripted mock server, not real LLMs.');
     console.log(judge.note);
     if (values.detach) return 0;
     const result = await watchBenchmark(h.db, handle, runId);

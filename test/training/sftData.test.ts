@@ -34,14 +34,21 @@ const config = (name: string, teacher: string, extra: Partial<SftBuildConfig> = 
 });
 
 // OpenAI fine-tuning, chat format with tools (what its file validation checks, per line).
-const oaToolCall = z.strictObject({ id: z.string().min(1), type: z.literal('function'), function: z.strictObject({ name: z.string().min(1), arguments: z.string() }) });
+const oaToolCall = z.strictObject({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: z.strictObject({ name: z.string().min(1), arguments: z.string() }),
+});
 const oaMessage = z.discriminatedUnion('role', [
   z.strictObject({ role: z.literal('system'), content: z.string() }),
   z.strictObject({ role: z.literal('user'), content: z.string() }),
   z.strictObject({ role: z.literal('assistant'), content: z.string().optional(), tool_calls: z.array(oaToolCall).min(1).optional() }),
   z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: z.string() }),
 ]);
-const toolDef = z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string(), parameters: z.object({ type: z.literal('object') }) }) });
+const toolDef = z.object({
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), description: z.string(), parameters: z.object({ type: z.literal('object') }) }),
+});
 const openAiLine = z.strictObject({ messages: z.array(oaMessage).min(2), tools: z.array(toolDef).optional() });
 // TRL / transformers conversational: string contents, tool-call arguments as objects for the templates.
 const hfLine = z.strictObject({
@@ -50,7 +57,9 @@ const hfLine = z.strictObject({
       z.object({
         role: z.enum(['system', 'user', 'assistant', 'tool']),
         content: z.string(),
-        tool_calls: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }) })).optional(),
+        tool_calls: z
+          .array(z.object({ type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }) }))
+          .optional(),
       }),
     )
     .min(2),
@@ -71,7 +80,9 @@ describe('sft build', () => {
       expect(r).toMatchObject({ teacher: 'mock-oracle', judgeModel: 'mock-oracle', setting: 'interactive', source: 'fixture' });
       expect(r.score).toBeGreaterThanOrEqual(4);
       // The ledger's record of the agent's last request and its answer: what the model was sent and said.
-      const assistants = (await stack.db.select().from(steps).where(eq(steps.episodeId, r.episodeId))).filter((s) => s.kind === 'assistant').sort((a, b) => a.idx - b.idx);
+      const assistants = (await stack.db.select().from(steps).where(eq(steps.episodeId, r.episodeId)))
+        .filter((s) => s.kind === 'assistant')
+        .sort((a, b) => a.idx - b.idx);
       const hash = (assistants.at(-1)!.agentMessage as { requestHash: string }).requestHash;
       const [call] = await stack.db.select().from(llmCalls).where(eq(llmCalls.requestHash, hash));
       const sent = (call!.request as { messages: unknown[]; tools?: unknown[] }).messages;
@@ -82,7 +93,10 @@ describe('sft build', () => {
       expect(messages.length).toBeGreaterThanOrEqual(4); // system/user, at least one call and its result, the answer
       expect(messages.some((m) => m.role === 'tool')).toBe(true);
       // The tools offered on the first turn (explore: call the method or submit).
-      const [first] = await stack.db.select().from(llmCalls).where(eq(llmCalls.requestHash, (assistants[0]!.agentMessage as { requestHash: string }).requestHash));
+      const [first] = await stack.db
+        .select()
+        .from(llmCalls)
+        .where(eq(llmCalls.requestHash, (assistants[0]!.agentMessage as { requestHash: string }).requestHash));
       expect(r.tools).toEqual((first!.request as { tools: unknown[] }).tools);
     }
     const [ds] = await stack.db.select().from(sftDatasets).where(eq(sftDatasets.name, name));

@@ -39,18 +39,29 @@ describe('examples and exports', () => {
   it('cuts the conversation after the last assistant message and unions tools by name', () => {
     expect(sftConversation(conv)).toEqual(conv.slice(0, 5));
     expect(sftConversation([{ role: 'user', content: 'x' }])).toEqual([]);
-    expect(unionTools([[tool('a'), tool('b')], undefined, [tool('b'), tool('c')]]).map((t) => (t.type === 'function' ? t.function.name : ''))).toEqual(['a', 'b', 'c']);
+    expect(unionTools([[tool('a'), tool('b')], undefined, [tool('b'), tool('c')]]).map((t) => (t.type === 'function' ? t.function.name : ''))).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
   });
 
   it('writes the OpenAI shape (string arguments, no null content) and the TRL shape (object arguments, string content)', () => {
     const oa = openAiLine(sftConversation(conv), [tool('call_method')]) as { messages: Record<string, unknown>[]; tools: unknown[] };
-    expect(oa.messages[2]).toEqual({ role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'call_method', arguments: '{"args": "1, 2"}' } }] });
+    expect(oa.messages[2]).toEqual({
+      role: 'assistant',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'call_method', arguments: '{"args": "1, 2"}' } }],
+    });
     expect(oa.messages[3]).toEqual({ role: 'tool', tool_call_id: 'c1', content: '3' });
     expect(oa.messages[4]).toMatchObject({ role: 'assistant', content: 'thinking' });
     expect(oa.tools).toHaveLength(1);
     const hf = hfLine(sftConversation(conv), null) as { messages: Record<string, unknown>[]; tools?: unknown };
     expect(hf.tools).toBeUndefined();
-    expect(hf.messages[2]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'call_method', arguments: { args: '1, 2' } } }] });
+    expect(hf.messages[2]).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'call_method', arguments: { args: '1, 2' } } }],
+    });
     expect((hf.messages[4]!.tool_calls as { function: { arguments: unknown } }[])[0]!.function.arguments).toBe('not json');
   });
 });
@@ -81,7 +92,14 @@ describe('compareWithBase', () => {
   });
 
   it('gives both means and the paired difference SFT - base per setting and metric', () => {
-    const rows = [row('ckpt:x', 'm1', 4), row('ckpt:x', 'm2', 2), row('base', 'm1', 3), row('base', 'm2', 2), row('base', 'm3', 5), row('ckpt:x', 'm1', 1, 'in-context')];
+    const rows = [
+      row('ckpt:x', 'm1', 4),
+      row('ckpt:x', 'm2', 2),
+      row('base', 'm1', 3),
+      row('base', 'm2', 2),
+      row('base', 'm3', 5),
+      row('ckpt:x', 'm1', 1, 'in-context'),
+    ];
     const c = compareWithBase(rows, { checkpointModel: 'ckpt:x', baseModel: 'base', evalRunId: 'r', judgeModel: 'j', bootstrap: { resamples: 200 } });
     const score = c.rows.find((r) => r.setting === 'interactive' && r.metric === 'score')!;
     expect(score.checkpoint).toMatchObject({ n: 2, mean: 3 });
