@@ -1,4 +1,5 @@
 // An SFT run (`pau sft train`): its configuration, the trainer spec built from it, and its result. Pure.
+import type { BenchmarkConfig } from '../bench/types';
 import type { EpisodeBudgets, Setting } from '../episode/types';
 import type { SftComparison } from './sftReport';
 import type { TrainerJobInput } from './trainerProtocol';
@@ -13,6 +14,22 @@ export interface SftEvalConfig {
   judgeModel: string;
   budgets?: Partial<EpisodeBudgets>;
   window?: number;
+}
+
+/** The judged benchmark run an SFT step runs (the teacher's episodes, or the checkpoint beside its base). */
+export function sftBenchmarkConfig(e: SftEvalConfig, models: string[]): BenchmarkConfig {
+  return {
+    dataset: e.dataset,
+    split: e.split,
+    models,
+    settings: e.settings,
+    samples: e.samples,
+    judgeModel: e.judgeModel,
+    ...(e.limit ? { limit: e.limit } : {}),
+    ...(e.methodIds ? { methodIds: e.methodIds } : {}),
+    ...(e.budgets ? { budgets: e.budgets } : {}),
+    ...(e.window ? { window: e.window } : {}),
+  };
 }
 
 export interface SftTrainConfig {

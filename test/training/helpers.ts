@@ -3,7 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { startSftBuild } from '../../scripts/client/starters';
+import { DEFAULT_SFT_THRESHOLDS } from '../../domain/training/sftData';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { PROJECT_ROOT } from '../../config/env';
 import { ensureTrainerPython, TRAINER_DIR } from '../../activities/training/trainerProcess';
@@ -28,4 +30,22 @@ export async function maybeRecordHistory(handle: WorkflowHandle, file: string): 
   index[file] = handle.workflowId;
   const sorted = Object.fromEntries(Object.entries(index).sort(([a], [b]) => a.localeCompare(b)));
   fs.writeFileSync(path.join(dir, 'index.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+}
+
+/** Builds SFT data set `name` from the scripted oracle teacher on a fixture dataset's train split (3 kept). */
+export async function buildOracleSftData(client: Client, name: string, dataset: string): Promise<WorkflowHandle> {
+  const build = await startSftBuild(client, {
+    name,
+    dataset,
+    split: 'train',
+    teacher: 'mock-oracle',
+    judgeModel: 'mock-oracle',
+    settings: ['interactive'],
+    samples: 1,
+    ...DEFAULT_SFT_THRESHOLDS,
+    minCodeMatch: 0,
+  });
+  const summary = await build.result();
+  if (summary.kept !== 3) throw new Error(`fixture SFT data ${name}: expected 3 kept, got ${summary.kept}`);
+  return build;
 }

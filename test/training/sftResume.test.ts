@@ -8,13 +8,12 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkpoints } from '../../db/schema/index';
-import { startSftBuild, startSftTrain } from '../../scripts/client/starters';
-import { DEFAULT_SFT_THRESHOLDS } from '../../domain/training/sftData';
+import { startSftTrain } from '../../scripts/client/starters';
 import { sftJobId } from '../../domain/training/checkpointIds';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { startScript } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
-import { smollm2Path } from './helpers';
+import { buildOracleSftData, smollm2Path } from './helpers';
 
 let modelsDir = '';
 let jobsDir = '';
@@ -45,18 +44,7 @@ const gpuWorker = async () => {
 describe('sft train across a gpu worker crash', () => {
   it('resumes from the last save after SIGKILL and registers one checkpoint', async () => {
     const data = `resume-${Date.now().toString(36)}`;
-    const build = await startSftBuild(stack.client, {
-      name: data,
-      dataset: 'fixture-sft-resume',
-      split: 'train',
-      teacher: 'mock-oracle',
-      judgeModel: 'mock-oracle',
-      settings: ['interactive'],
-      samples: 1,
-      ...DEFAULT_SFT_THRESHOLDS,
-      minCodeMatch: 0,
-    });
-    expect((await build.result()).kept).toBe(3);
+    await buildOracleSftData(stack.client, data, 'fixture-sft-resume');
 
     const first = await gpuWorker();
     const runId = `sft-kill-${Date.now().toString(36)}`;

@@ -12,8 +12,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkpoints, episodes, runs } from '../../db/schema/index';
 import { createCheckpointActivities, registerCheckpointRow } from '../../activities/training/checkpoints';
-import { startSftBuild, startSftTrain } from '../../scripts/client/starters';
-import { DEFAULT_SFT_THRESHOLDS } from '../../domain/training/sftData';
+import { startSftTrain } from '../../scripts/client/starters';
 import { checkpointModelName, sftCheckpointId, sftJobId } from '../../domain/training/checkpointIds';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
@@ -22,7 +21,7 @@ import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeM
 import { insertTestRun } from '../fixtures/runs';
 import { runEpisode } from '../episode/helpers';
 import { useStack } from '../helpers/stack';
-import { maybeRecordHistory, smollm2Path } from './helpers';
+import { buildOracleSftData, maybeRecordHistory, smollm2Path } from './helpers';
 
 const DATA = 'sft-train-fixture';
 const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
@@ -58,18 +57,7 @@ afterAll(() => {
 });
 
 beforeAll(async () => {
-  const build = await startSftBuild(stack.client, {
-    name: DATA,
-    dataset: 'fixture-sft-train',
-    split: 'train',
-    teacher: 'mock-oracle',
-    judgeModel: 'mock-oracle',
-    settings: ['interactive'],
-    samples: 1,
-    ...DEFAULT_SFT_THRESHOLDS,
-    minCodeMatch: 0,
-  });
-  expect((await build.result()).kept).toBe(3);
+  const build = await buildOracleSftData(stack.client, DATA, 'fixture-sft-train');
   await maybeRecordHistory(build, 'sftBuild.json');
 }, 300_000);
 

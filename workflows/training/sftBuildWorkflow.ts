@@ -2,11 +2,11 @@
 // then the passing ones stored as chat examples with their provenance (buildSftExamples). The summary
 // (kept / dropped by reason, per source, tokens) is the result.
 import { executeChild } from '@temporalio/workflow';
-import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { sftDataRunId } from '../../domain/training/checkpointIds';
 import type { SftBuildConfig, SftBuildSummary } from '../../domain/training/sftData';
+import { sftBenchmarkConfig } from '../../domain/training/sftTrain';
 import { report } from '../proxies/mainQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 
@@ -17,18 +17,7 @@ export interface SftBuildInput {
 export async function sftBuildWorkflow(input: SftBuildInput): Promise<SftBuildSummary> {
   const { config } = input;
   const runId = sftDataRunId(config.name);
-  const bench: BenchmarkConfig = {
-    dataset: config.dataset,
-    split: config.split,
-    models: [config.teacher],
-    settings: config.settings,
-    samples: config.samples,
-    judgeModel: config.judgeModel,
-    ...(config.limit ? { limit: config.limit } : {}),
-    ...(config.methodIds ? { methodIds: config.methodIds } : {}),
-    ...(config.budgets ? { budgets: config.budgets } : {}),
-    ...(config.window ? { window: config.window } : {}),
-  };
+  const bench = sftBenchmarkConfig(config, [config.teacher]);
   await executeChild(benchmarkRunWorkflow, {
     args: [{ runId, config: bench }],
     workflowId: benchWorkflowId(runId),

@@ -4,12 +4,11 @@
 // beside each other with paired differences. A failure of the run's own making (missing data set, unusable
 // or corrupt base model) fails the workflow with that error after recording it on the run.
 import { executeChild, log } from '@temporalio/workflow';
-import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName, sftCheckpointId, sftEvalRunId, sftExportJobId, sftJobId } from '../../domain/training/checkpointIds';
-import { type SftTrainInput, type SftTrainResult, sftTrainerSpec, trainingFigures } from '../../domain/training/sftTrain';
+import { type SftTrainInput, type SftTrainResult, sftBenchmarkConfig, sftTrainerSpec, trainingFigures } from '../../domain/training/sftTrain';
 import type { SftComparison } from '../../domain/training/sftReport';
 import { db, report } from '../proxies/mainQueue';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
@@ -57,18 +56,8 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
       stage = 'evaluate';
       const e = config.eval;
       evalRunId = sftEvalRunId(runId);
-      const bench: BenchmarkConfig = {
-        dataset: e.dataset,
-        split: e.split,
-        models: [checkpointModel, config.base],
-        settings: e.settings,
-        samples: e.samples,
-        judgeModel: e.judgeModel,
-        ...(e.limit ? { limit: e.limit } : {}),
-        ...(e.methodIds ? { methodIds: e.methodIds } : {}),
-        ...(e.budgets ? { budgets: e.budgets } : {}),
-        ...(e.window ? { window: e.window } : {}),
-      };
+      const bench = sftBenchmarkConfig(e, [checkpointModel, config.base]);
+
       await executeChild(benchmarkRunWorkflow, {
         args: [{ runId: evalRunId, config: bench }],
         workflowId: benchWorkflowId(evalRunId),
