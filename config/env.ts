@@ -1,5 +1,6 @@
 // The one place the environment is read. Every variable is validated by zod; a bad value stops start-up
 // with the variable's name and what is wrong with it (see ConfigError).
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -43,6 +44,11 @@ export const envSchema = z.object({
     .trim()
     .min(1)
     .default(path.join(PROJECT_ROOT, '..', 'shared', 'datasets')),
+  // Heavy things shared by every checkout of this machine (model files, virtualenvs): see cacheDir().
+  PAU_CACHE_DIR: optionalString,
+  PAU_MODELS_DIR: optionalString,
+  // Local model servers (llama.cpp) listen on 127.0.0.1 from this port up, one port per built-in model.
+  PAU_MODEL_PORT_BASE: port.default(8471),
   // Python interpreter for the sandbox (the project's virtualenv by default).
   PAU_PYTHON: z
     .string()
@@ -67,11 +73,13 @@ export const envSchema = z.object({
   PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
 
   // Models (config/models.ts): the models file, the models `npm start` benchmarks (comma list; unset →
-  // the file's `default`, else the scripted mock models), and an external scripted-model server (unset →
-  // the worker starts one in-process on a loopback port when a mock model is used).
+  // the file's `default`, else a local model beside the scripted anchors), and the scripted-model server
+  // the mock models talk to: PAU_MOCK_LLM_URL, else the local stack's (`stack up` runs `pau mock-llm` on
+  // 127.0.0.1:PAU_MOCK_LLM_PORT). Workers never start one themselves.
   PAU_MODELS_FILE: z.string().trim().min(1).default(path.join(PROJECT_ROOT, 'pau.models.json')),
   PAU_MODELS: optionalString,
   PAU_MOCK_LLM_URL: optionalString.pipe(z.url().optional()),
+  PAU_MOCK_LLM_PORT: port.default(8399),
   // The judge (and code-writer) model for benchmark runs; see scripts/client/judgeChoice.ts.
   PAU_JUDGE_MODEL: optionalString,
 
@@ -101,6 +109,18 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     );
   }
   return result.data;
+}
+
+/** `PAU_CACHE_DIR`, else `${XDG_CACHE_HOME:-$HOME/.cache}/pau`: shared by all checkouts of the machine. */
+export function cacheDir(e: Env = env(), source: NodeJS.ProcessEnv = process.env): string {
+  if (e.PAU_CACHE_DIR) return path.resolve(e.PAU_CACHE_DIR);
+  const xdg = source.XDG_CACHE_HOME?.trim();
+  return path.join(xdg ? xdg : path.join(source.HOME?.trim() || os.homedir(), '.cache'), 'pau');
+}
+
+/** Where local model files live: `PAU_MODELS_DIR`, else `<cacheDir>/models`. */
+export function modelsDir(e: Env = env()): string {
+  return e.PAU_MODELS_DIR ? path.resolve(e.PAU_MODELS_DIR) : path.join(cacheDir(e), 'models');
 }
 
 /** A bad value as an error message may show it: a URL's password masked, a key not at all. */

@@ -2,8 +2,10 @@
 // Built-in entries + the optional models file (PAU_MODELS_FILE, default `pau.models.json`), zod-validated;
 // API keys come from the environment variable each entry names. Format and examples: docs/models.md.
 import fs from 'node:fs';
+import os from 'node:os';
 import { z } from 'zod';
 import { env } from './env';
+import { LOCAL_MODELS, LOCAL_PREFIX, type LocalModelCatalogueEntry } from '../domain/llm/localModels';
 
 /** Chat-completion parameters passed through to the endpoint (a subset is validated; others pass as-is). */
 export const modelParamsSchema = z
@@ -19,8 +21,11 @@ export type ModelParams = z.infer<typeof modelParamsSchema>;
 
 export const modelEntrySchema = z
   .object({
-    /** `openai`: any OpenAI-compatible endpoint. `mock`: the project's scripted model server (not a real LLM). */
-    provider: z.enum(['openai', 'mock']).default('openai'),
+    /**
+     * `openai`: any OpenAI-compatible endpoint. `mock`: the project's scripted model server (not a real LLM).
+     * `local`: a GGUF model served by a llama.cpp server this project starts on 127.0.0.1 (docs/models.md).
+     */
+    provider: z.enum(['openai', 'mock', 'local']).default('openai'),
     /** Endpoint base URL, e.g. https://api.openai.com/v1. Mock: optional (the in-process scripted server). */
     baseUrl: z.url().optional(),
     /** The model id the endpoint expects. Mock: the scripted policy (oracle, null, random, ...). */
@@ -39,10 +44,36 @@ export const modelEntrySchema = z
     timeoutMs: z.number().int().min(1000).default(120_000),
     /** Default request parameters; an episode's own params override them. */
     params: modelParamsSchema.default({ temperature: 0 }),
+    /**
+     * How the agent is asked to act: `native` sends the tools and reads `tool_calls` (JSON tool calls written
+     * in the message text are parsed too); `text` sends no tools and tells the model to write
+     * `CALL f(...)` / `DESCRIPTION: ...` lines (for endpoints without tool support).
+     */
+    toolProtocol: z.enum(['native', 'text']).default('native'),
+    /** Local only: a GGUF file of your own instead of a built-in model (`model` is then just its name). */
+    modelPath: z.string().min(1).optional(),
+    /** Local only: the expected sha256 of `modelPath` (checked once, then cheaply by size and mtime). */
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
+    /** Local only: loopback port, CPU threads, context per slot (tokens), parallel slots, LoRA adapters. */
+    port: z.number().int().min(1).max(65535).optional(),
+    threads: z.number().int().min(1).max(256).optional(),
+    ctxPerSlot: z.number().int().min(256).optional(),
+    parallel: z.number().int().min(1).max(64).optional(),
+    loraAdapters: z.array(z.string().min(1)).optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
     if (m.provider === 'openai' && !m.baseUrl) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'required for provider "openai"' });
+    if (m.provider === 'local' && !m.modelPath && !LOCAL_MODELS.some((c) => c.short === m.model)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['model'],
+        message: `provider "local" needs a built-in model (${LOCAL_MODELS.map((c) => c.short).join(', ')}) or a modelPath`,
+      });
+    }
   });
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export interface ModelSpec extends ModelEntry {
@@ -53,7 +84,7 @@ export const modelsFileSchema = z
   .object({
     /** Models benchmarked by `npm start` when PAU_MODELS is unset. */
     default: z.array(z.string()).optional(),
-    models: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, . _ : - only'), modelEntrySchema).default({}),
+    models: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits, . _ : / - only'), modelEntrySchema).default({}),
   })
   .strict();
 export type ModelsFile = z.infer<typeof modelsFileSchema>;
@@ -67,6 +98,26 @@ function mockEntry(policy: MockPolicy): ModelEntry {
   return modelEntrySchema.parse({ provider: 'mock', model: policy, maxConcurrency: 64, timeoutMs: 30_000, params: { temperature: 0 } });
 }
 
+/** CPU threads a local server uses by default: half the cores, so an agent and a judge server fit side by side. */
+export function defaultLocalThreads(): number {
+  return Math.max(1, Math.floor(os.availableParallelism() / 2));
+}
+
+/** The built-in entry `local/<short>` of a catalogue model; its port is PAU_MODEL_PORT_BASE + its index. */
+export function builtinLocalEntry(c: LocalModelCatalogueEntry, index: number): ModelEntry {
+  return modelEntrySchema.parse({
+    provider: 'local',
+    model: c.short,
+    port: env().PAU_MODEL_PORT_BASE + index,
+    threads: defaultLocalThreads(),
+    ctxPerSlot: c.serve.ctxPerSlot,
+    parallel: c.serve.parallel,
+    maxConcurrency: c.serve.parallel,
+    timeoutMs: 600_000,
+    params: { temperature: 0, max_tokens: 384 },
+  });
+}
+
 export class ModelConfigError extends Error {
   override name = 'ModelConfigError';
 }
@@ -76,6 +127,8 @@ export class ModelRegistry {
     private readonly entries: Map<string, ModelEntry>,
     /** The models file's `default`, if any. */
     readonly defaults: string[] = [],
+    /** Names the models file defines (built-in entries are not "configured"). */
+    private readonly fromFile: Set<string> = new Set(),
   ) {}
 
   /** A named model. `mock-<policy>` always resolves to the scripted server with that policy. */
@@ -101,9 +154,9 @@ export class ModelRegistry {
     return [...this.entries.keys()];
   }
 
-  /** Real (non-mock) models the user configured. */
+  /** Real (non-mock) models the user configured in the models file. */
   configured(): string[] {
-    return this.names().filter((n) => this.entries.get(n)?.provider !== 'mock');
+    return this.names().filter((n) => this.fromFile.has(n) && this.entries.get(n)?.provider !== 'mock');
   }
 }
 
@@ -111,8 +164,25 @@ export class ModelRegistry {
 export function buildRegistry(file: ModelsFile = { models: {} }): ModelRegistry {
   const entries = new Map<string, ModelEntry>();
   for (const p of ['oracle', 'null', 'random'] as const) entries.set(`${MOCK_PREFIX}${p}`, mockEntry(p));
-  for (const [name, entry] of Object.entries(file.models)) entries.set(name, entry);
-  return new ModelRegistry(entries, file.default ?? []);
+  for (const [i, c] of LOCAL_MODELS.entries()) entries.set(`${LOCAL_PREFIX}${c.short}`, builtinLocalEntry(c, i));
+  for (const [name, entry] of Object.entries(file.models)) {
+    // A models-file entry replaces a built-in one of the same name; the local server settings it leaves
+    // out (port, threads, context, slots) come from the built-in entry.
+    const builtin = entries.get(name);
+    const merged: ModelEntry =
+      builtin?.provider === 'local' && entry.provider === 'local'
+        ? {
+            ...entry,
+            port: entry.port ?? builtin.port,
+            threads: entry.threads ?? builtin.threads,
+            ctxPerSlot: entry.ctxPerSlot ?? builtin.ctxPerSlot,
+            parallel: entry.parallel ?? builtin.parallel,
+          }
+        : entry;
+    if (merged.provider === 'local' && merged.port === undefined) throw new ModelConfigError(`model ${name}: a provider "local" entry needs a "port"`);
+    entries.set(name, merged);
+  }
+  return new ModelRegistry(entries, file.default ?? [], new Set(Object.keys(file.models)));
 }
 
 /** Reads and validates a models file; a missing file is an empty one. */
@@ -146,17 +216,25 @@ export function apiKeyFor(spec: ModelSpec, source: NodeJS.ProcessEnv = process.e
   return key;
 }
 
-/** The models `npm start` benchmarks: PAU_MODELS, else the file's default, else every configured model. */
-export function startModels(registry: ModelRegistry = models()): { names: string[]; scripted: boolean } {
+/** The local model `npm start` benchmarks when nothing is configured (beside the scripted anchors). */
+export const DEFAULT_START_LOCAL_MODEL = `${LOCAL_PREFIX}qwen2.5-coder-0.5b`;
+export const CALIBRATION_ANCHORS = ['mock-oracle', 'mock-random'] as const;
+
+/**
+ * The models `npm start` benchmarks: PAU_MODELS, else the file's default, else every configured model,
+ * else (nothing configured) the built-in local 0.5B model beside the scripted anchors `mock-oracle` and
+ * `mock-random` (`fallback`).
+ */
+export function startModels(registry: ModelRegistry = models()): { names: string[]; scripted: boolean; fallback: boolean } {
   const fromEnv =
     env()
       .PAU_MODELS?.split(',')
       .map((s) => s.trim())
       .filter(Boolean) ?? [];
   const names = fromEnv.length > 0 ? fromEnv : registry.defaults.length > 0 ? registry.defaults : registry.configured();
-  if (names.length === 0) return { names: ['mock-oracle', 'mock-random'], scripted: true };
+  if (names.length === 0) return { names: [DEFAULT_START_LOCAL_MODEL, ...CALIBRATION_ANCHORS], scripted: false, fallback: true };
   for (const n of names) registry.get(n);
-  return { names, scripted: names.every((n) => registry.get(n).provider === 'mock') };
+  return { names, scripted: names.every((n) => registry.get(n).provider === 'mock'), fallback: false };
 }
 
 /** USD for a call's tokens. */

@@ -16,6 +16,15 @@ export function localDatabaseUrl(port: number, password: string, database = 'pau
   return `postgres://pau:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
+/**
+ * The scripted mock model server (not an LLM): PAU_MOCK_LLM_URL when set (a running `pau mock-llm`, or the
+ * test setup's); else the local stack's, which `stack up` starts on 127.0.0.1:PAU_MOCK_LLM_PORT.
+ */
+export function mockLlmUrl(): string {
+  const e = env();
+  return e.PAU_MOCK_LLM_URL ?? `http://127.0.0.1:${e.PAU_MOCK_LLM_PORT}/v1`;
+}
+
 export function temporalAddress(): string {
   const e = env();
   return e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.PAU_TEMPORAL_PORT}`;

@@ -1,24 +1,28 @@
-"""A pre-forked call child. It is forked from the executor before its job exists and, while idle,
-gets completely ready: fds isolated, process group and parent-death signal set, random reseeded, the
-batch's rlimits applied, parser/encoder pages warmed, the seccomp filter installed. Then it blocks on
-its job pipe and runs ONE job:
+"""A pre-forked call child ("spare"). It is forked from the executor (the template) before its job
+exists. Everything that does not depend on the job was done once in the executor and is inherited:
+modules imported, sys.stdout/stderr/stdin objects made, signal dispositions, working directory,
+no-new-privs, not dumpable, the seccomp program assembled; the executor also sets this process's group
+and rlimits from outside. What is left here is per process and cheap: die with the executor, put the
+pipes in place and close everything else, install the filter with this pid, say "ready" (one byte on
+the result pipe), warm the parser/encoder pages while no job is waiting. Then it reads ONE job:
   - "call": compile the method, parse the arguments, run, write one JSON result;
   - "analyze": coverage.py's static analysis of the source (+ the determinism scan), summarised over the
     arcs the batch's calls executed.
 Then it closes its pipes and exits. Everything the untrusted code changed (sys.modules, builtins,
-imported modules, globals, the heap) dies with it; the next call is a new fork of the clean executor.
+imported modules, globals, the heap) dies with it; the next call is a new fork of the clean executor,
+whose memory never held another call's source, arguments or results (it splices them between pipes).
 Untrusted text (source, arguments) is only ever parsed or run here, never in the executor.
 """
 import json
 import os
-import random
+import select
 import signal
+import struct
 import sys
 import time
 
 import audit
 import limits as limits_mod
-import seccomp
 from args import BadArguments, parse_call
 from encoding import encode
 
@@ -26,6 +30,9 @@ MODULE_NAME = '__pau_method__'
 MAX_MESSAGE = 2000
 JOB_FD = 4  # the job pipe's read end, after isolate_fds
 PR_SET_PDEATHSIG = 1
+READY = b'R'  # first byte on the result pipe: configured, filter installed, waiting for the job
+JOB_LENGTH = struct.Struct('<I')  # the job on its pipe: u32 length, then that many bytes of JSON
+SETUP_FAILED = 71  # exit status of a child that could not configure itself (it never reads a job)
 
 
 def _error(type_, message):
@@ -38,14 +45,8 @@ def _write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
-def _finish(result, result_limit):
-    """Serialise under the result-size limit, close the pipes (the executor reads EOF now, not after
-    the slow address-space teardown), exit."""
-    sys.settrace(None)
-    try:
-        sys.stdout.flush()
-    except BaseException:
-        pass
+def _encode_result(result, result_limit):
+    """The result as JSON bytes, or a ResultLimit error when that is over the limit."""
     try:
         data = json.dumps(result, ensure_ascii=False, separators=(',', ':')).encode('utf-8', 'surrogatepass')
         if len(data) > result_limit:
@@ -56,6 +57,18 @@ def _finish(result, result_limit):
         data = b'{"ok":false,"error":{"type":"MemoryLimit","message":"out of memory while encoding the result"}}'
     except BaseException as e:
         data = json.dumps(_error('SandboxError', f'cannot serialise the result: {type(e).__name__}')).encode()
+    return data
+
+
+def _finish(result, result_limit):
+    """Serialise under the result-size limit, close the pipes (the executor reads EOF now, not after
+    the slow address-space teardown), exit."""
+    sys.settrace(None)
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        pass
+    data = _encode_result(result, result_limit)
     try:
         _write_all(limits_mod.RESULT_FD, data)
         os.close(limits_mod.RESULT_FD)
@@ -64,74 +77,93 @@ def _finish(result, result_limit):
         os._exit(0)
 
 
-def prepare(fds, libc):
-    """Job-independent set-up, done while idle."""
-    os.setpgid(0, 0)  # own process group: the executor kills the group, whatever it holds
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the executor, never linger
-    limits_mod.isolate_fds(fds['stdout'], fds['result'], fds['devnull'], fds['job'], JOB_FD)
-    sys.stdout = open(1, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
-    sys.stderr = open(2, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
-    sys.stdin = open(0, 'r', encoding='utf-8', closefd=False)
-    random.seed()  # a fresh process is seeded from the OS; forks would otherwise share one state
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+# A job like the smallest real one, run through the same code as a real call while the spare waits.
+_WARM_JOB = b'{"kind":"call","source":"def f(x):\\n    return x + 1\\n","entry":"f","coverage":false,' \
+            b'"audit":false,"limits":{"recursionLimit":1000,"resultBytes":1000000},"call":["1"]}'
 
 
 def _warm_up():
-    """Touch the parser, compiler and encoder once while idle: the copy-on-write page faults this costs
-    (~0.3 ms on a VM) are then paid before the job arrives instead of on the call's clock."""
+    """Run a trusted dummy call through the job reader, compiler, argument parser, encoder and result
+    serialiser while no job is waiting: the copy-on-write page faults a first call takes in a fresh
+    fork (a few hundred, most of the child's cost) are then paid before the job arrives instead of on
+    its clock. It touches what a real call touches and little else; skipped when a job is waiting."""
+    if _job_waiting():
+        return
     try:
-        compile('def _w(x):\n    return [x, (x,), {x: 1.5}]\n', '<warm-up>', 'exec', dont_inherit=True)
-        parse_call(['1', "'a'", '[1.5, (2, None)]', 'k={1: b"x"}'])
-        parse_call("[3, 1, 2], key='a'")
-        json.dumps(encode({(1, 2): [1.5, 'x', None, {3}]}))
-        json.loads(b'{"kind": "call", "call": ["1"], "limits": {}}')
+        job = json.loads(_WARM_JOB)
+        lim = limits_mod.Limits.from_json(job['limits'])
+        _encode_result(call_result(job, lim), lim.result_bytes)
     except BaseException:
         pass
 
 
+def prime(rounds=64):
+    """Run a dummy call, a traced dummy call and the coverage analysis in the (trusted) executor itself,
+    before it forks anything. CPython 3.11 quickens and specialises bytecode in place as it runs, so
+    code that first runs in a fresh fork redoes that work in every child and rewrites (copies) the
+    whole bytecode of every function it runs; coverage.py's parser is big. Run here often enough to be
+    specialised (> 53 runs), every child starts with it done: a single-call coverage batch costs about
+    a third less CPU."""
+    job = json.loads(_WARM_JOB)
+    lim = limits_mod.Limits.from_json(job['limits'])
+    traced = dict(job, coverage=True)
+    for _ in range(rounds):
+        _encode_result(call_result(job, lim), lim.result_bytes)
+        arcs = call_result(traced, lim).get('arcs', [])
+        _encode_result(analysis_result({'source': job['source'], 'coverage': True, 'audit': True, 'arcs': arcs}), 1 << 26)
+
+
 def _job_waiting():
-    import select
     try:
         return bool(select.select([JOB_FD], [], [], 0)[0])
     except (OSError, ValueError):
         return False
 
 
-def read_job():
-    """The whole job (the executor closes its end after writing); None when closed without one."""
-    chunks = []
-    while True:
-        b = os.read(JOB_FD, 1 << 20)
+def _read_exact(n):
+    chunks, left = [], n
+    while left:
+        b = os.read(JOB_FD, min(left, 1 << 20))
         if not b:
-            break
+            return None
         chunks.append(b)
-    os.close(JOB_FD)
-    return json.loads(b''.join(chunks)) if chunks else None
+        left -= len(b)
+    return b''.join(chunks)
 
 
-def main(fds, opts, libc, limits_json):
-    """Child entry point after fork; never returns. Everything but the job itself is done before the
-    job arrives: the limits are fixed when the child is forked (the executor forks a new one when a
-    batch asks for other limits), so rlimits and the syscall filter go in while the child is idle."""
+def read_job():
+    """The job (u32 length + JSON); None when the pipe closes without one (executor gone or spare
+    discarded)."""
+    head = _read_exact(JOB_LENGTH.size)
+    if head is None:
+        return None
+    body = _read_exact(JOB_LENGTH.unpack(head)[0])
+    return None if body is None else json.loads(body)
+
+
+def main(fds, executor_pid, libc, prepared_filter):
+    """Child entry point after fork; never returns."""
     try:
-        prepare(fds, libc)
-        lim = limits_mod.Limits.from_json(limits_json)
-        limits_mod.apply_call_limits(lim)
-        if opts['scratch']:
-            os.chdir(opts['scratch'])
-        if not _job_waiting():
-            _warm_up()  # only worth it while idle: with a job already waiting it is pure delay
-        if opts['seccomp']:
-            seccomp.install(allow_fs_writes=opts['fs_writes'])
-    except BaseException as e:  # never run untrusted code in a half-configured sandbox
-        _finish(_error('SandboxError', f'sandbox setup failed: {type(e).__name__}: {e}'), 1 << 20)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the executor, never linger
+        if os.getppid() != executor_pid:  # it died before the line above took effect
+            os._exit(SETUP_FAILED)
+        limits_mod.isolate_fds(fds['stdout'], fds['result'], fds['devnull'], fds['job'], JOB_FD)
+        if prepared_filter is not None:
+            prepared_filter.install(os.getpid())
+        os.write(limits_mod.RESULT_FD, READY)
+    except BaseException:  # never run untrusted code in a half-configured sandbox
+        os._exit(SETUP_FAILED)
+    _warm_up()
     try:
         job = read_job()
     except MemoryError:
-        _finish(_error('MemoryLimit', 'the job does not fit in the memory limit'), lim.result_bytes)
-    if job is None:  # the executor is shutting down, or discarded this spare
+        _finish(_error('MemoryLimit', 'the job does not fit in the memory limit'), 1 << 20)
+    except ValueError:
+        _finish(_error('SandboxError', 'unreadable job'), 1 << 20)
+    if not isinstance(job, dict):  # the executor is shutting down, or discarded this spare
         os._exit(0)
+    lim = limits_mod.Limits.from_json(job.get('limits'))
+    sys.setrecursionlimit(lim.recursion_limit)
     if job.get('kind') == 'analyze':
         analyze(job, lim)
     run_call(job, lim)
@@ -149,18 +181,22 @@ def _compile(job):
 
 
 def run_call(job, lim):
+    _finish(call_result(job, lim), lim.result_bytes)
+
+
+def call_result(job, lim):
+    """Compile, parse the arguments, run; the result record (never raises for what the code does)."""
     code, source_error = _compile(job)
     if source_error:
-        r = {'ok': False, 'error': source_error, 'ms': 0, 'sourceError': True}
-        _finish(r, lim.result_bytes)
+        return {'ok': False, 'error': source_error, 'ms': 0, 'sourceError': True}
     try:
         args, kwargs = parse_call(job['call'])
     except BadArguments as e:
-        _finish(_error('BadArguments', e), lim.result_bytes)
+        return _error('BadArguments', e)
     except MemoryError:
-        _finish(_error('MemoryLimit', 'out of memory while parsing the arguments'), lim.result_bytes)
+        return _error('MemoryLimit', 'out of memory while parsing the arguments')
     except RecursionError:
-        _finish(_error('BadArguments', 'arguments nested too deeply'), lim.result_bytes)
+        return _error('BadArguments', 'arguments nested too deeply')
 
     recorder = audit.EventRecorder() if job.get('audit') else None
     tracer = None
@@ -202,7 +238,7 @@ def run_call(job, lim):
         result['arcs'] = [list(a) for a in tracer.arcs()]
     if recorder:
         result['events'] = recorder.events + state_events
-    _finish(result, lim.result_bytes)
+    return result
 
 
 def _exception_result(e):
@@ -231,6 +267,10 @@ def _value_result(value, lim):
 
 
 def analyze(job, lim):
+    _finish(analysis_result(job), 1 << 26)
+
+
+def analysis_result(job):
     """Static coverage analysis + summary over the executed arcs; determinism scan when asked."""
     out = {'ok': True}
     try:
@@ -242,5 +282,5 @@ def analyze(job, lim):
         out['coverageError'] = f'{type(e).__name__}: {e}'[:500]
     if job.get('audit'):
         out['staticFlags'] = audit.static_scan(job['source'])
-    _finish(out, 1 << 26)
+    return out
 

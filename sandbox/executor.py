@@ -1,93 +1,169 @@
-"""PAU sandbox executor: a pre-forking fork server for running untrusted Python methods.
+"""PAU sandbox executor: the template process from which every call gets a fresh, pre-configured child.
 
-Protocol: one JSON object per line on stdin, JSON lines on stdout (stderr carries diagnostics only).
-  -> {"op": "run", "id": "r1", "source": "...", "entry": "f", "calls": [["1", "2"], "3, k='a'"],
-      "coverage": true, "audit": false,
-      "limits": {"timeoutMs": 2000, "memoryMb": 512, "stdoutBytes": 65536, "recursionLimit": 1000,
-                 "resultBytes": 1000000}}
-  <- {"id": "r1", "type": "call", "index": 0, "result": {...}[, "events": [...]]}   (one per call, in order)
-  <- {"id": "r1", "type": "done", "coverage": {...} | null, "sourceError": null | {...}
-      [, "coverageError": "..."][, "staticFlags": [...]]}
-  -> {"op": "ping", "id": "p"}   <- {"id": "p", "type": "pong"}
-  At start: <- {"type": "ready", "pid": n, "python": "3.11.7", "seccomp": {"ok": bool, "detail": "..."}}
+Wire protocol with the client (activities/sandbox/wire.ts), binary, little-endian:
+  client -> executor: a 32-byte header <8I: op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes,
+    resultBytes; then `length` payload bytes.
+      op 1 JOB   the payload is one child's job (JSON: see child.py); opaque here. Limits as in the header.
+      op 3 EXIT  the executor stops its children and exits.
+  executor -> client: a 12-byte header <3I: kind, seq, length; then `length` bytes.
+      1 READY   JSON {pid, python, seccomp: {ok, detail}}, once at start
+      2 STDOUT  raw bytes of the call's stdout, in order, at most stdoutBytes in all
+      3 RESULT  raw bytes of the child's result JSON, in order (the client parses and validates it)
+      4 END     JSON made here: {status: ok|Timeout|OutputLimit|ResultLimit|NoResult|Lost, ms
+                [, signal][, exit]}; last frame of a job
+      6 ERROR   JSON {message}: the request stream is unreadable; the executor exits after it
+  Jobs are served one at a time, in order; the client may queue several.
 
-Why pre-forking: on this kind of VM a fork of a 26 MB Python costs ~0.3 ms, the child's first steps
-(copy-on-write faults, seccomp filter attach) ~0.5 ms and its exit another ~0.4 ms. The executor
-therefore always keeps one child forked, configured and waiting on its job pipe ("spare"); a call is
-handed to the spare, and the next spare is forked as soon as the result is in. Fork, set-up and
-teardown stay off the call's critical path.
+The template: this process imports everything once and does every job-independent part of a child's
+set-up once (stdio objects, signal dispositions, working directory, no-new-privs, not dumpable, the
+seccomp program assembled into a buffer), so a forked child inherits it for free. It keeps `--spares`
+children forked and configured (rlimits set on them from here with prlimit; the child installs the filter
+and says "ready"); a job goes to the oldest ready spare and a replacement is forked while the call runs.
 
-This process is trusted: it never parses or runs the untrusted source or arguments (children do), it
-only moves bytes, enforces deadlines and output caps with SIGKILL, reaps, and wipes the scratch dir.
+This process is trusted and stays clean: it never parses or runs untrusted text, and it never holds a
+call's data at all. Jobs, stdout and results move between pipes with splice(2) inside the kernel, so no
+later fork of this process can carry one call's source, arguments or results into another. It only reads
+headers, enforces deadlines and output caps with SIGKILL, reaps, and empties the scratch dir.
 Options: --seccomp (filter each child), --fs-writes (the file system outside the scratch dir is
 read-only by other means, i.e. bubblewrap), --scratch DIR (the call's working directory, emptied after
-every call when writable).
+every call when writable), --scratch-tmpfs (it is a tmpfs: emptiness is checked with one stat),
+--spares N (children kept ready).
 """
-import argparse
+import collections
 import ctypes
+import fcntl
 import gc
 import json
 import os
+import resource
 import select
-import shutil
 import signal
+import struct
 import sys
+import termios
 import time
+import types
 
 sys.dont_write_bytecode = True
 
+
+def _import_coverage_parts():
+    """Import only the parts of coverage.py a call needs (its C tracer, its parser), without running
+    coverage/__init__.py: that pulls in the whole tool (sqlite3, reporting, ...), which tripled this
+    process's private memory and with it the cost of every fork. A method that imports `coverage` gets
+    this partial package."""
+    import importlib.util
+    spec = importlib.util.find_spec('coverage')
+    if spec is None or 'coverage' in sys.modules:
+        return
+    pkg = types.ModuleType('coverage')
+    pkg.__path__ = list(spec.submodule_search_locations or [])
+    pkg.__spec__ = spec
+    pkg.__file__ = spec.origin
+    sys.modules['coverage'] = pkg
+
+
+_import_coverage_parts()
+
 # Imported once here, so every child starts with them loaded (a fork shares them for free). PRELOAD is
-# the stdlib that benchmark methods import most; anything else is imported by the call itself.
+# the stdlib that the datasets' methods import (HumanEval, MBPP, CRUXEval, CodeAlpaca: re, math,
+# collections, random, typing, heapq, itertools, string, ... in that order); anything else is imported
+# by the call itself. Every module here makes every fork dearer (more pages and mappings to copy).
 import audit  # noqa: E402,F401
 import child  # noqa: E402
 import covtrace  # noqa: E402,F401
 import encoding  # noqa: E402,F401
+import limits as limits_mod  # noqa: E402
 import seccomp  # noqa: E402
 
-PRELOAD = ('typing', 're', 'collections', 'collections.abc', 'itertools', 'functools', 'heapq', 'bisect',
-           'string', 'operator', 'fractions', 'decimal', 'statistics', 'hashlib', 'copy', 'random', 'math',
-           'cmath', 'array', 'dataclasses', 'enum', 'textwrap', 'unicodedata', 'numbers', 'datetime', 'time',
-           'base64', 'struct', 'binascii', 'difflib')
+PRELOAD = ('typing', 're', 'collections', 'collections.abc', 'itertools', 'functools', 'heapq', 'string',
+           'operator', 'copy', 'random', 'math', 'time', 'json')
 for _name in PRELOAD:
     try:
         __import__(_name)
     except ImportError:
         pass
 
-READ_CHUNK = 65536
-MAX_ARC_LINE = 10**7
-PR_SET_CHILD_SUBREAPER = 36
+REQUEST = struct.Struct('<8I')
+OP_JOB, OP_EXIT = 1, 3
+FRAME = struct.Struct('<3I')
+F_READY, F_STDOUT, F_RESULT, F_END, F_ERROR = 1, 2, 3, 4, 6
+RESULT_SLACK = 65536  # the child caps its own result; more than cap + slack is a forged write
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
+_FIONREAD_BUF = bytearray(4)
 
 
-def send(msg):
-    data = (json.dumps(msg, ensure_ascii=False, separators=(',', ':')) + '\n').encode('utf-8', 'surrogatepass')
+def _pending(fd):
+    """Bytes waiting in a pipe (0 at end of file)."""
+    fcntl.ioctl(fd, termios.FIONREAD, _FIONREAD_BUF, True)
+    return int.from_bytes(_FIONREAD_BUF, 'little')
+
+
+def _read_exact(fd, n):
+    chunks, left = [], n
+    while left:
+        b = os.read(fd, left)
+        if not b:
+            return None
+        chunks.append(b)
+        left -= len(b)
+    return b''.join(chunks)
+
+
+def _splice_exact(src, dst, n):
+    """Move n bytes from src to dst inside the kernel; raises EOFError if src ends first."""
+    while n:
+        moved = os.splice(src, dst, n)
+        if moved == 0:
+            raise EOFError
+        n -= moved
+
+
+def send(kind, seq, payload=b''):
+    data = FRAME.pack(kind, seq, len(payload)) + payload
     view = memoryview(data)
     while view:
         view = view[os.write(1, view):]
 
 
-def _error(type_, message, ms=0.0, stdout=''):
-    return {'ok': False, 'error': {'type': type_, 'message': message}, 'stdout': stdout, 'ms': ms}
+def send_json(kind, seq, obj):
+    send(kind, seq, json.dumps(obj, separators=(',', ':')).encode())
+
+
+def send_end(seq, status, ms, detail=''):
+    """The END record (built by hand: the json encoder would be one more thing each cycle touches)."""
+    send(F_END, seq, f'{{"status":"{status}","ms":{ms:.3f}{detail}}}'.encode())
 
 
 class Spare:
-    """A forked child waiting for its job, and the parent's ends of its three pipes."""
+    """A forked child waiting for its job, and the executor's ends of its three pipes."""
+    __slots__ = ('pid', 'job_w', 'out_r', 'res_r', 'limits', 'ready')
 
-    def __init__(self, pid, job_w, out_r, res_r, limits_key):
+    def __init__(self, pid, job_w, out_r, res_r):
         self.pid, self.job_w, self.out_r, self.res_r = pid, job_w, out_r, res_r
-        self.limits_key = limits_key  # the limits it applied before waiting (it cannot change them)
+        self.limits = None  # (memory_mb, cpu_seconds) set on it with prlimit
+        self.ready = False  # its READY byte has been read
 
 
-class Server:
-    def __init__(self, opts, libc):
+class Executor:
+    def __init__(self, opts, libc, prepared_filter):
         self.opts = opts
         self.libc = libc
+        self.filter = prepared_filter
+        self.pid = os.getpid()
         self.devnull = os.open(os.devnull, os.O_RDWR)
-        self.spare = None
-        self.dying = set()  # pids signalled or finished but not reaped yet
+        self.want = opts['spares']
+        self.spares = collections.deque()
+        self.limits = None  # what new spares get: the last job's (memory_mb, cpu_seconds)
+        self.dying = set()  # pids signalled but not reaped yet
+        # Whether requests have been arriving back to back (one was already waiting when the previous
+        # job was done). Decides when the replacement spare is forked: see run_job.
+        self.back_to_back = False
+        self.ceilings = {res: resource.getrlimit(res)[1] for res, _ in limits_mod.rlimits(1, 1)}
+        self.clean_scratch = self._scratch_state() if opts['scratch_tmpfs'] else None
 
-    # --- children -------------------------------------------------------------------------------------
-    def fork_spare(self, limits_json):
+    # --- spares ---------------------------------------------------------------------------------------
+    def fork_spare(self):
         job_r, job_w = os.pipe()
         out_r, out_w = os.pipe()
         res_r, res_w = os.pipe()
@@ -95,32 +171,66 @@ class Server:
         if pid == 0:
             try:
                 child.main({'stdout': out_w, 'result': res_w, 'devnull': self.devnull, 'job': job_r},
-                           self.opts, self.libc, limits_json)
+                           self.pid, self.libc, self.filter)
             finally:
-                os._exit(70)
+                os._exit(child.SETUP_FAILED)
         for fd in (job_r, out_w, res_w):
             os.close(fd)
-        self.spare = Spare(pid, job_w, out_r, res_r, _limits_key(limits_json))
+        try:
+            os.setpgid(pid, pid)  # its own group, so a kill reaches all it is; set here, before any job
+        except OSError:
+            pass  # it died already: found out before it gets a job
+        sp = Spare(pid, job_w, out_r, res_r)
+        if self.limits is not None and not self._limit(sp, self.limits):
+            self.discard(sp)
+            return None
+        return sp
 
-    def take_spare(self, job_bytes, limits_json):
-        """Hand a job to the waiting child (forking one with the right limits if needed); retry once on
-        a dead spare."""
-        for _attempt in range(2):
-            if self.spare is not None and self.spare.limits_key != _limits_key(limits_json):
-                self.discard(self.spare)
-                self.spare = None
-            if self.spare is None:
-                self.fork_spare(limits_json)
-            sp, self.spare = self.spare, None
-            try:
-                view = memoryview(job_bytes)
-                while view:
-                    view = view[os.write(sp.job_w, view):]
-                os.close(sp.job_w)
+    def top_up(self):
+        """Fork one spare if fewer than wanted are waiting; True if one was added."""
+        if len(self.spares) >= self.want:
+            return False
+        sp = self.fork_spare()
+        if sp is None:
+            return False
+        self.spares.append(sp)
+        return True
+
+    def _limit(self, sp, lim):
+        """Set a waiting spare's rlimits; False if that is impossible (raising a hard limit)."""
+        try:
+            limits_mod.apply_rlimits(sp.pid, limits_mod.rlimits(*lim), self.ceilings)
+        except OSError:
+            return False
+        sp.limits = lim
+        return True
+
+    def _usable(self, sp):
+        """A spare may take a job only while it is exactly as forked: alive, silent on stdout, and on the
+        result pipe nothing but its READY byte. Anything else (killed from outside, set-up failed,
+        tampered with) discards it; every spare takes at most one job."""
+        r, _, _ = select.select([sp.res_r, sp.out_r], [], [], 0)
+        if sp.out_r in r:
+            return False
+        if sp.res_r in r:
+            if sp.ready or os.read(sp.res_r, 1) != child.READY:
+                return False
+            sp.ready = True
+            if select.select([sp.res_r], [], [], 0)[0]:
+                return False
+        return True
+
+    def take_spare(self, lim):
+        while self.spares:
+            sp = self.spares.popleft()
+            if self._usable(sp) and (sp.limits == lim or self._limit(sp, lim)):
                 return sp
-            except OSError:  # it died while waiting (killed from outside): discard, fork again
-                self.discard(sp)
-        raise RuntimeError('cannot start a call child')
+            self.discard(sp)
+        for _attempt in range(3):  # none usable: fork one on the call's clock (self.limits == lim)
+            sp = self.fork_spare()
+            if sp is not None:
+                return sp
+        return None
 
     def discard(self, sp):
         for fd in (sp.job_w, sp.out_r, sp.res_r):
@@ -131,9 +241,13 @@ class Server:
         self.kill(sp.pid)
 
     def kill(self, pid):
-        for k in (os.killpg, os.kill):
+        """SIGKILL the child's process group (all it is: it cannot leave it), or the child alone if its
+        group was never set up; reaped later."""
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
             try:
-                k(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         self.dying.add(pid)
@@ -146,7 +260,8 @@ class Server:
                 done = pid
             if done:
                 self.dying.discard(pid)
-        if block:  # anything else reparented to us (we are a subreaper)
+        if block and not self.opts['seccomp']:
+            # Without the filter a call may have started processes of its own (we are their subreaper).
             while True:
                 try:
                     if os.waitpid(-1, os.WNOHANG)[0] == 0:
@@ -155,179 +270,174 @@ class Server:
                     break
 
     # --- one job --------------------------------------------------------------------------------------
-    def run_job(self, job, timeout_ms, stdout_cap, result_cap):
-        """Run one job in the spare; returns (result dict, stdout str). Forks the next spare meanwhile."""
+    def run_job(self, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap):
         started = time.monotonic()
-        sp = self.take_spare(json.dumps(job, ensure_ascii=False).encode('utf-8', 'surrogatepass'), job['limits'])
-        # Fork the next spare now: its set-up then runs on another core while this call runs, instead of
-        # after it on the next call's clock (back-to-back calls in a batch never leave idle time).
-        self.fork_spare(job['limits'])
-        deadline = started + timeout_ms / 1000
-        out, out_len, res, res_len, killed = [], 0, [], 0, None
+        lim = (memory_mb, cpu_s)
+        self.limits = lim
+        sp = self.take_spare(lim)
+        if sp is None:
+            _splice_exact(0, self.devnull, length)
+            send_end(seq, 'NoResult', 0, f',"exit":{child.SETUP_FAILED}')
+            return
+        left = length
+        try:
+            os.write(sp.job_w, child.JOB_LENGTH.pack(length))
+            while left:
+                moved = os.splice(0, sp.job_w, left)
+                if moved == 0:
+                    raise EOFError('the request stream ended inside a job')
+                left -= moved
+        except BrokenPipeError:  # it died in the microseconds since it was checked: the job is lost
+            _splice_exact(0, self.devnull, left)
+            self.discard(sp)
+            self.reap(block=True)
+            send_end(seq, 'Lost', 0)
+            return
+        os.close(sp.job_w)
+        # A fork of this process costs ~0.5-1 ms on this kind of VM, so it is kept off the call's clock
+        # where possible: the replacement spare is forked after the reply, while the client digests it.
+        # Only when calls come back to back and no spare is left is it forked now, so that it overlaps
+        # this call (the child runs on the other core) instead of delaying the next one in full.
+        if not self.spares and self.back_to_back:
+            self.top_up()
+        send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
+        if len(self.spares) < self.want and not _readable(0):
+            self.top_up()  # meanwhile the child exits, so the reap below does not wait for it
+        # After the reply: wait until the child is really gone (a killed process can finish the syscall
+        # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
+        self.reap(block=True)
+        self.wipe_scratch()
+
+    def watch(self, sp, seq, started, deadline, stdout_cap, result_cap):
+        """Forward the child's stdout and result until both pipes close, the deadline passes or a cap
+        is exceeded; returns the END record as (status, ms, detail)."""
         poller = select.poll()
         poller.register(sp.out_r, select.POLLIN)
         poller.register(sp.res_r, select.POLLIN)
-        open_fds = {sp.out_r, sp.res_r}
+        open_fds, out_len, res_len, killed, need_ready = 2, 0, 0, None, not sp.ready
         while open_fds and not killed:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 killed = 'Timeout'
                 break
             for fd, _ev in poller.poll(max(1, int(remaining * 1000 + 0.999))):
-                data = os.read(fd, READ_CHUNK)
-                if not data:
+                n = _pending(fd)
+                if n == 0:  # end of file
                     poller.unregister(fd)
-                    open_fds.discard(fd)
-                elif fd == sp.out_r:
+                    open_fds -= 1
+                    continue
+                if fd == sp.res_r:
+                    if need_ready:  # set-up finished after the job was handed over
+                        if os.read(fd, 1) != child.READY:
+                            killed = 'Broken'
+                            break
+                        need_ready, n = False, n - 1
+                        if n == 0:
+                            continue
+                    res_len += n
+                    if res_len > result_cap + RESULT_SLACK:  # the child caps itself; this is forged
+                        killed = 'ResultLimit'
+                        break
+                    self.forward(F_RESULT, seq, fd, n)
+                else:
                     room = stdout_cap - out_len
                     if room > 0:
-                        out.append(data[:room])
-                    out_len += len(data)
+                        self.forward(F_STDOUT, seq, fd, min(n, room))
+                    out_len += n
                     if out_len > stdout_cap:
                         killed = 'OutputLimit'
                         break
-                else:
-                    res.append(data)
-                    res_len += len(data)
-                    if res_len > result_cap + READ_CHUNK:  # the child caps itself; this is a forged write
-                        killed = 'ResultLimit'
-                        break
-        ms = round((time.monotonic() - started) * 1000, 3)
+        ms = (time.monotonic() - started) * 1000
         # Kill the child's process group whatever happened: nothing it started may outlive the call.
         self.kill(sp.pid)
         os.close(sp.out_r)
         os.close(sp.res_r)
-        stdout = b''.join(out).decode('utf-8', 'replace')
-        if killed == 'Timeout':
-            return _error('Timeout', f'the call did not finish within {timeout_ms} ms', ms), stdout
-        if killed == 'OutputLimit':
-            return _error('OutputLimit', f'the call wrote more than {stdout_cap} bytes to stdout', ms), stdout
-        if killed == 'ResultLimit':
-            return _error('ResultLimit', f'the call wrote a result over {result_cap} bytes', ms), stdout
-        if not res:
-            return self._ended_without_result(sp.pid, timeout_ms, ms), stdout
-        try:
-            result = json.loads(b''.join(res))
-            if not isinstance(result, dict) or not isinstance(result.get('ok'), bool):
-                raise ValueError('not a result object')
-        except ValueError:
-            return _error('SandboxError', 'the call wrote an unreadable result', ms), stdout
-        if not isinstance(result.get('ms'), (int, float)):
-            result['ms'] = ms
-        return result, stdout
+        if killed == 'Broken':
+            return 'NoResult', ms, f',"exit":{child.SETUP_FAILED}'
+        if killed:
+            return killed, ms, ''
+        if res_len == 0:
+            return 'NoResult', ms, self._exit_detail(sp.pid)
+        return 'ok', ms, ''
 
-    def _ended_without_result(self, pid, timeout_ms, ms):
+    def forward(self, kind, seq, fd, n):
+        os.write(1, FRAME.pack(kind, seq, n))
+        _splice_exact(fd, 1, n)
+
+    def _exit_detail(self, pid):
+        """How a child that wrote no result ended (it was killed just now if it was still running)."""
         try:
             _, status = os.waitpid(pid, 0)
             self.dying.discard(pid)
         except ChildProcessError:
-            return _error('SandboxError', 'the call vanished without a result', ms)
+            return ''
         if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            if sig == signal.SIGXCPU:
-                return _error('Timeout', f'the call used more than its CPU time limit ({timeout_ms} ms)', ms)
-            if sig == signal.SIGSEGV:
-                return _error('SandboxError', 'the call crashed the interpreter (SIGSEGV, e.g. a C stack overflow)', ms)
-            if sig == signal.SIGSYS:
-                return _error('SandboxError', 'the call made a forbidden system call', ms)
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-            return _error('SandboxError', f'the call was killed by {name}', ms)
-        return _error('SandboxError', f'the call exited without a result (status {os.WEXITSTATUS(status)})', ms)
+            return f',"signal":{os.WTERMSIG(status)}'
+        return f',"exit":{os.WEXITSTATUS(status)}'
 
-    def wipe_scratch(self, last_pid):
-        """After a call, empty the scratch dir so no file outlives the call."""
+    # --- scratch dir ----------------------------------------------------------------------------------
+    def _scratch_state(self):
+        st = os.stat(self.opts['scratch'])
+        return (st.st_size, st.st_nlink)
+
+    def wipe_scratch(self):
+        """After a call, empty the scratch dir so no file outlives the call. On a tmpfs (bubblewrap) one
+        stat says whether anything is there (its size counts entries), and the names are read and
+        removed in a short-lived child, so they never enter this process's memory either. Elsewhere
+        (mode 'none': no isolation to keep) it is emptied here."""
         scratch = self.opts['scratch']
         if not (scratch and self.opts['fs_writes']):
             return
-        if not self.opts['seccomp']:
-            # Without the filter the call may have had threads or children still writing: wait them out.
-            self.reap(block=True)
-        try:
-            entries = list(os.scandir(scratch))
-        except OSError:
+        if self.clean_scratch is None:
+            _empty_dir(scratch)
             return
-        for e in entries:
+        if self._scratch_state() == self.clean_scratch:
+            return
+        pid = os.fork()
+        if pid == 0:
             try:
-                if e.is_dir(follow_symlinks=False):
-                    for root, dirs, _files in os.walk(e.path):
-                        for d in dirs:
+                _empty_dir(scratch)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        if self._scratch_state() != self.clean_scratch:
+            # Something the call left cannot be removed: no later call may see it, so this executor
+            # (and its tmpfs) goes; the client starts a fresh one.
+            os.write(2, b'pau-sandbox: the scratch dir cannot be emptied; exiting\n')
+            raise SystemExit(3)
+
+
+def _empty_dir(scratch):
+    import shutil  # here, not in the template: it pulls in bz2 and lzma
+    try:
+        entries = list(os.scandir(scratch))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.is_dir(follow_symlinks=False):
+                for root, dirs, _files in os.walk(e.path):
+                    for d in dirs:
+                        try:
                             os.chmod(os.path.join(root, d), 0o700)
-                    os.chmod(e.path, 0o700)
-                    shutil.rmtree(e.path, ignore_errors=True)
-                else:
-                    os.unlink(e.path)
-            except OSError as err:
-                sys.stderr.write(f'pau-sandbox: cannot remove {e.path}: {err}\n')
-
-    # --- one batch ------------------------------------------------------------------------------------
-    def serve_batch(self, req):
-        rid = req.get('id')
-        calls = req.get('calls')
-        if not isinstance(req.get('source'), str) or not isinstance(req.get('entry'), str) or not isinstance(calls, list):
-            send({'id': rid, 'type': 'done', 'error': {'type': 'SandboxBadRequest', 'message': 'source, entry and calls are required'}})
-            return
-        lim = req.get('limits') or {}
-        timeout_ms = int(lim.get('timeoutMs', 2000))
-        stdout_cap = int(lim.get('stdoutBytes', 65536))
-        result_cap = int(lim.get('resultBytes', 1_000_000))
-        want_cov, want_audit = bool(req.get('coverage')), bool(req.get('audit'))
-        base = {'kind': 'call', 'source': req['source'], 'entry': req['entry'], 'limits': lim,
-                'coverage': want_cov, 'audit': want_audit}
-        executed, source_error = set(), None
-        for i, spec in enumerate(calls):
-            if source_error:
-                result, stdout = _error(source_error['type'], source_error['message']), ''
+                        except OSError:
+                            pass
+                os.chmod(e.path, 0o700)
+                shutil.rmtree(e.path, ignore_errors=True)
             else:
-                result, stdout = self.run_job(dict(base, call=spec), timeout_ms, stdout_cap, result_cap)
-                self.wipe_scratch(None)
-                if result.pop('sourceError', False):
-                    source_error = result['error']
-            result['stdout'] = stdout
-            executed |= _valid_arcs(result.pop('arcs', None))
-            events = result.pop('events', None)
-            msg = {'id': rid, 'type': 'call', 'index': i, 'result': result}
-            if want_audit:
-                msg['events'] = [str(e)[:200] for e in events][:50] if isinstance(events, list) else []
-            send(msg)
-            self.reap()
-        done = {'id': rid, 'type': 'done', 'sourceError': source_error, 'coverage': None}
-        if (want_cov or want_audit) and not source_error:
-            # Same limits as the calls (so the waiting spare fits); only the deadline is longer.
-            job = {'kind': 'analyze', 'source': req['source'], 'coverage': want_cov, 'audit': want_audit,
-                   'arcs': sorted(executed), 'limits': lim}
-            res, _ = self.run_job(job, max(timeout_ms, 10_000), stdout_cap, 1 << 26)
-            done['coverage'] = res.get('coverage') if want_cov else None
-            if want_cov and not res.get('coverage'):
-                done['coverageError'] = res.get('coverageError') or f"analysis failed: {res.get('error')}"
-            if want_audit:
-                done['staticFlags'] = res.get('staticFlags', [])
-        elif want_audit:
-            done['staticFlags'] = ['unparsable']
-        self.reap(block=True)
-        send(done)
+                os.unlink(e.path)
+        except Exception as err:
+            os.write(2, f'pau-sandbox: cannot remove {e.path}: {err}\n'.encode(errors='replace'))
 
 
-def _limits_key(limits_json):
-    return json.dumps(limits_json or {}, sort_keys=True)
-
-
-def _valid_arcs(raw):
-    """Arcs come from the (untrusted) child: keep only pairs of small ints."""
-    out = set()
-    if isinstance(raw, list):
-        for a in raw:
-            if isinstance(a, list) and len(a) == 2 and all(type(x) is int and abs(x) < MAX_ARC_LINE for x in a):
-                out.add((a[0], a[1]))
-    return out
-
-
-def _self_test_seccomp(fs_writes):
-    """Fork a child that installs the filter and checks that fork, threads and sockets are refused."""
+def _self_test_seccomp(prepared):
+    """Fork a child that installs the prepared filter the way a spare does and checks that fork,
+    sockets, System V IPC and signals to other processes are refused while signals to itself are not."""
     pid = os.fork()
     if pid == 0:
         code = 3
         try:
-            seccomp.install(allow_fs_writes=fs_writes)
+            prepared.install(os.getpid())
             code = 0
             try:
                 if os.fork() == 0:
@@ -341,64 +451,121 @@ def _self_test_seccomp(fs_writes):
                 code = 1
             except PermissionError:
                 pass
+            try:
+                os.kill(os.getppid(), 0)
+                code = 1
+            except PermissionError:
+                pass
+            os.kill(os.getpid(), 0)
+            libc = seccomp.prepare()
+            if libc.syscall(seccomp.NR['msgget'], 0, 0o1600) != -1:
+                code = 1
         except BaseException:
-            code = 2
+            code = 2 if code == 3 else 1
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-    detail = {0: 'fork, threads and sockets refused', 1: 'installed, but fork or socket still allowed',
+    detail = {0: 'fork, threads, sockets, IPC and signals to others refused',
+              1: 'installed, but something that must be refused was allowed',
               2: 'the kernel refused the filter', 3: 'could not load'}.get(code, f'self-test died ({status})')
     return {'ok': code == 0, 'detail': detail}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--seccomp', action='store_true')
-    ap.add_argument('--fs-writes', action='store_true')
-    ap.add_argument('--scratch', default='')
-    a = ap.parse_args()
+def _become_template(a, libc):
+    """The job-independent part of every child's set-up, done once here and inherited by each fork."""
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a dead child's pipe must raise, not kill us
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # over-size writes fail with EFBIG, not a dead child
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # Not dumpable: no other process of this uid (a call's child among them) may open this process's or
+    # a spare's /proc/<pid>/mem, /fd or /environ. Without it a call could write into the executor (no
+    # filter) or into the spare that will run the next call. Inherited by every fork.
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    # Big ints must print (they are part of the value contract); the time limit bounds the cost.
+    sys.set_int_max_str_digits(0)
+    # The objects a call's print()/input() use; the child swaps the file descriptors under them. This
+    # process itself writes only with os.write, so their buffers stay empty.
+    sys.stdout = open(1, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
+    sys.stderr = open(2, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
+    sys.stdin = open(0, 'r', encoding='utf-8', closefd=False)
+    if a.scratch:
+        os.chdir(a.scratch)
+
+
+def _parse_args(argv):
+    """The command line (no argparse: it would sit in the template's memory for nothing)."""
+    a = types.SimpleNamespace(seccomp=False, fs_writes=False, scratch='', scratch_tmpfs=False, spares=1)
+    it = iter(argv)
+    for arg in it:
+        if arg in ('--seccomp', '--fs-writes', '--scratch-tmpfs'):
+            setattr(a, arg[2:].replace('-', '_'), True)
+        elif arg in ('--scratch', '--spares'):
+            value = next(it, None)
+            if value is None:
+                raise SystemExit(f'executor.py: {arg} needs a value')
+            setattr(a, arg[2:], int(value) if arg == '--spares' else value)
+        else:
+            raise SystemExit(f'executor.py: unknown argument {arg!r}')
+    return a
+
+
+def main():
+    a = _parse_args(sys.argv[1:])
+    libc = seccomp.prepare()
+    _become_template(a, libc)
     sec = {'ok': False, 'detail': 'not requested'}
+    prepared = None
     if a.seccomp:
-        seccomp.prepare()
-        sec = _self_test_seccomp(a.fs_writes) if seccomp.supported() else {'ok': False, 'detail': 'unsupported platform'}
-    opts = {'seccomp': a.seccomp and sec['ok'], 'fs_writes': a.fs_writes, 'scratch': a.scratch}
-    server = Server(opts, libc)
+        if seccomp.supported():
+            prepared = seccomp.Prepared(allow_fs_writes=a.fs_writes)
+            sec = _self_test_seccomp(prepared)
+        else:
+            sec = {'ok': False, 'detail': 'unsupported platform'}
+        if not sec['ok']:
+            prepared = None
+    opts = {'seccomp': prepared is not None, 'fs_writes': a.fs_writes, 'scratch': a.scratch,
+            'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(1, min(a.spares, 8))}
+    ex = Executor(opts, libc, prepared)
+    del a
+    child.prime()
     gc.collect()
     gc.freeze()  # keep the shared heap out of the collector, so children do not copy it page by page
-    server.fork_spare({})
-    send({'type': 'ready', 'pid': os.getpid(), 'python': sys.version.split()[0], 'seccomp': sec})
-    stdin = sys.stdin.buffer
+    while ex.top_up():
+        pass
+    send_json(F_READY, 0, {'pid': os.getpid(), 'python': sys.version.split()[0], 'seccomp': sec})
     try:
-        while True:
-            line = stdin.readline()
-            if not line:
-                return
-            if not line.strip():
-                continue
-            try:
-                req = json.loads(line)
-                if not isinstance(req, dict):
-                    raise ValueError('not an object')
-            except ValueError as e:
-                send({'type': 'error', 'error': {'type': 'SandboxBadRequest', 'message': f'unreadable request: {e}'}})
-                continue
-            op = req.get('op')
-            if op == 'run':
-                server.serve_batch(req)
-            elif op == 'ping':
-                send({'id': req.get('id'), 'type': 'pong'})
-            elif op == 'exit':
-                return
-            else:
-                send({'id': req.get('id'), 'type': 'error', 'error': {'type': 'SandboxBadRequest', 'message': f'unknown op {op!r}'}})
+        serve(ex)
     finally:
-        if server.spare:
-            server.discard(server.spare)
-        server.reap(block=True)
+        for sp in list(ex.spares):
+            ex.discard(sp)
+        ex.reap(block=True)
+
+
+def _readable(fd):
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+def serve(ex):
+    while True:
+        waiting = _readable(0)
+        ex.back_to_back = waiting
+        # Top up while idle, one at a time: a waiting request goes first.
+        if not waiting and len(ex.spares) < ex.want and ex.top_up():
+            continue
+        head = _read_exact(0, REQUEST.size)
+        if head is None:
+            return
+        op, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap = REQUEST.unpack(head)
+        if op == OP_JOB:
+            ex.run_job(seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap)
+        elif op == OP_EXIT:
+            return
+        else:
+            send_json(F_ERROR, seq, {'message': f'unknown request op {op} (length {length})'})
+            return
+        ex.reap()
 
 
 if __name__ == '__main__':

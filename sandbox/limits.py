@@ -1,70 +1,57 @@
-"""Per-call resource limits and file-descriptor hygiene, applied in the call's child before untrusted code.
+"""Per-call resource limits and file-descriptor hygiene for the call's child, applied before any untrusted
+code runs.
 
-The wall-clock deadline is NOT enforced here: the batch process watches the child and SIGKILLs it (a
-timer signal inside the child misses C-level loops such as `sum(range(10**11))`). RLIMIT_CPU is only a
+The rlimits are set by the executor from outside (prlimit on the waiting child: no work, no page faults
+in the child), once when the spare is forked and again only if the next job asks for other limits. The
+recursion limit is per interpreter, so the child sets it itself from its job.
+The wall-clock deadline is NOT enforced here: the executor watches the child and SIGKILLs it (a timer
+signal inside the child misses C-level loops such as `sum(range(10**11))`). RLIMIT_CPU is only a
 backstop in case the watcher itself is stalled.
 """
 import fcntl
-import math
 import os
 import resource
-import signal
-import sys
 from dataclasses import dataclass
 
 MIB = 1024 * 1024
-RESULT_FD = 3  # the child's result pipe is moved here; everything above is closed
+RESULT_FD = 3  # the child's result pipe is moved here; everything above the job pipe is closed
+FILE_BYTES = 16 * MIB  # largest file a call may write into its scratch directory
+OPEN_FILES = 64
 
 
 @dataclass(frozen=True)
 class Limits:
-    timeout_ms: int = 2000
-    memory_mb: int = 512
-    stdout_bytes: int = 65536
+    """What the child itself needs from its job's limits (the executor handles the rest)."""
     recursion_limit: int = 1000
     result_bytes: int = 1_000_000
-    file_bytes: int = 16 * MIB  # largest file a call may write into its scratch directory
 
     @staticmethod
     def from_json(d):
-        d = d or {}
-        return Limits(
-            timeout_ms=int(d.get('timeoutMs', 2000)),
-            memory_mb=int(d.get('memoryMb', 512)),
-            stdout_bytes=int(d.get('stdoutBytes', 65536)),
-            recursion_limit=int(d.get('recursionLimit', 1000)),
-            result_bytes=int(d.get('resultBytes', 1_000_000)),
-        )
+        d = d if isinstance(d, dict) else {}
+        return Limits(recursion_limit=int(d.get('recursionLimit', 1000)),
+                      result_bytes=int(d.get('resultBytes', 1_000_000)))
 
 
-def _set(res, value):
-    try:
-        resource.setrlimit(res, (value, value))
-    except (ValueError, OSError):
-        # Cannot raise above an existing hard limit; keep whichever is lower.
-        soft, hard = resource.getrlimit(res)
-        resource.setrlimit(res, (min(value, hard), hard))
+def rlimits(memory_mb, cpu_seconds):
+    """(resource, (soft, hard)) pairs for one call's process. Soft == hard so that nothing can raise them
+    even without the syscall filter; RLIMIT_CPU keeps one second between SIGXCPU and SIGKILL."""
+    return (
+        (resource.RLIMIT_AS, (memory_mb * MIB, memory_mb * MIB)),
+        (resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1)),
+        (resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES)),
+    )
 
 
-def apply_address_space(limits):
-    """Cap the address space (makes large allocations raise MemoryError instead of swapping the host)."""
-    _set(resource.RLIMIT_AS, limits.memory_mb * MIB)
-
-
-def apply_call_limits(limits):
-    apply_address_space(limits)
-    cpu = math.ceil(limits.timeout_ms / 1000) + 1
-    try:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    except (ValueError, OSError):
-        pass
-    _set(resource.RLIMIT_FSIZE, limits.file_bytes)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # over-size writes fail with EFBIG, not a dead child
-    _set(resource.RLIMIT_CORE, 0)
-    _set(resource.RLIMIT_NOFILE, 64)
-    sys.setrecursionlimit(limits.recursion_limit)
-    # Big ints must print (they are part of the value contract); the time limit bounds the cost.
-    sys.set_int_max_str_digits(0)
+def apply_rlimits(pid, pairs, ceilings):
+    """Set the limits of process `pid` (0: this process), each capped by the caller's own hard limit
+    (`ceilings`, resource -> hard): an unprivileged process cannot hand out more than it has."""
+    for res, (soft, hard) in pairs:
+        cap = ceilings.get(res, resource.RLIM_INFINITY)
+        if cap != resource.RLIM_INFINITY:
+            soft, hard = min(soft, cap), min(hard, cap)
+        resource.prlimit(pid, res, (soft, hard))
 
 
 def isolate_fds(stdout_fd, result_fd, devnull_fd, job_fd, job_target):

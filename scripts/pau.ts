@@ -37,6 +37,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'reset a failed WORKFLOW_ID to before its failure, or --run RUN_ID --failed to rerun failed episodes',
     load: () => import('./commands/rerun'),
   },
+  models: { summary: 'install|serve|stop|status the local models (llama.cpp servers of real small LLMs)', load: () => import('./commands/models') },
   'mock-llm': {
     summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)',
     load: () => import('./commands/mock-llm'),

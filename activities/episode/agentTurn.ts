@@ -2,7 +2,10 @@
 // Postgres, ask the model (through activities/llm/chat.ts), persist its message and one step per tool
 // call, and hand the workflow only the calls to run. Retries rewrite the same step indices, and the
 // model call is answered from llm_calls, so a retry neither duplicates rows nor pays twice.
+import { and, eq, inArray } from 'drizzle-orm';
+import { models } from '../../config/models';
 import type { Db } from '../../db/client';
+import { methods, steps } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { storedObservation, observationText } from '../../domain/episode/observation';
@@ -15,20 +18,55 @@ import {
   SUBMITTED_OBSERVATION,
   TOOL_CALL_METHOD,
   TOOLS,
+  type ToolProtocol,
 } from '../../domain/episode/prompts';
 import { loadSteps, upsertSteps, type StepRow } from './steps';
-import { classifyText, parseToolCall } from '../../domain/episode/toolCalls';
+import {
+  callsBeforeDescription,
+  classifyText,
+  parseToolCall,
+  textToolCallsAsParsed,
+  type CallSource,
+  type ParsedToolCall,
+} from '../../domain/episode/toolCalls';
+import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
 import { messagesFromSteps } from './transcript';
 import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
+
+function protocolOf(model: string): ToolProtocol {
+  try {
+    return models().get(model).toolProtocol;
+  } catch {
+    return 'native'; // an unknown model fails in chat() with its own clear error
+  }
+}
 
 export function makeAgentTurn(db: () => Db) {
   return async function agentTurn(input: TurnInput): Promise<TurnResult> {
     const d = db();
     let idx = input.idx;
+    const protocol = protocolOf(input.model);
+    // The reserved call rows keep what the previous turn stored about them (raw text, parse source).
+    const reserved =
+      input.observations.length === 0
+        ? []
+        : await d
+            .select({ idx: steps.idx, call: steps.call })
+            .from(steps)
+            .where(
+              and(
+                eq(steps.episodeId, input.episodeId),
+                inArray(
+                  steps.idx,
+                  input.observations.map((o) => o.stepIdx),
+                ),
+              ),
+            );
+    const before = new Map(reserved.map((r) => [r.idx, (r.call ?? {}) as Record<string, unknown>]));
     const pre: StepRow[] = input.observations.map((o) => ({
       idx: o.stepIdx,
       kind: 'call',
-      call: { toolCallId: o.toolCallId, tool: TOOL_CALL_METHOD, arguments: o.arguments },
+      call: { ...before.get(o.stepIdx), toolCallId: o.toolCallId, tool: TOOL_CALL_METHOD, arguments: o.arguments },
       observation: storedObservation(o.result),
     }));
     if (input.examples) {
@@ -41,13 +79,13 @@ export function makeAgentTurn(db: () => Db) {
       pre.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content: prompt } });
     }
     if (input.prompt) {
-      const content = input.prompt.kind === 'final' ? finalPrompt(input.prompt.reason) : nudgePrompt(input.prompt.reason);
+      const content = input.prompt.kind === 'final' ? finalPrompt(input.prompt.reason, protocol) : nudgePrompt(input.prompt.reason, protocol);
       pre.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content, reason: input.prompt.reason } });
     }
     await upsertSteps(d, input.episodeId, pre);
 
     const history = await loadSteps(d, input.episodeId, idx);
-    const tools = input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
+    const tools = protocol === 'text' ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
     const assistantIdx = idx++;
     const r = await chat(
       {
@@ -57,7 +95,7 @@ export function makeAgentTurn(db: () => Db) {
         ...(input.params ? { params: input.params } : {}),
         ...(input.replay ? { replay: true } : {}),
         callKey: `${input.episodeId}#${assistantIdx}`,
-        mockMethodId: input.methodId,
+        about: { methodId: input.methodId },
       },
       activityChatDeps(db),
     );
@@ -70,7 +108,22 @@ export function makeAgentTurn(db: () => Db) {
       seen.add(id);
       return { ...t, id };
     });
-    const parsed = toolCalls.map(parseToolCall);
+    // Native tool calls first; otherwise (interactive turns) calls the model wrote in its text.
+    let parsed: ParsedToolCall[] = toolCalls.map(parseToolCall);
+    let source: CallSource = toolCalls.length > 0 ? 'native' : 'none';
+    let entryPoint = 'f';
+    if (toolCalls.length === 0 && input.mode !== 'answer' && (r.message.content ?? '').trim() !== '') {
+      const [m] = await d.select({ entryPoint: methods.entryPoint, signature: methods.signature }).from(methods).where(eq(methods.id, input.methodId)).limit(1);
+      entryPoint = m?.entryPoint ?? /def\s+(\w+)/.exec(m?.signature ?? '')?.[1] ?? 'f';
+      const text = parseTextToolCalls(r.message.content, { entryPoint, params: paramNames(m?.signature ?? '') });
+      if (text.calls.length > 0 || text.unparsable) {
+        parsed = textToolCallsAsParsed(text, `text_${assistantIdx}`, protocol);
+        if (input.mode === 'explore' && input.callsLeft > 0) parsed = callsBeforeDescription(parsed);
+        source = text.calls.length > 0 ? 'text' : 'unparsable';
+      }
+    }
+    const fromText = source === 'text' || source === 'unparsable';
+    const label = (args: string) => (fromText ? { source, label: `${entryPoint}(${args})` } : { source });
     const submission = parsed.find((p) => p.kind === 'submit' && p.description.trim() !== '');
     const rows: StepRow[] = [];
     const calls: PendingCall[] = [];
@@ -89,6 +142,7 @@ export function makeAgentTurn(db: () => Db) {
             tool: p.kind === 'problem' ? p.tool : p.kind === 'call' ? TOOL_CALL_METHOD : 'submit_description',
             raw: p.raw,
             problem: name,
+            ...(p.kind === 'call' ? label(p.arguments) : { source }),
           },
           observation: { text, executed: false },
         });
@@ -102,7 +156,7 @@ export function makeAgentTurn(db: () => Db) {
           rows.push({
             idx: stepIdx,
             kind: 'submit',
-            call: { toolCallId: p.id, tool: 'submit_description', raw: p.raw, description: p.description },
+            call: { toolCallId: p.id, tool: 'submit_description', raw: p.raw, description: p.description, source },
             observation: { text: empty ? EMPTY_SUBMISSION_OBSERVATION : SUBMITTED_OBSERVATION },
           });
       } else if (submission) problem('not_run_submitted', 'Not run: a description was submitted in the same turn.');
@@ -110,7 +164,12 @@ export function makeAgentTurn(db: () => Db) {
       else {
         callsLeft--;
         calls.push({ stepIdx, toolCallId: p.id, arguments: p.arguments });
-        rows.push({ idx: stepIdx, kind: 'call', call: { toolCallId: p.id, tool: TOOL_CALL_METHOD, arguments: p.arguments, raw: p.raw }, observation: null });
+        rows.push({
+          idx: stepIdx,
+          kind: 'call',
+          call: { toolCallId: p.id, tool: TOOL_CALL_METHOD, arguments: p.arguments, raw: p.raw, ...label(p.arguments) },
+          observation: null,
+        });
       }
     }
 
@@ -135,6 +194,9 @@ export function makeAgentTurn(db: () => Db) {
         refusal: r.message.refusal ?? null,
         toolCalls,
         answer,
+        // Where this turn's tool calls came from (the report counts them per model).
+        toolCallSource: source,
+        callCount: source === 'unparsable' ? 0 : parsed.length,
         finishReason: r.finishReason,
         latencyMs: r.latencyMs,
         cached: r.cached,

@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
 import { episodes } from '../../db/schema/index';
+import { TEXT_RESULTS_HEADING } from '../../domain/episode/prompts';
 import { loadSteps } from './steps';
 import { observedCalls, type ObservedCall } from '../../domain/episode/observedCalls';
 
@@ -18,13 +19,28 @@ interface AgentMessage {
   toolCalls?: { id: string; name: string; arguments: string }[];
 }
 
-/** The chat messages the model saw, rebuilt from the steps (example steps are part of the user prompt). */
+/**
+ * The chat messages the model saw, rebuilt from the steps (example steps are part of the user prompt).
+ * Results of calls the model wrote as text (no native tool call to answer) come back as one user
+ * message per turn: `Results:` then `f(args) -> result` lines.
+ */
 export function messagesFromSteps(rows: StepRecord[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
+  let textResults: string[] = [];
+  const flush = () => {
+    if (textResults.length > 0) out.push({ role: 'user', content: [TEXT_RESULTS_HEADING, ...textResults].join('\n') });
+    textResults = [];
+  };
   for (const s of rows) {
     const m = (s.agentMessage ?? {}) as AgentMessage;
     const obs = (s.observation ?? null) as { text?: string } | null;
-    const call = (s.call ?? {}) as { toolCallId?: string };
+    const call = (s.call ?? {}) as { toolCallId?: string; source?: string; label?: string };
+    if ((s.kind === 'call' || s.kind === 'problem' || s.kind === 'submit') && (call.source === 'text' || call.source === 'unparsable')) {
+      const text = obs?.text ?? '(no result)';
+      textResults.push(call.label ? `${call.label} -> ${text}` : text);
+      continue;
+    }
+    flush();
     switch (s.kind) {
       case 'system':
         out.push({ role: 'system', content: m.content ?? '' });
@@ -52,6 +68,7 @@ export function messagesFromSteps(rows: StepRecord[]): ChatCompletionMessagePara
         break;
     }
   }
+  flush();
   return out;
 }
 

@@ -67,7 +67,7 @@ function entryOf(m: { entryPoint: string | null; signature: string | null }): st
 
 export function createJudgeActivities(db: () => Db) {
   async function judgeChat(model: string, methodId: string, callKey: string, messages: ChatMessage[]) {
-    return chat({ model, messages, params: { temperature: 0 }, callKey, mockMethodId: methodId }, activityChatDeps(db));
+    return chat({ model, messages, params: { temperature: 0 }, callKey, about: { methodId } }, activityChatDeps(db));
   }
 
   return {

@@ -4,7 +4,6 @@
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { env } from '../../config/env';
 import { apiKeyFor, costUsd, ModelConfigError, type ModelParams, type ModelSpec } from '../../config/models';
 import { resolveModel } from './checkpointModels';
 import type { Db } from '../../db/client';
@@ -12,7 +11,11 @@ import { llmCalls } from '../../db/schema/index';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
-import { ensureMockServer, MOCK_METHOD_HEADER } from './mock/server';
+import { mockExtras, NO_EXTRAS } from './mock/seam';
+import { ModelCorruptError, ModelInstallError } from './local/install';
+import { ensureLocalServer, forgetHealth, planFor } from './local/server';
+import { readOrCreateSecret } from '../../config/secrets';
+import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
 import { ApplicationFailure } from '@temporalio/common';
 
@@ -31,8 +34,15 @@ export interface ChatRequest {
    * so a retried activity finds the answer it already paid for instead of calling again.
    */
   callKey: string;
-  /** Scripted mock only: the method the server looks up (never sent to a real endpoint). */
-  mockMethodId?: string;
+  /**
+   * What the call is about. Not part of what a model receives: only the scripted mock provider gets it,
+   * as a header (activities/llm/mock/seam.ts); a real endpoint never does.
+   */
+  about?: ChatSubject;
+}
+
+export interface ChatSubject {
+  methodId: string;
 }
 
 export interface ChatMessageOut {
@@ -60,6 +70,16 @@ export interface ChatDeps {
   signal?: AbortSignal;
 }
 
+/** What identifies an endpoint in the cache key: a local model by its weights (and adapters), not its port. */
+function endpointIdentity(spec: ModelSpec): string | undefined {
+  if (spec.provider === 'mock') return 'pau-scripted-mock';
+  if (spec.provider === 'local') {
+    const plan = planFor(spec);
+    return `local:${plan.sha256 ?? plan.modelPath}${plan.lora.length ? `+lora:${plan.lora.join(',')}` : ''}`;
+  }
+  return spec.baseUrl;
+}
+
 /** Deterministic params make a request cacheable across runs: temperature 0 or a fixed seed. */
 export function isCacheable(params: ModelParams, replay = false): boolean {
   return replay || params.temperature === 0 || params.seed !== undefined;
@@ -77,10 +97,14 @@ function clientFor(baseURL: string, apiKey: string, timeout: number): OpenAI {
   return c;
 }
 
-async function endpointFor(spec: ModelSpec): Promise<{ baseURL: string; apiKey: string }> {
-  if (spec.provider === 'mock') {
-    return { baseURL: spec.baseUrl ?? env().PAU_MOCK_LLM_URL ?? (await ensureMockServer()).url, apiKey: 'scripted-mock-no-key' };
+async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void): Promise<{ baseURL: string; apiKey: string }> {
+  if (spec.provider === 'local') {
+    // Started (and installed) on demand; a server that died since the last call is restarted here.
+    const baseURL = await ensureLocalServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
+    return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
   }
+  // The scripted mock runs as its own server (the stack's, or PAU_MOCK_LLM_URL): never inside a worker.
+  if (spec.provider === 'mock') return { baseURL: spec.baseUrl ?? mockLlmUrl(), apiKey: 'scripted-mock-no-key' };
   return { baseURL: spec.baseUrl!, apiKey: apiKeyFor(spec) ?? 'no-key' };
 }
 
@@ -89,6 +113,12 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
   const m = choice?.message;
   const toolCalls = (m?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : []));
   return { message: { content: m?.content ?? null, toolCalls, refusal: m?.refusal ?? null }, finishReason: choice?.finish_reason ?? null };
+}
+
+/** Nothing listens at the endpoint (as opposed to a timeout or a reset mid-request). */
+function isConnectionRefused(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+  return false;
 }
 
 function withoutKey<T>(value: T, apiKey: string): T {
@@ -115,12 +145,8 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     ...params,
   };
   const cacheable = isCacheable(params, req.replay);
-  const hash = requestHash({
-    endpoint: spec.provider === 'mock' ? 'pau-scripted-mock' : spec.baseUrl,
-    body,
-    ...(spec.provider === 'mock' ? { mockMethodId: req.mockMethodId ?? null } : {}),
-    ...(cacheable ? {} : { callKey: req.callKey }),
-  });
+  const extras = spec.provider === 'mock' ? mockExtras(req.about) : NO_EXTRAS;
+  const hash = requestHash({ endpoint: endpointIdentity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
 
   // 1. The cache / the ledger of a call already paid for.
   const [hit] = await db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1);
@@ -136,9 +162,10 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   // 2. A slot of this model's cross-worker concurrency cap, then the request.
   let endpoint: { baseURL: string; apiKey: string };
   try {
-    endpoint = await endpointFor(spec);
+    endpoint = await endpointFor(spec, deps.onProgress);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    if (err instanceof ModelCorruptError || err instanceof ModelInstallError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
   const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
@@ -149,11 +176,20 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
       body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
       {
-        ...(spec.provider === 'mock' && req.mockMethodId ? { headers: { [MOCK_METHOD_HEADER]: req.mockMethodId } } : {}),
+        ...(Object.keys(extras.headers).length > 0 ? { headers: extras.headers } : {}),
         ...(deps.signal ? { signal: deps.signal } : {}),
       },
     )) as ChatCompletion;
   } catch (err) {
+    // A local server that died mid-request: check (and restart) it before the retried attempt.
+    if (spec.provider === 'local') forgetHealth(spec);
+    if (spec.provider === 'mock' && isConnectionRefused(err)) {
+      throw ApplicationFailure.nonRetryable(
+        `model ${spec.name} is the scripted mock model, and no mock model server answers at ${endpoint.baseURL}: ` +
+          '`npm run pau -- stack up` starts one (on PAU_MOCK_LLM_PORT), or set PAU_MOCK_LLM_URL to a running `npm run pau -- mock-llm`',
+        LLM_ERROR_TYPES.config,
+      );
+    }
     throw toFailure(err, spec.name, [endpoint.apiKey]);
   } finally {
     if (ticker) clearInterval(ticker);

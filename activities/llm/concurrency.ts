@@ -32,47 +32,87 @@ export async function closeSlotPool(): Promise<void> {
   await p?.end();
 }
 
+/** The second advisory-lock key of a model's gate (slots are 0..max-1). */
+const GATE = -1;
+
 /**
- * Waits for a free slot of `model` (capacity `max`), polling with jitter; `onWait` runs between polls
- * (the activity heartbeats there, so cancellation reaches it). Throws if `signal` aborts.
+ * Waits for a free slot of `model` (capacity `max`); slots are granted first come, first served across all
+ * workers. Waiters queue on the model's gate, a blocking advisory lock whose waiters Postgres grants in
+ * arrival order; only the gate's holder polls for a free slot (with jitter), takes it and opens the gate
+ * for the next. Without the gate, pollers raced at random and a request could starve behind later ones.
+ * `onWait` runs every poll interval while waiting (the activity heartbeats there, so cancellation reaches
+ * it). Throws if `signal` aborts (the queued gate request is cancelled in Postgres).
  */
 export async function acquireSlot(model: string, max: number, opts: { signal?: AbortSignal; onWait?: () => void; pollMs?: number } = {}): Promise<Slot> {
   const key = modelLockKey(model);
   const poll = opts.pollMs ?? 200;
-  for (;;) {
-    const client = await slotPool().connect();
-    let held = false;
-    let broken = false;
-    try {
-      const start = Math.floor(Math.random() * max);
-      for (let i = 0; i < max; i++) {
-        const slot = (start + i) % max;
-        const r = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [key, slot]);
-        if (r.rows[0]?.ok) {
-          held = true;
-          return {
-            slot,
-            release: async () => {
-              try {
-                await client.query('select pg_advisory_unlock($1, $2)', [key, slot]);
-                client.release();
-              } catch {
-                client.release(true); // drop the connection: that releases the lock too
-              }
-            },
-          };
-        }
+  const client = await slotPool().connect();
+  const aborted = () => (opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('cancelled while waiting for a model slot'));
+  let gated = false;
+  let held = false;
+  let broken = false;
+  try {
+    // 1. The queue: at once when nobody waits, else in arrival order.
+    if (!(await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [key, GATE])).rows[0]?.ok) {
+      if (opts.signal?.aborted) throw aborted();
+      const waitNote = setInterval(() => opts.onWait?.(), poll);
+      const cancel = () =>
+        void slotPool()
+          .query('select pg_cancel_backend($1)', [(client as unknown as { processID: number }).processID])
+          .catch(() => {});
+      opts.signal?.addEventListener('abort', cancel, { once: true });
+      try {
+        await client.query('select pg_advisory_lock($1, $2)', [key, GATE]);
+      } catch (err) {
+        if (opts.signal?.aborted) throw aborted();
+        throw err;
+      } finally {
+        clearInterval(waitNote);
+        opts.signal?.removeEventListener('abort', cancel);
       }
-    } catch (err) {
-      broken = true;
-      throw err;
-    } finally {
-      if (!held) client.release(broken);
     }
-    if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('cancelled while waiting for a model slot');
-    opts.onWait?.();
-    await new Promise((r) => setTimeout(r, poll / 2 + Math.random() * poll));
+    gated = true;
+    // 2. At the head of the queue: the first free slot.
+    for (;;) {
+      for (let slot = 0; slot < max; slot++) {
+        const r = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [key, slot]);
+        if (!r.rows[0]?.ok) continue;
+        held = true;
+        await client.query('select pg_advisory_unlock($1, $2)', [key, GATE]);
+        gated = false;
+        return {
+          slot,
+          release: async () => {
+            try {
+              await client.query('select pg_advisory_unlock($1, $2)', [key, slot]);
+              client.release();
+            } catch {
+              client.release(true); // drop the connection: that releases the lock too
+            }
+          },
+        };
+      }
+      if (opts.signal?.aborted) throw aborted();
+      opts.onWait?.();
+      await new Promise((r) => setTimeout(r, poll / 2 + Math.random() * poll));
+    }
+  } catch (err) {
+    broken = true;
+    throw err;
+  } finally {
+    // Dropping the connection releases whatever it holds (the gate, a slot taken before a failure).
+    if (!held) client.release(broken || gated);
+    else if (gated) client.release(true);
   }
+}
+
+/** How many requests of `model` are queued behind the gate right now, across all workers (for tests). */
+export async function queuedForSlot(model: string): Promise<number> {
+  const r = await slotPool().query<{ n: string }>(
+    `select count(*) as n from pg_locks where locktype = 'advisory' and classid::bigint = $1 and objsubid = 2 and objid::bigint = $2 and not granted`,
+    [modelLockKey(model), 2 ** 32 - 1],
+  );
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /** How many slots of `model` are held right now, across all workers (for tests and status). */

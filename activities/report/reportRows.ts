@@ -6,6 +6,7 @@ import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import type { RunInfo } from '../../domain/report/renderHtml';
 import type { EpisodeRow } from '../../domain/report/summarize';
+import type { ToolCallSourceRow } from '../../domain/report/toolCallSources';
 
 export type { RunInfo };
 
@@ -81,5 +82,26 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     costUsd: e.costUsd,
     workflowId: e.workflowId,
     uiLink: e.workflowId ? workflowUiLink(e.workflowId) : null,
+  }));
+}
+
+/** Per model: where the interactive episodes' tool calls came from (issue 11). */
+export async function loadToolCallSources(db: Db, runId: string): Promise<ToolCallSourceRow[]> {
+  const r = await db.execute(sql`
+    select e.model as model,
+           count(*)::int as turns,
+           coalesce(sum(case when coalesce(s.agent_message->>'toolCallSource', 'native') = 'native'
+                             then jsonb_array_length(coalesce(s.agent_message->'toolCalls', '[]'::jsonb)) else 0 end), 0)::int as native,
+           coalesce(sum(case when s.agent_message->>'toolCallSource' = 'text' then (s.agent_message->>'callCount')::int else 0 end), 0)::int as text,
+           count(*) filter (where s.agent_message->>'toolCallSource' = 'unparsable')::int as unparsable
+      from steps s join episodes e on e.id = s.episode_id
+     where e.run_id = ${runId} and s.kind = 'assistant' and e.setting = 'interactive'
+     group by e.model order by e.model`);
+  return (r.rows as Record<string, unknown>[]).map((x) => ({
+    model: String(x.model),
+    turns: Number(x.turns),
+    native: Number(x.native),
+    text: Number(x.text),
+    unparsable: Number(x.unparsable),
   }));
 }

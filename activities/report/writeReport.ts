@@ -8,9 +8,11 @@ import { and, desc, eq } from 'drizzle-orm';
 import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
 import type { ReportDocument } from '../../domain/report/renderHtml';
-import { judgeModelsOf, loadEpisodeRows, loadRun } from './reportRows';
+import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
+import { models } from '../../config/models';
+import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 
 export interface ReportOptions {
   runId: string;
@@ -57,7 +59,21 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
   if (judgeModel && unjudged > 0) notes.push(`${unjudged} of ${episodes.length} episodes have no judgment by ${judgeModel}.`);
   const mocks = [...new Set([...episodes.map((e) => e.model), ...(judgeModel ? [judgeModel] : [])])].filter((m) => m.startsWith('mock-'));
   if (mocks.length > 0) notes.push(`${mocks.join(', ')}: the scripted mock model, not a real LLM (oracle/null/random policies for tests and demos).`);
-  const doc: ReportDocument = { runId: opts.runId, generatedAt: new Date().toISOString(), run, judgeModel, otherJudgeModels: others, summary, episodes, notes };
+  const judgeIsLocal = judgeModel !== null && isLocal(judgeModel);
+  if (judgeModel && judgeIsLocal) notes.push(`Judge and code writer: ${judgeModel}, a local model: ${SMALL_JUDGE_WARNING}.`);
+  const toolCallSources = await loadToolCallSources(db, opts.runId);
+  const doc: ReportDocument = {
+    runId: opts.runId,
+    generatedAt: new Date().toISOString(),
+    run,
+    judgeModel,
+    judgeIsLocal,
+    otherJudgeModels: others,
+    summary,
+    episodes,
+    notes,
+    toolCallSources,
+  };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);
     if (!other) throw new ReportError(`no run ${JSON.stringify(opts.compare)} to compare with`);
@@ -69,6 +85,14 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     if (cj !== judgeModel) notes.push(`The compared run was judged by ${cj ?? 'nobody'}, this one by ${judgeModel ?? 'nobody'}: deltas mix judges.`);
   }
   return doc;
+}
+
+function isLocal(model: string): boolean {
+  try {
+    return models().get(model).provider === 'local';
+  } catch {
+    return false;
+  }
 }
 
 /** The latest stored report of a run (optionally the one compared with `compare`). */

@@ -1,10 +1,22 @@
-// One executor process (sandbox/executor.py, possibly inside bubblewrap): spawn, wait for `ready`, run
-// one batch at a time over JSON lines, notice death. It knows nothing about pooling or retries.
+// One executor process (sandbox/executor.py, possibly inside bubblewrap): spawn, wait for READY, run jobs
+// (one fresh child each) over the binary protocol of wire.ts, notice death. Jobs may be queued; the
+// executor serves them in order. It knows nothing about batches, pooling or retries (batch.ts, pool.ts).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Launch } from './isolation';
-import { executorMessageSchema, type CallResult, type DoneMessage, type ExecutorMessage, type Limits, type RunBatchInput } from '../../domain/sandbox/schemas';
+import type { CallResult } from '../../domain/sandbox/schemas';
+import {
+  FRAME,
+  FrameReader,
+  OP,
+  encodeRequest,
+  endRecordSchema,
+  errorRecordSchema,
+  readyRecordSchema,
+  type EndRecord,
+  type JobLimits,
+  type ReadyRecord,
+} from './wire';
 
 /** The executor died or stopped answering: retryable (a fresh executor may well succeed). */
 export class SandboxCrash extends Error {
@@ -18,11 +30,7 @@ export class SandboxCrash extends Error {
   }
 }
 
-export interface ReadyInfo {
-  pid: number;
-  python: string;
-  seccomp: { ok: boolean; detail: string };
-}
+export type ReadyInfo = ReadyRecord;
 
 export interface BatchProgress {
   index: number;
@@ -30,21 +38,26 @@ export interface BatchProgress {
   events?: string[];
 }
 
-interface Pending {
-  id: string;
-  results: (CallResult | undefined)[];
-  events: (string[] | undefined)[];
-  onCall?: (p: BatchProgress) => void;
-  resolve: (v: { results: CallResult[]; events: string[][]; done: DoneMessage }) => void;
-  reject: (e: Error) => void;
-  timer: NodeJS.Timeout;
+/** What one job produced: the executor's end record, and the child's stdout and result bytes. */
+export interface JobOutcome {
+  end: EndRecord;
+  stdout: Buffer;
+  result: Buffer;
 }
 
-let nextId = 0;
+interface Pending {
+  seq: number;
+  stdout: Buffer[];
+  result: Buffer[];
+  resolve: (o: JobOutcome) => void;
+  reject: (e: Error) => void;
+}
 
 export class ExecutorProcess {
   private proc: ChildProcessWithoutNullStreams;
-  private pending: Pending | undefined;
+  /** Jobs sent and not finished, oldest first (the executor answers in this order). */
+  private readonly queue: Pending[] = [];
+  private seq = 0;
   private stderrTail = '';
   private exited = false;
   private killed = false;
@@ -71,42 +84,17 @@ export class ExecutorProcess {
       readyReject(new SandboxCrash(`the sandbox executor did not start within ${startTimeoutMs} ms`));
       this.kill();
     }, startTimeoutMs);
-    const lines = createInterface({ input: this.proc.stdout, crlfDelay: Infinity });
-    lines.on('line', (line) => {
-      if (!line.trim()) return;
-      let msg: ExecutorMessage;
+    const reader = new FrameReader((kind, seq, payload) => {
       try {
-        msg = executorMessageSchema.parse(JSON.parse(line));
+        this.onFrame(kind, seq, payload, (r) => {
+          clearTimeout(startTimer);
+          readyResolve(r);
+        });
       } catch (err) {
         this.fail(new SandboxCrash(`unreadable executor output: ${(err as Error).message.slice(0, 200)}`));
-        return;
-      }
-      if (msg.type === 'ready') {
-        clearTimeout(startTimer);
-        readyResolve({ pid: msg.pid, python: msg.python, seccomp: msg.seccomp });
-      } else if (msg.type === 'call') {
-        const p = this.pending;
-        if (!p || msg.id !== p.id) return;
-        p.results[msg.index] = msg.result;
-        p.events[msg.index] = msg.events;
-        p.onCall?.({ index: msg.index, result: msg.result, events: msg.events });
-      } else if (msg.type === 'done') {
-        const p = this.pending;
-        if (!p || msg.id !== p.id) return;
-        this.pending = undefined;
-        clearTimeout(p.timer);
-        if (msg.error) {
-          p.reject(new SandboxCrash(`${msg.error.type}: ${msg.error.message}`, p.results));
-          return;
-        }
-        const missing = p.results.findIndex((r) => r === undefined);
-        if (missing >= 0) {
-          p.reject(new SandboxCrash(`the executor finished without a result for call ${missing}`, p.results));
-          return;
-        }
-        p.resolve({ results: p.results as CallResult[], events: p.events.map((e) => e ?? []), done: msg });
       }
     });
+    this.proc.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
     this.proc.on('exit', (code, signal) => {
       this.exited = true;
       clearTimeout(startTimer);
@@ -122,54 +110,48 @@ export class ExecutorProcess {
     });
   }
 
+  private onFrame(kind: number, seq: number, payload: Buffer, onReady: (r: ReadyInfo) => void): void {
+    if (kind === FRAME.ready) {
+      onReady(readyRecordSchema.parse(JSON.parse(payload.toString('utf8'))));
+      return;
+    }
+    if (kind === FRAME.error) {
+      throw new Error(`the executor rejected a request: ${errorRecordSchema.parse(JSON.parse(payload.toString('utf8'))).message}`);
+    }
+    const p = this.queue[0];
+    if (!p || p.seq !== seq) throw new Error(`a frame for job ${seq}, expected ${p ? p.seq : 'none'}`);
+    if (kind === FRAME.stdout) p.stdout.push(payload);
+    else if (kind === FRAME.result) p.result.push(payload);
+    else if (kind === FRAME.end) {
+      const end = endRecordSchema.parse(JSON.parse(payload.toString('utf8')));
+      this.queue.shift();
+      p.resolve({ end, stdout: Buffer.concat(p.stdout), result: Buffer.concat(p.result) });
+    } else throw new Error(`unknown frame kind ${kind}`);
+  }
+
   get alive(): boolean {
     return !this.exited && !this.killed;
   }
 
-  get busy(): boolean {
-    return this.pending !== undefined;
+  /** Jobs sent and not answered yet. */
+  get pending(): number {
+    return this.queue.length;
   }
 
-  private fail(err: SandboxCrash): void {
-    const p = this.pending;
-    if (!p) return;
-    this.pending = undefined;
-    clearTimeout(p.timer);
-    p.reject(new SandboxCrash(err.message, p.results));
+  /** Fail every queued job and kill the process (it can no longer be trusted to be in step). */
+  fail(err: SandboxCrash): void {
+    for (const p of this.queue.splice(0)) p.reject(err);
     this.kill();
   }
 
-  /** Run one batch. Rejects with SandboxCrash if the executor dies or overruns its budget. */
-  run(input: RunBatchInput, limits: Limits, onCall?: (p: BatchProgress) => void): Promise<{ results: CallResult[]; events: string[][]; done: DoneMessage }> {
-    if (this.pending) throw new Error('executor busy');
-    if (this.exited) return Promise.reject(new SandboxCrash('the sandbox executor is not running'));
-    const id = `b${++nextId}`;
-    // Every call has its own deadline inside; this is the backstop for a stuck executor.
-    const budgetMs = input.calls.length * (limits.timeoutMs + 1000) + Math.max(limits.timeoutMs, 10_000) + 10_000;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.fail(new SandboxCrash(`the sandbox executor overran its batch budget (${budgetMs} ms)`));
-      }, budgetMs);
-      this.pending = {
-        id,
-        results: new Array<CallResult | undefined>(input.calls.length).fill(undefined),
-        events: new Array<string[] | undefined>(input.calls.length).fill(undefined),
-        onCall,
-        resolve,
-        reject,
-        timer,
-      };
-      const req = {
-        op: 'run',
-        id,
-        source: input.source,
-        entry: input.entry,
-        calls: input.calls,
-        coverage: input.coverage ?? false,
-        audit: input.audit ?? false,
-        limits,
-      };
-      this.proc.stdin.write(`${JSON.stringify(req)}\n`);
+  /** Queue one job: `payload` is the child's job (JSON text), `lim` what the executor enforces. */
+  runJob(payload: string, lim: JobLimits): Promise<JobOutcome> {
+    if (!this.alive) return Promise.reject(new SandboxCrash('the sandbox executor is not running'));
+    this.seq = (this.seq + 1) >>> 0;
+    const seq = this.seq;
+    return new Promise<JobOutcome>((resolve, reject) => {
+      this.queue.push({ seq, stdout: [], result: [], resolve, reject });
+      this.proc.stdin.write(encodeRequest(OP.job, seq, payload, lim));
     });
   }
 
@@ -183,7 +165,7 @@ export class ExecutorProcess {
     if (this.exited) return;
     const exited = new Promise<void>((res) => this.proc.once('exit', () => res()));
     try {
-      this.proc.stdin.end(`${JSON.stringify({ op: 'exit' })}\n`);
+      this.proc.stdin.end(encodeRequest(OP.exit, 0, ''));
     } catch {
       // already gone
     }

@@ -15,6 +15,8 @@ export const SANDBOX_SRC = path.join(PROJECT_ROOT, 'sandbox');
 const SANDBOX_MOUNT = '/pau-sandbox';
 const SCRATCH_IN_BWRAP = '/tmp';
 const SCRATCH_TMPFS_BYTES = 64 * 1024 * 1024;
+/** What hides bubblewrap's init's memory and descriptors (see buildLaunch). */
+const PID1_MASKS = ['--ro-bind', '/dev/null', '/proc/1/mem', '--ro-bind', '/dev/null', '/proc/1/task/1/mem'];
 
 export interface PythonInfo {
   executable: string;
@@ -89,7 +91,13 @@ export interface Launch {
   hostScratch?: string;
 }
 
-export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, hashSeed: number): Launch {
+export interface LaunchOptions {
+  /** Call children the executor keeps ready (its --spares). */
+  spares?: number;
+}
+
+export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, hashSeed: number, opts: LaunchOptions = {}): Launch {
+  const spares = ['--spares', String(opts.spares ?? 1)];
   if (kind === 'bwrap') {
     const info = probePython(python);
     const binds: string[] = [];
@@ -125,6 +133,9 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       SANDBOX_MOUNT,
       '--proc',
       '/proc',
+      // PID 1 is bubblewrap's init: same uid as the calls and dumpable, so a call could otherwise open
+      // its memory through /proc and write into an unfiltered process that outlives every call.
+      ...PID1_MASKS,
       '--dev',
       '/dev',
       '--remount-ro',
@@ -150,13 +161,15 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       '--fs-writes',
       '--scratch',
       SCRATCH_IN_BWRAP,
+      '--scratch-tmpfs',
+      ...spares,
     ];
     return { command: bwrap, args, env: minimalEnv('/tmp', hashSeed) };
   }
   // Without bubblewrap the scratch dir is a private host temp dir. Under seccomp it is read-only in
   // effect (every write-open is refused); with no isolation at all it is merely the working directory.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sandbox-'));
-  const args = ['-s', '-B', path.join(SANDBOX_SRC, 'executor.py'), '--scratch', scratch];
+  const args = ['-s', '-B', path.join(SANDBOX_SRC, 'executor.py'), '--scratch', scratch, ...spares];
   if (kind === 'seccomp') args.push('--seccomp');
   else args.push('--fs-writes');
   return { command: python, args, env: minimalEnv(scratch, hashSeed), hostScratch: scratch };

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { ModelConfigError, models } from '../../config/models';
+import { ModelConfigError, type ModelSpec, models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { loadSftDataset, loadSftExamples, sftJsonl } from './sftData';
@@ -19,22 +19,24 @@ function modelsDir(): string {
 }
 
 /**
- * The GGUF file of a base model named as in the registry: `local/<short>` is `<models dir>/<short>.gguf`.
- * A name that is not a local model cannot be trained (non-retryable); a missing or corrupt file is the
- * trainer's to report (exit 3, TrainerBaseModel, non-retryable).
+ * The GGUF file of a base model named as in the registry: a local entry with its own `modelPath` is that
+ * file; `local/<short>` is `<models dir>/<short>.gguf` (the models dir read now, as the trainer reads it).
+ * A scripted or remote model cannot be trained (non-retryable); a missing or corrupt file is the trainer's
+ * to report (exit 3, TrainerBaseModel, non-retryable).
  */
 export function baseModelFile(name: string): string {
-  const local = /^local\/([A-Za-z0-9._-]+)$/.exec(name);
-  if (local) return path.join(modelsDir(), `${local[1]}.gguf`);
-  let provider: string;
+  let spec: ModelSpec | undefined;
   try {
-    provider = models().get(name).provider;
+    spec = models().get(name);
   } catch (err) {
-    if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(`base model: ${err.message}`, FAILURE_TYPES.baseModelUnusable);
-    throw err;
+    if (!(err instanceof ModelConfigError)) throw err;
+    if (!/^local\/[A-Za-z0-9._-]+$/.test(name)) throw ApplicationFailure.nonRetryable(`base model: ${err.message}`, FAILURE_TYPES.baseModelUnusable);
   }
+  if (spec?.provider === 'local' && spec.modelPath) return path.resolve(spec.modelPath);
+  const local = /^local\/([A-Za-z0-9._-]+)$/.exec(name);
+  if (local && (!spec || spec.provider === 'local')) return path.join(modelsDir(), `${spec?.model ?? local[1]}.gguf`);
   throw ApplicationFailure.nonRetryable(
-    `base model ${name} (provider ${provider}) has no local weights to train: name a local model (local/<name>)`,
+    `base model ${name} (provider ${spec?.provider}) has no local weights to train: name a local model (local/<name>)`,
     FAILURE_TYPES.baseModelUnusable,
   );
 }

@@ -47,12 +47,28 @@ export const SUBMIT_ONLY: ChatCompletionTool[] = TOOLS.filter((t) => t.type === 
 const DESCRIPTION_ASK =
   'Describe what the function computes: its inputs, its output, and its behaviour on edge cases and invalid inputs (including the exceptions it raises), precisely enough that someone could reimplement it without seeing the code.';
 
-export function interactiveSystemPrompt(b: EpisodeBudgets): string {
+/** How the agent acts: native tool calls, or the plain-text protocol (`CALL f(...)` / `DESCRIPTION: ...`). */
+export type ToolProtocol = 'native' | 'text';
+export const TEXT_CALL_PREFIX = 'CALL';
+export const TEXT_DESCRIPTION_PREFIX = 'DESCRIPTION:';
+
+export function interactiveSystemPrompt(b: EpisodeBudgets, protocol: ToolProtocol = 'native'): string {
+  if (protocol === 'text') return textProtocolSystemPrompt(b);
   return [
     'You are investigating a black-box Python function. You cannot see its code or its documentation: only its name and signature.',
     `Find out what it does by calling it with inputs you choose, using the \`${TOOL_CALL_METHOD}\` tool. Each call runs the function once on fresh state and returns the repr of the result, or "ExceptionType: message" if it raises. You may make several calls in one turn.`,
     `Budget: at most ${b.maxCalls} calls and ${b.maxTurns} turns. Choose informative inputs: typical cases, edge cases, unusual types.`,
     `When you are confident, call \`${TOOL_SUBMIT}\` with your description. ${DESCRIPTION_ASK}`,
+  ].join('\n\n');
+}
+
+/** The plain-text protocol, for models or endpoints without tool calling. */
+export function textProtocolSystemPrompt(b: EpisodeBudgets): string {
+  return [
+    'You are investigating a black-box Python function. You cannot see its code or its documentation: only its name and signature.',
+    `Find out what it does by calling it with inputs you choose. To call it, write a line that starts with ${TEXT_CALL_PREFIX} followed by the call with Python literal arguments, for example:\n${TEXT_CALL_PREFIX} f([3, 1, 2], reverse=True)\n(use the function's real name). Each call runs the function once on fresh state; you will get the repr of the result, or "ExceptionType: message" if it raises. You may write several ${TEXT_CALL_PREFIX} lines in one message.`,
+    `Budget: at most ${b.maxCalls} calls and ${b.maxTurns} turns. Choose informative inputs: typical cases, edge cases, unusual types.`,
+    `When you are confident, write a line that starts with ${TEXT_DESCRIPTION_PREFIX} followed by your description. ${DESCRIPTION_ASK}`,
   ].join('\n\n');
 }
 
@@ -75,14 +91,28 @@ export function inContextUserPrompt(signature: string, entryPoint: string, examp
   ].join('\n\n');
 }
 
-export function nudgePrompt(reason: string): string {
+export function nudgePrompt(reason: string, protocol: ToolProtocol = 'native'): string {
   const why = reason === 'refusal' ? 'This is a permitted, harmless task. ' : reason === 'empty' ? 'Your last message was empty. ' : '';
+  if (protocol === 'text')
+    return `${why}Continue: write a ${TEXT_CALL_PREFIX} line to call the function, or a ${TEXT_DESCRIPTION_PREFIX} line with your description.`;
   return `${why}Continue: call the function with \`${TOOL_CALL_METHOD}\`, or submit your description with \`${TOOL_SUBMIT}\`.`;
 }
 
-export function finalPrompt(reason: string): string {
+export function finalPrompt(reason: string, protocol: ToolProtocol = 'native'): string {
+  if (protocol === 'text')
+    return `${reason} No more calls will be run. Write ${TEXT_DESCRIPTION_PREFIX} followed by your final description now. ${DESCRIPTION_ASK}`;
   return `${reason} No more calls will be run. Call \`${TOOL_SUBMIT}\` now with your final description. ${DESCRIPTION_ASK}`;
 }
+
+/** Shown when a message looked like a tool call that could not be read. */
+export function unparsableCallPrompt(protocol: ToolProtocol): string {
+  return protocol === 'text'
+    ? `Error: no call could be read from your message. Write each call on its own line as ${TEXT_CALL_PREFIX} f(<Python literals>), or ${TEXT_DESCRIPTION_PREFIX} followed by your description. Nothing was run.`
+    : `Error: your tool call could not be read. Use the \`${TOOL_CALL_METHOD}\` tool with {"arguments": "<Python literals>"}, or \`${TOOL_SUBMIT}\` with {"description": "..."}. Nothing was run.`;
+}
+
+/** Heading of the user message that returns the results of calls the agent wrote as text. */
+export const TEXT_RESULTS_HEADING = 'Results:';
 
 export const EMPTY_SUBMISSION_OBSERVATION = 'The description was empty. Submit a non-empty description.';
 export const SUBMITTED_OBSERVATION = 'Description received.';

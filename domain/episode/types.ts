@@ -10,8 +10,13 @@ export interface EpisodeBudgets {
   maxCalls: number;
   /** Model turns before the agent is asked for its final description (default 20). */
   maxTurns: number;
+  /**
+   * Consecutive turns without progress (no valid call run, no description submitted) after which the
+   * episode ends early with end reason `no_progress` instead of burning the turn budget (default 3).
+   */
+  maxIdleTurns: number;
 }
-export const DEFAULT_BUDGETS: EpisodeBudgets = { maxCalls: 20, maxTurns: 20 };
+export const DEFAULT_BUDGETS: EpisodeBudgets = { maxCalls: 20, maxTurns: 20, maxIdleTurns: 3 };
 /** In-context examples: the first k probe inputs (all of them when k is unset). */
 export const DEFAULT_IN_CONTEXT_K = 10;
 

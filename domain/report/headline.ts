@@ -2,10 +2,16 @@
 import type { ReportDocument } from './renderHtml';
 import { headlineRows } from './summarize';
 import { formatTable } from './table';
+import { formatToolCallSources } from './toolCallSources';
+import { SMALL_JUDGE_WARNING } from '../llm/localModels';
 
 export function headlineText(doc: ReportDocument): string {
   const { headers, rows } = headlineRows(doc.summary);
-  const lines = [`run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${doc.judgeModel ?? 'none'}`, formatTable(headers, rows)];
+  const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
+  const lines = [`run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${judge}`, formatTable(headers, rows)];
+  // The scripted anchors call natively by construction; the table is about the real models.
+  const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
+  if (sources.length > 0) lines.push('', 'tool calls by source (interactive):', formatToolCallSources(sources));
   if (doc.compare) {
     const d = doc.compare.deltas.filter((x) => x.metric === 'score' || x.metric === 'codeMatch');
     lines.push('', `compared with ${doc.compare.runId}:`);

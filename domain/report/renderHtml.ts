@@ -2,6 +2,7 @@
 // plots inline; plots are hand-built SVG). Pure code.
 import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
 import { seededRandom } from './stats';
+import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -19,11 +20,15 @@ export interface ReportDocument {
   generatedAt: string;
   run: RunInfo | null;
   judgeModel: string | null;
+  /** The judge is a small local model (not the paper's judge; the report says so). */
+  judgeIsLocal?: boolean;
   otherJudgeModels: string[];
   summary: RunSummary;
   episodes: EpisodeRow[];
   compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[] };
   notes: string[];
+  /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
+  toolCallSources?: ToolCallSourceRow[];
 }
 
 export function esc(s: unknown): string {
@@ -140,6 +145,12 @@ export function renderHtml(doc: ReportDocument): string {
     const rows = s.paired.map((p) => [p.model, METRIC_LABEL[p.metric], fmtEstimate(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
     sections.push(
       `<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`,
+    );
+  }
+  if (doc.toolCallSources && doc.toolCallSources.length > 0) {
+    const t = toolCallSourceTable(doc.toolCallSources);
+    sections.push(
+      `<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`,
     );
   }
   sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);

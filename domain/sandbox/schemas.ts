@@ -1,5 +1,6 @@
-// The sandbox contract as zod schemas; every TypeScript type here is inferred from them. The executor's
-// wire protocol (sandbox/executor.py) is validated with the same schemas, so a drift fails loudly.
+// The sandbox contract as zod schemas; every TypeScript type here is inferred from them. What the
+// executor's children return is validated with the same schemas (activities/sandbox/wire.ts), so a drift
+// fails loudly.
 import { z } from 'zod';
 
 /** A call's arguments: one Python-literal string per argument, or one string with the whole list. */
@@ -129,38 +130,6 @@ export const batchResultSchema = z.object({
   events: z.array(z.array(z.string())).optional(),
 });
 export type BatchResult = z.infer<typeof batchResultSchema>;
-
-// --- wire protocol (executor -> client) -----------------------------------------------------------------
-export const readyMessageSchema = z.object({
-  type: z.literal('ready'),
-  pid: z.number(),
-  python: z.string(),
-  seccomp: z.object({ ok: z.boolean(), detail: z.string() }),
-});
-export const callMessageSchema = z.object({
-  id: z.string(),
-  type: z.literal('call'),
-  index: z.number().int(),
-  result: callResultSchema,
-  events: z.array(z.string()).optional(),
-});
-export const doneMessageSchema = z.object({
-  id: z.string(),
-  type: z.literal('done'),
-  coverage: coverageSchema.nullable().optional(),
-  sourceError: errorInfoSchema.nullable().optional(),
-  coverageError: z.string().optional(),
-  staticFlags: z.array(z.string()).optional(),
-  error: errorInfoSchema.optional(),
-});
-export type DoneMessage = z.infer<typeof doneMessageSchema>;
-export const executorMessageSchema = z.union([
-  readyMessageSchema,
-  callMessageSchema,
-  doneMessageSchema,
-  z.object({ type: z.enum(['pong', 'error']), id: z.string().nullable().optional(), error: errorInfoSchema.optional() }),
-]);
-export type ExecutorMessage = z.infer<typeof executorMessageSchema>;
 
 export const determinismInputSchema = z.object({
   source: runBatchInputSchema.shape.source,

@@ -21,7 +21,7 @@ function pct(xs: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const { freePort } = await import('../lib/processes');
+  const { freePort } = await import('../../activities/common/processes');
   const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../stack/postgres');
   const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../stack/temporal');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-bench-episodes-'));
@@ -36,7 +36,6 @@ async function main(): Promise<void> {
     DATABASE_URL: localDatabaseUrl(pgPort, password),
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     PAU_STATE_DIR: dir,
-    PAU_MOCK_LLM_URL: '',
   });
   try {
     await run();
@@ -63,9 +62,13 @@ async function run(): Promise<void> {
   const { eq, asc } = await import('drizzle-orm');
   if (CALLS !== STEPS_POLICY_CALLS) console.warn(`note: the mock-steps policy makes ${STEPS_POLICY_CALLS} calls; --calls ${CALLS} only sets the budget`);
 
+  const { dbMethodLookup, startMockServer } = await import('../../activities/llm/mock/server');
   await runMigrations(process.env.DATABASE_URL);
   const h = connect(undefined, 4);
   const db = h.db;
+  // The scripted model server, in this process as in the test setup (env() is read lazily, after this).
+  const mock = await startMockServer({ lookup: dbMethodLookup(() => db) });
+  process.env.PAU_MOCK_LLM_URL = mock.url;
   await db.insert(datasets).values({ name: 'bench-episodes', contentHash: 'bench', config: {}, status: 'ready' });
   for (let i = 0; i < METHODS; i++) {
     const id = `bench/m${String(i).padStart(4, '0')}`;
@@ -153,6 +156,7 @@ async function run(): Promise<void> {
   await main.shutdown();
   await client.connection.close();
   await (await import('../../activities/llm/concurrency')).closeSlotPool();
+  await mock.close();
   await h.close();
 }
 

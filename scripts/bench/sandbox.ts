@@ -1,8 +1,20 @@
-// `npm run bench:sandbox`: per-call latency (p50/p99) and calls/second of the sandbox for a trivial
-// method and HumanEval/0 (has_close_elements on 100 floats), with and without coverage, beside the
-// baseline of spawning `python3 -I -S` per call. Two shapes: single-call batches (one agent query per
-// round trip, the latency an episode sees) and one batch of many calls (throughput).
+// `npm run bench:sandbox`: per-call latency (p50/p99), calls/second and CPU per call of the sandbox for
+// a trivial method and HumanEval/0 (has_close_elements on 100 floats), with and without coverage, side
+// by side with spawning `python3 -I -S` per call (interleaved with the sandbox's single calls, so both see
+// the same load). Shapes:
+//   - 1 call/batch, back to back: one agent query per round trip, the next sent as soon as one returns;
+//   - 1 call/batch, 20 ms apart: the same with a pause between calls (an agent's model turn), so a
+//     configured spare is waiting when the call comes;
+//   - the default pool (2 executors on 2 cores), 1 caller, back to back: consecutive calls alternate
+//     between the executors, so each has had a call's time to prepare its next spare;
+//   - N calls/batch: throughput of one executor (per-call time = gap between consecutive results);
+//   - the pool on all cores: 2 executors, 2 callers at once, with 1 and 2 spares per executor.
+// CPU ms/call is the CPU time of every process involved (this Node process and the whole sandbox tree;
+// for the baseline, the spawned interpreters), which load disturbs much less than wall time.
+// PAU_BENCH_CALLS (default 300) sets N.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { probePython } from '../../activities/sandbox/isolation';
@@ -27,6 +39,10 @@ const cases = [
   { name: 'trivial x+1', source: TRIVIAL, entry: 'f', call: ['1'] },
   { name: 'HumanEval/0 (100 floats)', source: HE0, entry: 'has_close_elements', call: [FLOATS, '0.5'] },
 ];
+type Case = (typeof cases)[number];
+
+const CLK_TCK_MS = 10; // /proc times are in clock ticks of 1/100 s on Linux
+const PACE_MS = 20; // the pause between paced calls: far shorter than any model turn
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -34,15 +50,160 @@ function pct(xs: number[], p: number): number {
 }
 
 function progress(label: string, i: number, n: number): void {
-  if (i % Math.max(1, Math.floor(n / 10)) === 0 || i === n) process.stderr.write(`\r  ${label}: ${i}/${n}   `);
+  if (i % Math.max(1, Math.floor(n / 10)) === 0 || i === n) process.stderr.write(`\r  ${label}: ${i}/${n}      `);
+}
+
+function loadavg(): string {
+  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+/** The live child processes of pid (over all its threads). */
+function children(pid: number): number[] {
+  try {
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((t) => fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+/** CPU ms of this process's descendants (alive ones, plus what they reaped), and of reaped children. */
+function treeCpuMs(): { tree: number; reaped: number } {
+  const stat = (pid: number): string[] | undefined => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+    } catch {
+      return undefined;
+    }
+  };
+  let tree = 0;
+  const stack = children(process.pid);
+  while (stack.length) {
+    const pid = stack.pop()!;
+    const f = stat(pid);
+    if (f) tree += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * CLK_TCK_MS;
+    stack.push(...children(pid));
+  }
+  const self = stat(process.pid);
+  return { tree, reaped: self ? (Number(self[13]) + Number(self[14])) * CLK_TCK_MS : 0 };
+}
+
+/** Memory of the sandbox processes under this one (executors, bubblewrap, spares; not tsx's esbuild).
+ * RSS counts the pages forks share once per process; PSS splits them, so its sum is the real cost. */
+function sandboxMemory(): string {
+  const kb = (text: string, key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
+  let procs = 0;
+  let rss = 0;
+  let pss = 0;
+  const stack = children(process.pid);
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      if (/^Name:\s+esbuild/m.test(status)) continue;
+      procs++;
+      rss += kb(status, 'VmRSS');
+      pss += kb(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss');
+    } catch {
+      // exited meanwhile
+    }
+    stack.push(...children(pid));
+  }
+  return `${procs} processes, RSS ${(rss / 1024).toFixed(1)} MiB summed, PSS ${(pss / 1024).toFixed(1)} MiB`;
+}
+
+/** CPU ms of everything involved, from now until the returned function is called. */
+function cpuMeter(): () => number {
+  const c0 = process.cpuUsage();
+  const t0 = treeCpuMs();
+  return () => {
+    const c = process.cpuUsage(c0);
+    const t = treeCpuMs();
+    return (c.user + c.system) / 1000 + Math.max(0, t.tree - t0.tree) + (t.reaped - t0.reaped);
+  };
 }
 
 interface Row {
   method: string;
   how: string;
   p50: number;
+  p90: number;
   p99: number;
   perSec: number;
+  cpuMs: number;
+}
+
+function row(method: string, how: string, lat: number[], wallMs: number, cpuMs: number, calls = lat.length): Row {
+  return { method, how, p50: pct(lat, 0.5), p90: pct(lat, 0.9), p99: pct(lat, 0.99), perSec: (calls * 1000) / wallMs, cpuMs: cpuMs / calls };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function singleCalls(
+  pool: SandboxPool,
+  c: Case,
+  coverage: boolean,
+  n: number,
+  gapMs: number,
+  label: string,
+  realPython?: string,
+): Promise<{ sandbox: number[]; wall: number; cpu: number; spawn: number[]; spawnWall: number; spawnCpu: number }> {
+  const lat: number[] = [];
+  const spawn: number[] = [];
+  let wall = 0;
+  let spawnWall = 0;
+  let spawnNodeUs = 0;
+  const spawnEvery = 5; // one baseline spawn per 5 sandbox calls, interleaved
+  const prog = `${c.source}\nprint(repr(${c.entry}(${c.call.join(', ')})))\n`;
+  const c0 = process.cpuUsage();
+  const t0 = treeCpuMs();
+  for (let i = 0; i < n; i++) {
+    if (gapMs) await sleep(gapMs);
+    const t = performance.now();
+    const r = await pool.runBatch({ source: c.source, entry: c.entry, calls: [c.call], coverage });
+    const dt = performance.now() - t;
+    if (!r.results[0]?.ok) throw new Error(`benchmark call failed: ${JSON.stringify(r.results[0])}`);
+    lat.push(dt);
+    wall += dt + gapMs;
+    if (realPython && i % spawnEvery === 0) {
+      const u = process.cpuUsage();
+      const s = performance.now();
+      const b = spawnSync(realPython, ['-I', '-S', '-c', prog], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin' } });
+      const ds = performance.now() - s;
+      const du = process.cpuUsage(u);
+      spawnNodeUs += du.user + du.system;
+      if (b.status !== 0) throw new Error(`baseline failed: ${b.stderr}`);
+      spawn.push(ds);
+      spawnWall += ds;
+    }
+    progress(label, i + 1, n);
+  }
+  const c1 = process.cpuUsage(c0);
+  const t1 = treeCpuMs();
+  // The spawned interpreters are reaped by this process: their CPU is in its children's times.
+  const spawnCpu = spawnNodeUs / 1000 + (t1.reaped - t0.reaped);
+  const cpu = (c1.user + c1.system - spawnNodeUs) / 1000 + Math.max(0, t1.tree - t0.tree);
+  return { sandbox: lat, wall, cpu, spawn, spawnWall, spawnCpu };
+}
+
+async function oneBatch(pool: SandboxPool, c: Case, coverage: boolean, n: number, label: string): Promise<{ gaps: number[]; wall: number; cpu: number }> {
+  const gaps: number[] = [];
+  const meter = cpuMeter();
+  const t0 = performance.now();
+  let last = t0;
+  await pool.runBatch(
+    { source: c.source, entry: c.entry, calls: Array.from({ length: n }, () => c.call), coverage },
+    {
+      onCall: ({ index }) => {
+        const now = performance.now();
+        gaps.push(now - last);
+        last = now;
+        progress(label, index + 1, n);
+      },
+    },
+  );
+  return { gaps, wall: performance.now() - t0, cpu: meter() };
 }
 
 async function main(): Promise<void> {
@@ -52,89 +213,108 @@ async function main(): Promise<void> {
   const realPython = probePython(python).realExecutable;
   const pool = new SandboxPool({ size: 1 });
   const mode = await pool.mode();
-  console.log(`sandbox benchmark: mode ${mode}, ${n} calls per row, python ${python}`);
+  const load0 = loadavg();
+  console.log(`sandbox benchmark: mode ${mode}, ${n} calls per row, ${os.cpus().length} CPUs, python ${python}, load average ${load0}`);
   const rows: Row[] = [];
   for (const c of cases) {
+    let spawnLat: number[] = [];
+    let spawnWall = 0;
+    let spawnCpu = 0;
     for (const coverage of [false, true]) {
-      // warm-up
-      await pool.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call), coverage });
-      const lat: number[] = [];
-      const label = `${c.name}, ${coverage ? 'coverage' : 'no coverage'}, single-call batches`;
-      const t0 = performance.now();
-      for (let i = 0; i < n; i++) {
-        const t = performance.now();
-        const r = await pool.runBatch({ source: c.source, entry: c.entry, calls: [c.call], coverage });
-        if (!r.results[0]?.ok) throw new Error(`benchmark call failed: ${JSON.stringify(r.results[0])}`);
-        lat.push(performance.now() - t);
-        progress(label, i + 1, n);
-      }
-      rows.push({
-        method: c.name,
-        how: `sandbox, 1 call/batch${coverage ? ', coverage' : ''}`,
-        p50: pct(lat, 0.5),
-        p99: pct(lat, 0.99),
-        perSec: (n * 1000) / (performance.now() - t0),
-      });
-      // One batch of n calls: per-call time is the gap between consecutive results.
-      const gaps: number[] = [];
-      let last = performance.now();
-      const t1 = last;
-      await pool.runBatch(
-        { source: c.source, entry: c.entry, calls: Array.from({ length: n }, () => c.call), coverage },
-        {
-          onCall: ({ index }) => {
-            const now = performance.now();
-            gaps.push(now - last);
-            last = now;
-            progress(`${c.name}, ${coverage ? 'coverage' : 'no coverage'}, one batch`, index + 1, n);
-          },
-        },
-      );
-      rows.push({
-        method: c.name,
-        how: `sandbox, ${n} calls/batch${coverage ? ', coverage' : ''}`,
-        p50: pct(gaps, 0.5),
-        p99: pct(gaps, 0.99),
-        perSec: (n * 1000) / (performance.now() - t1),
-      });
+      const cov = coverage ? ', coverage' : '';
+      await pool.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call), coverage }); // warm-up
+      const s = await singleCalls(pool, c, coverage, n, 0, `${c.name}${cov}, 1 call/batch (+ spawn baseline)`, realPython);
+      rows.push(row(c.name, `sandbox, 1 call/batch${cov}`, s.sandbox, s.wall, s.cpu));
+      spawnLat = spawnLat.concat(s.spawn);
+      spawnWall += s.spawnWall;
+      spawnCpu += s.spawnCpu;
+      const paced = await singleCalls(pool, c, coverage, Math.ceil(n / 2), PACE_MS, `${c.name}${cov}, 1 call/batch, ${PACE_MS} ms apart`);
+      rows.push(row(c.name, `sandbox, 1 call/batch, ${PACE_MS} ms apart${cov}`, paced.sandbox, paced.wall, paced.cpu));
+      const b = await oneBatch(pool, c, coverage, n, `${c.name}${cov}, one batch`);
+      rows.push(row(c.name, `sandbox, ${n} calls/batch${cov}`, b.gaps, b.wall, b.cpu));
     }
-    // Baseline: a new interpreter per call (no isolation at all).
-    const m = Math.max(20, Math.floor(n / 5));
-    const lat: number[] = [];
-    const prog = `${c.source}\nimport ast\nprint(repr(${c.entry}(${c.call.join(', ')})))\n`;
-    const t0 = performance.now();
-    for (let i = 0; i < m; i++) {
-      const t = performance.now();
-      const r = spawnSync(realPython, ['-I', '-S', '-c', prog], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin' } });
-      if (r.status !== 0) throw new Error(`baseline failed: ${r.stderr}`);
-      lat.push(performance.now() - t);
-      progress(`${c.name}, spawn python3 -I -S per call`, i + 1, m);
-    }
-    rows.push({
-      method: c.name,
-      how: 'baseline: spawn python3 -I -S per call (real binary)',
-      p50: pct(lat, 0.5),
-      p99: pct(lat, 0.99),
-      perSec: (m * 1000) / (performance.now() - t0),
-    });
+    rows.push(row(c.name, 'baseline: spawn python3 -I -S per call (real binary)', spawnLat, spawnWall, spawnCpu));
+  }
+  const memory = [`pool of 1 executor (1 spare), idle after the runs: ${sandboxMemory()}`];
+  await pool.close();
+
+  // The pool on all cores (trivial method, no coverage): two executors, one caller, then two at once.
+  const c = cases[0]!;
+  {
+    const wide = new SandboxPool({ size: 2 });
+    await wide.mode();
+    await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
+    const s = await singleCalls(wide, c, false, n, 0, 'default pool of 2, 1 caller');
+    rows.push(row(c.name, 'default pool of 2 executors, 1 caller, 1 call/batch', s.sandbox, s.wall, s.cpu));
+    memory.push(`default pool of 2 executors (1 spare each), idle after the runs: ${sandboxMemory()}`);
+    await wide.close();
+  }
+  for (const spares of [1, 2]) {
+    const wide = new SandboxPool({ size: 2, spares });
+    await wide.mode();
+    await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
+    let meter = cpuMeter();
+    let t0 = performance.now();
+    const per = Math.ceil(n / 2);
+    const lats = await Promise.all(
+      [0, 1].map(async (k) => {
+        const lat: number[] = [];
+        for (let i = 0; i < per; i++) {
+          const t = performance.now();
+          await wide.runBatch({ source: c.source, entry: c.entry, calls: [c.call] });
+          lat.push(performance.now() - t);
+          if (k === 0) progress(`pool of 2, ${spares} spare(s) each, 2 callers`, i + 1, per);
+        }
+        return lat;
+      }),
+    );
+    rows.push(row(c.name, `pool of 2 executors, ${spares} spare(s) each, 2 callers, 1 call/batch`, lats.flat(), performance.now() - t0, meter()));
+    meter = cpuMeter();
+    t0 = performance.now();
+    const batches = await Promise.all([0, 1].map(() => oneBatch(wide, c, false, n, `pool of 2, ${spares} spare(s) each, 2 batches`)));
+    rows.push(
+      row(
+        c.name,
+        `pool of 2 executors, ${spares} spare(s) each, 2 batches of ${n} at once`,
+        batches.flatMap((x) => x.gaps),
+        performance.now() - t0,
+        meter(),
+        2 * n,
+      ),
+    );
+    await wide.close();
   }
   process.stderr.write('\n');
-  await pool.close();
+
   const baseline = new Map(rows.filter((r) => r.how.startsWith('baseline')).map((r) => [r.method, r.p50]));
   console.log(
     formatTable(
-      ['method', 'how', 'p50 ms', 'p99 ms', 'calls/s', 'p50 speed-up vs spawn'],
-      rows.map((r) => [r.method, r.how, r.p50.toFixed(3), r.p99.toFixed(3), r.perSec.toFixed(0), `${((baseline.get(r.method) ?? NaN) / r.p50).toFixed(1)}x`]),
+      ['method', 'how', 'p50 ms', 'p90 ms', 'p99 ms', 'calls/s', 'CPU ms/call', 'p50 speed-up vs spawn'],
+      rows.map((r) => [
+        r.method,
+        r.how,
+        r.p50.toFixed(3),
+        r.p90.toFixed(3),
+        r.p99.toFixed(3),
+        r.perSec.toFixed(0),
+        r.cpuMs.toFixed(2),
+        `${((baseline.get(r.method) ?? NaN) / r.p50).toFixed(1)}x`,
+      ]),
     ),
   );
-  const trivial = rows.find((r) => r.method === cases[0]!.name && r.how === 'sandbox, 1 call/batch');
-  const base = baseline.get(cases[0]!.name) ?? NaN;
-  if (trivial) {
+  const base = baseline.get(c.name) ?? NaN;
+  for (const how of ['sandbox, 1 call/batch', `sandbox, 1 call/batch, ${PACE_MS} ms apart`, 'default pool of 2 executors, 1 caller, 1 call/batch']) {
+    const r = rows.find((x) => x.method === c.name && x.how === how);
+    if (!r) continue;
+    const ok = r.p50 <= 1 && base / r.p50 >= 20;
     console.log(
-      `\nsummary: trivial call, single-call batch (Node round trip included): p50 ${trivial.p50.toFixed(3)} ms, ` +
-        `${(base / trivial.p50).toFixed(1)}x faster than spawning python3 per call (${base.toFixed(1)} ms); mode ${mode}.`,
+      `\nsummary: trivial call, ${how.replace(/^sandbox, /, '')} (Node round trip included): p50 ${r.p50.toFixed(3)} ms, ` +
+        `${(base / r.p50).toFixed(1)}x faster than spawning python3 per call (${base.toFixed(1)} ms); ` +
+        `target p50 <= 1 ms and >= 20x: ${ok ? 'met' : 'not met'}.`,
     );
   }
+  console.log(`\nmemory: ${memory.join('; ')}.`);
+  console.log(`mode ${mode}; load average ${load0} at the start, ${loadavg()} at the end (${os.cpus().length} CPUs).`);
 }
 
 main().then(

@@ -19,7 +19,7 @@ import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
-  '              [--max-calls 20] [--max-turns 20] [--k N] [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
+  '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--k N] [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID] [--detach]',
   '              [--judge-model M] [--judge off] [--report-dir DIR]',
   '       pau bench status RUN_ID',
   '       pau bench models',
@@ -32,6 +32,7 @@ const runOptions = defineOptions({
   ...runSelectionFields,
   'max-calls': int(1).optional(),
   'max-turns': int(1).optional(),
+  'max-idle-turns': int(1).optional(),
   k: int(0).optional(),
   window: int(1).optional(),
   temperature: z.coerce.number().min(0).max(2).optional(),
@@ -47,7 +48,11 @@ const runOptions = defineOptions({
 const runSchema = runOptions.schema;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
-  const budgets = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
+  const budgets = {
+    ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}),
+    ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}),
+    ...(v['max-idle-turns'] ? { maxIdleTurns: v['max-idle-turns'] } : {}),
+  };
   const params = { ...(v.temperature !== undefined ? { temperature: v.temperature } : {}), ...(v.seed !== undefined ? { seed: v.seed } : {}) };
   return {
     ...selectionConfig(v, v.dataset),

@@ -10,9 +10,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
 import { localDatabaseUrl } from '../../config/services';
-import { isAlive, portOpen, sleep, waitFor } from '../lib/processes';
+import { isAlive, portOpen, sleep, waitFor, withPrivateUmask } from '../../activities/common/processes';
 import { hbaFile, hbaUsesTrust, hbaWithScram, scramVerifier } from './postgresAuth';
-import { withPrivateUmask } from './privateState';
 
 export { localDatabaseUrl } from '../../config/services';
 

@@ -4,16 +4,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Runs `fn` (synchronous: a spawn, a file write) with umask 077, so what it and its children create is private. */
-export function withPrivateUmask<T>(fn: () => T): T {
-  const previous = process.umask(0o077);
-  try {
-    return fn();
-  } finally {
-    process.umask(previous);
-  }
-}
-
 export interface PrivateDirResult {
   created: boolean;
   /** Files and folders (relative to the folder, `.` itself) whose group/other permission bits were removed. */

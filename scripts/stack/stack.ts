@@ -10,9 +10,14 @@ import { ensureSearchAttributes } from './searchAttributes';
 import { clusterPassword, isRunning as pgRunning, localPostgres, startPostgres, stopPostgres } from './postgres';
 import { describePrivateDir, makePrivateDir } from './privateState';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalReady } from './temporal';
+import { localMockLlm, mockLlmReady, startMockLlm, stopMockLlm } from './mockLlm';
+import { localServers, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
+import { models } from '../../config/models';
+import { localModelsInUse } from '../client/localModels';
+import { progressLine } from '../lib/progressLine';
 
 export interface StackPart {
-  part: 'temporal' | 'postgres';
+  part: 'temporal' | 'postgres' | 'mock-llm' | `model ${string}`;
   where: string;
   managed: boolean;
   state: string;
@@ -24,11 +29,12 @@ function parts() {
     e,
     temporal: localTemporal(e.PAU_STATE_DIR, e.PAU_TEMPORAL_PORT, e.PAU_TEMPORAL_UI_PORT, e.TEMPORAL_NAMESPACE),
     postgres: localPostgres(e.PAU_STATE_DIR, e.PAU_PG_PORT),
+    mock: localMockLlm(e.PAU_STATE_DIR, e.PAU_MOCK_LLM_PORT),
   };
 }
 
 export async function stackUp(log: (line: string) => void = console.log): Promise<void> {
-  const { e, temporal, postgres } = parts();
+  const { e, temporal, postgres, mock } = parts();
   const tightened = describePrivateDir(e.PAU_STATE_DIR, makePrivateDir(e.PAU_STATE_DIR));
   if (tightened) log(tightened);
   if (e.TEMPORAL_ADDRESS) {
@@ -57,18 +63,36 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   }
   await runMigrations(databaseUrl());
   log('migrations: applied');
+  // The scripted mock models' server (not an LLM): its own process, so no worker has to start one.
+  if (e.PAU_MOCK_LLM_URL) log(`mock-llm: using ${e.PAU_MOCK_LLM_URL}; nothing started`);
+  else log(`mock-llm: ${await startMockLlm(mock)} at ${mock.url} (the scripted mock models, not an LLM)`);
+  // The local models the configuration uses (installed first when missing): llama.cpp on loopback.
+  for (const name of localModelsInUse()) {
+    const line = progressLine();
+    const state = await startLocalServer(models().get(name), {
+      progress: (t) => line.update(t),
+      log: (t) => {
+        line.done();
+        log(t);
+      },
+    });
+    line.done();
+    log(`model ${name}: ${state}`);
+  }
   log(`Temporal Web UI: ${temporalUiUrl()}`);
   log(`DATABASE_URL=${maskUrl(databaseUrl())}${e.DATABASE_URL ? '' : ` (password in ${secretPath('postgres-password')})`}`);
 }
 
 export async function stackDown(log: (line: string) => void = console.log): Promise<void> {
-  const { e, temporal, postgres } = parts();
+  const { e, temporal, postgres, mock } = parts();
+  log(e.PAU_MOCK_LLM_URL ? 'mock-llm: external, left alone' : `mock-llm: ${await stopMockLlm(mock)}`);
   log(e.TEMPORAL_ADDRESS ? 'temporal: external, left alone' : `temporal: ${await stopTemporal(temporal)}`);
   log(e.DATABASE_URL ? 'postgres: external, left alone' : `postgres: ${await stopPostgres(postgres)}`);
+  for (const s of await stopAllLocalServers()) log(`model ${s.name}: ${s.result}`);
 }
 
 export async function stackStatus(): Promise<StackPart[]> {
-  const { e, postgres } = parts();
+  const { e, postgres, mock } = parts();
   const temporalUp = await temporalReady(temporalAddress(), e.TEMPORAL_NAMESPACE);
   const rows: StackPart[] = [
     {
@@ -86,6 +110,16 @@ export async function stackStatus(): Promise<StackPart[]> {
       where: `127.0.0.1:${postgres.port} (${postgres.dataDir})`,
       managed: true,
       state: (await pgRunning(postgres)) ? 'up' : 'down',
+    });
+  }
+  const mockUrl = e.PAU_MOCK_LLM_URL ?? mock.url;
+  rows.push({ part: 'mock-llm', where: mockUrl, managed: !e.PAU_MOCK_LLM_URL, state: (await mockLlmReady(mockUrl)) ? 'up' : 'down' });
+  for (const m of await localServers()) {
+    rows.push({
+      part: `model ${m.name}`,
+      where: `127.0.0.1:${m.port ?? '?'}${m.pid ? ` pid ${m.pid}` : ''}`,
+      managed: true,
+      state: m.state === 'up' ? 'up' : 'down',
     });
   }
   return rows;

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../../config/env';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
-import { portOpen, runningPid, spawnDetached, stopPid, waitFor } from '../lib/processes';
-import { withPrivateUmask } from './privateState';
+import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
 
 export interface LocalTemporal {
   stateDir: string;
@@ -91,9 +90,5 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
 }
 
 export async function stopTemporal(t: LocalTemporal): Promise<'stopped' | 'not running'> {
-  const pid = runningPid(t.pidFile);
-  if (pid === undefined) return 'not running';
-  await stopPid(pid);
-  fs.rmSync(t.pidFile, { force: true });
-  return 'stopped';
+  return stopPidFile(t.pidFile);
 }

@@ -146,7 +146,7 @@ describe('pau bench run (CLI)', () => {
     } finally {
       await workers.shutdown();
     }
-  });
+  }, 180_000); // two CLI processes (tsx start-up) and 8 episodes: over 60 s at load 19
 });
 
 describe('worker killed mid-run', () => {

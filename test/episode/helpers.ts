@@ -17,6 +17,7 @@ export async function runEpisode(
   model: string,
   setting: Setting,
   extra: Partial<EpisodeInput> = {},
+  timeout = '3 minutes',
 ): Promise<EpisodeOutcome> {
   const runId = extra.runId ?? `t-${Date.now().toString(36)}-${++n}`;
   await insertTestRun(db, runId);
@@ -25,7 +26,7 @@ export async function runEpisode(
     taskQueue: TASK_QUEUES.main,
     workflowId: episodeWorkflowId(runId, methodId, model, setting, 0),
     args: [input],
-    workflowExecutionTimeout: '3 minutes',
+    workflowExecutionTimeout: timeout,
   });
 }
 

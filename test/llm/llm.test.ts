@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireSlot, closeSlotPool, heldSlots } from '../../activities/llm/concurrency';
+import { acquireSlot, closeSlotPool, heldSlots, queuedForSlot } from '../../activities/llm/concurrency';
 import { retryAfterMs, toFailure } from '../../activities/llm/errors';
 import { buildRegistry, loadModelsFile, ModelConfigError, apiKeyFor } from '../../config/models';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
@@ -49,8 +49,8 @@ describe('LLM activity retries', () => {
     expect(attempts).toHaveLength(2);
     expect(attempts.every((a) => a.attempt >= 2)).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000); // two Retry-After delays of 1 s
-    // (Request counts on the scripted server are not checked: test files run in parallel against one
-    // Temporal server, so another file's worker, with its own mock server, may take some of these tasks.)
+    // (The scripted server answers 429 once per distinct request body: the first time this test runs
+    // against the test run's one mock server.)
   });
 
   it('401 is not retried: the episode fails once, naming the auth error', async () => {
@@ -97,12 +97,57 @@ describe('per-model concurrency cap', () => {
     await third!.release();
     expect(await heldSlots(model, 2)).toBe(0);
   });
+
+  it("grants a busy model's slots first come, first served (no waiter overtakes an earlier one)", async () => {
+    const model = `fifo-test-${Date.now()}`;
+    const first = await acquireSlot(model, 1);
+    const order: number[] = [];
+    const waiters: Promise<void>[] = [];
+    // Six requests arrive one after another while the only slot is busy (each queued before the next).
+    for (let i = 0; i < 6; i++) {
+      waiters.push(
+        acquireSlot(model, 1, { pollMs: 20 }).then(async (s) => {
+          order.push(i);
+          await new Promise((r) => setTimeout(r, 30)); // a short call; later waiters keep polling meanwhile
+          await s.release();
+        }),
+      );
+      await expect.poll(() => queuedForSlot(model), { timeout: 10_000, interval: 20 }).toBe(i === 0 ? 0 : i);
+      if (i === 0) await new Promise((r) => setTimeout(r, 100)); // the first one holds the gate, polling
+    }
+    await first.release();
+    await Promise.all(waiters);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await heldSlots(model, 1)).toBe(0);
+  });
+
+  it('a request cancelled while queued leaves the queue at once, and the next one gets the slot', async () => {
+    const model = `fifo-cancel-${Date.now()}`;
+    const first = await acquireSlot(model, 1);
+    const head = acquireSlot(model, 1, { pollMs: 20 }); // holds the gate, polling
+    await new Promise((r) => setTimeout(r, 100));
+    const ac = new AbortController();
+    const cancelled = acquireSlot(model, 1, { signal: ac.signal }).then(
+      () => 'granted',
+      (e: unknown) => (e as Error).message,
+    );
+    await expect.poll(() => queuedForSlot(model), { timeout: 10_000, interval: 20 }).toBe(1);
+    const behind = acquireSlot(model, 1, { pollMs: 20 });
+    await expect.poll(() => queuedForSlot(model), { timeout: 10_000, interval: 20 }).toBe(2);
+    ac.abort(new Error('activity cancelled'));
+    expect(await cancelled).toBe('activity cancelled');
+    await expect.poll(() => queuedForSlot(model), { timeout: 10_000, interval: 20 }).toBe(1);
+    await first.release();
+    await (await head).release();
+    await (await behind).release();
+    expect(await heldSlots(model, 1)).toBe(0);
+  });
 });
 
 describe('model registry', () => {
-  it('has the scripted mock models built in and resolves mock-<policy>', () => {
+  it('has the scripted mock models and the local models built in and resolves mock-<policy>', () => {
     const reg = buildRegistry();
-    expect(reg.names()).toEqual(['mock-oracle', 'mock-null', 'mock-random']);
+    expect(reg.names()).toEqual(['mock-oracle', 'mock-null', 'mock-random', 'local/smollm2-135m', 'local/qwen2.5-coder-0.5b', 'local/qwen2.5-coder-1.5b']);
     expect(reg.get('mock-refuse')).toMatchObject({ provider: 'mock', model: 'refuse' });
     expect(() => reg.get('gpt-nope')).toThrow(ModelConfigError);
     expect(reg.configured()).toEqual([]);

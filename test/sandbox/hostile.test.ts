@@ -2,8 +2,12 @@
 // works), and no process is left behind. Runs in the strongest mode this machine offers (bwrap+seccomp
 // here); the mode is asserted so a silent downgrade fails the suite.
 import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, SandboxPool } from '../../activities/sandbox/index';
+import { env, PROJECT_ROOT } from '../../config/env';
+import { probePython } from '../../activities/sandbox/isolation';
 import { call1, descendants, newPool } from './helpers';
 
 const CANARY = `canary-${process.pid}-${Date.now()}`;
@@ -37,6 +41,7 @@ const attacks: [string, string][] = [
   ['ctypes raw execve syscall', "import ctypes\ndef f():\n    libc = ctypes.CDLL(None)\n    return libc.syscall(59, b'/bin/true', None, None) == 0"],
   ['kill the executor', 'import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n    return True'],
   ['kill everything', 'import os, signal\ndef f():\n    os.kill(-1, signal.SIGKILL)\n    return True'],
+  ['fork bomb', 'import os\ndef f():\n    while True:\n        os.fork()'],
   ['threads', 'import threading\ndef f():\n    threading.Thread(target=lambda: None).start()\n    return True'],
   ['raise own limits', 'import resource\ndef f():\n    resource.setrlimit(resource.RLIMIT_AS, (-1, -1))\n    return True'],
   ['write outside scratch', "def f():\n    open('/usr/pwned', 'w').write('x')\n    return True"],
@@ -94,6 +99,56 @@ describe('hostile calls are contained', () => {
       "    return [len([1, 2]), math.sqrt(4), json.dumps(1), collections.Counter('aa')['a'], 'G' in globals()]",
     ].join('\n');
     expect(await call1(pool, check)).toMatchObject({ ok: true, value: [2, { float: 2 }, '1', 2, false] });
+  });
+
+  it('no writable place outside the scratch dir (every directory tried, /dev/shm included), and nothing written reaches the next call', async () => {
+    // Walks the whole visible tree and tries to create a file and a directory in each directory; only
+    // the scratch dir (/tmp) may take them. The scratch dir is the control: the probe does write there.
+    const probe = [
+      'import os',
+      'def f():',
+      '    ok = []',
+      "    for root, dirs, _ in os.walk('/'):",
+      "        if root in ('/proc', '/sys') or root.startswith(('/proc/', '/sys/')):",
+      '            dirs[:] = []',
+      '            continue',
+      '        for make in (lambda p: os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)), os.mkdir):',
+      "            p = os.path.join(root, '.pau-probe-' + str(len(ok)))",
+      '            try:',
+      '                make(p)',
+      '                ok.append(root)',
+      '            except OSError:',
+      '                pass',
+      '    return sorted(set(ok))',
+    ].join('\n');
+    const r = await call1(pool, probe, [], { timeoutMs: 45_000 }); // it took 9 s at load average 16
+    expect(r).toMatchObject({ ok: true, value: ['/tmp'] });
+    const after = await call1(
+      pool,
+      "import os\ndef f():\n    return [p for p in ('/tmp', '/dev/shm', '/') for n in os.listdir(p) if n.startswith('.pau-probe')]\n",
+    );
+    expect(after).toMatchObject({ ok: true, value: [] });
+  });
+
+  it("cannot see the host user's home, the checkouts or the project's state", async () => {
+    const home = os.homedir();
+    const hostPaths = [path.join(home, '.cache'), path.join(home, '.ssh'), path.dirname(PROJECT_ROOT), PROJECT_ROOT, env().PAU_STATE_DIR, '/etc/shadow'];
+    const existing = hostPaths.filter((p) => existsSync(p));
+    expect(existing.length).toBeGreaterThan(2); // the probe is about paths that exist on the host
+    // Where the interpreter lives under the home dir (pyenv), that one path is bound read-only; nothing
+    // else of the home dir is there.
+    const base = probePython(env().PAU_PYTHON).basePrefix;
+    const allowed = base.startsWith(`${home}/`) ? [path.relative(home, base).split(path.sep)[0]] : [];
+    const src =
+      'import os\ndef f(paths, home):\n    return [[p for p in paths if os.path.exists(p)], sorted(os.listdir(home)) if os.path.isdir(home) else []]\n';
+    const r = await call1(pool, src, [JSON.stringify(existing), JSON.stringify(home)]);
+    expect(r).toMatchObject({ ok: true, value: [[], allowed] });
+  });
+
+  it('a memory bomb of many small objects is stopped by the memory limit', async () => {
+    const r = await call1(pool, 'def f():\n    xs = []\n    while True:\n        xs.append([0] * 1000)\n', [], { memoryMb: 256, timeoutMs: 10_000 });
+    expect(r).toMatchObject({ ok: false, error: { type: 'MemoryLimit' } });
+    await expectAlive();
   });
 
   it('deep recursion and a C-stack bomb are contained', async () => {

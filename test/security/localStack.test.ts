@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
-import { freePort, portOpen } from '../../scripts/lib/processes';
+import { freePort, portOpen } from '../../activities/common/processes';
 import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli, type CliResult } from '../helpers/cli';
 
@@ -25,7 +25,7 @@ describe.skipIf(!isRoot)(title, () => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sec-'));
   const state = path.join(parent, 'state'); // made by `stack up`
   const user = `pausec${crypto.randomBytes(3).toString('hex')}`;
-  let ports: { pg: number; temporal: number; ui: number };
+  let ports: { pg: number; temporal: number; ui: number; mock: number };
   let env: NodeJS.ProcessEnv;
   let up: CliResult;
   let password: string;
@@ -42,12 +42,14 @@ describe.skipIf(!isRoot)(title, () => {
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755); // only what `stack up` does protects the state dir
-    ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+    ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), mock: await freePort() };
     env = {
       PAU_STATE_DIR: state,
       PAU_PG_PORT: String(ports.pg),
       PAU_TEMPORAL_PORT: String(ports.temporal),
       PAU_TEMPORAL_UI_PORT: String(ports.ui),
+      PAU_MOCK_LLM_PORT: String(ports.mock),
+      PAU_MOCK_LLM_URL: '', // the stack starts its own scripted mock server
       DATABASE_URL: '',
       TEMPORAL_ADDRESS: '',
       PAU_TEMPORAL_UI_URL: '',
@@ -77,7 +79,8 @@ describe.skipIf(!isRoot)(title, () => {
     expect(mode(state)).toBe(0o700);
     expect(mode(path.join(state, 'secrets'))).toBe(0o700);
     expect(mode(path.join(state, 'secrets', 'postgres-password'))).toBe(0o600);
-    for (const f of ['temporal.db', 'temporal.pid', path.join('logs', 'temporal.log')]) expect([f, mode(path.join(state, f))]).toEqual([f, 0o600]);
+    for (const f of ['temporal.db', 'temporal.pid', path.join('logs', 'temporal.log'), 'mock-llm.pid', path.join('logs', 'mock-llm.log')])
+      expect([f, mode(path.join(state, f))]).toEqual([f, 0o600]);
     const open: string[] = [];
     const walk = (p: string) => {
       const st = fs.lstatSync(p);
@@ -172,14 +175,30 @@ describe.skipIf(!isRoot)(title, () => {
     }
   });
 
-  it('Postgres, Temporal and its Web UI listen on loopback only', async () => {
+  it('Postgres, Temporal and its Web UI, the scripted mock model server and the local model servers listen on loopback only', async () => {
     const others = Object.values(os.networkInterfaces())
       .flat()
       .filter((a) => a && a.family === 'IPv4' && !a.internal)
       .map((a) => a!.address);
-    for (const port of [ports.pg, ports.temporal, ports.ui]) {
+    expect(up.stdout).toContain(`mock-llm: started at http://127.0.0.1:${ports.mock}/v1`);
+    // The local model servers `stack up` started for the configuration (each writes <state>/models/<slug>.json).
+    const modelDir = path.join(state, 'models');
+    const modelPorts = fs.existsSync(modelDir)
+      ? fs
+          .readdirSync(modelDir)
+          .filter((n) => n.endsWith('.json'))
+          .map((n) => (JSON.parse(fs.readFileSync(path.join(modelDir, n), 'utf8')) as { port: number }).port)
+      : [];
+    for (const port of [ports.pg, ports.temporal, ports.ui, ports.mock, ...modelPorts]) {
       expect(await portOpen(port, '127.0.0.1')).toBe(true);
       for (const ip of others) expect([ip, port, await portOpen(port, ip)]).toEqual([ip, port, false]);
     }
+  });
+
+  it('stack down stops the scripted mock model server it started', async () => {
+    const down = await runCli(['stack', 'down'], env);
+    expect(down.stdout).toContain('mock-llm: stopped');
+    expect(await portOpen(ports.mock, '127.0.0.1')).toBe(false);
+    expect(fs.existsSync(path.join(state, 'mock-llm.pid'))).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/processes';
+import { freePort } from '../../activities/common/processes';
 import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli } from '../helpers/cli';
 
@@ -185,5 +185,5 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
     const again = await runCli(['stack', 'up'], env);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(await query(port, fs.readFileSync(secret, 'utf8').trim(), 'select count(*)::int as n from notes')).toEqual([{ n: 3 }]);
-  });
+  }, 180_000); // two stack down/up cycles of a real cluster: 56 s seen under load 15
 });

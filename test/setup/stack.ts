@@ -1,12 +1,15 @@
-// Vitest global setup: a real Postgres cluster and a real Temporal dev server, private to this test run
-// (free ports, a temporary state dir, password authentication as in `stack up`), migrated; stopped and
-// removed afterwards. Test files reach them through the environment (DATABASE_URL with the password,
-// TEMPORAL_ADDRESS), which forked test workers inherit.
+// Vitest global setup: a real Postgres cluster, a real Temporal dev server and the scripted mock model
+// server, private to this test run (free ports, a temporary state dir, password authentication as in
+// `stack up`), migrated; stopped and removed afterwards. Test files reach them through the environment
+// (DATABASE_URL with the password, TEMPORAL_ADDRESS, PAU_MOCK_LLM_URL), which forked test workers inherit.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { connect } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
-import { freePort } from '../../scripts/lib/processes';
+import { dbMethodLookup, startMockServer } from '../../activities/llm/mock/server';
+import { freePort, portOpen } from '../../activities/common/processes';
+import { stopAllLocalServers } from '../../activities/llm/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../scripts/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../scripts/stack/temporal';
 
@@ -20,20 +23,42 @@ export default async function setup(): Promise<() => Promise<void>> {
   const temporal = localTemporal(dir, temporalPort, 0, 'default', false);
   await Promise.all([startPostgres(pgStack, password), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
   const databaseUrl = localDatabaseUrl(pgPort, password);
+  const modelPortBase = await freePortRun(3);
   await runMigrations(databaseUrl);
+  // The scripted mock model server, as `stack up` runs it beside the workers (never inside them).
+  const mockDb = connect(databaseUrl, 2);
+  const mock = await startMockServer({ lookup: dbMethodLookup(() => mockDb.db) });
   Object.assign(process.env, {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEMPORAL_NAMESPACE: 'default',
     PAU_STATE_DIR: dir,
     PAU_TEST_TEMPORAL_CLI: temporalCliPath(process.env.TEMPORAL_CLI_PATH),
+    // Local model servers of this run listen on their own ports (a developer's may run on the default ones).
+    PAU_MODEL_PORT_BASE: String(modelPortBase),
+    PAU_MOCK_LLM_URL: mock.url,
   });
-  console.log(`test stack: postgres :${pgPort}, temporal :${temporalPort}, state ${dir} (${Date.now() - started} ms)`);
+  console.log(`test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm :${mock.port}, state ${dir} (${Date.now() - started} ms)`);
   return async () => {
+    await mock.close();
+    await mockDb.close();
+    await stopAllLocalServers(dir).catch((err: unknown) => console.error('test stack: stopping local model servers:', err));
     await Promise.allSettled([stopTemporal(temporal), stopPostgres(pgStack)]);
     if (!process.env.PAU_TEST_KEEP_STATE) {
       removeCluster(pgStack);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   };
+}
+
+/** The first of `n` consecutive free loopback ports. */
+async function freePortRun(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = await freePort();
+    if (base + n > 65535) continue;
+    let free = true;
+    for (let i = 1; i < n && free; i++) free = !(await portOpen(base + i));
+    if (free) return base;
+  }
+  throw new Error(`no run of ${n} free ports found`);
 }

@@ -22,6 +22,9 @@ import { insertTestRun } from '../fixtures/runs';
 import { runEpisode } from '../episode/helpers';
 import { useStack } from '../helpers/stack';
 import { buildOracleSftData, maybeRecordHistory, smollm2Path } from './helpers';
+import { resolveModel } from '../../activities/llm/checkpointModels';
+import { chat } from '../../activities/llm/chat';
+import { planFor, stopLocalServer } from '../../activities/llm/local/server';
 
 const DATA = 'sft-train-fixture';
 const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
@@ -169,5 +172,21 @@ describe('sft train', () => {
     expect((c.metrics as { losses: number[] }).losses).toHaveLength(3);
     const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
     expect(run).toMatchObject({ kind: 'sft', status: 'completed' });
+
+    // Served: ckpt:<id> answers a chat request through llama.cpp with the base + the GGUF adapter.
+    const model = checkpointModelName(c.id);
+    const spec = await resolveModel(model, stack.db);
+    expect(spec).toMatchObject({ provider: 'local', model: 'smollm2-135m', loraAdapters: [c.ggufPath] });
+    try {
+      const r = await chat(
+        { model, messages: [{ role: 'user', content: 'Say hello.' }], params: { max_tokens: 8 }, callKey: `${runId}#serve` },
+        { db: () => stack.db },
+      );
+      expect(r.cached).toBe(false);
+      expect(r.tokensOut).toBeGreaterThan(0);
+      expect((r.message.content ?? '').length + r.message.toolCalls.length).toBeGreaterThan(0);
+    } finally {
+      await stopLocalServer(planFor(spec).slug);
+    }
   }, 900_000);
 });

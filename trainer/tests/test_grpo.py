@@ -29,18 +29,21 @@ def grpo_spec(smollm2, out, **over):
 def grpo_run(smollm2, smollm2_dir, tmp_path_factory):
     d = tmp_path_factory.mktemp("grpo")
     spec = grpo_spec(smollm2, d / "out")
-    run = run_trainer("grpo-update", spec, d / "spec.json", signal_on=lambda e: e["type"] == "saved", sig=signal.SIGTERM)
-    return run, spec, d
+    first = run_trainer("grpo-update", spec, d / "spec.json", signal_on=lambda e: e["type"] == "saved", sig=signal.SIGTERM)
+    # the resume runs here, not in a test, so every test below sees the finished update
+    resumed = run_trainer("grpo-update", spec, d / "spec.json") if first.rc == ExitCode.CANCELLED else None
+    return first, resumed, spec, d
 
 
 def test_grpo_update_cancel_resume_and_metrics(grpo_run):
-    first, spec, d = grpo_run
-    # SIGTERM after the first save: cancelled with that save, exit 5
+    first, run, spec, d = grpo_run
+    # SIGTERM after the first save (step 2): the step in progress when it arrives is finished and saved
+    # (2, or 3 when the signal lands after step 3 began), then the trainer stops with exit 5
     assert first.rc == ExitCode.CANCELLED, first.stderr[-2000:]
-    assert first.of("cancelled")[0]["step"] == 2
-    run = run_trainer("grpo-update", spec, d / "spec.json")
-    assert run.rc == 0, run.stderr[-2000:]
-    assert run.of("start")[0]["resumed_from_step"] == 2 and run.steps() == [3, 4]
+    cancelled = first.of("cancelled")[0]["step"]
+    assert cancelled in (2, 3) and first.of("saved")[-1]["step"] == cancelled and not first.of("done")
+    assert run is not None and run.rc == 0, run.stderr[-2000:] if run else "no resume"
+    assert run.of("start")[0]["resumed_from_step"] == cancelled and run.steps() == list(range(cancelled + 1, 5))
     for p in first.of("progress") + run.of("progress"):
         for k in ("loss", "pg_loss", "kl", "clip_frac", "adv_mean", "grad_norm", "tokens_per_s"):
             assert isinstance(p[k], float), (k, p)
@@ -55,7 +58,7 @@ def test_grpo_update_cancel_resume_and_metrics(grpo_run):
 
 
 def test_grpo_advantages_follow_core_algos(grpo_run):
-    first, spec, d = grpo_run
+    _, _, spec, d = grpo_run
     result = json.load(open(d / "out" / "result.json"))
     rows = [json.loads(line) for line in open(spec["rollouts"])]
     want = aac_advantages([r["rewards"]["steps"] for r in rows], [r["rewards"]["outcome"] for r in rows],
@@ -66,7 +69,7 @@ def test_grpo_advantages_follow_core_algos(grpo_run):
 
 
 def test_grpo_changes_only_the_adapter_and_starts_from_init_adapter(grpo_run, smollm2, tmp_path):
-    first, spec, d = grpo_run
+    _, _, spec, d = grpo_run
     result = json.load(open(d / "out" / "result.json"))
     w = load_file(result["adapter"])
     # LoRA B starts at zero; after the update it is not

@@ -82,6 +82,8 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
       let observations: CallOutcome[] = [];
       let prompt: TurnInput['prompt'];
       let mode: TurnInput['mode'] = 'explore';
+      let idleTurns = 0;
+      let lastProse: string | null = null;
       for (;;) {
         const r = await llm.agentTurn({ ...base, idx: nextIdx, observations, ...(prompt ? { prompt } : {}), mode, callsLeft: budgets.maxCalls - callsMade });
         add(r);
@@ -96,6 +98,16 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
           // Asked once for the final description: a plain-text answer counts; anything else ends it.
           finalDescription = r.answer === 'text' ? (r.text ?? null) : null;
           endReason = r.answer === 'text' ? 'answered_in_text_after_final_ask' : `no_description_${r.answer}`;
+          break;
+        }
+        // No progress (no call to run, no description) for maxIdleTurns turns in a row: end early rather than
+        // burn the turn budget. The latest plain-text answer, if any, is kept as the description (patched:
+        // histories recorded before this rule replay without it).
+        idleTurns = r.calls.length > 0 ? 0 : idleTurns + 1;
+        if (r.answer === 'text') lastProse = r.text ?? null;
+        if (idleTurns >= (budgets.maxIdleTurns ?? DEFAULT_BUDGETS.maxIdleTurns) && patched('no-progress-end')) {
+          finalDescription = lastProse;
+          endReason = 'no_progress';
           break;
         }
         observations = await runCalls(r.calls);

@@ -1,7 +1,9 @@
 // The scripted model server: an OpenAI-compatible HTTP endpoint (POST /v1/chat/completions, GET
 // /v1/models) on loopback, behind the built-in `mock-*` models. The policy is the request's `model`;
 // the method it is about comes from the X-Pau-Method-Id header (sent by the LLM activity for mock models
-// only) and is read from Postgres (probe inputs, gold description, signature). Not a language model.
+// only, activities/llm/mock/seam.ts) and is read from Postgres (probe inputs, gold description,
+// signature). Not a language model. It runs as its own process (`pau mock-llm`, started by `stack up`) or
+// inside a test harness; never inside a worker.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,8 +13,7 @@ import { getDb, type Db } from '../../../db/client';
 import { methods } from '../../../db/schema/index';
 import { scriptedJudgeOrCoderReply } from '../../../domain/judge/scriptedJudge';
 import { MOCK_FINGERPRINT, MOCK_MARK, reply, type MockMethod, type MockReply, type MockRequest } from './policies';
-
-export const MOCK_METHOD_HEADER = 'x-pau-method-id';
+import { MOCK_METHOD_HEADER } from './seam';
 
 export interface MockServerStats {
   requests: number;
@@ -24,7 +25,7 @@ export interface MockServer {
   url: string;
   port: number;
   stats: MockServerStats;
-  /** Lets the process exit while the server is up (the worker's in-process server). */
+  /** Lets the process exit while the server is up. */
   unref(): void;
   close(): Promise<void>;
 }
@@ -38,10 +39,14 @@ export interface MockServerOptions {
   latencyMs?: number;
 }
 
+/** Methods found are kept for a few seconds (a long-lived server sees rebuilt datasets); misses are not kept. */
+const LOOKUP_TTL_MS = 10_000;
+
 export function dbMethodLookup(db: () => Db = getDb): (id: string) => Promise<MockMethod | undefined> {
-  const cache = new Map<string, MockMethod | undefined>();
+  const cache = new Map<string, { m: MockMethod; at: number }>();
   return async (id) => {
-    if (cache.has(id)) return cache.get(id);
+    const hit = cache.get(id);
+    if (hit && Date.now() - hit.at < LOOKUP_TTL_MS) return hit.m;
     const [row] = await db()
       .select({
         id: methods.id,
@@ -56,7 +61,7 @@ export function dbMethodLookup(db: () => Db = getDb): (id: string) => Promise<Mo
       .limit(1);
     const m = row ? { ...row, probeInputs: row.probeInputs ?? [] } : undefined;
     if (cache.size > 10_000) cache.clear();
-    cache.set(id, m);
+    if (m) cache.set(id, { m, at: Date.now() });
     return m;
   };
 }
@@ -171,25 +176,4 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
         server.close(() => resolve());
       }),
   };
-}
-
-let inProcess: Promise<MockServer> | undefined;
-/** The worker's own scripted server, started on first use on a free loopback port. */
-export function ensureMockServer(): Promise<MockServer> {
-  inProcess ??= startMockServer().then((s) => {
-    s.unref();
-    return s;
-  });
-  return inProcess;
-}
-
-/** The in-process server if one was started (tests read its request counts). */
-export function inProcessMockServer(): Promise<MockServer> | undefined {
-  return inProcess;
-}
-
-export async function stopInProcessMockServer(): Promise<void> {
-  const s = inProcess;
-  inProcess = undefined;
-  await (await s)?.close();
 }

@@ -30,6 +30,16 @@ export function runningPid(pidFile: string): number | undefined {
   return undefined;
 }
 
+/** Runs `fn` (synchronous: a spawn, a file write) with umask 077, so what it and its children create is private. */
+export function withPrivateUmask<T>(fn: () => T): T {
+  const previous = process.umask(0o077);
+  try {
+    return fn();
+  } finally {
+    process.umask(previous);
+  }
+}
+
 export function spawnDetached(cmd: string, args: string[], opts: { logFile: string; pidFile: string; cwd?: string; env?: NodeJS.ProcessEnv }): number {
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.openSync(opts.logFile, 'a');
@@ -64,6 +74,15 @@ export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
   while (isAlive(pid) && Date.now() < deadline) await sleep(100);
   if (isAlive(pid)) signal('SIGKILL');
   while (isAlive(pid)) await sleep(50);
+}
+
+/** Stops the process a pid file names (see stopPid) and removes the pid file. */
+export async function stopPidFile(pidFile: string): Promise<'stopped' | 'not running'> {
+  const pid = runningPid(pidFile);
+  if (pid === undefined) return 'not running';
+  await stopPid(pid);
+  fs.rmSync(pidFile, { force: true });
+  return 'stopped';
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,0 +1,98 @@
+// The executor's binary wire protocol (the reference is the docstring of sandbox/executor.py), and the
+// schemas of what comes back: the executor's own records (ready, end) and the child's result, which is
+// untrusted (the method's process wrote it) and validated here, call by call.
+import { z } from 'zod';
+import { coverageSchema, encodedValueSchema, errorInfoSchema } from '../../domain/sandbox/schemas';
+
+/** client -> executor: <8I op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes, resultBytes>. */
+export const REQUEST_HEADER_BYTES = 32;
+/** executor -> client: <3I kind, seq, length>. */
+export const FRAME_HEADER_BYTES = 12;
+
+export const OP = { job: 1, exit: 3 } as const;
+export const FRAME = { ready: 1, stdout: 2, result: 3, end: 4, error: 6 } as const;
+
+/** Exit status of a call child that could not configure itself (sandbox/child.py SETUP_FAILED). */
+export const CHILD_SETUP_FAILED = 71;
+
+/** What the executor enforces on one job from outside the child. */
+export interface JobLimits {
+  timeoutMs: number;
+  cpuSeconds: number;
+  memoryMb: number;
+  stdoutBytes: number;
+  resultBytes: number;
+}
+
+/** One request as one buffer (one write): header, then the payload text as UTF-8. */
+export function encodeRequest(op: number, seq: number, payload: string, lim?: JobLimits): Buffer {
+  const len = payload ? Buffer.byteLength(payload) : 0;
+  const buf = Buffer.allocUnsafe(REQUEST_HEADER_BYTES + len);
+  const words = [op, seq, len, lim?.timeoutMs ?? 0, lim?.cpuSeconds ?? 0, lim?.memoryMb ?? 0, lim?.stdoutBytes ?? 0, lim?.resultBytes ?? 0];
+  words.forEach((w, i) => {
+    buf.writeUInt32LE(w, i * 4);
+  });
+  if (len) buf.write(payload, REQUEST_HEADER_BYTES, 'utf8');
+  return buf;
+}
+
+/** Splits the executor's output stream into frames. */
+export class FrameReader {
+  private buf: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly onFrame: (kind: number, seq: number, payload: Buffer) => void) {}
+
+  push(chunk: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    let off = 0;
+    while (this.buf.length - off >= FRAME_HEADER_BYTES) {
+      const len = this.buf.readUInt32LE(off + 8);
+      if (this.buf.length - off - FRAME_HEADER_BYTES < len) break;
+      const kind = this.buf.readUInt32LE(off);
+      const seq = this.buf.readUInt32LE(off + 4);
+      const start = off + FRAME_HEADER_BYTES;
+      off = start + len;
+      this.onFrame(kind, seq, this.buf.subarray(start, off));
+    }
+    this.buf = off === this.buf.length ? Buffer.alloc(0) : this.buf.subarray(off);
+  }
+}
+
+export const readyRecordSchema = z.object({
+  pid: z.number().int(),
+  python: z.string(),
+  seccomp: z.object({ ok: z.boolean(), detail: z.string() }),
+});
+export type ReadyRecord = z.infer<typeof readyRecordSchema>;
+
+export const END_STATUSES = ['ok', 'Timeout', 'OutputLimit', 'ResultLimit', 'NoResult', 'Lost'] as const;
+export const endRecordSchema = z.object({
+  status: z.enum(END_STATUSES),
+  /** Wall time from the request to the end of the call, measured by the executor. */
+  ms: z.number(),
+  signal: z.number().int().optional(),
+  exit: z.number().int().optional(),
+});
+export type EndRecord = z.infer<typeof endRecordSchema>;
+
+export const errorRecordSchema = z.object({ message: z.string() });
+
+// The child's own result (untrusted). `ms` may be missing (the executor's wall time is used then);
+// arcs/events/sourceError are batch bookkeeping that the client strips.
+const childExtras = {
+  ms: z.number().optional(),
+  arcs: z.array(z.unknown()).optional(),
+  events: z.array(z.unknown()).optional(),
+  sourceError: z.boolean().optional(),
+};
+export const childCallResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: encodedValueSchema, repr: z.string(), ...childExtras }),
+  z.object({ ok: z.literal(false), error: errorInfoSchema, ...childExtras }),
+]);
+export type ChildCallResult = z.infer<typeof childCallResultSchema>;
+
+export const childAnalysisSchema = z.object({
+  coverage: coverageSchema.optional(),
+  coverageError: z.string().optional(),
+  staticFlags: z.array(z.string()).optional(),
+});
