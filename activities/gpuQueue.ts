@@ -1,10 +1,14 @@
 // Activities served by workers on the `pau-gpu` queue (one activity at a time per GPU).
 import { deviceInfo } from './doctor/deviceInfo';
+import { getDb, type Db } from '../db/client';
 import { createTrainingActivities } from './training/runTrainerJob';
+import { createSftGpuActivities } from './training/sftGpu';
 
-export function createGpuQueueActivities() {
+export function createGpuQueueActivities(deps: { db: () => Db } = { db: getDb }) {
   return {
     deviceInfo,
+    // the SFT data file and the base model's file, on the host that trains
+    ...createSftGpuActivities(deps.db),
     // sft | grpo-update | export-gguf-lora, as a child process (activities/training/runTrainerJob.ts)
     ...createTrainingActivities(),
   };

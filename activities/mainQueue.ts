@@ -10,6 +10,8 @@ import { createDescribeActivities } from './describe/activities';
 import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
 import { createContradictionActivities } from './judge/contradiction';
+import { createCheckpointActivities } from './training/checkpoints';
+import { createSftDataActivities } from './training/sftData';
 
 export interface MainDeps {
   db: () => Db;
@@ -27,6 +29,8 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
     ...createContradictionActivities(deps.db),
+    ...createSftDataActivities(deps.db),
+    ...createCheckpointActivities(deps.db),
   };
 }
 

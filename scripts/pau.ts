@@ -31,6 +31,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'run a benchmark (--dataset --split --models --settings [--limit] [--samples]) with live progress; status RUN_ID; models',
     load: () => import('./commands/bench'),
   },
+  sft: {
+    summary: 'SFT: build --teacher M (judged teacher episodes -> examples) | export NAME --out F | train --data NAME --base M | show NAME',
+    load: () => import('./commands/sft'),
+  },
   schedule: { summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill', load: () => import('./commands/schedule') },
   runs: { summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links', load: () => import('./commands/runs') },
   rerun: {

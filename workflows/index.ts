@@ -11,3 +11,5 @@ export { calibrationWorkflow } from './calibration/calibrationWorkflow';
 export { calibrateMethodWorkflow } from './calibration/calibrateMethodWorkflow';
 export { describeMethodsWorkflow } from './describe/describeMethodsWorkflow';
 export { describeMethodWorkflow } from './describe/describeMethodWorkflow';
+export { sftBuildWorkflow } from './training/sftBuildWorkflow';
+export { sftTrainWorkflow } from './training/sftTrainWorkflow';

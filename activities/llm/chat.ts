@@ -4,7 +4,8 @@
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { apiKeyFor, costUsd, ModelConfigError, models, type ModelParams, type ModelSpec } from '../../config/models';
+import { apiKeyFor, costUsd, ModelConfigError, type ModelParams, type ModelSpec } from '../../config/models';
+import { resolveModel } from './checkpointModels';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
 import { redactKnown } from '../../config/redact';
@@ -129,9 +130,11 @@ function withoutKey<T>(value: T, apiKey: string): T {
 }
 
 export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult> {
+  const db = deps.db();
   let spec: ModelSpec;
   try {
-    spec = models().get(req.model);
+    // Registry names, and `ckpt:<id>` looked up in Postgres now (new checkpoints need no worker restart).
+    spec = await resolveModel(req.model, db);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
@@ -146,7 +149,6 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   const cacheable = isCacheable(params, req.replay);
   const extras = spec.provider === 'mock' ? mockExtras(req.about) : NO_EXTRAS;
   const hash = requestHash({ endpoint: endpointIdentity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
-  const db = deps.db();
 
   // 1. The cache / the ledger of a call already paid for.
   const [hit] = await db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1);

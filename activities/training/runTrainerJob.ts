@@ -61,7 +61,14 @@ export function outcome(input: TrainerJobInput, dir: string, r: TrainerRunResult
   if (r.exitCode === TRAINER_EXIT.ok) {
     const done = last('done');
     if (!done) throw failure(TRAINER_FAILURE.crashed, `${what} exited 0 without a done event; stderr: ${r.stderrTail.slice(-1000)}`, false);
-    return { jobId: input.jobId, command: input.command, outputDir: dir, done: done as DoneEvent };
+    const start = last('start');
+    return {
+      jobId: input.jobId,
+      command: input.command,
+      outputDir: dir,
+      done: done as DoneEvent,
+      ...(start ? { resumedFromStep: start.resumed_from_step } : {}),
+    };
   }
   if (r.exitCode === TRAINER_EXIT.cancelled) {
     const c = last('cancelled');

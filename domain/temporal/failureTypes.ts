@@ -28,6 +28,12 @@ export const FAILURE_TYPES = {
   // the sandbox service
   sandboxBadRequest: 'SandboxBadRequest',
   sandboxUnavailable: 'SandboxUnavailable',
+  // SFT and checkpoints
+  sftDatasetNotFound: 'SftDatasetNotFound',
+  sftDatasetEmpty: 'SftDatasetEmpty',
+  checkpointNotFound: 'CheckpointNotFound',
+  checkpointNotServable: 'CheckpointNotServable',
+  baseModelUnusable: 'BaseModelUnusable',
   // activity plumbing
   noWorkflowContext: 'NoWorkflowContext',
 } as const;

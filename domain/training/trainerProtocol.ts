@@ -153,6 +153,8 @@ export interface TrainerJobResult {
   command: TrainerCommand;
   outputDir: string;
   done: DoneEvent;
+  /** The step this attempt's trainer started from (0: from scratch; N: resumed from the save at step N). */
+  resumedFromStep?: number;
 }
 
 /** What runTrainerJob heartbeats (Temporal UI shows it; a workflow can read it after a failure). */

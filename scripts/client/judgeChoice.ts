@@ -8,6 +8,7 @@ import { installedModels } from '../../activities/llm/local/install';
 import { env } from '../../config/env';
 import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
 export interface JudgeChoice {
   judgeModel: string | null;
@@ -21,23 +22,28 @@ export function strongestInstalledLocal(fallback?: string): string | undefined {
   return best ? `${LOCAL_PREFIX}${best}` : fallback;
 }
 
+/** A model's provider; a `ckpt:<id>` is served locally (its base + adapter), checked when it is called. */
+function providerOf(name: string): string {
+  return isCheckpointModel(name) ? 'local' : models().get(name).provider; // throws a clear "unknown model" error
+}
+
 export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoice {
   const wanted = explicit ?? env().PAU_JUDGE_MODEL;
   if (wanted) {
-    models().get(wanted); // throws a clear "unknown model" error
-    return { judgeModel: wanted, note: `judge: ${wanted}${models().get(wanted).provider === 'local' ? ` (${SMALL_JUDGE_WARNING})` : ''}` };
+    return { judgeModel: wanted, note: `judge: ${wanted}${providerOf(wanted) === 'local' ? ` (${SMALL_JUDGE_WARNING})` : ''}` };
   }
-  const providers = agentModels.map((m) => models().get(m).provider);
+  const providers = agentModels.map(providerOf);
   if (providers.every((p) => p === 'mock')) {
     return { judgeModel: 'mock-oracle', note: 'judge: mock-oracle (the scripted judge, not a real LLM: every agent model here is scripted)' };
   }
   if (providers.every((p) => p === 'mock' || p === 'local')) {
-    const local = agentModels.find((m) => models().get(m).provider === 'local');
-    const judge = strongestInstalledLocal(local?.startsWith(LOCAL_PREFIX) ? local : undefined) ?? local!;
-    return {
-      judgeModel: judge,
-      note: `judge and code writer: ${judge}, the strongest local model installed (${SMALL_JUDGE_WARNING}; set PAU_JUDGE_MODEL to choose another)`,
-    };
+    const local = agentModels.find((m) => providerOf(m) === 'local' && !isCheckpointModel(m));
+    const judge = strongestInstalledLocal(local?.startsWith(LOCAL_PREFIX) ? local : undefined) ?? local;
+    if (judge)
+      return {
+        judgeModel: judge,
+        note: `judge and code writer: ${judge}, the strongest local model installed (${SMALL_JUDGE_WARNING}; set PAU_JUDGE_MODEL to choose another)`,
+      };
   }
   return {
     judgeModel: null,

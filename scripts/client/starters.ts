@@ -19,6 +19,11 @@ import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
 import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
+import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
+import { sftTrainWorkflow } from '../../workflows/training/sftTrainWorkflow';
+import type { SftBuildConfig } from '../../domain/training/sftData';
+import type { SftTrainConfig } from '../../domain/training/sftTrain';
+import { sftBuildSearchAttributes, sftBuildWorkflowId, sftTrainSearchAttributes, sftTrainWorkflowId } from '../../domain/training/checkpointIds';
 
 export function benchSummary(config: BenchmarkConfig): string {
   const what = config.methodIds
@@ -134,4 +139,25 @@ export function scheduledBenchmarkAction(input: ScheduledBenchmarkInput): Schedu
     ],
     staticSummary: `scheduled benchmark ${input.scheduleId}: ${c.dataset}/${c.split} × ${c.models.join(', ')} × ${c.settings.join(', ')}`,
   };
+}
+
+export function startSftBuild(client: Client, config: SftBuildConfig): Promise<WorkflowHandle<typeof sftBuildWorkflow>> {
+  return client.workflow.start(sftBuildWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: sftBuildWorkflowId(config.name),
+    args: [{ config }],
+    typedSearchAttributes: sftBuildSearchAttributes(config.name, config.teacher, config.split),
+    staticSummary: `SFT data ${config.name}: teacher ${config.teacher} on ${config.dataset}/${config.split}${config.limit ? ` (first ${config.limit})` : ''}, judged by ${config.judgeModel}, score >= ${config.minScore}, code match >= ${config.minCodeMatch}`,
+  });
+}
+
+export function startSftTrain(client: Client, runId: string, config: SftTrainConfig): Promise<WorkflowHandle<typeof sftTrainWorkflow>> {
+  return client.workflow.start(sftTrainWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: sftTrainWorkflowId(runId),
+    args: [{ runId, config }],
+    typedSearchAttributes: sftTrainSearchAttributes(runId, config.base, config.eval?.split ?? 'none'),
+    staticSummary: `SFT ${runId}: ${config.base} on data set ${config.data}${config.eval ? `, then beside its base on ${config.eval.dataset}/${config.eval.split}` : ''}`,
+    staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
+  });
 }

@@ -22,6 +22,7 @@ import { failureLine, launchBenchmark, type LaunchedRun, resumeBenchmark, StartR
 import { runSummaryText } from '../client/benchSummary';
 import { judgeFields } from '../client/judgeChoice';
 import { fetchReportFiles } from '../client/report';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
 export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
@@ -144,7 +145,8 @@ export async function run(argv: string[]): Promise<number> {
     if (launched.resumed && !sameRunConfig(config, requested)) console.log(`note: --resume uses the run's stored config: ${benchSummary(config)}`);
     console.log(`run id: ${runId}${launched.resumed ? ' (resumed with its stored config; episodes that ended are kept)' : ''}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
-    if (config.models.some((m) => models().get(m).provider === 'mock')) console.log('note: mock-* models are the scripted mock server, not real LLMs.');
+    if (config.models.some((m) => !isCheckpointModel(m) && models().get(m).provider === 'mock'))
+      console.log('note: mock-* models are the scripted mock server, not real LLMs.');
     console.log(judge.note);
     if (values.detach) return 0;
     return await watchToEnd(h.db, handle, runId, values['report-dir']);

@@ -11,6 +11,7 @@ import { produceReportFiles } from '../client/report';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
 const options = defineOptions({
   run: z.string().min(1),
@@ -28,7 +29,7 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const judgeModel = values['judge-model'];
   for (const m of [judgeModel, values['coder-model']])
-    if (m && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
+    if (m && !isCheckpointModel(m) && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
   const client = await connectClient();
   try {
     const handle = await startJudgeRun(client, {

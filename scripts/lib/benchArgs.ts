@@ -5,6 +5,7 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { SETTINGS } from '../../domain/episode/types';
 import { models } from '../../config/models';
 import { UsageError } from './args';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
 /** `a,b, c` → ['a', 'b', 'c'] */
@@ -15,9 +16,13 @@ export const commaList = z.string().transform((s) =>
     .filter(Boolean),
 );
 
-/** Every name must be in the model registry; otherwise a usage error naming the unknown one. */
+/**
+ * Every name must be in the model registry (or be a `ckpt:<id>`, looked up in Postgres when it is called);
+ * otherwise a usage error naming the unknown one.
+ */
 export function requireKnownModels(names: readonly string[]): void {
   for (const m of names) {
+    if (isCheckpointModel(m)) continue;
     try {
       models().get(m);
     } catch (err) {

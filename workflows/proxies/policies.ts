@@ -1,9 +1,10 @@
 // Named activity options, one per kind of work. Every workflow reaches activities through the proxies in
 // this folder (mainQueue.ts, sandboxQueue.ts, gpuQueue.ts); no workflow writes its own options.
-import type { ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
 import { FAILURE_TYPES as F } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
 
 /** Errors of the run's own making (a missing dataset, method, run or episode): no retry can fix them. */
 const NOT_FOUND_OR_UNUSABLE = [
@@ -16,6 +17,18 @@ const NOT_FOUND_OR_UNUSABLE = [
   F.runIdInUse,
   F.judgeEpisodeNotFound,
   F.reportRunNotFound,
+  F.sftDatasetNotFound,
+  F.sftDatasetEmpty,
+];
+
+/** Training inputs no retry can fix: a bad spec, an unusable base model, bad data. */
+const TRAINING_UNFIXABLE = [
+  TRAINER_FAILURE.invalidSpec,
+  TRAINER_FAILURE.baseModel,
+  TRAINER_FAILURE.invalidData,
+  F.baseModelUnusable,
+  F.sftDatasetNotFound,
+  F.sftDatasetEmpty,
 ];
 
 export const POLICIES = {
@@ -80,6 +93,24 @@ export const POLICIES = {
     startToCloseTimeout: '15m',
     heartbeatTimeout: '5m',
     retry: { maximumAttempts: 5, initialInterval: '2s', nonRetryableErrorTypes: [F.badDatasetInput] },
+  },
+  /**
+   * A trainer job on `pau-gpu` (docs/training.md): it heartbeats every few seconds; a crash or a lost worker
+   * is retried and resumes from the job's last save; cancellation waits for the trainer's save.
+   */
+  training: {
+    taskQueue: TASK_QUEUES.gpu,
+    startToCloseTimeout: '24 hours',
+    // A lost worker is noticed after this long; the retry then resumes from the job's last save.
+    heartbeatTimeout: '1 minute',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { initialInterval: '5s', maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: TRAINING_UNFIXABLE },
+  },
+  /** Short file work on the gpu host before a trainer job (the data file, the base model's path). */
+  gpuPrepare: {
+    taskQueue: TASK_QUEUES.gpu,
+    startToCloseTimeout: '10 minutes',
+    retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: TRAINING_UNFIXABLE },
   },
 } as const satisfies Record<string, ActivityOptions>;
 

@@ -1,0 +1,106 @@
+// The checkpoint registry and the SFT run's bookkeeping in Postgres (queue `pau`). A checkpoint row is
+// written once per trainer job: its id is derived from the job id, so a retried registration (or one after
+// a worker was killed) upserts the same row with the same values instead of adding a second.
+import { ApplicationFailure } from '@temporalio/common';
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { checkpoints, runs } from '../../db/schema/index';
+import { callingWorkflowId } from '../common/workflowContext';
+import { loadEpisodeRows, judgeModelsOf } from '../report/reportRows';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { compareWithBase, type SftComparison } from '../../domain/training/sftReport';
+import type { SftTrainConfig } from '../../domain/training/sftTrain';
+import { loadSftDataset } from './sftData';
+
+export interface CheckpointRecord {
+  id: string;
+  runId: string;
+  epoch: number;
+  jobId: string;
+  baseModel: string;
+  parentId: string | null;
+  path: string;
+  adapterPath: string;
+  adapterSha256: string;
+  ggufPath: string | null;
+  ggufSha256: string | null;
+  config: unknown;
+  metrics: unknown;
+}
+
+export type Checkpoint = typeof checkpoints.$inferSelect;
+
+export async function loadCheckpoint(db: Db, id: string): Promise<Checkpoint | undefined> {
+  const [row] = await db.select().from(checkpoints).where(eq(checkpoints.id, id)).limit(1);
+  return row;
+}
+
+export async function registerCheckpointRow(db: Db, c: CheckpointRecord): Promise<Checkpoint> {
+  const values = { ...c, config: c.config ?? null, metrics: c.metrics ?? null };
+  const { id: _id, ...set } = values;
+  const [row] = await db.insert(checkpoints).values(values).onConflictDoUpdate({ target: checkpoints.id, set }).returning();
+  return row!;
+}
+
+export function createCheckpointActivities(db: () => Db) {
+  return {
+    /** The SFT run's row (kind sft); checks that its data set exists and has examples. */
+    async startSftRun(input: { runId: string; config: SftTrainConfig }): Promise<{ examples: number }> {
+      const d = db();
+      const ds = await loadSftDataset(d, input.config.data);
+      if (!ds) {
+        throw ApplicationFailure.nonRetryable(
+          `SFT data set ${JSON.stringify(input.config.data)} does not exist (build it with pau sft build --name ${input.config.data})`,
+          FAILURE_TYPES.sftDatasetNotFound,
+        );
+      }
+      const kept = (ds.summary as { kept?: number } | null)?.kept ?? 0;
+      if (kept === 0) throw ApplicationFailure.nonRetryable(`SFT data set ${input.config.data} has no examples`, FAILURE_TYPES.sftDatasetEmpty);
+      const now = new Date();
+      await d
+        .insert(runs)
+        .values({ id: input.runId, kind: 'sft', status: 'running', config: input.config, workflowId: callingWorkflowId(), startedAt: now })
+        .onConflictDoUpdate({ target: runs.id, set: { status: 'running', config: input.config, workflowId: callingWorkflowId(), updatedAt: now } });
+      return { examples: kept };
+    },
+
+    /** One row per trainer job (idempotent). */
+    async registerCheckpoint(input: CheckpointRecord): Promise<{ id: string }> {
+      const row = await registerCheckpointRow(db(), input);
+      return { id: row.id };
+    },
+
+    /** The checkpoint beside its base in the evaluation run; stored in the SFT run's summary. */
+    async compareSftWithBase(input: {
+      runId: string;
+      evalRunId: string;
+      checkpointModel: string;
+      baseModel: string;
+      judgeModel?: string;
+    }): Promise<SftComparison> {
+      const d = db();
+      const judgeModel = input.judgeModel ?? (await judgeModelsOf(d, input.evalRunId))[0]?.judgeModel ?? null;
+      const rows = await loadEpisodeRows(d, input.evalRunId, judgeModel);
+      const comparison = compareWithBase(rows, { ...input, judgeModel });
+      await d
+        .update(runs)
+        .set({ summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify({ comparison })}::jsonb`, updatedAt: new Date() })
+        .where(eq(runs.id, input.runId));
+      return comparison;
+    },
+
+    async finishSftRun(input: { runId: string; status: 'completed' | 'failed'; summary: Record<string, unknown>; error?: string }): Promise<void> {
+      const now = new Date();
+      await db()
+        .update(runs)
+        .set({
+          status: input.status,
+          summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(input.summary)}::jsonb`,
+          error: input.error ?? null,
+          finishedAt: now,
+          updatedAt: now,
+        })
+        .where(eq(runs.id, input.runId));
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// SFT data in Postgres (queue `pau`): `buildSftExamples` turns a finished, judged teacher run into kept
+// examples (one upserted row per kept episode, keyed by run and episode, so a retry rewrites the same rows)
+// and the data set's summary; `loadSftExamples` reads a data set back for export and for training.
+import { ApplicationFailure } from '@temporalio/common';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { Db } from '../../db/client';
+import { llmCalls, sftDatasets, sftExamples } from '../../db/schema/index';
+import { loadEpisodeRows } from '../report/reportRows';
+import { loadEpisodeTranscript } from '../episode/transcript';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import {
+  emptySummary,
+  hfLine,
+  openAiLine,
+  type SftBuildConfig,
+  type SftBuildSummary,
+  type SftExportFormat,
+  sftConversation,
+  sftVerdict,
+  tally,
+  unionTools,
+} from '../../domain/training/sftData';
+
+export interface StoredSftExample {
+  episodeId: string;
+  methodId: string;
+  source: string;
+  messages: ChatCompletionMessageParam[];
+  tools: ChatCompletionTool[] | null;
+  score: number | null;
+  codeMatch: number | null;
+  tokens: number;
+}
+
+/** The tools each assistant turn was offered, from the ledger entry of its request (what was sent). */
+async function toolsOffered(db: Db, hashes: string[]): Promise<ChatCompletionTool[]> {
+  if (hashes.length === 0) return [];
+  const rows = await db.select({ h: llmCalls.requestHash, request: llmCalls.request }).from(llmCalls).where(inArray(llmCalls.requestHash, hashes));
+  const byHash = new Map(rows.map((r) => [r.h, (r.request as { tools?: ChatCompletionTool[] } | null)?.tools]));
+  return unionTools(hashes.map((h) => byHash.get(h)));
+}
+
+export async function buildSftData(db: Db, config: SftBuildConfig, runId: string): Promise<SftBuildSummary> {
+  const rows = await loadEpisodeRows(db, runId, config.judgeModel);
+  const summary = emptySummary(config, runId);
+  for (const r of rows) {
+    const t = r.status === 'completed' ? await loadEpisodeTranscript(db, r.episodeId) : undefined;
+    const verdict = sftVerdict(
+      {
+        status: r.status,
+        judged: r.judged,
+        score: r.score,
+        unparsable: r.unparsable,
+        codeMatch: r.codeMatch,
+        hasDescription: !!t?.finalDescription?.trim(),
+        contradictsObserved: r.diagnostics?.contradictsObserved ?? null,
+      },
+      config,
+    );
+    let tokens = 0;
+    if (verdict.keep && t) {
+      const assistants = t.steps.filter((s) => s.kind === 'assistant');
+      const last = assistants.at(-1);
+      tokens = last ? last.tokensIn + last.tokensOut : 0;
+      const hashes = assistants.map((s) => (s.agentMessage as { requestHash?: string } | null)?.requestHash).filter((h): h is string => !!h);
+      const tools = await toolsOffered(db, hashes);
+      const values = {
+        runId,
+        episodeId: r.episodeId,
+        dataset: config.name,
+        methodId: r.methodId,
+        source: r.source,
+        setting: r.setting,
+        teacher: r.model,
+        judgeModel: config.judgeModel,
+        messages: sftConversation(t.messages),
+        tools: tools.length > 0 ? tools : null,
+        score: r.score,
+        codeMatch: r.codeMatch,
+        tokens,
+      };
+      await db
+        .insert(sftExamples)
+        .values(values)
+        .onConflictDoUpdate({ target: [sftExamples.runId, sftExamples.episodeId], set: { ...values, createdAt: sql`${sftExamples.createdAt}` } });
+    } else {
+      // A rebuild with stricter thresholds drops examples kept before.
+      await db.delete(sftExamples).where(and(eq(sftExamples.runId, runId), eq(sftExamples.episodeId, r.episodeId)));
+    }
+    tally(summary, r.source, verdict, tokens);
+  }
+  const now = new Date();
+  await db
+    .insert(sftDatasets)
+    .values({ name: config.name, teacher: config.teacher, judgeModel: config.judgeModel, runId, config, summary })
+    .onConflictDoUpdate({ target: sftDatasets.name, set: { teacher: config.teacher, judgeModel: config.judgeModel, runId, config, summary, updatedAt: now } });
+  return summary;
+}
+
+export async function loadSftDataset(db: Db, name: string) {
+  const [ds] = await db.select().from(sftDatasets).where(eq(sftDatasets.name, name)).limit(1);
+  return ds;
+}
+
+export async function loadSftExamples(db: Db, name: string): Promise<StoredSftExample[]> {
+  const ds = await loadSftDataset(db, name);
+  if (!ds) return [];
+  const rows = await db
+    .select()
+    .from(sftExamples)
+    .where(and(eq(sftExamples.dataset, name), eq(sftExamples.runId, ds.runId)))
+    .orderBy(asc(sftExamples.episodeId));
+  return rows.map((r) => ({
+    episodeId: r.episodeId,
+    methodId: r.methodId,
+    source: r.source,
+    messages: r.messages as ChatCompletionMessageParam[],
+    tools: (r.tools as ChatCompletionTool[] | null) ?? null,
+    score: r.score,
+    codeMatch: r.codeMatch,
+    tokens: r.tokens,
+  }));
+}
+
+/** The data set as JSONL text in one of the export formats (openai is also the trainer's input). */
+export function sftJsonl(examples: readonly StoredSftExample[], format: SftExportFormat): string {
+  const line = format === 'openai' ? openAiLine : hfLine;
+  return examples.map((e) => `${JSON.stringify(line(e.messages, e.tools))}\n`).join('');
+}
+
+export function createSftDataActivities(db: () => Db) {
+  return {
+    /** After the teacher run: keep the passing episodes as examples, store the data set and its summary. */
+    async buildSftExamples(input: { config: SftBuildConfig; runId: string }): Promise<SftBuildSummary> {
+      return buildSftData(db(), input.config, input.runId);
+    },
+  };
+}
+
+/** Non-retryable: the data set is missing or has no examples (the caller names it). */
+export function sftDatasetFailure(name: string, examples: number): ApplicationFailure {
+  return examples < 0
+    ? ApplicationFailure.nonRetryable(`SFT data set ${JSON.stringify(name)} does not exist (pau sft build --name ${name})`, FAILURE_TYPES.sftDatasetNotFound)
+    : ApplicationFailure.nonRetryable(
+        `SFT data set ${JSON.stringify(name)} has no examples (lower the thresholds or run more episodes)`,
+        FAILURE_TYPES.sftDatasetEmpty,
+      );
+}

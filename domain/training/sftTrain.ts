@@ -1,0 +1,114 @@
+// An SFT run (`pau sft train`): its configuration, the trainer spec built from it, and its result. Pure.
+import type { BenchmarkConfig } from '../bench/types';
+import type { EpisodeBudgets, Setting } from '../episode/types';
+import type { SftComparison } from './sftReport';
+import type { TrainerJobInput } from './trainerProtocol';
+
+export interface SftEvalConfig {
+  dataset: string;
+  split: string;
+  settings: Setting[];
+  samples: number;
+  limit?: number;
+  methodIds?: string[];
+  judgeModel: string;
+  budgets?: Partial<EpisodeBudgets>;
+  window?: number;
+}
+
+/** The judged benchmark run an SFT step runs (the teacher's episodes, or the checkpoint beside its base). */
+export function sftBenchmarkConfig(e: SftEvalConfig, models: string[]): BenchmarkConfig {
+  return {
+    dataset: e.dataset,
+    split: e.split,
+    models,
+    settings: e.settings,
+    samples: e.samples,
+    judgeModel: e.judgeModel,
+    ...(e.limit ? { limit: e.limit } : {}),
+    ...(e.methodIds ? { methodIds: e.methodIds } : {}),
+    ...(e.budgets ? { budgets: e.budgets } : {}),
+    ...(e.window ? { window: e.window } : {}),
+  };
+}
+
+export interface SftTrainConfig {
+  /** The SFT data set (sft_datasets.name). */
+  data: string;
+  /** The base model's registry name (a local GGUF model, e.g. `local/smollm2-135m`). */
+  base: string;
+  epochs?: number;
+  lr?: number;
+  loraRank?: number;
+  loraAlpha?: number;
+  maxSteps?: number;
+  saveEvery?: number;
+  maxLength?: number;
+  batchSize?: number;
+  seed?: number;
+  threads?: number;
+  /** Benchmark the checkpoint beside its base (null: train and register only). */
+  eval: SftEvalConfig | null;
+}
+
+export interface SftTrainInput {
+  runId: string;
+  config: SftTrainConfig;
+}
+
+export interface SftTrainingFigures {
+  examples: number;
+  steps: number;
+  firstLoss: number | null;
+  finalLoss: number | null;
+  trainS: number | null;
+  tokensPerS: number | null;
+  sPerStep: number | null;
+  /** The save the last training attempt resumed from (0 when it ran from the start). */
+  resumedFromStep: number;
+}
+
+export interface SftTrainResult {
+  runId: string;
+  checkpointId: string;
+  checkpointModel: string;
+  training: SftTrainingFigures;
+  evalRunId: string | null;
+  comparison: SftComparison | null;
+}
+
+/** The trainer's sft spec for this run (data path and base file are the gpu host's). */
+export function sftTrainerSpec(config: SftTrainConfig, dataFile: string, baseFile: string): Extract<TrainerJobInput, { command: 'sft' }>['spec'] {
+  const lora = {
+    ...(config.loraRank !== undefined ? { rank: config.loraRank } : {}),
+    ...(config.loraAlpha !== undefined ? { alpha: config.loraAlpha } : {}),
+  };
+  return {
+    base_model: baseFile,
+    data: dataFile,
+    ...(Object.keys(lora).length > 0 ? { lora } : {}),
+    ...(config.epochs !== undefined ? { epochs: config.epochs } : {}),
+    ...(config.lr !== undefined ? { lr: config.lr } : {}),
+    ...(config.maxSteps !== undefined ? { max_steps: config.maxSteps } : {}),
+    ...(config.saveEvery !== undefined ? { save_every: config.saveEvery } : {}),
+    ...(config.maxLength !== undefined ? { max_length: config.maxLength } : {}),
+    ...(config.batchSize !== undefined ? { batch_size: config.batchSize } : {}),
+    ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    ...(config.threads !== undefined ? { threads: config.threads } : {}),
+  };
+}
+
+/** The figures of a done event's metrics (the trainer's names: docs/training.md). */
+export function trainingFigures(metrics: Record<string, unknown>, steps: number, examples: number, resumedFromStep = 0): SftTrainingFigures {
+  const num = (k: string) => (typeof metrics[k] === 'number' ? (metrics[k] as number) : null);
+  return {
+    examples,
+    steps,
+    firstLoss: num('first_loss'),
+    finalLoss: num('final_loss'),
+    trainS: num('train_s'),
+    tokensPerS: num('tokens_per_s'),
+    sPerStep: num('s_per_step'),
+    resumedFromStep,
+  };
+}

@@ -1,0 +1,235 @@
+// `pau sft build | export | train | show`: SFT data from judged teacher episodes, its export as JSONL, and an
+// SFT run (train, register the checkpoint, benchmark it beside its base). Needs workers (`npm run workers`).
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { workflowUiLink } from '../../config/services';
+import { connectClient } from '../../config/temporal';
+import { connect } from '../../db/client';
+import { loadSftDataset, loadSftExamples, sftJsonl } from '../../activities/training/sftData';
+import { SETTINGS } from '../../domain/episode/types';
+import { sftDataRunId, sftEvalRunId, NAME_PATTERN } from '../../domain/training/checkpointIds';
+import { DEFAULT_SFT_THRESHOLDS, formatSftSummary, SFT_EXPORT_FORMATS, type SftBuildConfig, type SftBuildSummary } from '../../domain/training/sftData';
+import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
+import { formatSftComparison } from '../../domain/training/sftReport';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { commaList, requireKnownModels } from '../lib/benchArgs';
+import { chooseJudge } from '../client/judgeChoice';
+import { newRunId } from '../client/bench';
+import { startSftBuild, startSftTrain } from '../client/starters';
+import { watchSft } from '../client/sftWatch';
+
+const int = (min: number) => z.coerce.number().int().min(min);
+const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
+const settings = commaList.pipe(z.array(z.enum(SETTINGS)).min(1));
+
+const buildOptions = defineOptions({
+  teacher: { schema: z.string().min(1), help: 'the model whose episodes become examples' },
+  split: z.enum(['train', 'validation', 'test']).default('train'),
+  name: name.optional(),
+  dataset: z.string().min(1).default('pau-v1'),
+  limit: int(1).optional(),
+  samples: int(1).default(1),
+  settings: settings.default(['interactive']),
+  'min-score': z.coerce.number().int().min(1).max(5).default(DEFAULT_SFT_THRESHOLDS.minScore),
+  'min-code-match': z.coerce.number().min(0).max(1).default(DEFAULT_SFT_THRESHOLDS.minCodeMatch),
+  'keep-contradicting': z.boolean().optional(),
+  'judge-model': z.string().min(1).optional(),
+  'max-calls': int(1).optional(),
+  'max-turns': int(1).optional(),
+  window: int(1).optional(),
+  detach: z.boolean().optional(),
+});
+
+const exportOptions = defineOptions({
+  out: z.string().min(1),
+  format: z.enum(SFT_EXPORT_FORMATS).default('openai'),
+});
+
+const trainOptions = defineOptions({
+  data: name,
+  base: z.string().min(1),
+  epochs: z.coerce.number().positive().optional(),
+  lr: z.coerce.number().positive().optional(),
+  'lora-rank': int(1).optional(),
+  'lora-alpha': z.coerce.number().positive().optional(),
+  'max-steps': int(1).optional(),
+  'save-every': int(1).optional(),
+  'max-length': int(16).optional(),
+  seed: int(0).optional(),
+  threads: int(1).optional(),
+  'eval-dataset': z.string().min(1).default('pau-v1'),
+  'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),
+  'eval-limit': int(1).optional(),
+  'eval-settings': settings.default(['interactive', 'in-context']),
+  'eval-samples': int(1).default(1),
+  'judge-model': z.string().min(1).optional(),
+  'no-eval': z.boolean().optional(),
+  'max-calls': int(1).optional(),
+  'max-turns': int(1).optional(),
+  'run-id': name.optional(),
+  detach: z.boolean().optional(),
+});
+
+export const usage = [
+  `pau sft build ${buildOptions.usage}`,
+  `       pau sft export NAME ${exportOptions.usage}`,
+  `       pau sft train ${trainOptions.usage}`,
+  '       pau sft show NAME',
+].join('\n');
+
+function budgetsOf(v: { 'max-calls'?: number; 'max-turns'?: number }) {
+  const b = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
+  return Object.keys(b).length > 0 ? { budgets: b } : {};
+}
+
+/** The judge: --judge-model, PAU_JUDGE_MODEL, or the scripted judge for a scripted teacher; SFT data is never unjudged. */
+function judgeFor(models: string[], explicit?: string): string {
+  let choice: ReturnType<typeof chooseJudge>;
+  try {
+    choice = chooseJudge(models, explicit);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (!choice.judgeModel) throw new UsageError('SFT needs a judge: pass --judge-model M or set PAU_JUDGE_MODEL');
+  return choice.judgeModel;
+}
+
+async function build(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parseCommandArgs(argv, buildOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  requireKnownModels([v.teacher, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const judgeModel = judgeFor([v.teacher], v['judge-model']);
+  const dataName = v.name ?? `${v.teacher.replace(/[^A-Za-z0-9._-]+/g, '-')}-${v.split}-${newRunId('sft').slice(4)}`;
+  const config: SftBuildConfig = {
+    name: dataName,
+    dataset: v.dataset,
+    split: v.split,
+    teacher: v.teacher,
+    judgeModel,
+    settings: v.settings,
+    samples: v.samples,
+    minScore: v['min-score'],
+    minCodeMatch: v['min-code-match'],
+    dropContradicting: !v['keep-contradicting'],
+    ...(v.limit ? { limit: v.limit } : {}),
+    ...(v.window ? { window: v.window } : {}),
+    ...budgetsOf(v),
+  };
+  const client = await connectClient();
+  const h = connect(undefined, 2);
+  try {
+    const handle = await startSftBuild(client, config);
+    console.log(`data set: ${dataName}`);
+    console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
+    console.log(`teacher ${v.teacher}, judge ${judgeModel}${judgeModel.startsWith('mock-') ? ' (the scripted judge, not a real LLM)' : ''}`);
+    if (v.detach) return 0;
+    const summary = await watchSft<SftBuildSummary>(h.db, handle, () => [sftDataRunId(dataName)]);
+    console.log(formatSftSummary(summary));
+    console.log(`data set: ${dataName}`);
+    return summary.kept > 0 ? 0 : 1;
+  } finally {
+    await h.close();
+    await client.connection.close();
+  }
+}
+
+async function exportData(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, exportOptions);
+  if (positionals.length !== 1) throw new UsageError('export takes one data set NAME');
+  const dataName = positionals[0]!;
+  const h = connect(undefined, 1);
+  try {
+    if (!(await loadSftDataset(h.db, dataName))) {
+      console.error(`sft: no data set ${dataName}`);
+      return 1;
+    }
+    const examples = await loadSftExamples(h.db, dataName);
+    const out = path.resolve(values.out);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, sftJsonl(examples, values.format));
+    console.log(`wrote ${examples.length} examples (${values.format} format) to ${out}`);
+    return 0;
+  } finally {
+    await h.close();
+  }
+}
+
+async function show(argv: string[]): Promise<number> {
+  const [dataName, ...more] = argv;
+  if (!dataName || more.length > 0) throw new UsageError('show takes one data set NAME');
+  const h = connect(undefined, 1);
+  try {
+    const ds = await loadSftDataset(h.db, dataName);
+    if (!ds) {
+      console.error(`sft: no data set ${dataName}`);
+      return 1;
+    }
+    console.log(ds.summary ? formatSftSummary(ds.summary as SftBuildSummary) : `${dataName}: no summary yet`);
+    return 0;
+  } finally {
+    await h.close();
+  }
+}
+
+async function train(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  requireKnownModels(v['judge-model'] ? [v['judge-model']] : []);
+  const runId = v['run-id'] ?? newRunId('sft');
+  const evalConfig = v['no-eval']
+    ? null
+    : {
+        dataset: v['eval-dataset'],
+        split: v['eval-split'],
+        settings: v['eval-settings'],
+        samples: v['eval-samples'],
+        judgeModel: judgeFor([v.base], v['judge-model']),
+        ...(v['eval-limit'] ? { limit: v['eval-limit'] } : {}),
+        ...budgetsOf(v),
+      };
+  const config: SftTrainConfig = {
+    data: v.data,
+    base: v.base,
+    ...(v.epochs !== undefined ? { epochs: v.epochs } : {}),
+    ...(v.lr !== undefined ? { lr: v.lr } : {}),
+    ...(v['lora-rank'] !== undefined ? { loraRank: v['lora-rank'] } : {}),
+    ...(v['lora-alpha'] !== undefined ? { loraAlpha: v['lora-alpha'] } : {}),
+    ...(v['max-steps'] !== undefined ? { maxSteps: v['max-steps'] } : {}),
+    ...(v['save-every'] !== undefined ? { saveEvery: v['save-every'] } : {}),
+    ...(v['max-length'] !== undefined ? { maxLength: v['max-length'] } : {}),
+    ...(v.seed !== undefined ? { seed: v.seed } : {}),
+    ...(v.threads !== undefined ? { threads: v.threads } : {}),
+    eval: evalConfig,
+  };
+  const client = await connectClient();
+  const h = connect(undefined, 2);
+  try {
+    if (!(await loadSftDataset(h.db, v.data))) throw new UsageError(`no SFT data set ${JSON.stringify(v.data)} (pau sft build --name ${v.data} ...)`);
+    const handle = await startSftTrain(client, runId, config);
+    console.log(`run id: ${runId}`);
+    console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
+    if (v.detach) return 0;
+    const started = Date.now();
+    const result = await watchSft<SftTrainResult>(h.db, handle, () => [sftEvalRunId(runId)]);
+    const t = result.training;
+    console.log(
+      `trained ${result.checkpointModel} on ${t.examples} examples: ${t.steps} steps, loss ${t.firstLoss?.toFixed(4) ?? '-'} -> ${t.finalLoss?.toFixed(4) ?? '-'}, ${t.sPerStep?.toFixed(1) ?? '-'} s/step, ${t.tokensPerS?.toFixed(1) ?? '-'} tok/s`,
+    );
+    if (result.comparison) console.log(`\n${formatSftComparison(result.comparison)}`);
+    console.log(`run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s; the model is ${result.checkpointModel}`);
+    return 0;
+  } finally {
+    await h.close();
+    await client.connection.close();
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === 'build') return build(rest);
+  if (action === 'export') return exportData(rest);
+  if (action === 'train') return train(rest);
+  if (action === 'show') return show(rest);
+  throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
+}

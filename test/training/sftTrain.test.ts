@@ -1,0 +1,192 @@
+// The checkpoint registry and the SFT run workflow on the real stack: `ckpt:<id>` resolved from Postgres by
+// workers already running, one checkpoint row per trainer job however often registration runs, an unusable,
+// missing or corrupt base model failing the run at once with a clear non-retryable error, and a real SFT
+// run on SmolLM2-135M (CPU) that lowers the training loss and registers exactly one servable checkpoint.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkpoints, episodes, runs } from '../../db/schema/index';
+import { createCheckpointActivities, registerCheckpointRow } from '../../activities/training/checkpoints';
+import { startSftTrain } from '../../scripts/client/starters';
+import { checkpointModelName, sftCheckpointId, sftJobId } from '../../domain/training/checkpointIds';
+import type { SftTrainConfig } from '../../domain/training/sftTrain';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
+import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
+import { insertTestRun } from '../fixtures/runs';
+import { runEpisode } from '../episode/helpers';
+import { useStack } from '../helpers/stack';
+import { buildOracleSftData, maybeRecordHistory, smollm2Path } from './helpers';
+import { resolveModel } from '../../activities/llm/checkpointModels';
+import { chat } from '../../activities/llm/chat';
+import { planFor, stopLocalServer } from '../../activities/llm/local/server';
+
+const DATA = 'sft-train-fixture';
+const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
+let modelsDir = '';
+let jobsDir = '';
+
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox', 'pau-gpu'],
+  timeoutMs: 1_200_000,
+  setup: async ({ db }) => {
+    // A private models dir for the gpu worker (in this process): the real SmolLM2 file linked in, and a
+    // corrupt one beside it; the shared models cache is never written.
+    const real = await smollm2Path();
+    modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sft-models-'));
+    jobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sft-jobs-'));
+    fs.symlinkSync(real, path.join(modelsDir, 'smollm2-135m.gguf'));
+    fs.writeFileSync(path.join(modelsDir, 'corrupt.gguf'), crypto.randomBytes(4096));
+    process.env.PAU_MODELS_DIR = modelsDir;
+    process.env.PAU_TRAINER_JOBS_DIR = jobsDir;
+    await insertFixtureMethods(db, 'fixture-sft-train', [ADD, REVERSE, RAISES], 'train');
+  },
+});
+
+afterAll(() => {
+  for (const [k, v] of [
+    ['PAU_MODELS_DIR', saved.models],
+    ['PAU_TRAINER_JOBS_DIR', saved.jobs],
+  ] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  for (const d of [modelsDir, jobsDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+});
+
+beforeAll(async () => {
+  const build = await buildOracleSftData(stack.client, DATA, 'fixture-sft-train');
+  await maybeRecordHistory(build, 'sftBuild.json');
+}, 300_000);
+
+const trainConfig = (base: string, extra: Partial<SftTrainConfig> = {}): SftTrainConfig => ({
+  data: DATA,
+  base,
+  maxSteps: 3,
+  saveEvery: 1,
+  lr: 0.003,
+  maxLength: 384,
+  seed: 3,
+  eval: null,
+  ...extra,
+});
+
+/** The failure at the bottom of a failed workflow: [type, message, nonRetryable]. */
+async function failureOf(p: Promise<unknown>): Promise<{ type: string | undefined; message: string; nonRetryable: boolean | undefined }> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  let cause: unknown = (err as WorkflowFailedError).cause;
+  while (cause instanceof ActivityFailure) cause = cause.cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  const a = cause as ApplicationFailure;
+  return { type: a.type ?? undefined, message: a.message, nonRetryable: a.nonRetryable ?? undefined };
+}
+
+describe('checkpoint registry', () => {
+  it('one row per job however often it is registered, and ckpt:<id> resolves for running workers', async () => {
+    const runId = `reg-${Date.now().toString(36)}`;
+    await insertTestRun(stack.db, runId);
+    const record = {
+      id: `${runId}-ckpt`,
+      runId,
+      epoch: 1,
+      jobId: `${runId}-job`,
+      baseModel: 'mock-oracle',
+      parentId: null,
+      path: '/nowhere/checkpoint',
+      adapterPath: '/nowhere/checkpoint/adapter_model.safetensors',
+      adapterSha256: 'a'.repeat(64),
+      ggufPath: null,
+      ggufSha256: null,
+      config: { lr: 1 },
+      metrics: { final_loss: 1 },
+    };
+    const acts = createCheckpointActivities(() => stack.db);
+    await acts.registerCheckpoint(record);
+    await acts.registerCheckpoint(record);
+    await registerCheckpointRow(stack.db, record);
+    expect(await stack.db.select().from(checkpoints).where(eq(checkpoints.jobId, record.jobId))).toHaveLength(1);
+
+    // The workers started before this row existed; the episode's model is looked up when it is called.
+    const ok = await runEpisode(stack.client, stack.db, ADD.id, checkpointModelName(record.id), 'interactive');
+    expect(ok.status).toBe('completed');
+    const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, ok.episodeId));
+    expect(ep?.model).toBe(`ckpt:${record.id}`);
+    expect(ep?.finalDescription).toBeTruthy();
+
+    const missing = await runEpisode(stack.client, stack.db, ADD.id, 'ckpt:no-such-checkpoint', 'interactive');
+    expect(missing.status).toBe('failed');
+    expect(missing.error).toContain('no checkpoint "no-such-checkpoint" is registered');
+  });
+});
+
+describe('sft train', () => {
+  it('a base model without weights (the scripted mock) fails the run at once, non-retryable', async () => {
+    const runId = `sft-mock-${Date.now().toString(36)}`;
+    const f = await failureOf((await startSftTrain(stack.client, runId, trainConfig('mock-oracle'))).result());
+    expect(f).toMatchObject({ type: FAILURE_TYPES.baseModelUnusable, nonRetryable: true });
+    expect(f.message).toContain('mock-oracle');
+    const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
+    expect(run).toMatchObject({ kind: 'sft', status: 'failed' });
+    expect(run?.error).toContain('prepare');
+  });
+
+  it('a missing or corrupt base model file is the trainer’s non-retryable TrainerBaseModel error', async () => {
+    for (const base of ['local/no-such-model', 'local/corrupt']) {
+      const runId = `sft-${base.slice(6)}-${Date.now().toString(36)}`;
+      const started = Date.now();
+      const f = await failureOf((await startSftTrain(stack.client, runId, trainConfig(base))).result());
+      expect(f, base).toMatchObject({ type: TRAINER_FAILURE.baseModel, nonRetryable: true });
+      expect(f.message).toContain(base === 'local/corrupt' ? 'corrupt.gguf' : 'no-such-model.gguf');
+      expect(Date.now() - started).toBeLessThan(240_000); // no retries
+      const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
+      expect(run?.status).toBe('failed');
+      expect(await stack.db.select().from(checkpoints).where(eq(checkpoints.runId, runId))).toHaveLength(0);
+    }
+  }, 600_000);
+
+  it('trains SmolLM2 on the data set: the loss goes down and exactly one checkpoint is registered', async () => {
+    const runId = `sft-real-${Date.now().toString(36)}`;
+    const handle = await startSftTrain(stack.client, runId, trainConfig('local/smollm2-135m'));
+    const result = await handle.result();
+    await maybeRecordHistory(handle, 'sftTrain-no-eval.json');
+    expect(result.checkpointId).toBe(sftCheckpointId(runId));
+    expect(result.training).toMatchObject({ examples: 3, steps: 3, resumedFromStep: 0 });
+    expect(result.training.finalLoss!).toBeLessThan(result.training.firstLoss!);
+    const rows = await stack.db.select().from(checkpoints).where(eq(checkpoints.runId, runId));
+    expect(rows).toHaveLength(1);
+    const c = rows[0]!;
+    expect(c).toMatchObject({ id: sftCheckpointId(runId), jobId: sftJobId(runId), baseModel: 'local/smollm2-135m', parentId: null, epoch: 1 });
+    const sha = (f: string) => crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+    expect(sha(c.adapterPath!)).toBe(c.adapterSha256);
+    expect(sha(c.ggufPath!)).toBe(c.ggufSha256);
+    expect(fs.existsSync(path.join(c.path, 'DONE'))).toBe(true);
+    expect((c.metrics as { losses: number[] }).losses).toHaveLength(3);
+    const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
+    expect(run).toMatchObject({ kind: 'sft', status: 'completed' });
+
+    // Served: ckpt:<id> answers a chat request through llama.cpp with the base + the GGUF adapter.
+    const model = checkpointModelName(c.id);
+    const spec = await resolveModel(model, stack.db);
+    expect(spec).toMatchObject({ provider: 'local', model: 'smollm2-135m', loraAdapters: [c.ggufPath] });
+    try {
+      const r = await chat(
+        { model, messages: [{ role: 'user', content: 'Say hello.' }], params: { max_tokens: 8 }, callKey: `${runId}#serve` },
+        { db: () => stack.db },
+      );
+      expect(r.cached).toBe(false);
+      expect(r.tokensOut).toBeGreaterThan(0);
+      expect((r.message.content ?? '').length + r.message.toolCalls.length).toBeGreaterThan(0);
+    } finally {
+      await stopLocalServer(planFor(spec).slug);
+    }
+  }, 900_000);
+});
