@@ -130,11 +130,23 @@ describe.skipIf(!isRoot)(title, () => {
       expect(viaSocket.stderr).toMatch(/No such file or directory|Permission denied/);
     }
 
-    // A node pg client run by that user.
+    // A node pg client run by that user. The checkout may be private (a home dir, a `mktemp -d` clone), so
+    // the client is bundled into a file beside the probe rather than required from node_modules.
+    const pgBundle = path.join(parent, 'pg.cjs');
+    execFileSync(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'esbuild'), [
+      path.join(PROJECT_ROOT, 'node_modules', 'pg', 'lib', 'index.js'),
+      '--bundle',
+      '--platform=node',
+      '--format=cjs',
+      '--external:pg-native',
+      '--log-level=error',
+      `--outfile=${pgBundle}`,
+    ]);
+    fs.chmodSync(pgBundle, 0o644);
     const probe = path.join(parent, 'probe.cjs');
     fs.writeFileSync(
       probe,
-      `const pg = require(${JSON.stringify(path.join(PROJECT_ROOT, 'node_modules', 'pg'))});
+      `const pg = require(${JSON.stringify(pgBundle)});
 (async () => {
   const out = {};
   for (const password of [undefined, 'pau', 'postgres']) {
