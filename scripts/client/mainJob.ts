@@ -46,7 +46,7 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
       handle = client.workflow.getHandle(datasetWorkflowId(START_DATASET)); // a build is already running: wait for it
     }
     log(`  ${workflowUiLink(handle.workflowId)}`);
-    log('  (once per machine: every method runs in the sandbox; 2 to 7 minutes on 2 cores)');
+    log('  (once per machine: every method runs in the sandbox; about 15 to 25 minutes on 2 cores, since held-out inputs are generated and checked too)');
     try {
       await watchDatasetBuild(handle);
     } catch (err) {
