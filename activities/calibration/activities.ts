@@ -19,6 +19,7 @@ import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
 import { resolveMethods } from '../bench/run';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
 
@@ -48,7 +49,7 @@ export function createCalibrationActivities(db: () => Db) {
       return {
         methodId: m.id,
         source: m.code,
-        entryPoint: m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f',
+        entryPoint: entryPointOf(m),
         heldout: [...set.given, ...set.generated],
         nGiven: set.given.length,
         raisingCounts: set.raisingCounts,

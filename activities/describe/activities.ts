@@ -17,15 +17,13 @@ import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 async function loadMethod(db: Db, methodId: string) {
   const [m] = await db.select().from(methods).where(eq(methods.id, methodId)).limit(1);
   if (!m) throw ApplicationFailure.nonRetryable(`method ${methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
   return m;
 }
-
-const entryOf = (m: { entryPoint: string | null; signature: string | null }) =>
-  m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
 
 export function createDescribeActivities(db: () => Db) {
   return {
@@ -57,7 +55,7 @@ export function createDescribeActivities(db: () => Db) {
       const set = codeMatchSet(m, DEFAULT_HELDOUT);
       const heldout = [...set.given, ...set.generated];
       const excluded = set.excluded ?? (heldout.length === 0 ? 'no-heldout-inputs' : null);
-      return { methodId: m.id, source: m.code, entryPoint: entryOf(m), heldout, nGiven: set.given.length, raisingCounts: set.raisingCounts, excluded };
+      return { methodId: m.id, source: m.code, entryPoint: entryPointOf(m), heldout, nGiven: set.given.length, raisingCounts: set.raisingCounts, excluded };
     },
 
     /** The describing model's description of the code. */
@@ -66,7 +64,7 @@ export function createDescribeActivities(db: () => Db) {
       model: string;
     }): Promise<{ description: string; tokensIn: number; tokensOut: number; costUsd: number }> {
       const m = await loadMethod(db(), input.methodId);
-      const messages = buildDescribeMessages({ signature: m.signature ?? `def ${entryOf(m)}(...):`, code: m.code });
+      const messages = buildDescribeMessages({ signature: m.signature ?? `def ${entryPointOf(m)}(...):`, code: m.code });
       const r = await chat(
         { model: input.model, messages, callKey: `describe/${DESCRIBE_PROMPT_VERSION}/${input.model}/${m.id}`, about: { methodId: m.id } },
         activityChatDeps(db),
@@ -77,7 +75,7 @@ export function createDescribeActivities(db: () => Db) {
     /** The coder's code from the signature and the description alone (the judge's coder prompt). */
     async writeCodeFromReference(input: { methodId: string; coderModel: string; description: string }): Promise<{ code: string | null }> {
       const m = await loadMethod(db(), input.methodId);
-      const entry = entryOf(m);
+      const entry = entryPointOf(m);
       const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...):`, entryPoint: entry, description: input.description });
       const r = await chat(
         {

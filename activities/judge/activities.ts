@@ -26,6 +26,7 @@ import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
@@ -80,10 +81,6 @@ async function loadEpisode(db: Db, episodeId: string) {
   return row;
 }
 
-function entryOf(m: { entryPoint: string | null; signature: string | null }): string {
-  return m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
-}
-
 export function createJudgeActivities(db: () => Db) {
   // The registry's params for the model (not a forced temperature 0, which reasoning models reject),
   // with the run's overrides as planned; chat() applies the same rule, so this is what is sent.
@@ -107,7 +104,7 @@ export function createJudgeActivities(db: () => Db) {
         methodId: m.id,
         config,
         source: m.code,
-        entryPoint: entryOf(m),
+        entryPoint: entryPointOf(m),
         observedArgs: observed.map((o) => o.arguments),
         heldoutGiven: set.given,
         heldoutGenerated: set.generated,
@@ -121,7 +118,7 @@ export function createJudgeActivities(db: () => Db) {
     async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       const messages = buildJudgeMessages({
-        signature: m.signature ?? `def ${entryOf(m)}(...)`,
+        signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
         code: m.code,
         goldDescription: m.goldDescription,
         agentDescription: e.finalDescription ?? '',
@@ -152,7 +149,7 @@ export function createJudgeActivities(db: () => Db) {
     /** The coder model writes the function from the description alone. */
     async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GeneratedCode> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
-      const entry = entryOf(m);
+      const entry = entryPointOf(m);
       const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...)`, entryPoint: entry, description: e.finalDescription ?? '' });
       const r = await judgeChat(input.coderModel, m.id, `judge/${e.id}/${input.coderModel}/code`, messages, input.params);
       return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };

@@ -12,6 +12,7 @@ import { isEvidence } from '../../domain/judge/diagnostics';
 import { loadSteps } from '../episode/steps';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 export interface ContradictionResult {
   /** Null: the classifier's answer had no verdict line. */
@@ -36,7 +37,7 @@ export function createContradictionActivities(db: () => Db) {
         .limit(1);
       if (!row) throw new Error(`no episode ${input.episodeId}`);
       const { e, m } = row;
-      const entryPoint = m.entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(m.signature ?? '')?.[1] ?? 'f';
+      const entryPoint = entryPointOf(m);
       const observations = observedCalls(await loadSteps(db(), e.id))
         .filter((o) => isEvidence(o.result))
         .map((o) => ({ arguments: o.arguments, ok: o.ok, text: o.text }));

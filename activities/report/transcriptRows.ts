@@ -5,6 +5,7 @@ import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 import { episodes, judgments, methods, steps } from '../../db/schema/index';
 import { buildTranscript, type Transcript, type TranscriptJudgmentRow, type TranscriptStep } from '../../domain/report/transcript';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 export interface LoadedTranscript {
   transcript: Transcript;
@@ -45,7 +46,7 @@ export async function loadTranscripts(db: Db, runId: string, episodeId?: string)
   const judgmentsBy = new Map<string, TranscriptJudgmentRow[]>();
   for (const { j } of judgmentRows) judgmentsBy.set(j.episodeId, [...(judgmentsBy.get(j.episodeId) ?? []), j]);
   return eps.map(({ e, signature, entryPoint }) => ({
-    entryPoint: entryPoint ?? /def\s+([A-Za-z_][A-Za-z0-9_]*)/.exec(signature ?? '')?.[1] ?? 'f',
+    entryPoint: entryPointOf({ entryPoint, signature }),
     transcript: buildTranscript({
       episode: e,
       signature,
