@@ -10,7 +10,7 @@ import { PROJECT_ROOT } from '../../config/env';
 import type { Db } from '../../db/client';
 import { methods, runs } from '../../db/schema/index';
 import { codeMatchOf } from '../../domain/calibration/codeMatch';
-import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
 import type { CalibrationInput, CalibrationPlan, CandidateRun, MethodCalibration } from '../../domain/calibration/types';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
@@ -19,7 +19,6 @@ import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
 import { resolveMethods } from '../bench/run';
-import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
 
@@ -45,15 +44,8 @@ export function createCalibrationActivities(db: () => Db) {
     async prepareCalibrationMethod(input: { methodId: string }): Promise<CalibrationPlan> {
       const [m] = await db().select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
       if (!m) throw ApplicationFailure.nonRetryable(`no method ${JSON.stringify(input.methodId)}`, FAILURE_TYPES.methodNotFound);
-      const set = codeMatchSet(m, DEFAULT_HELDOUT);
       return {
-        methodId: m.id,
-        source: m.code,
-        entryPoint: entryPointOf(m),
-        heldout: [...set.given, ...set.generated],
-        nGiven: set.given.length,
-        raisingCounts: set.raisingCounts,
-        excluded: set.excluded,
+        ...codeMatchPlan(m, DEFAULT_HELDOUT),
         generator: fs.readFileSync(GENERATOR_PATH, 'utf8'),
       };
     },

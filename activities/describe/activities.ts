@@ -10,7 +10,7 @@ import { datasetMethods, methods, referenceDescriptions } from '../../db/schema/
 import { buildDescribeMessages, DESCRIBE_PROMPT_VERSION, extractDescription, keepsDescription } from '../../domain/describe/describePrompt';
 import type { DescribeMethodResult, DescribePlan, DescribeSplit } from '../../domain/describe/types';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { CallResult } from '../../domain/sandbox/schemas';
@@ -51,11 +51,8 @@ export function createDescribeActivities(db: () => Db) {
 
     /** What the sandbox runs: the method and its code-match inputs (the judge's set: dataset held-out inputs). */
     async planDescription(input: { methodId: string }): Promise<DescribePlan> {
-      const m = await loadMethod(db(), input.methodId);
-      const set = codeMatchSet(m, DEFAULT_HELDOUT);
-      const heldout = [...set.given, ...set.generated];
-      const excluded = set.excluded ?? (heldout.length === 0 ? 'no-heldout-inputs' : null);
-      return { methodId: m.id, source: m.code, entryPoint: entryPointOf(m), heldout, nGiven: set.given.length, raisingCounts: set.raisingCounts, excluded };
+      const plan = codeMatchPlan(await loadMethod(db(), input.methodId), DEFAULT_HELDOUT);
+      return { ...plan, excluded: plan.excluded ?? (plan.heldout.length === 0 ? 'no-heldout-inputs' : null) };
     },
 
     /** The describing model's description of the code. */

@@ -1,6 +1,7 @@
 // Types of the calibration suite (controls that do not depend on any judge model): code match of the
 // original against itself, of small mutants of it, of constant and identity functions. Shared by the
 // activities, the workflows and the CLI (workflows import these as types only).
+import type { CodeMatchPlan } from '../judge/codeMatchInputs';
 import type { CallResult } from '../sandbox/schemas';
 
 export interface CalibrationConfig {
@@ -29,17 +30,7 @@ export interface Candidate {
   source: string;
 }
 
-export interface CalibrationPlan {
-  methodId: string;
-  source: string;
-  entryPoint: string;
-  /** The held-out set exactly as the judge builds it: the given inputs, then the generated ones. */
-  heldout: string[];
-  nGiven: number;
-  /** Generated inputs whose original raises count (the dataset's typed inputs), as for the judge. */
-  raisingCounts: boolean;
-  /** The dataset excluded the method from code match (its reason); null when it has one. */
-  excluded: string | null;
+export interface CalibrationPlan extends CodeMatchPlan {
   /** The Python of the candidate generator (run in the sandbox: activities/calibration/mutants.py). */
   generator: string;
 }

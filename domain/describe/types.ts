@@ -1,5 +1,6 @@
 // Types of the reference-description workflows (`pau dataset describe`), shared by activities, workflows
 // and the CLI (workflows import them as types only).
+import type { CodeMatchPlan } from '../judge/codeMatchInputs';
 export type DescribeSplit = 'train' | 'validation' | 'test' | 'all';
 
 export interface DescribeRunInput {
@@ -29,16 +30,8 @@ export interface DescribeMethodInput {
   runWorkflowId?: string;
 }
 
-export interface DescribePlan {
-  methodId: string;
-  source: string;
-  entryPoint: string;
-  heldout: string[];
-  nGiven: number;
-  raisingCounts: boolean;
-  /** Why the method cannot be checked by code match (then no model is asked). */
-  excluded: string | null;
-}
+/** The judge's code-match plan; `excluded` also says why a method with no held-out input cannot be checked (then no model is asked). */
+export type DescribePlan = CodeMatchPlan;
 
 export interface DescribeMethodResult {
   methodId: string;

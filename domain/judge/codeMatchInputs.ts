@@ -5,6 +5,7 @@
 // no code match, with the reason recorded. Rows from older builds fall back to mutating literals at judge
 // time (heldoutInputs.ts), where only generated inputs that return a value count. Pure code, no I/O.
 import type { Outcome } from '../sandbox/schemas';
+import { entryPointOf } from '../dataset/entryPoint';
 import { isEvidence } from './diagnostics';
 import { heldoutSet, type HeldoutOptions } from './heldoutInputs';
 
@@ -25,6 +26,36 @@ export interface CodeMatchSet {
   raisingCounts: boolean;
   /** Why the method has no code match (stored by the build); null when it has one. */
   excluded: string | null;
+}
+
+/** What a sandbox run of code match needs for one method: the original, its entry point and the judge's held-out set. */
+export interface CodeMatchPlan {
+  methodId: string;
+  source: string;
+  entryPoint: string;
+  /** The held-out set exactly as the judge builds it: the given inputs, then the generated ones. */
+  heldout: string[];
+  nGiven: number;
+  /** Generated inputs whose original raises count (the dataset's typed inputs), as for the judge. */
+  raisingCounts: boolean;
+  /** The dataset excluded the method from code match (its reason); null when it has one. */
+  excluded: string | null;
+}
+
+export function codeMatchPlan(
+  m: CodeMatchMethod & { code: string; entryPoint: string | null; signature: string | null },
+  heldout: HeldoutOptions,
+): CodeMatchPlan {
+  const set = codeMatchSet(m, heldout);
+  return {
+    methodId: m.id,
+    source: m.code,
+    entryPoint: entryPointOf(m),
+    heldout: [...set.given, ...set.generated],
+    nGiven: set.given.length,
+    raisingCounts: set.raisingCounts,
+    excluded: set.excluded,
+  };
 }
 
 export function codeMatchSet(m: CodeMatchMethod, heldout: HeldoutOptions, force?: 'dataset' | 'mutated'): CodeMatchSet {
