@@ -4,6 +4,7 @@
 // Postgres releases its locks at once, so no slot leaks and no lease expiry has to be waited out.
 import pg from 'pg';
 import { databaseUrl } from '../../config/services';
+import { POOL_DEFAULTS, surviveServerLoss } from '../../db/client';
 import { sha256 } from './requestHash';
 
 /** A 31-bit key for a model name (the first advisory-lock key; the slot is the second). */
@@ -20,8 +21,12 @@ let pool: pg.Pool | undefined;
 function slotPool(): pg.Pool {
   // Holders keep a connection each; sized for the caps in use, not the process's activity concurrency.
   if (!pool) {
-    pool = new pg.Pool({ connectionString: databaseUrl(), max: 64, idleTimeoutMillis: 30_000 });
-    pool.on('error', (err) => console.error(`llm slot pool: ${err.message}`));
+    // A holder's connection sits idle (checked out) for the whole model call: without the listener a
+    // Postgres restart during calls ended the worker process.
+    pool = surviveServerLoss(
+      new pg.Pool({ ...POOL_DEFAULTS, connectionString: databaseUrl(), max: 64, idleTimeoutMillis: 30_000 }),
+      'llm slot pool',
+    );
   }
   return pool;
 }
