@@ -18,7 +18,7 @@ import { readOrCreateSecret } from '../../config/secrets';
 import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
 import { requestParams } from '../../domain/llm/requestParams';
-import { recordReply, recordSend, recordSendError } from './ledger';
+import { IDEMPOTENCY_HEADER, recordReply, recordSend, recordSendError } from './ledger';
 import { ApplicationFailure } from '@temporalio/common';
 
 export interface ChatRequest {
@@ -175,8 +175,9 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   // The key travels in a header, never in the body; should a body or an answer hold it anyway (a key
   // pasted into params, a proxy echoing it), it is replaced before anything is stored.
   const request = withoutKey(body, endpoint.apiKey);
+  let sendKey: string;
   try {
-    await recordSend(db, { requestHash: hash, model: spec.name, request, callKey: req.callKey });
+    sendKey = await recordSend(db, { requestHash: hash, model: spec.name, request, callKey: req.callKey });
   } catch (err) {
     await slot.release();
     throw err;
@@ -188,7 +189,9 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
     completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
       body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
       {
-        ...(Object.keys(extras.headers).length > 0 ? { headers: extras.headers } : {}),
+        // The SDK's own idempotencyKey option is inert for this client (no idempotency header configured),
+        // so the header is set directly.
+        headers: { ...extras.headers, [IDEMPOTENCY_HEADER]: sendKey },
         ...(deps.signal ? { signal: deps.signal } : {}),
       },
     )) as ChatCompletion;

@@ -6,8 +6,22 @@ import { like, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
 
-export async function recordSend(db: Db, row: { requestHash: string; model: string; request: unknown; callKey: string }): Promise<void> {
-  await db
+/** The header a provider reads to recognise a request it has already processed (OpenAI-compatible APIs). */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/**
+ * The idempotency key of one send: the ledger row (request hash) and the how-manieth fresh send it is.
+ * A send again after one with no recorded outcome (a crash, a timeout) carries the same key, so a provider
+ * that honours it answers from the first send instead of billing again; a send after an answered error
+ * (a 5xx, a 429) gets a new key, since the provider may have stored that error under the old one.
+ */
+export function idempotencyKey(requestHash: string, sends: number, resent: number): string {
+  return `pau-${requestHash}-${sends - resent}`;
+}
+
+/** Writes (or counts) the send; returns the key the request carries. */
+export async function recordSend(db: Db, row: { requestHash: string; model: string; request: unknown; callKey: string }): Promise<string> {
+  const [r] = await db
     .insert(llmCalls)
     .values({ ...row, state: 'sent', sends: 1, resent: 0 })
     .onConflictDoUpdate({
@@ -20,7 +34,9 @@ export async function recordSend(db: Db, row: { requestHash: string; model: stri
         callKey: row.callKey,
         error: null,
       },
-    });
+    })
+    .returning({ sends: llmCalls.sends, resent: llmCalls.resent });
+  return idempotencyKey(row.requestHash, r?.sends ?? 1, r?.resent ?? 0);
 }
 
 /** The reply: the row becomes the cache entry for the next identical request. */
