@@ -31,6 +31,7 @@ import {
 } from '../../domain/episode/toolCalls';
 import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
 import { messagesFromSteps } from './transcript';
+import { typedDbFailure } from '../common/dbUnavailable';
 import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
 
 function protocolOf(model: string): ToolProtocol {
@@ -42,7 +43,19 @@ function protocolOf(model: string): ToolProtocol {
 }
 
 export function makeAgentTurn(db: () => Db) {
+  const turn = makeTurn(db);
+  // A Postgres outage is typed (DbUnavailable) so the episode waits it out like a model outage.
   return async function agentTurn(input: TurnInput): Promise<TurnResult> {
+    try {
+      return await turn(input);
+    } catch (err) {
+      throw typedDbFailure(err);
+    }
+  };
+}
+
+function makeTurn(db: () => Db) {
+  return async function turn(input: TurnInput): Promise<TurnResult> {
     const d = db();
     let idx = input.idx;
     const protocol = protocolOf(input.model);

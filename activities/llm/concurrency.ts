@@ -23,10 +23,7 @@ function slotPool(): pg.Pool {
   if (!pool) {
     // A holder's connection sits idle (checked out) for the whole model call: without the listener a
     // Postgres restart during calls ended the worker process.
-    pool = surviveServerLoss(
-      new pg.Pool({ ...POOL_DEFAULTS, connectionString: databaseUrl(), max: 64, idleTimeoutMillis: 30_000 }),
-      'llm slot pool',
-    );
+    pool = surviveServerLoss(new pg.Pool({ ...POOL_DEFAULTS, connectionString: databaseUrl(), max: 64, idleTimeoutMillis: 30_000 }), 'llm slot pool');
   }
   return pool;
 }

@@ -3,6 +3,7 @@
 // configuration) are not outages: the episode fails at once.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { LLM_ERROR_TYPES } from '../llm/errorTypes';
+import { FAILURE_TYPES } from '../temporal/failureTypes';
 
 /** The longest an episode waits for its model to come back, by default (run config `outageWaitSeconds`). */
 export const DEFAULT_OUTAGE_WAIT_SECONDS = 6 * 3600;
@@ -16,6 +17,16 @@ export function isModelOutage(err: unknown): boolean {
   if (cause instanceof TimeoutFailure) return true;
   return cause instanceof ApplicationFailure && !cause.nonRetryable && cause.type != null && OUTAGE_TYPES.includes(cause.type);
 }
+
+/** A model-turn activity that ran out of attempts because Postgres was unreachable (typed DbUnavailable by the activity). */
+export function isDbOutage(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  return cause instanceof ApplicationFailure && !cause.nonRetryable && cause.type === FAILURE_TYPES.dbUnavailable;
+}
+
+/** The PauWaitingFor value of an episode waiting for Postgres (a model's name otherwise). */
+export const WAITING_FOR_DATABASE = 'postgres';
 
 /** Sleep before the next try: doubling from 5 s, at most 2 minutes, never past the deadline. */
 export function outageBackoffMs(tries: number, msLeft: number): number {

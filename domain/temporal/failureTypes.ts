@@ -1,6 +1,7 @@
 // Failure types of errors that retrying cannot fix: activities throw `ApplicationFailure.nonRetryable(msg,
 // TYPE)` and workflows list the same constants in `nonRetryableErrorTypes`, so a typo is a compile error,
-// not an error that silently becomes retryable. Model-call types are in domain/llm/errorTypes.ts.
+// not an error that silently becomes retryable (dbUnavailable, at the end, is the one retryable type).
+// Model-call types are in domain/llm/errorTypes.ts.
 export const FAILURE_TYPES = {
   // benchmark runs
   datasetNotFound: 'DatasetNotFound',
@@ -14,6 +15,8 @@ export const FAILURE_TYPES = {
   methodUnusable: 'MethodUnusable',
   /** The episode's model stayed unreachable past the run's outage wait (outageWaitSeconds). */
   modelOutageTooLong: 'ModelOutageTooLong',
+  /** Postgres stayed unreachable during a turn past the run's outage wait (outageWaitSeconds). */
+  dbOutageTooLong: 'DbOutageTooLong',
   // judging
   judgeEpisodeNotFound: 'JudgeEpisodeNotFound',
   // reports
@@ -36,6 +39,8 @@ export const FAILURE_TYPES = {
   baseModelUnusable: 'BaseModelUnusable',
   // activity plumbing
   noWorkflowContext: 'NoWorkflowContext',
+  /** Retryable, unlike the rest: Postgres was unreachable (restart, crash recovery, lost connection). */
+  dbUnavailable: 'DbUnavailable',
 } as const;
 
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];

@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { MainActivities } from '../../activities/mainQueue';
-import { DEFAULT_OUTAGE_WAIT_SECONDS, isModelOutage, outageBackoffMs } from '../../domain/episode/outageWait';
+import { DEFAULT_OUTAGE_WAIT_SECONDS, isDbOutage, isModelOutage, outageBackoffMs, WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { PauOutcome, PauWaitingFor } from '../../domain/temporal/searchAttributes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
@@ -66,22 +66,27 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
         }
         return r;
       } catch (err) {
-        // Histories recorded before the wait existed failed here; they replay through the old branch.
-        if (!isModelOutage(err) || !patched('model-outage-wait')) throw err;
+        // Postgres down during the turn (a restart, crash recovery) is waited out like the model, to the same
+        // deadline. Histories recorded before either wait existed failed here; they replay through the old
+        // branch (a DB outage was not typed then, so `isDbOutage` is false for them and no marker is asked).
+        const outage = isModelOutage(err) ? 'model' : isDbOutage(err) && patched('db-outage-wait') ? 'database' : undefined;
+        if (!outage || !patched('model-outage-wait')) throw err;
+        const what = outage === 'model' ? `model ${input.model}` : 'Postgres';
         const now = Date.now();
         since ??= now;
         const left = since + waitMs - now;
         if (left <= 0)
           throw ApplicationFailure.nonRetryable(
-            `model ${input.model} unreachable for ${Math.round((now - since) / 1000)} s, longer than the run's outage wait (${Math.round(waitMs / 1000)} s): ${errorText(err)}`,
-            FAILURE_TYPES.modelOutageTooLong,
+            `${what} unreachable for ${Math.round((now - since) / 1000)} s, longer than the run's outage wait (${Math.round(waitMs / 1000)} s): ${errorText(err)}`,
+            outage === 'model' ? FAILURE_TYPES.modelOutageTooLong : FAILURE_TYPES.dbOutageTooLong,
           );
         if (tries === 0) {
           const error = errorText(err);
-          await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: { model: input.model, since, error } });
-          upsertSearchAttributes([{ key: PauWaitingFor, value: input.model }]);
+          // The episode row says so for a model; for Postgres there is no row to write until it is back.
+          if (outage === 'model') await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: { model: input.model, since, error } });
+          upsertSearchAttributes([{ key: PauWaitingFor, value: outage === 'model' ? input.model : WAITING_FOR_DATABASE }]);
           setCurrentDetails(
-            `waiting for model ${input.model} (unreachable since ${new Date(since).toISOString()}; gives up after ${Math.round(waitMs / 1000)} s): ${error}`,
+            `waiting for ${what} (unreachable since ${new Date(since).toISOString()}; gives up after ${Math.round(waitMs / 1000)} s): ${error}`,
           );
         }
         if (await condition(() => root.consideredCancelled, outageBackoffMs(tries, left))) return CANCELLED;
