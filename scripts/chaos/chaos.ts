@@ -1,10 +1,12 @@
 // `npm run chaos` (not in CI): a benchmark on a private local stack (its own Postgres, Temporal dev
 // server, scripted model server and one worker process per queue, in a temp dir), run once cleanly and
 // once while faults are injected: kill -9 of the pau worker, the sandbox worker, the Temporal server and
-// the Postgres postmaster; the model server down longer than the model turn's retry horizon (shortened
-// here through the run config); the run terminated and then continued with `rerun --run`. It checks the
-// results equal the clean run's and prints a table: faults injected / survived, duplicates, stuck rows,
-// calls paid twice. Exit 0 when every fault was survived with equal results and nothing stuck.
+// the Postgres postmaster; Postgres and then the model server down longer than the model turn's retry
+// horizon (shortened here through the run config); the run terminated and then continued with
+// `rerun --run`. It checks the results equal the clean run's and prints a table: faults injected /
+// survived, duplicates, stuck rows, calls paid twice, processes that died by themselves (a worker that
+// exits on its own is not restarted here: that is how a Postgres restart killing the pau worker showed).
+// Exit 0 when every fault was survived with equal results, nothing stuck and no process died by itself.
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +24,7 @@ import { freePort } from '../../activities/common/processes';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../stack/temporal';
 import { printTable } from '../../domain/report/table';
+import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 
 const METHODS = Number(process.env.PAU_CHAOS_METHODS ?? 12);
 const OUTAGE_S = Number(process.env.PAU_CHAOS_OUTAGE_S ?? 45);
@@ -30,6 +33,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-chaos-'));
 const children = new Set<ChildProcess>();
+/** Processes chaos killed on purpose; any other exit of a worker or the model server is a finding. */
+const killed = new WeakSet<ChildProcess>();
+const diedByThemselves: string[] = [];
 
 function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, readyText: string, name: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
@@ -48,9 +54,13 @@ function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, readyTe
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (d: Buffer) => logFile.write(d));
-    child.on('exit', () => {
+    child.on('exit', (code, signal) => {
       children.delete(child);
       clearTimeout(timer);
+      if (!killed.has(child)) {
+        diedByThemselves.push(`${name} (${signal ?? `exit ${code}`}; see ${path.join(dir, `${name}.log`)})`);
+        log(`${name} DIED BY ITSELF (${signal ?? `exit ${code}`})`);
+      }
     });
   });
 }
@@ -58,6 +68,7 @@ function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, readyTe
 async function kill9(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
+  killed.add(child);
   child.kill('SIGKILL');
   await exited;
 }
@@ -111,8 +122,8 @@ async function main(): Promise<number> {
       // Not cacheable (temperature > 0; the scripted models ignore it): every run makes its own calls.
       params: { temperature: 0.5 },
       judgeModel: 'mock-oracle',
-      // The model turn's own retries shortened to ~17 s (default ~3 min; enough for a Postgres restart), so the
-      // model server outage below outlasts them.
+      // The model turn's own retries shortened to ~17 s (default ~3 min), so the Postgres and model server
+      // outages below outlast them: only the episodes' outage wait keeps them alive.
       modelRetry: { maximumAttempts: 6, initialInterval: '1s', maximumInterval: '5s' },
       outageWaitSeconds: 3600,
     };
@@ -172,6 +183,18 @@ async function main(): Promise<number> {
       await startPostgres(pg, password);
       return 'restarted after 3 s (crash recovery)';
     });
+    await fault(`Postgres down ${OUTAGE_S} s`, async () => {
+      // Longer than the model turn's own retries (~17 s here): turns in flight wait for the database.
+      await stopPostgres(pg);
+      let sawWaiting = false;
+      const end = Date.now() + OUTAGE_S * 1000;
+      while (Date.now() < end) {
+        for await (const _ of client.workflow.list({ query: `PauRunId = '${faulty}' AND PauWaitingFor = '${WAITING_FOR_DATABASE}'` })) sawWaiting = true;
+        await sleep(1_000);
+      }
+      await startPostgres(pg, password);
+      return `turn retries ~17 s; ${sawWaiting ? 'episodes showed PauWaitingFor=postgres' : 'no episode was seen waiting for Postgres'}`;
+    });
     await fault(`model server down ${OUTAGE_S} s`, async () => {
       await kill9(mock);
       let sawWaiting = false;
@@ -227,10 +250,11 @@ async function main(): Promise<number> {
         ['stuck rows (episodes not ended, run not finished)', cmp.stuck],
         ['model calls paid twice (extra sends, cost)', `${paid.calls} (${paid.extraSends}, $${paid.costUsd.toFixed(4)})`],
         ['sent and never answered', paid.unanswered],
+        ['processes that died by themselves', diedByThemselves.length],
       ],
     );
-    for (const d of cmp.examples) console.log(`  ${d}`);
-    const ok = rows.every((r) => r.survived === 'yes') && cmp.differing === 0 && cmp.duplicates === 0 && cmp.stuck === 0;
+    for (const d of [...cmp.examples, ...diedByThemselves.map((d) => `died by itself: ${d}`)]) console.log(`  ${d}`);
+    const ok = rows.every((r) => r.survived === 'yes') && cmp.differing === 0 && cmp.duplicates === 0 && cmp.stuck === 0 && diedByThemselves.length === 0;
     console.log(ok ? '\nchaos: every fault survived; results equal the clean run' : '\nchaos: FAILED (see above)');
     return ok ? 0 : 1;
   } finally {
