@@ -56,6 +56,8 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
    */
   const turn = async (t: TurnInput): Promise<TurnResult | typeof CANCELLED> => {
     let since: number | undefined;
+    /** What the episode last said it waits for (said again when a database wait turns into a model wait). */
+    let announced: 'model' | 'database' | undefined;
     for (let tries = 0; ; tries++) {
       try {
         const r = await llm.agentTurn(t);
@@ -80,7 +82,8 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
             `${what} unreachable for ${Math.round((now - since) / 1000)} s, longer than the run's outage wait (${Math.round(waitMs / 1000)} s): ${errorText(err)}`,
             outage === 'model' ? FAILURE_TYPES.modelOutageTooLong : FAILURE_TYPES.dbOutageTooLong,
           );
-        if (tries === 0) {
+        if (announced !== outage) {
+          announced = outage;
           const error = errorText(err);
           // The episode row says so for a model; for Postgres there is no row to write until it is back.
           if (outage === 'model') await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: { model: input.model, since, error } });
