@@ -3,7 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { datasetMethods, datasets, episodes, methods, runs, steps } from '../../db/schema/index';
+import { datasetMethods, datasets, episodes, judgments, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import type { BenchmarkConfig, RunTotals } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
@@ -109,11 +109,26 @@ export function makeRecordEpisodeFailure(db: () => Db) {
 }
 
 export function makeEpisodeOutcome(db: () => Db) {
-  /** A resumed run's episode that already ended (completed or failed): its stored outcome, so it is not run again. */
-  return async function episodeOutcome(input: { episodeId: string }): Promise<EpisodeOutcome | null> {
+  /**
+   * A resumed run's episode that already ended (completed or failed): its stored outcome, so it is not run
+   * again. With `judgeModel`, `unjudged` says a completed episode has no judgment by it (its run was
+   * terminated between the episode's end and the start of its judge step).
+   */
+  return async function episodeOutcome(input: { episodeId: string; judgeModel?: string }): Promise<(EpisodeOutcome & { unjudged?: true }) | null> {
     const [e] = await db().select().from(episodes).where(eq(episodes.id, input.episodeId)).limit(1);
     if (!e || (e.status !== 'completed' && e.status !== 'failed')) return null;
+    const unjudged =
+      e.status === 'completed' &&
+      input.judgeModel !== undefined &&
+      (
+        await db()
+          .select({ one: sql`1` })
+          .from(judgments)
+          .where(and(eq(judgments.episodeId, e.id), eq(judgments.judgeModel, input.judgeModel)))
+          .limit(1)
+      ).length === 0;
     return {
+      ...(unjudged ? { unjudged: true as const } : {}),
       episodeId: e.id,
       status: e.status,
       endReason: e.endReason ?? '',

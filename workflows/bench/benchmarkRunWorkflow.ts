@@ -11,6 +11,7 @@ import {
   CancelledFailure,
   continueAsNew,
   defineQuery,
+  executeChild,
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
@@ -29,6 +30,8 @@ import { episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/w
 import { db, report } from '../proxies/mainQueue';
 import { fanOut } from '../common/fanOut';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
+import { judgeEpisodeWorkflow } from '../judge/judgeEpisodeWorkflow';
+import { judgeEpisodeSearchAttributes, judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
 
 export const benchmarkProgressQuery = defineQuery<RunTotals & { total: number; inFlight: number; cursor: number }>('progress');
 
@@ -116,8 +119,11 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
     const { episodeId } = child;
     // A resumed run counts the episodes that already ended instead of running them again.
     if (input.resume) {
-      const done = await db.episodeOutcome({ episodeId });
+      const done = await db.episodeOutcome({ episodeId, ...(config.judgeModel ? { judgeModel: config.judgeModel } : {}) });
       if (done) {
+        // Ended, but its judge step never started (the run was terminated in between): judge it now, as the
+        // episode would have (same child id; one still running from before is left to finish).
+        if (done.unjudged && config.judgeModel && patched('resume-judges-unjudged')) await judgeLeftOver(runId, config.judgeModel, episodeId, methodId);
         settle(done);
         return;
       }
@@ -193,4 +199,20 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
   // parent). Histories recorded before this step replay without it.
   if (patched('benchmark-report-step') && !config.scheduleId) await report.produceReport({ runId });
   return { runId, total, totals };
+}
+
+/** The judge step of an episode that ended without one; its failure is logged, as in the episode. */
+async function judgeLeftOver(runId: string, judgeModel: string, episodeId: string, methodId: string): Promise<void> {
+  try {
+    await executeChild(judgeEpisodeWorkflow, {
+      args: [{ runId, episodeId, judgeModel }],
+      workflowId: judgeEpisodeWorkflowId(judgeModel, episodeId),
+      taskQueue: TASK_QUEUES.main,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: judgeEpisodeSearchAttributes(runId, judgeModel, methodId),
+      staticSummary: `judge ${episodeId} with ${judgeModel} (left over by a terminated run)`,
+    });
+  } catch (err) {
+    log.warn('judge step of an ended episode failed', { episodeId, error: errorText(err) });
+  }
 }
