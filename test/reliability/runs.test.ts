@@ -3,7 +3,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runProgress } from '../../activities/bench/run';
-import { episodes, runs, steps } from '../../db/schema/index';
+import { episodes, judgments, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { launchBenchmark, resumeBenchmark } from '../../scripts/client/benchStart';
@@ -29,6 +29,7 @@ const stack = useStack({
     await insertFixtureMethods(db, 'rel-terminate', manyMethods(6, 'rel/terminate'));
     await insertFixtureMethods(db, 'rel-outage', manyMethods(3, 'rel/outage'));
     await insertFixtureMethods(db, 'rel-deadline', manyMethods(2, 'rel/deadline'));
+    await insertFixtureMethods(db, 'rel-judge', manyMethods(2, 'rel/judge'));
   },
 });
 
@@ -203,6 +204,31 @@ describe('cancel and reconcile', () => {
     for (const [eid, t] of done) expect(final.find((e) => e.id === eid)?.finishedAt?.getTime()).toBe(t);
     await expectContiguousSteps(id);
   }, 240_000);
+
+  it('rerun after a terminate judges an episode that ended before its judge step started', async () => {
+    await flaky.up();
+    try {
+      const id = `rel-judge-${uid()}`;
+      const config: BenchmarkConfig = { dataset: 'rel-judge', split: 'test', models: ['flaky'], settings: ['in-context'], samples: 1, judgeModel: 'flaky' };
+      await (await launchBenchmark(stack.client, stack.db, id, config)).handle.result();
+      const judged = async () =>
+        stack.db
+          .select({ episodeId: judgments.episodeId })
+          .from(judgments)
+          .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
+          .where(eq(episodes.runId, id));
+      const before = await judged();
+      expect(before).toHaveLength(2);
+      // What a terminate between an episode's end and its judge child's start leaves: completed, unjudged.
+      const lost = before[0]!.episodeId;
+      await stack.db.delete(judgments).where(eq(judgments.episodeId, lost));
+      const result = await (await resumeBenchmark(stack.client, stack.db, id)).handle.result();
+      expect(result.totals).toMatchObject({ done: 2, failed: 0 });
+      expect((await judged()).map((j) => j.episodeId).sort()).toEqual(before.map((j) => j.episodeId).sort());
+    } finally {
+      await flaky.down();
+    }
+  }, 180_000);
 });
 
 const outageConfig = (dataset: string, waitSeconds: number): BenchmarkConfig => ({
