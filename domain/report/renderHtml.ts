@@ -198,6 +198,7 @@ export function renderHtml(doc: ReportDocument): string {
       String(d.failures),
       `${d.contradictsObserved}`,
       pct(d.failuresContradicting),
+      d.controlChecked ? `${pct(d.controlAgreement)} of ${d.controlChecked}` : '-',
       `${d.underExplored}`,
       pct(d.failuresUnderExplored),
       num(d.meanCalls, 1),
@@ -209,7 +210,7 @@ export function renderHtml(doc: ReportDocument): string {
       String(d.unparsable),
     ]);
     sections.push(
-      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
+      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen (calls that returned a value). "Control agrees": the same check on code written from the gold description, which is right by definition — the share of episodes where it agrees with every observation; a low share means the check is noisy (coder mistakes, behaviour no description states) and "contradicts observed" overstates real contradictions. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
         table(
           [
             'model',
@@ -217,6 +218,7 @@ export function renderHtml(doc: ReportDocument): string {
             'failures',
             'contradicts observed',
             'of failures',
+            'control agrees',
             'under-explored',
             'of failures',
             'calls',

@@ -110,6 +110,9 @@ export interface DiagnosticsSummary {
   contradictsObserved: number;
   /** Share of failures whose final description contradicts an example already seen. */
   failuresContradicting: number | null;
+  /** The check's control: judged episodes where code from the gold description was checked, and the share of them that agree with every observation. */
+  controlChecked: number;
+  controlAgreement: number | null;
   underExplored: number;
   failuresUnderExplored: number | null;
   meanCalls: number | null;
@@ -264,6 +267,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
       failures: failures.length,
       contradictsObserved: judged.filter((r) => d(r).contradictsObserved === true).length,
       failuresContradicting: share(failures, (r) => d(r).contradictsObserved === true),
+      ...control(judged.map((r) => d(r).goldControl?.agrees)),
       underExplored: judged.filter((r) => d(r).underExplored === true).length,
       failuresUnderExplored: share(failures, (r) => d(r).underExplored === true),
       meanCalls: num((x) => x.calls),
@@ -329,6 +333,12 @@ export function fmtPaired(d: PairedEstimate, percent = false): string {
   if (d.mean === null) return '-';
   const sign = d.mean >= 0 ? '+' : '';
   return `${sign}${fmtEstimate(d, percent)} ${d.wins}/${d.ties}/${d.losses}`;
+}
+
+/** How many gold-code controls were checked, and the share that agreed with every observation. */
+function control(agrees: (boolean | null | undefined)[]): { controlChecked: number; controlAgreement: number | null } {
+  const checked = agrees.filter((a): a is boolean => typeof a === 'boolean');
+  return { controlChecked: checked.length, controlAgreement: checked.length === 0 ? null : checked.filter(Boolean).length / checked.length };
 }
 
 const byHeadline = (a: GroupSummary, b: GroupSummary) =>

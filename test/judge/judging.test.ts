@@ -151,6 +151,13 @@ describe('judging on the real stack', () => {
     // The null agent's code (returns None) contradicts what it was shown in context.
     const nullInContext = rows.filter((r) => r.model === 'mock-null' && r.setting === 'in-context').map((r) => r.j);
     expect(nullInContext.every((j) => (j.diagnostics as { contradictsObserved: boolean }).contradictsObserved === true)).toBe(true);
+    // The control: the oracle coder writes the original from the gold description, so it agrees with every
+    // observation; episodes without observations (the null agent, interactive) have no control.
+    const controls = rows.map((r) => (r.j.diagnostics as { goldControl?: { checked: number | null; agrees: boolean | null } }).goldControl);
+    const checked = controls.filter((c) => c?.checked != null);
+    expect(checked.length).toBeGreaterThanOrEqual(SUBSET.length * 4);
+    expect(checked.every((c) => c!.agrees === true)).toBe(true);
+    expect(nullInteractive.every((j) => (j.diagnostics as { goldControl?: unknown }).goldControl === undefined)).toBe(true);
   }, 240_000);
 
   it('re-judges the stored run with another judge without re-running agents; the null judge is recorded unparsable', async () => {
@@ -160,6 +167,10 @@ describe('judging on the real stack', () => {
     const rows = await judgedRows('mock-null');
     expect(rows).toHaveLength(SUBSET.length * 6);
     expect(rows.every((x) => x.j.unparsable === 1 && x.j.score === null && x.j.rationale?.includes('[retry]'))).toBe(true);
+    // The null coder's gold code returns None: the control disagrees with the observed values.
+    const controls = rows.map((x) => (x.j.diagnostics as { goldControl?: { agrees: boolean | null } }).goldControl).filter((c) => c?.agrees != null);
+    expect(controls.length).toBeGreaterThan(0);
+    expect(controls.every((c) => c!.agrees === false)).toBe(true);
     // The first judge's rows are untouched; the episodes were not rerun.
     expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 6);
     const after = await stack.db
@@ -184,7 +195,7 @@ describe('judging on the real stack', () => {
     const lines = r.stdout.split('\n');
     const first = lines.findIndex((l) => /^-+\s/.test(l));
     expect(lines[first + 1]).toMatch(/^mock-oracle/);
-    expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+1\.00/);
+    expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+0\s+1\.00/);
     expect(r.stdout).toMatch(/mock-random\s+interactive/);
   });
 });
