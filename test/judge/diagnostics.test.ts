@@ -31,7 +31,12 @@ describe('the gold-description control of the contradiction check', () => {
     const failed = { kind: 'does-not-compile' as const, message: 'SyntaxError' };
     expect(goldControl(observed, { hasGold: false, code: null, results: null, failed: null }).reason).toBe('no-gold-description');
     expect(goldControl(observed, { hasGold: true, code: null, results: null, failed: null }).reason).toBe('no-code');
-    expect(goldControl(observed, { hasGold: true, code: 'def f(', results: [], failed })).toEqual({ checked: null, contradictions: null, agrees: null, reason: 'code-failed' });
+    expect(goldControl(observed, { hasGold: true, code: 'def f(', results: [], failed })).toEqual({
+      checked: null,
+      contradictions: null,
+      agrees: null,
+      reason: 'code-failed',
+    });
     expect(goldControl(observed.slice(2), { hasGold: true, code: 'def f(a, b): ...', results: run(0), failed: null }).reason).toBe('no-observed-values');
   });
 });
