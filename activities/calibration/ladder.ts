@@ -40,7 +40,13 @@ export async function runLadder(
         agentDescription: l.descriptions[rung],
       });
       const r = await chat(
-        { model: opts.judgeModel, messages, params, callKey: `ladder/${m.id}/${opts.judgeModel}/${rung}`, about: { methodId: m.id } },
+        {
+          model: opts.judgeModel,
+          messages,
+          params,
+          callKey: `ladder/${m.id}/${opts.judgeModel}/${rung === 'wrong' ? `wrong-from/${l.wrongFrom}` : rung}`,
+          about: { methodId: m.id },
+        },
         { db },
       );
       const text = r.message.content ?? r.message.refusal ?? '';

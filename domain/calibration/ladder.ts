@@ -24,7 +24,7 @@ export function partialDescription(gold: string): string {
  * The four rungs of each method. The wrong description is the gold of the next method in the list whose
  * gold differs (deterministic: the same list gives the same ladder); methods without a gold are skipped.
  */
-export function buildLadders(ms: readonly LadderMethod[]): { methodId: string; descriptions: Record<Rung, string> }[] {
+export function buildLadders(ms: readonly LadderMethod[]): { methodId: string; wrongFrom: string; descriptions: Record<Rung, string> }[] {
   const usable = ms.filter((m) => m.goldDescription.trim().length > 0);
   if (usable.length < 2) return [];
   return usable.map((m, i) => {
@@ -32,6 +32,7 @@ export function buildLadders(ms: readonly LadderMethod[]): { methodId: string; d
     while (j !== i && usable[j]!.goldDescription.trim() === m.goldDescription.trim()) j = (j + 1) % usable.length;
     return {
       methodId: m.id,
+      wrongFrom: usable[j]!.id,
       descriptions: { gold: m.goldDescription, partial: partialDescription(m.goldDescription), wrong: usable[j]!.goldDescription, empty: '' },
     };
   });

@@ -5,6 +5,8 @@ import { datasetMethods, datasets, episodes, judgments, methods } from '../../db
 import { startBenchmark } from '../../scripts/client/starters';
 import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
+import { maybeRecordHistory } from '../training/helpers';
+import { judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
 import { useStack } from '../helpers/stack';
 
 /** The calibration subset: small methods of different shapes (ints, strings, floats, tuples, errors). */
@@ -171,6 +173,13 @@ describe('judging on the real stack', () => {
     const controls = rows.map((x) => (x.j.diagnostics as { goldControl?: { agrees: boolean | null } }).goldControl).filter((c) => c?.agrees != null);
     expect(controls.length).toBeGreaterThan(0);
     expect(controls.every((c) => c!.agrees === false)).toBe(true);
+    // The replay fixture of the branch with the control (an in-context episode: it has observations).
+    const ic = await stack.db
+      .select({ id: episodes.id })
+      .from(episodes)
+      .where(and(eq(episodes.runId, runId), eq(episodes.model, 'mock-oracle'), eq(episodes.setting, 'in-context')))
+      .limit(1);
+    await maybeRecordHistory(stack.client.workflow.getHandle(judgeEpisodeWorkflowId('mock-null', ic[0]!.id)), 'judgeEpisode-with-gold-control.json');
     // The first judge's rows are untouched; the episodes were not rerun.
     expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 6);
     const after = await stack.db

@@ -7,7 +7,8 @@
 // episode/benchmark ones without `-with-` predate the explicit judge step and the report step (behind
 // patched('explicit-judge-step') and patched('benchmark-report-step')): they prove older histories still
 // replay; the `-with-` ones cover the new branches. Record new ones the same way when a workflow changes shape
-// (the SFT ones: `PAU_RECORD_HISTORIES=1 npx vitest run test/training/sftTrain.test.ts`).
+// (the SFT ones: `PAU_RECORD_HISTORIES=1 npx vitest run test/training/sftTrain.test.ts`; judgeEpisode-with-gold-control,
+// the branch behind patched('gold-description-control'): the same with test/judge/judging.test.ts).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 import fs from 'node:fs';
