@@ -17,7 +17,7 @@ import { loadSteps } from '../episode/steps';
 import type { CallResult, Coverage, ErrorInfo } from '../../domain/sandbox/schemas';
 import { codeFailure } from '../../domain/judge/codeFailure';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, goldControl, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
@@ -25,7 +25,7 @@ import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs'
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
-import type { DescriptionVerdict, GeneratedCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
+import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
@@ -155,6 +155,20 @@ export function createJudgeActivities(db: () => Db) {
       return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
     },
 
+    /**
+     * The control of the contradiction check: the coder writes code from the method's gold description
+     * (the same prompt as for the agent's). Keyed by method, not episode: one coder call per method and
+     * coder model, shared by every episode of it through the llm_calls cache. Null code: no gold description.
+     */
+    async writeCodeFromGold(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GoldCode> {
+      const { m } = await loadEpisode(db(), input.episodeId);
+      if (!m.goldDescription?.trim()) return { code: null, noGold: true, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+      const entry = entryPointOf(m);
+      const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...)`, entryPoint: entry, description: m.goldDescription });
+      const r = await judgeChat(input.coderModel, m.id, `gold-code/${m.id}/${input.coderModel}`, messages, input.params);
+      return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
+    },
+
     /** Code match, coverage and diagnostics from the sandbox results; one upsert of the judgment row. */
     async recordJudgment(input: {
       plan: JudgePlan;
@@ -170,6 +184,8 @@ export function createJudgeActivities(db: () => Db) {
       coverage: Coverage | null;
       /** The judge model's contradiction classification (absent in histories before it existed). */
       contradiction?: ContradictionResult;
+      /** The control: code from the gold description run on observedArgs (absent in histories before it). */
+      gold?: { generated: GoldCode; results: CallResult[] | null; sourceError: ErrorInfo | null };
     }): Promise<JudgeEpisodeResult> {
       const { plan, verdict, generated } = input;
       const cfg = plan.config;
@@ -216,10 +232,24 @@ export function createJudgeActivities(db: () => Db) {
         coderModel: cfg.coderModel,
         requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
         ...(input.contradiction ? { contradiction: contradictionRecord(input.contradiction) } : {}),
+        ...(input.gold
+          ? {
+              goldControl: goldControl(
+                observed,
+                {
+                  hasGold: !input.gold.generated.noGold,
+                  code: input.gold.generated.code,
+                  results: input.gold.results,
+                  failed: input.gold.results ? codeFailure(input.gold.sourceError, input.gold.results) : null,
+                },
+                cfg.equality,
+              ),
+            }
+          : {}),
         judgeCost: {
-          tokensIn: verdict.tokensIn + generated.tokensIn + (input.contradiction?.tokensIn ?? 0),
-          tokensOut: verdict.tokensOut + generated.tokensOut + (input.contradiction?.tokensOut ?? 0),
-          costUsd: verdict.costUsd + generated.costUsd + (input.contradiction?.costUsd ?? 0),
+          tokensIn: verdict.tokensIn + generated.tokensIn + (input.contradiction?.tokensIn ?? 0) + (input.gold?.generated.tokensIn ?? 0),
+          tokensOut: verdict.tokensOut + generated.tokensOut + (input.contradiction?.tokensOut ?? 0) + (input.gold?.generated.tokensOut ?? 0),
+          costUsd: verdict.costUsd + generated.costUsd + (input.contradiction?.costUsd ?? 0) + (input.gold?.generated.costUsd ?? 0),
         },
       };
       const values = {

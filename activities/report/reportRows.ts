@@ -52,6 +52,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     .select({
       e: episodes,
       source: methods.source,
+      codeMatchExclusion: methods.codeMatchExclusion,
       j: judgments,
     })
     .from(episodes)
@@ -60,7 +61,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     .leftJoin(judgments, judgeModel === null ? sql`false` : and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, judgeModel)))
     .where(eq(episodes.runId, runId))
     .orderBy(episodes.id);
-  return rows.map(({ e, source, j }) => ({
+  return rows.map(({ e, source, codeMatchExclusion, j }) => ({
     episodeId: e.id,
     methodId: e.methodId,
     source: source ?? e.methodId.split('/')[0] ?? 'unknown',
@@ -78,6 +79,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     diagnostics: (j?.diagnostics as Partial<EpisodeDiagnostics> | null) ?? null,
     callsMade: e.callsMade,
     inContextK: e.inContextK,
+    codeMatchExcluded: codeMatchExclusion !== null && codeMatchExclusion !== undefined,
     tokensIn: e.tokensIn,
     tokensOut: e.tokensOut,
     costUsd: e.costUsd,

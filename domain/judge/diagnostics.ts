@@ -35,6 +35,40 @@ export interface EpisodeDiagnostics {
   noCode: boolean;
   /** The generated code did not compile or defines no entry point: code match 0 (absent in older rows). */
   codeFailure?: CodeFailure | null;
+  /** The control of the contradiction check (absent in older rows): code from the gold description. */
+  goldControl?: GoldControl;
+}
+
+/**
+ * The control of the code-based contradiction check (issue 12 point 4): the coder writes code from the
+ * method's gold description and that code is checked against the agent's own observations exactly as the
+ * agent's code is. The gold description is right by definition, so every disagreement here is noise of
+ * the check itself (coder mistakes, things no description states); a low agreement says the
+ * "contradicts observed" share is not to be read as the agent's contradictions.
+ */
+export interface GoldControl {
+  /** Observed calls that returned a value and were checked; null: not checked (reason below). */
+  checked: number | null;
+  contradictions: number | null;
+  /** The gold code agrees with every checked observation; null when nothing was checked. */
+  agrees: boolean | null;
+  /** Why nothing was checked: no gold description, no code, code failed to run, or no observed value. */
+  reason?: 'no-gold-description' | 'no-code' | 'code-failed' | 'no-observed-values';
+}
+
+/** The control's verdict from the gold code's outcomes on the observed inputs (null: no code). */
+export function goldControl(
+  observed: readonly Observation[],
+  gold: { hasGold: boolean; code: string | null; results: readonly (Outcome | undefined)[] | null; failed: CodeFailure | null },
+  equality: Partial<EqualityOptions> = {},
+): GoldControl {
+  const none = (reason: NonNullable<GoldControl['reason']>): GoldControl => ({ checked: null, contradictions: null, agrees: null, reason });
+  if (!gold.hasGold) return none('no-gold-description');
+  if (gold.code === null || gold.results === null) return none('no-code');
+  if (gold.failed) return none('code-failed');
+  const c = contradictions(observed, gold.results, equality);
+  if (c.checked === 0) return none('no-observed-values');
+  return { checked: c.checked, contradictions: c.contradictions, agrees: c.contradictions === 0 };
 }
 
 export const DEFAULT_UNDER_EXPLORED = 0.75;

@@ -69,6 +69,11 @@ export interface GeneratedCode {
   costUsd: number;
 }
 
+/** Code from the method's gold description (the contradiction check's control); noGold: the method has none. */
+export interface GoldCode extends GeneratedCode {
+  noGold?: boolean;
+}
+
 export interface JudgeEpisodeResult {
   episodeId: string;
   judgeModel: string;

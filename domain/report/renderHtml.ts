@@ -1,6 +1,19 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
-import { fmtEstimate, isShare, METRIC_LABEL, METRICS, headlineRows, settingLabel, type EpisodeRow, type GroupDelta, type RunSummary } from './summarize';
+import {
+  fmtEstimate,
+  isShare,
+  METRIC_LABEL,
+  METRICS,
+  headlineRows,
+  judgedOnlyRows,
+  notScoredText,
+  pairedRows,
+  settingLabel,
+  type EpisodeRow,
+  type GroupDelta,
+  type RunSummary,
+} from './summarize';
 import { seededRandom } from './stats';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
@@ -129,9 +142,11 @@ const num = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
   const head = headlineRows(s);
+  const judgedOnly = judgedOnlyRows(s);
   const sections: string[] = [];
   sections.push(
-    `<h2>Headline: model × setting</h2><p>Means with 95% bootstrap intervals. n = judged / episodes. Fail = score ≤ 2.</p>${table(head.headers, head.rows)}`,
+    `<h2>Headline: model × setting</h2><p>All ended episodes: one that failed, was cancelled, was not judged or whose judgment was unparsable counts as score 1 (a failure) and code match 0 ("not scored" gives how many). Means with 95% bootstrap intervals resampling methods (not episodes). n = judged / episodes. Fail = score ≤ 2.</p>${table(head.headers, head.rows)}` +
+      `<h3>Judged episodes only</h3><p>The same groups over the episodes the judge scored (biased upward when failures are left out).</p>${table(judgedOnly.headers, judgedOnly.rows)}`,
   );
   if (doc.compare) {
     const rows = doc.compare.deltas.map((d) => [
@@ -146,10 +161,10 @@ export function renderHtml(doc: ReportDocument): string {
       `<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
     );
   }
-  if (s.paired.length > 0) {
-    const rows = s.paired.map((p) => [p.model, METRIC_LABEL[p.metric], fmtEstimate(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
+  if (s.paired.length + s.modelPairs.length > 0) {
+    const t = pairedRows(s);
     sections.push(
-      `<h2>Interactive minus in-context (paired by method and sample)</h2>${table(['model', 'metric', 'difference [95% CI]', 'pairs', 'unpaired'], rows)}`,
+      `<h2>Paired differences per method</h2><p>Interactive minus in-context per model, and model minus model per setting: per method, the mean over its samples on each side (all episodes counted, as in the headline), then the mean of the per-method differences with a 95% bootstrap interval over methods. wins/ties/losses: methods where the first side is better / equal / worse (for the fail rate, lower is better).</p>${table(t.headers, t.rows)}`,
     );
   }
   if (doc.calibration) sections.push(calibrationSection(doc.calibration));
@@ -169,9 +184,12 @@ export function renderHtml(doc: ReportDocument): string {
       g.model,
       settingLabel(g),
       `${g.judged}/${g.episodes}`,
+      notScoredText(g),
       ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
     ]);
-    sections.push(`<h2>Per source</h2>${table(['source', 'model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m])], rows)}`);
+    sections.push(
+      `<h2>Per source</h2><p>Counted as in the headline.</p>${table(['source', 'model', 'setting', 'n', 'not scored', ...METRICS.map((m) => METRIC_LABEL[m])], rows)}`,
+    );
   }
   {
     const rows = s.diagnostics.map((d) => [
@@ -180,6 +198,7 @@ export function renderHtml(doc: ReportDocument): string {
       String(d.failures),
       `${d.contradictsObserved}`,
       pct(d.failuresContradicting),
+      d.controlChecked ? `${pct(d.controlAgreement)} of ${d.controlChecked}` : '-',
       `${d.underExplored}`,
       pct(d.failuresUnderExplored),
       num(d.meanCalls, 1),
@@ -191,7 +210,7 @@ export function renderHtml(doc: ReportDocument): string {
       String(d.unparsable),
     ]);
     sections.push(
-      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
+      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen (calls that returned a value). "Control agrees": the same check on code written from the gold description, which is right by definition — the share of episodes where it agrees with every observation; a low share means the check is noisy (coder mistakes, behaviour no description states) and "contradicts observed" overstates real contradictions. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
         table(
           [
             'model',
@@ -199,6 +218,7 @@ export function renderHtml(doc: ReportDocument): string {
             'failures',
             'contradicts observed',
             'of failures',
+            'control agrees',
             'under-explored',
             'of failures',
             'calls',

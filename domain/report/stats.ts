@@ -1,6 +1,8 @@
 // Means with 95% bootstrap confidence intervals, and paired differences, all seeded and deterministic:
 // the same data and seed give the same interval on every machine (no Math.random).
-// Method: percentile bootstrap, B resamples (default 2000) of the observations with replacement.
+// Method: percentile bootstrap, B resamples (default 2000) with replacement. The benchmark's observations
+// are not independent (several samples and two settings of one method share its difficulty), so report
+// means resample methods, not episodes (bootstrapOverMethods); paired differences pair by method.
 import { seededRandom } from '../common/seededRandom';
 
 export interface Estimate {
@@ -58,17 +60,78 @@ export function bootstrapMean(xs: readonly number[], options: Partial<BootstrapO
   return { n, mean: m, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha) };
 }
 
-export interface Pairable {
-  /** What pairs two observations: e.g. `${methodId}#${sample}`. */
-  key: string;
+/** One observation of the method (or other cluster) it belongs to. */
+export interface Clustered {
+  cluster: string;
   value: number;
 }
 
 /**
- * Paired differences a - b over keys present on both sides (e.g. interactive minus in-context, paired by
- * method and sample), with a bootstrap interval over the pairs. Unpaired keys are counted, not used.
+ * The mean of all observations with a cluster (method) bootstrap interval: each resample draws as many
+ * methods as there are, with replacement, and takes the mean of all their observations (a ratio
+ * estimator, so the point estimate is the plain mean over observations). With one observation per method
+ * this is bootstrapMean, draw for draw. `n` counts observations, `clusters` the methods.
  */
-export function pairedDifference(a: readonly Pairable[], b: readonly Pairable[], options: Partial<BootstrapOptions> = {}): Estimate & { unpaired: number } {
+export function bootstrapOverMethods(obs: readonly Clustered[], options: Partial<BootstrapOptions> = {}): Estimate & { clusters: number } {
+  const o = { ...DEFAULT_BOOTSTRAP, ...options };
+  const sums = new Map<string, { s: number; c: number }>();
+  for (const x of obs) {
+    if (!Number.isFinite(x.value)) continue;
+    const t = sums.get(x.cluster) ?? sums.set(x.cluster, { s: 0, c: 0 }).get(x.cluster)!;
+    t.s += x.value;
+    t.c += 1;
+  }
+  const cs = [...sums.values()];
+  const k = cs.length;
+  const n = cs.reduce((a, t) => a + t.c, 0);
+  if (k === 0) return { n: 0, mean: null, lo: null, hi: null, clusters: 0 };
+  const m = cs.reduce((a, t) => a + t.s, 0) / n;
+  if (k === 1) return { n, mean: m, lo: m, hi: m, clusters: 1 };
+  const rand = seededRandom(o.seed);
+  const means = new Float64Array(o.resamples);
+  for (let b = 0; b < o.resamples; b++) {
+    let s = 0;
+    let c = 0;
+    for (let i = 0; i < k; i++) {
+      const t = cs[Math.floor(rand() * k)]!;
+      s += t.s;
+      c += t.c;
+    }
+    means[b] = s / c;
+  }
+  const sorted = Array.from(means).sort((p, q) => p - q);
+  const alpha = (1 - o.confidence) / 2;
+  return { n, mean: m, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha), clusters: k };
+}
+
+export interface Pairable {
+  /** What pairs two observations: the method id (repeated samples of a method are averaged first). */
+  key: string;
+  value: number;
+}
+
+/** A paired difference a - b: mean over pairs with its bootstrap interval, and how the pairs fell. */
+export interface PairedEstimate extends Estimate {
+  /** Keys present on one side only (counted, not used). */
+  unpaired: number;
+  /** Pairs where a is better, equal (|d| < 1e-9), worse; "better" is higher unless lowerIsBetter. */
+  wins: number;
+  ties: number;
+  losses: number;
+}
+
+const TIE = 1e-9;
+
+/**
+ * Paired differences a - b over keys present on both sides (e.g. checkpoint minus base, or interactive
+ * minus in-context, paired by method), with a bootstrap interval over the pairs (resampling methods when
+ * the key is the method) and wins / ties / losses. The one implementation the report and `sft train` share.
+ */
+export function pairedDifference(
+  a: readonly Pairable[],
+  b: readonly Pairable[],
+  options: Partial<BootstrapOptions> & { lowerIsBetter?: boolean } = {},
+): PairedEstimate {
   const bMap = new Map<string, number[]>();
   for (const p of b) if (Number.isFinite(p.value)) (bMap.get(p.key) ?? bMap.set(p.key, []).get(p.key)!).push(p.value);
   const aMap = new Map<string, number[]>();
@@ -84,5 +147,8 @@ export function pairedDifference(a: readonly Pairable[], b: readonly Pairable[],
     diffs.push((mean(av) as number) - (mean(bv) as number));
   }
   for (const key of bMap.keys()) if (!aMap.has(key)) unpaired += 1;
-  return { ...bootstrapMean(diffs, options), unpaired };
+  const sign = options.lowerIsBetter ? -1 : 1;
+  const wins = diffs.filter((d) => sign * d > TIE).length;
+  const losses = diffs.filter((d) => sign * d < -TIE).length;
+  return { ...bootstrapMean(diffs, options), unpaired, wins, ties: diffs.length - wins - losses, losses };
 }

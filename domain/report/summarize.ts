@@ -1,9 +1,12 @@
 // A run's numbers, from one row per episode: per model x setting and per source, means with 95%
-// bootstrap intervals of the description score, fail rate (score <= 2), code match and coverage;
-// interactive minus in-context paired differences (by method and sample); the diagnostics breakdown;
-// tokens and cost; the score distribution. Pure code: the rows come from reportRows.ts (or a test).
+// bootstrap intervals (resampling methods) of the description score, fail rate (score <= 2), code match
+// and coverage, counted two ways: every ended episode, with failed, cancelled, unjudged and unparsable
+// ones as score 1 / fail / code match 0 (the headline: leaving them out biases the means upward), and
+// judged episodes only; paired per-method differences (interactive minus in-context, and between
+// models); the diagnostics breakdown; tokens and cost; the score distribution. Pure code: the rows come
+// from reportRows.ts (or a test).
 import type { EpisodeDiagnostics } from '../judge/diagnostics';
-import { bootstrapMean, pairedDifference, type BootstrapOptions, type Estimate } from './stats';
+import { bootstrapOverMethods, pairedDifference, type BootstrapOptions, type Estimate, type PairedEstimate } from './stats';
 
 export interface EpisodeRow {
   episodeId: string;
@@ -25,6 +28,8 @@ export interface EpisodeRow {
   callsMade: number;
   /** In-context: how many examples the episode showed (null for interactive and older episodes). */
   inContextK?: number | null;
+  /** The method is excluded from code match (no usable held-out inputs): its code match is never 0-filled. */
+  codeMatchExcluded?: boolean;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -42,15 +47,31 @@ export const METRIC_LABEL: Record<Metric, string> = {
   branchCoverage: 'branch cov',
 };
 
+/**
+ * How a mean counts episodes. `all`: every ended episode; one that failed, was cancelled, was not judged
+ * or whose judge answer was unparsable scores 1 (a failure) and code match 0 (unless its method is
+ * excluded from code match). `judged`: only what the judge scored. Episodes still pending or running
+ * count in neither.
+ */
+export type Counting = 'all' | 'judged';
+
 export interface GroupSummary {
   model: string;
   setting: string;
   source?: string;
   episodes: number;
+  /** Episodes that failed or were cancelled. */
   failedEpisodes: number;
+  /** Ended without failing but not judged (by the report's judge model). */
+  unjudged: number;
+  /** Pending or running: in no mean yet. */
+  inProgress: number;
   judged: number;
   unparsable: number;
+  /** Every ended episode, failures as 1 / 0 (the headline). */
   metrics: Record<Metric, Estimate>;
+  /** Judged episodes only. */
+  judgedOnly: Record<Metric, Estimate>;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -64,10 +85,20 @@ export function settingLabel(g: Pick<GroupSummary, 'setting' | 'k'>): string {
   return g.setting === 'in-context' && g.k ? `in-context (k=${g.k})` : g.setting;
 }
 
+/** Interactive minus in-context for one model, paired by method. */
 export interface PairedSummary {
   model: string;
   metric: Metric;
-  diff: Estimate & { unpaired: number };
+  diff: PairedEstimate;
+}
+
+/** Model a minus model b in one setting, paired by method. */
+export interface ModelPairSummary {
+  setting: string;
+  a: string;
+  b: string;
+  metric: Metric;
+  diff: PairedEstimate;
 }
 
 export interface DiagnosticsSummary {
@@ -79,6 +110,9 @@ export interface DiagnosticsSummary {
   contradictsObserved: number;
   /** Share of failures whose final description contradicts an example already seen. */
   failuresContradicting: number | null;
+  /** The check's control: judged episodes where code from the gold description was checked, and the share of them that agree with every observation. */
+  controlChecked: number;
+  controlAgreement: number | null;
   underExplored: number;
   failuresUnderExplored: number | null;
   meanCalls: number | null;
@@ -101,19 +135,26 @@ export interface RunSummary {
   groups: GroupSummary[];
   bySource: GroupSummary[];
   paired: PairedSummary[];
+  modelPairs: ModelPairSummary[];
   diagnostics: DiagnosticsSummary[];
   distribution: ScoreDistribution[];
   totals: { episodes: number; judged: number; tokensIn: number; tokensOut: number; costUsd: number };
 }
 
-export function metricValue(r: EpisodeRow, m: Metric): number | null {
+const ended = (r: Pick<EpisodeRow, 'status'>) => r.status !== 'pending' && r.status !== 'running';
+const failedStatus = (r: Pick<EpisodeRow, 'status'>) => r.status === 'failed' || r.status === 'cancelled';
+
+export function metricValue(r: EpisodeRow, m: Metric, counting: Counting = 'judged'): number | null {
+  const fill = counting === 'all';
+  if (fill && !ended(r)) return null;
   switch (m) {
     case 'score':
-      return r.score;
+      return r.score ?? (fill ? 1 : null);
     case 'failRate':
-      return r.score === null ? null : r.score <= 2 ? 1 : 0;
+      return r.score === null ? (fill ? 1 : null) : r.score <= 2 ? 1 : 0;
     case 'codeMatch':
-      return r.codeMatch;
+      // A judged episode without code match had nothing to match on (its method is excluded): not a 0.
+      return r.codeMatch ?? (fill && !r.judged && !r.codeMatchExcluded ? 0 : null);
     case 'statementCoverage':
       return r.statementCoverage;
     case 'branchCoverage':
@@ -121,7 +162,30 @@ export function metricValue(r: EpisodeRow, m: Metric): number | null {
   }
 }
 
-const values = (rows: EpisodeRow[], m: Metric) => rows.map((r) => metricValue(r, m)).filter((v): v is number => v !== null && Number.isFinite(v));
+const byMethod = (rows: readonly EpisodeRow[], m: Metric, counting: Counting) =>
+  rows.flatMap((r) => {
+    const v = metricValue(r, m, counting);
+    return v === null ? [] : [{ cluster: r.methodId, key: r.methodId, value: v }];
+  });
+
+/** A metric's mean over rows with its 95% interval from resampling methods. */
+export function metricEstimate(rows: readonly EpisodeRow[], m: Metric, counting: Counting, b: Partial<BootstrapOptions> = {}): Estimate {
+  return bootstrapOverMethods(byMethod(rows, m, counting), b);
+}
+
+/** Rows a minus rows b on a metric, paired by method (samples averaged), with wins / ties / losses. */
+export function pairedMetric(
+  a: readonly EpisodeRow[],
+  b: readonly EpisodeRow[],
+  m: Metric,
+  counting: Counting,
+  bootstrap: Partial<BootstrapOptions> = {},
+): PairedEstimate {
+  return pairedDifference(byMethod(a, m, counting), byMethod(b, m, counting), { ...bootstrap, lowerIsBetter: m === 'failRate' });
+}
+
+const estimates = (rows: EpisodeRow[], counting: Counting, b: Partial<BootstrapOptions>) =>
+  Object.fromEntries(METRICS.map((m) => [m, metricEstimate(rows, m, counting, b)])) as Record<Metric, Estimate>;
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const avg = (xs: number[]) => (xs.length === 0 ? null : sum(xs) / xs.length);
 
@@ -137,13 +201,15 @@ function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
 }
 
 function summarizeGroup(rows: EpisodeRow[], b: Partial<BootstrapOptions>): Omit<GroupSummary, 'model' | 'setting'> {
-  const metrics = Object.fromEntries(METRICS.map((m) => [m, bootstrapMean(values(rows, m), b)])) as Record<Metric, Estimate>;
   return {
     episodes: rows.length,
-    failedEpisodes: rows.filter((r) => r.status === 'failed').length,
+    failedEpisodes: rows.filter(failedStatus).length,
+    unjudged: rows.filter((r) => ended(r) && !failedStatus(r) && !r.judged).length,
+    inProgress: rows.filter((r) => !ended(r)).length,
     judged: rows.filter((r) => r.judged).length,
     unparsable: rows.filter((r) => r.unparsable).length,
-    metrics,
+    metrics: estimates(rows, 'all', b),
+    judgedOnly: estimates(rows, 'judged', b),
     tokensIn: sum(rows.map((r) => r.tokensIn)),
     tokensOut: sum(rows.map((r) => r.tokensOut)),
     costUsd: sum(rows.map((r) => r.costUsd)),
@@ -174,14 +240,17 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
     const inter = g.filter((r) => r.setting === 'interactive');
     const inCtx = g.filter((r) => r.setting === 'in-context');
     if (inter.length === 0 || inCtx.length === 0) continue;
-    for (const metric of ['score', 'failRate', 'codeMatch'] as const) {
-      const side = (rs: EpisodeRow[]) =>
-        rs.flatMap((r) => {
-          const v = metricValue(r, metric);
-          return v === null ? [] : [{ key: `${r.methodId}#${r.sample}`, value: v }];
-        });
-      paired.push({ model, metric, diff: pairedDifference(side(inter), side(inCtx), bootstrap) });
-    }
+    for (const metric of PAIRED_METRICS) paired.push({ model, metric, diff: pairedMetric(inter, inCtx, metric, 'all', bootstrap) });
+  }
+  const modelPairs: ModelPairSummary[] = [];
+  for (const [setting, g] of groupBy(rows, (r) => r.setting)) {
+    const byModel = [...groupBy(g, (r) => r.model).entries()];
+    for (let i = 0; i < byModel.length; i++)
+      for (let j = i + 1; j < byModel.length; j++) {
+        const [a, ra] = byModel[i]!;
+        const [b, rb] = byModel[j]!;
+        for (const metric of PAIRED_METRICS) modelPairs.push({ setting, a, b, metric, diff: pairedMetric(ra, rb, metric, 'all', bootstrap) });
+      }
   }
   const diagnostics: DiagnosticsSummary[] = [];
   for (const [, g] of groupBy(rows, (r) => `${r.model}\u0000${r.setting}`)) {
@@ -198,6 +267,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
       failures: failures.length,
       contradictsObserved: judged.filter((r) => d(r).contradictsObserved === true).length,
       failuresContradicting: share(failures, (r) => d(r).contradictsObserved === true),
+      ...control(judged.map((r) => d(r).goldControl?.agrees)),
       underExplored: judged.filter((r) => d(r).underExplored === true).length,
       failuresUnderExplored: share(failures, (r) => d(r).underExplored === true),
       meanCalls: num((x) => x.calls),
@@ -222,6 +292,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
     groups,
     bySource,
     paired,
+    modelPairs,
     diagnostics,
     distribution,
     totals: {
@@ -243,19 +314,84 @@ export function fmtEstimate(e: Estimate, percent = false): string {
 
 export const isShare = (m: Metric) => m !== 'score';
 
-/** The headline table: rows of model x setting, best mean score first. */
+/** The metrics paired differences are given for. */
+export const PAIRED_METRICS = ['score', 'failRate', 'codeMatch'] as const satisfies readonly Metric[];
+
+/** Episodes in no judged mean: `2 failed, 1 unjudged, 1 unparsable` (or `0`). */
+export function notScoredText(g: Pick<GroupSummary, 'failedEpisodes' | 'unjudged' | 'unparsable' | 'inProgress'>): string {
+  const parts = [
+    g.failedEpisodes ? `${g.failedEpisodes} failed` : '',
+    g.unjudged ? `${g.unjudged} unjudged` : '',
+    g.unparsable ? `${g.unparsable} unparsable` : '',
+    g.inProgress ? `${g.inProgress} in progress` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : '0';
+}
+
+/** A paired difference as `+0.40 [0.10, 0.70] 6/3/1` (wins / ties / losses of the first side). */
+export function fmtPaired(d: PairedEstimate, percent = false): string {
+  if (d.mean === null) return '-';
+  const sign = d.mean >= 0 ? '+' : '';
+  return `${sign}${fmtEstimate(d, percent)} ${d.wins}/${d.ties}/${d.losses}`;
+}
+
+/** How many gold-code controls were checked, and the share that agreed with every observation. */
+function control(agrees: (boolean | null | undefined)[]): { controlChecked: number; controlAgreement: number | null } {
+  const checked = agrees.filter((a): a is boolean => typeof a === 'boolean');
+  return { controlChecked: checked.length, controlAgreement: checked.length === 0 ? null : checked.filter(Boolean).length / checked.length };
+}
+
+const byHeadline = (a: GroupSummary, b: GroupSummary) =>
+  (b.metrics.score.mean ?? -1) - (a.metrics.score.mean ?? -1) || a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting);
+
+/**
+ * The headline table: rows of model x setting, best mean score first; every ended episode counted
+ * (failures as score 1 / code match 0), with the episodes that were not scored shown.
+ */
 export function headlineRows(s: RunSummary): { headers: string[]; rows: string[][] } {
-  const headers = ['model', 'setting', 'n', ...METRICS.map((m) => METRIC_LABEL[m]), 'cost $'];
-  const sorted = [...s.groups].sort(
-    (a, b) => (b.metrics.score.mean ?? -1) - (a.metrics.score.mean ?? -1) || a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting),
-  );
-  const rows = sorted.map((g) => [
-    g.model,
-    settingLabel(g),
-    `${g.judged}/${g.episodes}`,
-    ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
-    g.costUsd.toFixed(4),
-  ]);
+  const headers = ['model', 'setting', 'n', 'not scored', ...METRICS.map((m) => METRIC_LABEL[m]), 'cost $'];
+  const rows = [...s.groups]
+    .sort(byHeadline)
+    .map((g) => [
+      g.model,
+      settingLabel(g),
+      `${g.judged}/${g.episodes}`,
+      notScoredText(g),
+      ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
+      g.costUsd.toFixed(4),
+    ]);
+  return { headers, rows };
+}
+
+/** The same groups counted over judged episodes only (beside the headline). */
+export function judgedOnlyRows(s: RunSummary): { headers: string[]; rows: string[][] } {
+  const shown = PAIRED_METRICS;
+  const headers = ['model', 'setting', 'judged', ...shown.map((m) => METRIC_LABEL[m])];
+  const rows = [...s.groups]
+    .sort(byHeadline)
+    .map((g) => [g.model, settingLabel(g), String(g.judged), ...shown.map((m) => fmtEstimate(g.judgedOnly[m], isShare(m)))]);
+  return { headers, rows };
+}
+
+/** Paired per-method differences: interactive minus in-context per model, then model a minus model b per setting. */
+export function pairedRows(s: RunSummary): { headers: string[]; rows: string[][] } {
+  const headers = ['comparison', 'metric', 'a - b [95% CI] wins/ties/losses', 'methods', 'unpaired'];
+  const rows = [
+    ...s.paired.map((p) => [
+      `${p.model}: interactive - in-context`,
+      METRIC_LABEL[p.metric],
+      fmtPaired(p.diff, isShare(p.metric)),
+      String(p.diff.n),
+      String(p.diff.unpaired),
+    ]),
+    ...s.modelPairs.map((p) => [
+      `${p.setting}: ${p.a} - ${p.b}`,
+      METRIC_LABEL[p.metric],
+      fmtPaired(p.diff, isShare(p.metric)),
+      String(p.diff.n),
+      String(p.diff.unpaired),
+    ]),
+  ];
   return { headers, rows };
 }
 

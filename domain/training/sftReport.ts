@@ -1,8 +1,9 @@
 // A checkpoint beside its base: per setting and metric, both means with 95% bootstrap intervals and the
-// paired difference checkpoint - base (paired by method and sample) with its interval. Built from the
-// report rows of the evaluation run, with the report's own statistics. Pure code.
-import { type EpisodeRow, METRIC_LABEL, METRICS, type Metric, metricValue } from '../report/summarize';
-import { bootstrapMean, type BootstrapOptions, type Estimate, pairedDifference } from '../report/stats';
+// paired difference checkpoint - base (paired by method, with wins / ties / losses) with its interval.
+// Built from the report rows of the evaluation run with the report's own statistics (the same counting:
+// failed and unjudged episodes as score 1 / code match 0; the same functions). Pure code.
+import { type EpisodeRow, METRIC_LABEL, METRICS, type Metric, metricEstimate, pairedMetric, fmtPaired, isShare } from '../report/summarize';
+import type { BootstrapOptions, Estimate, PairedEstimate } from '../report/stats';
 import { formatTable } from '../report/table';
 
 export interface SftComparisonRow {
@@ -10,7 +11,7 @@ export interface SftComparisonRow {
   metric: Metric;
   checkpoint: Estimate;
   base: Estimate;
-  diff: Estimate & { unpaired: number };
+  diff: PairedEstimate;
 }
 
 export interface SftComparison {
@@ -33,19 +34,12 @@ export function compareWithBase(
     const c = of(opts.checkpointModel, setting);
     const b = of(opts.baseModel, setting);
     for (const metric of METRICS) {
-      const vals = (xs: EpisodeRow[]) => xs.map((r) => ({ key: `${r.methodId}#${r.sample}`, value: metricValue(r, metric) ?? Number.NaN }));
       out.push({
         setting,
         metric,
-        checkpoint: bootstrapMean(
-          vals(c).map((p) => p.value),
-          opts.bootstrap,
-        ),
-        base: bootstrapMean(
-          vals(b).map((p) => p.value),
-          opts.bootstrap,
-        ),
-        diff: pairedDifference(vals(c), vals(b), opts.bootstrap),
+        checkpoint: metricEstimate(c, metric, 'all', opts.bootstrap),
+        base: metricEstimate(b, metric, 'all', opts.bootstrap),
+        diff: pairedMetric(c, b, metric, 'all', opts.bootstrap),
       });
     }
   }
@@ -76,9 +70,9 @@ export function formatSftComparison(c: SftComparison): string {
       METRIC_LABEL[r.metric],
       est(r.checkpoint),
       est(r.base),
-      `${est(r.diff)}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`,
+      `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`,
     ]),
   );
   const e = c.episodes;
-  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; means with 95% bootstrap intervals`;
+  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)`;
 }

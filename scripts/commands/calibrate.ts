@@ -3,6 +3,8 @@
 // 1.0), of small mutants of it (operator swap, constant change, off-by-one, swapped branch; generated from
 // its AST in the sandbox), of constant functions (the floor) and of the identity function. Stored in the
 // run's row (kind `calibration`); reports of benchmark runs on the same split show the latest one.
+// `pau calibrate ladder --judge M [--methods 10] [--dataset pau-v1] [--split test]`: a real judge scores
+// gold / partial / wrong / empty descriptions per method; prints its rank agreement (domain/calibration/ladder.ts).
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
@@ -13,6 +15,9 @@ import { printTable } from '../../domain/report/table';
 import { newRunId } from '../client/bench';
 import { calibrationProgress, startCalibration } from '../client/calibration';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { requireKnownModels } from '../lib/benchArgs';
+import { runLadder } from '../../activities/calibration/ladder';
+import { RUNGS, summarizeLadder } from '../../domain/calibration/ladder';
 
 const options = defineOptions({
   dataset: z.string().min(1).default('pau-v1'),
@@ -22,9 +27,63 @@ const options = defineOptions({
   'run-id': z.string().min(1).optional(),
 });
 
-export const usage = `pau calibrate ${options.usage}`;
+const ladderOptions = defineOptions({
+  judge: z.string().min(1),
+  methods: z.coerce.number().int().min(2).default(10),
+  dataset: z.string().min(1).default('pau-v1'),
+  split: z.enum(['train', 'validation', 'test']).default('test'),
+});
+
+export const usage = `pau calibrate ${options.usage}\n       pau calibrate ladder ${ladderOptions.usage}`;
+
+async function ladder(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, ladderOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  requireKnownModels([values.judge]);
+  const started = Date.now();
+  try {
+    const rows = await runLadder(getDb, {
+      judgeModel: values.judge,
+      dataset: values.dataset,
+      split: values.split,
+      methods: values.methods,
+      onProgress: (done, total) => {
+        const s = (Date.now() - started) / 1000;
+        process.stdout.write(`\r  judgments ${done}/${total}  ${s.toFixed(0)} s  ETA ${(((total - done) * s) / done).toFixed(0)} s   `);
+      },
+    });
+    if (rows.length === 0) {
+      console.log(`no ladder: fewer than 2 methods of ${values.dataset}/${values.split} have a gold description`);
+      return 1;
+    }
+    const sc = (x: number | null) => (x === null ? '?' : String(x));
+    console.log(
+      `\nladder of ${rows.length} methods of ${values.dataset}/${values.split}, judge ${values.judge} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
+    printTable(
+      ['method', ...RUNGS],
+      rows.map((r) => [r.methodId, ...RUNGS.map((k) => sc(r[k]))]),
+    );
+    const s = summarizeLadder(rows);
+    const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(0)}%`);
+    printTable(
+      ['measure', 'value'],
+      [
+        ['methods scored on every rung', `${s.scored}/${s.methods}`],
+        ['monotone gold >= partial >= wrong >= empty', pct(s.monotone)],
+        ['gold > wrong', pct(s.goldAboveWrong)],
+        ["mean Kendall's tau-b (rung order vs scores)", s.meanTau === null ? '-' : s.meanTau.toFixed(2)],
+        ...RUNGS.map((k) => [`mean score: ${k}`, s.meanByRung[k] === null ? '-' : s.meanByRung[k]!.toFixed(2)]),
+      ],
+    );
+    return 0;
+  } finally {
+    await closeSharedDb();
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'ladder') return ladder(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const runId = values['run-id'] ?? newRunId('calibrate');

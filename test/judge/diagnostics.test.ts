@@ -1,10 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { resolveJudgeConfig } from '../../activities/judge/activities';
-import { contradictions, explorationCounts, isEvidence, underExplored, type Observation } from '../../domain/judge/diagnostics';
+import { contradictions, explorationCounts, goldControl, isEvidence, underExplored, type Observation } from '../../domain/judge/diagnostics';
 import type { EncodedValue } from '../../domain/sandbox/schemas';
 
 const ok = (value: EncodedValue): Observation['result'] => ({ ok: true, value });
 const err = (type: string, message = ''): Observation['result'] => ({ ok: false, error: { type, message } });
+
+describe('the gold-description control of the contradiction check', () => {
+  const observed: Observation[] = [
+    { arguments: '1, 2', result: ok(3) },
+    { arguments: '2, 2', result: ok(4) },
+    { arguments: '1, 0', result: err('ZeroDivisionError') },
+  ];
+  const run = (...values: (EncodedValue | undefined)[]) => values.map((v) => (v === undefined ? undefined : { ok: true as const, value: v }));
+
+  it('agrees when the gold code reproduces every returned value, and counts the disagreements otherwise', () => {
+    expect(goldControl(observed, { hasGold: true, code: 'def f(a, b): ...', results: run(3, 4, 0), failed: null })).toEqual({
+      checked: 2,
+      contradictions: 0,
+      agrees: true,
+    });
+    expect(goldControl(observed, { hasGold: true, code: 'def f(a, b): ...', results: run(3, 5, 0), failed: null })).toEqual({
+      checked: 2,
+      contradictions: 1,
+      agrees: false,
+    });
+  });
+
+  it('says why nothing was checked: no gold description, no code, code that did not run, no observed value', () => {
+    const failed = { kind: 'does-not-compile' as const, message: 'SyntaxError' };
+    expect(goldControl(observed, { hasGold: false, code: null, results: null, failed: null }).reason).toBe('no-gold-description');
+    expect(goldControl(observed, { hasGold: true, code: null, results: null, failed: null }).reason).toBe('no-code');
+    expect(goldControl(observed, { hasGold: true, code: 'def f(', results: [], failed })).toEqual({
+      checked: null,
+      contradictions: null,
+      agrees: null,
+      reason: 'code-failed',
+    });
+    expect(goldControl(observed.slice(2), { hasGold: true, code: 'def f(a, b): ...', results: run(0), failed: null }).reason).toBe('no-observed-values');
+  });
+});
 
 describe('diagnostics', () => {
   it("counts calls, repeats (whitespace-insensitive), errors and the agent's own mistakes", () => {

@@ -5,6 +5,8 @@ import { datasetMethods, datasets, episodes, judgments, methods } from '../../db
 import { startBenchmark } from '../../scripts/client/starters';
 import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
+import { maybeRecordHistory } from '../training/helpers';
+import { judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
 import { useStack } from '../helpers/stack';
 
 /** The calibration subset: small methods of different shapes (ints, strings, floats, tuples, errors). */
@@ -151,6 +153,13 @@ describe('judging on the real stack', () => {
     // The null agent's code (returns None) contradicts what it was shown in context.
     const nullInContext = rows.filter((r) => r.model === 'mock-null' && r.setting === 'in-context').map((r) => r.j);
     expect(nullInContext.every((j) => (j.diagnostics as { contradictsObserved: boolean }).contradictsObserved === true)).toBe(true);
+    // The control: the oracle coder writes the original from the gold description, so it agrees with every
+    // observation; episodes without observations (the null agent, interactive) have no control.
+    const controls = rows.map((r) => (r.j.diagnostics as { goldControl?: { checked: number | null; agrees: boolean | null } }).goldControl);
+    const checked = controls.filter((c) => c?.checked != null);
+    expect(checked.length).toBeGreaterThanOrEqual(SUBSET.length * 4);
+    expect(checked.every((c) => c!.agrees === true)).toBe(true);
+    expect(nullInteractive.every((j) => (j.diagnostics as { goldControl?: unknown }).goldControl === undefined)).toBe(true);
   }, 240_000);
 
   it('re-judges the stored run with another judge without re-running agents; the null judge is recorded unparsable', async () => {
@@ -160,6 +169,17 @@ describe('judging on the real stack', () => {
     const rows = await judgedRows('mock-null');
     expect(rows).toHaveLength(SUBSET.length * 6);
     expect(rows.every((x) => x.j.unparsable === 1 && x.j.score === null && x.j.rationale?.includes('[retry]'))).toBe(true);
+    // The null coder's gold code returns None: the control disagrees with the observed values.
+    const controls = rows.map((x) => (x.j.diagnostics as { goldControl?: { agrees: boolean | null } }).goldControl).filter((c) => c?.agrees != null);
+    expect(controls.length).toBeGreaterThan(0);
+    expect(controls.every((c) => c!.agrees === false)).toBe(true);
+    // The replay fixture of the branch with the control (an in-context episode: it has observations).
+    const ic = await stack.db
+      .select({ id: episodes.id })
+      .from(episodes)
+      .where(and(eq(episodes.runId, runId), eq(episodes.model, 'mock-oracle'), eq(episodes.setting, 'in-context')))
+      .limit(1);
+    await maybeRecordHistory(stack.client.workflow.getHandle(judgeEpisodeWorkflowId('mock-null', ic[0]!.id)), 'judgeEpisode-with-gold-control.json');
     // The first judge's rows are untouched; the episodes were not rerun.
     expect(await judgedRows('mock-oracle')).toHaveLength(SUBSET.length * 6);
     const after = await stack.db
@@ -184,7 +204,7 @@ describe('judging on the real stack', () => {
     const lines = r.stdout.split('\n');
     const first = lines.findIndex((l) => /^-+\s/.test(l));
     expect(lines[first + 1]).toMatch(/^mock-oracle/);
-    expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+1\.00/);
+    expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+0\s+1\.00/);
     expect(r.stdout).toMatch(/mock-random\s+interactive/);
   });
 });

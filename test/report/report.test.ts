@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { summarize, type EpisodeRow } from '../../domain/report/summarize';
+import { headlineRows, pairedRows, summarize, type EpisodeRow } from '../../domain/report/summarize';
 import { produceReportFiles } from '../../scripts/client/report';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
@@ -82,7 +82,7 @@ describe('report', () => {
     const r = await produceReportFiles(dbh.db, { runId: RUN }, out);
     const s = r.document.summary;
     const g = (model: string, setting: string) => s.groups.find((x) => x.model === model && x.setting === setting)!;
-    expect(g('mock-oracle', 'interactive').metrics.score).toEqual({ n: 6, mean: 5, lo: 5, hi: 5 });
+    expect(g('mock-oracle', 'interactive').metrics.score).toMatchObject({ n: 6, mean: 5, lo: 5, hi: 5 });
     expect(g('mock-null', 'in-context').metrics.failRate.mean).toBe(1);
     expect(g('mock-oracle', 'in-context').metrics.codeMatch.mean).toBe(1);
     const paired = s.paired.find((p) => p.model === 'mock-oracle' && p.metric === 'score')!;
@@ -99,7 +99,9 @@ describe('report', () => {
     const r = await runCli(['report', RUN, '--compare', RUN2, '--out', out]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+6\/6\s+5\.00/);
+    expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+6\/6\s+0\s+5\.00/);
+    expect(r.stdout).toContain('judged episodes only:');
+    expect(r.stdout).toMatch(/interactive: mock-null - mock-oracle\s+score \(1-5\)\s+-4\.00 \[-4\.00, -4\.00\] 0\/0\/6/);
     expect(r.stdout).toContain(`compared with ${RUN2}`);
     expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+score\s+5\.000\s+4\.000\s+\+1\.000/);
     const html = fs.readFileSync(path.join(out, `${RUN}.html`), 'utf8');
@@ -118,37 +120,81 @@ describe('report', () => {
     expect(r.stderr).toContain('no run "no-such-run"');
   });
 
-  it('an unjudged episode counts in n but not in the means', () => {
-    const base: EpisodeRow = {
-      episodeId: 'e',
-      methodId: 'm',
-      source: 's',
-      model: 'a',
-      setting: 'interactive',
-      sample: 0,
-      status: 'completed',
-      endReason: null,
-      judged: true,
-      score: 4,
-      unparsable: false,
-      codeMatch: 0.5,
-      statementCoverage: 1,
-      branchCoverage: 1,
-      diagnostics: null,
-      callsMade: 1,
-      tokensIn: 1,
-      tokensOut: 1,
-      costUsd: 0,
-      workflowId: null,
-      uiLink: null,
-    };
+  const base: EpisodeRow = {
+    episodeId: 'e',
+    methodId: 'm',
+    source: 's',
+    model: 'a',
+    setting: 'interactive',
+    sample: 0,
+    status: 'completed',
+    endReason: null,
+    judged: true,
+    score: 4,
+    unparsable: false,
+    codeMatch: 0.5,
+    statementCoverage: 1,
+    branchCoverage: 1,
+    diagnostics: null,
+    callsMade: 1,
+    tokensIn: 1,
+    tokensOut: 1,
+    costUsd: 0,
+    workflowId: null,
+    uiLink: null,
+  };
+
+  it('counts failed, unjudged and unparsable episodes as score 1 / code match 0 in the headline, and leaves them out of the judged-only means', () => {
     const s = summarize([
       base,
       { ...base, episodeId: 'f', judged: false, score: null, codeMatch: null },
       { ...base, episodeId: 'g', unparsable: true, score: null },
+      { ...base, episodeId: 'h', status: 'failed', judged: false, score: null, codeMatch: null, statementCoverage: null, branchCoverage: null },
+      // A method excluded from code match: its unjudged episode is a score-1 failure, but no code-match 0.
+      { ...base, episodeId: 'i', methodId: 'x', judged: false, score: null, codeMatch: null, codeMatchExcluded: true },
+      // Still running: in no mean.
+      { ...base, episodeId: 'j', status: 'running', judged: false, score: null, codeMatch: null },
     ]);
-    expect(s.groups[0]).toMatchObject({ episodes: 3, judged: 2, unparsable: 1 });
-    expect(s.groups[0]!.metrics.score.mean).toBe(4);
+    const g = s.groups[0]!;
+    expect(g).toMatchObject({ episodes: 6, judged: 2, unparsable: 1, failedEpisodes: 1, unjudged: 2, inProgress: 1 });
+    // All ended episodes: scores 4, 1, 1, 1, 1 -> 8/5; fail 4/5; code match 0.5, 0, 0.5 (g was judged), 0 -> 1/4.
+    expect(g.metrics.score).toMatchObject({ n: 5, mean: 8 / 5, clusters: 2 });
+    expect(g.metrics.failRate.mean).toBe(4 / 5);
+    expect(g.metrics.codeMatch).toMatchObject({ n: 4, mean: 0.25 });
+    // Judged only: the one parsable score.
+    expect(g.judgedOnly.score).toMatchObject({ n: 1, mean: 4 });
+    expect(g.judgedOnly.failRate.mean).toBe(0);
+    expect(g.judgedOnly.codeMatch).toMatchObject({ n: 2, mean: 0.5 });
     expect(s.distribution[0]!.counts).toEqual({ '1': 0, '2': 0, '3': 0, '4': 1, '5': 0, unparsable: 1 });
+    const head = headlineRows(s);
+    expect(head.rows[0]).toContain('1 failed, 2 unjudged, 1 unparsable, 1 in progress');
+  });
+
+  it('pairs models and settings per method, with wins / ties / losses', () => {
+    const rows: EpisodeRow[] = [];
+    const add = (model: string, setting: 'interactive' | 'in-context', methodId: string, scores: number[]) =>
+      rows.push(
+        ...scores.map((score, sample) => ({ ...base, episodeId: `${model}/${setting}/${methodId}/${sample}`, model, setting, methodId, sample, score })),
+      );
+    // Per method means: a = 5, 3, 2; b = 4, 3, 3 -> a - b = +1, 0, -1; a's second sample of m1 averages in.
+    add('a', 'interactive', 'm1', [5, 5]);
+    add('a', 'interactive', 'm2', [3]);
+    add('a', 'interactive', 'm3', [2]);
+    add('b', 'interactive', 'm1', [4]);
+    add('b', 'interactive', 'm2', [3]);
+    add('b', 'interactive', 'm3', [3]);
+    add('b', 'in-context', 'm1', [2]);
+    add('b', 'in-context', 'm4', [2]);
+    const s = summarize(rows, { resamples: 500 });
+    const ab = s.modelPairs.find((p) => p.setting === 'interactive' && p.metric === 'score')!;
+    expect(ab).toMatchObject({ a: 'a', b: 'b' });
+    expect(ab.diff).toMatchObject({ n: 3, mean: 0, wins: 1, ties: 1, losses: 1, unpaired: 0 });
+    // Fail rate: lower is better, so a's m3 (2 <= 2 fails, b's 3 does not) is a loss for a.
+    const fail = s.modelPairs.find((p) => p.setting === 'interactive' && p.metric === 'failRate')!;
+    expect(fail.diff).toMatchObject({ mean: 1 / 3, wins: 0, ties: 2, losses: 1 });
+    const ic = s.paired.find((p) => p.model === 'b' && p.metric === 'score')!;
+    expect(ic.diff).toMatchObject({ n: 1, mean: 2, wins: 1, unpaired: 3 });
+    const row = pairedRows(s).rows.find((r) => r[0] === 'interactive: a - b' && r[1] === 'score (1-5)')!;
+    expect(row[2]).toMatch(/^\+0\.00 \[-\d\.\d\d, \d\.\d\d\] 1\/1\/1$/);
   });
 });

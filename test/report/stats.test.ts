@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapMean, pairedDifference, quantileSorted, seededRandom } from '../../domain/report/stats';
+import { bootstrapMean, bootstrapOverMethods, pairedDifference, quantileSorted, seededRandom } from '../../domain/report/stats';
 
 describe('bootstrapMean', () => {
   it('a constant sample has a zero-width interval at the constant', () => {
@@ -39,11 +39,50 @@ describe('bootstrapMean', () => {
   });
 });
 
+describe('bootstrapOverMethods', () => {
+  it('with one observation per method it is bootstrapMean, draw for draw', () => {
+    const xs = [1, 5, 2, 4, 3, 3, 5, 1, 2, 4];
+    const e = bootstrapOverMethods(xs.map((value, i) => ({ cluster: `m${i}`, value })));
+    expect(e).toEqual({ ...bootstrapMean(xs), clusters: 10 });
+  });
+
+  it('resamples methods, not episodes: copies of a method widen nothing and narrow nothing', () => {
+    // Each method observed 5 times with the same value: the interval is that of the 10 method values,
+    // whereas a bootstrap over the 50 episodes would pretend to 5 times the evidence.
+    const xs = [1, 5, 2, 4, 3, 3, 5, 1, 2, 4];
+    const obs = xs.flatMap((value, i) => Array.from({ length: 5 }, () => ({ cluster: `m${i}`, value })));
+    const byMethod = bootstrapOverMethods(obs);
+    const one = bootstrapMean(xs);
+    expect(byMethod).toEqual({ n: 50, mean: one.mean, lo: one.lo, hi: one.hi, clusters: 10 });
+    const byEpisode = bootstrapMean(obs.map((o) => o.value));
+    expect(byEpisode.hi! - byEpisode.lo!).toBeLessThan(0.6 * (byMethod.hi! - byMethod.lo!));
+  });
+
+  it('two methods, one all 0 and one all 1: the resampled means are 0, 1/2 or 1, so the 95% interval is [0, 1]', () => {
+    // Hand-computed: P(0) = P(1) = 1/4, P(1/2) = 1/2; the 2.5% and 97.5% quantiles are 0 and 1.
+    const obs = [0, 0, 0, 1, 1, 1].map((value, i) => ({ cluster: i < 3 ? 'a' : 'b', value }));
+    expect(bootstrapOverMethods(obs)).toEqual({ n: 6, mean: 0.5, lo: 0, hi: 1, clusters: 2 });
+  });
+
+  it('weighs methods by their observations (the point estimate is the plain mean) and handles the edges', () => {
+    const obs = [
+      { cluster: 'a', value: 1 },
+      { cluster: 'a', value: 1 },
+      { cluster: 'a', value: 1 },
+      { cluster: 'b', value: 0 },
+      { cluster: 'b', value: NaN },
+    ];
+    expect(bootstrapOverMethods(obs).mean).toBe(0.75);
+    expect(bootstrapOverMethods([])).toEqual({ n: 0, mean: null, lo: null, hi: null, clusters: 0 });
+    expect(bootstrapOverMethods(obs.slice(0, 3))).toEqual({ n: 3, mean: 1, lo: 1, hi: 1, clusters: 1 });
+  });
+});
+
 describe('pairedDifference', () => {
   it('a constant paired shift is found exactly, whatever the spread of the levels', () => {
     const b = [1, 5, 2, 4, 3].map((v, i) => ({ key: `m${i}`, value: v }));
     const a = b.map((p) => ({ key: p.key, value: p.value + 1 }));
-    expect(pairedDifference(a, b)).toEqual({ n: 5, mean: 1, lo: 1, hi: 1, unpaired: 0 });
+    expect(pairedDifference(a, b)).toEqual({ n: 5, mean: 1, lo: 1, hi: 1, unpaired: 0, wins: 5, ties: 0, losses: 0 });
   });
 
   it('pairs by key, averages repeated samples of a key, and counts the unpaired', () => {
@@ -62,6 +101,14 @@ describe('pairedDifference', () => {
     expect(d.n).toBe(2);
     expect(d.mean).toBe(1); // x: 3-1 = 2, y: 0
     expect(d.unpaired).toBe(2);
+    expect(d).toMatchObject({ wins: 1, ties: 1, losses: 0 });
+  });
+
+  it('counts wins / ties / losses in the better direction', () => {
+    const a = [0.5, 0.2, 0.2, 0].map((value, i) => ({ key: `m${i}`, value }));
+    const b = [0.2, 0.2, 0.5, 0.1].map((value, i) => ({ key: `m${i}`, value }));
+    expect(pairedDifference(a, b)).toMatchObject({ wins: 1, ties: 1, losses: 2 });
+    expect(pairedDifference(a, b, { lowerIsBetter: true })).toMatchObject({ wins: 2, ties: 1, losses: 1 });
   });
 });
 

@@ -29,7 +29,13 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
   const classify = patched('contradiction-classifier')
     ? judge.classifyContradiction({ episodeId: plan.episodeId, judgeModel: config.judgeModel, params: config.judgeParams })
     : Promise.resolve(null);
-  const [verdict, generated, original, observed, contradiction] = await Promise.all([
+  // The control of the code-based contradiction check: code from the gold description, checked against
+  // the same observations (behind a patch: older histories replay as they were).
+  const goldCode =
+    patched('gold-description-control') && plan.observedArgs.length > 0
+      ? judge.writeCodeFromGold({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams })
+      : Promise.resolve(null);
+  const [verdict, generated, original, observed, contradiction, gold] = await Promise.all([
     judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel, params: config.judgeParams }),
     judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams }),
     heldout.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: heldout, limits }) : Promise.resolve(null),
@@ -37,12 +43,17 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
       ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: plan.observedArgs, coverage: true, limits })
       : Promise.resolve(null),
     classify,
+    goldCode,
   ]);
   const candidateCalls = [...heldout, ...plan.observedArgs];
   const candidate =
     generated.code && candidateCalls.length > 0
       ? // Code that does not compile scores code match 0 with the reason (recordJudgment), not a failed judge.
         await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits, allowSourceError: true })
+      : null;
+  const goldRun =
+    gold?.code != null
+      ? await sandbox.runMethodBatch({ source: gold.code, entry: plan.entryPoint, calls: plan.observedArgs, limits, allowSourceError: true })
       : null;
   return judge.recordJudgment({
     plan,
@@ -53,5 +64,6 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     candidateSourceError: candidate?.sourceError ?? null,
     coverage: observed?.coverage ?? null,
     ...(contradiction ? { contradiction } : {}),
+    ...(gold ? { gold: { generated: gold, results: goldRun?.results ?? null, sourceError: goldRun?.sourceError ?? null } } : {}),
   });
 }
