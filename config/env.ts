@@ -136,3 +136,8 @@ export function env(): Env {
   cached ??= parseEnv();
   return cached;
 }
+
+/** Parse the environment again at the next env() (a script that sets variables after a first read). */
+export function reloadEnv(): void {
+  cached = undefined;
+}

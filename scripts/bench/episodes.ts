@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     PAU_STATE_DIR: dir,
   });
+  // The secrets above parsed the environment before DATABASE_URL and TEMPORAL_ADDRESS were set.
+  (await import('../../config/env')).reloadEnv();
   try {
     await run();
   } finally {
@@ -58,7 +60,7 @@ async function run(): Promise<void> {
   const { startBenchmark } = await import('../client/starters');
   const { runProgress } = await import('../../activities/bench/run');
   const { STEPS_POLICY_CALLS } = await import('../../activities/llm/mock/policies');
-  const { env } = await import('../../config/env');
+  const { env, reloadEnv } = await import('../../config/env');
   const { eq, asc } = await import('drizzle-orm');
   if (CALLS !== STEPS_POLICY_CALLS) console.warn(`note: the mock-steps policy makes ${STEPS_POLICY_CALLS} calls; --calls ${CALLS} only sets the budget`);
 
@@ -69,6 +71,9 @@ async function run(): Promise<void> {
   // The scripted model server, in this process as in the test setup (env() is read lazily, after this).
   const mock = await startMockServer({ lookup: dbMethodLookup(() => db) });
   process.env.PAU_MOCK_LLM_URL = mock.url;
+  // The environment was parsed already (migrations): parse it again, or the default mock URL (maybe another
+  // checkout's server, which knows none of these methods) would be used.
+  reloadEnv();
   await db.insert(datasets).values({ name: 'bench-episodes', contentHash: 'bench', config: {}, status: 'ready' });
   for (let i = 0; i < METHODS; i++) {
     const id = `bench/m${String(i).padStart(4, '0')}`;
@@ -120,6 +125,9 @@ async function run(): Promise<void> {
   // Per-step timing from the rows: assistant step k is written when turn k's model call returns; the
   // next assistant row is written one sandbox batch + one model call later.
   const eps = await db.select({ id: episodes.id }).from(episodes).where(eq(episodes.runId, runId));
+  const kinds = new Map<string, number>();
+  for (const r of await db.select({ kind: steps.kind }).from(steps)) kinds.set(r.kind, (kinds.get(r.kind) ?? 0) + 1);
+  console.log(`\nrun ${runId}: ${eps.length} episodes; steps by kind: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`);
   const overhead: number[] = [];
   const stepWall: number[] = [];
   for (const e of eps) {
