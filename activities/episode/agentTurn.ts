@@ -58,17 +58,17 @@ export function makeAgentTurn(db: () => Db) {
         : cached
           ? cached.filter((r) => r.kind === 'call')
           : await d
-            .select({ idx: steps.idx, call: steps.call })
-            .from(steps)
-            .where(
-              and(
-                eq(steps.episodeId, input.episodeId),
-                inArray(
-                  steps.idx,
-                  observations.map((o) => o.stepIdx),
+              .select({ idx: steps.idx, call: steps.call })
+              .from(steps)
+              .where(
+                and(
+                  eq(steps.episodeId, input.episodeId),
+                  inArray(
+                    steps.idx,
+                    observations.map((o) => o.stepIdx),
+                  ),
                 ),
-              ),
-            );
+              );
     const before = new Map(reserved.map((r) => [r.idx, (r.call ?? {}) as Record<string, unknown>]));
     const pre: StepRow[] = observations.map((o) => ({
       idx: o.stepIdx,

@@ -6,7 +6,7 @@
 // PauOutcome search attribute (added behind patched('episode-outcome-search-attribute')), and the
 // episode/benchmark ones without `-with-` predate the explicit judge step and the report step (behind
 // patched('explicit-judge-step') and patched('benchmark-report-step')): they prove older histories still
-// replay; the `-with-` ones cover the new branches. Record new ones the same way when a workflow changes shape
+// replay; the `-with-` ones cover the new branches; `episode-sandbox-inline` covers placement `inline` (patched('sandbox-inline-step'), recorded by `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/inline.test.ts`). Record new ones the same way when a workflow changes shape
 // (the SFT ones: `PAU_RECORD_HISTORIES=1 npx vitest run test/training/sftTrain.test.ts`).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
