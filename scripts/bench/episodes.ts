@@ -11,7 +11,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values: opts } = parseArgs({
-  options: { methods: { type: 'string' }, calls: { type: 'string' }, window: { type: 'string' }, sandbox: { type: 'string' }, lock: { type: 'string' } },
+  options: {
+    methods: { type: 'string' },
+    calls: { type: 'string' },
+    window: { type: 'string' },
+    sandbox: { type: 'string' },
+    lock: { type: 'string' },
+    // For bench:peer: `@@peer start|end|result` lines around the run (scripts/bench/peer_harness.py measures between them).
+    marks: { type: 'boolean' },
+  },
 });
 const METHODS = Number(opts.methods ?? 100);
 const CALLS = Number(opts.calls ?? 10);
@@ -114,6 +122,7 @@ async function run(): Promise<void> {
   const sandboxRun = sandboxWorker.run();
   const client = await connectClient();
   const runId = `bench-episodes-${Date.now().toString(36)}`;
+  if (opts.marks) console.log('@@peer start');
   const started = Date.now();
   const handle = await startBenchmark(client, runId, {
     dataset: 'bench-episodes',
@@ -135,6 +144,10 @@ async function run(): Promise<void> {
   process.stderr.write('\n');
   const totals = (await result).totals;
   const wallMs = Date.now() - started;
+  if (opts.marks) {
+    console.log('@@peer end');
+    console.log(`@@peer result ${JSON.stringify({ episodes: totals.done, failed: totals.failed, wallS: wallMs / 1000 })}`);
+  }
 
   // Per-step timing from the rows: assistant step k is written when turn k's model call returns; the
   // next assistant row is written one sandbox batch + one model call later.
