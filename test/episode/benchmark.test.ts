@@ -31,7 +31,7 @@ async function run(config: BenchmarkConfig, runId: string): Promise<BenchmarkRun
 
 async function stepRows(runId: string) {
   return stack.db
-    .select({ episodeId: steps.episodeId, idx: steps.idx, kind: steps.kind })
+    .select({ episodeId: steps.episodeId, idx: steps.idx, kind: steps.kind, observation: steps.observation })
     .from(steps)
     .innerJoin(episodes, eq(episodes.id, steps.episodeId))
     .where(eq(episodes.runId, runId))
@@ -152,11 +152,12 @@ describe('pau bench run (CLI)', () => {
 });
 
 describe('worker killed mid-run', () => {
-  it('the run completes on a new worker with no duplicate or missing steps', async () => {
+  // `inline`: the killed pau worker also ran the step's sandbox calls (placement inline).
+  it.each(['queue', 'inline'] as const)('sandbox %s: the run completes on a new worker with no duplicate or missing steps', async (placement) => {
     const sandbox = await startTestWorkers(['pau-sandbox']);
     let worker = await startScript('workers/pau.ts', 'ready');
     try {
-      const runId = `bench-kill-${Date.now().toString(36)}`;
+      const runId = `bench-kill-${placement}-${Date.now().toString(36)}`;
       const handle = await startBenchmark(stack.client, runId, {
         dataset: 'fixture-kill',
         split: 'test',
@@ -164,6 +165,7 @@ describe('worker killed mid-run', () => {
         settings: ['interactive'],
         samples: 1,
         window: 3,
+        sandbox: placement,
       });
       // Kill the worker once some steps exist and the run is far from done.
       for (let i = 0; i < 200; i++) {
@@ -191,6 +193,7 @@ describe('worker killed mid-run', () => {
         expect(list.map((s) => s.idx)).toEqual(list.map((_, i) => i)); // contiguous, no gaps, no duplicates
         // 10 turns of one call each, then the submission: system, user, 10 × (assistant, call), assistant, submit.
         expect(list.filter((s) => s.kind === 'call')).toHaveLength(10);
+        expect(list.filter((s) => s.kind === 'call' && s.observation === null)).toEqual([]);
         expect(list.filter((s) => s.kind === 'assistant')).toHaveLength(11);
         expect(list.filter((s) => s.kind === 'submit')).toHaveLength(1);
         expect(list).toHaveLength(2 + 2 * 10 + 2);
