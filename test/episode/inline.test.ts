@@ -74,7 +74,8 @@ describe('sandbox placement inline', () => {
     for (const a of assistants) {
       const hash = (a.agentMessage as { requestHash: string }).requestHash;
       const [call] = await stack.db.select({ request: llmCalls.request }).from(llmCalls).where(eq(llmCalls.requestHash, hash));
-      expect((call?.request as { messages: unknown }).messages, `turn at step ${a.idx}`).toEqual(messagesFromSteps(rows.filter((r) => r.idx < a.idx)));
+      const request = (call?.request ?? {}) as { messages?: unknown };
+      expect(request.messages, `turn at step ${a.idx}`).toEqual(messagesFromSteps(rows.filter((r) => r.idx < a.idx)));
     }
   });
 });
