@@ -60,6 +60,9 @@ export const envSchema = z.object({
   PAU_SANDBOX_MODE: z.enum(['auto', 'bwrap', 'seccomp', 'none']).default('auto'),
   PAU_SANDBOX_BWRAP: z.string().trim().min(1).default('bwrap'),
   PAU_SANDBOX_WORKERS: positiveInt.max(256).optional(),
+  // Where episodes run their method calls (EpisodeInput.sandbox): `queue` = activities on `pau-sandbox`
+  // (a sandbox on other hosts possible); `inline` = inside the model turn on the `pau` worker's own pool.
+  PAU_SANDBOX_PLACEMENT: z.enum(['queue', 'inline']).default('queue'),
   PAU_SANDBOX_TIMEOUT_MS: positiveInt.default(2000),
   PAU_SANDBOX_MEMORY_MB: positiveInt.default(512),
   PAU_SANDBOX_STDOUT_BYTES: positiveInt.default(65536),
@@ -68,9 +71,14 @@ export const envSchema = z.object({
 
   // Worker concurrency per queue (activities in flight per process).
   PAU_WORKER_MAIN_CONCURRENCY: positiveInt.default(50),
-  PAU_WORKER_SANDBOX_CONCURRENCY: positiveInt.default(2),
+  // Unset: 4 per sandbox executor (batches then wait in the pool's own queue, not for a Temporal task slot).
+  PAU_WORKER_SANDBOX_CONCURRENCY: positiveInt.optional(),
   PAU_WORKER_GPU_CONCURRENCY: positiveInt.default(1),
   PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
+  // The most model calls the whole deployment can have in flight (the sum of PAU_WORKER_MAIN_CONCURRENCY
+  // over its `pau` workers). A model whose cap is at least this cannot reach it: its advisory-lock slots
+  // are then not taken (activities/llm/concurrency.ts). Unset: always taken.
+  PAU_LLM_MAX_CALLERS: positiveInt.optional(),
 
   // Models (config/models.ts): the models file, the models `npm start` benchmarks (comma list; unset →
   // the file's `default`, else a local model beside the scripted anchors), and the scripted-model server
@@ -135,4 +143,9 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= parseEnv();
   return cached;
+}
+
+/** Parse the environment again at the next env() (a script that sets variables after a first read). */
+export function reloadEnv(): void {
+  cached = undefined;
 }

@@ -5,6 +5,7 @@ import { TASK_QUEUES, type TaskQueueName } from '../domain/temporal/queues';
 import { createGpuQueueActivities } from '../activities/gpuQueue';
 import { createMainActivities } from '../activities/mainQueue';
 import { createSandboxQueueActivities } from '../activities/sandboxQueue';
+import { defaultPoolSize } from '../activities/sandbox/pool';
 
 export interface QueueSpec {
   taskQueue: TaskQueueName;
@@ -25,7 +26,9 @@ export function queueSpecs(): Record<TaskQueueName, QueueSpec> {
     [TASK_QUEUES.sandbox]: {
       taskQueue: TASK_QUEUES.sandbox,
       workflows: false,
-      maxConcurrentActivities: e.PAU_WORKER_SANDBOX_CONCURRENCY,
+      // Sized to the executors: a batch accepted here waits in the pool's queue (microseconds to hand
+      // over) instead of in Temporal's for a free task slot (a poll round trip after each batch).
+      maxConcurrentActivities: e.PAU_WORKER_SANDBOX_CONCURRENCY ?? 4 * defaultPoolSize(),
       activities: () => createSandboxQueueActivities(),
     },
     [TASK_QUEUES.gpu]: {

@@ -32,6 +32,8 @@ import {
 import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
 import { messagesFromSteps } from './transcript';
 import { typedDbFailure } from '../common/dbUnavailable';
+import { asConversationRows, cachedConversation, conversationKey, rememberConversation, withRows } from './conversationCache';
+import { runPendingCalls } from './inlineCalls';
 import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
 
 function protocolOf(model: string): ToolProtocol {
@@ -59,24 +61,29 @@ function makeTurn(db: () => Db) {
     const d = db();
     let idx = input.idx;
     const protocol = protocolOf(input.model);
+    const key = conversationKey(input.episodeId);
+    const cached = cachedConversation(key, input.idx);
+    const observations = input.pending ? [...input.observations, ...(await runPendingCalls(input.pending))] : input.observations;
     // The reserved call rows keep what the previous turn stored about them (raw text, parse source).
     const reserved =
-      input.observations.length === 0
+      observations.length === 0
         ? []
-        : await d
-            .select({ idx: steps.idx, call: steps.call })
-            .from(steps)
-            .where(
-              and(
-                eq(steps.episodeId, input.episodeId),
-                inArray(
-                  steps.idx,
-                  input.observations.map((o) => o.stepIdx),
+        : cached
+          ? cached.filter((r) => r.kind === 'call')
+          : await d
+              .select({ idx: steps.idx, call: steps.call })
+              .from(steps)
+              .where(
+                and(
+                  eq(steps.episodeId, input.episodeId),
+                  inArray(
+                    steps.idx,
+                    observations.map((o) => o.stepIdx),
+                  ),
                 ),
-              ),
-            );
+              );
     const before = new Map(reserved.map((r) => [r.idx, (r.call ?? {}) as Record<string, unknown>]));
-    const pre: StepRow[] = input.observations.map((o) => ({
+    const pre: StepRow[] = observations.map((o) => ({
       idx: o.stepIdx,
       kind: 'call',
       call: { ...before.get(o.stepIdx), toolCallId: o.toolCallId, tool: TOOL_CALL_METHOD, arguments: o.arguments },
@@ -97,7 +104,8 @@ function makeTurn(db: () => Db) {
     }
     await upsertSteps(d, input.episodeId, pre);
 
-    const history = await loadSteps(d, input.episodeId, idx);
+    // Appended to this process's copy when it is exact (conversationCache.ts), else read back.
+    const history = cached ? withRows(cached, asConversationRows(pre)) : await loadSteps(d, input.episodeId, idx);
     const tools = protocol === 'text' ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
     const assistantIdx = idx++;
     const r = await chat(
@@ -219,6 +227,7 @@ function makeTurn(db: () => Db) {
       tokensOut: r.tokensOut,
     });
     await upsertSteps(d, input.episodeId, rows);
+    rememberConversation(key, idx, withRows(history, asConversationRows(rows)));
     return {
       nextIdx: idx,
       calls,

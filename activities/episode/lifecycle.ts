@@ -8,6 +8,7 @@ import { episodes, methods, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from '../../domain/episode/prompts';
 import { upsertSteps } from './steps';
+import { conversationKey, forgetConversation } from './conversationCache';
 import {
   DEFAULT_BUDGETS,
   DEFAULT_IN_CONTEXT_K,
@@ -95,6 +96,7 @@ export interface FinishEpisodeInput extends Omit<EpisodeOutcome, 'episodeId'> {
 
 export function makeFinishEpisode(db: () => Db) {
   return async function finishEpisode(input: FinishEpisodeInput): Promise<void> {
+    forgetConversation(conversationKey(input.episodeId));
     const d = db();
     if (input.nextIdx !== undefined) await d.delete(steps).where(and(eq(steps.episodeId, input.episodeId), gte(steps.idx, input.nextIdx)));
     await d

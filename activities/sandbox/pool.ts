@@ -44,6 +44,11 @@ export class SandboxUnavailable extends Error {
   override name = 'SandboxUnavailable';
 }
 
+/** Executor processes of a pool: PAU_SANDBOX_WORKERS, else min(2, CPUs). */
+export function defaultPoolSize(): number {
+  return env().PAU_SANDBOX_WORKERS ?? Math.max(1, Math.min(2, os.cpus().length));
+}
+
 export function defaultLimits(): Limits {
   const e = env();
   return {
@@ -74,7 +79,7 @@ export class SandboxPool {
     const e = env();
     this.opts = {
       mode: options.mode ?? e.PAU_SANDBOX_MODE,
-      size: options.size ?? e.PAU_SANDBOX_WORKERS ?? Math.max(1, Math.min(2, os.cpus().length)),
+      size: options.size ?? defaultPoolSize(),
       python: options.python ?? e.PAU_PYTHON,
       bwrap: options.bwrap ?? e.PAU_SANDBOX_BWRAP,
       hashSeed: options.hashSeed ?? 0,

@@ -18,6 +18,7 @@ export function episodeInputFor(runId: string, config: BenchmarkConfig, methodId
     ...(config.params ? { params: config.params } : {}),
     ...(config.replay ? { replay: true } : {}),
     ...(config.sandboxLimits ? { sandboxLimits: config.sandboxLimits } : {}),
+    ...(config.sandbox === 'inline' ? { sandbox: 'inline' as const } : {}),
     ...(config.judgeModel ? { judge: { judgeModel: config.judgeModel } } : {}),
     ...(config.outageWaitSeconds !== undefined ? { outageWaitSeconds: config.outageWaitSeconds } : {}),
     ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),

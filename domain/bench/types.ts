@@ -1,6 +1,6 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import type { ModelParams } from '../../config/models';
-import type { EpisodeBudgets, InContextExamples, ModelRetry, Setting } from '../episode/types';
+import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
 
 export interface BenchmarkConfig {
@@ -21,7 +21,9 @@ export interface BenchmarkConfig {
   params?: ModelParams;
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
-  /** Child workflows in flight (default 50). */
+  /** Where episodes run their method calls (EpisodeInput.sandbox; default `queue`). */
+  sandbox?: SandboxPlacement;
+  /** Child workflows in flight (the CLI's default scales with the cores: defaultWindow(); else 50). */
   window?: number;
   /** Episodes started per workflow execution before continue-as-new (default 500). */
   episodesPerExecution?: number;

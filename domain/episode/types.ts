@@ -44,6 +44,12 @@ export interface EpisodeInput {
   /** Answer model calls from the cache even when params are not deterministic (replaying a run). */
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
+  /**
+   * Where the method calls run: `queue` (default) is one `runMethodBatch` activity on `pau-sandbox` per
+   * step, so the sandbox can live on other hosts; `inline` folds each step's calls into the next model turn
+   * (one activity per step, on the `pau` worker's own sandbox pool), for a sandbox on the same host.
+   */
+  sandbox?: SandboxPlacement;
   /** The longest this episode waits for an unreachable model (seconds; default DEFAULT_OUTAGE_WAIT_SECONDS). */
   outageWaitSeconds?: number;
   /** Overrides the model turn's activity retries (the chaos script shortens them; default POLICIES.llm). */
@@ -55,6 +61,17 @@ export interface EpisodeInput {
 }
 
 /** The part of the model turn's retry policy a run may override (Temporal duration strings or ms). */
+export const SANDBOX_PLACEMENTS = ['queue', 'inline'] as const;
+export type SandboxPlacement = (typeof SANDBOX_PLACEMENTS)[number];
+
+/** The previous turn's calls, for a turn that runs them itself (placement `inline`). */
+export interface PendingBatch {
+  calls: PendingCall[];
+  code: string;
+  entryPoint: string;
+  limits?: SandboxLimits;
+}
+
 export interface ModelRetry {
   maximumAttempts?: number;
   initialInterval?: string;
@@ -97,6 +114,8 @@ export interface TurnInput {
   idx: number;
   /** Results of the previous turn's calls, persisted at their reserved indices before the model is called. */
   observations: CallOutcome[];
+  /** Placement `inline`: calls to run first (their outcomes then persisted like `observations`). */
+  pending?: PendingBatch;
   /** In-context: the examples (persisted as `example` steps, shown in the user prompt). */
   examples?: CallOutcome[];
   /** In-context: how the prompt names the function. */

@@ -1,4 +1,4 @@
-// `npm run bench:episodes [-- --methods 100 --calls 10 --window 50]`: how fast the episode machinery runs
+// `npm run bench:episodes [-- --methods 100 --calls 10 --window N --sandbox inline|queue --lock skip|take]`: how fast the episode machinery runs
 // when the model answers at once (the scripted `mock-steps` policy: one call per turn, then submit).
 // On a private, throwaway stack (Temporal dev server + Postgres on free ports) with in-process workers
 // for `pau` and `pau-sandbox`. Reports episodes per minute and the orchestration overhead per agent step:
@@ -10,10 +10,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values: opts } = parseArgs({ options: { methods: { type: 'string' }, calls: { type: 'string' }, window: { type: 'string' } } });
+const { values: opts } = parseArgs({
+  options: {
+    methods: { type: 'string' },
+    calls: { type: 'string' },
+    window: { type: 'string' },
+    sandbox: { type: 'string' },
+    lock: { type: 'string' },
+    // For bench:peer: `@@peer start|end|result` lines around the run (scripts/bench/peer_harness.py measures between them).
+    marks: { type: 'boolean' },
+  },
+});
 const METHODS = Number(opts.methods ?? 100);
 const CALLS = Number(opts.calls ?? 10);
-const WINDOW = Number(opts.window ?? 50);
+/** Unset: the starter's default (defaultWindow(): scales with the cores). */
+const WINDOW = opts.window === undefined ? undefined : Number(opts.window);
+/** `inline` (default here: one host) or `queue`: where the method calls run (EpisodeInput.sandbox). */
+const SANDBOX = opts.sandbox === 'queue' ? 'queue' : 'inline';
+/**
+ * `skip` (default): the workers here are the whole deployment, so PAU_LLM_MAX_CALLERS is their activity
+ * slots and a model cap at or above it takes no advisory lock; `take`: always take the slot.
+ */
+const LOCK = opts.lock === 'take' ? 'take' : 'skip';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,6 +55,10 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     PAU_STATE_DIR: dir,
   });
+  if (LOCK === 'skip') process.env.PAU_LLM_MAX_CALLERS ??= process.env.PAU_WORKER_MAIN_CONCURRENCY ?? '50';
+  else delete process.env.PAU_LLM_MAX_CALLERS;
+  // The secrets above parsed the environment before DATABASE_URL and TEMPORAL_ADDRESS were set.
+  (await import('../../config/env')).reloadEnv();
   try {
     await run();
   } finally {
@@ -55,10 +77,11 @@ async function run(): Promise<void> {
   const { createSandboxActivities } = await import('../../activities/sandbox/index');
   const { createQueueWorker } = await import('../../workers/createWorker');
   const { progressLine } = await import('../client/bench');
-  const { startBenchmark } = await import('../client/starters');
+  const { defaultWindow, startBenchmark } = await import('../client/starters');
   const { runProgress } = await import('../../activities/bench/run');
   const { STEPS_POLICY_CALLS } = await import('../../activities/llm/mock/policies');
-  const { env } = await import('../../config/env');
+  const { reloadEnv } = await import('../../config/env');
+  const { queueSpecs } = await import('../../workers/queues');
   const { eq, asc } = await import('drizzle-orm');
   if (CALLS !== STEPS_POLICY_CALLS) console.warn(`note: the mock-steps policy makes ${STEPS_POLICY_CALLS} calls; --calls ${CALLS} only sets the budget`);
 
@@ -69,6 +92,9 @@ async function run(): Promise<void> {
   // The scripted model server, in this process as in the test setup (env() is read lazily, after this).
   const mock = await startMockServer({ lookup: dbMethodLookup(() => db) });
   process.env.PAU_MOCK_LLM_URL = mock.url;
+  // The environment was parsed already (migrations): parse it again, or the default mock URL (maybe another
+  // checkout's server, which knows none of these methods) would be used.
+  reloadEnv();
   await db.insert(datasets).values({ name: 'bench-episodes', contentHash: 'bench', config: {}, status: 'ready' });
   for (let i = 0; i < METHODS; i++) {
     const id = `bench/m${String(i).padStart(4, '0')}`;
@@ -91,11 +117,12 @@ async function run(): Promise<void> {
   const sandboxWorker = await createQueueWorker({
     taskQueue: 'pau-sandbox',
     activities: createSandboxActivities(),
-    maxConcurrentActivities: env().PAU_WORKER_SANDBOX_CONCURRENCY,
+    maxConcurrentActivities: queueSpecs()['pau-sandbox'].maxConcurrentActivities,
   });
   const sandboxRun = sandboxWorker.run();
   const client = await connectClient();
   const runId = `bench-episodes-${Date.now().toString(36)}`;
+  if (opts.marks) console.log('@@peer start');
   const started = Date.now();
   const handle = await startBenchmark(client, runId, {
     dataset: 'bench-episodes',
@@ -103,7 +130,8 @@ async function run(): Promise<void> {
     models: ['mock-steps'],
     settings: ['interactive'],
     samples: 1,
-    window: WINDOW,
+    ...(WINDOW !== undefined ? { window: WINDOW } : {}),
+    sandbox: SANDBOX,
     budgets: { maxCalls: CALLS, maxTurns: CALLS + 5 },
   });
   let done = false;
@@ -116,10 +144,17 @@ async function run(): Promise<void> {
   process.stderr.write('\n');
   const totals = (await result).totals;
   const wallMs = Date.now() - started;
+  if (opts.marks) {
+    console.log('@@peer end');
+    console.log(`@@peer result ${JSON.stringify({ episodes: totals.done, failed: totals.failed, wallS: wallMs / 1000 })}`);
+  }
 
   // Per-step timing from the rows: assistant step k is written when turn k's model call returns; the
   // next assistant row is written one sandbox batch + one model call later.
   const eps = await db.select({ id: episodes.id }).from(episodes).where(eq(episodes.runId, runId));
+  const kinds = new Map<string, number>();
+  for (const r of await db.select({ kind: steps.kind }).from(steps)) kinds.set(r.kind, (kinds.get(r.kind) ?? 0) + 1);
+  console.log(`\nrun ${runId}: ${eps.length} episodes; steps by kind: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`);
   const overhead: number[] = [];
   const stepWall: number[] = [];
   for (const e of eps) {
@@ -139,7 +174,10 @@ async function run(): Promise<void> {
   }
   const llm = (await db.select().from(steps)).filter((r) => r.kind === 'assistant').map((r) => (r.agentMessage as { latencyMs: number }).latencyMs);
   console.log(
-    `\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW}, ${os.cpus().length} cores`,
+    `\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW ?? `${defaultWindow()} (default)`}, sandbox ${SANDBOX}, model slot lock ${LOCK === 'skip' ? 'skipped (cap unreachable)' : 'taken'}, ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
   );
   console.log(
     `episodes: ${totals.done} (${totals.failed} failed) in ${(wallMs / 1000).toFixed(1)} s  →  ${((totals.done / wallMs) * 60_000).toFixed(1)} episodes/min`,

@@ -13,7 +13,7 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import type { benchmarkRunWorkflow } from '../../workflows/bench/benchmarkRunWorkflow';
-import { startBenchmark } from './starters';
+import { startBenchmark, withDeploymentDefaults } from './starters';
 
 /** A start that was refused before anything ran; the message says why (the CLI exits 2 with it). */
 export class StartRefused extends Error {}
@@ -52,7 +52,9 @@ export interface LaunchedRun {
 }
 
 /** Validates, records the `runs` row (status `pending`), then starts the workflow. A used run id is refused. */
-export async function launchBenchmark(client: Client, db: Db, runId: string, config: BenchmarkConfig): Promise<LaunchedRun> {
+export async function launchBenchmark(client: Client, db: Db, runId: string, given: BenchmarkConfig): Promise<LaunchedRun> {
+  // The defaults startBenchmark would add, here already: the row stored below must hold the run's config.
+  const config = withDeploymentDefaults(given);
   const [existing] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (existing)
     throw new StartRefused(

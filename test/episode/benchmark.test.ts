@@ -31,7 +31,7 @@ async function run(config: BenchmarkConfig, runId: string): Promise<BenchmarkRun
 
 async function stepRows(runId: string) {
   return stack.db
-    .select({ episodeId: steps.episodeId, idx: steps.idx, kind: steps.kind })
+    .select({ episodeId: steps.episodeId, idx: steps.idx, kind: steps.kind, observation: steps.observation })
     .from(steps)
     .innerJoin(episodes, eq(episodes.id, steps.episodeId))
     .where(eq(episodes.runId, runId))
@@ -152,52 +152,59 @@ describe('pau bench run (CLI)', () => {
 });
 
 describe('worker killed mid-run', () => {
-  it('the run completes on a new worker with no duplicate or missing steps', async () => {
-    const sandbox = await startTestWorkers(['pau-sandbox']);
-    let worker = await startScript('workers/pau.ts', 'ready');
-    try {
-      const runId = `bench-kill-${Date.now().toString(36)}`;
-      const handle = await startBenchmark(stack.client, runId, {
-        dataset: 'fixture-kill',
-        split: 'test',
-        models: ['mock-steps'],
-        settings: ['interactive'],
-        samples: 1,
-        window: 3,
-      });
-      // Kill the worker once some steps exist and the run is far from done.
-      for (let i = 0; i < 200; i++) {
-        const [c] = await stack.db
-          .select({ n: sql<number>`count(*)::int` })
-          .from(steps)
-          .innerJoin(episodes, eq(episodes.id, steps.episodeId))
-          .where(eq(episodes.runId, runId));
-        if ((c?.n ?? 0) >= 15) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      worker.kill('SIGKILL');
-      await new Promise((r) => worker.once('exit', r));
-      const mid = await runProgress(stack.db, runId);
-      expect(mid?.done ?? 0).toBeLessThan(6);
-      worker = await startScript('workers/pau.ts', 'ready');
-      const result = await handle.result();
-      expect(result.totals).toMatchObject({ done: 6, failed: 0 });
+  // `inline`: the killed pau worker also ran the step's sandbox calls (placement inline).
+  it.each(['queue', 'inline'] as const)(
+    'sandbox %s: the run completes on a new worker with no duplicate or missing steps',
+    async (placement) => {
+      const sandbox = await startTestWorkers(['pau-sandbox']);
+      let worker = await startScript('workers/pau.ts', 'ready');
+      try {
+        const runId = `bench-kill-${placement}-${Date.now().toString(36)}`;
+        const handle = await startBenchmark(stack.client, runId, {
+          dataset: 'fixture-kill',
+          split: 'test',
+          models: ['mock-steps'],
+          settings: ['interactive'],
+          samples: 1,
+          window: 3,
+          sandbox: placement,
+        });
+        // Kill the worker once some steps exist and the run is far from done.
+        for (let i = 0; i < 200; i++) {
+          const [c] = await stack.db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(steps)
+            .innerJoin(episodes, eq(episodes.id, steps.episodeId))
+            .where(eq(episodes.runId, runId));
+          if ((c?.n ?? 0) >= 15) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        worker.kill('SIGKILL');
+        await new Promise((r) => worker.once('exit', r));
+        const mid = await runProgress(stack.db, runId);
+        expect(mid?.done ?? 0).toBeLessThan(6);
+        worker = await startScript('workers/pau.ts', 'ready');
+        const result = await handle.result();
+        expect(result.totals).toMatchObject({ done: 6, failed: 0 });
 
-      const rows = await stepRows(runId);
-      const byEpisode = new Map<string, typeof rows>();
-      for (const r of rows) byEpisode.set(r.episodeId, [...(byEpisode.get(r.episodeId) ?? []), r]);
-      expect(byEpisode.size).toBe(6);
-      for (const [, list] of byEpisode) {
-        expect(list.map((s) => s.idx)).toEqual(list.map((_, i) => i)); // contiguous, no gaps, no duplicates
-        // 10 turns of one call each, then the submission: system, user, 10 × (assistant, call), assistant, submit.
-        expect(list.filter((s) => s.kind === 'call')).toHaveLength(10);
-        expect(list.filter((s) => s.kind === 'assistant')).toHaveLength(11);
-        expect(list.filter((s) => s.kind === 'submit')).toHaveLength(1);
-        expect(list).toHaveLength(2 + 2 * 10 + 2);
+        const rows = await stepRows(runId);
+        const byEpisode = new Map<string, typeof rows>();
+        for (const r of rows) byEpisode.set(r.episodeId, [...(byEpisode.get(r.episodeId) ?? []), r]);
+        expect(byEpisode.size).toBe(6);
+        for (const [, list] of byEpisode) {
+          expect(list.map((s) => s.idx)).toEqual(list.map((_, i) => i)); // contiguous, no gaps, no duplicates
+          // 10 turns of one call each, then the submission: system, user, 10 × (assistant, call), assistant, submit.
+          expect(list.filter((s) => s.kind === 'call')).toHaveLength(10);
+          expect(list.filter((s) => s.kind === 'call' && s.observation === null)).toEqual([]);
+          expect(list.filter((s) => s.kind === 'assistant')).toHaveLength(11);
+          expect(list.filter((s) => s.kind === 'submit')).toHaveLength(1);
+          expect(list).toHaveLength(2 + 2 * 10 + 2);
+        }
+      } finally {
+        worker.kill('SIGTERM');
+        await sandbox.shutdown();
       }
-    } finally {
-      worker.kill('SIGTERM');
-      await sandbox.shutdown();
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 });

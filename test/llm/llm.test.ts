@@ -6,7 +6,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireSlot, closeSlotPool, heldSlots, queuedForSlot } from '../../activities/llm/concurrency';
+import { acquireSlot, capUnreachable, closeSlotPool, heldSlots, queuedForSlot } from '../../activities/llm/concurrency';
+import { reloadEnv } from '../../config/env';
 import { retryAfterMs, toFailure } from '../../activities/llm/errors';
 import { buildRegistry, loadModelsFile, ModelConfigError, apiKeyFor } from '../../config/models';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
@@ -141,6 +142,41 @@ describe('per-model concurrency cap', () => {
     await (await head).release();
     await (await behind).release();
     expect(await heldSlots(model, 1)).toBe(0);
+  });
+});
+
+describe('a cap the deployment cannot reach (PAU_LLM_MAX_CALLERS)', () => {
+  const withCallers = async (callers: string | undefined, body: () => Promise<void>) => {
+    const before = process.env.PAU_LLM_MAX_CALLERS;
+    if (callers === undefined) delete process.env.PAU_LLM_MAX_CALLERS;
+    else process.env.PAU_LLM_MAX_CALLERS = callers;
+    reloadEnv();
+    try {
+      await body();
+    } finally {
+      if (before === undefined) delete process.env.PAU_LLM_MAX_CALLERS;
+      else process.env.PAU_LLM_MAX_CALLERS = before;
+      reloadEnv();
+    }
+  };
+
+  it('takes no slot when the callers are at most the cap, and takes one otherwise', async () => {
+    const model = `uncapped-${Date.now()}`;
+    await withCallers('2', async () => {
+      expect(capUnreachable(2)).toBe(true);
+      const [a, b, c] = [await acquireSlot(model, 2), await acquireSlot(model, 2), await acquireSlot(model, 2)];
+      expect(await heldSlots(model, 2)).toBe(0);
+      await Promise.all([a, b, c].map((s) => s.release()));
+    });
+    await withCallers('3', async () => {
+      expect(capUnreachable(2)).toBe(false);
+      const s = await acquireSlot(model, 2);
+      expect(await heldSlots(model, 2)).toBe(1);
+      await s.release();
+    });
+    await withCallers(undefined, async () => {
+      expect(capUnreachable(1000)).toBe(false);
+    });
   });
 });
 

@@ -10,6 +10,8 @@
 // (the SFT ones: `PAU_RECORD_HISTORIES=1 npx vitest run test/training/sftTrain.test.ts`; the episode that waited
 // out Postgres, behind patched('db-outage-wait'): the same with test/reliability/dbOutage.test.ts;
 // judgeEpisode-with-gold-control, behind patched('gold-description-control'): the same with test/judge/judging.test.ts).
+// `episode-sandbox-inline` covers placement `inline` (patched('sandbox-inline-step'), recorded by
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/inline.test.ts`).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 import fs from 'node:fs';

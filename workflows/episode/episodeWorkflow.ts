@@ -135,6 +135,12 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
       return calls.map((c, i) => ({ stepIdx: c.stepIdx, toolCallId: c.toolCallId, arguments: c.arguments, result: results[i]! }));
     };
 
+    // Placement `inline` (a sandbox on the pau workers' host): a step's calls run at the start of the next
+    // model turn, in the same activity, instead of in an activity of their own on `pau-sandbox` (patched:
+    // histories recorded before it never take this branch).
+    const inline = input.sandbox === 'inline' && input.setting === 'interactive' && patched('sandbox-inline-step');
+    const limits = input.sandboxLimits ? { limits: input.sandboxLimits } : {};
+
     let endReason: string;
     if (input.setting === 'in-context') {
       const examples = (await runSandboxBatch(prep.code, prep.entryPoint, prep.exampleInputs, input.sandboxLimits)).map(
@@ -160,6 +166,7 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
       }
     } else {
       let observations: CallOutcome[] = [];
+      let pending: PendingCall[] = [];
       let prompt: TurnInput['prompt'];
       let mode: TurnInput['mode'] = 'explore';
       let idleTurns = 0;
@@ -168,13 +175,22 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
         // The turn boundary: a cancelled episode stops here (its last observations are not sent).
         const r = root.consideredCancelled
           ? CANCELLED
-          : await turn({ ...base, idx: nextIdx, observations, ...(prompt ? { prompt } : {}), mode, callsLeft: budgets.maxCalls - callsMade });
+          : await turn({
+              ...base,
+              idx: nextIdx,
+              observations,
+              ...(pending.length > 0 ? { pending: { calls: pending, code: prep.code, entryPoint: prep.entryPoint, ...limits } } : {}),
+              ...(prompt ? { prompt } : {}),
+              mode,
+              callsLeft: budgets.maxCalls - callsMade,
+            });
         if (r === CANCELLED) {
           endReason = 'cancelled';
           break;
         }
         add(r);
         observations = [];
+        pending = [];
         prompt = undefined;
         if (r.answer === 'submitted') {
           finalDescription = r.text ?? null;
@@ -197,7 +213,10 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
           endReason = 'no_progress';
           break;
         }
-        observations = await runCalls(r.calls);
+        if (inline) {
+          pending = r.calls;
+          callsMade += r.calls.length;
+        } else observations = await runCalls(r.calls);
         if (r.calls.length === 0 && r.answer !== 'empty_submission' && r.answer !== 'problems_only') prompt = { kind: 'nudge', reason: r.answer };
         if (callsMade >= budgets.maxCalls || turns >= budgets.maxTurns) {
           mode = 'final';

@@ -1,0 +1,81 @@
+// Placement `inline` (a step's calls run inside the next model turn, on the pau worker's own sandbox pool)
+// against the default `queue` placement, on the real stack; and the conversation each turn sends, built
+// from this process's copy of it (conversationCache.ts), against the one rebuilt from Postgres.
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { messagesFromSteps } from '../../activities/episode/transcript';
+import { llmCalls } from '../../db/schema/index';
+import { episodeWorkflowId } from '../../domain/bench/workflowIds';
+import { insertFixtureMethods, ADD, RAISES } from '../fixtures/episodeMethods';
+import { useStack } from '../helpers/stack';
+import { maybeRecordHistory } from '../training/helpers';
+import { runEpisode, stepsOf } from './helpers';
+
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  setup: async ({ db }) => {
+    await insertFixtureMethods(db, 'fixture-inline', [ADD, RAISES]);
+  },
+});
+
+type Row = Awaited<ReturnType<typeof stepsOf>>[number];
+/** A step without what differs between two runs of the same episode (times, the cache flag). */
+const comparable = (r: Row) => {
+  const m = (r.agentMessage ?? null) as Record<string, unknown> | null;
+  const o = (r.observation ?? null) as { result?: Record<string, unknown> } | null;
+  const { ms: _ms, ...result } = o?.result ?? {};
+  return {
+    idx: r.idx,
+    kind: r.kind,
+    call: r.call,
+    agentMessage: m && { ...m, latencyMs: 0, cached: false },
+    observation: o && (o.result ? { ...o, result } : o),
+  };
+};
+
+async function activityTypes(workflowId: string): Promise<string[]> {
+  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+}
+
+describe('sandbox placement inline', () => {
+  it.each([ADD, RAISES])('$id: the same steps as queue, in one activity per step, every request byte-identical', async (method) => {
+    const queued = await runEpisode(stack.client, stack.db, method.id, 'mock-steps', 'interactive');
+    const runId = `t-inline-${Date.now().toString(36)}-${method.entryPoint}`;
+    const inline = await runEpisode(stack.client, stack.db, method.id, 'mock-steps', 'interactive', { runId, sandbox: 'inline' });
+    expect(queued).toMatchObject({ status: 'completed', endReason: 'submitted' });
+    expect(queued.callsMade).toBeGreaterThan(1);
+    const { episodeId: _q, ...queuedRest } = queued;
+    const { episodeId: _i, ...inlineRest } = inline;
+    expect({ ...inlineRest, costUsd: 0 }).toEqual({ ...queuedRest, costUsd: 0 });
+
+    const a = await stepsOf(stack.db, queued.episodeId);
+    const b = await stepsOf(stack.db, inline.episodeId);
+    expect(b.map(comparable)).toEqual(a.map(comparable));
+    // The scripted model's requests are cacheable: the inline episode's turns were all answered from the
+    // queued one's, so every request it sent was the same bytes.
+    expect(b.filter((r) => r.kind === 'assistant').every((r) => (r.agentMessage as { cached: boolean }).cached)).toBe(true);
+
+    const workflowId = episodeWorkflowId(runId, method.id, 'mock-steps', 'interactive', 0);
+    const types = await activityTypes(workflowId);
+    expect(types.filter((t) => t === 'runMethodBatch')).toEqual([]);
+    expect(types.filter((t) => t === 'agentTurn')).toHaveLength(inline.turns);
+    if (method === ADD) await maybeRecordHistory(stack.client.workflow.getHandle(workflowId), 'episode-sandbox-inline.json');
+  });
+
+  it("each turn's request is the conversation as Postgres has it (the process's copy is exact)", async () => {
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-steps', 'interactive', { sandbox: 'inline', params: { temperature: 0, seed: 7 } });
+    const rows = await stepsOf(stack.db, out.episodeId);
+    const assistants = rows.filter((r) => r.kind === 'assistant');
+    expect(assistants.length).toBeGreaterThan(3);
+    for (const a of assistants) {
+      const hash = (a.agentMessage as { requestHash: string }).requestHash;
+      const [call] = await stack.db.select({ request: llmCalls.request }).from(llmCalls).where(eq(llmCalls.requestHash, hash));
+      const request = (call?.request ?? {}) as { messages?: unknown };
+      expect(request.messages, `turn at step ${a.idx}`).toEqual(messagesFromSteps(rows.filter((r) => r.idx < a.idx)));
+    }
+  });
+});
