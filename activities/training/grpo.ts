@@ -71,7 +71,10 @@ export function createGrpoActivities(db: () => Db) {
       );
       const usable = rows.filter((r) => goldOrReference({ id: r.id, goldDescription: r.gold }, refs));
       if (usable.length === 0) {
-        throw ApplicationFailure.nonRetryable(`no method of ${c.dataset}/${c.split} has a gold or reference description for the critic`, FAILURE_TYPES.emptySplit);
+        throw ApplicationFailure.nonRetryable(
+          `no method of ${c.dataset}/${c.split} has a gold or reference description for the critic`,
+          FAILURE_TYPES.emptySplit,
+        );
       }
       if (c.methodIds?.length) return c.methodIds.filter((id) => usable.some((u) => u.id === id)).slice(0, c.methodsPerEpoch);
       return sampleStratified(usable, c.methodsPerEpoch, c.seed, input.epoch);
@@ -126,7 +129,9 @@ export function createGrpoActivities(db: () => Db) {
       config: GrpoConfig;
       episodeIds: string[];
       critic: CriticResult[];
-    }): Promise<Pick<GrpoEpochFigures, 'rollouts' | 'failedRollouts' | 'meanReward' | 'meanScore' | 'meanCodeMatch' | 'meanCriticReward' | 'ratedSteps' | 'groups'>> {
+    }): Promise<
+      Pick<GrpoEpochFigures, 'rollouts' | 'failedRollouts' | 'meanReward' | 'meanScore' | 'meanCodeMatch' | 'meanCriticReward' | 'ratedSteps' | 'groups'>
+    > {
       const want = new Set(input.episodeIds);
       const rows = (await loadEpisodeRows(db(), input.runId, input.config.judgeModel)).filter((r) => want.has(r.episodeId));
       const critic = new Map(input.critic.map((c) => [c.episodeId, c]));

@@ -40,7 +40,9 @@ export function createGrpoGpuActivities(db: () => Db) {
       const baseFile = baseModelFile(input.base);
       const d = db();
       const want = new Set(input.episodeIds);
-      const rows = (await loadEpisodeRows(d, input.runId, input.judgeModel)).filter((r) => want.has(r.episodeId)).sort((a, b) => a.episodeId.localeCompare(b.episodeId));
+      const rows = (await loadEpisodeRows(d, input.runId, input.judgeModel))
+        .filter((r) => want.has(r.episodeId))
+        .sort((a, b) => a.episodeId.localeCompare(b.episodeId));
       const skipped: Record<string, number> = {};
       const lines: string[] = [];
       let policyMessages = 0;

@@ -41,7 +41,12 @@ async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof best
   const entry = m ? entryPointOf(m) : 'f';
   const ids = rows.map((r) => r.episodeId);
   const stepRows = ids.length ? await db.select().from(steps).where(inArray(steps.episodeId, ids)).orderBy(asc(steps.episodeId), asc(steps.idx)) : [];
-  const eps = ids.length ? await db.select({ id: episodes.id, d: episodes.finalDescription }).from(episodes).where(and(inArray(episodes.id, ids))) : [];
+  const eps = ids.length
+    ? await db
+        .select({ id: episodes.id, d: episodes.finalDescription })
+        .from(episodes)
+        .where(and(inArray(episodes.id, ids)))
+    : [];
   const rollouts = rows
     .sort((a, b) => a.sample - b.sample)
     .map((r) => {

@@ -63,7 +63,9 @@ export function lineChartSvg(title: string, series: Series[], n: number): string
   const x = (i: number) => m.l + (n <= 1 ? (W - m.l - m.r) / 2 : (i * (W - m.l - m.r)) / (n - 1));
   const y = (v: number) => m.t + (H - m.t - m.b) * (1 - (v - lo) / (hi - lo));
   const parts: string[] = [`<text x="${W / 2}" y="14" text-anchor="middle" font-size="12">${esc(title)}</text>`];
-  parts.push(`<line x1="${m.l}" y1="${H - m.b}" x2="${W - m.r}" y2="${H - m.b}" stroke="#999"/><line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${H - m.b}" stroke="#999"/>`);
+  parts.push(
+    `<line x1="${m.l}" y1="${H - m.b}" x2="${W - m.r}" y2="${H - m.b}" stroke="#999"/><line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${H - m.b}" stroke="#999"/>`,
+  );
   for (const v of [lo, (lo + hi) / 2, hi]) parts.push(`<text x="${m.l - 4}" y="${y(v) + 4}" text-anchor="end" font-size="10">${v.toFixed(2)}</text>`);
   for (let i = 0; i < n; i++) parts.push(`<text x="${x(i)}" y="${H - m.b + 14}" text-anchor="middle" font-size="10">${i + 1}</text>`);
   series.forEach((s, k) => {
@@ -96,15 +98,16 @@ export function rewardStripSvg(epochs: readonly GrpoEpochFigures[]): string {
     const cy = 10 + i * rowH + rowH / 2;
     parts.push(`<text x="${l - 6}" y="${cy + 4}" text-anchor="end" font-size="10">${esc(r.label.slice(0, 48))}</text>`);
     parts.push(`<line x1="${l}" y1="${cy}" x2="${W - 10}" y2="${cy}" stroke="#eee"/>`);
-    for (const v of r.rewards)
-      parts.push(v === null ? '' : `<circle cx="${x(v).toFixed(1)}" cy="${cy}" r="4" fill="${PALETTE[0]}" fill-opacity="0.6"/>`);
+    for (const v of r.rewards) parts.push(v === null ? '' : `<circle cx="${x(v).toFixed(1)}" cy="${cy}" r="4" fill="${PALETTE[0]}" fill-opacity="0.6"/>`);
   });
   for (let v = Math.ceil(lo); v <= hi; v++) parts.push(`<text x="${x(v)}" y="${H - 6}" text-anchor="middle" font-size="10">${v}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="reward per group">${parts.join('')}</svg>`;
 }
 
 /** The best and worst groups over all epochs by mean outcome reward (ties: the earlier). */
-export function bestAndWorstGroups(epochs: readonly GrpoEpochFigures[]): { label: 'best' | 'worst'; epoch: number; methodId: string; meanReward: number | null }[] {
+export function bestAndWorstGroups(
+  epochs: readonly GrpoEpochFigures[],
+): { label: 'best' | 'worst'; epoch: number; methodId: string; meanReward: number | null }[] {
   const all = epochs.flatMap((e) =>
     e.groups.map((g) => {
       const v = g.rewards.filter((r): r is number => r !== null);
@@ -115,11 +118,21 @@ export function bestAndWorstGroups(epochs: readonly GrpoEpochFigures[]): { label
   if (scored.length === 0) return [];
   const best = scored[0]!;
   const worst = scored.at(-1)!;
-  return scored.length === 1 ? [{ label: 'best', ...best }] : [{ label: 'best', ...best }, { label: 'worst', ...worst }];
+  return scored.length === 1
+    ? [{ label: 'best', ...best }]
+    : [
+        { label: 'best', ...best },
+        { label: 'worst', ...worst },
+      ];
 }
 
 function trajectoryHtml(t: GrpoTrajectory): string {
-  const rows = t.steps.map((s) => [String(s.idx), esc(s.text), s.criticReward === null ? '-' : s.criticReward.toFixed(2), esc((s.rationale ?? '').slice(0, 300))]);
+  const rows = t.steps.map((s) => [
+    String(s.idx),
+    esc(s.text),
+    s.criticReward === null ? '-' : s.criticReward.toFixed(2),
+    esc((s.rationale ?? '').slice(0, 300)),
+  ]);
   return `<h4>rollout ${t.sample % 1000}: reward ${fmt(t.reward, 2)} (score ${fmt(t.score, 0)}, code match ${fmt(t.codeMatch, 2)})</h4>${table(['step', 'calls', 'critic reward', 'critic rationale'], rows, [1, 3])}<p><b>Final description:</b> ${esc(t.finalDescription ?? '(none)')}</p>`;
 }
 
@@ -192,7 +205,9 @@ export function renderGrpoReport(r: GrpoReportInput): string {
         ]),
       ),
   );
-  sections.push(`<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match).</p>${rewardStripSvg(es)}`);
+  sections.push(
+    `<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match).</p>${rewardStripSvg(es)}`,
+  );
   for (const g of r.examples) {
     sections.push(
       `<h2>The ${g.label} group: ${esc(g.methodId)}, epoch ${g.epoch + 1} (mean reward ${fmt(g.meanReward, 2)})</h2>${g.rollouts.map(trajectoryHtml).join('\n')}`,

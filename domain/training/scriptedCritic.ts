@@ -37,6 +37,7 @@ export function scriptedCriticReply(policy: string, messages: readonly Msg[]): {
   if (!['oracle', 'null', 'random'].includes(policy)) return undefined;
   const score = scriptedCriticScore(messages);
   if (score === undefined) return undefined;
-  const content = policy === 'null' ? 'I cannot rate this step.' : `Scored by the scripted rule (new value 9, raised 6, repeat 2, rejected 0).\nREWARD: ${score}`;
+  const content =
+    policy === 'null' ? 'I cannot rate this step.' : `Scored by the scripted rule (new value 9, raised 6, repeat 2, rejected 0).\nREWARD: ${score}`;
   return { kind: 'message', content: `${SCRIPTED_MARK} ${content}`, toolCalls: [] };
 }

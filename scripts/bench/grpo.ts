@@ -60,12 +60,7 @@ async function main(): Promise<number> {
       }
       const rows: (string | number)[][] = [];
       for (const e of run.epochs) {
-        const epIds = (
-          await h.db
-            .select({ id: episodes.id, sample: episodes.sample, model: episodes.model })
-            .from(episodes)
-            .where(eq(episodes.runId, runId))
-        )
+        const epIds = (await h.db.select({ id: episodes.id, sample: episodes.sample, model: episodes.model }).from(episodes).where(eq(episodes.runId, runId)))
           .filter((x) => Math.floor(x.sample / 1000) === e.epoch && x.model === e.policyModel)
           .map((x) => x.id);
         const calls = epIds.length

@@ -153,7 +153,9 @@ async function train(argv: string[]): Promise<number> {
           (e.eval ? `  val score ${e.eval.checkpoint.meanScore?.toFixed(3) ?? '-'} (base ${e.eval.base.meanScore?.toFixed(3) ?? '-'})` : ''),
       );
     }
-    console.log(`run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s: ${result.epochs} epochs, last checkpoint ckpt:${result.lastCheckpointId}`);
+    console.log(
+      `run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s: ${result.epochs} epochs, last checkpoint ckpt:${result.lastCheckpointId}`,
+    );
     console.log(`report: npm run pau -- grpo report ${runId}`);
     return 0;
   } finally {

@@ -36,10 +36,14 @@ describe('critic prompt and parser', () => {
     expect(scriptedCriticScore(msgs([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(2);
     expect(scriptedCriticScore(msgs([{ call: "add(1, 'x')", observation: 'TypeError: ...', status: 'raised' }]))).toBe(6);
     expect(scriptedCriticScore(msgs([{ call: 'add(', observation: 'malformed', status: 'rejected' }]))).toBe(0);
-    expect(scriptedCriticScore(msgs([
-      { call: 'add(2, 2)', observation: '4', status: 'ran' },
-      { call: 'add(', observation: 'malformed', status: 'rejected' },
-    ]))).toBe(5); // round((9 + 0) / 2)
+    expect(
+      scriptedCriticScore(
+        msgs([
+          { call: 'add(2, 2)', observation: '4', status: 'ran' },
+          { call: 'add(', observation: 'malformed', status: 'rejected' },
+        ]),
+      ),
+    ).toBe(5); // round((9 + 0) / 2)
     const reply = scriptedCriticReply('oracle', msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]));
     expect(parseCriticReward(reply?.content)).toBe(0.9);
     expect(scriptedCriticScore([{ role: 'system', content: 'something else' }])).toBeUndefined();
@@ -118,10 +122,7 @@ describe('run configuration', () => {
   });
 
   it('samples methods stratified by source, seeded, different per epoch', () => {
-    const methods = [
-      ...['a1', 'a2', 'a3', 'a4'].map((id) => ({ id, source: 'a' })),
-      ...['b1', 'b2'].map((id) => ({ id, source: 'b' })),
-    ];
+    const methods = [...['a1', 'a2', 'a3', 'a4'].map((id) => ({ id, source: 'a' })), ...['b1', 'b2'].map((id) => ({ id, source: 'b' }))];
     const s = sampleStratified(methods, 4, 1, 0);
     expect(s).toHaveLength(4);
     expect(s.filter((id) => id.startsWith('b'))).toHaveLength(2);
@@ -136,7 +137,15 @@ describe('report helpers', () => {
   it('best and worst group by mean reward; a chart skips missing points', () => {
     const e = (epoch: number, groups: [string, (number | null)[]][]) =>
       ({ epoch, groups: groups.map(([methodId, rewards]) => ({ methodId, rewards, criticMeans: [] })) }) as never;
-    expect(bestAndWorstGroups([e(0, [['m1', [1, 2]], ['m2', [4, null]]]), e(1, [['m3', [3, 3]]])])).toEqual([
+    expect(
+      bestAndWorstGroups([
+        e(0, [
+          ['m1', [1, 2]],
+          ['m2', [4, null]],
+        ]),
+        e(1, [['m3', [3, 3]]]),
+      ]),
+    ).toEqual([
       { label: 'best', epoch: 0, methodId: 'm2', meanReward: 4 },
       { label: 'worst', epoch: 0, methodId: 'm1', meanReward: 1.5 },
     ]);

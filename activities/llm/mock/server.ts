@@ -134,7 +134,8 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     const out: MockReply =
       scriptedJudgeOrCoderReply(policy, body.messages, method) ??
       scriptedCriticReply(policy, body.messages) ??
-      scriptedDescriberReply(policy, body.messages, method) ?? reply(policy, body, method);
+      scriptedDescriberReply(policy, body.messages, method) ??
+      reply(policy, body, method);
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
     if (out.kind === 'http-error') return send(res, out.status, out.body, out.headers);
     const turn = body.messages.filter((m) => m.role === 'assistant').length;
