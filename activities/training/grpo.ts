@@ -7,6 +7,7 @@ import type { Db } from '../../db/client';
 import { datasetMethods, methods, runs, steps } from '../../db/schema/index';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
 import { callingWorkflowId } from '../common/workflowContext';
+import { type FinishRunInput, finishRunRow } from './checkpoints';
 import { loadEpisodeRows } from '../report/reportRows';
 import { loadSteps } from '../episode/steps';
 import { signatureFromCode } from '../episode/lifecycle';
@@ -184,18 +185,8 @@ export function createGrpoActivities(db: () => Db) {
         .where(eq(runs.id, input.runId));
     },
 
-    async finishGrpoRun(input: { runId: string; status: 'completed' | 'failed'; summary: Record<string, unknown>; error?: string }): Promise<void> {
-      const now = new Date();
-      await db()
-        .update(runs)
-        .set({
-          status: input.status,
-          summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(input.summary)}::jsonb`,
-          error: input.error ?? null,
-          finishedAt: now,
-          updatedAt: now,
-        })
-        .where(eq(runs.id, input.runId));
+    async finishGrpoRun(input: FinishRunInput): Promise<void> {
+      await finishRunRow(db(), input);
     },
   };
 }

@@ -14,7 +14,7 @@ import { GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/tra
 import { renderGrpoReport } from '../../domain/training/grpoReport';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
-import { chooseJudge } from '../client/judgeChoice';
+import { requireJudge } from '../client/judgeChoice';
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 
@@ -58,17 +58,6 @@ const reportOptions = defineOptions({
 
 export const usage = [`pau grpo train ${trainOptions.usage}`, `       pau grpo report RUN ${reportOptions.usage}`].join('\n');
 
-function judgeFor(models: string[], explicit?: string): string {
-  let choice: ReturnType<typeof chooseJudge>;
-  try {
-    choice = chooseJudge(models, explicit);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (!choice.judgeModel) throw new UsageError('GRPO needs a judge for the outcome reward: pass --judge-model M or set PAU_JUDGE_MODEL');
-  return choice.judgeModel;
-}
-
 /** One progress line: epoch, rollouts finished, elapsed, and an ETA from the epochs done so far. */
 export async function grpoProgressLine(db: Db, runId: string, started: number): Promise<string> {
   const run = await loadGrpoRun(db, runId);
@@ -111,7 +100,7 @@ async function train(argv: string[]): Promise<number> {
   const config: GrpoConfig = {
     base: v.base,
     critic,
-    judgeModel: judgeFor([v.base], v['judge-model']),
+    judgeModel: requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)'),
     dataset: v.dataset,
     split: v.split,
     methodsPerEpoch: v['methods-per-epoch'],
