@@ -4,14 +4,11 @@
 // The critic rates the assistant steps that made at least one call (run or rejected) and did not submit;
 // the others (plain text, the final description) get no step reward (null, which adds 0 to the
 // reward-to-go: docs/training.md, "Advantages").
+import type { StepLike } from '../episode/observedCalls';
 import type { CriticCall } from './criticPrompt';
 
-export interface RolloutStep {
-  idx: number;
-  kind: string;
-  call: unknown;
-  observation: unknown;
-}
+/** A stored step (the columns read here: the same as the observed-calls reader's). */
+export type RolloutStep = StepLike;
 
 interface StoredCall {
   arguments?: unknown;
