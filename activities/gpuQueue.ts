@@ -3,12 +3,15 @@ import { deviceInfo } from './doctor/deviceInfo';
 import { getDb, type Db } from '../db/client';
 import { createTrainingActivities } from './training/runTrainerJob';
 import { createSftGpuActivities } from './training/sftGpu';
+import { createGrpoGpuActivities } from './training/grpoGpu';
 
 export function createGpuQueueActivities(deps: { db: () => Db } = { db: getDb }) {
   return {
     deviceInfo,
     // the SFT data file and the base model's file, on the host that trains
     ...createSftGpuActivities(deps.db),
+    // the GRPO update's rollouts file
+    ...createGrpoGpuActivities(deps.db),
     // sft | grpo-update | export-gguf-lora, as a child process (activities/training/runTrainerJob.ts)
     ...createTrainingActivities(),
   };

@@ -11,6 +11,7 @@ import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
 import { createContradictionActivities } from './judge/contradiction';
 import { createCheckpointActivities } from './training/checkpoints';
+import { createGrpoActivities } from './training/grpo';
 import { createSftDataActivities } from './training/sftData';
 
 export interface MainDeps {
@@ -31,6 +32,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createContradictionActivities(deps.db),
     ...createSftDataActivities(deps.db),
     ...createCheckpointActivities(deps.db),
+    ...createGrpoActivities(deps.db),
   };
 }
 

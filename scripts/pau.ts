@@ -35,6 +35,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'SFT: build --teacher M (judged teacher episodes -> examples) | export NAME --out F | train --data NAME --base M | show NAME',
     load: () => import('./commands/sft'),
   },
+  grpo: {
+    summary: 'AAC-GRPO: train --base M [--critic M] --split train (epochs of rollouts, critic step rewards, update, checkpoint, eval) | report RUN',
+    load: () => import('./commands/grpo'),
+  },
   schedule: { summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill', load: () => import('./commands/schedule') },
   runs: { summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links', load: () => import('./commands/runs') },
   rerun: {

@@ -13,3 +13,4 @@ export { describeMethodsWorkflow } from './describe/describeMethodsWorkflow';
 export { describeMethodWorkflow } from './describe/describeMethodWorkflow';
 export { sftBuildWorkflow } from './training/sftBuildWorkflow';
 export { sftTrainWorkflow } from './training/sftTrainWorkflow';
+export { grpoWorkflow } from './training/grpoWorkflow';

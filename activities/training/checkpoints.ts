@@ -42,6 +42,28 @@ export async function registerCheckpointRow(db: Db, c: CheckpointRecord): Promis
   return row!;
 }
 
+export interface FinishRunInput {
+  runId: string;
+  status: 'completed' | 'failed';
+  summary: Record<string, unknown>;
+  error?: string;
+}
+
+/** A training run's end: status, error, and the summary merged into what it already holds. */
+export async function finishRunRow(db: Db, input: FinishRunInput): Promise<void> {
+  const now = new Date();
+  await db
+    .update(runs)
+    .set({
+      status: input.status,
+      summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(input.summary)}::jsonb`,
+      error: input.error ?? null,
+      finishedAt: now,
+      updatedAt: now,
+    })
+    .where(eq(runs.id, input.runId));
+}
+
 export function createCheckpointActivities(db: () => Db) {
   return {
     /** The SFT run's row (kind sft); checks that its data set exists and has examples. */
@@ -89,18 +111,8 @@ export function createCheckpointActivities(db: () => Db) {
       return comparison;
     },
 
-    async finishSftRun(input: { runId: string; status: 'completed' | 'failed'; summary: Record<string, unknown>; error?: string }): Promise<void> {
-      const now = new Date();
-      await db()
-        .update(runs)
-        .set({
-          status: input.status,
-          summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(input.summary)}::jsonb`,
-          error: input.error ?? null,
-          finishedAt: now,
-          updatedAt: now,
-        })
-        .where(eq(runs.id, input.runId));
+    async finishSftRun(input: FinishRunInput): Promise<void> {
+      await finishRunRow(db(), input);
     },
   };
 }

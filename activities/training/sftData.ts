@@ -34,7 +34,7 @@ export interface StoredSftExample {
 }
 
 /** The tools each assistant turn was offered, from the ledger entry of its request (what was sent). */
-async function toolsOffered(db: Db, hashes: string[]): Promise<ChatCompletionTool[]> {
+export async function toolsOffered(db: Db, hashes: string[]): Promise<ChatCompletionTool[]> {
   if (hashes.length === 0) return [];
   const rows = await db.select({ h: llmCalls.requestHash, request: llmCalls.request }).from(llmCalls).where(inArray(llmCalls.requestHash, hashes));
   const byHash = new Map(rows.map((r) => [r.h, (r.request as { tools?: ChatCompletionTool[] } | null)?.tools]));

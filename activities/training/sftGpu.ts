@@ -41,7 +41,7 @@ export function baseModelFile(name: string): string {
   );
 }
 
-function writeIfChanged(file: string, text: string): void {
+export function writeIfChanged(file: string, text: string): void {
   if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;

@@ -77,7 +77,9 @@ export const steps = pgTable(
     observation: jsonb('observation'),
     tokensIn: integer('tokens_in').notNull().default(0),
     tokensOut: integer('tokens_out').notNull().default(0),
+    /** AAC-GRPO: the frozen critic's reward of this (assistant) step, scaled to [0, 1], and its rationale. */
     criticReward: doublePrecision('critic_reward'),
+    criticRationale: text('critic_rationale'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.episodeId, t.idx] })],

@@ -53,13 +53,13 @@ export function esc(s: unknown): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
-function table(headers: string[], rows: string[][], rawCols: number[] = []): string {
+export function table(headers: string[], rows: string[][], rawCols: number[] = []): string {
   const head = headers.map((h) => `<th>${esc(h)}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map((c, i) => `<td>${rawCols.includes(i) ? c : esc(c)}</td>`).join('')}</tr>`).join('\n');
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 
 /** Grouped bars: for each model x setting, the share of judged episodes at each score (and unparsable). */
 export function scoreDistributionSvg(s: RunSummary): string {
@@ -138,6 +138,14 @@ export function coverageScatterSvg(rows: EpisodeRow[]): string {
 
 const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
+
+/** The stylesheet every HTML report shares. */
+export const REPORT_STYLE = `
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:1200px}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
+th{background:#f3f3f3}tbody tr:nth-child(even){background:#fafafa}.legend{font-size:12px;margin-bottom:1em}
+.key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}code{background:#f3f3f3;padding:0 3px}
+`;
 
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
@@ -268,12 +276,7 @@ export function renderHtml(doc: ReportDocument): string {
   const notes = doc.notes.map((n) => `<li>${esc(n)}</li>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>PAU report ${esc(doc.runId)}</title>
-<style>
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:1200px}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
-th{background:#f3f3f3}tbody tr:nth-child(even){background:#fafafa}.legend{font-size:12px;margin-bottom:1em}
-.key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}code{background:#f3f3f3;padding:0 3px}
-</style></head><body>
+<style>${REPORT_STYLE}</style></head><body>
 <h1>PAU benchmark report</h1>
 <p>Run <code>${esc(doc.runId)}</code>${doc.run ? ` (${esc(doc.run.kind)}, ${esc(doc.run.status)})` : ''}; judge model <code>${esc(doc.judgeModel ?? 'none')}</code>${doc.otherJudgeModels.length ? `; also judged by ${doc.otherJudgeModels.map((m) => `<code>${esc(m)}</code>`).join(', ')}` : ''}; generated ${esc(doc.generatedAt)}.</p>
 ${notes ? `<ul>${notes}</ul>` : ''}

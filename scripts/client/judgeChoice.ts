@@ -9,6 +9,7 @@ import { env } from '../../config/env';
 import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
+import { UsageError } from '../lib/args';
 
 export interface JudgeChoice {
   judgeModel: string | null;
@@ -54,4 +55,19 @@ export function chooseJudge(agentModels: string[], explicit?: string): JudgeChoi
 /** The config field that makes each episode end with a judge step. */
 export function judgeFields(judgeModel: string | null): Pick<BenchmarkConfig, 'judgeModel'> {
   return judgeModel ? { judgeModel } : {};
+}
+
+/**
+ * The judge a training command needs (its data or rewards are never unjudged): --judge-model,
+ * PAU_JUDGE_MODEL, or what chooseJudge picks for these models. `what` names the command in the error.
+ */
+export function requireJudge(agentModels: string[], explicit: string | undefined, what: string): string {
+  let choice: JudgeChoice;
+  try {
+    choice = chooseJudge(agentModels, explicit);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (!choice.judgeModel) throw new UsageError(`${what} needs a judge: pass --judge-model M or set PAU_JUDGE_MODEL`);
+  return choice.judgeModel;
 }

@@ -23,6 +23,8 @@ import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workfl
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
 import { sftTrainWorkflow } from '../../workflows/training/sftTrainWorkflow';
+import { grpoWorkflow } from '../../workflows/training/grpoWorkflow';
+import { type GrpoConfig, grpoSearchAttributes, grpoWorkflowId } from '../../domain/training/grpo';
 import type { SftBuildConfig } from '../../domain/training/sftData';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
 import { sftBuildSearchAttributes, sftBuildWorkflowId, sftTrainSearchAttributes, sftTrainWorkflowId } from '../../domain/training/checkpointIds';
@@ -176,6 +178,17 @@ export function startSftTrain(client: Client, runId: string, config: SftTrainCon
     args: [{ runId, config }],
     typedSearchAttributes: sftTrainSearchAttributes(runId, config.base, config.eval?.split ?? 'none'),
     staticSummary: `SFT ${runId}: ${config.base} on data set ${config.data}${config.eval ? `, then beside its base on ${config.eval.dataset}/${config.eval.split}` : ''}`,
+    staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
+  });
+}
+
+export function startGrpo(client: Client, runId: string, config: GrpoConfig): Promise<WorkflowHandle<typeof grpoWorkflow>> {
+  return client.workflow.start(grpoWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: grpoWorkflowId(runId),
+    args: [{ runId, config }],
+    typedSearchAttributes: grpoSearchAttributes(runId, config, 0),
+    staticSummary: `GRPO ${runId} (${config.reward}): ${config.base}, critic ${config.critic}, ${config.epochs} epochs x ${config.methodsPerEpoch} methods x ${config.group} rollouts on ${config.dataset}/${config.split}`,
     staticDetails: `\`\`\`json\n${JSON.stringify(config, null, 2)}\n\`\`\``,
   });
 }

@@ -14,7 +14,7 @@ import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTr
 import { formatSftComparison } from '../../domain/training/sftReport';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
-import { chooseJudge } from '../client/judgeChoice';
+import { requireJudge } from '../client/judgeChoice';
 import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
@@ -83,23 +83,11 @@ function budgetsOf(v: { 'max-calls'?: number; 'max-turns'?: number }) {
   return Object.keys(b).length > 0 ? { budgets: b } : {};
 }
 
-/** The judge: --judge-model, PAU_JUDGE_MODEL, or the scripted judge for a scripted teacher; SFT data is never unjudged. */
-function judgeFor(models: string[], explicit?: string): string {
-  let choice: ReturnType<typeof chooseJudge>;
-  try {
-    choice = chooseJudge(models, explicit);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (!choice.judgeModel) throw new UsageError('SFT needs a judge: pass --judge-model M or set PAU_JUDGE_MODEL');
-  return choice.judgeModel;
-}
-
 async function build(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(argv, buildOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   requireKnownModels([v.teacher, ...(v['judge-model'] ? [v['judge-model']] : [])]);
-  const judgeModel = judgeFor([v.teacher], v['judge-model']);
+  const judgeModel = requireJudge([v.teacher], v['judge-model'], 'SFT');
   const dataName = v.name ?? `${v.teacher.replace(/[^A-Za-z0-9._-]+/g, '-')}-${v.split}-${newRunId('sft').slice(4)}`;
   const config: SftBuildConfig = {
     name: dataName,
@@ -184,7 +172,7 @@ async function train(argv: string[]): Promise<number> {
         split: v['eval-split'],
         settings: v['eval-settings'],
         samples: v['eval-samples'],
-        judgeModel: judgeFor([v.base], v['judge-model']),
+        judgeModel: requireJudge([v.base], v['judge-model'], 'SFT'),
         ...(v['eval-limit'] ? { limit: v['eval-limit'] } : {}),
         ...budgetsOf(v),
       };

@@ -13,6 +13,7 @@ import { getDb, type Db } from '../../../db/client';
 import { methods } from '../../../db/schema/index';
 import { scriptedDescriberReply } from '../../../domain/describe/scriptedDescriber';
 import { scriptedJudgeOrCoderReply } from '../../../domain/judge/scriptedJudge';
+import { scriptedCriticReply } from '../../../domain/training/scriptedCritic';
 import { MOCK_FINGERPRINT, MOCK_MARK, reply, type MockMethod, type MockReply, type MockRequest } from './policies';
 import { MOCK_METHOD_HEADER } from './seam';
 
@@ -131,7 +132,10 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     const method = typeof methodId === 'string' ? await lookup(methodId) : undefined;
     // Judge and code-writer requests (recognised by their system prompts) get the judge's scripted replies.
     const out: MockReply =
-      scriptedJudgeOrCoderReply(policy, body.messages, method) ?? scriptedDescriberReply(policy, body.messages, method) ?? reply(policy, body, method);
+      scriptedJudgeOrCoderReply(policy, body.messages, method) ??
+      scriptedCriticReply(policy, body.messages) ??
+      scriptedDescriberReply(policy, body.messages, method) ??
+      reply(policy, body, method);
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
     if (out.kind === 'http-error') return send(res, out.status, out.body, out.headers);
     const turn = body.messages.filter((m) => m.role === 'assistant').length;

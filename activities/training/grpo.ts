@@ -1,0 +1,192 @@
+// AAC-GRPO bookkeeping and the critic (queue `pau`): the run's row, the epoch's methods, the critic's step
+// rewards (one cached model call per rated step, stored on the assistant step: steps.critic_reward and
+// critic_rationale), the epoch's figures and the validation benchmark's summary in the run's summary.
+import { ApplicationFailure } from '@temporalio/common';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { datasetMethods, methods, runs, steps } from '../../db/schema/index';
+import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
+import { callingWorkflowId } from '../common/workflowContext';
+import { type FinishRunInput, finishRunRow } from './checkpoints';
+import { loadEpisodeRows } from '../report/reportRows';
+import { loadSteps } from '../episode/steps';
+import { signatureFromCode } from '../episode/lifecycle';
+import { activityChatDeps } from '../llm/activity';
+import { chat } from '../llm/chat';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
+import {
+  type GrpoConfig,
+  type GrpoEpochFigures,
+  type GrpoEvalFigures,
+  type GrpoEvalModelFigures,
+  meanOf,
+  outcomeReward,
+  sampleStratified,
+} from '../../domain/training/grpo';
+import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
+
+/** The critic answers briefly and deterministically (temperature 0: cached across runs and retries). */
+const CRITIC_PARAMS = { temperature: 0, max_tokens: 96 };
+
+export interface CriticResult {
+  episodeId: string;
+  /** One per assistant step, in order: the reward in [0, 1], or null (not rated or unparsable). */
+  rewards: (number | null)[];
+  rated: number;
+  unparsable: number;
+}
+
+export function createGrpoActivities(db: () => Db) {
+  return {
+    /** The run's row (kind grpo), so `runs list` shows it; a rerun with the same id keeps its summary. */
+    async startGrpoRun(input: { runId: string; config: GrpoConfig }): Promise<void> {
+      const now = new Date();
+      await db()
+        .insert(runs)
+        .values({ id: input.runId, kind: 'grpo', status: 'running', config: input.config, workflowId: callingWorkflowId(), startedAt: now })
+        .onConflictDoUpdate({ target: runs.id, set: { status: 'running', error: null, workflowId: callingWorkflowId(), updatedAt: now } });
+    },
+
+    /**
+     * Epoch e's methods: training methods that have a gold (or accepted reference) description, which the
+     * critic needs; seeded and stratified by source.
+     */
+    async sampleGrpoMethods(input: { config: GrpoConfig; epoch: number }): Promise<string[]> {
+      const c = input.config;
+      const d = db();
+      const ids = c.methodIds?.length
+        ? c.methodIds
+        : (
+            await d
+              .select({ id: datasetMethods.methodId })
+              .from(datasetMethods)
+              .where(and(eq(datasetMethods.datasetName, c.dataset), eq(datasetMethods.split, c.split as 'train')))
+          ).map((r) => r.id);
+      if (ids.length === 0) throw ApplicationFailure.nonRetryable(`dataset ${c.dataset} has no methods in split ${c.split}`, FAILURE_TYPES.emptySplit);
+      const rows = await d.select({ id: methods.id, source: methods.source, gold: methods.goldDescription }).from(methods).where(inArray(methods.id, ids));
+      const refs = await acceptedReferenceDescriptions(
+        d,
+        rows.filter((r) => !r.gold).map((r) => r.id),
+      );
+      const usable = rows.filter((r) => goldOrReference({ id: r.id, goldDescription: r.gold }, refs));
+      if (usable.length === 0) {
+        throw ApplicationFailure.nonRetryable(
+          `no method of ${c.dataset}/${c.split} has a gold or reference description for the critic`,
+          FAILURE_TYPES.emptySplit,
+        );
+      }
+      if (c.methodIds?.length) return c.methodIds.filter((id) => usable.some((u) => u.id === id)).slice(0, c.methodsPerEpoch);
+      return sampleStratified(usable, c.methodsPerEpoch, c.seed, input.epoch);
+    },
+
+    /**
+     * The critic's reward of every rated step of one rollout: the frozen critic model sees the gold
+     * description, the calls so far and the new step's calls with what they returned. Each call is an
+     * ordinary cached model call (a retry or a rerun pays nothing twice); rewards and rationales are written
+     * onto the assistant steps (idempotent).
+     */
+    async criticRollout(input: { episodeId: string; methodId: string; critic: string }): Promise<CriticResult> {
+      const d = db();
+      const [m] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
+      if (!m) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
+      const gold = goldOrReference({ id: m.id, goldDescription: m.goldDescription }, await acceptedReferenceDescriptions(d, [m.id]));
+      const entry = entryPointOf(m);
+      const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
+      const rows = await loadSteps(d, input.episodeId);
+      const ex = explorationSteps(rows, entry);
+      const deps = activityChatDeps(db);
+      const rewards: (number | null)[] = [];
+      let rated = 0;
+      let unparsable = 0;
+      for (let i = 0; i < ex.length; i++) {
+        const s = ex[i]!;
+        if (!isRated(s) || !gold) {
+          rewards.push(null);
+          continue;
+        }
+        const messages = buildCriticMessages({ signature, goldDescription: gold.text, before: callsBefore(ex, i), step: s.calls });
+        const r = await chat(
+          { model: input.critic, messages, params: CRITIC_PARAMS, callKey: `${input.episodeId}#critic#${s.idx}`, about: { methodId: m.id } },
+          deps,
+        );
+        const text = r.message.content ?? '';
+        const reward = parseCriticReward(text);
+        rated++;
+        if (reward === null) unparsable++;
+        rewards.push(reward);
+        await d
+          .update(steps)
+          .set({ criticReward: reward, criticRationale: text.slice(0, 4000) })
+          .where(and(eq(steps.episodeId, input.episodeId), eq(steps.idx, s.idx)));
+      }
+      return { episodeId: input.episodeId, rewards, rated, unparsable };
+    },
+
+    /** The epoch's rollout figures: outcome rewards per group, judge scores, code match, critic means. */
+    async summarizeGrpoRollouts(input: {
+      runId: string;
+      config: GrpoConfig;
+      episodeIds: string[];
+      critic: CriticResult[];
+    }): Promise<
+      Pick<GrpoEpochFigures, 'rollouts' | 'failedRollouts' | 'meanReward' | 'meanScore' | 'meanCodeMatch' | 'meanCriticReward' | 'ratedSteps' | 'groups'>
+    > {
+      const want = new Set(input.episodeIds);
+      const rows = (await loadEpisodeRows(db(), input.runId, input.config.judgeModel)).filter((r) => want.has(r.episodeId));
+      const critic = new Map(input.critic.map((c) => [c.episodeId, c]));
+      const reward = (r: (typeof rows)[number]) => outcomeReward(r.score, r.codeMatch, input.config.codeMatchWeight);
+      const byMethod = new Map<string, typeof rows>();
+      for (const r of rows) byMethod.set(r.methodId, [...(byMethod.get(r.methodId) ?? []), r]);
+      const allSteps = input.critic.flatMap((c) => c.rewards);
+      return {
+        rollouts: rows.length,
+        failedRollouts: rows.filter((r) => r.status !== 'completed').length,
+        meanReward: meanOf(rows.map(reward)),
+        meanScore: meanOf(rows.map((r) => r.score)),
+        meanCodeMatch: meanOf(rows.map((r) => r.codeMatch)),
+        meanCriticReward: meanOf(allSteps),
+        ratedSteps: allSteps.filter((x) => x !== null).length,
+        groups: [...byMethod].map(([methodId, rs]) => ({
+          methodId,
+          rewards: rs.sort((a, b) => a.sample - b.sample).map(reward),
+          criticMeans: rs.map((r) => meanOf(critic.get(r.episodeId)?.rewards ?? [])),
+        })),
+      };
+    },
+
+    /** The validation benchmark's figures: the checkpoint beside its base (score, code match, calls per episode). */
+    async summarizeGrpoEval(input: { evalRunId: string; checkpointModel: string; base: string; judgeModel: string }): Promise<GrpoEvalFigures> {
+      const rows = await loadEpisodeRows(db(), input.evalRunId, input.judgeModel);
+      const of = (model: string): GrpoEvalModelFigures => {
+        const rs = rows.filter((r) => r.model === model);
+        return {
+          model,
+          episodes: rs.length,
+          meanScore: meanOf(rs.map((r) => r.score)),
+          meanCodeMatch: meanOf(rs.map((r) => r.codeMatch)),
+          meanCalls: meanOf(rs.map((r) => r.callsMade)),
+          failed: rs.filter((r) => r.status !== 'completed').length,
+        };
+      };
+      return { runId: input.evalRunId, checkpoint: of(input.checkpointModel), base: of(input.base) };
+    },
+
+    /** Epoch figures into the run's summary (`epochs[e]`, rewritten on a retry). */
+    async recordGrpoEpoch(input: { runId: string; figures: GrpoEpochFigures }): Promise<void> {
+      const path = `{epochs,${input.figures.epoch}}`;
+      await db()
+        .update(runs)
+        .set({
+          summary: sql`jsonb_set(coalesce(${runs.summary}, '{}'::jsonb) || jsonb_build_object('epochs', coalesce(${runs.summary}->'epochs', '[]'::jsonb)), ${path}::text[], ${JSON.stringify(input.figures)}::jsonb, true)`,
+          updatedAt: new Date(),
+        })
+        .where(eq(runs.id, input.runId));
+    },
+
+    async finishGrpoRun(input: FinishRunInput): Promise<void> {
+      await finishRunRow(db(), input);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The GRPO update's input, written on the gpu host (queue `pau-gpu`), where the trainer reads it: one line per
+// rollout with the conversation as the policy saw it, its assistant messages as policy messages, the critic's
+// step rewards and the judged outcome (docs/training.md, "GRPO update"). No old log-probs are sent: the
+// trainer recomputes them with the adapter that sampled the rollouts (the rollouts are on-policy).
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../../db/client';
+import { loadEpisodeRows } from '../report/reportRows';
+import { loadEpisodeTranscript } from '../episode/transcript';
+import { openAiLine, sftConversation } from '../../domain/training/sftData';
+import { outcomeReward } from '../../domain/training/grpo';
+import { rolloutLine } from '../../domain/training/grpoRollouts';
+import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
+import { baseModelFile, writeIfChanged } from './sftGpu';
+import { toolsOffered } from './sftData';
+import { trainerJobDir } from './runTrainerJob';
+
+export interface PrepareGrpoInput {
+  jobId: string;
+  runId: string;
+  base: string;
+  judgeModel: string;
+  codeMatchWeight: number;
+  episodeIds: string[];
+}
+
+export interface PrepareGrpoResult {
+  rolloutsFile: string;
+  baseFile: string;
+  rollouts: number;
+  /** Rollouts left out, by reason (failed episode, not judged). */
+  skipped: Record<string, number>;
+  /** Policy messages (assistant turns) over all rollouts, and those the critic rated. */
+  policyMessages: number;
+  ratedMessages: number;
+}
+
+export function createGrpoGpuActivities(db: () => Db) {
+  return {
+    async prepareGrpoRollouts(input: PrepareGrpoInput): Promise<PrepareGrpoResult> {
+      const baseFile = baseModelFile(input.base);
+      const d = db();
+      const want = new Set(input.episodeIds);
+      const rows = (await loadEpisodeRows(d, input.runId, input.judgeModel))
+        .filter((r) => want.has(r.episodeId))
+        .sort((a, b) => a.episodeId.localeCompare(b.episodeId));
+      const skipped: Record<string, number> = {};
+      const lines: string[] = [];
+      let policyMessages = 0;
+      let ratedMessages = 0;
+      for (const r of rows) {
+        const outcome = r.status === 'completed' ? outcomeReward(r.score, r.codeMatch, input.codeMatchWeight) : null;
+        if (r.status !== 'completed' || outcome === null) {
+          const why = r.status !== 'completed' ? 'episode_failed' : 'not_judged';
+          skipped[why] = (skipped[why] ?? 0) + 1;
+          continue;
+        }
+        const t = await loadEpisodeTranscript(d, r.episodeId);
+        if (!t) continue;
+        const assistants = t.steps.filter((s) => s.kind === 'assistant');
+        const hashes = assistants.map((s) => (s.agentMessage as { requestHash?: string } | null)?.requestHash).filter((h): h is string => !!h);
+        const tools = await toolsOffered(d, hashes);
+        const line = openAiLine(sftConversation(t.messages), tools.length > 0 ? tools : null) as { messages: { role: string }[]; tools?: unknown };
+        const rewards = assistants.map((s) => s.criticReward);
+        policyMessages += rewards.length;
+        ratedMessages += rewards.filter((x) => x !== null).length;
+        lines.push(JSON.stringify(rolloutLine(r.episodeId, r.methodId, line, rewards, outcome)));
+      }
+      if (lines.length === 0) {
+        throw ApplicationFailure.nonRetryable(`no usable rollout among ${input.episodeIds.length} (${JSON.stringify(skipped)})`, TRAINER_FAILURE.invalidData);
+      }
+      const rolloutsFile = `${trainerJobDir(input.jobId)}.rollouts.jsonl`;
+      writeIfChanged(rolloutsFile, `${lines.join('\n')}\n`);
+      return { rolloutsFile, baseFile, rollouts: lines.length, skipped, policyMessages, ratedMessages };
+    },
+  };
+}

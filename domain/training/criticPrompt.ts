@@ -1,0 +1,79 @@
+// The AAC-GRPO critic: a frozen model on the policy's backbone that is shown what the policy cannot see (the
+// gold description) and rates one exploration step of a rollout: the trajectory so far, the new call(s) and
+// what they returned. Its prompt and the parser of its answer (the last `REWARD: n` line wins). Pure code.
+import { block } from '../judge/judgePrompt';
+
+export interface CriticCall {
+  /** How the call was written (`f(1, 2)` or the raw text of an invalid one). */
+  call: string;
+  /** What the policy saw back. */
+  observation: string;
+  /** ran: returned a value; raised: the function raised; rejected: not run (malformed, over budget, ...). */
+  status: 'ran' | 'raised' | 'rejected';
+}
+
+export interface CriticInput {
+  signature: string;
+  goldDescription: string;
+  /** Earlier steps' calls, in order. */
+  before: CriticCall[];
+  /** The calls of the step being rated. */
+  step: CriticCall[];
+}
+
+export const CRITIC_SYSTEM = [
+  'You are the critic in a training loop. A student is exploring a Python function as a black box: it chooses inputs,',
+  'calls the function, reads what comes back, and will finally describe what the function does. You are shown the',
+  'true description of the function, which the student cannot see, and one new step of its exploration.',
+  '',
+  'Rate how much the new step helps the student discover the behaviour in the true description:',
+  '- high (8-10): the call probes a behaviour, condition, edge case or error the description mentions that the earlier calls did not;',
+  '- middle (4-7): a useful but partly redundant or unfocused probe;',
+  '- low (0-3): a repeat of an earlier call, an invalid or rejected call, or a probe of nothing that matters.',
+  '',
+  'Answer with one or two sentences of rationale, then a final line of exactly the form',
+  'REWARD: n',
+  'where n is an integer from 0 to 10.',
+].join('\n');
+
+function callLines(calls: readonly CriticCall[]): string {
+  if (calls.length === 0) return '(none)';
+  return calls.map((c) => `${c.call} -> ${c.status === 'rejected' ? `(not run) ${c.observation}` : c.observation}  [${c.status}]`).join('\n');
+}
+
+export function buildCriticMessages(input: CriticInput): { role: 'system' | 'user'; content: string }[] {
+  const user = [
+    `Function signature: ${input.signature.trim()}`,
+    '',
+    'True description (hidden from the student):',
+    block('gold_description', input.goldDescription),
+    '',
+    'Calls so far:',
+    block('trajectory', callLines(input.before)),
+    '',
+    'The new step to rate:',
+    block('new_step', callLines(input.step)),
+    '',
+    'Give your rationale, then the final line `REWARD: n`.',
+  ].join('\n');
+  return [
+    { role: 'system', content: CRITIC_SYSTEM },
+    { role: 'user', content: user },
+  ];
+}
+
+const REWARD_LINE = /(?:^|[^A-Za-z])reward\**\s*[:=]\s*\**\s*([0-9]+(?:\.[0-9]+)?)\s*(?:\/\s*10)?\s*\**\s*\.?\s*$/i;
+
+/** The critic's reward scaled to [0, 1] (n / 10), from its last `REWARD: n` line with 0 <= n <= 10; null when none. */
+export function parseCriticReward(text: string | null | undefined): number | null {
+  if (!text) return null;
+  const lines = text.split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = REWARD_LINE.exec((lines[i] as string).replace(/[`_]/g, '').trim());
+    if (m) {
+      const n = Number(m[1]);
+      return Number.isFinite(n) && n >= 0 && n <= 10 ? n / 10 : null;
+    }
+  }
+  return null;
+}

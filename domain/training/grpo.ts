@@ -1,0 +1,285 @@
+// An AAC-GRPO run (`pau grpo train`): its configuration, the ids and seeds derived from it, the episode
+// input of each rollout, the trainer spec of each epoch's update, and the per-epoch figures. Pure (used inside
+// the workflow, by activities and by the CLI).
+import type { SearchAttributePair } from '@temporalio/common';
+import type { BenchmarkConfig } from '../bench/types';
+import { episodeWorkflowId } from '../bench/workflowIds';
+import { fnv1a } from '../common/seededRandom';
+import { episodeIdOf, type EpisodeBudgets, type EpisodeInput } from '../episode/types';
+import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
+import { checkpointModelName } from './checkpointIds';
+import type { TrainerJobInput } from './trainerProtocol';
+
+/** aac: critic step rewards only; outcome: the judged final reward only (plain GRPO, the ablation); mix: both. */
+export const GRPO_REWARDS = ['aac', 'outcome', 'mix'] as const;
+export type GrpoReward = (typeof GRPO_REWARDS)[number];
+
+export interface GrpoConfig {
+  /** The policy's base model (a local GGUF model, `local/<name>`). */
+  base: string;
+  /** The frozen critic (default: the base model itself, without the adapter). */
+  critic: string;
+  /** Judges each rollout's final description (the outcome reward) and the validation episodes. */
+  judgeModel: string;
+  dataset: string;
+  split: string;
+  methodsPerEpoch: number;
+  /** Rollouts per method (G >= 2). */
+  group: number;
+  epochs: number;
+  budgets: Partial<EpisodeBudgets>;
+  temperature: number;
+  /** Cap on generated tokens per policy turn (keeps CPU rollouts short). */
+  maxTokens?: number;
+  reward: GrpoReward;
+  /** outcome reward = judge score (1-5) + codeMatchWeight x code match (0-1). */
+  codeMatchWeight: number;
+  klBeta?: number;
+  clipEps?: number;
+  lr?: number;
+  loraRank?: number;
+  miniBatchSize?: number;
+  maxLength?: number;
+  threads?: number;
+  seed: number;
+  /** Benchmark the checkpoint every K epochs (and after the last); 0: never. */
+  evalEvery: number;
+  evalSplit: string;
+  evalLimit?: number;
+  evalMethodIds?: string[];
+  /** Tests: only these training methods (sampled from, in this order). */
+  methodIds?: string[];
+}
+
+/** What one epoch produced (stored in the run's summary, drawn by the report). */
+export interface GrpoEpochFigures {
+  epoch: number;
+  policyModel: string;
+  checkpointId: string;
+  methods: string[];
+  rollouts: number;
+  failedRollouts: number;
+  /** Mean outcome reward over the rollouts (judge score + weight x code match). */
+  meanReward: number | null;
+  meanScore: number | null;
+  meanCodeMatch: number | null;
+  /** Mean critic reward over the rated steps, and how many steps were rated. */
+  meanCriticReward: number | null;
+  ratedSteps: number;
+  /** Rewards per group (method), for the distribution plot. */
+  groups: { methodId: string; rewards: (number | null)[]; criticMeans: (number | null)[] }[];
+  update: { steps: number; meanKl: number | null; finalLoss: number | null; meanClipFrac: number | null; tokensPerS: number | null; trainS: number | null };
+  /** Wall time of the epoch's phases (ms, workflow clock). */
+  timing: { rolloutsMs: number; criticMs: number; updateMs: number; exportMs: number; evalMs: number };
+  eval: GrpoEvalFigures | null;
+}
+
+export interface GrpoEvalModelFigures {
+  model: string;
+  episodes: number;
+  meanScore: number | null;
+  meanCodeMatch: number | null;
+  meanCalls: number | null;
+  failed: number;
+}
+
+export interface GrpoEvalFigures {
+  runId: string;
+  checkpoint: GrpoEvalModelFigures;
+  base: GrpoEvalModelFigures;
+}
+
+export interface GrpoInput {
+  runId: string;
+  config: GrpoConfig;
+  /** Carried over continue-as-new: the epoch to run next and what the earlier ones produced. */
+  epoch?: number;
+  previousCheckpointId?: string | null;
+  /** Its directory on the gpu host (the next update's init_adapter). */
+  previousCheckpointPath?: string | null;
+}
+
+export interface GrpoResult {
+  runId: string;
+  epochs: number;
+  lastCheckpointId: string | null;
+}
+
+export function grpoWorkflowId(runId: string): string {
+  return `grpo/${runId}`;
+}
+
+/** The update's trainer job of epoch e (0-based): its directory, its resume point, and the checkpoint's key. */
+export function grpoJobId(runId: string, epoch: number): string {
+  return `grpo-${runId}-e${epoch + 1}`;
+}
+
+/** The checkpoint epoch e registers (one per job). */
+export function grpoCheckpointId(runId: string, epoch: number): string {
+  return grpoJobId(runId, epoch);
+}
+
+export function grpoExportJobId(runId: string, epoch: number): string {
+  return `${grpoJobId(runId, epoch)}-gguf`;
+}
+
+/** The validation benchmark of epoch e's checkpoint. */
+export function grpoEvalRunId(runId: string, epoch: number): string {
+  return `${runId}-eval-e${epoch + 1}`;
+}
+
+/** The policy that samples epoch e's rollouts: the base at epoch 0, else the previous epoch's checkpoint. */
+export function policyModelOf(config: GrpoConfig, previousCheckpointId: string | null | undefined): string {
+  return previousCheckpointId ? checkpointModelName(previousCheckpointId) : config.base;
+}
+
+/**
+ * The sampling seed of rollout g of a method in epoch e. It does not depend on the run id, so two runs that
+ * differ only in their reward (aac vs outcome) sample the same epoch-0 rollouts: the second is answered from
+ * the model-call cache.
+ */
+export function rolloutSeed(config: Pick<GrpoConfig, 'seed' | 'dataset'>, epoch: number, methodId: string, g: number): number {
+  return fnv1a(`${config.dataset}|${config.seed}|${epoch}|${methodId}|${g}`) & 0x7fffffff;
+}
+
+/** Rollout g of a method in epoch e: an interactive episode of the policy, sampled with its own seed, judged. */
+export function rolloutEpisodeInput(runId: string, config: GrpoConfig, epoch: number, policy: string, methodId: string, g: number): EpisodeInput {
+  const sample = epoch * 1000 + g;
+  return {
+    runId,
+    episodeId: episodeIdOf(runId, methodId, policy, 'interactive', sample),
+    methodId,
+    model: policy,
+    setting: 'interactive',
+    sample,
+    split: config.split,
+    budgets: config.budgets,
+    params: { temperature: config.temperature, seed: rolloutSeed(config, epoch, methodId, g), ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
+    judge: { judgeModel: config.judgeModel },
+  };
+}
+
+export function rolloutWorkflowId(input: EpisodeInput): string {
+  return episodeWorkflowId(input.runId, input.methodId, input.model, input.setting, input.sample);
+}
+
+/** The validation benchmark of a checkpoint beside its base (greedy, so the base's episodes are cache hits after the first). */
+export function grpoEvalConfig(config: GrpoConfig, checkpointModel: string): BenchmarkConfig {
+  return {
+    dataset: config.dataset,
+    split: config.evalSplit,
+    models: [checkpointModel, config.base],
+    settings: ['interactive'],
+    samples: 1,
+    judgeModel: config.judgeModel,
+    budgets: config.budgets,
+    params: { temperature: 0, ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
+    ...(config.evalMethodIds ? { methodIds: config.evalMethodIds } : config.evalLimit ? { limit: config.evalLimit } : {}),
+  };
+}
+
+export function shouldEvaluate(config: GrpoConfig, epoch: number): boolean {
+  if (config.evalEvery <= 0) return false;
+  return (epoch + 1) % config.evalEvery === 0 || epoch + 1 === config.epochs;
+}
+
+/** The trainer's advantage settings for a reward choice (docs/training.md, "Advantages"). */
+export function advantageOf(reward: GrpoReward): { mode: 'outcome' | 'aac'; step_weight?: number; outcome_weight?: number } {
+  if (reward === 'outcome') return { mode: 'outcome' };
+  if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0 };
+  return { mode: 'aac', step_weight: 1, outcome_weight: 1 };
+}
+
+/** Epoch e's grpo-update spec (paths are the gpu host's; initAdapter: the previous checkpoint's directory). */
+export function grpoTrainerSpec(
+  config: GrpoConfig,
+  epoch: number,
+  rolloutsFile: string,
+  baseFile: string,
+  initAdapter: string | null,
+): Extract<TrainerJobInput, { command: 'grpo-update' }>['spec'] {
+  return {
+    base_model: baseFile,
+    rollouts: rolloutsFile,
+    advantage: advantageOf(config.reward),
+    seed: config.seed + epoch,
+    save_every: 1,
+    ...(initAdapter ? { init_adapter: initAdapter } : {}),
+    ...(config.loraRank !== undefined && !initAdapter ? { lora: { rank: config.loraRank, alpha: config.loraRank * 2 } } : {}),
+    ...(config.lr !== undefined ? { lr: config.lr } : {}),
+    ...(config.klBeta !== undefined ? { kl_beta: config.klBeta } : {}),
+    ...(config.clipEps !== undefined ? { clip_eps: config.clipEps } : {}),
+    ...(config.miniBatchSize !== undefined ? { mini_batch_size: config.miniBatchSize } : {}),
+    ...(config.maxLength !== undefined ? { max_length: config.maxLength } : {}),
+    ...(config.threads !== undefined ? { threads: config.threads } : {}),
+  };
+}
+
+/** The outcome reward of a judged rollout; null when it was not judged (the trainer then gets 0 relative to its group). */
+export function outcomeReward(score: number | null, codeMatch: number | null, codeMatchWeight: number): number | null {
+  if (score === null) return null;
+  return score + codeMatchWeight * (codeMatch ?? 0);
+}
+
+export function grpoSearchAttributes(runId: string, config: Pick<GrpoConfig, 'base' | 'split'>, epoch: number): SearchAttributePair[] {
+  return [
+    { key: PauKind, value: 'grpo' },
+    { key: PauRunId, value: runId },
+    { key: PauModel, value: config.base },
+    { key: PauSplit, value: config.split },
+    { key: PauEpoch, value: String(epoch + 1) },
+  ];
+}
+
+/**
+ * Methods for one epoch, stratified by source: sources take turns (in a seeded order) and each gives its next
+ * method from a seeded shuffle, so every source is represented as evenly as n allows. Pure.
+ */
+export function sampleStratified(methods: readonly { id: string; source: string }[], n: number, seed: number, epoch: number): string[] {
+  const bySource = new Map<string, string[]>();
+  for (const m of [...methods].sort((a, b) => a.id.localeCompare(b.id))) {
+    const list = bySource.get(m.source) ?? [];
+    list.push(m.id);
+    bySource.set(m.source, list);
+  }
+  const shuffle = <T>(xs: T[], key: string): T[] =>
+    xs
+      .map((x, i) => ({ x, k: fnv1a(`${seed}|${epoch}|${key}|${i}`) }))
+      .sort((a, b) => a.k - b.k)
+      .map((e) => e.x);
+  const sources = shuffle([...bySource.keys()].sort(), 'sources');
+  const queues = new Map(sources.map((s) => [s, shuffle(bySource.get(s)!, s)]));
+  const out: string[] = [];
+  while (out.length < n) {
+    let took = false;
+    for (const s of sources) {
+      const q = queues.get(s)!;
+      if (q.length > 0 && out.length < n) {
+        out.push(q.shift()!);
+        took = true;
+      }
+    }
+    if (!took) break;
+  }
+  return out;
+}
+
+const mean = (xs: readonly (number | null | undefined)[]): number | null => {
+  const v = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length === 0 ? null : v.reduce((a, b) => a + b, 0) / v.length;
+};
+export { mean as meanOf };
+
+/** Figures of a grpo-update's done metrics (history per step: kl, clip_frac, loss; docs/training.md). */
+export function updateFigures(metrics: Record<string, unknown>, steps: number): GrpoEpochFigures['update'] {
+  const history = Array.isArray(metrics.history) ? (metrics.history as Record<string, unknown>[]) : [];
+  const num = (v: unknown) => (typeof v === 'number' ? v : null);
+  return {
+    steps,
+    meanKl: mean(history.map((h) => num(h.kl))),
+    finalLoss: num(history.at(-1)?.loss),
+    meanClipFrac: mean(history.map((h) => num(h.clip_frac))),
+    tokensPerS: num(metrics.tokens_per_s) ?? mean(history.map((h) => num(h.tokens_per_s))),
+    trainS: num(metrics.train_s),
+  };
+}

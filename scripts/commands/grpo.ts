@@ -1,0 +1,183 @@
+// `pau grpo train | report`: an AAC-GRPO run (epochs of rollouts by the policy, the frozen critic's step
+// rewards, the update on pau-gpu, the new checkpoint, its validation benchmark beside the base) and its HTML
+// report. Needs workers (`npm run workers`).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import { workflowUiLink } from '../../config/services';
+import { connectClient } from '../../config/temporal';
+import { connect, type Db } from '../../db/client';
+import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
+import { NAME_PATTERN } from '../../domain/training/checkpointIds';
+import { GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
+import { renderGrpoReport } from '../../domain/training/grpoReport';
+import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { commaList, requireKnownModels } from '../lib/benchArgs';
+import { requireJudge } from '../client/judgeChoice';
+import { newRunId } from '../client/bench';
+import { startGrpo } from '../client/starters';
+
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const trainOptions = defineOptions({
+  base: { schema: z.string().min(1), help: 'the policy base model (local/<name>)' },
+  critic: z.string().min(1).optional(),
+  dataset: z.string().min(1).default('pau-v1'),
+  split: z.enum(['train', 'validation', 'test']).default('train'),
+  'methods-per-epoch': int(1).default(4),
+  group: int(2).default(4),
+  epochs: int(1).default(2),
+  'max-calls': int(1).default(4),
+  'max-turns': int(1).optional(),
+  'max-tokens': int(16).optional(),
+  temperature: z.coerce.number().gt(0).max(2).default(1),
+  'kl-beta': z.coerce.number().min(0).optional(),
+  'clip-eps': z.coerce.number().gt(0).lt(1).optional(),
+  lr: z.coerce.number().positive().optional(),
+  'lora-rank': int(1).optional(),
+  'mini-batch-size': int(1).optional(),
+  'max-length': int(16).optional(),
+  threads: int(1).optional(),
+  reward: z.enum(GRPO_REWARDS).default('aac'),
+  'code-match-weight': z.coerce.number().min(0).default(1),
+  'eval-every': int(0).default(1),
+  'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),
+  'eval-limit': int(1).default(3),
+  'eval-methods': commaList.optional(),
+  methods: commaList.optional(),
+  'judge-model': z.string().min(1).optional(),
+  seed: int(0).default(0),
+  'run-id': z.string().regex(NAME_PATTERN).optional(),
+  detach: z.boolean().optional(),
+});
+
+const reportOptions = defineOptions({
+  out: z.string().min(1).optional(),
+});
+
+export const usage = [`pau grpo train ${trainOptions.usage}`, `       pau grpo report RUN ${reportOptions.usage}`].join('\n');
+
+/** One progress line: epoch, rollouts finished, elapsed, and an ETA from the epochs done so far. */
+export async function grpoProgressLine(db: Db, runId: string, started: number): Promise<string> {
+  const run = await loadGrpoRun(db, runId);
+  if (!run) return `${runId}: starting`;
+  const c = run.config;
+  const done = run.epochs.length;
+  const r = await countRollouts(db, runId);
+  const perEpoch = c.methodsPerEpoch * c.group;
+  const inEpoch = Math.max(0, r.done - done * perEpoch);
+  const el = (Date.now() - (run.startedAt?.getTime() ?? started)) / 1000;
+  const eta = done > 0 ? Math.round((el / done) * (c.epochs - done)) : null;
+  return `${runId}: epoch ${Math.min(done + 1, c.epochs)}/${c.epochs}  rollouts ${Math.min(inEpoch, perEpoch)}/${perEpoch} (${r.running} running)  elapsed ${Math.round(el)}s  ETA ${eta === null ? '?' : `${eta}s`}`;
+}
+
+async function watch(db: Db, handle: WorkflowHandle, runId: string): Promise<GrpoResult> {
+  const tty = process.stdout.isTTY === true;
+  const started = Date.now();
+  let finished = false;
+  const result = (handle.result() as Promise<GrpoResult>).finally(() => {
+    finished = true;
+  });
+  result.catch(() => undefined);
+  let last = '';
+  while (!finished) {
+    const line = await grpoProgressLine(db, runId, started).catch(() => '');
+    if (line && (tty || line !== last)) process.stdout.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
+    last = line;
+    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, tty ? 2_000 : 15_000))]);
+  }
+  if (tty) process.stdout.write('\n');
+  return result;
+}
+
+async function train(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const critic = v.critic ?? v.base;
+  requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const runId = v['run-id'] ?? newRunId('grpo');
+  const config: GrpoConfig = {
+    base: v.base,
+    critic,
+    judgeModel: requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)'),
+    dataset: v.dataset,
+    split: v.split,
+    methodsPerEpoch: v['methods-per-epoch'],
+    group: v.group,
+    epochs: v.epochs,
+    budgets: { maxCalls: v['max-calls'], ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) },
+    temperature: v.temperature,
+    ...(v['max-tokens'] ? { maxTokens: v['max-tokens'] } : {}),
+    reward: v.reward,
+    codeMatchWeight: v['code-match-weight'],
+    ...(v['kl-beta'] !== undefined ? { klBeta: v['kl-beta'] } : {}),
+    ...(v['clip-eps'] !== undefined ? { clipEps: v['clip-eps'] } : {}),
+    ...(v.lr !== undefined ? { lr: v.lr } : {}),
+    ...(v['lora-rank'] !== undefined ? { loraRank: v['lora-rank'] } : {}),
+    ...(v['mini-batch-size'] !== undefined ? { miniBatchSize: v['mini-batch-size'] } : {}),
+    ...(v['max-length'] !== undefined ? { maxLength: v['max-length'] } : {}),
+    ...(v.threads !== undefined ? { threads: v.threads } : {}),
+    seed: v.seed,
+    evalEvery: v['eval-every'],
+    evalSplit: v['eval-split'],
+    evalLimit: v['eval-limit'],
+    ...(v['eval-methods'] ? { evalMethodIds: v['eval-methods'] } : {}),
+    ...(v.methods ? { methodIds: v.methods } : {}),
+  };
+  const client = await connectClient();
+  const h = connect(undefined, 2);
+  try {
+    const handle = await startGrpo(client, runId, config);
+    console.log(`run id: ${runId}`);
+    console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
+    console.log(`policy ${config.base}, critic ${config.critic}, judge ${config.judgeModel}, reward ${config.reward}`);
+    if (v.detach) return 0;
+    const started = Date.now();
+    const result = await watch(h.db, handle, runId);
+    const run = await loadGrpoRun(h.db, runId);
+    for (const e of run?.epochs ?? []) {
+      console.log(
+        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+          (e.eval ? `  val score ${e.eval.checkpoint.meanScore?.toFixed(3) ?? '-'} (base ${e.eval.base.meanScore?.toFixed(3) ?? '-'})` : ''),
+      );
+    }
+    console.log(
+      `run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s: ${result.epochs} epochs, last checkpoint ckpt:${result.lastCheckpointId}`,
+    );
+    console.log(`report: npm run pau -- grpo report ${runId}`);
+    return 0;
+  } finally {
+    await h.close();
+    await client.connection.close();
+  }
+}
+
+async function report(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, reportOptions);
+  if (positionals.length !== 1) throw new UsageError('report takes one RUN id');
+  const runId = positionals[0]!;
+  const h = connect(undefined, 1);
+  try {
+    const input = await loadGrpoReport(h.db, runId);
+    if (!input) {
+      console.error(`grpo: no GRPO run ${runId}`);
+      return 1;
+    }
+    const out = path.resolve(values.out ?? path.join('reports', `${runId}.html`));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, renderGrpoReport(input));
+    if (input.status === 'running') console.log(await grpoProgressLine(h.db, runId, Date.now()));
+    console.log(`${input.epochs.length} epoch(s), status ${input.status}; wrote ${out}`);
+    return 0;
+  } finally {
+    await h.close();
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === 'train') return train(rest);
+  if (action === 'report') return report(rest);
+  throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
+}

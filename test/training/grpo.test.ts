@@ -1,0 +1,151 @@
+// AAC-GRPO end to end on the real stack (Temporal, Postgres, sandbox, the trainer on CPU, llama.cpp serving
+// the checkpoint): one full epoch of SmolLM2-135M on one fixture method (3 rollouts, the scripted critic
+// rating every step, the scripted random judge giving the outcome, the update, the checkpoint, the
+// validation benchmark beside the base), then the second epoch's rollouts, after which the run is stopped
+// (a second update would double the test's time). Checks that the critic's rewards and rationales are
+// stored per step, the update changed the adapter, the validation benchmark ran on the new checkpoint, and
+// the second epoch's rollouts were sampled from it (served by llama.cpp with its GGUF adapter).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { and, asc, eq, isNotNull, like } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkpoints, episodes, runs, steps } from '../../db/schema/index';
+import { startGrpo } from '../../scripts/client/starters';
+import { checkpointModelName } from '../../domain/training/checkpointIds';
+import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId } from '../../domain/training/grpo';
+import { loadGrpoReport } from '../../activities/training/grpoReportData';
+import { renderGrpoReport } from '../../domain/training/grpoReport';
+import { ensureTrainerPython } from '../../activities/training/trainerProcess';
+import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
+import { useStack } from '../helpers/stack';
+import { maybeRecordHistory, smollm2Path } from './helpers';
+
+const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
+let modelsDir = '';
+let jobsDir = '';
+
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox', 'pau-gpu'],
+  timeoutMs: 2_700_000,
+  setup: async ({ db }) => {
+    const real = await smollm2Path();
+    modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-models-'));
+    jobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-jobs-'));
+    fs.symlinkSync(real, path.join(modelsDir, 'smollm2-135m.gguf'));
+    process.env.PAU_MODELS_DIR = modelsDir;
+    process.env.PAU_TRAINER_JOBS_DIR = jobsDir;
+    await insertFixtureMethods(db, 'fixture-grpo', [ADD], 'train');
+    await insertFixtureMethods(db, 'fixture-grpo', [REVERSE], 'validation');
+  },
+});
+
+afterAll(() => {
+  for (const [k, v] of [
+    ['PAU_MODELS_DIR', saved.models],
+    ['PAU_TRAINER_JOBS_DIR', saved.jobs],
+  ] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  for (const d of [modelsDir, jobsDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** Largest |lora_B| in an adapter file (peft initialises B to zero, so > 0 means the update moved it). */
+async function maxLoraB(file: string): Promise<number> {
+  const py = await ensureTrainerPython();
+  const code =
+    'import sys\nfrom safetensors.torch import load_file\nt=load_file(sys.argv[1])\nprint(max(float(v.abs().max()) for k,v in t.items() if "lora_B" in k))';
+  return Number(execFileSync(py, ['-c', code, file], { encoding: 'utf8' }).trim());
+}
+
+describe('grpo train', () => {
+  it('one epoch on SmolLM2: critic rewards stored, adapter changed, validation on the checkpoint, epoch 2 sampled from it', async () => {
+    const runId = `grpo-e2e-${Date.now().toString(36)}`;
+    const config: GrpoConfig = {
+      base: 'local/smollm2-135m',
+      critic: 'mock-oracle',
+      // The scripted random judge scores each description by a hash of its text: rollouts that wrote
+      // different descriptions get different outcome rewards, so the group has variance to learn from.
+      judgeModel: 'mock-random',
+      dataset: 'fixture-grpo',
+      split: 'train',
+      methodsPerEpoch: 1,
+      group: 3,
+      epochs: 2,
+      budgets: { maxCalls: 2, maxTurns: 3 },
+      temperature: 1,
+      maxTokens: 48,
+      reward: 'mix',
+      codeMatchWeight: 1,
+      lr: 0.002,
+      maxLength: 512,
+      seed: 1,
+      evalEvery: 1,
+      evalSplit: 'validation',
+      evalLimit: 1,
+    };
+    const handle = await startGrpo(stack.client, runId, config);
+    // The first execution (epoch 1; the run continues as new for epoch 2), described while it still runs.
+    const first = stack.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId);
+    // Wait for epoch 2's three rollouts to end, then stop the run (its second update is not needed here).
+    const epoch2Done = async () =>
+      (await stack.db.select().from(episodes).where(eq(episodes.runId, runId))).filter((e) => e.sample >= 1000 && ['completed', 'failed'].includes(e.status))
+        .length === 3;
+    const deadline = Date.now() + 2_400_000;
+    while (!(await epoch2Done())) {
+      if (Date.now() > deadline) throw new Error('epoch 2 rollouts did not finish in time');
+      const d = await handle.describe();
+      if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
+      await new Promise((r) => setTimeout(r, 5_000));
+    }
+    await maybeRecordHistory(first, 'grpo-epoch1.json');
+    await handle.terminate('test: epoch 2 rollouts checked');
+
+    const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
+    const epochs = (run!.summary as { epochs: GrpoEpochFigures[] }).epochs;
+    expect(epochs.map((e) => e.epoch)).toEqual([0]);
+    const e1 = epochs[0]!;
+
+    // One checkpoint, no parent, registered once; the update moved the adapter (lora_B starts at zero).
+    const ckpts = await stack.db.select().from(checkpoints).where(eq(checkpoints.runId, runId));
+    expect(ckpts.map((c) => [c.id, c.parentId, c.epoch])).toEqual([[grpoCheckpointId(runId, 0), null, 1]]);
+    expect(await maxLoraB(ckpts[0]!.adapterPath!)).toBeGreaterThan(0);
+    expect(e1.update.steps).toBeGreaterThan(0);
+
+    // Epoch 1's rollouts came from the base, epoch 2's from the checkpoint, and ran to completion.
+    const eps = await stack.db.select().from(episodes).where(eq(episodes.runId, runId)).orderBy(asc(episodes.sample));
+    expect(eps).toHaveLength(6);
+    expect(eps.slice(0, 3).map((e) => e.model)).toEqual(Array(3).fill('local/smollm2-135m'));
+    expect(eps.slice(3).map((e) => e.model)).toEqual(Array(3).fill(checkpointModelName(ckpts[0]!.id)));
+    expect(eps.slice(3).map((e) => e.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(e1).toMatchObject({ policyModel: 'local/smollm2-135m', checkpointId: ckpts[0]!.id, rollouts: 3 });
+
+    // The critic's rewards are on the assistant steps with the scripted critic's rationale.
+    const rated = await stack.db
+      .select({ r: steps.criticReward, why: steps.criticRationale, kind: steps.kind, ep: steps.episodeId })
+      .from(steps)
+      .where(and(like(steps.episodeId, `${runId}/%`), isNotNull(steps.criticRationale)));
+    expect(rated.filter((s) => eps.slice(0, 3).some((e) => e.id === s.ep)).length).toBe(e1.ratedSteps);
+    for (const s of rated) {
+      expect(s.kind).toBe('assistant');
+      expect(s.why).toContain('scripted');
+      // the scripted rule's scores (0, 2, 6, 9 and their rounded means), scaled by 1/10
+      expect(s.r).not.toBeNull();
+      expect(Number.isInteger(Math.round(s.r! * 1e6) / 1e5)).toBe(true);
+      expect(s.r!).toBeLessThanOrEqual(0.9);
+    }
+
+    // The validation benchmark ran on the new checkpoint beside the base, judged.
+    const ev = e1.eval!;
+    expect(ev.runId).toBe(grpoEvalRunId(runId, 0));
+    expect(ev.checkpoint).toMatchObject({ model: checkpointModelName(ckpts[0]!.id), episodes: 1 });
+    expect(ev.base).toMatchObject({ model: 'local/smollm2-135m', episodes: 1 });
+    expect(ev.checkpoint.meanScore).not.toBeNull();
+
+    // The report renders every section from the stored run.
+    const html = renderGrpoReport((await loadGrpoReport(stack.db, runId))!);
+    for (const s of ['Learning curves', 'Reward distribution per group', 'The best group', 'validation score']) expect(html).toContain(s);
+  }, 2_700_000);
+});

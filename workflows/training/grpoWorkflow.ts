@@ -1,0 +1,170 @@
+// `pau grpo train`: AAC-GRPO, one epoch per workflow execution (continue-as-new between epochs). An epoch:
+// sample methods; G rollouts per method by the current policy (the base at epoch 0, else the previous
+// checkpoint served by llama.cpp with its GGUF adapter) as ordinary episode children, sampled with distinct
+// seeds and judged; the frozen critic rates every exploration step; the update on pau-gpu (grpo-update,
+// starting from the previous adapter, KL to the base); the new checkpoint is registered (parent = the previous
+// one) and every K epochs benchmarked beside the base on the validation split. Every step is an activity or a
+// child workflow with a deterministic id, so a crash anywhere resumes where it was: model calls are cached,
+// the trainer resumes from its last save, the checkpoint row is upserted by its job id.
+import { continueAsNew, executeChild, log, ParentClosePolicy, upsertSearchAttributes } from '@temporalio/workflow';
+import { benchmarkSearchAttributes, benchWorkflowId, episodeSearchAttributes } from '../../domain/bench/workflowIds';
+import type { EpisodeOutcome } from '../../domain/episode/types';
+import { errorText } from '../../domain/temporal/errorText';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { checkpointModelName } from '../../domain/training/checkpointIds';
+import {
+  type GrpoEpochFigures,
+  type GrpoEvalFigures,
+  type GrpoInput,
+  type GrpoResult,
+  grpoCheckpointId,
+  grpoEvalConfig,
+  grpoEvalRunId,
+  grpoExportJobId,
+  grpoJobId,
+  grpoSearchAttributes,
+  grpoTrainerSpec,
+  policyModelOf,
+  rolloutEpisodeInput,
+  rolloutWorkflowId,
+  shouldEvaluate,
+  updateFigures,
+} from '../../domain/training/grpo';
+import { db, llm, report } from '../proxies/mainQueue';
+import { gpuPrepare, training } from '../proxies/gpuQueue';
+import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
+import { episodeWorkflow } from '../episode/episodeWorkflow';
+
+export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
+  const { runId, config } = input;
+  const epoch = input.epoch ?? 0;
+  const previous = input.previousCheckpointId ?? null;
+  if (epoch === 0) await db.startGrpoRun({ runId, config });
+  upsertSearchAttributes(grpoSearchAttributes(runId, config, epoch));
+  let stage = 'sample';
+  let checkpoint: { id: string; path: string };
+  try {
+    const policy = policyModelOf(config, previous);
+    const methods = await db.sampleGrpoMethods({ config, epoch });
+
+    // Rollouts: G episodes per method, all in flight at once (the model's concurrency cap queues them).
+    stage = 'rollouts';
+    let t = Date.now();
+    const inputs = methods.flatMap((m) => Array.from({ length: config.group }, (_, g) => rolloutEpisodeInput(runId, config, epoch, policy, m, g)));
+    const outcomes: EpisodeOutcome[] = await Promise.all(
+      inputs.map((ep) =>
+        executeChild(episodeWorkflow, {
+          args: [ep],
+          workflowId: rolloutWorkflowId(ep),
+          taskQueue: TASK_QUEUES.main,
+          parentClosePolicy: ParentClosePolicy.TERMINATE,
+          typedSearchAttributes: episodeSearchAttributes(runId, ep.methodId, policy, config.split),
+          staticSummary: `GRPO ${runId} epoch ${epoch + 1}: rollout ${ep.sample % 1000} of ${ep.methodId} by ${policy}`,
+        }),
+      ),
+    );
+    const rolloutsMs = Date.now() - t;
+
+    stage = 'critic';
+    t = Date.now();
+    const critic = await Promise.all(
+      inputs.map((ep, i) =>
+        outcomes[i]!.status === 'completed'
+          ? llm.criticRollout({ episodeId: ep.episodeId, methodId: ep.methodId, critic: config.critic })
+          : Promise.resolve({ episodeId: ep.episodeId, rewards: [], rated: 0, unparsable: 0 }),
+      ),
+    );
+    const criticMs = Date.now() - t;
+    const episodeIds = inputs.map((e) => e.episodeId);
+    const rollouts = await report.summarizeGrpoRollouts({ runId, config, episodeIds, critic });
+
+    stage = 'update';
+    t = Date.now();
+    const jobId = grpoJobId(runId, epoch);
+    const prep = await gpuPrepare.prepareGrpoRollouts({
+      jobId,
+      runId,
+      base: config.base,
+      judgeModel: config.judgeModel,
+      codeMatchWeight: config.codeMatchWeight,
+      episodeIds,
+    });
+    const spec = grpoTrainerSpec(config, epoch, prep.rolloutsFile, prep.baseFile, previous ? (input.previousCheckpointPath ?? null) : null);
+    const trained = await training.runTrainerJob({ jobId, command: 'grpo-update', spec });
+    const updateMs = Date.now() - t;
+
+    stage = 'export';
+    t = Date.now();
+    const exported = await training.runTrainerJob({
+      jobId: grpoExportJobId(runId, epoch),
+      command: 'export-gguf-lora',
+      spec: { adapter_dir: trained.done.checkpoint, base_model: prep.baseFile },
+    });
+    stage = 'register';
+    const checkpointId = grpoCheckpointId(runId, epoch);
+    await db.registerCheckpoint({
+      id: checkpointId,
+      runId,
+      epoch: epoch + 1,
+      jobId,
+      baseModel: config.base,
+      parentId: previous,
+      path: trained.done.checkpoint,
+      adapterPath: trained.done.adapter,
+      adapterSha256: trained.done.sha256,
+      ggufPath: exported.done.adapter,
+      ggufSha256: exported.done.sha256,
+      config: { ...spec, reward: config.reward, critic: config.critic },
+      metrics: trained.done.metrics,
+    });
+    const exportMs = Date.now() - t;
+
+    let evalFigures: GrpoEvalFigures | null = null;
+    t = Date.now();
+    if (shouldEvaluate(config, epoch)) {
+      stage = 'evaluate';
+      const evalRunId = grpoEvalRunId(runId, epoch);
+      const checkpointModel = checkpointModelName(checkpointId);
+      const bench = grpoEvalConfig(config, checkpointModel);
+      await executeChild(benchmarkRunWorkflow, {
+        args: [{ runId: evalRunId, config: bench }],
+        workflowId: benchWorkflowId(evalRunId),
+        taskQueue: TASK_QUEUES.main,
+        typedSearchAttributes: benchmarkSearchAttributes(evalRunId, bench),
+        staticSummary: `GRPO ${runId} epoch ${epoch + 1}: ${checkpointModel} beside ${config.base} on ${config.dataset}/${config.evalSplit}`,
+      });
+      evalFigures = await report.summarizeGrpoEval({ evalRunId, checkpointModel, base: config.base, judgeModel: config.judgeModel });
+    }
+    const evalMs = Date.now() - t;
+
+    const figures: GrpoEpochFigures = {
+      epoch,
+      policyModel: policy,
+      checkpointId,
+      methods,
+      ...rollouts,
+      update: updateFigures(trained.done.metrics, trained.done.steps),
+      timing: { rolloutsMs, criticMs, updateMs, exportMs, evalMs },
+      eval: evalFigures,
+    };
+    await db.recordGrpoEpoch({ runId, figures });
+    log.info('grpo epoch done', { runId, epoch, checkpointId, meanReward: figures.meanReward });
+    checkpoint = { id: checkpointId, path: trained.done.checkpoint };
+  } catch (err) {
+    const error = `epoch ${epoch + 1} ${stage}: ${errorText(err)}`;
+    log.warn('grpo run failed', { runId, error });
+    await db.finishGrpoRun({ runId, status: 'failed', summary: { failedEpoch: epoch + 1, stage }, error: error.slice(0, 4000) });
+    throw err;
+  }
+  if (epoch + 1 < config.epochs) {
+    return await continueAsNew<typeof grpoWorkflow>({
+      runId,
+      config,
+      epoch: epoch + 1,
+      previousCheckpointId: checkpoint.id,
+      previousCheckpointPath: checkpoint.path,
+    });
+  }
+  await db.finishGrpoRun({ runId, status: 'completed', summary: { epochsDone: epoch + 1, lastCheckpointId: checkpoint.id } });
+  return { runId, epochs: epoch + 1, lastCheckpointId: checkpoint.id };
+}
