@@ -60,7 +60,9 @@ async function maxLoraB(file: string): Promise<number> {
   return Number(execFileSync(py, ['-c', code, file], { encoding: 'utf8' }).trim());
 }
 
-describe('grpo train', () => {
+// Opt-in (PAU_GRPO_E2E=1): a full epoch with a real LoRA update on 2 shared cores took 18.5 min here, which
+// would push CI past its 30-minute target; the GRPO replay fixtures and grpoDomain tests run in every CI.
+describe.skipIf(process.env.PAU_GRPO_E2E !== '1')('grpo train', () => {
   it('one epoch on SmolLM2: critic rewards stored, adapter changed, validation on the checkpoint, epoch 2 sampled from it', async () => {
     const runId = `grpo-e2e-${Date.now().toString(36)}`;
     const config: GrpoConfig = {
