@@ -86,23 +86,27 @@ export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
 export const JUDGE_RETRY_PROMPT =
   'Your answer did not end with a parsable score. Reply with one line of exactly the form `SCORE: n`, where n is an integer from 1 to 5.';
 
-// `SCORE: 4`, `**SCORE: 4**`, `Score: **4**`, `SCORE = 4`, `SCORE: 4/5`, `SCORE: 4.0`, `### SCORE: 4`.
-const SCORE_LINE = /(?:^|[^A-Za-z])score\**\s*[:=]\s*\**\s*([0-9]+(?:\.[0-9]+)?)\s*(?:\/\s*5)?\s*\**\s*\.?\s*$/i;
-
 /**
- * The score of a judge's answer: the last line that reads `SCORE: n` with an integer n in 1..5 (markdown
- * emphasis and headings tolerated). Null when there is none.
+ * The number on the last line that reads `<label>: n` (or `n/<outOf>`), tolerating markdown emphasis,
+ * headings and `=`: `SCORE: 4`, `**SCORE: 4**`, `Score: **4**`, `SCORE = 4`, `SCORE: 4/5`, `SCORE: 4.0`,
+ * `### SCORE: 4`. The last such line is the answer (callers check its range). Null when there is none.
  */
-export function parseScore(text: string | null | undefined): number | null {
+export function lastLabelledNumber(text: string | null | undefined, label: string, outOf: number): number | null {
   if (!text) return null;
+  const re = new RegExp(`(?:^|[^A-Za-z])${label}\\**\\s*[:=]\\s*\\**\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(?:\\/\\s*${outOf})?\\s*\\**\\s*\\.?\\s*$`, 'i');
   const lines = text.split(/\r?\n/);
   for (let i = lines.length - 1; i >= 0; i--) {
-    const line = (lines[i] as string).replace(/[`_]/g, '').trim();
-    const m = SCORE_LINE.exec(line);
-    if (!m) continue;
-    const v = Number(m[1]);
-    if (Number.isInteger(v) && v >= 1 && v <= 5) return v;
-    return null; // the last score line is the answer; an out-of-range or fractional one is unparsable
+    const m = re.exec((lines[i] as string).replace(/[`_]/g, '').trim());
+    if (m) return Number(m[1]);
   }
   return null;
+}
+
+/**
+ * The score of a judge's answer: the last `SCORE: n` line, with an integer n in 1..5. Null when there is
+ * none, or when that line's score is out of range or fractional (the last score line is the answer).
+ */
+export function parseScore(text: string | null | undefined): number | null {
+  const v = lastLabelledNumber(text, 'score', 5);
+  return v !== null && Number.isInteger(v) && v >= 1 && v <= 5 ? v : null;
 }

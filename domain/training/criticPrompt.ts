@@ -1,7 +1,7 @@
 // The AAC-GRPO critic: a frozen model on the policy's backbone that is shown what the policy cannot see (the
 // gold description) and rates one exploration step of a rollout: the trajectory so far, the new call(s) and
 // what they returned. Its prompt and the parser of its answer (the last `REWARD: n` line wins). Pure code.
-import { block } from '../judge/judgePrompt';
+import { block, type ChatMessage, lastLabelledNumber } from '../judge/judgePrompt';
 
 export interface CriticCall {
   /** How the call was written (`f(1, 2)` or the raw text of an invalid one). */
@@ -41,7 +41,7 @@ function callLines(calls: readonly CriticCall[]): string {
   return calls.map((c) => `${c.call} -> ${c.status === 'rejected' ? `(not run) ${c.observation}` : c.observation}  [${c.status}]`).join('\n');
 }
 
-export function buildCriticMessages(input: CriticInput): { role: 'system' | 'user'; content: string }[] {
+export function buildCriticMessages(input: CriticInput): ChatMessage[] {
   const user = [
     `Function signature: ${input.signature.trim()}`,
     '',
@@ -62,18 +62,8 @@ export function buildCriticMessages(input: CriticInput): { role: 'system' | 'use
   ];
 }
 
-const REWARD_LINE = /(?:^|[^A-Za-z])reward\**\s*[:=]\s*\**\s*([0-9]+(?:\.[0-9]+)?)\s*(?:\/\s*10)?\s*\**\s*\.?\s*$/i;
-
 /** The critic's reward scaled to [0, 1] (n / 10), from its last `REWARD: n` line with 0 <= n <= 10; null when none. */
 export function parseCriticReward(text: string | null | undefined): number | null {
-  if (!text) return null;
-  const lines = text.split(/\r?\n/);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const m = REWARD_LINE.exec((lines[i] as string).replace(/[`_]/g, '').trim());
-    if (m) {
-      const n = Number(m[1]);
-      return Number.isFinite(n) && n >= 0 && n <= 10 ? n / 10 : null;
-    }
-  }
-  return null;
+  const n = lastLabelledNumber(text, 'reward', 10);
+  return n !== null && Number.isFinite(n) && n >= 0 && n <= 10 ? n / 10 : null;
 }
