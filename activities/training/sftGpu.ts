@@ -1,22 +1,14 @@
 // SFT steps that run on the gpu host (queue `pau-gpu`), where the trainer reads its files: the data set as
 // the trainer's JSONL, and the base model's GGUF file.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { ModelConfigError, type ModelSpec, models } from '../../config/models';
+import { modelsDir, parseEnv } from '../../config/env';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { loadSftDataset, loadSftExamples, sftJsonl } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
-
-/** `PAU_MODELS_DIR`, else `<PAU_CACHE_DIR or ~/.cache/pau>/models` (the trainer's models_dir()). */
-function modelsDir(): string {
-  const e = process.env;
-  if (e.PAU_MODELS_DIR?.trim()) return path.resolve(e.PAU_MODELS_DIR.trim());
-  const cache = e.PAU_CACHE_DIR?.trim() || path.join(e.XDG_CACHE_HOME?.trim() || path.join(e.HOME?.trim() || os.homedir(), '.cache'), 'pau');
-  return path.join(path.resolve(cache), 'models');
-}
 
 /**
  * The GGUF file of a base model named as in the registry: a local entry with its own `modelPath` is that
@@ -34,7 +26,7 @@ export function baseModelFile(name: string): string {
   }
   if (spec?.provider === 'local' && spec.modelPath) return path.resolve(spec.modelPath);
   const local = /^local\/([A-Za-z0-9._-]+)$/.exec(name);
-  if (local && (!spec || spec.provider === 'local')) return path.join(modelsDir(), `${spec?.model ?? local[1]}.gguf`);
+  if (local && (!spec || spec.provider === 'local')) return path.join(modelsDir(parseEnv()), `${spec?.model ?? local[1]}.gguf`);
   throw ApplicationFailure.nonRetryable(
     `base model ${name} (provider ${spec?.provider}) has no local weights to train: name a local model (local/<name>)`,
     FAILURE_TYPES.baseModelUnusable,
