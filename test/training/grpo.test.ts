@@ -5,9 +5,6 @@
 // (a second update would double the test's time). Checks that the critic's rewards and rationales are
 // stored per step, the update changed the adapter, the validation benchmark ran on the new checkpoint, and
 // the second epoch's rollouts were sampled from it (served by llama.cpp with its GGUF adapter).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { and, asc, eq, isNotNull, like } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,37 +17,21 @@ import { renderGrpoReport } from '../../domain/training/grpoReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
-import { maybeRecordHistory, smollm2Path } from './helpers';
+import { maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs } from './helpers';
 
-const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
-let modelsDir = '';
-let jobsDir = '';
+let dirs: PrivateTrainerDirs | undefined;
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox', 'pau-gpu'],
   timeoutMs: 2_700_000,
   setup: async ({ db }) => {
-    const real = await smollm2Path();
-    modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-models-'));
-    jobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-jobs-'));
-    fs.symlinkSync(real, path.join(modelsDir, 'smollm2-135m.gguf'));
-    process.env.PAU_MODELS_DIR = modelsDir;
-    process.env.PAU_TRAINER_JOBS_DIR = jobsDir;
+    dirs = await privateTrainerDirs('grpo');
     await insertFixtureMethods(db, 'fixture-grpo', [ADD], 'train');
     await insertFixtureMethods(db, 'fixture-grpo', [REVERSE], 'validation');
   },
 });
 
-afterAll(() => {
-  for (const [k, v] of [
-    ['PAU_MODELS_DIR', saved.models],
-    ['PAU_TRAINER_JOBS_DIR', saved.jobs],
-  ] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  for (const d of [modelsDir, jobsDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
-});
+afterAll(() => dirs?.release());
 
 /** Largest |lora_B| in an adapter file (peft initialises B to zero, so > 0 means the update moved it). */
 async function maxLoraB(file: string): Promise<number> {

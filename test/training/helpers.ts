@@ -1,6 +1,8 @@
 // Shared by the training tests: the SmolLM2 base model (through the trainer's stand-in installer until
 // `pau models install` lands) and the trainer venv's python.
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 export { maybeRecordHistory } from '../helpers/histories';
@@ -15,6 +17,38 @@ export const TRAINER_DATA = path.join(TRAINER_DIR, 'tests', 'data');
 export async function smollm2Path(): Promise<string> {
   const py = await ensureTrainerPython();
   return execFileSync(py, [path.join(TRAINER_DIR, 'tests', 'standin_models.py'), 'smollm2-135m'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
+}
+
+export interface PrivateTrainerDirs {
+  modelsDir: string;
+  jobsDir: string;
+  /** Puts PAU_MODELS_DIR and PAU_TRAINER_JOBS_DIR back as they were and removes both directories. */
+  release(): void;
+}
+
+/**
+ * A private models dir (the real SmolLM2 file linked in) and trainer jobs dir for a gpu worker in this
+ * process, set as PAU_MODELS_DIR / PAU_TRAINER_JOBS_DIR: the shared models cache is never written.
+ */
+export async function privateTrainerDirs(prefix: string): Promise<PrivateTrainerDirs> {
+  const saved = { PAU_MODELS_DIR: process.env.PAU_MODELS_DIR, PAU_TRAINER_JOBS_DIR: process.env.PAU_TRAINER_JOBS_DIR };
+  const real = await smollm2Path();
+  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), `pau-${prefix}-models-`));
+  const jobsDir = fs.mkdtempSync(path.join(os.tmpdir(), `pau-${prefix}-jobs-`));
+  fs.symlinkSync(real, path.join(modelsDir, 'smollm2-135m.gguf'));
+  process.env.PAU_MODELS_DIR = modelsDir;
+  process.env.PAU_TRAINER_JOBS_DIR = jobsDir;
+  return {
+    modelsDir,
+    jobsDir,
+    release() {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      for (const d of [modelsDir, jobsDir]) fs.rmSync(d, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Builds SFT data set `name` from the scripted oracle teacher on a fixture dataset's train split (3 kept). */

@@ -4,7 +4,6 @@
 // run on SmolLM2-135M (CPU) that lowers the training loss and registers exactly one servable checkpoint.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
@@ -21,43 +20,26 @@ import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeM
 import { insertTestRun } from '../fixtures/runs';
 import { runEpisode } from '../episode/helpers';
 import { useStack } from '../helpers/stack';
-import { buildOracleSftData, maybeRecordHistory, smollm2Path } from './helpers';
+import { buildOracleSftData, maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs } from './helpers';
 import { resolveModel } from '../../activities/llm/checkpointModels';
 import { chat } from '../../activities/llm/chat';
 import { planFor, stopLocalServer } from '../../activities/llm/local/server';
 
 const DATA = 'sft-train-fixture';
-const saved = { models: process.env.PAU_MODELS_DIR, jobs: process.env.PAU_TRAINER_JOBS_DIR };
-let modelsDir = '';
-let jobsDir = '';
+let dirs: PrivateTrainerDirs | undefined;
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox', 'pau-gpu'],
   timeoutMs: 1_200_000,
   setup: async ({ db }) => {
-    // A private models dir for the gpu worker (in this process): the real SmolLM2 file linked in, and a
-    // corrupt one beside it; the shared models cache is never written.
-    const real = await smollm2Path();
-    modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sft-models-'));
-    jobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sft-jobs-'));
-    fs.symlinkSync(real, path.join(modelsDir, 'smollm2-135m.gguf'));
-    fs.writeFileSync(path.join(modelsDir, 'corrupt.gguf'), crypto.randomBytes(4096));
-    process.env.PAU_MODELS_DIR = modelsDir;
-    process.env.PAU_TRAINER_JOBS_DIR = jobsDir;
+    // The gpu worker (in this process) gets a private models dir, with a corrupt model beside the real one.
+    dirs = await privateTrainerDirs('sft');
+    fs.writeFileSync(path.join(dirs.modelsDir, 'corrupt.gguf'), crypto.randomBytes(4096));
     await insertFixtureMethods(db, 'fixture-sft-train', [ADD, REVERSE, RAISES], 'train');
   },
 });
 
-afterAll(() => {
-  for (const [k, v] of [
-    ['PAU_MODELS_DIR', saved.models],
-    ['PAU_TRAINER_JOBS_DIR', saved.jobs],
-  ] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  for (const d of [modelsDir, jobsDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
-});
+afterAll(() => dirs?.release());
 
 beforeAll(async () => {
   const build = await buildOracleSftData(stack.client, DATA, 'fixture-sft-train');
