@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheDir, PROJECT_ROOT } from '../../config/env';
+import { quantileSorted } from '../../domain/report/stats';
 
 const INSPECT_REQUIREMENT = 'inspect_ai==0.3.285';
 const HARNESS = path.join(PROJECT_ROOT, 'scripts', 'bench', 'peer_harness.py');
@@ -96,11 +97,7 @@ function measured(python: string, cmd: string[], env: NodeJS.ProcessEnv, log: st
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const median = (xs: number[]) => quantileSorted([...xs].sort((a, b) => a - b), 0.5);
 
 async function main(): Promise<void> {
   const inspectPy = inspectPython();
