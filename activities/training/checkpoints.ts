@@ -10,23 +10,8 @@ import { loadEpisodeRows, judgeModelsOf } from '../report/reportRows';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { compareWithBase, type SftComparison } from '../../domain/training/sftReport';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
+import type { CheckpointRecord } from '../../domain/training/checkpointRecord';
 import { loadSftDataset } from './sftData';
-
-export interface CheckpointRecord {
-  id: string;
-  runId: string;
-  epoch: number;
-  jobId: string;
-  baseModel: string;
-  parentId: string | null;
-  path: string;
-  adapterPath: string;
-  adapterSha256: string;
-  ggufPath: string | null;
-  ggufSha256: string | null;
-  config: unknown;
-  metrics: unknown;
-}
 
 export type Checkpoint = typeof checkpoints.$inferSelect;
 

@@ -12,6 +12,7 @@ import type { EpisodeOutcome } from '../../domain/episode/types';
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
+import { trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
 import {
   type GrpoEpochFigures,
   type GrpoEvalFigures,
@@ -102,21 +103,14 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     });
     stage = 'register';
     const checkpointId = grpoCheckpointId(runId, epoch);
-    await db.registerCheckpoint({
-      id: checkpointId,
-      runId,
-      epoch: epoch + 1,
-      jobId,
-      baseModel: config.base,
-      parentId: previous,
-      path: trained.done.checkpoint,
-      adapterPath: trained.done.adapter,
-      adapterSha256: trained.done.sha256,
-      ggufPath: exported.done.adapter,
-      ggufSha256: exported.done.sha256,
-      config: { ...spec, reward: config.reward, critic: config.critic },
-      metrics: trained.done.metrics,
-    });
+    await db.registerCheckpoint(
+      trainedCheckpointRecord(
+        { id: checkpointId, runId, epoch: epoch + 1, jobId, baseModel: config.base, parentId: previous },
+        trained.done,
+        exported.done,
+        { ...spec, reward: config.reward, critic: config.critic },
+      ),
+    );
     const exportMs = Date.now() - t;
 
     let evalFigures: GrpoEvalFigures | null = null;

@@ -8,6 +8,7 @@ import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/w
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName, sftCheckpointId, sftEvalRunId, sftExportJobId, sftJobId } from '../../domain/training/checkpointIds';
+import { trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
 import { type SftTrainInput, type SftTrainResult, sftBenchmarkConfig, sftTrainerSpec, trainingFigures } from '../../domain/training/sftTrain';
 import type { SftComparison } from '../../domain/training/sftReport';
 import { db, report } from '../proxies/mainQueue';
@@ -33,21 +34,14 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
       spec: { adapter_dir: trained.done.checkpoint, base_model: prep.baseFile },
     });
     stage = 'register';
-    await db.registerCheckpoint({
-      id: checkpointId,
-      runId,
-      epoch: 1,
-      jobId,
-      baseModel: config.base,
-      parentId: null,
-      path: trained.done.checkpoint,
-      adapterPath: trained.done.adapter,
-      adapterSha256: trained.done.sha256,
-      ggufPath: exported.done.adapter,
-      ggufSha256: exported.done.sha256,
-      config: { ...spec, data_set: config.data },
-      metrics: trained.done.metrics,
-    });
+    await db.registerCheckpoint(
+      trainedCheckpointRecord(
+        { id: checkpointId, runId, epoch: 1, jobId, baseModel: config.base, parentId: null },
+        trained.done,
+        exported.done,
+        { ...spec, data_set: config.data },
+      ),
+    );
     const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples, trained.resumedFromStep ?? 0);
 
     let comparison: SftComparison | null = null;
