@@ -97,7 +97,11 @@ function measured(python: string, cmd: string[], env: NodeJS.ProcessEnv, log: st
   });
 }
 
-const median = (xs: number[]) => quantileSorted([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]) =>
+  quantileSorted(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 async function main(): Promise<void> {
   const inspectPy = inspectPython();

@@ -104,12 +104,11 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     stage = 'register';
     const checkpointId = grpoCheckpointId(runId, epoch);
     await db.registerCheckpoint(
-      trainedCheckpointRecord(
-        { id: checkpointId, runId, epoch: epoch + 1, jobId, baseModel: config.base, parentId: previous },
-        trained.done,
-        exported.done,
-        { ...spec, reward: config.reward, critic: config.critic },
-      ),
+      trainedCheckpointRecord({ id: checkpointId, runId, epoch: epoch + 1, jobId, baseModel: config.base, parentId: previous }, trained.done, exported.done, {
+        ...spec,
+        reward: config.reward,
+        critic: config.critic,
+      }),
     );
     const exportMs = Date.now() - t;
 

@@ -35,12 +35,10 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
     });
     stage = 'register';
     await db.registerCheckpoint(
-      trainedCheckpointRecord(
-        { id: checkpointId, runId, epoch: 1, jobId, baseModel: config.base, parentId: null },
-        trained.done,
-        exported.done,
-        { ...spec, data_set: config.data },
-      ),
+      trainedCheckpointRecord({ id: checkpointId, runId, epoch: 1, jobId, baseModel: config.base, parentId: null }, trained.done, exported.done, {
+        ...spec,
+        data_set: config.data,
+      }),
     );
     const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples, trained.resumedFromStep ?? 0);
 
