@@ -119,7 +119,7 @@ describe('judge params from the registry, on the real stack', () => {
       expect(j?.codeMatch).toBe(1);
       expect((j?.diagnostics as { requestParams?: unknown } | undefined)?.requestParams).toEqual({ judge: REASONING, coder: REASONING });
       const calls = await stack.db.select().from(llmCalls).where(eq(llmCalls.model, judgeModel));
-      expect(calls).toHaveLength(3); // the score, the code and the contradiction classification
+      expect(calls).toHaveLength(4); // the score, the agent's code, the code from the gold description (the control) and the contradiction classification
       for (const c of calls) {
         const req = c.request as Record<string, unknown>;
         expect(req).not.toHaveProperty('temperature');
