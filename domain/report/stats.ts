@@ -40,6 +40,13 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
   return a + (b - a) * (pos - lo);
 }
 
+/** The percentile interval of bootstrap resample means at `confidence` (e.g. 0.95: the 2.5 % and 97.5 % quantiles). */
+function percentileInterval(means: Float64Array, confidence: number): { lo: number; hi: number } {
+  const sorted = Array.from(means).sort((p, q) => p - q);
+  const alpha = (1 - confidence) / 2;
+  return { lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha) };
+}
+
 /** The mean of `xs` with a percentile-bootstrap confidence interval. Non-finite values are dropped. */
 export function bootstrapMean(xs: readonly number[], options: Partial<BootstrapOptions> = {}): Estimate {
   const o = { ...DEFAULT_BOOTSTRAP, ...options };
@@ -55,9 +62,7 @@ export function bootstrapMean(xs: readonly number[], options: Partial<BootstrapO
     for (let i = 0; i < n; i++) s += data[Math.floor(rand() * n)] as number;
     means[b] = s / n;
   }
-  const sorted = Array.from(means).sort((p, q) => p - q);
-  const alpha = (1 - o.confidence) / 2;
-  return { n, mean: m, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha) };
+  return { n, mean: m, ...percentileInterval(means, o.confidence) };
 }
 
 /** One observation of the method (or other cluster) it belongs to. */
@@ -99,9 +104,7 @@ export function bootstrapOverMethods(obs: readonly Clustered[], options: Partial
     }
     means[b] = s / c;
   }
-  const sorted = Array.from(means).sort((p, q) => p - q);
-  const alpha = (1 - o.confidence) / 2;
-  return { n, mean: m, lo: quantileSorted(sorted, alpha), hi: quantileSorted(sorted, 1 - alpha), clusters: k };
+  return { n, mean: m, ...percentileInterval(means, o.confidence), clusters: k };
 }
 
 export interface Pairable {
