@@ -4,6 +4,7 @@ import { defaultPayloadConverter, type WorkflowHandle } from '@temporalio/client
 import type { Db } from '../../db/client';
 import { runProgress } from '../../activities/bench/run';
 import { progressLine } from './bench';
+import { watchWorkflow } from './watchWorkflow';
 
 interface Beat {
   phase?: string;
@@ -28,38 +29,22 @@ async function trainerBeat(handle: WorkflowHandle): Promise<{ activity: string; 
 
 /** Waits for the workflow, printing a progress line every few seconds (in place on a terminal). */
 export async function watchSft<T>(db: Db, handle: WorkflowHandle, runIds: () => string[], out: NodeJS.WriteStream = process.stdout): Promise<T> {
-  const tty = out.isTTY === true;
   const started = Date.now();
-  let finished = false;
-  const result = (handle.result() as Promise<T>).finally(() => {
-    finished = true;
-  });
-  result.catch(() => undefined);
-  let last = '';
-  let lastPrint = 0;
-  while (!finished) {
-    let line = '';
+  const line = async (): Promise<string> => {
     const t = await trainerBeat(handle);
     if (t) {
       const b = t.beat;
       const el = Math.round((Date.now() - started) / 1000);
-      line =
-        t.activity === 'prepareSftData'
-          ? `preparing the data file and base model  elapsed ${el}s`
-          : `trainer ${b.phase ?? 'starting'}  step ${b.step ?? 0}/${b.total ?? '?'}  loss ${b.loss?.toFixed(4) ?? '-'}  tok/s ${b.tokensPerS?.toFixed(1) ?? '-'}  saved at ${b.lastSavedStep ?? '-'}  elapsed ${el}s`;
-    } else {
-      for (const id of runIds()) {
-        const p = await runProgress(db, id).catch(() => undefined);
-        if (p && p.status === 'running') line = `${id}: ${progressLine(p, p.startedAt?.getTime() ?? started)}`;
-      }
+      return t.activity === 'prepareSftData'
+        ? `preparing the data file and base model  elapsed ${el}s`
+        : `trainer ${b.phase ?? 'starting'}  step ${b.step ?? 0}/${b.total ?? '?'}  loss ${b.loss?.toFixed(4) ?? '-'}  tok/s ${b.tokensPerS?.toFixed(1) ?? '-'}  saved at ${b.lastSavedStep ?? '-'}  elapsed ${el}s`;
     }
-    if (line && (tty || (line !== last && Date.now() - lastPrint > 10_000))) {
-      out.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
-      last = line;
-      lastPrint = Date.now();
+    let l = '';
+    for (const id of runIds()) {
+      const p = await runProgress(db, id).catch(() => undefined);
+      if (p && p.status === 'running') l = `${id}: ${progressLine(p, p.startedAt?.getTime() ?? started)}`;
     }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, tty ? 1000 : 3000))]);
-  }
-  if (tty && last) out.write('\n');
-  return result;
+    return l;
+  };
+  return watchWorkflow<T>(handle, line, { out, pollMs: { tty: 1000, plain: 3000 }, plainMinIntervalMs: 10_000 });
 }

@@ -17,6 +17,7 @@ import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { requireJudge } from '../client/judgeChoice';
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
+import { watchWorkflow } from '../client/watchWorkflow';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -73,22 +74,8 @@ export async function grpoProgressLine(db: Db, runId: string, started: number): 
 }
 
 async function watch(db: Db, handle: WorkflowHandle, runId: string): Promise<GrpoResult> {
-  const tty = process.stdout.isTTY === true;
   const started = Date.now();
-  let finished = false;
-  const result = (handle.result() as Promise<GrpoResult>).finally(() => {
-    finished = true;
-  });
-  result.catch(() => undefined);
-  let last = '';
-  while (!finished) {
-    const line = await grpoProgressLine(db, runId, started).catch(() => '');
-    if (line && (tty || line !== last)) process.stdout.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
-    last = line;
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, tty ? 2_000 : 15_000))]);
-  }
-  if (tty) process.stdout.write('\n');
-  return result;
+  return watchWorkflow<GrpoResult>(handle, () => grpoProgressLine(db, runId, started), { pollMs: { tty: 2_000, plain: 15_000 }, plainMinIntervalMs: 0 });
 }
 
 async function train(argv: string[]): Promise<number> {
