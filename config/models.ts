@@ -94,13 +94,37 @@ export const modelsFileSchema = z
   .strict();
 export type ModelsFile = z.infer<typeof modelsFileSchema>;
 
-/** Scripted policies the mock server implements. The first three are for demos; the rest drive tests. */
-export const MOCK_POLICIES = ['oracle', 'null', 'random', 'malformed', 'wrong-arity', 'refuse', 'empty', 'ratelimit', 'unauthorized', 'steps'] as const;
+/**
+ * Scripted policies the mock server implements. The first three are for demos; the rest drive tests. The
+ * `text-` ones speak the plain-text tool protocol (`CALL f(...)` / `DESCRIPTION: ...`), like the small local
+ * models.
+ */
+export const MOCK_POLICIES = [
+  'oracle',
+  'null',
+  'random',
+  'malformed',
+  'wrong-arity',
+  'refuse',
+  'empty',
+  'ratelimit',
+  'unauthorized',
+  'steps',
+  'text-calls-only',
+  'text-reask',
+] as const;
 export type MockPolicy = (typeof MOCK_POLICIES)[number];
 export const MOCK_PREFIX = 'mock-';
 
 function mockEntry(policy: MockPolicy): ModelEntry {
-  return modelEntrySchema.parse({ provider: 'mock', model: policy, maxConcurrency: 64, timeoutMs: 30_000, params: { temperature: 0 } });
+  return modelEntrySchema.parse({
+    provider: 'mock',
+    model: policy,
+    maxConcurrency: 64,
+    timeoutMs: 30_000,
+    params: { temperature: 0 },
+    ...(policy.startsWith('text-') ? { toolProtocol: 'text' } : {}),
+  });
 }
 
 /** CPU threads a local server uses by default: half the cores, so an agent and a judge server fit side by side. */

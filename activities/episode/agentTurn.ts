@@ -12,6 +12,7 @@ import { storedObservation, observationText } from '../../domain/episode/observa
 import {
   EMPTY_SUBMISSION_OBSERVATION,
   finalPrompt,
+  finalReaskPrompt,
   inContextUserPrompt,
   nudgePrompt,
   SUBMIT_ONLY,
@@ -99,14 +100,22 @@ function makeTurn(db: () => Db) {
       pre.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content: prompt } });
     }
     if (input.prompt) {
-      const content = input.prompt.kind === 'final' ? finalPrompt(input.prompt.reason, protocol) : nudgePrompt(input.prompt.reason, protocol);
+      const { kind, reason } = input.prompt;
+      const content =
+        kind === 'final'
+          ? finalPrompt(reason, protocol)
+          : kind === 'reask'
+            ? finalReaskPrompt(reason, input.entryPoint ?? 'the function')
+            : nudgePrompt(reason, protocol);
       pre.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content, reason: input.prompt.reason } });
     }
     await upsertSteps(d, input.episodeId, pre);
 
     // Appended to this process's copy when it is exact (conversationCache.ts), else read back.
     const history = cached ? withRows(cached, asConversationRows(pre)) : await loadSteps(d, input.episodeId, idx);
-    const tools = protocol === 'text' ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
+    // The re-ask after a final answer with no description goes without tools (finalReaskPrompt says why).
+    const reask = input.prompt?.kind === 'reask';
+    const tools = protocol === 'text' || reask ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
     const assistantIdx = idx++;
     const r = await chat(
       {

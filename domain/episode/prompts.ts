@@ -98,10 +98,32 @@ export function nudgePrompt(reason: string, protocol: ToolProtocol = 'native'): 
   return `${why}Continue: call the function with \`${TOOL_CALL_METHOD}\`, or submit your description with \`${TOOL_SUBMIT}\`.`;
 }
 
+/** Words every final ask and re-ask carries (the scripted `text-*` mock policies count the asks by them). */
+export const FINAL_ASK_MARK = 'No more calls will be run';
+
 export function finalPrompt(reason: string, protocol: ToolProtocol = 'native'): string {
   if (protocol === 'text')
     return `${reason} No more calls will be run. Write ${TEXT_DESCRIPTION_PREFIX} followed by your final description now. ${DESCRIPTION_ASK}`;
   return `${reason} No more calls will be run. Call \`${TOOL_SUBMIT}\` now with your final description. ${DESCRIPTION_ASK}`;
+}
+
+/**
+ * The one re-ask after a final answer with no description (`answer`: that answer's kind). Small models that
+ * write their calls as text answer the final ask with yet another call; measured on the 0.5B, a prompt in
+ * the same tool-call form got another call, while a plain-language question sent without tools got a
+ * description (docs/episodes.md#the-final-ask). So it says what happened to the last message, names the
+ * function, and asks for plain sentences; the turn is sent without tools.
+ */
+export function finalReaskPrompt(answer: string, entryPoint: string): string {
+  const what =
+    answer === 'problems_only'
+      ? `Your last message was a call, not a description: it was not run.`
+      : answer === 'empty_submission'
+        ? 'Your last description was empty.'
+        : answer === 'refusal'
+          ? 'This is a permitted, harmless task.'
+          : 'Your last message had no description.';
+  return `${what} ${FINAL_ASK_MARK}: stop calling ${entryPoint}. Answer in plain sentences, without JSON and without ${TEXT_CALL_PREFIX} lines: what does ${entryPoint} do? ${DESCRIPTION_ASK}`;
 }
 
 /** Shown when a message looked like a tool call that could not be read. */

@@ -121,8 +121,11 @@ export interface TurnInput {
   /** In-context: how the prompt names the function. */
   signature?: string;
   entryPoint?: string;
-  /** A user message to add before the model's turn. */
-  prompt?: { kind: 'nudge' | 'final'; reason: string };
+  /**
+   * A user message to add before the model's turn. `reask`: the one re-ask after a final answer with no
+   * description (reason = that answer's kind; sent without tools, see finalReaskPrompt).
+   */
+  prompt?: { kind: 'nudge' | 'final' | 'reask'; reason: string };
   mode: TurnMode;
   callsLeft: number;
   budgets: EpisodeBudgets;

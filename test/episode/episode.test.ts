@@ -67,15 +67,21 @@ describe('interactive episode', () => {
     expect(obs[1]?.text).toBe('0');
   });
 
-  it('refusals are recorded as refusals; the agent is nudged, then asked once for a final description', async () => {
+  it('refusals are recorded as refusals; the agent is nudged, then asked for a final description and re-asked once', async () => {
     const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-refuse', 'interactive', { budgets: { maxTurns: 2 } });
-    expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_refusal', turns: 3 });
+    expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_after_reask_refusal', turns: 4 });
     const rows = await stepsOf(stack.db, out.episodeId);
-    expect(rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { answer: string }).answer)).toEqual(['refusal', 'refusal', 'refusal']);
+    expect(rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { answer: string }).answer)).toEqual([
+      'refusal',
+      'refusal',
+      'refusal',
+      'refusal',
+    ]);
     expect(rows.filter((s) => s.kind === 'user').map((s) => (s.agentMessage as { reason?: string }).reason)).toEqual([
       undefined,
       'refusal',
       'You have used all 2 turns.',
+      'refusal',
     ]);
     const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
     expect(ep?.finalDescription).toBeNull();
@@ -83,7 +89,7 @@ describe('interactive episode', () => {
 
   it('empty answers are recorded as empty', async () => {
     const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-empty', 'interactive', { budgets: { maxTurns: 1 } });
-    expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_empty' });
+    expect(out).toMatchObject({ status: 'completed', endReason: 'no_description_after_reask_empty' });
   });
 
   it('null policy: submits a useless description at once', async () => {

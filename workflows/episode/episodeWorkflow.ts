@@ -171,6 +171,7 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
       let mode: TurnInput['mode'] = 'explore';
       let idleTurns = 0;
       let lastProse: string | null = null;
+      let reasked = false;
       for (;;) {
         // The turn boundary: a cancelled episode stops here (its last observations are not sent).
         const r = root.consideredCancelled
@@ -181,6 +182,7 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
               observations,
               ...(pending.length > 0 ? { pending: { calls: pending, code: prep.code, entryPoint: prep.entryPoint, ...limits } } : {}),
               ...(prompt ? { prompt } : {}),
+              ...(prompt?.kind === 'reask' ? { entryPoint: prep.entryPoint } : {}),
               mode,
               callsLeft: budgets.maxCalls - callsMade,
             });
@@ -194,13 +196,21 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
         prompt = undefined;
         if (r.answer === 'submitted') {
           finalDescription = r.text ?? null;
-          endReason = mode === 'final' ? 'submitted_after_final_ask' : 'submitted';
+          endReason = reasked ? 'submitted_after_reask' : mode === 'final' ? 'submitted_after_final_ask' : 'submitted';
           break;
         }
         if (mode === 'final') {
-          // Asked once for the final description: a plain-text answer counts; anything else ends it.
+          // Asked for the final description: a plain-text answer counts. An answer with none (calls that
+          // can no longer run, an empty or refused message) is asked once more, saying so, without tools;
+          // then the episode ends (patched: histories recorded before the re-ask end at the first answer).
+          if (r.answer !== 'text' && !reasked && patched('final-reask')) {
+            reasked = true;
+            prompt = { kind: 'reask', reason: r.answer };
+            continue;
+          }
           finalDescription = r.answer === 'text' ? (r.text ?? null) : null;
-          endReason = r.answer === 'text' ? 'answered_in_text_after_final_ask' : `no_description_${r.answer}`;
+          const after = reasked ? 'after_reask' : 'after_final_ask';
+          endReason = r.answer === 'text' ? `answered_in_text_${after}` : reasked ? `no_description_after_reask_${r.answer}` : `no_description_${r.answer}`;
           break;
         }
         // No progress (no call to run, no description) for maxIdleTurns turns in a row: end early rather than

@@ -2,6 +2,7 @@
 // reply. Not a language model: every reply says so (content prefix, `model`, `system_fingerprint`).
 import type { MockPolicy } from '../../../config/models';
 import { seededRandom } from '../../../domain/common/seededRandom';
+import { FINAL_ASK_MARK, TEXT_CALL_PREFIX, TEXT_DESCRIPTION_PREFIX } from '../../../domain/episode/prompts';
 
 export const MOCK_MARK = '[scripted mock model — not a real LLM]';
 export const MOCK_FINGERPRINT = 'pau-scripted-mock-not-a-real-llm';
@@ -169,5 +170,14 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
         return { kind: 'message', content: say(`Call ${observed + 1}.`), toolCalls: [call(probes[observed % probes.length]!)] };
       }
       return answer(describe(method));
+    // Plain-text protocol, like the small local models at the final ask: a CALL line every turn, also after
+    // "no more calls will be run". `text-reask` writes its description once it has been asked twice.
+    case 'text-calls-only':
+    case 'text-reask': {
+      const asks = req.messages.filter((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(FINAL_ASK_MARK)).length;
+      if (policy === 'text-reask' && asks >= 2) return { kind: 'message', content: say(`My description.\n${TEXT_DESCRIPTION_PREFIX} ${describe(method)}`), toolCalls: [] };
+      const args = probes.length > 0 ? probes[turns % probes.length]! : '0';
+      return { kind: 'message', content: say(`Let me try one more input.\n${TEXT_CALL_PREFIX} ${method?.entryPoint ?? 'f'}(${args})`), toolCalls: [] };
+    }
   }
 }
