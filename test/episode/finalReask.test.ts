@@ -18,14 +18,13 @@ const stack = useStack({
 });
 
 type Rows = Awaited<ReturnType<typeof stepsOf>>;
-const userPrompts = (rows: Rows) =>
-  rows.filter((s) => s.kind === 'user').map((s) => s.agentMessage as { content: string; reason?: string });
+const userPrompts = (rows: Rows) => rows.filter((s) => s.kind === 'user').map((s) => s.agentMessage as { content: string; reason?: string });
 const answers = (rows: Rows) => rows.filter((s) => s.kind === 'assistant').map((s) => (s.agentMessage as { answer: string }).answer);
 const problems = (rows: Rows) => rows.filter((s) => s.kind === 'problem').map((s) => (s.call as { problem: string }).problem);
 
 /** The request the model was sent for the assistant step at `idx`. */
 async function requestOf(rows: Rows, idx: number): Promise<{ tools?: unknown[]; messages: { role: string; content: string }[] }> {
-  const hash = (rows.find((r) => r.idx === idx)?.agentMessage as { requestHash: string }).requestHash;
+  const hash = (rows.find((r) => r.idx === idx)?.agentMessage as { requestHash: string } | undefined)?.requestHash ?? '';
   const [call] = await stack.db.select({ request: llmCalls.request }).from(llmCalls).where(eq(llmCalls.requestHash, hash));
   return call?.request as { tools?: unknown[]; messages: { role: string; content: string }[] };
 }

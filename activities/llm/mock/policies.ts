@@ -175,7 +175,8 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
     case 'text-calls-only':
     case 'text-reask': {
       const asks = req.messages.filter((m) => m.role === 'user' && typeof m.content === 'string' && m.content.includes(FINAL_ASK_MARK)).length;
-      if (policy === 'text-reask' && asks >= 2) return { kind: 'message', content: say(`My description.\n${TEXT_DESCRIPTION_PREFIX} ${describe(method)}`), toolCalls: [] };
+      if (policy === 'text-reask' && asks >= 2)
+        return { kind: 'message', content: say(`My description.\n${TEXT_DESCRIPTION_PREFIX} ${describe(method)}`), toolCalls: [] };
       const args = probes.length > 0 ? probes[turns % probes.length]! : '0';
       return { kind: 'message', content: say(`Let me try one more input.\n${TEXT_CALL_PREFIX} ${method?.entryPoint ?? 'f'}(${args})`), toolCalls: [] };
     }
