@@ -106,7 +106,10 @@ describe('pre-forked spares', () => {
   it('limits and the filter hold on a spare: memory, time, fork, sockets, signals to others', async () => {
     await withPool({ spares: 2 }, async (p) => {
       await waitFor(() => spares().length === 2);
-      expect(await call1(p, 'def f():\n    return len(bytearray(400 << 20))\n', [], { memoryMb: 200 })).toMatchObject({ ok: false, error: { type: 'MemoryLimit' } });
+      expect(await call1(p, 'def f():\n    return len(bytearray(400 << 20))\n', [], { memoryMb: 200 })).toMatchObject({
+        ok: false,
+        error: { type: 'MemoryLimit' },
+      });
       expect(await call1(p, 'def f():\n    while True:\n        pass\n', [], { timeoutMs: 300 })).toMatchObject({ ok: false, error: { type: 'Timeout' } });
       const refused = [
         'import os, socket, signal',
@@ -157,7 +160,9 @@ describe('pre-forked spares', () => {
     expect(await waitFor(() => spares().length === 4)).toBe(true);
     const first = spares().map((s) => s.host);
     const executor = nsPids();
-    const exPid = [...executor].find(([pid, x]) => x.args.includes('executor.py') && !x.args.startsWith('bwrap') && first.some((s) => executor.get(s)?.ppid === pid))![0];
+    const exPid = [...executor].find(
+      ([pid, x]) => x.args.includes('executor.py') && !x.args.startsWith('bwrap') && first.some((s) => executor.get(s)?.ppid === pid),
+    )![0];
     process.kill(exPid, 'SIGKILL');
     expect(await waitFor(() => first.every((pid) => !alive(pid))), 'spares of a killed executor').toBe(true);
     expect(value(await call1(p, 'def f():\n    return 1\n'))).toBe(1); // the pool starts a new one
