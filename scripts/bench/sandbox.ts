@@ -257,9 +257,9 @@ async function main(): Promise<void> {
     }
     rows.push(row(c.name, 'baseline: spawn python3 -I -S per call (real binary)', spawnLat, spawnWall, spawnCpu));
   }
+  await forkPool.close();
   const memory = [`pool of 1 executor (1 spare), idle after the runs: ${sandboxMemory()}`];
   await pool.close();
-  await forkPool.close();
 
   // The pool on all cores (trivial method, no coverage): two executors, one caller, then two at once.
   const c = cases[0]!;
