@@ -17,8 +17,13 @@ Wire protocol with the client (activities/sandbox/wire.ts), binary, little-endia
 The template: this process imports everything once and does every job-independent part of a child's
 set-up once (stdio objects, signal dispositions, working directory, no-new-privs, not dumpable, the
 seccomp program assembled into a buffer), so a forked child inherits it for free. It keeps `--spares`
-children forked and configured (rlimits set on them from here with prlimit; the child installs the filter
-and says "ready"); a job goes to the oldest ready spare and a replacement is forked while the call runs.
+children forked and fully configured (rlimits set on them from here with prlimit; the child installs the
+filter, says "ready" and warms up), each waiting on its own pipe for ONE job; a job goes to the oldest
+ready spare. Replacements are forked off the call's critical path: once the executor has been idle for
+IDLE_FORK_S after a reply (a fork and a spare's set-up compete for the CPU with the client digesting that
+reply), or at once, overlapping the running call, when requests arrive back to back and none is left.
+A burst that finds no spare ready is served by forking one on demand (slower, never a failure).
+`--spares 0` forks every call's child on demand (the fork-per-call baseline of bench:sandbox).
 
 This process is trusted and stays clean: it never parses or runs untrusted text, and it never holds a
 call's data at all. Jobs, stdout and results move between pipes with splice(2) inside the kernel, so no
@@ -27,7 +32,7 @@ headers, enforces deadlines and output caps with SIGKILL, reaps, and empties the
 Options: --seccomp (filter each child), --fs-writes (the file system outside the scratch dir is
 read-only by other means, i.e. bubblewrap), --scratch DIR (the call's working directory, emptied after
 every call when writable), --scratch-tmpfs (it is a tmpfs: emptiness is checked with one stat),
---spares N (children kept ready).
+--spares N (children kept ready, 0-8).
 """
 import collections
 import ctypes
@@ -91,6 +96,10 @@ F_READY, F_STDOUT, F_RESULT, F_END, F_ERROR = 1, 2, 3, 4, 6
 RESULT_SLACK = 65536  # the child caps its own result; more than cap + slack is a forged write
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 _FIONREAD_BUF = bytearray(4)
+# How long the executor waits after a reply before forking a replacement spare, if no request comes: long
+# enough for the client to read the reply undisturbed (a fork and the new spare's set-up take ~2-5 ms of
+# CPU, on a core the client may need), short next to an agent's model turn between calls.
+IDLE_FORK_S = 0.003
 
 
 def _pending(fd):
@@ -294,15 +303,13 @@ class Executor:
             send_end(seq, 'Lost', 0)
             return
         os.close(sp.job_w)
-        # A fork of this process costs ~0.5-1 ms on this kind of VM, so it is kept off the call's clock
-        # where possible: the replacement spare is forked after the reply, while the client digests it.
-        # Only when calls come back to back and no spare is left is it forked now, so that it overlaps
-        # this call (the child runs on the other core) instead of delaying the next one in full.
-        if not self.spares and self.back_to_back:
+        # A fork of this process and a spare's set-up cost a few ms of CPU on this kind of VM, so they are
+        # kept off the call's clock: the replacement is forked once the executor is idle (serve). Only
+        # when calls come back to back and no spare is left is it forked now, so that it overlaps this
+        # call (the child runs on the other core) instead of delaying the next one in full.
+        if not self.spares and self.back_to_back and self.want:
             self.top_up()
         send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
-        if len(self.spares) < self.want and not _readable(0):
-            self.top_up()  # meanwhile the child exits, so the reap below does not wait for it
         # After the reply: wait until the child is really gone (a killed process can finish the syscall
         # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
         self.reap(block=True)
@@ -526,7 +533,7 @@ def main():
         if not sec['ok']:
             prepared = None
     opts = {'seccomp': prepared is not None, 'fs_writes': a.fs_writes, 'scratch': a.scratch,
-            'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(1, min(a.spares, 8))}
+            'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(0, min(a.spares, 8))}
     ex = Executor(opts, libc, prepared)
     del a
     child.prime()
@@ -548,18 +555,26 @@ def _readable(fd):
 
 
 def serve(ex):
+    replied = False  # a reply went out and nothing has been forked since
     while True:
         waiting = _readable(0)
         ex.back_to_back = waiting
-        # Top up while idle, one at a time: a waiting request goes first.
-        if not waiting and len(ex.spares) < ex.want and ex.top_up():
-            continue
+        # Top up while idle, one at a time: a waiting request goes first. Right after a reply, first
+        # give the client IDLE_FORK_S to take it in (a request arriving meanwhile is served at once).
+        if not waiting and len(ex.spares) < ex.want:
+            if replied:
+                replied = False
+                if select.select([0], [], [], IDLE_FORK_S)[0]:
+                    continue
+            if ex.top_up():
+                continue
         head = _read_exact(0, REQUEST.size)
         if head is None:
             return
         op, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap = REQUEST.unpack(head)
         if op == OP_JOB:
             ex.run_job(seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap)
+            replied = True
         elif op == OP_EXIT:
             return
         else:

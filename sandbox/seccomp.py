@@ -236,10 +236,15 @@ class Prepared:
         self.prog_addr = ctypes.addressof(self.prog)
         self.libc = prepare()
 
+    def for_pid(self, pid):
+        """Write `pid` into the program; returns the program's bytes, which are build_filter(pid)'s."""
+        self.buf[self.pid_offset:self.pid_offset + 4] = struct.pack('<I', pid)
+        return self.buf.raw
+
     def install(self, pid):
         """Apply the filter to the calling process (irreversible); `pid` must be os.getpid(). The
         executor has set no-new-privs already (inherited), which the kernel requires for this."""
-        self.buf[self.pid_offset:self.pid_offset + 4] = struct.pack('<I', pid)
+        self.for_pid(pid)
         if self.libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, self.prog_addr, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), 'prctl(PR_SET_SECCOMP) failed')
 

@@ -14,9 +14,10 @@ export interface SandboxPoolOptions {
   /** Executor processes (each runs one batch at a time). Default: PAU_SANDBOX_WORKERS or min(2, CPUs). */
   size?: number;
   /**
-   * Call children each executor keeps forked and configured, waiting for a job (1-8, default 1). One
-   * is enough for one core per executor: the next is forked while a call runs. More only pay off with
-   * idle cores; each holds a few MB of copied pages and runs its set-up on a core of its own.
+   * Call children each executor keeps forked and fully configured, waiting for one job each (0-8, default
+   * 1). One is enough for calls with pauses between them (an agent's model turn): the replacement is
+   * forked once the executor is idle. More absorb bursts; each holds a few MB of copied pages. 0 forks
+   * every call's child on the call's clock (the fork-per-call baseline of bench:sandbox).
    */
   spares?: number;
   python?: string;
@@ -83,7 +84,7 @@ export class SandboxPool {
       python: options.python ?? e.PAU_PYTHON,
       bwrap: options.bwrap ?? e.PAU_SANDBOX_BWRAP,
       hashSeed: options.hashSeed ?? 0,
-      spares: Math.max(1, Math.min(8, Math.floor(options.spares ?? 1))),
+      spares: Math.max(0, Math.min(8, Math.floor(options.spares ?? 1))),
       warn: options.warn ?? ((m) => process.stderr.write(`${m}\n`)),
     };
     this.limits = { ...defaultLimits(), ...options.limits };

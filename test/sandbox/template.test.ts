@@ -47,6 +47,10 @@ function sandboxProcesses(): { executors: number[]; spares: number[] } {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+async function untilOneSpare(): Promise<void> {
+  for (let i = 0; i < 200 && sandboxProcesses().spares.length !== 1; i++) await sleep(10);
+}
+
 function value(r: CallResult | undefined): unknown {
   if (!r?.ok) throw new Error(`call failed: ${JSON.stringify(r)}`);
   return r.value;
@@ -248,11 +252,13 @@ describe('the executor is a clean template', () => {
 describe('spares and recovery', () => {
   it('a spare killed while it waits is never handed a job', async () => {
     await call1(pool, 'def f():\n    return 1\n');
+    await untilOneSpare(); // the replacement is forked once the executor has been idle a moment
     const { spares } = sandboxProcesses();
     expect(spares.length).toBe(1);
     for (const pid of spares) process.kill(pid, 'SIGKILL');
     await sleep(100);
     expect(await call1(pool, 'def f(x):\n    return x + 1\n', ['41'])).toMatchObject({ ok: true, value: 42 });
+    await untilOneSpare();
     expect(sandboxProcesses().spares.length).toBe(1);
   });
 
