@@ -7,13 +7,11 @@
 // survived, duplicates, stuck rows, calls paid twice, processes that died by themselves (a worker that
 // exits on its own is not restarted here: that is how a Postgres restart killing the pau worker showed).
 // Exit 0 when every fault was survived with equal results, nothing stuck and no process died by itself.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
-import { PROJECT_ROOT } from '../../config/env';
 import { connect, type DbHandle } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
 import { datasetMethods, datasets, episodes, judgments, llmCalls, methods, runs, steps } from '../../db/schema/index';
@@ -25,53 +23,14 @@ import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startP
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../stack/temporal';
 import { printTable } from '../../domain/report/table';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
+import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
 
 const METHODS = Number(process.env.PAU_CHAOS_METHODS ?? 12);
 const OUTAGE_S = Number(process.env.PAU_CHAOS_OUTAGE_S ?? 45);
-const log = (s: string) => console.log(`chaos ${new Date().toISOString().slice(11, 19)}  ${s}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = chaosLog('chaos');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-chaos-'));
-const children = new Set<ChildProcess>();
-/** Processes chaos killed on purpose; any other exit of a worker or the model server is a finding. */
-const killed = new WeakSet<ChildProcess>();
-const diedByThemselves: string[] = [];
-
-function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, readyText: string, name: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, script), ...args], { cwd: PROJECT_ROOT, env });
-    children.add(child);
-    const logFile = fs.createWriteStream(path.join(dir, `${name}.log`), { flags: 'a' });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${name} not ready after 90 s:\n${out.slice(-2000)}`)), 90_000);
-    const onData = (d: Buffer) => {
-      logFile.write(d);
-      if (out.length < 100_000) out += d.toString();
-      if (out.includes(readyText)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => logFile.write(d));
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      clearTimeout(timer);
-      if (!killed.has(child)) {
-        diedByThemselves.push(`${name} (${signal ?? `exit ${code}`}; see ${path.join(dir, `${name}.log`)})`);
-        log(`${name} DIED BY ITSELF (${signal ?? `exit ${code}`})`);
-      }
-    });
-  });
-}
-
-async function kill9(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  killed.add(child);
-  child.kill('SIGKILL');
-  await exited;
-}
+const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log);
 
 function postmasterPid(dataDir: string): number {
   return Number(fs.readFileSync(path.join(fs.realpathSync(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -260,7 +219,7 @@ async function main(): Promise<number> {
   } finally {
     await connection.close().catch(() => undefined);
     await dbh.close().catch(() => undefined);
-    for (const c of [...children]) await kill9(c);
+    await killAll();
     await Promise.allSettled([stopTemporal(temporal), stopPostgres(pg)]);
     if (!process.env.PAU_CHAOS_KEEP) {
       removeCluster(pg);
@@ -393,7 +352,7 @@ main().then(
   (code) => process.exit(code),
   async (err: unknown) => {
     console.error(`chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    for (const c of [...children]) c.kill('SIGKILL');
+    await killAll();
     process.exit(1);
   },
 );
