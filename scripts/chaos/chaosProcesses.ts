@@ -23,7 +23,8 @@ export interface ChaosProcesses {
   diedByThemselves: string[];
 }
 
-export function chaosProcesses(dir: string, log: (s: string) => void): ChaosProcesses {
+/** readyTimeoutMs: how long a started process may take to print its ready text (a loaded machine needs more). */
+export function chaosProcesses(dir: string, log: (s: string) => void, readyTimeoutMs = 90_000): ChaosProcesses {
   const children = new Set<ChildProcess>();
   const killed = new WeakSet<ChildProcess>();
   const diedByThemselves: string[] = [];
@@ -34,7 +35,7 @@ export function chaosProcesses(dir: string, log: (s: string) => void): ChaosProc
       children.add(child);
       const logFile = fs.createWriteStream(path.join(dir, `${name}.log`), { flags: 'a' });
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`${name} not ready after 90 s:\n${out.slice(-2000)}`)), 90_000);
+      const timer = setTimeout(() => reject(new Error(`${name} not ready after ${readyTimeoutMs / 1000} s:\n${out.slice(-2000)}`)), readyTimeoutMs);
       const onData = (d: Buffer) => {
         logFile.write(d);
         if (out.length < 100_000) out += d.toString();

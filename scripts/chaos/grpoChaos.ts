@@ -33,7 +33,8 @@ import { insertChaosMethods, startChaosStack } from './chaosStack';
 
 const log = chaosLog('grpo-chaos');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-chaos-'));
-const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log);
+// workers compile their workflow bundle at start: minutes on a loaded 2-core machine
+const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log, 600_000);
 const MODEL = 'local/smollm2-135m';
 const portOf = async (name: string) => Number(process.env[name] ?? 0) || (await freePort());
 
@@ -90,11 +91,6 @@ async function main(): Promise<number> {
   const startMain = () => spawnTs('workers/pau.ts', [], env, 'ready', 'worker-pau');
   const startSandbox = () => spawnTs('workers/pau-sandbox.ts', [], env, 'ready', 'worker-sandbox');
   const startGpu = () => spawnTs('workers/pau-gpu.ts', [], env, 'ready', 'worker-gpu');
-  await startMock();
-  let main = await startMain();
-  await startSandbox();
-  let gpu = await startGpu();
-
   const dbh = connect(stack.databaseUrl, 3);
   const d = dbh.db;
   const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
@@ -104,7 +100,11 @@ async function main(): Promise<number> {
   const runId = `grpo-chaos-${Date.now().toString(36)}`;
   const started = Date.now();
   const at = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+  let main: Awaited<ReturnType<typeof startMain>>;
+  let gpu: Awaited<ReturnType<typeof startGpu>>;
   try {
+    await startMock();
+    [main, , gpu] = await Promise.all([startMain(), startSandbox(), startGpu()]);
     await insertChaosMethods(d, 'grpo-chaos', 'train', 1);
     const config: GrpoConfig = {
       base: MODEL,
