@@ -23,7 +23,7 @@ import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
 import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { paidTwice } from '../../activities/llm/ledger';
-import { freePort, runningPid } from '../../activities/common/processes';
+import { freePort, runningNotZombie, runningPid } from '../../activities/common/processes';
 import { serverFiles } from '../../activities/llm/local/server';
 import { type GrpoConfig, grpoJobId } from '../../domain/training/grpo';
 import { printTable } from '../../domain/report/table';
@@ -69,15 +69,6 @@ function trainerChildren(pid: number): number[] {
     }
   }
   return out;
-}
-
-function running(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function main(): Promise<number> {
@@ -128,6 +119,15 @@ async function main(): Promise<number> {
     };
     const handle = await startGrpo(client, runId, config);
     log(`started ${handle.workflowId}`);
+    const runCalls = async () =>
+      Number(
+        (
+          await d
+            .select({ n: sql<number>`count(*)::int` })
+            .from(llmCalls)
+            .where(like(llmCalls.callKey, `${runId}/%`))
+        )[0]?.n ?? 0,
+      );
     const runEpisodes = () => d.select().from(episodes).where(eq(episodes.runId, runId));
     const stepRows = async () =>
       Number(
@@ -211,7 +211,7 @@ async function main(): Promise<number> {
       await kill9(gpu);
       let orphanS = -1;
       for (let i = 0; i < 100; i++) {
-        if (trainers.every((p) => !running(p))) {
+        if (trainers.every((p) => !runningNotZombie(p))) {
           orphanS = (Date.now() - t) / 1000;
           break;
         }
@@ -255,14 +255,7 @@ async function main(): Promise<number> {
         1_000,
       );
       fs.renameSync(`${done}.chaos-hidden`, done);
-      const callsBefore = Number(
-        (
-          await d
-            .select({ n: sql<number>`count(*)::int` })
-            .from(llmCalls)
-            .where(like(llmCalls.callKey, `${runId}/%`))
-        )[0]?.n ?? 0,
-      );
+      const callsBefore = await runCalls();
       const rerunStarted = Date.now();
       // rerun's own output; execFileSync blocks this script's event loop, which is fine here
       const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/pau.ts'), 'rerun', handle.workflowId], {
@@ -280,14 +273,7 @@ async function main(): Promise<number> {
         3_600_000,
         1_000,
       );
-      const callsAfter = Number(
-        (
-          await d
-            .select({ n: sql<number>`count(*)::int` })
-            .from(llmCalls)
-            .where(like(llmCalls.callKey, `${runId}/%`))
-        )[0]?.n ?? 0,
-      );
+      const callsAfter = await runCalls();
       rows.push({
         fault: 'epoch 2 update fails (init adapter without DONE), repaired, `pau rerun`',
         at: `${when}, epoch 2 rollouts`,
@@ -312,14 +298,7 @@ async function main(): Promise<number> {
     ).rows[0];
     if (Number(gaps?.n ?? 0) > 0) problems.push(`${gaps?.n} episode(s) with step gaps or repeats`);
     const paid = await paidTwice(d, runId);
-    const calls = Number(
-      (
-        await d
-          .select({ n: sql<number>`count(*)::int` })
-          .from(llmCalls)
-          .where(like(llmCalls.callKey, `${runId}/%`))
-      )[0]?.n ?? 0,
-    );
+    const calls = await runCalls();
     console.log('');
     printTable(
       ['fault', 'when', 'what happened', 'time lost'],

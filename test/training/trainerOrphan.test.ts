@@ -13,6 +13,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
+import { runningNotZombie } from '../../activities/common/processes';
 import { runTrainerProcess } from '../../activities/training/trainerProcess';
 import type { TrainerEvent } from '../../domain/training/trainerProtocol';
 import { smollm2Path, TRAINER_DATA } from './helpers';
@@ -44,24 +45,14 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(() => {
-  for (const pid of strays) if (running(pid)) process.kill(pid, 'SIGKILL');
+  for (const pid of strays) if (runningNotZombie(pid)) process.kill(pid, 'SIGKILL');
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** Alive and not a zombie (an orphan re-parented to a container's init may never be reaped). */
-function running(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function goneWithin(pid: number, ms: number): Promise<number | null> {
   const t = Date.now();
   while (Date.now() - t < ms) {
-    if (!running(pid)) return Date.now() - t;
+    if (!runningNotZombie(pid)) return Date.now() - t;
     await new Promise((r) => setTimeout(r, 50));
   }
   return null;
