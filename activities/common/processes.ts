@@ -4,6 +4,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
+/** Running and not a zombie (Linux /proc; an orphan re-parented to a container's init may never be reaped). */
+export function runningNotZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

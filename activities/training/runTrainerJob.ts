@@ -125,7 +125,8 @@ export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
         signal: ctx?.cancellationSignal,
         env: opts.trainerEnv,
         onEvent: (e) => {
-          if (e.type === 'start') heartbeat({ phase: 'training', pid: e.pid, total: e.total_steps, step: e.resumed_from_step });
+          if (e.type === 'info' && e.lock_holder_pid !== undefined) heartbeat({ phase: 'waiting-for-lock', lockHolderPid: e.lock_holder_pid });
+          else if (e.type === 'start') heartbeat({ phase: 'training', pid: e.pid, total: e.total_steps, step: e.resumed_from_step, lockHolderPid: undefined });
           else if (e.type === 'progress') heartbeat({ phase: 'training', step: e.step, total: e.total, loss: e.loss, tokensPerS: e.tokens_per_s });
           else if (e.type === 'saved') heartbeat({ lastSavedStep: e.step });
         },

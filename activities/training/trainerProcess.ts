@@ -1,8 +1,10 @@
 // Runs one trainer job as a child process: `python -m pau_trainer <command> --spec FILE --watch-stdin`,
 // in the trainer's own virtualenv (trainer/setup.sh creates it on first use). Reads the JSON lines the
 // trainer prints (each validated against the wire contract), forwards them, and turns an AbortSignal into
-// SIGTERM (the trainer finishes its step, saves, and exits 5). The child's stdin stays open while we live:
-// if this process is killed, the trainer sees EOF and stops the same way, so no orphan keeps training.
+// SIGTERM (the trainer finishes its step, saves, and exits 5). The trainer is our direct child (the venv's
+// python, no shell or launcher in between) and dies with us (trainer/pau_trainer/parent_watch.py:
+// PR_SET_PDEATHSIG on Linux, plus a watchdog on its parent pid and on our end of its stdin, which we keep
+// open while we live), so a SIGKILLed worker leaves no orphan holding the job directory's lock.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -64,7 +66,9 @@ export async function runTrainerProcess(command: TrainerCommand, specFile: strin
   const child = spawn(py, ['-m', 'pau_trainer', command, '--spec', specFile, '--watch-stdin'], {
     cwd: TRAINER_DIR,
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, PYTHONUNBUFFERED: '1', ...opts.env },
+    // the pid the trainer's watchdog compares getppid() with (closes the race with a parent that dies
+    // before the trainer has set its death signal)
+    env: { ...process.env, PYTHONUNBUFFERED: '1', ...opts.env, PAU_TRAINER_PARENT_PID: String(process.pid) },
   });
   const events: TrainerEvent[] = [];
   let stderrTail = '';

@@ -32,7 +32,12 @@ export const startEventSchema = z.looseObject({
   total_steps: z.number().int(),
   resumed_from_step: z.number().int(),
 });
-export const infoEventSchema = z.object({ type: z.literal('info'), message: z.string() });
+export const infoEventSchema = z.object({
+  type: z.literal('info'),
+  message: z.string(),
+  /** Set while the trainer waits for its output_dir's lock: the pid the holder wrote (null: unreadable). */
+  lock_holder_pid: z.number().int().nullable().optional(),
+});
 export const progressEventSchema = z.looseObject({
   type: z.literal('progress'),
   step: z.number().int(),
@@ -159,7 +164,9 @@ export interface TrainerJobResult {
 
 /** What runTrainerJob heartbeats (Temporal UI shows it; a workflow can read it after a failure). */
 export interface TrainerHeartbeat {
-  phase: 'setup' | 'loading' | 'training' | 'saving';
+  phase: 'setup' | 'loading' | 'waiting-for-lock' | 'training' | 'saving';
+  /** While waiting for the job directory's lock: the pid of the trainer holding it. */
+  lockHolderPid?: number | null;
   step?: number;
   total?: number;
   loss?: number | null;

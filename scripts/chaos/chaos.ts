@@ -7,71 +7,30 @@
 // survived, duplicates, stuck rows, calls paid twice, processes that died by themselves (a worker that
 // exits on its own is not restarted here: that is how a Postgres restart killing the pau worker showed).
 // Exit 0 when every fault was survived with equal results, nothing stuck and no process died by itself.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
-import { PROJECT_ROOT } from '../../config/env';
 import { connect, type DbHandle } from '../../db/client';
-import { runMigrations } from '../../db/migrate';
 import { datasetMethods, datasets, episodes, judgments, llmCalls, methods, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../activities/llm/ledger';
 import { runProgress } from '../../activities/bench/run';
 import { freePort } from '../../activities/common/processes';
-import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../stack/postgres';
-import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../stack/temporal';
+import { startPostgres, stopPostgres } from '../stack/postgres';
+import { startTemporal } from '../stack/temporal';
 import { printTable } from '../../domain/report/table';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
+import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
+import { insertChaosMethods, startChaosStack } from './chaosStack';
 
 const METHODS = Number(process.env.PAU_CHAOS_METHODS ?? 12);
 const OUTAGE_S = Number(process.env.PAU_CHAOS_OUTAGE_S ?? 45);
-const log = (s: string) => console.log(`chaos ${new Date().toISOString().slice(11, 19)}  ${s}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = chaosLog('chaos');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-chaos-'));
-const children = new Set<ChildProcess>();
-/** Processes chaos killed on purpose; any other exit of a worker or the model server is a finding. */
-const killed = new WeakSet<ChildProcess>();
-const diedByThemselves: string[] = [];
-
-function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, readyText: string, name: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, script), ...args], { cwd: PROJECT_ROOT, env });
-    children.add(child);
-    const logFile = fs.createWriteStream(path.join(dir, `${name}.log`), { flags: 'a' });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${name} not ready after 90 s:\n${out.slice(-2000)}`)), 90_000);
-    const onData = (d: Buffer) => {
-      logFile.write(d);
-      if (out.length < 100_000) out += d.toString();
-      if (out.includes(readyText)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => logFile.write(d));
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      clearTimeout(timer);
-      if (!killed.has(child)) {
-        diedByThemselves.push(`${name} (${signal ?? `exit ${code}`}; see ${path.join(dir, `${name}.log`)})`);
-        log(`${name} DIED BY ITSELF (${signal ?? `exit ${code}`})`);
-      }
-    });
-  });
-}
-
-async function kill9(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  killed.add(child);
-  child.kill('SIGKILL');
-  await exited;
-}
+const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log);
 
 function postmasterPid(dataDir: string): number {
   return Number(fs.readFileSync(path.join(fs.realpathSync(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -79,25 +38,9 @@ function postmasterPid(dataDir: string): number {
 
 async function main(): Promise<number> {
   const [pgPort, tPort, mockPort] = [await freePort(), await freePort(), await freePort()];
-  process.env.PAU_STATE_DIR = dir;
-  const pg = localPostgres(dir, pgPort);
-  const password = clusterPassword(pg);
-  const temporal = localTemporal(dir, tPort, 0, 'default', false);
-  const cli = temporalCliPath(process.env.TEMPORAL_CLI_PATH);
+  const stack = await startChaosStack(dir, { pg: pgPort, temporal: tPort, mock: mockPort });
+  const { pg, password, temporal, cli, databaseUrl, env } = stack;
   log(`private stack in ${dir}: postgres :${pgPort}, temporal :${tPort}, scripted model server :${mockPort}`);
-  await Promise.all([startPostgres(pg, password), startTemporal(temporal, cli)]);
-  const databaseUrl = localDatabaseUrl(pgPort, password);
-  await runMigrations(databaseUrl);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: `127.0.0.1:${tPort}`,
-    TEMPORAL_NAMESPACE: 'default',
-    PAU_STATE_DIR: dir,
-    PAU_MOCK_LLM_URL: `http://127.0.0.1:${mockPort}/v1`,
-    LOG_LEVEL: 'ERROR',
-  };
-  Object.assign(process.env, env);
   const startMock = () =>
     spawnTs('scripts/pau.ts', ['mock-llm', '--port', String(mockPort), '--latency-ms', '100'], env, 'scripted mock model server', 'mock-llm');
   const startMain = () => spawnTs('workers/pau.ts', [], env, 'ready', 'worker-pau');
@@ -110,7 +53,7 @@ async function main(): Promise<number> {
   const connection = await Connection.connect({ address: `127.0.0.1:${tPort}` });
   const client = new Client({ connection, namespace: 'default' });
   try {
-    await insertMethods(dbh);
+    await insertChaosMethods(dbh.db, 'chaos', 'test', METHODS);
     const { launchBenchmark, resumeBenchmark } = await import('../client/benchStart');
     const config: BenchmarkConfig = {
       dataset: 'chaos',
@@ -260,49 +203,11 @@ async function main(): Promise<number> {
   } finally {
     await connection.close().catch(() => undefined);
     await dbh.close().catch(() => undefined);
-    for (const c of [...children]) await kill9(c);
-    await Promise.allSettled([stopTemporal(temporal), stopPostgres(pg)]);
+    await killAll();
+    await stack.stop(Boolean(process.env.PAU_CHAOS_KEEP));
     if (!process.env.PAU_CHAOS_KEEP) {
-      removeCluster(pg);
       fs.rmSync(dir, { recursive: true, force: true });
     } else log(`kept ${dir}`);
-  }
-}
-
-async function insertMethods(dbh: DbHandle): Promise<void> {
-  const d = dbh.db;
-  await d
-    .insert(datasets)
-    .values({ name: 'chaos', contentHash: 'chaos:fixture', config: { fixture: true }, status: 'ready' })
-    .onConflictDoNothing();
-  const bodies = [
-    { entry: 'add', code: 'def add(a, b):\n    return a + b\n', gold: 'Returns the sum of a and b.', probes: ['1, 2', '-3, 3', "'ab', 'cd'"] },
-    {
-      entry: 'safe_div',
-      code: "def safe_div(a, b):\n    if b == 0:\n        raise ValueError('division by zero')\n    return a // b\n",
-      gold: 'Floor-divides a by b; raises ValueError when b is 0.',
-      probes: ['7, 2', '1, 0', '-7, 2'],
-    },
-  ];
-  for (let i = 0; i < METHODS; i++) {
-    const b = bodies[i % bodies.length]!;
-    const id = `chaos/${b.entry}_${String(i).padStart(3, '0')}`;
-    await d
-      .insert(methods)
-      .values({
-        id,
-        source: 'fixture',
-        sourceId: id.split('/')[1]!,
-        entryPoint: b.entry,
-        signature: b.code.split('\n')[0]!,
-        code: b.code,
-        goldDescription: b.gold,
-        probeInputs: b.probes,
-        heldoutInputs: [],
-        verdict: 'accepted',
-      })
-      .onConflictDoNothing();
-    await d.insert(datasetMethods).values({ datasetName: 'chaos', methodId: id, split: 'test', position: i }).onConflictDoNothing();
   }
 }
 
@@ -393,7 +298,7 @@ main().then(
   (code) => process.exit(code),
   async (err: unknown) => {
     console.error(`chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    for (const c of [...children]) c.kill('SIGKILL');
+    await killAll();
     process.exit(1);
   },
 );

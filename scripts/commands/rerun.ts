@@ -2,7 +2,9 @@
 // `pau rerun --run RUN_ID --failed`: rerun only the failed episodes of a run; finished ones are kept.
 // `pau rerun --run RUN_ID`: continue a run that stopped (cancelled, terminated, timed out) with its stored
 // config; episodes that ended are counted, not run again.
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { runs } from '../../db/schema/index';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { startRerun } from '../client/starters';
 import { workflowUiLink } from '../../config/services';
@@ -42,6 +44,14 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`${workflowId}: first failure at event ${r.failedEventId} (${r.failure})`);
     console.log(`reset to after event ${r.workflowTaskFinishEventId}; steps before it are kept, the failed one runs again`);
     console.log(`new run ${r.newRunId}  ${workflowUiLink(workflowId, r.newRunId)}`);
+    const h = connect(undefined, 2);
+    try {
+      // The steps that marked the run failed are undone by the reset, but its row is not: reopen it, so
+      // `runs list` and the progress lines show it running until the workflow finishes it again.
+      for (const id of await reopenFailedRunOf(h.db, workflowId)) console.log(`run ${id}: failed -> running`);
+    } finally {
+      await h.close();
+    }
     return 0;
   } finally {
     await client.connection.close();
@@ -99,4 +109,13 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
   } finally {
     await h.close();
   }
+}
+
+async function reopenFailedRunOf(db: Db, workflowId: string): Promise<string[]> {
+  const rows = await db
+    .update(runs)
+    .set({ status: 'running', error: null, finishedAt: null, updatedAt: new Date() })
+    .where(and(eq(runs.workflowId, workflowId), eq(runs.status, 'failed')))
+    .returning({ id: runs.id });
+  return rows.map((r) => r.id);
 }

@@ -31,9 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", required=True, help="path to the JSON job spec")
     parser.add_argument(
         "--watch-stdin", action="store_true",
-        help="treat EOF on stdin as a cancel request: the parent (a worker) died, so save and stop",
+        help="exit at once when the parent (a worker) dies: stdin EOF, a new parent pid, or (Linux) "
+        "PR_SET_PDEATHSIG; the retry resumes from the last complete save (parent_watch.py)",
     )
     args = parser.parse_args(argv)
+    if args.watch_stdin:
+        from .parent_watch import die_with_parent
+
+        die_with_parent()
     # Anything printed by a library goes to stderr; stdout carries only our JSON lines.
     real_stdout = sys.stdout
     sys.stdout = sys.stderr
@@ -43,8 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     protocol.set_event_stream(real_stdout)
     cancel = Cancel()
     cancel.install()
-    if args.watch_stdin:
-        cancel.watch_stdin()
     try:
         try:
             with open(args.spec, encoding="utf-8") as f:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import math
+import os
 import random
 import time
 from pathlib import Path
@@ -16,8 +17,22 @@ import torch
 from . import checkpoint as ckpt
 from .cancel import Cancel, Cancelled
 from .chat import ChatEncoder
+from .parent_watch import pid_alive
 from .models import sha256_file, load_model, load_tokenizer, pick_device, prepare_base
 from .protocol import GrpoSpec, SftSpec, TrainerError, emit, spec_fingerprint
+
+
+LOCK_POLL_S = 1.0
+LOCK_REPORT_S = 10.0
+
+
+def lock_holder(lock_file: Path) -> int | None:
+    """The pid the current holder wrote into the lock file (None if unreadable: e.g. an older trainer)."""
+    try:
+        raw = lock_file.read_text().strip()
+    except OSError:
+        return None
+    return int(raw) if raw.isdigit() else None
 
 
 class Job:
@@ -38,14 +53,34 @@ class Job:
 
     # ---- before any heavy work ----------------------------------------------------------------------
     def lock_output_dir(self) -> None:
-        """One trainer per output_dir: a retry that starts while an orphaned attempt is still saving waits."""
+        """One trainer per output_dir. The holder's pid is written into the lock file, so a trainer that finds
+        the lock taken says who holds it (every LOCK_REPORT_S while it waits) instead of waiting silently.
+        Holders die with their worker (parent_watch.py), so a wait here is a previous attempt still exiting."""
         self.out.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.out / ".lock", "w")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            emit("info", message=f"another trainer holds {self.out}; waiting for it to stop")
-            fcntl.flock(self._lock, fcntl.LOCK_EX)
+        self._lock = open(self.out / ".lock", "a+")
+        started = time.monotonic()
+        reported: float | None = None
+        while True:
+            try:
+                fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                now = time.monotonic()
+                if reported is None or now - reported >= LOCK_REPORT_S:
+                    reported = now
+                    holder = lock_holder(self.out / ".lock")
+                    state = "" if holder is None else " (running)" if pid_alive(holder) else " (not running here)"
+                    emit(
+                        "info",
+                        message=f"waiting for the lock on {self.out}: held by pid {holder or '?'}{state}, "
+                        f"{now - started:.0f}s so far",
+                        lock_holder_pid=holder,
+                    )
+                time.sleep(LOCK_POLL_S)
+        self._lock.seek(0)
+        self._lock.truncate()
+        self._lock.write(f"{os.getpid()}\n")
+        self._lock.flush()
 
     def open(self) -> tuple[dict[str, Any] | None, Path | None]:
         """Lock the output dir; (the finished job's done event, already re-reported, or None; the save to

@@ -68,6 +68,7 @@ def spec_error(message: str) -> NoReturn:
 # ---- Events (stdout, one JSON object per line) ------------------------------------------------------
 # {"type":"start","command":..,"protocol":1,"output_dir":..,"total_steps":..,"resumed_from_step":0|N}
 # {"type":"info","message":..}                                    (free text for people/logs)
+# {"type":"info","message":..,"lock_holder_pid":N|null}           (waiting for output_dir's lock, every 10 s)
 # {"type":"progress","step":..,"total":..,"loss":..,"tokens_per_s":..,"elapsed_s":..,"epoch":..,
 #   "lr":.., "tokens":.., ...command-specific metrics (grpo: pg_loss, kl, clip_frac, clip_frac_low,
 #   clip_frac_high, adv_mean, grad_norm)}
