@@ -13,6 +13,7 @@ import {
   EMPTY_SUBMISSION_OBSERVATION,
   finalPrompt,
   finalReaskPrompt,
+  plainFinalPrompt,
   inContextUserPrompt,
   nudgePrompt,
   SUBMIT_ONLY,
@@ -99,11 +100,31 @@ function makeTurn(db: () => Db) {
       );
       pre.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content: prompt } });
     }
+    // The method's entry point and signature, read at most once per turn (prompts and the text-call parser).
+    let method: { entryPoint: string; signature: string } | undefined;
+    const methodInfo = async () => {
+      if (!method) {
+        const [m] = await d
+          .select({ entryPoint: methods.entryPoint, signature: methods.signature })
+          .from(methods)
+          .where(eq(methods.id, input.methodId))
+          .limit(1);
+        const signature = m?.signature ?? '';
+        method = { entryPoint: m?.entryPoint ?? /def\s+(\w+)/.exec(signature)?.[1] ?? 'f', signature };
+      }
+      return method;
+    };
+    // A model that wrote its last calls as text answers a tool-call-shaped final ask with one more call
+    // (measured on the 0.5B: docs/episodes.md#the-final-ask), so its final ask is the plain-language one,
+    // sent without tools. Native callers keep the submit tool.
+    const plainFinal = input.prompt?.kind === 'final' && [...before.values()].some((c) => c.source === 'text');
     if (input.prompt) {
       const { kind, reason } = input.prompt;
       const content =
         kind === 'final'
-          ? finalPrompt(reason, protocol)
+          ? plainFinal
+            ? plainFinalPrompt(reason, (await methodInfo()).entryPoint)
+            : finalPrompt(reason, protocol)
           : kind === 'reask'
             ? finalReaskPrompt(reason, input.entryPoint ?? 'the function')
             : nudgePrompt(reason, protocol);
@@ -115,7 +136,7 @@ function makeTurn(db: () => Db) {
     const history = cached ? withRows(cached, asConversationRows(pre)) : await loadSteps(d, input.episodeId, idx);
     // The re-ask after a final answer with no description goes without tools (finalReaskPrompt says why).
     const reask = input.prompt?.kind === 'reask';
-    const tools = protocol === 'text' || reask ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
+    const tools = protocol === 'text' || reask || plainFinal ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
     const assistantIdx = idx++;
     const r = await chat(
       {
@@ -143,9 +164,9 @@ function makeTurn(db: () => Db) {
     let source: CallSource = toolCalls.length > 0 ? 'native' : 'none';
     let entryPoint = 'f';
     if (toolCalls.length === 0 && input.mode !== 'answer' && (r.message.content ?? '').trim() !== '') {
-      const [m] = await d.select({ entryPoint: methods.entryPoint, signature: methods.signature }).from(methods).where(eq(methods.id, input.methodId)).limit(1);
-      entryPoint = m?.entryPoint ?? /def\s+(\w+)/.exec(m?.signature ?? '')?.[1] ?? 'f';
-      const text = parseTextToolCalls(r.message.content, { entryPoint, params: paramNames(m?.signature ?? '') });
+      const m = await methodInfo();
+      entryPoint = m.entryPoint;
+      const text = parseTextToolCalls(r.message.content, { entryPoint, params: paramNames(m.signature) });
       if (text.calls.length > 0 || text.unparsable) {
         parsed = textToolCallsAsParsed(text, `text_${assistantIdx}`, protocol);
         if (input.mode === 'explore' && input.callsLeft > 0) parsed = callsBeforeDescription(parsed);

@@ -40,6 +40,10 @@ describe('the final ask and its re-ask', () => {
     expect(problems(rows)).toEqual(['over_budget']);
     const asks = userPrompts(rows).filter((u) => u.content.includes(FINAL_ASK_MARK));
     expect(asks.map((u) => u.reason)).toEqual(['You have used all 2 calls.', 'problems_only']);
+    // Its calls came from text, so the first final ask is already the plain-language one, without tools.
+    expect(asks[0]?.content).toMatch(/^You have used all 2 calls\. No more calls will be run: stop calling add\. Answer in plain sentences/);
+    const finalTurn = rows.filter((r) => r.kind === 'assistant')[2];
+    expect((await requestOf(rows, finalTurn!.idx)).tools).toBeUndefined();
     expect(asks[1]?.content).toMatch(/^Your last message was a call, not a description: it was not run\. No more calls will be run: stop calling add\./);
     const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
     expect(ep?.finalDescription).toContain(ADD.gold);
