@@ -9,6 +9,7 @@ import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { insertFixtureMethods, ADD, RAISES } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
 import { maybeRecordHistory } from '../training/helpers';
+import { activitiesOf } from '../helpers/histories';
 import { runEpisode, stepsOf } from './helpers';
 
 const stack = useStack({
@@ -33,14 +34,6 @@ const comparable = (r: Row) => {
   };
 };
 
-async function activityTypes(workflowId: string): Promise<string[]> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => {
-    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-    return name ? [name] : [];
-  });
-}
-
 describe('sandbox placement inline', () => {
   it.each([ADD, RAISES])('$id: the same steps as queue, in one activity per step, every request byte-identical', async (method) => {
     const queued = await runEpisode(stack.client, stack.db, method.id, 'mock-steps', 'interactive');
@@ -60,10 +53,11 @@ describe('sandbox placement inline', () => {
     expect(b.filter((r) => r.kind === 'assistant').every((r) => (r.agentMessage as { cached: boolean }).cached)).toBe(true);
 
     const workflowId = episodeWorkflowId(runId, method.id, 'mock-steps', 'interactive', 0);
-    const types = await activityTypes(workflowId);
-    expect(types.filter((t) => t === 'runMethodBatch')).toEqual([]);
-    expect(types.filter((t) => t === 'agentTurn')).toHaveLength(inline.turns);
-    if (method === ADD) await maybeRecordHistory(stack.client.workflow.getHandle(workflowId), 'episode-sandbox-inline.json');
+    // The scripted model answers within PAU_LOCAL_TURN_MAX_SECONDS: every turn is a local activity.
+    const { scheduled, local } = await activitiesOf(stack.client.workflow.getHandle(workflowId));
+    expect(scheduled.filter((t) => t === 'runMethodBatch' || t === 'agentTurn')).toEqual([]);
+    expect(local.filter((t) => t === 'agentTurn')).toHaveLength(inline.turns);
+    if (method === ADD) await maybeRecordHistory(stack.client.workflow.getHandle(workflowId), 'episode-local-turns.json');
   });
 
   it("each turn's request is the conversation as Postgres has it (the process's copy is exact)", async () => {
