@@ -11,7 +11,8 @@
 // out Postgres, behind patched('db-outage-wait'): the same with test/reliability/dbOutage.test.ts;
 // judgeEpisode-with-gold-control, behind patched('gold-description-control'): the same with test/judge/judging.test.ts).
 // `episode-sandbox-inline` covers placement `inline` (patched('sandbox-inline-step'), recorded by
-// `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/inline.test.ts`).
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/inline.test.ts`, before local turns);
+// `episode-local-turns` covers turns as local activities (patched('local-agent-turn'), recorded the same way).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 import fs from 'node:fs';
