@@ -3,7 +3,10 @@
 // from this process's copy of it (conversationCache.ts), against the one rebuilt from Postgres.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { localTurnsFor } from '../../activities/episode/lifecycle';
 import { messagesFromSteps } from '../../activities/episode/transcript';
+import { reloadEnv } from '../../config/env';
+import { models } from '../../config/models';
 import { llmCalls } from '../../db/schema/index';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { insertFixtureMethods, ADD, RAISES } from '../fixtures/episodeMethods';
@@ -70,6 +73,30 @@ describe('sandbox placement inline', () => {
       const [call] = await stack.db.select({ request: llmCalls.request }).from(llmCalls).where(eq(llmCalls.requestHash, hash));
       const request = (call?.request ?? {}) as { messages?: unknown };
       expect(request.messages, `turn at step ${a.idx}`).toEqual(messagesFromSteps(rows.filter((r) => r.idx < a.idx)));
+    }
+  });
+});
+
+describe('which models run their turns as local activities', () => {
+  it('the scripted models (30 s timeout) do; local servers (600 s), checkpoints, unknown names and PAU_LOCAL_TURN_MAX_SECONDS=0 do not', () => {
+    expect(localTurnsFor('mock-steps')).toBe(true);
+    const local = models()
+      .names()
+      .find((n) => n.startsWith('local/'));
+    expect(local).toBeDefined();
+    expect(models().get(local!).timeoutMs).toBeGreaterThan(30_000);
+    expect(localTurnsFor(local!)).toBe(false);
+    expect(localTurnsFor('ckpt:nonexistent')).toBe(false);
+    expect(localTurnsFor('no-such-model')).toBe(false);
+    const before = process.env.PAU_LOCAL_TURN_MAX_SECONDS;
+    process.env.PAU_LOCAL_TURN_MAX_SECONDS = '0';
+    reloadEnv();
+    try {
+      expect(localTurnsFor('mock-steps')).toBe(false);
+    } finally {
+      if (before === undefined) delete process.env.PAU_LOCAL_TURN_MAX_SECONDS;
+      else process.env.PAU_LOCAL_TURN_MAX_SECONDS = before;
+      reloadEnv();
     }
   });
 });

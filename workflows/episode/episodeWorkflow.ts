@@ -2,7 +2,7 @@
 // description. The conversation lives in Postgres; this workflow carries step indices, pending calls and
 // totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
 // benchmark run never fails because one episode did.
-import { ApplicationFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import {
   CancellationScope,
   condition,
@@ -18,6 +18,7 @@ import {
 import type { MainActivities } from '../../activities/mainQueue';
 import { DEFAULT_OUTAGE_WAIT_SECONDS, isDbOutage, isModelOutage, outageBackoffMs, WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
 import { PauOutcome, PauWaitingFor } from '../../domain/temporal/searchAttributes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { errorText } from '../../domain/temporal/errorText';
@@ -61,6 +62,9 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
     try {
       return await llmLocal.agentTurn(t);
     } catch (err) {
+      // An error no retry can fix (a 401, a bad request) fails the turn as the activity's would.
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure && (cause.nonRetryable || NON_RETRYABLE_LLM_ERRORS.includes(cause.type ?? ''))) throw err;
       log.info('local model turn failed; running it as an activity', { episodeId: input.episodeId, error: errorText(err) });
       return llm.agentTurn(t);
     }
