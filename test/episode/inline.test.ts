@@ -15,6 +15,9 @@ import { maybeRecordHistory } from '../training/helpers';
 import { activitiesOf } from '../helpers/histories';
 import { runEpisode, stepsOf } from './helpers';
 
+// Local turns are opt-in: on for this file (the scripted model's 30 s timeout qualifies).
+process.env.PAU_LOCAL_TURN_MAX_SECONDS = '30';
+
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: async ({ db }) => {
