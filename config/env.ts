@@ -60,9 +60,10 @@ export const envSchema = z.object({
   PAU_SANDBOX_MODE: z.enum(['auto', 'bwrap', 'seccomp', 'none']).default('auto'),
   PAU_SANDBOX_BWRAP: z.string().trim().min(1).default('bwrap'),
   PAU_SANDBOX_WORKERS: positiveInt.max(256).optional(),
-  // Where episodes run their method calls (EpisodeInput.sandbox): `queue` = activities on `pau-sandbox`
-  // (a sandbox on other hosts possible); `inline` = inside the model turn on the `pau` worker's own pool.
-  PAU_SANDBOX_PLACEMENT: z.enum(['queue', 'inline']).default('queue'),
+  // Where benchmark episodes run their method calls (EpisodeInput.sandbox): `inline` (default) = inside the
+  // model turn on the `pau` worker's own pool (one activity per step); `queue` = activities on
+  // `pau-sandbox`, for a sandbox on other hosts than the `pau` workers.
+  PAU_SANDBOX_PLACEMENT: z.enum(['queue', 'inline']).default('inline'),
   PAU_SANDBOX_TIMEOUT_MS: positiveInt.default(2000),
   PAU_SANDBOX_MEMORY_MB: positiveInt.default(512),
   PAU_SANDBOX_STDOUT_BYTES: positiveInt.default(65536),
@@ -79,6 +80,11 @@ export const envSchema = z.object({
   // over its `pau` workers). A model whose cap is at least this cannot reach it: its advisory-lock slots
   // are then not taken (activities/llm/concurrency.ts). Unset: always taken.
   PAU_LLM_MAX_CALLERS: positiveInt.optional(),
+  // A model whose request timeout is at most this many seconds (the scripted models: 30 s) runs its
+  // episode turns as local activities (no activity task round trip through Temporal); longer ones, and
+  // any turn whose local attempt failed, as normal activities. 0 (default): never local. Opt-in because a
+  // chain of local turns stays in one workflow task, so a cancellation is seen only at its heartbeat (~8 s).
+  PAU_LOCAL_TURN_MAX_SECONDS: z.coerce.number().int().min(0).max(120).default(0),
 
   // Models (config/models.ts): the models file, the models `npm start` benchmarks (comma list; unset →
   // the file's `default`, else a local model beside the scripted anchors), and the scripted-model server

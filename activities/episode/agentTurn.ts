@@ -7,7 +7,7 @@ import { models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { methods, steps } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
-import { chat } from '../llm/chat';
+import { chatDeferred } from '../llm/chat';
 import { storedObservation, observationText } from '../../domain/episode/observation';
 import {
   EMPTY_SUBMISSION_OBSERVATION,
@@ -130,15 +130,17 @@ function makeTurn(db: () => Db) {
             : nudgePrompt(reason, protocol);
       pre.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content, reason: input.prompt.reason } });
     }
-    await upsertSteps(d, input.episodeId, pre);
+    // In Postgres before the model is asked (chatDeferred awaits it alongside its cache lookup).
+    const preWritten = upsertSteps(d, input.episodeId, pre);
+    preWritten.catch(() => undefined); // awaited below or by chatDeferred: never an unobserved rejection
 
     // Appended to this process's copy when it is exact (conversationCache.ts), else read back.
-    const history = cached ? withRows(cached, asConversationRows(pre)) : await loadSteps(d, input.episodeId, idx);
+    const history = cached ? withRows(cached, asConversationRows(pre)) : await preWritten.then(() => loadSteps(d, input.episodeId, idx));
     // The re-ask after a final answer with no description goes without tools (finalReaskPrompt says why).
     const reask = input.prompt?.kind === 'reask';
     const tools = protocol === 'text' || reask || plainFinal ? undefined : input.mode === 'explore' ? TOOLS : input.mode === 'final' ? SUBMIT_ONLY : undefined;
     const assistantIdx = idx++;
-    const r = await chat(
+    const r = await chatDeferred(
       {
         model: input.model,
         messages: messagesFromSteps(history),
@@ -148,7 +150,7 @@ function makeTurn(db: () => Db) {
         callKey: `${input.episodeId}#${assistantIdx}`,
         about: { methodId: input.methodId },
       },
-      activityChatDeps(db),
+      { ...activityChatDeps(db), before: preWritten },
     );
 
     // Tool-call ids are echoed back in tool messages; make sure each is present and unique.
@@ -256,7 +258,8 @@ function makeTurn(db: () => Db) {
       tokensIn: r.tokensIn,
       tokensOut: r.tokensOut,
     });
-    await upsertSteps(d, input.episodeId, rows);
+    // The turn's rows and the model call's ledger write go out together (one round trip of waiting).
+    await Promise.all([upsertSteps(d, input.episodeId, rows), r.recorded]);
     rememberConversation(key, idx, withRows(history, asConversationRows(rows)));
     return {
       nextIdx: idx,

@@ -2,6 +2,8 @@
 // opening prompts; then the final description and totals.
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, gte, sql } from 'drizzle-orm';
+import { env } from '../../config/env';
+import { models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, methods, steps } from '../../db/schema/index';
@@ -38,6 +40,20 @@ export function signatureFromCode(code: string, entry: string | null): string | 
     ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm')
     : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
   return re.exec(code)?.[0].trim();
+}
+
+/**
+ * Whether a model's turns run as local activities: its request timeout is at most
+ * PAU_LOCAL_TURN_MAX_SECONDS (Temporal's local activities are for work of seconds; the workflow task stays
+ * open while one runs). Checkpoint models (`ckpt:`, local servers) and unknown names: normal activities.
+ */
+export function localTurnsFor(model: string): boolean {
+  const maxMs = env().PAU_LOCAL_TURN_MAX_SECONDS * 1000;
+  try {
+    return maxMs > 0 && models().get(model).timeoutMs <= maxMs;
+  } catch {
+    return false;
+  }
 }
 
 export function makePrepareEpisode(db: () => Db) {
@@ -80,10 +96,10 @@ export function makePrepareEpisode(db: () => Db) {
         { idx: 0, kind: 'system', agentMessage: { role: 'system', content: interactiveSystemPrompt(budgets) } },
         { idx: 1, kind: 'user', agentMessage: { role: 'user', content: interactiveUserPrompt(signature) } },
       ]);
-      return { code: method.code, entryPoint, signature, exampleInputs: [], nextIdx: 2 };
+      return { code: method.code, entryPoint, signature, exampleInputs: [], nextIdx: 2, localTurns: localTurnsFor(input.model) };
     }
     await upsertSteps(d, input.episodeId, [{ idx: 0, kind: 'system', agentMessage: { role: 'system', content: IN_CONTEXT_SYSTEM_PROMPT } }]);
-    return { code: method.code, entryPoint, signature, exampleInputs: examples?.inputs ?? [], nextIdx: 1 };
+    return { code: method.code, entryPoint, signature, exampleInputs: examples?.inputs ?? [], nextIdx: 1, localTurns: localTurnsFor(input.model) };
   };
 }
 

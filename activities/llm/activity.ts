@@ -3,8 +3,9 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../../db/client';
 
-/** Inside an activity: heartbeat with progress and honour cancellation. */
+/** Inside an activity: heartbeat with progress (not a local activity: those cannot) and honour cancellation. */
 export function activityChatDeps(db: () => Db) {
   const ctx = Context.current();
+  if (ctx.info.isLocal) return { db, signal: ctx.cancellationSignal };
   return { db, onProgress: (what: string) => ctx.heartbeat(what), signal: ctx.cancellationSignal };
 }

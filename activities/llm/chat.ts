@@ -130,6 +130,25 @@ function withoutKey<T>(value: T, apiKey: string): T {
 }
 
 export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult> {
+  const { recorded, ...result } = await chatDeferred(req, deps);
+  await recorded;
+  return result;
+}
+
+/**
+ * chat() whose last ledger write (the reply, or the cache hit's count) is left to the caller: `recorded`
+ * settles when it is in Postgres. The episode turn writes its steps alongside it (one round trip instead
+ * of two) and awaits both before it returns. `recorded` never rejects unobserved (a caller that fails
+ * before awaiting it does not crash the process); awaiting it still throws the write's error.
+ * `deps.before`: a write that must be in Postgres before a request is sent (the turn's observations),
+ * run alongside the cache lookup.
+ */
+export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?: Promise<unknown> }): Promise<ChatResult & { recorded: Promise<void> }> {
+  const deferred = (p: Promise<unknown>): Promise<void> => {
+    const settled = p.then(() => undefined);
+    settled.catch(() => undefined);
+    return settled;
+  };
   const db = deps.db();
   let spec: ModelSpec;
   try {
@@ -151,14 +170,19 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
   const hash = requestHash({ endpoint: endpointIdentity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
 
   // 1. The cache / the ledger of a call already paid for.
-  const [hit] = await db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1);
+  const [[hit]] = await Promise.all([
+    db.select().from(llmCalls).where(sql`${llmCalls.requestHash} = ${hash} and ${llmCalls.response} is not null`).limit(1),
+    deps.before,
+  ]);
   if (hit) {
-    await db
-      .update(llmCalls)
-      .set({ cacheHits: sql`${llmCalls.cacheHits} + 1` })
-      .where(sql`${llmCalls.requestHash} = ${hash}`);
+    const recorded = deferred(
+      db
+        .update(llmCalls)
+        .set({ cacheHits: sql`${llmCalls.cacheHits} + 1` })
+        .where(sql`${llmCalls.requestHash} = ${hash}`),
+    );
     const { message, finishReason } = toMessageOut(hit.response as ChatCompletion);
-    return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash };
+    return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash, recorded };
   }
 
   // 2. A slot of this model's cross-worker concurrency cap, then the request.
@@ -221,7 +245,7 @@ export async function chat(req: ChatRequest, deps: ChatDeps): Promise<ChatResult
 
   // 4. The reply completes the ledger row (the cache entry for the next identical request).
   const response = withoutKey(completion, endpoint.apiKey);
-  await recordReply(db, { requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs });
+  const recorded = deferred(recordReply(db, { requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs }));
   const { message, finishReason } = toMessageOut(response);
-  return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash };
+  return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash, recorded };
 }

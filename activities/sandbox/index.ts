@@ -59,8 +59,11 @@ export function createSandboxActivities(opts: SandboxActivitiesOptions = {}) {
     const parsed = runMethodBatchInputSchema.safeParse(input);
     if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const { allowSourceError, ...req } = parsed.data;
+    // A local activity (the inline batch of a local model turn) cannot heartbeat. A batch beats after its
+    // first second: a quick one sends none.
     const ctx = inActivity();
-    let lastBeat = 0;
+    const beat = ctx && !ctx.info.isLocal ? ctx : undefined;
+    let lastBeat = Date.now();
     const total = req.calls.length;
     let done = 0;
     const result = await pool()
@@ -68,9 +71,9 @@ export function createSandboxActivities(opts: SandboxActivitiesOptions = {}) {
         onCall: () => {
           done++;
           const now = Date.now();
-          if (ctx && now - lastBeat > 1000) {
+          if (beat && now - lastBeat > 1000) {
             lastBeat = now;
-            ctx.heartbeat({ done, total });
+            beat.heartbeat({ done, total });
           }
         },
       })

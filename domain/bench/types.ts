@@ -21,7 +21,7 @@ export interface BenchmarkConfig {
   params?: ModelParams;
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
-  /** Where episodes run their method calls (EpisodeInput.sandbox; default `queue`). */
+  /** Where episodes run their method calls (EpisodeInput.sandbox); unset: the starter fills PAU_SANDBOX_PLACEMENT (default `inline`). */
   sandbox?: SandboxPlacement;
   /** Child workflows in flight (the CLI's default scales with the cores: defaultWindow(); else 50). */
   window?: number;

@@ -45,7 +45,8 @@ export interface EpisodeInput {
   replay?: boolean;
   sandboxLimits?: SandboxLimits;
   /**
-   * Where the method calls run: `queue` (default) is one `runMethodBatch` activity on `pau-sandbox` per
+   * Where the method calls run (unset: `queue`; benchmark starters fill PAU_SANDBOX_PLACEMENT, default
+   * `inline`): `queue` is one `runMethodBatch` activity on `pau-sandbox` per
    * step, so the sandbox can live on other hosts; `inline` folds each step's calls into the next model turn
    * (one activity per step, on the `pau` worker's own sandbox pool), for a sandbox on the same host.
    */
@@ -86,6 +87,11 @@ export interface PreparedEpisode {
   exampleInputs: string[];
   /** The next free step index. */
   nextIdx: number;
+  /**
+   * The model answers within PAU_LOCAL_TURN_MAX_SECONDS: its turns run as local activities (absent in
+   * histories recorded before local turns: normal activities).
+   */
+  localTurns?: boolean;
 }
 
 export interface PendingCall {

@@ -1,6 +1,7 @@
 // `npm run chaos` (not in CI): a benchmark on a private local stack (its own Postgres, Temporal dev
 // server, scripted model server and one worker process per queue, in a temp dir), run once cleanly and
-// once while faults are injected: kill -9 of the pau worker, the sandbox worker, the Temporal server and
+// once while faults are injected: kill -9 of the pau worker, of the pau worker's sandbox executors (the
+// default placement `inline` runs a step's calls there), of the sandbox worker, the Temporal server and
 // the Postgres postmaster; Postgres and then the model server down longer than the model turn's retry
 // horizon (shortened here through the run config); the run terminated and then continued with
 // `rerun --run`. It checks the results equal the clean run's and prints a table: faults injected /
@@ -31,6 +32,32 @@ const log = chaosLog('chaos');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-chaos-'));
 const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log);
+
+/** Child processes of `pid` (all its threads' children), from /proc. */
+function childPids(pid: number): number[] {
+  const tasks = fs.readdirSync(`/proc/${pid}/task`, { withFileTypes: true });
+  return tasks.flatMap((t) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/task/${t.name}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The sandbox executors a worker process runs (python sandbox/executor.py, possibly inside bubblewrap), each with its descendants. */
+function executorTrees(workerPid: number): number[][] {
+  const tree = (pid: number): number[] => [pid, ...childPids(pid).flatMap(tree)];
+  return childPids(workerPid)
+    .filter((pid) => {
+      try {
+        return /executor\.py/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })
+    .map(tree);
+}
 
 function postmasterPid(dataDir: string): number {
   return Number(fs.readFileSync(path.join(fs.realpathSync(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -98,7 +125,8 @@ async function main(): Promise<number> {
       log(`inject: ${name} (at ${at}/${total} episodes)`);
       const note = await inject();
       const ok = await progressed(at, 1);
-      rows.push({ fault: name, at: `${at}/${total}`, survived: ok ? 'yes' : 'NO', note });
+      // A note saying NO: the fault could not be injected or its repair was not seen.
+      rows.push({ fault: name, at: `${at}/${total}`, survived: ok && !/\bNO\b/.test(note) ? 'yes' : 'NO', note });
       log(`${name}: ${ok ? 'the run made progress again' : 'NO progress after the fault'}`);
     };
 
@@ -107,6 +135,27 @@ async function main(): Promise<number> {
       await sleep(2_000);
       main = await startMain();
       return 'restarted after 2 s';
+    });
+    await fault("kill -9 pau worker's sandbox executors", async () => {
+      // Placement `inline`: a step's calls run on the pau worker's own pool. Its executors die mid-run; the
+      // pool must start new ones, and the turns caught mid-batch retry without paying a model call twice
+      // (checked below: model calls paid twice).
+      const trees = executorTrees(main.pid!);
+      if (trees.length === 0) return 'NO executor found under the pau worker (placement not inline?)';
+      for (const pid of trees.flat().reverse()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone (a spare that finished its call)
+        }
+      }
+      const killedPids = new Set(trees.map((t) => t[0]));
+      for (let i = 0; i < 60; i++) {
+        const fresh = executorTrees(main.pid!).filter((t) => !killedPids.has(t[0]));
+        if (fresh.length > 0) return `killed ${trees.length} executor(s) (${trees.flat().length} processes); the pool started ${fresh.length} new`;
+        await sleep(500);
+      }
+      return `killed ${trees.length} executor(s); NO new executor within 30 s`;
     });
     await fault('kill -9 sandbox worker', async () => {
       await kill9(sandbox);

@@ -46,8 +46,7 @@ export function defaultWindow(cores = os.availableParallelism()): number {
 
 /** A run's settings that come from the machine and the deployment when the run does not set them. */
 export function withDeploymentDefaults(config: BenchmarkConfig): BenchmarkConfig {
-  const inline = config.sandbox === undefined && env().PAU_SANDBOX_PLACEMENT === 'inline';
-  return { ...config, window: config.window ?? defaultWindow(), ...(inline ? { sandbox: 'inline' as const } : {}) };
+  return { ...config, window: config.window ?? defaultWindow(), sandbox: config.sandbox ?? env().PAU_SANDBOX_PLACEMENT };
 }
 
 /**

@@ -3,13 +3,20 @@
 // from this process's copy of it (conversationCache.ts), against the one rebuilt from Postgres.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { localTurnsFor } from '../../activities/episode/lifecycle';
 import { messagesFromSteps } from '../../activities/episode/transcript';
+import { reloadEnv } from '../../config/env';
+import { models } from '../../config/models';
 import { llmCalls } from '../../db/schema/index';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { insertFixtureMethods, ADD, RAISES } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
 import { maybeRecordHistory } from '../training/helpers';
+import { activitiesOf } from '../helpers/histories';
 import { runEpisode, stepsOf } from './helpers';
+
+// Local turns are opt-in: on for this file (the scripted model's 30 s timeout qualifies).
+process.env.PAU_LOCAL_TURN_MAX_SECONDS = '30';
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
@@ -33,14 +40,6 @@ const comparable = (r: Row) => {
   };
 };
 
-async function activityTypes(workflowId: string): Promise<string[]> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => {
-    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-    return name ? [name] : [];
-  });
-}
-
 describe('sandbox placement inline', () => {
   it.each([ADD, RAISES])('$id: the same steps as queue, in one activity per step, every request byte-identical', async (method) => {
     const queued = await runEpisode(stack.client, stack.db, method.id, 'mock-steps', 'interactive');
@@ -60,10 +59,11 @@ describe('sandbox placement inline', () => {
     expect(b.filter((r) => r.kind === 'assistant').every((r) => (r.agentMessage as { cached: boolean }).cached)).toBe(true);
 
     const workflowId = episodeWorkflowId(runId, method.id, 'mock-steps', 'interactive', 0);
-    const types = await activityTypes(workflowId);
-    expect(types.filter((t) => t === 'runMethodBatch')).toEqual([]);
-    expect(types.filter((t) => t === 'agentTurn')).toHaveLength(inline.turns);
-    if (method === ADD) await maybeRecordHistory(stack.client.workflow.getHandle(workflowId), 'episode-sandbox-inline.json');
+    // The scripted model answers within PAU_LOCAL_TURN_MAX_SECONDS: every turn is a local activity.
+    const { scheduled, local } = await activitiesOf(stack.client.workflow.getHandle(workflowId));
+    expect(scheduled.filter((t) => t === 'runMethodBatch' || t === 'agentTurn')).toEqual([]);
+    expect(local.filter((t) => t === 'agentTurn')).toHaveLength(inline.turns);
+    if (method === ADD) await maybeRecordHistory(stack.client.workflow.getHandle(workflowId), 'episode-local-turns.json');
   });
 
   it("each turn's request is the conversation as Postgres has it (the process's copy is exact)", async () => {
@@ -76,6 +76,30 @@ describe('sandbox placement inline', () => {
       const [call] = await stack.db.select({ request: llmCalls.request }).from(llmCalls).where(eq(llmCalls.requestHash, hash));
       const request = (call?.request ?? {}) as { messages?: unknown };
       expect(request.messages, `turn at step ${a.idx}`).toEqual(messagesFromSteps(rows.filter((r) => r.idx < a.idx)));
+    }
+  });
+});
+
+describe('which models run their turns as local activities', () => {
+  it('the scripted models (30 s timeout) do; local servers (600 s), checkpoints, unknown names and PAU_LOCAL_TURN_MAX_SECONDS=0 do not', () => {
+    expect(localTurnsFor('mock-steps')).toBe(true);
+    const local = models()
+      .names()
+      .find((n) => n.startsWith('local/'));
+    expect(local).toBeDefined();
+    expect(models().get(local!).timeoutMs).toBeGreaterThan(30_000);
+    expect(localTurnsFor(local!)).toBe(false);
+    expect(localTurnsFor('ckpt:nonexistent')).toBe(false);
+    expect(localTurnsFor('no-such-model')).toBe(false);
+    const before = process.env.PAU_LOCAL_TURN_MAX_SECONDS;
+    process.env.PAU_LOCAL_TURN_MAX_SECONDS = '0';
+    reloadEnv();
+    try {
+      expect(localTurnsFor('mock-steps')).toBe(false);
+    } finally {
+      if (before === undefined) delete process.env.PAU_LOCAL_TURN_MAX_SECONDS;
+      else process.env.PAU_LOCAL_TURN_MAX_SECONDS = before;
+      reloadEnv();
     }
   });
 });

@@ -18,3 +18,23 @@ export async function maybeRecordHistory(handle: WorkflowHandle, file: string): 
   const sorted = Object.fromEntries(Object.entries(index).sort(([a], [b]) => a.localeCompare(b)));
   fs.writeFileSync(path.join(dir, 'index.json'), `${JSON.stringify(sorted, null, 2)}\n`);
 }
+
+/**
+ * The activities a workflow ran, from its history: `scheduled` (normal activities, by type) and `local`
+ * (local activities, from the SDK's `core_local_activity` markers, by type), in order.
+ */
+export async function activitiesOf(handle: WorkflowHandle): Promise<{ scheduled: string[]; local: string[] }> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const scheduled = events.flatMap((e) => {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+  const local = events.flatMap((e) => {
+    const m = e.markerRecordedEventAttributes;
+    const data = m?.markerName === 'core_local_activity' ? m.details?.data?.payloads?.[0]?.data : undefined;
+    if (!data) return [];
+    const type = (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; activityType?: string }) ?? {};
+    return [type.activity_type ?? type.activityType ?? '?'];
+  });
+  return { scheduled, local };
+}

@@ -15,6 +15,7 @@
 // one re-ask after a final answer with no description (patched('final-reask'), recorded by
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/finalReask.test.ts`); the older episode histories
 // replay without it.
+// `episode-local-turns` covers turns as local activities (patched('local-agent-turn'), recorded by the inline test).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 import fs from 'node:fs';

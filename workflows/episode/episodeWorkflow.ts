@@ -2,7 +2,7 @@
 // description. The conversation lives in Postgres; this workflow carries step indices, pending calls and
 // totals only. Failures of the episode itself are recorded in `episodes` and returned, not thrown, so a
 // benchmark run never fails because one episode did.
-import { ApplicationFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import {
   CancellationScope,
   condition,
@@ -18,6 +18,7 @@ import {
 import type { MainActivities } from '../../activities/mainQueue';
 import { DEFAULT_OUTAGE_WAIT_SECONDS, isDbOutage, isModelOutage, outageBackoffMs, WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
 import { PauOutcome, PauWaitingFor } from '../../domain/temporal/searchAttributes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { errorText } from '../../domain/temporal/errorText';
@@ -31,7 +32,7 @@ import {
   type TurnInput,
   type TurnResult,
 } from '../../domain/episode/types';
-import { db, llm as defaultLlm } from '../proxies/mainQueue';
+import { db, llm as defaultLlm, llmLocal } from '../proxies/mainQueue';
 import { POLICIES } from '../proxies/policies';
 import { judgeEpisodeWorkflow } from '../judge/judgeEpisodeWorkflow';
 import { runSandboxBatch } from './sandboxBatch';
@@ -49,6 +50,25 @@ export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutco
 async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise<EpisodeOutcome> {
   const llm = input.modelRetry ? proxyActivities<MainActivities>({ ...POLICIES.llm, retry: { ...POLICIES.llm.retry, ...input.modelRetry } }) : defaultLlm;
   const waitMs = (input.outageWaitSeconds ?? DEFAULT_OUTAGE_WAIT_SECONDS) * 1000;
+  /** The model answers within seconds (prepareEpisode says so): its turns run as local activities. */
+  let localTurns = false;
+  /**
+   * A turn as a local activity: its result comes back with the workflow task's completion, one Temporal
+   * round trip fewer per step. Durability is the normal activity's: a crash before that completion runs
+   * the turn again (its rows are upserts, its model call is answered from llm_calls). A turn whose local
+   * attempts fail runs again as a normal activity, whose retries and the outage wait below take over.
+   */
+  const localTurn = async (t: TurnInput): Promise<TurnResult> => {
+    try {
+      return await llmLocal.agentTurn(t);
+    } catch (err) {
+      // An error no retry can fix (a 401, a bad request) fails the turn as the activity's would.
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure && (cause.nonRetryable || NON_RETRYABLE_LLM_ERRORS.includes(cause.type ?? ''))) throw err;
+      log.info('local model turn failed; running it as an activity', { episodeId: input.episodeId, error: errorText(err) });
+      return llm.agentTurn(t);
+    }
+  };
   /**
    * One model turn; an outage of the model (connection refused, 5xx, 429, timeouts after the activity's own
    * retries) is waited out up to `outageWaitSeconds`, visibly: the episode row, the PauWaitingFor search
@@ -60,7 +80,7 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
     let announced: 'model' | 'database' | undefined;
     for (let tries = 0; ; tries++) {
       try {
-        const r = await llm.agentTurn(t);
+        const r = localTurns && tries === 0 ? await localTurn(t) : await llm.agentTurn(t);
         if (since !== undefined) {
           await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: null });
           upsertSearchAttributes([{ key: PauWaitingFor, value: null }]);
@@ -123,6 +143,8 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
   try {
     const prep = await db.prepareEpisode(input);
     nextIdx = prep.nextIdx;
+    // Patched: histories recorded before local turns ran every turn as an activity.
+    localTurns = prep.localTurns === true && patched('local-agent-turn');
     const runCalls = async (calls: PendingCall[]): Promise<CallOutcome[]> => {
       if (calls.length === 0) return [];
       const results = await runSandboxBatch(

@@ -1,6 +1,6 @@
 // Named activity options, one per kind of work. Every workflow reaches activities through the proxies in
 // this folder (mainQueue.ts, sandboxQueue.ts, gpuQueue.ts); no workflow writes its own options.
-import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
 import { FAILURE_TYPES as F } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
@@ -113,6 +113,22 @@ export const POLICIES = {
     retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: TRAINING_UNFIXABLE },
   },
 } as const satisfies Record<string, ActivityOptions>;
+
+/**
+ * Local activities (run in the worker that runs the workflow task; the result is recorded with the task's
+ * completion: one Temporal round trip per call fewer).
+ */
+export const LOCAL_POLICIES = {
+  /**
+   * A model turn of a model that answers within seconds (PAU_LOCAL_TURN_MAX_SECONDS; episodeWorkflow asks
+   * prepareEpisode). Few, quick attempts: a turn that still fails is run again as a normal `llm` activity,
+   * whose retries and the episode's outage wait take over (the retry pays nothing twice: llm_calls).
+   */
+  llmTurn: {
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '4s', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE_LLM_ERRORS] },
+  },
+} as const satisfies Record<string, LocalActivityOptions>;
 
 /**
  * The doctor's probe of one queue: short timeouts and few attempts, so a dead queue (no worker picks the
