@@ -21,11 +21,15 @@ process.env.PAU_MODELS_FILE = await modelsFile({
   'slow-steps': { policy: 'steps', port: slow.port },
 });
 
+// Enough methods that the cancel test's run outlasts the CLI's start-up (seconds under load) after its first
+// finished episode: with 6 the run sometimes ended before `runs cancel` arrived.
+const CANCEL_METHODS = 14;
+
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: async ({ db }) => {
     await insertFixtureMethods(db, 'rel-small', manyMethods(2, 'rel/small'));
-    await insertFixtureMethods(db, 'rel-cancel', manyMethods(6, 'rel/cancel'));
+    await insertFixtureMethods(db, 'rel-cancel', manyMethods(CANCEL_METHODS, 'rel/cancel'));
     await insertFixtureMethods(db, 'rel-terminate', manyMethods(6, 'rel/terminate'));
     await insertFixtureMethods(db, 'rel-outage', manyMethods(3, 'rel/outage'));
     await insertFixtureMethods(db, 'rel-deadline', manyMethods(2, 'rel/deadline'));
@@ -176,7 +180,7 @@ describe('cancel and reconcile', () => {
     const cont = await runCli(['rerun', '--run', id], {}, 180_000);
     expect(cont.code).toBe(0);
     const final = await episodeRows(id);
-    expect(final.filter((e) => e.status === 'completed')).toHaveLength(6);
+    expect(final.filter((e) => e.status === 'completed')).toHaveLength(CANCEL_METHODS);
     for (const [eid, t] of done) expect(final.find((e) => e.id === eid)?.finishedAt?.getTime()).toBe(t); // not redone
     expect((await stack.db.select().from(runs).where(eq(runs.id, id)))[0]?.status).toBe('completed');
     await expectContiguousSteps(id);
