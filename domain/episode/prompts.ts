@@ -123,15 +123,11 @@ export function finalReaskPrompt(answer: string, entryPoint: string): string {
         : answer === 'refusal'
           ? 'This is a permitted, harmless task.'
           : 'Your last message had no description.';
-  return plainDescriptionAsk(what, entryPoint);
+  return plainFinalPrompt(what, entryPoint);
 }
 
-/** The final ask for a model that wrote its calls as text: the re-ask's plain wording, from the first ask on. */
-export function plainFinalPrompt(reason: string, entryPoint: string): string {
-  return plainDescriptionAsk(reason, entryPoint);
-}
-
-function plainDescriptionAsk(lead: string, entryPoint: string): string {
+/** The final ask for a model that wrote its calls as text (and the re-ask's wording after `lead`). */
+export function plainFinalPrompt(lead: string, entryPoint: string): string {
   return `${lead} ${FINAL_ASK_MARK}: stop calling ${entryPoint}. Answer in plain sentences, without JSON and without ${TEXT_CALL_PREFIX} lines: what does ${entryPoint} do? ${DESCRIPTION_ASK}`;
 }
 
