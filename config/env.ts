@@ -82,9 +82,10 @@ export const envSchema = z.object({
   PAU_LLM_MAX_CALLERS: positiveInt.optional(),
   // A model whose request timeout is at most this many seconds (the scripted models: 30 s) runs its
   // episode turns as local activities (no activity task round trip through Temporal); longer ones, and
-  // any turn whose local attempt failed, as normal activities. 0 (default): never local. Opt-in because a
-  // chain of local turns stays in one workflow task, so a cancellation is seen only at its heartbeat (~8 s).
-  PAU_LOCAL_TURN_MAX_SECONDS: z.coerce.number().int().min(0).max(120).default(0),
+  // any turn whose local attempt failed, as normal activities. 0: never local. A chain of local turns
+  // stays in one workflow task; a run's cancellation still stops them at the next turn boundary because
+  // each local turn reads runs.cancel_requested_at (docs/sandbox.md).
+  PAU_LOCAL_TURN_MAX_SECONDS: z.coerce.number().int().min(0).max(120).default(30),
 
   // Models (config/models.ts): the models file, the models `npm start` benchmarks (comma list; unset →
   // the file's `default`, else a local model beside the scripted anchors), and the scripted-model server

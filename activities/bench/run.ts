@@ -57,7 +57,15 @@ export function makeStartRun(db: () => Db) {
       .values({ id: input.runId, kind: 'benchmark', status: 'running', config: input.config, workflowId, startedAt: now })
       .onConflictDoUpdate({
         target: runs.id,
-        set: { status: 'running', workflowId, error: null, finishedAt: null, startedAt: sql`coalesce(${runs.startedAt}, ${now})`, updatedAt: now },
+        set: {
+          status: 'running',
+          workflowId,
+          error: null,
+          finishedAt: null,
+          cancelRequestedAt: null,
+          startedAt: sql`coalesce(${runs.startedAt}, ${now})`,
+          updatedAt: now,
+        },
       });
     if (stored?.resolvedMethodIds) return { methods: stored.resolvedMethodIds.length };
     const ids = await resolveMethods(d, input.config);
@@ -139,6 +147,21 @@ export function makeEpisodeOutcome(db: () => Db) {
       costUsd: e.costUsd,
       ...(e.error ? { error: e.error } : {}),
     };
+  };
+}
+
+export function makeFlagRunCancelling(db: () => Db) {
+  /**
+   * Records that a cancellation reached the run's workflow. Episodes whose turns run as local activities
+   * read it after each turn (agentTurn's `runCancelling`), so their cancellation is seen at that turn's
+   * boundary instead of at their workflow task's heartbeat. Idempotent: the first request's time is kept.
+   */
+  return async function flagRunCancelling(input: { runId: string }): Promise<void> {
+    const now = new Date();
+    await db()
+      .update(runs)
+      .set({ cancelRequestedAt: sql`coalesce(${runs.cancelRequestedAt}, ${now})`, updatedAt: now })
+      .where(eq(runs.id, input.runId));
   };
 }
 

@@ -2,10 +2,11 @@
 // Postgres, ask the model (through activities/llm/chat.ts), persist its message and one step per tool
 // call, and hand the workflow only the calls to run. Retries rewrite the same step indices, and the
 // model call is answered from llm_calls, so a retry neither duplicates rows nor pays twice.
-import { and, eq, inArray } from 'drizzle-orm';
+import { Context } from '@temporalio/activity';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { models } from '../../config/models';
 import type { Db } from '../../db/client';
-import { methods, steps } from '../../db/schema/index';
+import { episodes, methods, runs, steps } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { chatDeferred } from '../llm/chat';
 import { storedObservation, observationText } from '../../domain/episode/observation';
@@ -44,6 +45,26 @@ function protocolOf(model: string): ToolProtocol {
   } catch {
     return 'native'; // an unknown model fails in chat() with its own clear error
   }
+}
+
+/** Whether this turn runs as a local activity (inside the episode's workflow task). */
+function inLocalActivity(): boolean {
+  try {
+    return Context.current().info.isLocal;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a cancellation reached the episode's run (runs.cancelRequestedAt, set by its workflow). */
+async function runCancelRequested(d: Db, episodeId: string): Promise<boolean> {
+  const [row] = await d
+    .select({ runId: runs.id })
+    .from(episodes)
+    .innerJoin(runs, eq(runs.id, episodes.runId))
+    .where(and(eq(episodes.id, episodeId), isNotNull(runs.cancelRequestedAt)))
+    .limit(1);
+  return row !== undefined;
 }
 
 export function makeAgentTurn(db: () => Db) {
@@ -258,8 +279,14 @@ function makeTurn(db: () => Db) {
       tokensIn: r.tokensIn,
       tokensOut: r.tokensOut,
     });
-    // The turn's rows and the model call's ledger write go out together (one round trip of waiting).
-    await Promise.all([upsertSteps(d, input.episodeId, rows), r.recorded]);
+    // The turn's rows and the model call's ledger write go out together (one round trip of waiting). A
+    // local turn also asks whether its run is being cancelled: its workflow task has been open since an
+    // earlier turn, so the cancellation request has not reached the episode's workflow yet.
+    const [, , runCancelling] = await Promise.all([
+      upsertSteps(d, input.episodeId, rows),
+      r.recorded,
+      inLocalActivity() ? runCancelRequested(d, input.episodeId) : false,
+    ]);
     rememberConversation(key, idx, withRows(history, asConversationRows(rows)));
     return {
       nextIdx: idx,
@@ -271,6 +298,7 @@ function makeTurn(db: () => Db) {
       costUsd: r.costUsd,
       cached: r.cached,
       problems,
+      ...(runCancelling ? { runCancelling } : {}),
     };
   };
 }

@@ -61,7 +61,7 @@ export function makeReopenRun(db: () => Db) {
       .set({
         status: input.status === 'completed' ? finishedRunStatus(totals) : input.status,
         summary: sql`coalesce(${runs.summary}, '{}'::jsonb) || ${JSON.stringify(totals)}::jsonb`,
-        ...(input.status === 'completed' ? { finishedAt: now } : {}),
+        ...(input.status === 'completed' ? { finishedAt: now } : { cancelRequestedAt: null }),
         updatedAt: now,
       })
       .where(eq(runs.id, input.runId));

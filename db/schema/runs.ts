@@ -20,6 +20,11 @@ export const runs = pgTable(
     error: text('error'),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /**
+     * When a cancellation of the run reached its workflow (cleared when the run runs again). Episodes whose
+     * turns run as local activities read it: their workflow task then ends so the cancellation reaches them.
+     */
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -152,6 +152,8 @@ export interface TurnResult {
   cached: boolean;
   /** Tool calls recorded as problems (malformed JSON, unknown tool, over budget, ...). */
   problems: number;
+  /** A local turn found its run being cancelled (runs.cancelRequestedAt): the workflow lets the request in. */
+  runCancelling?: boolean;
 }
 
 export type EpisodeStatus = 'completed' | 'failed' | 'cancelled';

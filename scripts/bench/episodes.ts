@@ -55,8 +55,6 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     PAU_STATE_DIR: dir,
   });
-  // Turns of the scripted model as local activities (opt-in elsewhere: PAU_LOCAL_TURN_MAX_SECONDS).
-  process.env.PAU_LOCAL_TURN_MAX_SECONDS ??= '30';
   if (LOCK === 'skip') process.env.PAU_LLM_MAX_CALLERS ??= process.env.PAU_WORKER_MAIN_CONCURRENCY ?? '50';
   else delete process.env.PAU_LLM_MAX_CALLERS;
   // The secrets above parsed the environment before DATABASE_URL and TEMPORAL_ADDRESS were set.

@@ -5,12 +5,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runProgress } from '../../activities/bench/run';
 import { episodes, judgments, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { benchWorkflowId } from '../../domain/bench/workflowIds';
+import { benchWorkflowId, episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { launchBenchmark, resumeBenchmark } from '../../scripts/client/benchStart';
 import { startBenchmark } from '../../scripts/client/starters';
 import { watchToEnd } from '../../scripts/commands/bench';
 import { insertFixtureMethods, manyMethods } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
+import { activitiesOf, maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 import { freePort, modelsFile, provider } from './helpers';
 
@@ -22,8 +23,9 @@ process.env.PAU_MODELS_FILE = await modelsFile({
 });
 
 // Enough methods that the cancel test's run outlasts the CLI's start-up (seconds under load) after its first
-// finished episode: with 6 the run sometimes ended before `runs cancel` arrived.
-const CANCEL_METHODS = 14;
+// finished episode: with 6 the run sometimes ended before `runs cancel` arrived, and with local turns (the
+// default for the scripted models) an episode takes ~3.5 s, so 14 sometimes did too at load 5.
+const CANCEL_METHODS = 24;
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
@@ -166,14 +168,25 @@ describe('cancel and reconcile', () => {
     expect((await handle.describe()).status.name).toBe('CANCELLED');
     const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));
     expect(row?.status).toBe('cancelled');
+    expect(row?.cancelRequestedAt).toBeInstanceOf(Date); // what the episodes' local turns read
     const eps = await episodeRows(id);
     expect(eps.filter((e) => e.status === 'running' || e.status === 'pending')).toHaveLength(0);
     const cancelled = eps.filter((e) => e.status === 'cancelled');
     expect(cancelled.length).toBeGreaterThan(0);
-    expect(cancelled.some((e) => e.endReason === 'cancelled')).toBe(true); // stopped at a turn boundary by its own workflow
+    const stopped = cancelled.find((e) => e.endReason === 'cancelled'); // stopped at a turn boundary by its own workflow
+    expect(stopped).toBeDefined();
+    // Its turns were local activities, and a turn that read the run's cancel flag ended the workflow task
+    // (a timer) so the cancellation got in, instead of the episode running to its end.
+    const episodeHandle = stack.client.workflow.getHandle(episodeWorkflowId(id, stopped!.methodId, stopped!.model, stopped!.setting, stopped!.sample));
+    expect((await activitiesOf(episodeHandle)).local).toContain('agentTurn');
+    const events = (await episodeHandle.fetchHistory()).events ?? [];
+    expect(events.some((e) => e.timerStartedEventAttributes)).toBe(true);
+    expect(events.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+    await maybeRecordHistory(handle, 'benchmarkRun-cancelled-with-flag.json');
+    await maybeRecordHistory(episodeHandle, 'episode-local-turns-run-cancelled.json');
     await expectContiguousSteps(id);
     const done = await finishedBefore(id);
-    expect(done.size).toBeLessThan(6);
+    expect(done.size).toBeLessThan(CANCEL_METHODS - 2); // the rerun has episodes left to run
 
     const list = await runCli(['runs', 'list']);
     expect(list.stdout).toMatch(new RegExp(`${id}\\s+benchmark\\s+cancelled`));
@@ -182,7 +195,9 @@ describe('cancel and reconcile', () => {
     const final = await episodeRows(id);
     expect(final.filter((e) => e.status === 'completed')).toHaveLength(CANCEL_METHODS);
     for (const [eid, t] of done) expect(final.find((e) => e.id === eid)?.finishedAt?.getTime()).toBe(t); // not redone
-    expect((await stack.db.select().from(runs).where(eq(runs.id, id)))[0]?.status).toBe('completed');
+    const [after] = await stack.db.select().from(runs).where(eq(runs.id, id));
+    expect(after?.status).toBe('completed');
+    expect(after?.cancelRequestedAt).toBeNull(); // cleared when the run ran again
     await expectContiguousSteps(id);
   }, 240_000);
 

@@ -16,6 +16,10 @@
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/finalReask.test.ts`); the older episode histories
 // replay without it.
 // `episode-local-turns` covers turns as local activities (patched('local-agent-turn'), recorded by the inline test).
+// `benchmarkRun-cancelled-with-flag` and `episode-local-turns-run-cancelled` cover a run cancelled while its
+// episodes' turns were local activities: the run flags itself (patched('run-cancel-flag')) and the episode's
+// turn that read the flag ends its workflow task with a timer (recorded by
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/reliability/runs.test.ts -t "runs cancel"`).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 import fs from 'node:fs';

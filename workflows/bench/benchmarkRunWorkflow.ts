@@ -110,6 +110,11 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
   root.cancelRequested.catch(() => {
     cancelling = true;
     void cancelChildren();
+    // Episodes whose turns are local activities read this after each turn (episodeWorkflow): without it
+    // they would see the cancellation only at their workflow task's heartbeat. Patched: histories of runs
+    // cancelled before it have no such activity.
+    if (patched('run-cancel-flag'))
+      void db.flagRunCancelling({ runId }).catch((err: unknown) => log.warn('could not flag the run as cancelling', { runId, error: errorText(err) }));
   });
 
   const launch = async (i: number) => {

@@ -39,6 +39,8 @@ import { runSandboxBatch } from './sandboxBatch';
 
 /** Marks a turn that did not run because the episode was cancelled. */
 const CANCELLED = Symbol('cancelled');
+/** How long a local turn that found its run being cancelled waits for the request to arrive. */
+const RUN_CANCEL_WAIT = '10 seconds';
 
 export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutcome> {
   // A cancellation of this episode (its run was cancelled) is noticed at the next turn boundary: the work
@@ -81,6 +83,14 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
     for (let tries = 0; ; tries++) {
       try {
         const r = localTurns && tries === 0 ? await localTurn(t) : await llm.agentTurn(t);
+        if (r.runCancelling && localTurns) {
+          // The run is being cancelled, but this workflow task has been open since an earlier local turn,
+          // so the request has not reached this workflow yet: end the task (a timer) and let it in. The
+          // turn boundary below then stops the episode; the rest of its turns, if the request never comes,
+          // run as normal activities.
+          localTurns = false;
+          await condition(() => root.consideredCancelled, RUN_CANCEL_WAIT);
+        }
         if (since !== undefined) {
           await db.markEpisodeWaiting({ episodeId: input.episodeId, waiting: null });
           upsertSearchAttributes([{ key: PauWaitingFor, value: null }]);

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "cancel_requested_at" timestamp with time zone;
