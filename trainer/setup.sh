@@ -52,7 +52,9 @@ log=$VENV/.pau-install.log
 # pip is silent while it unpacks ~6 GB: say we are alive every 30 s
 ( while sleep 30; do say "still installing ($(( $(date +%s) - started ))s, $(du -sh "$VENV" 2>/dev/null | cut -f1))"; done ) &
 ticker=$!
-trap 'kill $ticker 2>/dev/null' EXIT
+# `|| true`: the ticker is usually gone by now, and a failing command in an EXIT trap under `set -e` would
+# turn a finished install into exit 1 (it did: the first `npm test` on a fresh machine stopped there).
+trap 'kill $ticker 2>/dev/null || true' EXIT
 set +e
 "$VENV/bin/python" -m pip install --only-binary=:all: --progress-bar off -r "$HERE/requirements.txt" 2>&1 \
   | tee "$log" | {
