@@ -15,6 +15,10 @@ import { runEpisode } from '../episode/helpers';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { useStack } from '../helpers/stack';
 
+// These tests read agentTurn's activity attempts from the history: the scripted models' turns run as normal
+// activities here (local turns, the default for them, are covered by test/episode/inline.test.ts).
+process.env.PAU_LOCAL_TURN_MAX_SECONDS = '0';
+
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: async ({ db }) => {
