@@ -230,6 +230,13 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     total = per_epoch * spec.ppo_epochs
     if spec.max_steps is not None:
         total = min(total, spec.max_steps)
+    # A fresh adapter (LoRA B = 0) is the reference, so with every advantage zero there is neither a policy
+    # gradient nor a KL gradient: the update could not move the policy. Skip its passes (most of an epoch's
+    # time on CPU) and save the fresh adapter as the checkpoint, 0 steps. With an init adapter the KL term
+    # still pulls it toward the reference, so that update runs.
+    noop = spec.init_adapter is None and not any(bool(r.advantages.any()) for r in rollouts)
+    if noop:
+        total = 0
     job.build_model(total)
     start, state = job.resume(last)
     if start > 0 and not (job.out / "precomputed.pt").is_file():
@@ -240,6 +247,14 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
         truncated=sum(r.truncated for r in rollouts), tool_calls_in_template=encoder.native_tool_calls,
     )
+    if noop:
+        emit("info", message="every advantage is 0 and the adapter is fresh (the policy is the reference): no update steps")
+        job.save(0, {"history": [], "train_s": 0.0, "seen_tokens": 0})
+        return job.finish(0, job.out / "checkpoints" / f"step-{0:06d}", {
+            "rollouts": len(rollouts), "steps": 0, "ppo_epochs": spec.ppo_epochs, "history": [], "train_s": 0.0,
+            "seen_tokens": 0, "tokens_per_s": None, "s_per_step": None, "skipped": "all advantages zero",
+            "advantages": {r.id: r.message_advantages for r in rollouts},
+        })
     job.maybe_cancel(start, {}, start)
     pre = precompute(job, rollouts)
     job.maybe_cancel(start, {}, start)

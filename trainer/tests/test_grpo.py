@@ -94,3 +94,27 @@ def test_old_logprobs_that_do_not_retokenise_are_rejected(smollm2, tmp_path):
     r = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "given"}), tmp_path / "s.json")
     assert r.rc == ExitCode.INVALID_DATA
     assert "does not re-tokenise" in r.of("error")[0]["message"]
+
+
+def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(smollm2, tmp_path):
+    # every group scored alike: outcome advantages are all 0, and a fresh adapter is the reference, so no
+    # step could move the policy; the trainer saves the fresh adapter as the checkpoint, 0 steps
+    rows = [json.loads(line) for line in open(DATA / "tiny_rollouts.jsonl")]
+    for r in rows:
+        r["rewards"]["outcome"] = 3.0
+    f = tmp_path / "r.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "outcome"}), tmp_path / "s.json")
+    assert r.rc == 0, r.stderr[-2000:]
+    assert r.of("start")[0]["total_steps"] == 0 and not r.of("progress")
+    done = r.of("done")[0]
+    assert done["steps"] == 0 and done["metrics"]["skipped"] == "all advantages zero"
+    assert all(v == 0 for adv in done["metrics"]["advantages"].values() for v in adv)
+    w = load_file(done["adapter"])
+    assert any(k.endswith("lora_B.weight") for k in w) and all(w[k].abs().sum() == 0 for k in w if k.endswith("lora_B.weight"))
+    # one group with different rewards: that group's advantages are not 0, and the update runs
+    rows[0]["rewards"]["outcome"] = 5.0
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r2 = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o2", rollouts=str(f), advantage={"mode": "outcome"}, max_steps=1), tmp_path / "s2.json")
+    assert r2.rc == 0, r2.stderr[-2000:]
+    assert r2.of("done")[0]["steps"] == 1 and r2.steps() == [1]
