@@ -5,7 +5,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { BenchmarkConfig } from '../bench/types';
 import { episodeWorkflowId } from '../bench/workflowIds';
 import { fnv1a } from '../common/seededRandom';
-import { episodeIdOf, type EpisodeBudgets, type EpisodeInput } from '../episode/types';
+import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
 import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import { checkpointModelName } from './checkpointIds';
 import type { TrainerJobInput } from './trainerProtocol';
@@ -49,6 +49,11 @@ export interface GrpoConfig {
   evalMethodIds?: string[];
   /** Tests: only these training methods (sampled from, in this order). */
   methodIds?: string[];
+  /**
+   * Where rollouts' and validation episodes' method calls run (EpisodeInput.sandbox). The starter fills in
+   * the deployment's PAU_SANDBOX_PLACEMENT; absent (runs started before): `queue`.
+   */
+  sandbox?: SandboxPlacement;
 }
 
 /** What one epoch produced (stored in the run's summary, drawn by the report). */
@@ -156,6 +161,7 @@ export function rolloutEpisodeInput(runId: string, config: GrpoConfig, epoch: nu
     budgets: config.budgets,
     params: { temperature: config.temperature, seed: rolloutSeed(config, epoch, methodId, g), ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
     judge: { judgeModel: config.judgeModel },
+    ...(config.sandbox === 'inline' ? { sandbox: 'inline' as const } : {}),
   };
 }
 
@@ -175,6 +181,7 @@ export function grpoEvalConfig(config: GrpoConfig, checkpointModel: string): Ben
     budgets: config.budgets,
     params: { temperature: 0, ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
     ...(config.evalMethodIds ? { methodIds: config.evalMethodIds } : config.evalLimit ? { limit: config.evalLimit } : {}),
+    ...(config.sandbox ? { sandbox: config.sandbox } : {}),
   };
 }
 

@@ -181,7 +181,9 @@ export function startSftTrain(client: Client, runId: string, config: SftTrainCon
   });
 }
 
-export function startGrpo(client: Client, runId: string, config: GrpoConfig): Promise<WorkflowHandle<typeof grpoWorkflow>> {
+export function startGrpo(client: Client, runId: string, given: GrpoConfig): Promise<WorkflowHandle<typeof grpoWorkflow>> {
+  // Rollouts and validation episodes run their calls where the deployment's benchmark episodes do.
+  const config: GrpoConfig = { ...given, sandbox: given.sandbox ?? env().PAU_SANDBOX_PLACEMENT };
   return client.workflow.start(grpoWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId: grpoWorkflowId(runId),
