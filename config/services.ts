@@ -30,11 +30,16 @@ export function temporalAddress(): string {
   return e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.PAU_TEMPORAL_PORT}`;
 }
 
+/**
+ * PAU_TEMPORAL_UI_URL when set; else Temporal Cloud's UI for a `*.tmprl.cloud` address, and for any other
+ * server the same host on PAU_TEMPORAL_UI_PORT (where a dev server, like the local stack's, serves it).
+ */
 export function temporalUiUrl(): string {
   const e = env();
   if (e.PAU_TEMPORAL_UI_URL) return e.PAU_TEMPORAL_UI_URL.replace(/\/$/, '');
-  if (e.TEMPORAL_ADDRESS) return 'https://cloud.temporal.io'; // best guess for Cloud; set PAU_TEMPORAL_UI_URL
-  return `http://127.0.0.1:${e.PAU_TEMPORAL_UI_PORT}`;
+  const host = e.TEMPORAL_ADDRESS ? e.TEMPORAL_ADDRESS.replace(/:\d+$/, '') : '127.0.0.1';
+  if (/(^|\.)tmprl\.cloud$/i.test(host)) return 'https://cloud.temporal.io';
+  return `http://${host}:${e.PAU_TEMPORAL_UI_PORT}`;
 }
 
 /** A link to one workflow in the Web UI. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseEnv } from '../../config/env';
+import { ConfigError, parseEnv, reloadEnv } from '../../config/env';
+import { temporalUiUrl, workflowUiLink } from '../../config/services';
 import { runCli } from '../helpers/cli';
 
 describe('configuration', () => {
@@ -9,6 +10,27 @@ describe('configuration', () => {
     expect(e.PAU_TEMPORAL_UI_PORT).toBe(8233);
     expect(e.TEMPORAL_NAMESPACE).toBe('default');
     expect(e.TEMPORAL_ADDRESS).toBeUndefined();
+  });
+
+  it('links to the Web UI of the server in use: the local UI, a remote dev server, Temporal Cloud, or PAU_TEMPORAL_UI_URL', () => {
+    const saved = { ...process.env };
+    const ui = (vars: Record<string, string>) => {
+      for (const k of ['TEMPORAL_ADDRESS', 'PAU_TEMPORAL_UI_URL', 'PAU_TEMPORAL_UI_PORT']) delete process.env[k];
+      Object.assign(process.env, vars);
+      reloadEnv();
+      return temporalUiUrl();
+    };
+    try {
+      expect(ui({})).toBe('http://127.0.0.1:8233');
+      expect(ui({ TEMPORAL_ADDRESS: '10.0.0.5:7233', PAU_TEMPORAL_UI_PORT: '8080' })).toBe('http://10.0.0.5:8080');
+      expect(ui({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233' })).toBe('https://cloud.temporal.io');
+      expect(ui({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', PAU_TEMPORAL_UI_URL: 'https://ui.example/' })).toBe('https://ui.example');
+      expect(workflowUiLink('bench/r 1', 'abc')).toBe('https://ui.example/namespaces/default/workflows/bench%2Fr%201/abc/history');
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+      reloadEnv();
+    }
   });
 
   it('names each bad variable and what is wrong with it', () => {
