@@ -173,13 +173,16 @@ async function main(): Promise<void> {
   }));
   const itemsFile = path.join(dir, 'items.json');
   fs.writeFileSync(itemsFile, JSON.stringify(items));
-  const tsx = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
   const harnesses = {
     'this project': (round: number) =>
       measured(
         'python3',
         [
-          tsx,
+          // As `npm run bench:episodes` runs it (its V8 flag, package.json), without tsx's launcher process.
+          process.execPath,
+          '--max-semi-space-size=4',
+          '--import',
+          'tsx',
           'scripts/bench/episodes.ts',
           '--methods',
           String(METHODS),
