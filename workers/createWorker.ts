@@ -1,10 +1,10 @@
 // Builds a worker for one task queue. Workflows run only on `pau`; the other queues serve activities.
-import { fileURLToPath } from 'node:url';
 import { Runtime, Worker, DefaultLogger, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { env } from '../config/env';
 import { connectWorker } from '../config/temporal';
+import { bundleWorkflowsInChild } from './workflowBundle';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export { WORKFLOWS_PATH } from './workflowBundle';
 
 let runtimeInstalled = false;
 /** Quieter SDK logs at the configured level; once per process. */
@@ -27,7 +27,7 @@ export interface QueueWorkerOptions {
   /** Serve workflows too (the `pau` queue). */
   workflows?: boolean;
   connection?: NativeConnection;
-  /** Pre-built bundle (tests build it once); else workflows are bundled from WORKFLOWS_PATH. */
+  /** Pre-built bundle (tests build it once); else bundleWorkflowsInChild() builds it from WORKFLOWS_PATH. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
@@ -44,7 +44,7 @@ export async function createQueueWorker(opts: QueueWorkerOptions): Promise<Worke
     shutdownGraceTime: '10s',
     ...(opts.workflows
       ? {
-          ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+          workflowBundle: opts.workflowBundle ?? (await bundleWorkflowsInChild()),
           maxConcurrentWorkflowTaskExecutions: Math.min(e.PAU_WORKER_WORKFLOW_CONCURRENCY, 500),
           maxCachedWorkflows: e.PAU_WORKER_WORKFLOW_CONCURRENCY,
         }

@@ -3,8 +3,11 @@
   measure -- CMD...   runs CMD as a child-subreaper (daemons it starts, such as Postgres via pg_ctl, stay
                       its descendants) and, between the lines `@@peer start` and `@@peer end` that CMD
                       prints, measures the CPU time of all its descendants (live ones from /proc, exited
-                      ones through getrusage(RUSAGE_CHILDREN)) and the peak of their summed RSS (sampled
-                      every 50 ms). Ends with one line `@@peer measured {json}`.
+                      ones through getrusage(RUSAGE_CHILDREN)) and their memory: the peak of their summed
+                      RSS (sampled every 50 ms) and of their summed PSS (every 0.25 s or more, see Memory),
+                      and per part of the stack (PART_RULES: Temporal, Postgres, sandbox, Node, ...) each
+                      part's own peaks and its PSS at the moment the summed PSS peaked. Ends with one line
+                      `@@peer measured {json}`.
   inspect --items F --calls K --max-samples M
                       the inspect_ai side: one sample per item, the react() agent with a `call_method`
                       tool that runs `python3 -c` per call in inspect's `local` sandbox, a scripted mockllm
@@ -21,75 +24,194 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Callable, NamedTuple
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(name))
-    out, todo = [], [root]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
+# The parts of a stack, for the memory breakdown: a process belongs to the first part whose rule matches
+# its own name (comm) and command line, else to its parent's part (a forked call child is its
+# executor's, a Postgres backend its postmaster's), else to "other".
+PART_RULES: tuple[tuple[str, Callable[[str, list[str]], bool]], ...] = (
+    ("temporal", lambda comm, argv: comm == "temporal"),
+    ("postgres", lambda comm, argv: comm in ("postgres", "pg_ctl")),
+    ("sandbox", lambda comm, argv: comm == "bwrap" or any(a.endswith("/executor.py") for a in argv[:4])),
+    ("tsx launcher", lambda comm, argv: any(a.endswith(("/.bin/tsx", "/tsx/dist/cli.mjs")) for a in argv[:2])),
+    ("esbuild", lambda comm, argv: comm == "esbuild"),
+    ("node", lambda comm, argv: comm == "node"),
+    ("inspect_ai", lambda comm, argv: any(a.endswith("peer_harness.py") for a in argv[:2]) and "inspect" in argv),
+    ("tool calls", lambda comm, argv: comm.startswith("python") and argv[1:2] == ["-c"]),
+)
 
 
-def proc_cpu_rss(pid: int) -> tuple[float, int]:
-    """Seconds of CPU (self + reaped children) and resident bytes of one process; (0, 0) when gone."""
+def part_of(comm: str, argv: list[str], parent_part: str | None) -> str:
+    for name, rule in PART_RULES:
+        if rule(comm, argv):
+            return name
+    return parent_part or "other"
+
+
+class Proc(NamedTuple):
+    ppid: int
+    comm: str
+    cpu_s: float  # self + reaped children
+    rss: int
+
+
+def read_proc(pid: int) -> Proc | None:
     try:
         with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+            head, tail = f.read().rsplit(")", 1)
         with open(f"/proc/{pid}/statm") as f:
             rss = int(f.read().split()[1]) * PAGE
+        fields = tail.split()
+        # fields[0] is the state (field 3): ppid is field 4; utime, stime, cutime, cstime are fields 14-17.
+        return Proc(int(fields[1]), head.split("(", 1)[1], sum(int(x) for x in fields[11:15]) / TICK, rss)
     except (OSError, IndexError, ValueError):
-        return 0.0, 0
-    # fields[0] is the state (field 3): utime, stime, cutime, cstime are fields 14-17.
-    return sum(int(x) for x in fields[11:15]) / TICK, rss
+        return None
 
 
-def tree_cpu_rss() -> tuple[float, int]:
+def read_pss(pid: int) -> int | None:
+    """Proportional set size: each shared page split among the processes mapping it (forks, shared buffers)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def read_argv(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+class Tree:
+    """The live descendants of one process, each with its part (command lines read once per process and name)."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.argv: dict[tuple[int, str], list[str]] = {}
+
+    def snapshot(self) -> dict[int, tuple[Proc, str]]:
+        procs: dict[int, Proc] = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit() and (p := read_proc(int(name))):
+                procs[int(name)] = p
+        children: dict[int, list[int]] = {}
+        for pid, p in procs.items():
+            children.setdefault(p.ppid, []).append(pid)
+        out: dict[int, tuple[Proc, str]] = {}
+        todo: list[tuple[int, str | None]] = [(c, None) for c in children.get(self.root, [])]
+        while todo:
+            pid, parent_part = todo.pop()
+            p = procs[pid]
+            key = (pid, p.comm)
+            if key not in self.argv:
+                self.argv[key] = read_argv(pid)
+            part = part_of(p.comm, self.argv[key], parent_part)
+            out[pid] = (p, part)
+            todo.extend((c, part) for c in children.get(pid, []))
+        return out
+
+
+class Memory:
+    """Peaks of a process tree's memory, in total and per part. RSS every tick; PSS (smaps_rollup, far
+    dearer to read) at most every 0.25 s and at most ~10% of one core, so it can miss a spike shorter than
+    its interval."""
+
+    def __init__(self) -> None:
+        self.peak_rss = 0
+        self.peak_pss = 0
+        self.parts: dict[str, dict[str, int]] = {}
+        self.pss_samples = 0
+        self.pss_time = 0.0
+        self.next_pss = 0.0
+
+    def part(self, name: str) -> dict[str, int]:
+        return self.parts.setdefault(name, {"peakRssBytes": 0, "peakPssBytes": 0, "pssAtPeakBytes": 0, "processes": 0})
+
+    def add(self, snap: dict[int, tuple[Proc, str]], force_pss: bool = False) -> None:
+        rss: dict[str, int] = {}
+        count: dict[str, int] = {}
+        for p, part in snap.values():
+            rss[part] = rss.get(part, 0) + p.rss
+            count[part] = count.get(part, 0) + 1
+        self.peak_rss = max(self.peak_rss, sum(rss.values()))
+        for name in rss:
+            m = self.part(name)
+            m["peakRssBytes"] = max(m["peakRssBytes"], rss[name])
+            m["processes"] = max(m["processes"], count[name])
+        t0 = time.monotonic()
+        if not force_pss and t0 < self.next_pss:
+            return
+        pss: dict[str, int] = {}
+        for pid, (p, part) in snap.items():
+            # A process gone since the snapshot, or one whose smaps we may not read: its RSS (an upper bound).
+            own = read_pss(pid)
+            pss[part] = pss.get(part, 0) + (p.rss if own is None else own)
+        took = time.monotonic() - t0
+        self.pss_samples += 1
+        self.pss_time += took
+        self.next_pss = t0 + max(0.25, 10 * took)
+        for name in pss:
+            m = self.part(name)
+            m["peakPssBytes"] = max(m["peakPssBytes"], pss[name])
+        if sum(pss.values()) >= self.peak_pss:
+            self.peak_pss = sum(pss.values())
+            for name, m in self.parts.items():
+                m["pssAtPeakBytes"] = pss.get(name, 0)
+
+    def figures(self) -> dict[str, object]:
+        return {
+            "peakRssBytes": self.peak_rss,
+            "peakPssBytes": self.peak_pss,
+            "pssSamples": self.pss_samples,
+            "pssSampleS": self.pss_time / max(1, self.pss_samples),
+            "parts": self.parts,
+        }
+
+
+def tree_cpu(snap: dict[int, tuple[Proc, str]]) -> float:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu, rss = ru.ru_utime + ru.ru_stime, 0
-    for pid in descendants(os.getpid()):
-        c, r = proc_cpu_rss(pid)
-        cpu += c
-        rss += r
-    return cpu, rss
+    return ru.ru_utime + ru.ru_stime + sum(p.cpu_s for p, _ in snap.values())
 
 
 def measure(cmd: list[str]) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, bufsize=1)
-    state = {"phase": "before", "peak": 0, "start": None, "end": None}
+    tree = Tree(os.getpid())
+    memory = Memory()
+    lock = threading.Lock()
+    state: dict[str, object] = {"phase": "before", "start": None, "end": None}
 
     def sampler() -> None:
         while child.poll() is None:
-            if state["phase"] == "during":
-                state["peak"] = max(state["peak"], tree_cpu_rss()[1])
+            with lock:
+                if state["phase"] == "during":
+                    memory.add(tree.snapshot())
             time.sleep(0.05)
 
     threading.Thread(target=sampler, daemon=True).start()
     assert child.stdout is not None
     for line in child.stdout:
         if line.startswith("@@peer start"):
-            cpu, rss = tree_cpu_rss()
-            state.update(phase="during", start=(time.monotonic(), cpu), peak=rss)
+            with lock:
+                snap = tree.snapshot()
+                memory.add(snap, force_pss=True)
+                state.update(phase="during", start=(time.monotonic(), tree_cpu(snap)))
         elif line.startswith("@@peer end"):
-            cpu, rss = tree_cpu_rss()
-            state["peak"] = max(state["peak"], rss)
-            state.update(phase="after", end=(time.monotonic(), cpu))
+            with lock:
+                snap = tree.snapshot()
+                memory.add(snap, force_pss=True)
+                state.update(phase="after", end=(time.monotonic(), tree_cpu(snap)))
         sys.stdout.write(line)
         sys.stdout.flush()
     code = child.wait()
@@ -100,8 +222,8 @@ def measure(cmd: list[str]) -> int:
     except ChildProcessError:
         pass
     if state["start"] and state["end"]:
-        (t0, c0), (t1, c1) = state["start"], state["end"]
-        print("@@peer measured " + json.dumps({"wallS": t1 - t0, "cpuS": c1 - c0, "peakRssBytes": state["peak"]}), flush=True)
+        (t0, c0), (t1, c1) = state["start"], state["end"]  # type: ignore[misc]
+        print("@@peer measured " + json.dumps({"wallS": t1 - t0, "cpuS": c1 - c0, **memory.figures()}), flush=True)
     return code
 
 
