@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { and, eq, sql } from 'drizzle-orm';
 import { connect, type DbHandle } from '../../db/client';
-import { datasetMethods, datasets, episodes, judgments, llmCalls, methods, runs, steps } from '../../db/schema/index';
+import { episodes, judgments, llmCalls, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../activities/llm/ledger';
 import { runProgress } from '../../activities/bench/run';
