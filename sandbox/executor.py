@@ -108,7 +108,6 @@ F_READY, F_STDOUT, F_RESULT, F_END, F_ERROR = 1, 2, 3, 4, 6
 RESULT_SLACK = 65536  # the child caps its own result; more than cap + slack is a forged write
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 _FIONREAD_BUF = bytearray(4)
-_SCHED_PARAM = os.sched_param(0)
 # How long the executor waits after a reply before forking a replacement spare, if no request comes: long
 # enough for the client to read the reply undisturbed (a fork and the new spare's set-up take ~2-5 ms of
 # CPU, on a core the client may need), short next to an agent's model turn between calls.
@@ -332,15 +331,7 @@ class Executor:
         """The child's TAKEN record (outcome, header, t0); WAIT if none within `timeout`; GONE if it died
         before it began to read. Raises Desync if it died after."""
         while True:
-            # While it reads and starts, this process must not take its core: waiting as SCHED_BATCH,
-            # its wake-up on the record does not preempt the child (measured: it cost the child 0.1-0.2
-            # ms per call under load when it did).
-            os.sched_setscheduler(0, os.SCHED_BATCH, _SCHED_PARAM)
-            try:
-                ready = select.select([sp.res_r], [], [], timeout)[0]
-            finally:
-                os.sched_setscheduler(0, os.SCHED_OTHER, _SCHED_PARAM)
-            if not ready:
+            if not select.select([sp.res_r], [], [], timeout)[0]:
                 return WAIT
             b = os.read(sp.res_r, 1)
             if b == child.READY and not sp.ready:
