@@ -4,21 +4,13 @@ modules imported, sys.stdout/stderr/stdin objects made, signal dispositions, wor
 no-new-privs, not dumpable, the seccomp program assembled; the executor also sets this process's group
 and rlimits from outside. What is left here is per process and cheap: die with the executor, put the
 pipes in place and close everything else, install the filter with this pid, say "ready" (one byte on
-the result pipe), warm the parser/encoder pages while no job is waiting.
-
-Then it takes ONE job. The head spare (told so by the executor on its control pipe, with the limits it
-was given) reads its request straight from the client's request stream: it says "begin" on the result
-pipe, reads the 32-byte header, and, when the job's limits are the ones it already has, exactly
-`length` bytes of job; it closes the stream and reports the header ("taken") before anything of the job
-is parsed. A job with other limits waits, header read, until the executor has set them ("go") or hands
-the job to a fresh child ("step aside"). A child forked for one known request (no spare ready, or
-`--spares 0`) gets its header from the executor and reads only the job's bytes. The job:
+the result pipe), warm the parser/encoder pages while no job is waiting. Then it reads ONE job:
   - "call": compile the method, parse the arguments, run, write one JSON result;
   - "analyze": coverage.py's static analysis of the source (+ the determinism scan), summarised over the
     arcs the batch's calls executed.
 Then it closes its pipes and exits. Everything the untrusted code changed (sys.modules, builtins,
 imported modules, globals, the heap) dies with it; the next call is a new fork of the clean executor,
-whose memory never held another call's source, arguments or results (it never reads a job at all).
+whose memory never held another call's source, arguments or results (it splices them between pipes).
 Untrusted text (source, arguments) is only ever parsed or run here, never in the executor.
 """
 import json
@@ -36,38 +28,11 @@ from encoding import encode
 
 MODULE_NAME = '__pau_method__'
 MAX_MESSAGE = 2000
-CTL_FD = 4  # executor -> child control pipe, after isolate_fds
-REQ_FD = 5  # the client's request stream (the executor's stdin), after isolate_fds; closed before the job
-BEGIN_FD = 6  # child -> executor: BEGIN, on a pipe of its own that the executor looks at only if needed
+JOB_FD = 4  # the job pipe's read end, after isolate_fds
 PR_SET_PDEATHSIG = 1
+READY = b'R'  # first byte on the result pipe: configured, filter installed, waiting for the job
+JOB_LENGTH = struct.Struct('<I')  # the job on its pipe: u32 length, then that many bytes of JSON
 SETUP_FAILED = 71  # exit status of a child that could not configure itself (it never reads a job)
-REQUEST = struct.Struct('<8I')  # the client's request header (see executor.py)
-OP_JOB = 1
-# child -> executor, written by this (trusted) code only: on the result pipe before the job's result,
-READY = b'R'  # configured, filter installed
-TAKEN = struct.Struct('<cB2x8Id')  # b'T', outcome, the request header, CLOCK_MONOTONIC when it was read
-# and on BEGIN_FD (not watched, so it does not wake the executor in the middle of a call):
-BEGIN = b'B'  # about to read the request stream (a death from here to TAKEN leaves it out of step)
-T_JOB, T_LIMITS, T_OTHER, T_END = 0, 1, 2, 3  # job read / other limits: header only / not a job / EOF
-# executor -> child, on the control pipe: (kind, memory_mb, cpu_seconds)
-CONTROL = struct.Struct('<c3xII')
-C_HEAD, C_GO, C_ASIDE = b'H', b'G', b'X'  # read the next request (with these limits) / read the job / exit
-
-
-# Made once, in the template: json.loads(bytes) sniffs the encoding in Python code and json.dumps with
-# options builds an encoder per call, which cost a fresh child 50-90 us and ~15 us of its critical path
-# (measured in forks after a 20 ms pause, caches cold).
-_DECODER = json.JSONDecoder()
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(',', ':'))
-
-
-def _parse_job(data):
-    """The job's JSON (UTF-8 text from the client); ValueError if it is not exactly one JSON value."""
-    text = data.decode('utf-8', 'surrogatepass')
-    job, end = _DECODER.raw_decode(text)
-    if end != len(text):
-        raise ValueError('trailing data after the job')
-    return job
 
 
 def _error(type_, message):
@@ -83,7 +48,7 @@ def _write_all(fd, data):
 def _encode_result(result, result_limit):
     """The result as JSON bytes, or a ResultLimit error when that is over the limit."""
     try:
-        data = _ENCODER.encode(result).encode('utf-8', 'surrogatepass')
+        data = json.dumps(result, ensure_ascii=False, separators=(',', ':')).encode('utf-8', 'surrogatepass')
         if len(data) > result_limit:
             r = _error('ResultLimit', f'the encoded result is {len(data)} bytes; the limit is {result_limit}')
             r['ms'] = result.get('ms', 0)
@@ -122,10 +87,10 @@ def _warm_up():
     serialiser while no job is waiting: the copy-on-write page faults a first call takes in a fresh
     fork (a few hundred, most of the child's cost) are then paid before the job arrives instead of on
     its clock. It touches what a real call touches and little else; skipped when a job is waiting."""
-    if _readable(REQ_FD):
+    if _job_waiting():
         return
     try:
-        job = _parse_job(bytearray(_WARM_JOB))
+        job = json.loads(_WARM_JOB)
         lim = limits_mod.Limits.from_json(job['limits'])
         _encode_result(call_result(job, lim), lim.result_bytes)
     except BaseException:
@@ -139,7 +104,7 @@ def prime(rounds=64):
     whole bytecode of every function it runs; coverage.py's parser is big. Run here often enough to be
     specialised (> 53 runs), every child starts with it done: a single-call coverage batch costs about
     a third less CPU."""
-    job = _parse_job(bytearray(_WARM_JOB))
+    job = json.loads(_WARM_JOB)
     lim = limits_mod.Limits.from_json(job['limits'])
     traced = dict(job, coverage=True)
     for _ in range(rounds):
@@ -148,18 +113,17 @@ def prime(rounds=64):
         _encode_result(analysis_result({'source': job['source'], 'coverage': True, 'audit': True, 'arcs': arcs}), 1 << 26)
 
 
-def _readable(fd):
+def _job_waiting():
     try:
-        return bool(select.select([fd], [], [], 0)[0])
+        return bool(select.select([JOB_FD], [], [], 0)[0])
     except (OSError, ValueError):
         return False
 
 
-def _read_exact(fd, n):
-    """n bytes from fd, or None at end of file."""
+def _read_exact(n):
     chunks, left = [], n
     while left:
-        b = os.read(fd, left)
+        b = os.read(JOB_FD, min(left, 1 << 20))
         if not b:
             return None
         chunks.append(b)
@@ -167,110 +131,37 @@ def _read_exact(fd, n):
     return b''.join(chunks)
 
 
-def _control():
-    """The executor's next control message (kind, memory_mb, cpu_seconds); None when it closed the pipe."""
-    raw = _read_exact(CTL_FD, CONTROL.size)
-    return None if raw is None else CONTROL.unpack(raw)
-
-
-def _taken(outcome, header, t0):
-    os.write(limits_mod.RESULT_FD, TAKEN.pack(b'T', outcome, *header, t0))
-
-
-def _take_request(memory_mb, cpu_seconds):
-    """As the head spare: read the next request's header from the stream; (header, t0) of a job whose
-    limits are this process's own (or have been made so by the executor). Exits for anything else."""
-    select.select([REQ_FD], [], [])  # wait without consuming: nothing is read before BEGIN is said
-    os.write(BEGIN_FD, BEGIN)
-    raw = _read_exact(REQ_FD, REQUEST.size)
-    t0 = time.monotonic()
-    if raw is None:
-        _taken(T_END, (0,) * 8, t0)
-        os._exit(0)
-    header = REQUEST.unpack(raw)
-    if header[0] != OP_JOB:
-        _taken(T_OTHER, header, t0)
-        os._exit(0)
-    if memory_mb == 0 or (header[5], header[4]) != (memory_mb, cpu_seconds):
-        _taken(T_LIMITS, header, t0)
-        reply = _control()
-        if reply is None or reply[0] != C_GO:
-            os._exit(0)
-    return header, t0
-
-
-def _read_job(length):
-    """The job's bytes from the stream into one buffer. Under a memory limit too small for them they are
-    still consumed (the stream must stay in step), and None is returned. EOFError: the stream ended."""
-    try:
-        buf = bytearray(length)
-    except MemoryError:
-        buf = None
-    if buf is None:
-        while length:  # in small pieces (the stream is a socket: no splice to /dev/null)
-            moved = len(os.read(REQ_FD, min(length, 1 << 14)))
-            if moved == 0:
-                raise EOFError
-            length -= moved
+def read_job():
+    """The job (u32 length + JSON); None when the pipe closes without one (executor gone or spare
+    discarded)."""
+    head = _read_exact(JOB_LENGTH.size)
+    if head is None:
         return None
-    view, got = memoryview(buf), 0
-    while got < length:
-        n = os.readv(REQ_FD, [view[got:]])
-        if n == 0:
-            raise EOFError
-        got += n
-    return buf
+    body = _read_exact(JOB_LENGTH.unpack(head)[0])
+    return None if body is None else json.loads(body)
 
 
-def main(fds, executor_pid, libc, prepared_filter, request=None):
-    """Child entry point after fork; never returns. `request` (header, t0): the request this child was
-    forked for, its header already read by the executor (None: a spare, told what to do on CTL_FD)."""
+def main(fds, executor_pid, libc, prepared_filter):
+    """Child entry point after fork; never returns."""
     try:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the executor, never linger
         if os.getppid() != executor_pid:  # it died before the line above took effect
             os._exit(SETUP_FAILED)
-        limits_mod.isolate_fds(fds['stdout'], fds['devnull'],
-                               {limits_mod.RESULT_FD: fds['result'], CTL_FD: fds['ctl'], REQ_FD: fds['request'],
-                                BEGIN_FD: fds['begin']})
+        limits_mod.isolate_fds(fds['stdout'], fds['result'], fds['devnull'], fds['job'], JOB_FD)
         if prepared_filter is not None:
             prepared_filter.install(os.getpid())
         os.write(limits_mod.RESULT_FD, READY)
     except BaseException:  # never run untrusted code in a half-configured sandbox
         os._exit(SETUP_FAILED)
-    if request is None:
-        msg = _control() if _readable(CTL_FD) else None
-        if msg is None or not _readable(REQ_FD):
-            _warm_up()  # while no request is waiting: its page faults are then off the call's clock
-        if msg is None:
-            msg = _control()
-        if msg is None or msg[0] != C_HEAD:  # discarded, or the executor is gone
-            os._exit(0)
-        header, t0 = _take_request(msg[1], msg[2])
-    else:
-        header, t0 = request
-        msg = _control()  # GO once the executor has set this process's limits
-        if msg is None or msg[0] != C_GO:
-            os._exit(0)
-        os.write(BEGIN_FD, BEGIN)
+    _warm_up()
     try:
-        body = _read_job(header[2])
-    except EOFError:
-        _taken(T_END, header, t0)
-        os._exit(0)
-    os.close(REQ_FD)  # before anything of the job is looked at: no call can read the next request
-    os.close(BEGIN_FD)
-    _taken(T_JOB, header, t0)
-    if body is None:
-        _finish(_error('MemoryLimit', 'the job does not fit in the memory limit'), 1 << 20)
-    try:
-        job = _parse_job(body)
+        job = read_job()
     except MemoryError:
         _finish(_error('MemoryLimit', 'the job does not fit in the memory limit'), 1 << 20)
     except ValueError:
         _finish(_error('SandboxError', 'unreadable job'), 1 << 20)
-    del body
-    if not isinstance(job, dict):
-        _finish(_error('SandboxError', 'unreadable job'), 1 << 20)
+    if not isinstance(job, dict):  # the executor is shutting down, or discarded this spare
+        os._exit(0)
     lim = limits_mod.Limits.from_json(job.get('limits'))
     sys.setrecursionlimit(lim.recursion_limit)
     if job.get('kind') == 'analyze':

@@ -13,38 +13,26 @@ Wire protocol with the client (activities/sandbox/wire.ts), binary, little-endia
                 [, signal][, exit]}; last frame of a job
       6 ERROR   JSON {message}: the request stream is unreadable; the executor exits after it
   Jobs are served one at a time, in order; the client may queue several.
-  Inside the sandbox (child.py): a child writes on its result pipe, before its job's result, READY b'R'
-  and TAKEN <cB2x8Id: b'T', outcome, the request header, the CLOCK_MONOTONIC time it read it (and BEGIN
-  b'B' on a pipe of its own just before it reads the stream); the executor writes <c3xII control messages (kind, memoryMb,
-  cpuSeconds) on the child's control pipe: H (be the head; your limits), G (go on), X (step aside).
 
 The template: this process imports everything once and does every job-independent part of a child's
 set-up once (stdio objects, signal dispositions, working directory, no-new-privs, not dumpable, the
 seccomp program assembled into a buffer), so a forked child inherits it for free. It keeps `--spares`
 children forked and fully configured (rlimits set on them from here with prlimit; the child installs the
-filter, says "ready" and warms up). One of them at a time is the head: it reads the next request straight
-from this process's stdin, which every fork inherits (see child.py: header, then exactly its job's bytes,
-then it closes the stream and reports the header on its result pipe before it parses anything). The
-executor only learns of a job from that report: it starts the deadline at the time the head read the
-header, forwards the child's output as frames with the header's seq and caps, and makes the next spare
-head only once this call's child is gone and the scratch dir is empty, so jobs are still served one at a
-time, in order. A job whose limits are not the head's waits, header read, until the executor has set them
-with prlimit (or, when a hard limit would have to rise, is read by a child forked for it). With no spare
-ready (a burst, `--spares 0`: the fork-per-call baseline of bench:sandbox) the executor reads the header
-itself and forks a child with the job's limits that reads the job's bytes. Replacements are forked off
-the call's critical path: once the executor has been idle for IDLE_FORK_S after a reply, or at once,
-overlapping the running call, when the next request is already waiting and no spare is left.
+filter, says "ready" and warms up), each waiting on its own pipe for ONE job; a job goes to the oldest
+ready spare. Replacements are forked off the call's critical path: once the executor has been idle for
+IDLE_FORK_S after a reply (a fork and a spare's set-up compete for the CPU with the client digesting that
+reply), or at once, overlapping the running call, when requests arrive back to back and none is left.
+A burst that finds no spare ready is served by forking one on demand (slower, never a failure).
+`--spares 0` forks every call's child on demand (the fork-per-call baseline of bench:sandbox).
 
 This process is trusted and stays clean: it never parses or runs untrusted text, and it never holds a
-call's data at all: it never reads a job (children read their own from the stream), and a child's stdout
-and result move to the client with splice(2) inside the kernel, so no later fork of this process can
-carry one call's source, arguments or results into another. It only reads request headers, enforces
-deadlines and output caps with SIGKILL, reaps, and empties the scratch dir.
+call's data at all. Jobs, stdout and results move between pipes with splice(2) inside the kernel, so no
+later fork of this process can carry one call's source, arguments or results into another. It only reads
+headers, enforces deadlines and output caps with SIGKILL, reaps, and empties the scratch dir.
 Options: --seccomp (filter each child), --fs-writes (the file system outside the scratch dir is
 read-only by other means, i.e. bubblewrap), --scratch DIR (the call's working directory, emptied after
 every call when writable), --scratch-tmpfs (it is a tmpfs: emptiness is checked with one stat),
---spares N (children kept ready, 0-8), --limits MEMORY_MB,CPU_SECONDS (what the first spares get: the
-client's default limits, so a first job with them need not wait for prlimit).
+--spares N (children kept ready, 0-8).
 """
 import collections
 import ctypes
@@ -140,27 +128,6 @@ def _splice_exact(src, dst, n):
         n -= moved
 
 
-_SINK = []  # a pipe to pass discarded request bytes through (the stream may be a socket)
-
-
-def _skip_request(n):
-    """Drop the next n bytes of the request stream without reading them into this process."""
-    if not _SINK:
-        _SINK.extend(os.pipe())
-    while n:
-        moved = os.splice(0, _SINK[1], min(n, 1 << 16))
-        if moved == 0:
-            raise EOFError
-        _splice_exact(_SINK[0], _devnull(), moved)
-        n -= moved
-
-
-def _devnull():
-    if len(_SINK) < 3:
-        _SINK.append(os.open(os.devnull, os.O_WRONLY))
-    return _SINK[2]
-
-
 def send(kind, seq, payload=b''):
     data = FRAME.pack(kind, seq, len(payload)) + payload
     view = memoryview(data)
@@ -172,61 +139,19 @@ def send_json(kind, seq, obj):
     send(kind, seq, json.dumps(obj, separators=(',', ':')).encode())
 
 
-class Outbox:
-    """A call's frames on their way to the client, gathered in a pipe of this process and moved to
-    stdout with one splice per poll round: the client then wakes once for RESULT and END, not once per
-    frame (a third of paced calls woke Node two or three times). Only ever filled while a call is
-    watched and emptied before the next fork, so no child inherits what is in it."""
-    MAX = 60000  # below the pipe's 64 KiB capacity: a write into it never blocks
-
-    def __init__(self):
-        self.r, self.w = os.pipe()
-        self.n = 0
-
-    def splice(self, kind, seq, fd, n):
-        """A frame whose payload is the next n bytes of pipe fd (moved inside the kernel)."""
-        if self.n + FRAME.size + n > self.MAX:  # too big to gather: after what is gathered, directly
-            self.flush()
-            os.write(1, FRAME.pack(kind, seq, n))
-            _splice_exact(fd, 1, n)
-            return
-        os.write(self.w, FRAME.pack(kind, seq, n))
-        _splice_exact(fd, self.w, n)
-        self.n += FRAME.size + n
-
-    def end(self, seq, status, ms, detail=''):
-        """The END record (built by hand: the json encoder would be one more thing each cycle touches),
-        then everything gathered, at once."""
-        payload = f'{{"status":"{status}","ms":{ms:.3f}{detail}}}'.encode()
-        os.write(self.w, FRAME.pack(F_END, seq, len(payload)) + payload)
-        self.n += FRAME.size + len(payload)
-        self.flush()
-
-    def flush(self):
-        if self.n:
-            _splice_exact(self.r, 1, self.n)
-            self.n = 0
-
-
-class Desync(Exception):
-    """A child died while reading the request stream: where the next request starts is unknown."""
+def send_end(seq, status, ms, detail=''):
+    """The END record (built by hand: the json encoder would be one more thing each cycle touches)."""
+    send(F_END, seq, f'{{"status":"{status}","ms":{ms:.3f}{detail}}}'.encode())
 
 
 class Spare:
-    """A forked child and the executor's ends of its three pipes."""
-    __slots__ = ('pid', 'ctl_w', 'out_r', 'res_r', 'beg_r', 'limits', 'ready')
+    """A forked child waiting for its job, and the executor's ends of its three pipes."""
+    __slots__ = ('pid', 'job_w', 'out_r', 'res_r', 'limits', 'ready')
 
-    def __init__(self, pid, ctl_w, out_r, res_r, beg_r):
-        self.pid, self.ctl_w, self.out_r, self.res_r, self.beg_r = pid, ctl_w, out_r, res_r, beg_r
+    def __init__(self, pid, job_w, out_r, res_r):
+        self.pid, self.job_w, self.out_r, self.res_r = pid, job_w, out_r, res_r
         self.limits = None  # (memory_mb, cpu_seconds) set on it with prlimit
         self.ready = False  # its READY byte has been read
-
-    def began(self):
-        """Whether it said BEGIN: it may have consumed part of the request stream."""
-        return _pending(self.beg_r) > 0
-
-
-WAIT, GONE = object(), object()  # next_record: nothing yet / the child died before it began to read
 
 
 class Executor:
@@ -237,56 +162,51 @@ class Executor:
         self.pid = os.getpid()
         self.devnull = os.open(os.devnull, os.O_RDWR)
         self.want = opts['spares']
-        self.spares = collections.deque()  # waiting, oldest first; not the head
-        self.head = None  # the spare that reads the next request from the stream
-        self.limits = opts['limits']  # what new spares get: the last job's (memory_mb, cpu_seconds)
+        self.spares = collections.deque()
+        self.limits = None  # what new spares get: the last job's (memory_mb, cpu_seconds)
         self.dying = set()  # pids signalled but not reaped yet
+        # Whether requests have been arriving back to back (one was already waiting when the previous
+        # job was done). Decides when the replacement spare is forked: see run_job.
+        self.back_to_back = False
         self.ceilings = {res: resource.getrlimit(res)[1] for res, _ in limits_mod.rlimits(1, 1)}
         self.clean_scratch = self._scratch_state() if opts['scratch_tmpfs'] else None
-        self.out = Outbox()
 
-    # --- children -------------------------------------------------------------------------------------
-    def fork_child(self, request=None):
-        """A configured child with self.limits set: a spare, or (request given) one forked to read that
-        request's job. None if it cannot be limited."""
-        ctl_r, ctl_w = os.pipe()
+    # --- spares ---------------------------------------------------------------------------------------
+    def fork_spare(self):
+        job_r, job_w = os.pipe()
         out_r, out_w = os.pipe()
         res_r, res_w = os.pipe()
-        beg_r, beg_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
-                child.main({'stdout': out_w, 'result': res_w, 'devnull': self.devnull, 'ctl': ctl_r, 'request': 0,
-                            'begin': beg_w}, self.pid, self.libc, self.filter, request)
+                child.main({'stdout': out_w, 'result': res_w, 'devnull': self.devnull, 'job': job_r},
+                           self.pid, self.libc, self.filter)
             finally:
                 os._exit(child.SETUP_FAILED)
-        for fd in (ctl_r, out_w, res_w, beg_w):
+        for fd in (job_r, out_w, res_w):
             os.close(fd)
         try:
             os.setpgid(pid, pid)  # its own group, so a kill reaches all it is; set here, before any job
         except OSError:
             pass  # it died already: found out before it gets a job
-        sp = Spare(pid, ctl_w, out_r, res_r, beg_r)
+        sp = Spare(pid, job_w, out_r, res_r)
         if self.limits is not None and not self._limit(sp, self.limits):
             self.discard(sp)
             return None
         return sp
 
-    def count(self):
-        return len(self.spares) + (self.head is not None)
-
     def top_up(self):
         """Fork one spare if fewer than wanted are waiting; True if one was added."""
-        if self.count() >= self.want:
+        if len(self.spares) >= self.want:
             return False
-        sp = self.fork_child()
+        sp = self.fork_spare()
         if sp is None:
             return False
         self.spares.append(sp)
         return True
 
     def _limit(self, sp, lim):
-        """Set a waiting child's rlimits; False if that is impossible (raising a hard limit)."""
+        """Set a waiting spare's rlimits; False if that is impossible (raising a hard limit)."""
         try:
             limits_mod.apply_rlimits(sp.pid, limits_mod.rlimits(*lim), self.ceilings)
         except OSError:
@@ -294,16 +214,9 @@ class Executor:
         sp.limits = lim
         return True
 
-    def _tell(self, sp, kind, lim=None):
-        try:
-            os.write(sp.ctl_w, child.CONTROL.pack(kind, *(lim or (0, 0))))
-            return True
-        except OSError:
-            return False
-
     def _usable(self, sp):
-        """A spare may become the head only while it is exactly as forked: alive, silent on stdout, and on
-        the result pipe nothing but its READY byte. Anything else (killed from outside, set-up failed,
+        """A spare may take a job only while it is exactly as forked: alive, silent on stdout, and on the
+        result pipe nothing but its READY byte. Anything else (killed from outside, set-up failed,
         tampered with) discards it; every spare takes at most one job."""
         r, _, _ = select.select([sp.res_r, sp.out_r], [], [], 0)
         if sp.out_r in r:
@@ -316,37 +229,20 @@ class Executor:
                 return False
         return True
 
-    def promote(self):
-        """Make the oldest usable spare the head, with the current limits; None if there is none."""
+    def take_spare(self, lim):
         while self.spares:
             sp = self.spares.popleft()
-            if (self._usable(sp) and (sp.limits == self.limits or self._limit(sp, self.limits))
-                    and self._tell(sp, child.C_HEAD, sp.limits)):
-                self.head = sp
+            if self._usable(sp) and (sp.limits == lim or self._limit(sp, lim)):
                 return sp
             self.discard(sp)
+        for _attempt in range(3):  # none usable: fork one on the call's clock (self.limits == lim)
+            sp = self.fork_spare()
+            if sp is not None:
+                return sp
         return None
 
-    def next_record(self, sp, timeout=None):
-        """The child's TAKEN record (outcome, header, t0); WAIT if none within `timeout`; GONE if it died
-        before it began to read. Raises Desync if it died after."""
-        while True:
-            if not select.select([sp.res_r], [], [], timeout)[0]:
-                return WAIT
-            b = os.read(sp.res_r, 1)
-            if b == child.READY and not sp.ready:
-                sp.ready = True
-                continue
-            rest = _read_exact(sp.res_r, child.TAKEN.size - 1) if b == b'T' and sp.ready else None
-            if rest is None:  # died (or wrote what its trusted code never writes)
-                if sp.began():
-                    raise Desync('a call child died while reading its request')
-                return GONE
-            rec = child.TAKEN.unpack(b + rest)
-            return rec[1], rec[2:10], rec[10]
-
     def discard(self, sp):
-        for fd in (sp.ctl_w, sp.out_r, sp.res_r, sp.beg_r):
+        for fd in (sp.job_w, sp.out_r, sp.res_r):
             try:
                 os.close(fd)
             except OSError:
@@ -382,69 +278,42 @@ class Executor:
                 except ChildProcessError:
                     break
 
-    # --- one request ----------------------------------------------------------------------------------
-    def dispatch(self, outcome, header, t0, sp):
-        """Serve one request whose header was read at t0 (by the head `sp`, or by this process when sp is
-        None). False when the executor is to exit."""
-        op, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap = header
-        if outcome == child.T_END:
-            return False
-        if op == OP_EXIT:
-            return False
-        if op != OP_JOB:
-            send_json(F_ERROR, seq, {'message': f'unknown request op {op} (length {length})'})
-            return False
+    # --- one job --------------------------------------------------------------------------------------
+    def run_job(self, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap):
+        started = time.monotonic()
         lim = (memory_mb, cpu_s)
         self.limits = lim
-        if sp is not None and outcome == child.T_LIMITS:
-            # The head holds the header and waits: lower its limits (prlimit) and let it go on, or, if a
-            # hard limit would have to rise, let a child forked with the job's limits read the job.
-            if self._limit(sp, lim) and self._tell(sp, child.C_GO):
-                outcome, _, _ = self.next_record(sp)
-            else:
-                self._tell(sp, child.C_ASIDE)
-                self.discard(sp)
-                sp = None
+        sp = self.take_spare(lim)
         if sp is None:
-            sp = self.child_for((header, t0))
-            if sp is None:
-                _skip_request(length)
-                self.out.end(seq, 'NoResult', 0, f',"exit":{child.SETUP_FAILED}')
-                return True
-            outcome, _, _ = self.next_record(sp)
-            if outcome is GONE:  # died before it read anything: the job is still in the stream
-                _skip_request(length)
-                self.discard(sp)
-                self.reap(block=True)
-                self.out.end(seq, 'Lost', 0)
-                return True
-        if outcome != child.T_JOB:  # the stream ended inside the job
+            _splice_exact(0, self.devnull, length)
+            send_end(seq, 'NoResult', 0, f',"exit":{child.SETUP_FAILED}')
+            return
+        left = length
+        try:
+            os.write(sp.job_w, child.JOB_LENGTH.pack(length))
+            while left:
+                moved = os.splice(0, sp.job_w, left)
+                if moved == 0:
+                    raise EOFError('the request stream ended inside a job')
+                left -= moved
+        except BrokenPipeError:  # it died in the microseconds since it was checked: the job is lost
+            _splice_exact(0, self.devnull, left)
             self.discard(sp)
-            return False
+            self.reap(block=True)
+            send_end(seq, 'Lost', 0)
+            return
+        os.close(sp.job_w)
         # A fork of this process and a spare's set-up cost a few ms of CPU on this kind of VM, so they are
         # kept off the call's clock: the replacement is forked once the executor is idle (serve). Only
-        # when the next request is already waiting and no spare is left is it forked now, so that it
-        # overlaps this call (the child runs on the other core) instead of delaying the next one in full.
-        if not self.spares and self.want and _pending(0):
+        # when calls come back to back and no spare is left is it forked now, so that it overlaps this
+        # call (the child runs on the other core) instead of delaying the next one in full.
+        if not self.spares and self.back_to_back and self.want:
             self.top_up()
-        self.out.end(seq, *self.watch(sp, seq, t0, t0 + timeout_ms / 1000, stdout_cap, result_cap))
-        # Kill the child's process group whatever happened: nothing it started may outlive the call.
-        self.discard(sp)
+        send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
         # After the reply: wait until the child is really gone (a killed process can finish the syscall
         # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
         self.reap(block=True)
         self.wipe_scratch()
-        return True
-
-    def child_for(self, request):
-        """A child forked for one request whose header is read (its limits set first), told to go on."""
-        for _attempt in range(3):
-            sp = self.fork_child(request)
-            if sp is not None and self._tell(sp, child.C_GO):
-                return sp
-            if sp is not None:
-                self.discard(sp)
-        return None
 
     def watch(self, sp, seq, started, deadline, stdout_cap, result_cap):
         """Forward the child's stdout and result until both pipes close, the deadline passes or a cap
@@ -452,43 +321,55 @@ class Executor:
         poller = select.poll()
         poller.register(sp.out_r, select.POLLIN)
         poller.register(sp.res_r, select.POLLIN)
-        open_fds, out_len, res_len, killed = 2, 0, 0, None
+        open_fds, out_len, res_len, killed, need_ready = 2, 0, 0, None, not sp.ready
         while open_fds and not killed:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 killed = 'Timeout'
                 break
-            for fd, ev in poller.poll(max(1, int(remaining * 1000 + 0.999))):
+            for fd, _ev in poller.poll(max(1, int(remaining * 1000 + 0.999))):
                 n = _pending(fd)
+                if n == 0:  # end of file
+                    poller.unregister(fd)
+                    open_fds -= 1
+                    continue
                 if fd == sp.res_r:
+                    if need_ready:  # set-up finished after the job was handed over
+                        if os.read(fd, 1) != child.READY:
+                            killed = 'Broken'
+                            break
+                        need_ready, n = False, n - 1
+                        if n == 0:
+                            continue
                     res_len += n
                     if res_len > result_cap + RESULT_SLACK:  # the child caps itself; this is forged
                         killed = 'ResultLimit'
                         break
-                    if n:
-                        self.out.splice(F_RESULT, seq, fd, n)
-                elif n:
+                    self.forward(F_RESULT, seq, fd, n)
+                else:
                     room = stdout_cap - out_len
                     if room > 0:
-                        self.out.splice(F_STDOUT, seq, fd, min(n, room))
+                        self.forward(F_STDOUT, seq, fd, min(n, room))
                     out_len += n
                     if out_len > stdout_cap:
                         killed = 'OutputLimit'
                         break
-                # Drained and no writer left (POLLHUP): its end of file, in this round, not the next.
-                if n == 0 or ev & select.POLLHUP:
-                    poller.unregister(fd)
-                    open_fds -= 1
-            if open_fds and not killed:  # still running: what it printed so far goes out now
-                self.out.flush()
         ms = (time.monotonic() - started) * 1000
+        # Kill the child's process group whatever happened: nothing it started may outlive the call.
+        self.kill(sp.pid)
+        os.close(sp.out_r)
+        os.close(sp.res_r)
+        if killed == 'Broken':
+            return 'NoResult', ms, f',"exit":{child.SETUP_FAILED}'
         if killed:
-            self.kill(sp.pid)
             return killed, ms, ''
         if res_len == 0:
-            self.kill(sp.pid)
             return 'NoResult', ms, self._exit_detail(sp.pid)
         return 'ok', ms, ''
+
+    def forward(self, kind, seq, fd, n):
+        os.write(1, FRAME.pack(kind, seq, n))
+        _splice_exact(fd, 1, n)
 
     def _exit_detail(self, pid):
         """How a child that wrote no result ended (it was killed just now if it was still running)."""
@@ -622,23 +503,16 @@ def _become_template(a, libc):
 
 def _parse_args(argv):
     """The command line (no argparse: it would sit in the template's memory for nothing)."""
-    a = types.SimpleNamespace(seccomp=False, fs_writes=False, scratch='', scratch_tmpfs=False, spares=1, limits=None)
+    a = types.SimpleNamespace(seccomp=False, fs_writes=False, scratch='', scratch_tmpfs=False, spares=1)
     it = iter(argv)
     for arg in it:
         if arg in ('--seccomp', '--fs-writes', '--scratch-tmpfs'):
             setattr(a, arg[2:].replace('-', '_'), True)
-        elif arg in ('--scratch', '--spares', '--limits'):
+        elif arg in ('--scratch', '--spares'):
             value = next(it, None)
             if value is None:
                 raise SystemExit(f'executor.py: {arg} needs a value')
-            if arg == '--spares':
-                a.spares = int(value)
-            elif arg == '--limits':
-                a.limits = tuple(int(x) for x in value.split(','))
-                if len(a.limits) != 2 or min(a.limits) < 1:
-                    raise SystemExit(f'executor.py: --limits MEMORY_MB,CPU_SECONDS, got {value!r}')
-            else:
-                a.scratch = value
+            setattr(a, arg[2:], int(value) if arg == '--spares' else value)
         else:
             raise SystemExit(f'executor.py: unknown argument {arg!r}')
     return a
@@ -659,8 +533,7 @@ def main():
         if not sec['ok']:
             prepared = None
     opts = {'seccomp': prepared is not None, 'fs_writes': a.fs_writes, 'scratch': a.scratch,
-            'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(0, min(a.spares, 8)),
-            'limits': a.limits}
+            'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(0, min(a.spares, 8))}
     ex = Executor(opts, libc, prepared)
     del a
     child.prime()
@@ -671,53 +544,42 @@ def main():
     send_json(F_READY, 0, {'pid': os.getpid(), 'python': sys.version.split()[0], 'seccomp': sec})
     try:
         serve(ex)
-    except Desync as e:
-        send_json(F_ERROR, 0, {'message': str(e)})
     finally:
-        for sp in list(ex.spares) + ([ex.head] if ex.head else []):
+        for sp in list(ex.spares):
             ex.discard(sp)
         ex.reap(block=True)
 
 
-def _readable(fd, timeout=0):
-    return bool(select.select([fd], [], [], timeout)[0])
+def _readable(fd):
+    return bool(select.select([fd], [], [], 0)[0])
 
 
 def serve(ex):
     replied = False  # a reply went out and nothing has been forked since
     while True:
-        head = ex.head or ex.promote()
-        if head is None and ex.want:
-            # Right after a reply, first give the client IDLE_FORK_S to take it in (a request arriving
-            # meanwhile is served at once, by a spare forked now).
+        waiting = _readable(0)
+        ex.back_to_back = waiting
+        # Top up while idle, one at a time: a waiting request goes first. Right after a reply, first
+        # give the client IDLE_FORK_S to take it in (a request arriving meanwhile is served at once).
+        if not waiting and len(ex.spares) < ex.want:
             if replied:
-                _readable(0, IDLE_FORK_S)
-            replied = False
+                replied = False
+                if select.select([0], [], [], IDLE_FORK_S)[0]:
+                    continue
             if ex.top_up():
                 continue
-        if head is None:  # no spare: read the header here; a child forked for it reads the job
-            raw = _read_exact(0, REQUEST.size)
-            if raw is None:
-                return
-            if not ex.dispatch(child.T_JOB, REQUEST.unpack(raw), time.monotonic(), None):
-                return
+        head = _read_exact(0, REQUEST.size)
+        if head is None:
+            return
+        op, seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap = REQUEST.unpack(head)
+        if op == OP_JOB:
+            ex.run_job(seq, length, timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap)
+            replied = True
+        elif op == OP_EXIT:
+            return
         else:
-            # Wait for the head's request; top up the other spares meanwhile, one at a time.
-            timeout = None
-            if ex.count() < ex.want:
-                timeout, replied = (IDLE_FORK_S if replied else 0), False
-            rec = ex.next_record(head, timeout)
-            if rec is WAIT:
-                ex.top_up()
-                continue
-            ex.head = None
-            if rec is GONE:  # killed while it waited: nothing of the stream was read
-                ex.discard(head)
-                continue
-            if not ex.dispatch(*rec, head):
-                ex.discard(head)
-                return
-        replied = True
+            send_json(F_ERROR, seq, {'message': f'unknown request op {op} (length {length})'})
+            return
         ex.reap()
 
 

@@ -14,7 +14,7 @@ import resource
 from dataclasses import dataclass
 
 MIB = 1024 * 1024
-RESULT_FD = 3  # the child's result pipe is moved here (then its control pipe and the request stream)
+RESULT_FD = 3  # the child's result pipe is moved here; everything above the job pipe is closed
 FILE_BYTES = 16 * MIB  # largest file a call may write into its scratch directory
 OPEN_FILES = 64
 
@@ -54,18 +54,19 @@ def apply_rlimits(pid, pairs, ceilings):
         resource.prlimit(pid, res, (soft, hard))
 
 
-def isolate_fds(stdout_fd, devnull_fd, keep):
-    """stdin <- /dev/null, stdout <- capture pipe, stderr <- /dev/null, each `keep` {target fd: fd} moved
-    to its target (targets are consecutive from RESULT_FD); every other descriptor is closed.
+def isolate_fds(stdout_fd, result_fd, devnull_fd, job_fd, job_target):
+    """stdin <- /dev/null, stdout <- capture pipe, stderr <- /dev/null, result pipe -> fd 3, job pipe ->
+    `job_target` (4); every other descriptor is closed.
 
     The executor's protocol pipes (its own stdin/stdout) are replaced here, so the untrusted code cannot
-    write into the protocol; the request stream, where kept, is closed by the child before the job runs.
+    write into the protocol or read the next request.
     """
-    # Move the pipes we keep above every fd we are about to overwrite, then into place.
-    high = {target: fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for target, fd in keep.items()}
+    # Move the two pipes we keep above every fd we are about to overwrite, then into place.
+    high_result = fcntl.fcntl(result_fd, fcntl.F_DUPFD, 16)
+    high_job = fcntl.fcntl(job_fd, fcntl.F_DUPFD, 16)
     os.dup2(devnull_fd, 0)
     os.dup2(stdout_fd, 1)
     os.dup2(devnull_fd, 2)
-    for target, fd in high.items():
-        os.dup2(fd, target)
-    os.closerange(max(keep) + 1, 1 << 16)
+    os.dup2(high_result, RESULT_FD)
+    os.dup2(high_job, job_target)
+    os.closerange(job_target + 1, 1 << 16)

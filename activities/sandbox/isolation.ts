@@ -94,12 +94,10 @@ export interface Launch {
 export interface LaunchOptions {
   /** Call children the executor keeps ready (its --spares). */
   spares?: number;
-  /** The limits most jobs will carry (its --limits): the first spares get them, so those jobs need no prlimit first. */
-  limits?: { memoryMb: number; cpuSeconds: number };
 }
 
 export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, hashSeed: number, opts: LaunchOptions = {}): Launch {
-  const spares = ['--spares', String(opts.spares ?? 1), ...(opts.limits ? ['--limits', `${opts.limits.memoryMb},${opts.limits.cpuSeconds}`] : [])];
+  const spares = ['--spares', String(opts.spares ?? 1)];
   if (kind === 'bwrap') {
     const info = probePython(python);
     const binds: string[] = [];

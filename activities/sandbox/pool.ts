@@ -4,7 +4,7 @@
 // Usable without Temporal: the CLI, the benchmark and other activities call runBatch() directly.
 import os from 'node:os';
 import { env } from '../../config/env';
-import { jobLimits, runBatchOn } from './batch';
+import { runBatchOn } from './batch';
 import { ExecutorProcess, SandboxCrash, type BatchProgress } from './executorProcess';
 import { buildLaunch, bwrapAvailable, type Launch, type LaunchKind, type RequestedMode } from './isolation';
 import { runBatchInputSchema, type BatchResult, type CallResult, type Limits, type RunBatchInput, type SandboxMode } from '../../domain/sandbox/schemas';
@@ -141,7 +141,7 @@ export class SandboxPool {
   }
 
   private launch(kind: LaunchKind): Launch {
-    return buildLaunch(kind, this.opts.python, this.opts.bwrap, this.opts.hashSeed, { spares: this.opts.spares, limits: jobLimits(this.limits) });
+    return buildLaunch(kind, this.opts.python, this.opts.bwrap, this.opts.hashSeed, { spares: this.opts.spares });
   }
 
   private adopt(x: ExecutorProcess): void {

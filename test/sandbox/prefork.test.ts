@@ -2,7 +2,7 @@
 // that was already forked, configured and waiting before the call was sent, and that spare serves it
 // alone (nothing one call sets reaches the next); limits and the filter hold on it; bursts larger than
 // the spare pool and the fork-per-call baseline (spares 0) are served; no spare outlives its executor.
-// The executor's side of this, over its wire protocol without Node: test/sandbox/python (pythonTests.test.ts).
+// The executor's side of this, over its wire protocol without Node: sandbox/tests (pythonTests.test.ts).
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CallResult, SandboxPool } from '../../activities/sandbox/index';

@@ -2,10 +2,8 @@
 job and is then gone, the filter a spare installs is exactly the per-pid program, limits are set on it,
 a burst larger than the spare pool is served, and no spare outlives its executor (EXIT or SIGKILL).
 
-Runs under pytest or plain unittest: `python -m pytest test/sandbox/python` or
-`python -m unittest discover -s test/sandbox/python` (test/sandbox/pythonTests.test.ts runs the latter).
-It lives outside sandbox/, which the sandbox mounts read-only for every call: method code sees only
-what the executor needs.
+Runs under pytest or plain unittest: `python -m pytest sandbox/tests` or
+`python -m unittest discover -s sandbox/tests` (test/sandbox/pythonTests.test.ts runs the latter).
 """
 import json
 import os
@@ -19,14 +17,13 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-SANDBOX = os.path.join(ROOT, 'sandbox')
+SANDBOX = os.path.dirname(HERE)
 sys.path.insert(0, SANDBOX)
 
 import seccomp  # noqa: E402
 
 # The sandbox's interpreter (it has coverage.py), whatever runs these tests.
-_VENV_PYTHON = os.path.join(ROOT, '.venv', 'bin', 'python')
+_VENV_PYTHON = os.path.join(os.path.dirname(SANDBOX), '.venv', 'bin', 'python')
 PYTHON = os.environ.get('PAU_PYTHON') or (_VENV_PYTHON if os.path.exists(_VENV_PYTHON) else sys.executable)
 
 REQUEST = struct.Struct('<8I')
