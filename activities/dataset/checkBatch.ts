@@ -1,11 +1,3 @@
-// `checkMethodsBatch` on `pau-sandbox`: the filters that RUN code, for a batch of method ids. It reads the
-// methods from Postgres (the workflow passes ids only), runs each on all its known inputs in the sandbox,
-// asks the sandbox's determinism check, decides with datasets/filters.ts and writes the verdict back to the
-// same row (an update keyed by method id: a retried batch writes the same values). An accepted method is
-// then run once more on generated inputs (domain/inputs/generator.ts): its generated held-out inputs for
-// code match, and its behaviour fingerprint (outcomes on inputs shared by every method with the same input
-// types). Heartbeats per method and stops between methods when cancelled.
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
 import { sha256Hex } from '../../datasets/checksum';
@@ -28,6 +20,7 @@ function timedOut(v: RuntimeVerdict): boolean {
   return !v.accepted && (v.reasons[0] === RUNTIME_REASONS.limit || v.reasons[0] === RUNTIME_REASONS.nondeterministic) && /timeout/i.test(v.detail);
 }
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { currentActivity } from '../common/workflowContext';
 
 export interface CheckBatchInput {
   ids: string[];
@@ -109,7 +102,7 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
     const inputsCfg = InputsConfig.parse(input.inputs ?? {});
     const rows = await methodsByIds(deps.db(), input.ids);
     const out: CheckBatchResult = { checked: 0, accepted: 0, rejected: 0 };
-    const ctx = activityContext();
+    const ctx = currentActivity();
     for (const m of rows) {
       if (ctx?.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('cancelled');
       ctx?.heartbeat({ done: out.checked, of: rows.length, id: m.id });
@@ -166,12 +159,4 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
     }
     return out;
   };
-}
-
-function activityContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined; // called outside an activity (tests)
-  }
 }

@@ -2,7 +2,6 @@
 // Postgres, ask the model (through activities/llm/chat.ts), persist its message and one step per tool
 // call, and hand the workflow only the calls to run. Retries rewrite the same step indices, and the
 // model call is answered from llm_calls, so a retry neither duplicates rows nor pays twice.
-import { Context } from '@temporalio/activity';
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { models } from '../../config/models';
 import type { Db } from '../../db/client';
@@ -35,6 +34,7 @@ import {
 import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
 import { messagesFromSteps } from './transcript';
 import { typedDbFailure } from '../common/dbUnavailable';
+import { currentActivity } from '../common/workflowContext';
 import { asConversationRows, cachedConversation, conversationKey, rememberConversation, withRows } from './conversationCache';
 import { runPendingCalls } from './inlineCalls';
 import type { AnswerKind, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
@@ -44,15 +44,6 @@ function protocolOf(model: string): ToolProtocol {
     return models().get(model).toolProtocol;
   } catch {
     return 'native'; // an unknown model fails in chat() with its own clear error
-  }
-}
-
-/** Whether this turn runs as a local activity (inside the episode's workflow task). */
-function inLocalActivity(): boolean {
-  try {
-    return Context.current().info.isLocal;
-  } catch {
-    return false;
   }
 }
 
@@ -285,7 +276,7 @@ function makeTurn(db: () => Db) {
     const [, , runCancelling] = await Promise.all([
       upsertSteps(d, input.episodeId, rows),
       r.recorded,
-      inLocalActivity() ? runCancelRequested(d, input.episodeId) : false,
+      currentActivity()?.info.isLocal ? runCancelRequested(d, input.episodeId) : false,
     ]);
     rememberConversation(key, idx, withRows(history, asConversationRows(rows)));
     return {

@@ -1,15 +1,9 @@
-// Temporal activities of the `pau-sandbox` queue, and the plain client API other code imports.
-// Activities are idempotent (running a deterministic method again gives the same answer; nothing is
-// written), heartbeat while a batch runs, and fail with typed ApplicationFailures:
-//   SandboxBadRequest (non-retryable): the input does not validate, or the source does not compile
-//     (unless allowSourceError);
-//   SandboxUnavailable / SandboxCrash (retryable): the sandbox itself is broken here and now.
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { SandboxBadRequest, type SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { runBatchInputSchema, type BatchResult } from '../../domain/sandbox/schemas';
+import { currentActivity } from '../common/workflowContext';
 
 export * from '../../domain/sandbox/schemas';
 export { SandboxPool, SandboxBadRequest, SandboxUnavailable, sharedSandboxPool, closeSharedSandboxPool, defaultLimits } from './pool';
@@ -25,14 +19,6 @@ export const runMethodBatchInputSchema = runBatchInputSchema.extend({
   allowSourceError: z.boolean().optional(),
 });
 export type RunMethodBatchInput = z.infer<typeof runMethodBatchInputSchema>;
-
-function inActivity(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
 
 function badRequest(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: FAILURE_TYPES.sandboxBadRequest, message, nonRetryable: true });
@@ -61,7 +47,7 @@ export function createSandboxActivities(opts: SandboxActivitiesOptions = {}) {
     const { allowSourceError, ...req } = parsed.data;
     // A local activity (the inline batch of a local model turn) cannot heartbeat. A batch beats after its
     // first second: a quick one sends none.
-    const ctx = inActivity();
+    const ctx = currentActivity();
     const beat = ctx && !ctx.info.isLocal ? ctx : undefined;
     let lastBeat = Date.now();
     const total = req.calls.length;

@@ -9,7 +9,7 @@
 //     a crash (exit 1, a signal) -> retryable, so Temporal's retry resumes from the last save.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { env } from '../../config/env';
 import { ensureTrainerPython, runTrainerProcess, type TrainerRunResult } from './trainerProcess';
@@ -23,6 +23,7 @@ import {
   type TrainerJobInput,
   type TrainerJobResult,
 } from '../../domain/training/trainerProtocol';
+import { currentActivity } from '../common/workflowContext';
 
 /** Where a job's directory lives; deterministic from the job id so retries land in the same place. */
 export function trainerJobDir(jobId: string): string {
@@ -32,14 +33,6 @@ export function trainerJobDir(jobId: string): string {
 
 function failure(type: string, message: string, nonRetryable: boolean): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable });
-}
-
-function currentContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
 }
 
 /** The spec file the trainer reads: the caller's spec plus the job-owned paths. */
@@ -106,7 +99,7 @@ export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
       throw failure(TRAINER_FAILURE.invalidSpec, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), true);
     }
     const input = parsed.data;
-    const ctx = currentContext();
+    const ctx = currentActivity();
     let beat: TrainerHeartbeat = { phase: 'setup' };
     const heartbeat = (b: Partial<TrainerHeartbeat>) => {
       beat = { ...beat, ...b };
