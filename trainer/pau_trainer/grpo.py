@@ -248,16 +248,14 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         truncated=sum(r.truncated for r in rollouts), tool_calls_in_template=encoder.native_tool_calls,
     )
     if noop:
+        # no reference or old log-probs to compute; the loop below runs no step, so save step 0 here
         emit("info", message="every advantage is 0 and the adapter is fresh (the policy is the reference): no update steps")
         job.save(0, {"history": [], "train_s": 0.0, "seen_tokens": 0})
-        return job.finish(0, job.out / "checkpoints" / f"step-{0:06d}", {
-            "rollouts": len(rollouts), "steps": 0, "ppo_epochs": spec.ppo_epochs, "history": [], "train_s": 0.0,
-            "seen_tokens": 0, "tokens_per_s": None, "s_per_step": None, "skipped": "all advantages zero",
-            "advantages": {r.id: r.message_advantages for r in rollouts},
-        })
-    job.maybe_cancel(start, {}, start)
-    pre = precompute(job, rollouts)
-    job.maybe_cancel(start, {}, start)
+        pre: dict[str, list[torch.Tensor]] = {}
+    else:
+        job.maybe_cancel(start, {}, start)
+        pre = precompute(job, rollouts)
+        job.maybe_cancel(start, {}, start)
     history: list[dict[str, Any]] = list(state.get("history", []))
     train_s = float(state.get("train_s", 0.0))
     seen_tokens = int(state.get("seen_tokens", 0))
@@ -322,5 +320,6 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
         "s_per_step": round(train_s / len(history), 3) if history else None,
         "advantages": {r.id: r.message_advantages for r in rollouts},
+        **({"skipped": "all advantages zero"} if noop else {}),
     }
     return job.finish(total, final, metrics_out)
