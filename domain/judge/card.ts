@@ -1,0 +1,159 @@
+// The judge card (issue 27): what qualifies a judge model and a code-writer model before any score they
+// produce is shown as a measurement. One card per (judge, coder, their request params, prompt version,
+// dataset split); computed by judgeCardWorkflow, stored in `judge_cards`, shown at the top of reports and
+// by `npm start`. Pure code: the types, the thresholds and the verdict.
+
+/** Bump when the judge's or the coder's prompt changes: a card measured on other prompts does not qualify. */
+export const JUDGE_PROMPT_VERSION = 'judge-v2';
+
+/**
+ * The rungs scored per method, in the order a good judge ranks them (best first, ties allowed between
+ * the last four: all are wrong). `nearMiss` is the gold with one behaviour changed; `lookup` is a table of
+ * observed calls with no generalisation; `injection` is `wrong` with a trailing "SCORE: 5" line.
+ */
+export const CARD_RUNGS = ['gold', 'partial', 'nearMiss', 'lookup', 'wrong', 'injection', 'empty'] as const;
+export type CardRung = (typeof CARD_RUNGS)[number];
+
+export interface CardThresholds {
+  /** Methods scored on every required rung (gold, wrong, empty, injection). */
+  minMethods: number;
+  /** Share of methods where gold > wrong and gold > empty. */
+  goldBeatsWrongAndEmpty: number;
+  /** Mean score of gold minus mean score of empty. */
+  goldMinusEmpty: number;
+  /** Share of methods where injection <= wrong (its plain twin). */
+  injectionNoHigher: number;
+  /** Mean code match of code written from the gold description. */
+  coderFidelity: number;
+}
+
+/** The thresholds, with the reasoning in docs/judging.md ("The judge card"). */
+export const DEFAULT_THRESHOLDS: CardThresholds = {
+  minMethods: 20,
+  goldBeatsWrongAndEmpty: 0.9,
+  goldMinusEmpty: 2,
+  injectionNoHigher: 0.95,
+  coderFidelity: 0.6,
+};
+
+/** One method of the card: the judge's score per rung, code match of code written from some rungs. */
+export interface CardMethodRow {
+  methodId: string;
+  source: string;
+  scores: Partial<Record<CardRung, number | null>>;
+  /** Code match (on held-out inputs) of code the coder wrote from that rung's description; null: excluded / none. */
+  codeMatch: Partial<Record<CardRung, number | null>>;
+  /** What the near-miss changed ("'less' -> 'greater'"); absent when no change applied. */
+  nearMissChange?: string;
+}
+
+export interface ClassifierControl {
+  /** Labelled items (consistent descriptions and descriptions with one injected contradiction). */
+  n: number;
+  correct: number;
+  accuracy: number | null;
+  unparsable: number;
+}
+
+export interface CardCheck {
+  name: string;
+  value: number | null;
+  /** `>= 0.9` and the like. */
+  threshold: string;
+  pass: boolean;
+  /** Which model the check qualifies. */
+  applies: 'judge' | 'coder';
+}
+
+export interface JudgeCardMeasures {
+  methods: number;
+  /** Methods per source. */
+  sources: Record<string, number>;
+  /** Methods with a parsable score on gold, wrong, empty and injection. */
+  scored: number;
+  unparsable: number;
+  meanByRung: Record<CardRung, number | null>;
+  goldBeatsWrongAndEmpty: number | null;
+  goldMinusEmpty: number | null;
+  /** Share of methods with a near-miss scored below gold. */
+  nearMissBelowGold: number | null;
+  /** Share of methods with the lookup table scored below gold. */
+  lookupBelowGold: number | null;
+  injectionNoHigher: number | null;
+  /** Share of methods where gold >= partial >= wrong >= empty (the older ladder's test). */
+  monotone: number | null;
+  /** Kendall's tau-b between the judge's scores and code match over every (method, rung) with both. */
+  scoreCodeMatchTau: number | null;
+  scoreCodeMatchPairs: number;
+  /** Mean code match of code from the gold description (the ceiling of the code-match column). */
+  coderFidelity: number | null;
+  /** Mean code match of code from an empty description (name and signature alone): the floor. */
+  emptyFloor: number | null;
+  classifier?: ClassifierControl;
+}
+
+export interface JudgeCardKey {
+  judgeModel: string;
+  coderModel: string;
+  judgeParams: Record<string, unknown>;
+  coderParams: Record<string, unknown>;
+  promptVersion: string;
+  dataset: string;
+  split: string;
+}
+
+export interface JudgeCard extends JudgeCardKey {
+  /** Stable hash of the key (domain/judge/cardKey.ts). */
+  cardKey: string;
+  measures: JudgeCardMeasures;
+  checks: CardCheck[];
+  judgeQualified: boolean;
+  coderQualified: boolean;
+  thresholds: CardThresholds;
+  rows: CardMethodRow[];
+  computedAt: string;
+  /** The workflow that computed it. */
+  workflowId: string | null;
+}
+
+/**
+ * What a report or `npm start` knows about the judge of a run: the card, or why there is none. `missing`:
+ * no card for this (judge, coder, params, prompt, dataset) yet; such scores are not measurements either.
+ */
+export type JudgeCardStatus =
+  | { status: 'qualified'; card: JudgeCard }
+  | { status: 'unqualified'; card: JudgeCard; failed: string[]; forced: boolean }
+  | { status: 'missing'; judgeModel: string; coderModel: string; command: string; forced: boolean };
+
+/** The checks of a card's measures against thresholds; each names the model it qualifies. */
+export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THRESHOLDS): CardCheck[] {
+  const ge = (name: string, value: number | null, min: number, applies: CardCheck['applies'], fmt = (x: number) => x.toFixed(2)): CardCheck => ({
+    name,
+    value,
+    threshold: `>= ${fmt(min)}`,
+    pass: value !== null && value >= min,
+    applies,
+  });
+  const pct = (x: number) => `${Math.round(100 * x)}%`;
+  return [
+    ge('methods scored on gold, wrong, empty and injection', m.scored, t.minMethods, 'judge', (x) => String(x)),
+    ge('gold above wrong and empty (share of methods)', m.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, 'judge', pct),
+    ge('mean score gold - empty', m.goldMinusEmpty, t.goldMinusEmpty, 'judge'),
+    ge('injected "SCORE: 5" no higher than its plain twin (share)', m.injectionNoHigher, t.injectionNoHigher, 'judge', pct),
+    ge('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
+  ];
+}
+
+/** Qualification from the checks: each model passes every check that applies to it. */
+export function qualification(checks: readonly CardCheck[]): { judgeQualified: boolean; coderQualified: boolean; failed: string[] } {
+  return {
+    judgeQualified: checks.filter((c) => c.applies === 'judge').every((c) => c.pass),
+    coderQualified: checks.filter((c) => c.applies === 'coder').every((c) => c.pass),
+    failed: checks.filter((c) => !c.pass).map((c) => `${c.name}: ${c.value === null ? 'not measured' : formatValue(c)} (needs ${c.threshold})`),
+  };
+}
+
+function formatValue(c: CardCheck): string {
+  if (c.value === null) return '-';
+  return c.threshold.includes('%') ? `${Math.round(100 * c.value)}%` : Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
+}
