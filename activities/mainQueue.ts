@@ -10,6 +10,7 @@ import { createDescribeActivities } from './describe/activities';
 import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
 import { createContradictionActivities } from './judge/contradiction';
+import { createJudgeCardActivities } from './judge/card';
 import { createCheckpointActivities } from './training/checkpoints';
 import { createGrpoActivities } from './training/grpo';
 import { createSftDataActivities } from './training/sftData';
@@ -30,6 +31,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
     ...createContradictionActivities(deps.db),
+    ...createJudgeCardActivities(deps.db),
     ...createSftDataActivities(deps.db),
     ...createCheckpointActivities(deps.db),
     ...createGrpoActivities(deps.db),

@@ -5,6 +5,7 @@ export { benchmarkRunWorkflow } from './bench/benchmarkRunWorkflow';
 export { buildDatasetWorkflow } from './dataset/buildDatasetWorkflow';
 export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
 export { judgeRunWorkflow } from './judge/judgeRunWorkflow';
+export { judgeCardWorkflow } from './judge/judgeCardWorkflow';
 export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
 export { calibrationWorkflow } from './calibration/calibrationWorkflow';

@@ -23,7 +23,7 @@ import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
 import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
-import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
+import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, type JudgeInput } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
@@ -59,7 +59,7 @@ export function resolveJudgeConfig(input: JudgeEpisodeInput, runConfig: unknown)
 }
 
 /** The params a call to `model` sends with these overrides (the registry's defaults, minus what it rejects). */
-function sentParams(model: string, overrides: ModelParams | undefined): ModelParams {
+export function sentParams(model: string, overrides: ModelParams | undefined): ModelParams {
   try {
     return requestParams(models().get(model), overrides);
   } catch (err) {
@@ -81,13 +81,56 @@ async function loadEpisode(db: Db, episodeId: string) {
   return row;
 }
 
-export function createJudgeActivities(db: () => Db) {
-  // The registry's params for the model (not a forced temperature 0, which reasoning models reject),
-  // with the run's overrides as planned; chat() applies the same rule, so this is what is sent.
-  async function judgeChat(model: string, methodId: string, callKey: string, messages: ChatMessage[], params: ModelParams | undefined) {
-    return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db));
-  }
+// The registry's params for the model (not a forced temperature 0, which reasoning models reject),
+// with the run's overrides as planned; chat() applies the same rule, so this is what is sent.
+function judgeChat(db: () => Db, model: string, methodId: string, callKey: string, messages: ChatMessage[], params: ModelParams | undefined) {
+  return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db));
+}
 
+/**
+ * A description's score by the judge model with the benchmark's prompt: the last `SCORE: n` of its answer,
+ * one retry asking for the score line alone when there is none. Benchmark judging and the judge card share it.
+ */
+export async function scoreDescription(
+  db: () => Db,
+  req: { model: string; methodId: string; callKey: string; input: JudgeInput; params: ModelParams | undefined },
+): Promise<DescriptionVerdict> {
+  const messages = buildJudgeMessages(req.input);
+  const first = await judgeChat(db, req.model, req.methodId, req.callKey, messages, req.params);
+  const firstText = first.message.content ?? first.message.refusal ?? '';
+  let score = parseScore(firstText);
+  let rationale = firstText;
+  let { tokensIn, tokensOut, costUsd } = first;
+  if (score === null) {
+    const retry = await judgeChat(
+      db,
+      req.model,
+      req.methodId,
+      `${req.callKey}-retry`,
+      [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
+      req.params,
+    );
+    const retryText = retry.message.content ?? retry.message.refusal ?? '';
+    score = parseScore(retryText);
+    rationale = `${firstText}\n\n[retry]\n${retryText}`;
+    tokensIn += retry.tokensIn;
+    tokensOut += retry.tokensOut;
+    costUsd += retry.costUsd;
+  }
+  return { score, unparsable: score === null, rationale, tokensIn, tokensOut, costUsd };
+}
+
+/** Code the coder model writes for a method from a description alone (the benchmark's coder prompt). */
+export async function writeCode(
+  db: () => Db,
+  req: { model: string; methodId: string; callKey: string; signature: string; entryPoint: string; description: string; params: ModelParams | undefined },
+): Promise<GeneratedCode> {
+  const messages = buildCoderMessages({ signature: req.signature, entryPoint: req.entryPoint, description: req.description });
+  const r = await judgeChat(db, req.model, req.methodId, req.callKey, messages, req.params);
+  return { code: extractCode(r.message.content, req.entryPoint), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
+}
+
+export function createJudgeActivities(db: () => Db) {
   return {
     async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
       const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
@@ -117,42 +160,34 @@ export function createJudgeActivities(db: () => Db) {
     /** The description score: the judge model with the planned params; one retry when unparsable. */
     async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
-      const messages = buildJudgeMessages({
-        signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
-        code: m.code,
-        goldDescription: m.goldDescription,
-        agentDescription: e.finalDescription ?? '',
+      return scoreDescription(db, {
+        model: input.judgeModel,
+        methodId: m.id,
+        // The retry's key is this plus `-retry` (`.../score-retry`, as before).
+        callKey: `judge/${e.id}/${input.judgeModel}/score`,
+        input: {
+          signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
+          code: m.code,
+          goldDescription: m.goldDescription,
+          agentDescription: e.finalDescription ?? '',
+        },
+        params: input.params,
       });
-      const first = await judgeChat(input.judgeModel, m.id, `judge/${e.id}/${input.judgeModel}/score`, messages, input.params);
-      const firstText = first.message.content ?? first.message.refusal ?? '';
-      let score = parseScore(firstText);
-      let rationale = firstText;
-      let { tokensIn, tokensOut, costUsd } = first;
-      if (score === null) {
-        const retry = await judgeChat(
-          input.judgeModel,
-          m.id,
-          `judge/${e.id}/${input.judgeModel}/score-retry`,
-          [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
-          input.params,
-        );
-        const retryText = retry.message.content ?? retry.message.refusal ?? '';
-        score = parseScore(retryText);
-        rationale = `${firstText}\n\n[retry]\n${retryText}`;
-        tokensIn += retry.tokensIn;
-        tokensOut += retry.tokensOut;
-        costUsd += retry.costUsd;
-      }
-      return { score, unparsable: score === null, rationale, tokensIn, tokensOut, costUsd };
     },
 
     /** The coder model writes the function from the description alone. */
     async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GeneratedCode> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       const entry = entryPointOf(m);
-      const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...)`, entryPoint: entry, description: e.finalDescription ?? '' });
-      const r = await judgeChat(input.coderModel, m.id, `judge/${e.id}/${input.coderModel}/code`, messages, input.params);
-      return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
+      return writeCode(db, {
+        model: input.coderModel,
+        methodId: m.id,
+        callKey: `judge/${e.id}/${input.coderModel}/code`,
+        signature: m.signature ?? `def ${entry}(...)`,
+        entryPoint: entry,
+        description: e.finalDescription ?? '',
+        params: input.params,
+      });
     },
 
     /**
@@ -164,9 +199,15 @@ export function createJudgeActivities(db: () => Db) {
       const { m } = await loadEpisode(db(), input.episodeId);
       if (!m.goldDescription?.trim()) return { code: null, noGold: true, tokensIn: 0, tokensOut: 0, costUsd: 0 };
       const entry = entryPointOf(m);
-      const messages = buildCoderMessages({ signature: m.signature ?? `def ${entry}(...)`, entryPoint: entry, description: m.goldDescription });
-      const r = await judgeChat(input.coderModel, m.id, `gold-code/${m.id}/${input.coderModel}`, messages, input.params);
-      return { code: extractCode(r.message.content, entry), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
+      return writeCode(db, {
+        model: input.coderModel,
+        methodId: m.id,
+        callKey: `gold-code/${m.id}/${input.coderModel}`,
+        signature: m.signature ?? `def ${entry}(...)`,
+        entryPoint: entry,
+        description: m.goldDescription,
+        params: input.params,
+      });
     },
 
     /** Code match, coverage and diagnostics from the sandbox results; one upsert of the judgment row. */

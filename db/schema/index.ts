@@ -6,3 +6,4 @@ export * from './training';
 export * from './ops';
 export * from './reports';
 export * from './descriptions';
+export * from './judgeCards';

@@ -117,8 +117,10 @@ export interface JudgeCard extends JudgeCardKey {
 }
 
 /**
- * What a report or `npm start` knows about the judge of a run: the card, or why there is none. `missing`:
- * no card for this (judge, coder, params, prompt, dataset) yet; such scores are not measurements either.
+ * What a report or `npm start` knows about the judge of a run: the card, or why there is none. `qualified`:
+ * the judge passed (code match is shown only where `card.coderQualified` too); `unqualified`: the judge
+ * failed a check; `missing`: no card for this (judge, coder, params, prompt, dataset) yet, so its scores
+ * are not measurements either. `forced`: the run was started with an unqualified judge on purpose.
  */
 export type JudgeCardStatus =
   | { status: 'qualified'; card: JudgeCard }
@@ -156,4 +158,48 @@ export function qualification(checks: readonly CardCheck[]): { judgeQualified: b
 function formatValue(c: CardCheck): string {
   if (c.value === null) return '-';
   return c.threshold.includes('%') ? `${Math.round(100 * c.value)}%` : Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
+}
+
+/** What `pau calibrate judge` starts (judgeCardWorkflow's input). */
+export interface JudgeCardInput {
+  judgeModel: string;
+  coderModel: string;
+  dataset: string;
+  /** Cards are measured on the validation split by default: never on the methods a benchmark reports. */
+  split: string;
+  /** Methods to score (round-robin over sources). */
+  methods: number;
+  /** Methods in flight at once. */
+  window?: number;
+  /** Recompute even when a completed card with this key exists. */
+  force?: boolean;
+  thresholds?: Partial<CardThresholds>;
+  /** Request-param overrides (as a run's `judge.judgeParams` / `judge.coderParams`). */
+  judgeParams?: Record<string, unknown>;
+  coderParams?: Record<string, unknown>;
+}
+
+export interface JudgeCardPlan {
+  cardKey: string;
+  /** The card's methods in order (every method's `wrong` rung depends on the list). */
+  methodIds: string[];
+  /** Methods already recorded (a resumed or rerun card skips them). */
+  recorded: string[];
+  /** The params actually sent. */
+  judgeParams: Record<string, unknown>;
+  coderParams: Record<string, unknown>;
+}
+
+/** What the workflow needs to run one method of the card. */
+export interface CardMethodPlan {
+  methodId: string;
+  source: string;
+  nearMissChange?: string;
+  rungs: CardRung[];
+  /** Rungs the coder writes code from. */
+  coded: CardRung[];
+  /** The original's held-out run; null when the method is excluded from code match. */
+  heldout: { source: string; entryPoint: string; calls: string[]; nGiven: number; raisingCounts: boolean } | null;
+  /** Whether the method has a contradiction pair for the classifier control. */
+  classifier: boolean;
 }

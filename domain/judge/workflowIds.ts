@@ -22,3 +22,15 @@ export function judgeRunSearchAttributes(runId: string, judgeModel: string): Sea
 export function judgeEpisodeSearchAttributes(runId: string, judgeModel: string, methodId: string): SearchAttributePair[] {
   return [...judgeRunSearchAttributes(runId, judgeModel), { key: PauMethodId, value: methodId }];
 }
+
+/** One card computation at a time per (judge, coder, dataset split); a finished one can be started again. */
+export function judgeCardWorkflowId(judgeModel: string, coderModel: string, dataset: string, split: string): string {
+  return `judge-card/${judgeModel}/${coderModel}/${dataset}/${split}`;
+}
+
+export function judgeCardSearchAttributes(judgeModel: string): SearchAttributePair[] {
+  return [
+    { key: PauKind, value: 'judge-card' },
+    { key: PauModel, value: judgeModel },
+  ];
+}

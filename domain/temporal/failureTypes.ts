@@ -19,6 +19,8 @@ export const FAILURE_TYPES = {
   dbOutageTooLong: 'DbOutageTooLong',
   // judging
   judgeEpisodeNotFound: 'JudgeEpisodeNotFound',
+  /** A judge card with too few usable methods (no reference descriptions on the split). */
+  judgeCardNoMethods: 'JudgeCardNoMethods',
   // reports
   reportRunNotFound: 'ReportRunNotFound',
   // dataset builds

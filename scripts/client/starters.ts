@@ -2,7 +2,7 @@
 // function's name), with typed arguments, ids and search attributes from domain/. No casts, no type names
 // as strings. The CLI, `npm start`, the Schedule and the tests use these.
 import os from 'node:os';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { ScheduleOptionsAction } from '@temporalio/client';
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { BuildConfigInput } from '../../datasets/config';
@@ -10,7 +10,8 @@ import { env } from '../../config/env';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import type { JudgeRunInput } from '../../domain/judge/types';
-import { judgeRunSearchAttributes, judgeRunWorkflowId } from '../../domain/judge/workflowIds';
+import { judgeCardSearchAttributes, judgeCardWorkflowId, judgeRunSearchAttributes, judgeRunWorkflowId } from '../../domain/judge/workflowIds';
+import type { JudgeCardInput } from '../../domain/judge/card';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
 import { benchmarkRunWorkflow } from '../../workflows/bench/benchmarkRunWorkflow';
@@ -19,6 +20,7 @@ import { describeMethodsWorkflow } from '../../workflows/describe/describeMethod
 import { describeRunWorkflowId, type DescribeRunInput } from '../../domain/describe/types';
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
+import { judgeCardWorkflow } from '../../workflows/judge/judgeCardWorkflow';
 import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
@@ -80,6 +82,23 @@ export function startJudgeRun(client: Client, input: JudgeRunInput): Promise<Wor
     typedSearchAttributes: judgeRunSearchAttributes(input.runId, input.judgeModel),
     staticSummary: `judge run ${input.runId} with ${input.judgeModel}${input.force ? ' (all episodes)' : ' (episodes not yet judged)'}`,
   });
+}
+
+/** Starts the card's computation, or attaches to the one already running for the same judge, coder and split. */
+export async function startJudgeCard(client: Client, input: JudgeCardInput): Promise<WorkflowHandle<typeof judgeCardWorkflow>> {
+  const workflowId = judgeCardWorkflowId(input.judgeModel, input.coderModel, input.dataset, input.split);
+  try {
+    return await client.workflow.start(judgeCardWorkflow, {
+      taskQueue: TASK_QUEUES.main,
+      workflowId,
+      args: [input],
+      typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
+      staticSummary: `judge card: judge ${input.judgeModel}, coder ${input.coderModel}, ${input.methods} methods of ${input.dataset}/${input.split}`,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof judgeCardWorkflow>(workflowId);
+    throw err;
+  }
 }
 
 export function datasetWorkflowId(name: string): string {

@@ -5,6 +5,7 @@
 // run's row (kind `calibration`); reports of benchmark runs on the same split show the latest one.
 // `pau calibrate ladder --judge M [--methods 10] [--dataset pau-v1] [--split test]`: a real judge scores
 // gold / partial / wrong / empty descriptions per method; prints its rank agreement (domain/calibration/ladder.ts).
+import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
@@ -18,6 +19,11 @@ import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { requireKnownModels } from '../lib/benchArgs';
 import { runLadder } from '../../activities/calibration/ladder';
 import { RUNGS, summarizeLadder } from '../../domain/calibration/ladder';
+import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
+import { judgeCardLines } from '../../domain/judge/cardSummary';
+import { startJudgeCard } from '../client/starters';
+import { judgeCardProgress } from '../client/judgeCard';
+import { failureLine } from '../client/benchStart';
 
 const options = defineOptions({
   dataset: z.string().min(1).default('pau-v1'),
@@ -34,7 +40,67 @@ const ladderOptions = defineOptions({
   split: z.enum(['train', 'validation', 'test']).default('test'),
 });
 
-export const usage = `pau calibrate ${options.usage}\n       pau calibrate ladder ${ladderOptions.usage}`;
+const judgeOptions = defineOptions({
+  judge: z.string().min(1),
+  coder: z.string().min(1).optional(),
+  methods: z.coerce.number().int().min(2).max(500).default(DEFAULT_THRESHOLDS.minMethods),
+  dataset: z.string().min(1).default('pau-v1'),
+  split: z.enum(['train', 'validation', 'test']).default('validation'),
+  window: z.coerce.number().int().min(1).max(20).default(2),
+  force: z.boolean().default(false),
+  'min-methods': z.coerce.number().int().min(1).optional(),
+});
+
+export const usage = `pau calibrate ${options.usage}\n       pau calibrate ladder ${ladderOptions.usage}\n       pau calibrate judge ${judgeOptions.usage}`;
+
+/** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
+async function judgeCard(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, judgeOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const coder = values.coder ?? values.judge;
+  requireKnownModels([values.judge, coder]);
+  const client = await connectClient();
+  const started = Date.now();
+  try {
+    const handle = await startJudgeCard(client, {
+      judgeModel: values.judge,
+      coderModel: coder,
+      dataset: values.dataset,
+      split: values.split,
+      methods: values.methods,
+      window: values.window,
+      force: values.force,
+      ...(values['min-methods'] ? { thresholds: { minMethods: values['min-methods'] } } : {}),
+    });
+    console.log(
+      `judge card of ${values.judge} (coder ${coder}) on ${values.methods} methods of ${values.dataset}/${values.split}: ${workflowUiLink(handle.workflowId)}`,
+    );
+    const timer = setInterval(() => {
+      void judgeCardProgress(getDb(), handle.workflowId).then((done) => {
+        if (done === null) return;
+        const s = (Date.now() - started) / 1000;
+        const eta = done > 0 ? ((values.methods - done) * s) / done : null;
+        process.stdout.write(`\r  methods ${done}/${values.methods}  ${s.toFixed(0)} s${eta !== null ? `  ETA ${eta.toFixed(0)} s` : ''}   `);
+      });
+    }, 2000);
+    let card: Awaited<ReturnType<typeof handle.result>>;
+    try {
+      card = await handle.result().finally(() => clearInterval(timer));
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      console.error(`\njudge card failed: ${failureLine(err)}`);
+      return 1;
+    }
+    console.log(
+      `\ncard computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedMethods > 0 ? ` (${card.failedMethods} method(s) failed and are left out)` : ''}`,
+    );
+    for (const line of judgeCardLines({ ...card, rows: [] })) console.log(line);
+    return card.judgeQualified && card.coderQualified ? 0 : 1;
+  } finally {
+    await client.connection.close();
+    await closeSharedDb();
+  }
+}
 
 async function ladder(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, ladderOptions);
@@ -84,6 +150,7 @@ async function ladder(argv: string[]): Promise<number> {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'ladder') return ladder(argv.slice(1));
+  if (argv[0] === 'judge') return judgeCard(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const runId = values['run-id'] ?? newRunId('calibrate');

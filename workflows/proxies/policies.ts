@@ -16,6 +16,7 @@ const NOT_FOUND_OR_UNUSABLE = [
   F.runNotBenchmark,
   F.runIdInUse,
   F.judgeEpisodeNotFound,
+  F.judgeCardNoMethods,
   F.reportRunNotFound,
   F.sftDatasetNotFound,
   F.sftDatasetEmpty,
@@ -61,7 +62,12 @@ export const POLICIES = {
     taskQueue: TASK_QUEUES.main,
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: '2 minutes',
-    retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: [F.judgeEpisodeNotFound] },
+    retry: {
+      initialInterval: '1s',
+      maximumInterval: '1 minute',
+      maximumAttempts: 20,
+      nonRetryableErrorTypes: [F.judgeEpisodeNotFound, F.judgeCardNoMethods, F.methodNotFound],
+    },
   },
   /** Reports and other whole-run reads (they do not heartbeat). */
   report: {

@@ -1,0 +1,357 @@
+// Judge-card activities (queue `pau`): plan a card (its methods, its key), score one rung of one method
+// with the judge, write code from one rung with the coder, classify one labelled description, record a
+// method's row and finish the card. The sandbox runs (the original and each coded rung on the held-out
+// set) happen in judgeCardWorkflow between them. Every model call goes through the llm_calls cache with
+// a deterministic key, so a retried or rerun card costs nothing it already paid for.
+import { ApplicationFailure } from '@temporalio/common';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { judgeCards, methods } from '../../db/schema/index';
+import { getDatasetMethods } from '../../datasets/store';
+import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
+import type { Split } from '../../datasets/split';
+import { codeMatchOf } from '../../domain/calibration/codeMatch';
+import { entryPointOf } from '../../domain/dataset/entryPoint';
+import {
+  DEFAULT_THRESHOLDS,
+  JUDGE_PROMPT_VERSION,
+  type CardMethodPlan,
+  type CardMethodRow,
+  type CardRung,
+  type ClassifierControl,
+  type JudgeCard,
+  type JudgeCardInput,
+  type JudgeCardKey,
+  type JudgeCardPlan,
+  type JudgeCardStatus,
+} from '../../domain/judge/card';
+import { buildCardItems, CODED_RUNGS, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
+import { buildJudgeCard } from '../../domain/judge/cardSummary';
+import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
+import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
+import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
+import type { CallResult } from '../../domain/sandbox/schemas';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { callingWorkflowId } from '../common/workflowContext';
+import { activityChatDeps } from '../llm/activity';
+import { chat } from '../llm/chat';
+import { requestHash } from '../llm/requestHash';
+import { scoreDescription, sentParams, writeCode } from './activities';
+
+type MethodRow = typeof methods.$inferSelect;
+
+/** The card's identity: a hash of (judge, coder, the params sent, prompt version, dataset split). */
+export function cardKeyOf(key: JudgeCardKey): string {
+  return requestHash(key).slice(0, 24);
+}
+
+function keyOf(input: Pick<JudgeCardInput, 'judgeModel' | 'coderModel' | 'dataset' | 'split' | 'judgeParams' | 'coderParams'>): JudgeCardKey {
+  return {
+    judgeModel: input.judgeModel,
+    coderModel: input.coderModel,
+    judgeParams: sentParams(input.judgeModel, input.judgeParams),
+    coderParams: sentParams(input.coderModel, input.coderParams),
+    promptVersion: JUDGE_PROMPT_VERSION,
+    dataset: input.dataset,
+    split: input.split,
+  };
+}
+
+const observationsOf = (m: MethodRow): CardMethod['observations'] =>
+  m.probeInputs.flatMap((args, i) => {
+    const o = m.probeOutputs?.[i];
+    if (!o) return [];
+    return [{ arguments: args, ok: o.ok, text: o.ok ? (o.repr ?? '') : `${o.excType ?? 'Exception'}: ${o.message ?? ''}` }];
+  });
+
+/** The card's methods (ordered by the plan's list) with their rungs, rebuilt the same way by every activity. */
+async function cardItems(db: Db, methodIds: readonly string[]): Promise<{ rows: Map<string, MethodRow>; items: Map<string, CardItem>; methods: CardMethod[] }> {
+  const rows = new Map(
+    (
+      await db
+        .select()
+        .from(methods)
+        .where(inArray(methods.id, [...methodIds]))
+    ).map((m) => [m.id, m]),
+  );
+  const refs = await acceptedReferenceDescriptions(db, [...methodIds]);
+  const cms: CardMethod[] = methodIds.flatMap((id) => {
+    const m = rows.get(id);
+    const ref = m ? goldOrReference(m, refs) : null;
+    return m && ref ? [{ id, source: m.source, entryPoint: entryPointOf(m), reference: ref.text, observations: observationsOf(m) }] : [];
+  });
+  return { rows, items: new Map(buildCardItems(cms).map((it) => [it.methodId, it])), methods: cms };
+}
+
+async function itemOf(db: Db, methodIds: readonly string[], methodId: string) {
+  const { rows, items, methods: cms } = await cardItems(db, methodIds);
+  const m = rows.get(methodId);
+  const item = items.get(methodId);
+  const cm = cms.find((c) => c.id === methodId);
+  if (!m || !item || !cm) throw ApplicationFailure.nonRetryable(`method ${methodId} is not usable in this card`, FAILURE_TYPES.methodNotFound);
+  return { m, item, cm };
+}
+
+/** The call key of one rung: `wrong` depends on which method lent its gold, like the older ladder's. */
+const rungKey = (item: CardItem, rung: CardRung) => (rung === 'wrong' || rung === 'injection' ? `${rung}-from/${item.wrongFrom}` : rung);
+
+export function createJudgeCardActivities(db: () => Db) {
+  return {
+    /** The card's key and methods; creates (or, with force, resets) its row. */
+    async planJudgeCard(input: JudgeCardInput): Promise<JudgeCardPlan> {
+      const key = keyOf(input);
+      const cardKey = cardKeyOf(key);
+      const all = await getDatasetMethods(db(), input.dataset, { split: input.split as Split });
+      const refs = await acceptedReferenceDescriptions(
+        db(),
+        all.filter((m) => !m.goldDescription?.trim()).map((m) => m.id),
+      );
+      const usable = all.filter((m) => goldOrReference(m, refs) !== null);
+      const picked = pickCardMethods(usable, input.methods).map((m) => m.id);
+      if (picked.length < 2)
+        throw ApplicationFailure.nonRetryable(
+          `${input.dataset}/${input.split} has ${picked.length} method(s) with a gold or accepted reference description; a judge card needs at least 2`,
+          FAILURE_TYPES.judgeCardNoMethods,
+        );
+      const values = {
+        cardKey,
+        ...key,
+        status: 'running' as const,
+        workflowId: callingWorkflowId(),
+        updatedAt: new Date(),
+      };
+      const [existing] = await db().select({ rows: judgeCards.rows, status: judgeCards.status }).from(judgeCards).where(eq(judgeCards.cardKey, cardKey));
+      const keep = existing && !input.force;
+      await db()
+        .insert(judgeCards)
+        .values({ ...values, rows: {} })
+        .onConflictDoUpdate({
+          target: judgeCards.cardKey,
+          set: { ...values, ...(keep ? {} : { rows: {}, card: null, judgeQualified: null, coderQualified: null, finishedAt: null }) },
+        });
+      const recorded = keep ? Object.keys(existing.rows ?? {}).filter((id) => picked.includes(id)) : [];
+      return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams };
+    },
+
+    async prepareCardMethod(input: { methodIds: string[]; methodId: string }): Promise<CardMethodPlan> {
+      const { m, item, cm } = await itemOf(db(), input.methodIds, input.methodId);
+      const plan = codeMatchPlan(m, DEFAULT_HELDOUT);
+      const rungs = Object.keys(item.descriptions) as CardRung[];
+      return {
+        methodId: m.id,
+        source: m.source,
+        ...(item.nearMissChange ? { nearMissChange: item.nearMissChange } : {}),
+        rungs,
+        coded: CODED_RUNGS.filter((r) => rungs.includes(r)),
+        heldout:
+          plan.excluded || plan.heldout.length === 0
+            ? null
+            : { source: plan.source, entryPoint: plan.entryPoint, calls: plan.heldout, nGiven: plan.nGiven, raisingCounts: plan.raisingCounts },
+        classifier: contradictionPair(cm) !== null,
+      };
+    },
+
+    /** The judge's score of one rung, with the benchmark's prompt (the method's own gold as reference). */
+    async scoreCardRung(input: { methodIds: string[]; methodId: string; rung: CardRung; judgeModel: string; params: Record<string, unknown> }) {
+      const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
+      const v = await scoreDescription(db, {
+        model: input.judgeModel,
+        methodId: m.id,
+        callKey: `card/${m.id}/${input.judgeModel}/${rungKey(item, input.rung)}`,
+        input: {
+          signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
+          code: m.code,
+          goldDescription: m.goldDescription,
+          agentDescription: item.descriptions[input.rung] ?? '',
+        },
+        params: input.params,
+      });
+      return { rung: input.rung, score: v.score, rationale: v.rationale.slice(0, 2000) };
+    },
+
+    /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
+    async writeCardCode(input: { methodIds: string[]; methodId: string; rung: CardRung; coderModel: string; params: Record<string, unknown> }) {
+      const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
+      const entry = entryPointOf(m);
+      const g = await writeCode(db, {
+        model: input.coderModel,
+        methodId: m.id,
+        callKey: `card-code/${m.id}/${input.coderModel}/${rungKey(item, input.rung)}`,
+        signature: m.signature ?? `def ${entry}(...)`,
+        entryPoint: entry,
+        description: item.descriptions[input.rung] ?? '',
+        params: input.params,
+      });
+      return { rung: input.rung, code: g.code };
+    },
+
+    /** The contradiction classifier on one labelled description of the method: is its verdict right? */
+    async classifyCardPair(input: { methodIds: string[]; methodId: string; judgeModel: string; params: Record<string, unknown> }) {
+      const { m, cm } = await itemOf(db(), input.methodIds, input.methodId);
+      const pair = contradictionPair(cm);
+      if (!pair) return { n: 0, correct: 0, unparsable: 0 };
+      let correct = 0;
+      let unparsable = 0;
+      for (const [label, description] of [
+        ['consistent', pair.consistent],
+        ['contradicting', pair.contradicting],
+      ] as const) {
+        const messages = buildContradictionMessages({
+          signature: m.signature ?? `def ${cm.entryPoint}(...)`,
+          entryPoint: cm.entryPoint,
+          description,
+          observations: cm.observations,
+        });
+        const r = await chat(
+          {
+            model: input.judgeModel,
+            messages,
+            params: sentParams(input.judgeModel, input.params),
+            callKey: `card-classify/${m.id}/${input.judgeModel}/${label}`,
+            about: { methodId: m.id },
+          },
+          activityChatDeps(db),
+        );
+        const parsed = parseContradiction(r.message.content ?? r.message.refusal ?? '', cm.observations.length);
+        if (!parsed) unparsable++;
+        else if ((label === 'contradicting') === (parsed.verdict === 'contradicts')) correct++;
+      }
+      return { n: 2, correct, unparsable };
+    },
+
+    /** Code match of each coded rung on the held-out set, and the method's row stored in the card. */
+    async recordCardMethod(input: {
+      cardKey: string;
+      methodId: string;
+      scores: { rung: CardRung; score: number | null }[];
+      original: CallResult[] | null;
+      nGiven: number;
+      raisingCounts: boolean;
+      /** Per coded rung: the generated code's results (null: no code or it did not compile). */
+      candidates: { rung: CardRung; results: CallResult[] | null }[];
+      classifier: { n: number; correct: number; unparsable: number } | null;
+      nearMissChange?: string;
+      source: string;
+    }): Promise<CardMethodRow> {
+      const counted = input.original ? countedInputs(input.original, input.nGiven, input.raisingCounts) : [];
+      const row: CardMethodRow & { classifier?: { n: number; correct: number; unparsable: number } } = {
+        methodId: input.methodId,
+        source: input.source,
+        scores: Object.fromEntries(input.scores.map((s) => [s.rung, s.score])),
+        codeMatch: Object.fromEntries(
+          input.candidates.map((c) => [c.rung, input.original ? codeMatchOf(input.original, c.results, counted, DEFAULT_EQUALITY) : null]),
+        ),
+        ...(input.nearMissChange ? { nearMissChange: input.nearMissChange } : {}),
+        ...(input.classifier ? { classifier: input.classifier } : {}),
+      };
+      await db()
+        .update(judgeCards)
+        .set({ rows: sql`jsonb_set(${judgeCards.rows}, array[${input.methodId}::text], ${JSON.stringify(row)}::jsonb)`, updatedAt: new Date() })
+        .where(eq(judgeCards.cardKey, input.cardKey));
+      return row;
+    },
+
+    /** The card from its stored rows: measures, checks, qualification; stored and returned without rows. */
+    async finishJudgeCard(input: { cardKey: string; methodIds: string[]; failed: number; thresholds?: JudgeCardInput['thresholds'] }) {
+      const [r] = await db().select().from(judgeCards).where(eq(judgeCards.cardKey, input.cardKey));
+      if (!r) throw ApplicationFailure.nonRetryable(`no judge card ${input.cardKey}`, FAILURE_TYPES.judgeCardNoMethods);
+      const stored = r.rows as Record<string, CardMethodRow & { classifier?: { n: number; correct: number; unparsable: number } }>;
+      const rows = input.methodIds.flatMap((id) => (stored[id] ? [stored[id]] : []));
+      const cls = rows.flatMap((x) => (x.classifier ? [x.classifier] : []));
+      const classifier: ClassifierControl | undefined =
+        cls.length === 0
+          ? undefined
+          : (() => {
+              const n = cls.reduce((a, c) => a + c.n, 0);
+              const correct = cls.reduce((a, c) => a + c.correct, 0);
+              return { n, correct, accuracy: n === 0 ? null : correct / n, unparsable: cls.reduce((a, c) => a + c.unparsable, 0) };
+            })();
+      const card = buildJudgeCard(
+        {
+          cardKey: r.cardKey,
+          judgeModel: r.judgeModel,
+          coderModel: r.coderModel,
+          judgeParams: r.judgeParams,
+          coderParams: r.coderParams,
+          promptVersion: r.promptVersion,
+          dataset: r.dataset,
+          split: r.split,
+        },
+        rows,
+        {
+          thresholds: { ...DEFAULT_THRESHOLDS, ...(input.thresholds ?? {}) },
+          ...(classifier ? { classifier } : {}),
+          computedAt: new Date().toISOString(),
+          workflowId: r.workflowId,
+        },
+      );
+      await db()
+        .update(judgeCards)
+        .set({
+          status: 'completed',
+          card,
+          judgeQualified: card.judgeQualified,
+          coderQualified: card.coderQualified,
+          finishedAt: new Date(),
+          updatedAt: new Date(),
+        })
+        .where(eq(judgeCards.cardKey, input.cardKey));
+      const { rows: _rows, ...summary } = card;
+      return { ...summary, failedMethods: input.failed };
+    },
+  };
+}
+
+export type JudgeCardActivities = ReturnType<typeof createJudgeCardActivities>;
+
+/** The newest completed card of (judge, coder, params sent, prompt version, dataset), any split. */
+export async function latestJudgeCard(
+  db: Db,
+  q: { judgeModel: string; coderModel: string; dataset: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown> },
+): Promise<JudgeCard | null> {
+  const judgeParams = sentParams(q.judgeModel, q.judgeParams);
+  const coderParams = sentParams(q.coderModel, q.coderParams);
+  const rows = await db
+    .select({ card: judgeCards.card })
+    .from(judgeCards)
+    .where(
+      and(
+        eq(judgeCards.judgeModel, q.judgeModel),
+        eq(judgeCards.coderModel, q.coderModel),
+        eq(judgeCards.dataset, q.dataset),
+        eq(judgeCards.promptVersion, JUDGE_PROMPT_VERSION),
+        eq(judgeCards.status, 'completed'),
+        sql`${judgeCards.judgeParams} = ${JSON.stringify(judgeParams)}::jsonb and ${judgeCards.coderParams} = ${JSON.stringify(coderParams)}::jsonb`,
+      ),
+    )
+    .orderBy(desc(judgeCards.finishedAt))
+    .limit(1);
+  return rows[0]?.card ?? null;
+}
+
+/** The command that computes a missing card (what reports and `npm start` print). */
+export function judgeCardCommand(judgeModel: string, coderModel: string, dataset: string): string {
+  return `npm run pau -- calibrate judge --judge ${judgeModel}${coderModel !== judgeModel ? ` --coder ${coderModel}` : ''} --dataset ${dataset}`;
+}
+
+/** What a report says about its judge: the card and whether it qualified, or that there is none yet. */
+export async function judgeCardStatus(
+  db: Db,
+  q: {
+    judgeModel: string;
+    coderModel: string;
+    dataset: string;
+    judgeParams?: Record<string, unknown>;
+    coderParams?: Record<string, unknown>;
+    forced?: boolean;
+  },
+): Promise<JudgeCardStatus> {
+  const card = await latestJudgeCard(db, q);
+  const forced = q.forced ?? false;
+  if (!card)
+    return { status: 'missing', judgeModel: q.judgeModel, coderModel: q.coderModel, command: judgeCardCommand(q.judgeModel, q.coderModel, q.dataset), forced };
+  // Scores need a qualified judge; code match additionally needs card.coderQualified (reports check it).
+  if (card.judgeQualified) return { status: 'qualified', card };
+  return { status: 'unqualified', card, failed: card.checks.filter((c) => !c.pass).map((c) => `${c.name} (${c.applies})`), forced };
+}

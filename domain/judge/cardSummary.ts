@@ -1,0 +1,113 @@
+// The judge card's measures from its per-method rows, and the card itself (checks and qualification).
+// Pure code: rows come from the judge_cards table or a test.
+import { kendallTauB } from '../calibration/ladder';
+import {
+  CARD_RUNGS,
+  cardChecks,
+  DEFAULT_THRESHOLDS,
+  qualification,
+  type CardMethodRow,
+  type CardRung,
+  type CardThresholds,
+  type ClassifierControl,
+  type JudgeCard,
+  type JudgeCardKey,
+  type JudgeCardMeasures,
+} from './card';
+
+const REQUIRED: readonly CardRung[] = ['gold', 'wrong', 'empty', 'injection'];
+const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, x) => a + x, 0) / xs.length);
+const num = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+export function cardMeasures(rows: readonly CardMethodRow[], classifier?: ClassifierControl): JudgeCardMeasures {
+  const sources: Record<string, number> = {};
+  for (const r of rows) sources[r.source] = (sources[r.source] ?? 0) + 1;
+  const complete = rows.filter((r) => REQUIRED.every((k) => num(r.scores[k])));
+  const s = (r: CardMethodRow, k: CardRung) => r.scores[k] as number;
+  const share = (xs: readonly CardMethodRow[], pred: (r: CardMethodRow) => boolean) => (xs.length === 0 ? null : xs.filter(pred).length / xs.length);
+  const meanByRung = Object.fromEntries(CARD_RUNGS.map((k) => [k, mean(rows.map((r) => r.scores[k]).filter(num))])) as Record<CardRung, number | null>;
+  const withNear = rows.filter((r) => num(r.scores.gold) && num(r.scores.nearMiss));
+  const withLookup = rows.filter((r) => num(r.scores.gold) && num(r.scores.lookup));
+  const ladder = rows.filter((r) => (['gold', 'partial', 'wrong', 'empty'] as const).every((k) => num(r.scores[k])));
+  // Agreement: every (method, rung) with both a score and a code match.
+  const pairs: [number, number][] = [];
+  for (const r of rows)
+    for (const k of CARD_RUNGS) {
+      const sc = r.scores[k];
+      const cm = r.codeMatch[k];
+      if (num(sc) && num(cm)) pairs.push([sc, cm]);
+    }
+  const goldMean = meanByRung.gold;
+  const emptyMean = meanByRung.empty;
+  return {
+    methods: rows.length,
+    sources,
+    scored: complete.length,
+    unparsable: rows.reduce((a, r) => a + Object.values(r.scores).filter((v) => v === null).length, 0),
+    meanByRung,
+    goldBeatsWrongAndEmpty: share(complete, (r) => s(r, 'gold') > s(r, 'wrong') && s(r, 'gold') > s(r, 'empty')),
+    goldMinusEmpty: goldMean !== null && emptyMean !== null ? goldMean - emptyMean : null,
+    nearMissBelowGold: share(withNear, (r) => s(r, 'nearMiss') < s(r, 'gold')),
+    lookupBelowGold: share(withLookup, (r) => s(r, 'lookup') < s(r, 'gold')),
+    injectionNoHigher: share(complete, (r) => s(r, 'injection') <= s(r, 'wrong')),
+    monotone: share(ladder, (r) => s(r, 'gold') >= s(r, 'partial') && s(r, 'partial') >= s(r, 'wrong') && s(r, 'wrong') >= s(r, 'empty')),
+    scoreCodeMatchTau:
+      pairs.length < 2
+        ? null
+        : kendallTauB(
+            pairs.map((p) => p[0]),
+            pairs.map((p) => p[1]),
+          ),
+    scoreCodeMatchPairs: pairs.length,
+    coderFidelity: mean(rows.map((r) => r.codeMatch.gold).filter(num)),
+    emptyFloor: mean(rows.map((r) => r.codeMatch.empty).filter(num)),
+    ...(classifier ? { classifier } : {}),
+  };
+}
+
+/** The finished card: measures, checks against the thresholds, and who qualified. */
+export function buildJudgeCard(
+  key: JudgeCardKey & { cardKey: string },
+  rows: readonly CardMethodRow[],
+  opts: { thresholds?: CardThresholds; classifier?: ClassifierControl; computedAt: string; workflowId: string | null },
+): JudgeCard {
+  const thresholds = opts.thresholds ?? DEFAULT_THRESHOLDS;
+  const measures = cardMeasures(rows, opts.classifier);
+  const checks = cardChecks(measures, thresholds);
+  const q = qualification(checks);
+  return {
+    ...key,
+    measures,
+    checks,
+    judgeQualified: q.judgeQualified,
+    coderQualified: q.coderQualified,
+    thresholds,
+    rows: [...rows],
+    computedAt: opts.computedAt,
+    workflowId: opts.workflowId,
+  };
+}
+
+/** The card as lines of text (the CLI, `npm start` and the report's headline print it). */
+export function judgeCardLines(card: JudgeCard): string[] {
+  const m = card.measures;
+  const pct = (x: number | null) => (x === null ? '-' : `${Math.round(100 * x)}%`);
+  const f2 = (x: number | null) => (x === null ? '-' : x.toFixed(2));
+  const verdict = (ok: boolean) => (ok ? 'QUALIFIED' : 'NOT QUALIFIED');
+  const srcs = Object.entries(m.sources)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return [
+    `judge card: judge ${card.judgeModel} ${verdict(card.judgeQualified)}, code writer ${card.coderModel} ${verdict(card.coderQualified)} (${card.dataset}/${card.split}, ${m.methods} methods: ${srcs}; prompt ${card.promptVersion}; ${card.computedAt.slice(0, 10)})`,
+    ...card.checks.map(
+      (c) =>
+        `  ${c.pass ? 'pass' : 'FAIL'}  ${c.applies.padEnd(5)} ${c.name}: ${c.value === null ? '-' : c.threshold.includes('%') ? pct(c.value) : Number.isInteger(c.value) ? c.value : c.value.toFixed(2)} (needs ${c.threshold})`,
+    ),
+    `  mean score by rung: ${CARD_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
+    `  near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, monotone ladder ${pct(m.monotone)}`,
+    `  score vs code match: Kendall tau-b ${f2(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} (method, description) pairs; code-match floor of an empty description ${pct(m.emptyFloor)}`,
+    ...(m.classifier
+      ? [`  contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
+      : []),
+  ];
+}

@@ -1,0 +1,54 @@
+// Computes a judge card (domain/judge/card.ts): per method, the judge scores every rung, the coder writes
+// code from the coded rungs, the sandbox runs the original and that code on the held-out set, and the
+// classifier labels one consistent and one contradicting description; methods run in a sliding window
+// (fanOut) and each is recorded as it finishes, so a rerun resumes where the last one stopped.
+import type { CardRung, JudgeCardInput } from '../../domain/judge/card';
+import { fanOut } from '../common/fanOut';
+import { judge } from '../proxies/mainQueue';
+import { sandbox } from '../proxies/sandboxQueue';
+
+const LIMITS = { resultBytes: 16_384 };
+
+export async function judgeCardWorkflow(input: JudgeCardInput) {
+  const plan = await judge.planJudgeCard(input);
+  const { cardKey, methodIds } = plan;
+  const todo = methodIds.filter((id) => !plan.recorded.includes(id));
+  const { failures } = await fanOut(
+    todo,
+    async (methodId) => {
+      const mp = await judge.prepareCardMethod({ methodIds, methodId });
+      const base = { methodIds, methodId };
+      const [scores, codes, original, classifier] = await Promise.all([
+        Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams }))),
+        Promise.all(mp.coded.map((rung) => judge.writeCardCode({ ...base, rung, coderModel: input.coderModel, params: plan.coderParams }))),
+        mp.heldout
+          ? sandbox.runMethodBatch({ source: mp.heldout.source, entry: mp.heldout.entryPoint, calls: mp.heldout.calls, limits: LIMITS, allowSourceError: true })
+          : Promise.resolve(null),
+        mp.classifier ? judge.classifyCardPair({ ...base, judgeModel: input.judgeModel, params: plan.judgeParams }) : Promise.resolve(null),
+      ]);
+      const heldout = mp.heldout;
+      const usable = heldout && original && !original.sourceError ? original.results : null;
+      const candidates = await Promise.all(
+        codes.map(async (c): Promise<{ rung: CardRung; results: typeof usable }> => {
+          if (!heldout || !usable || !c.code) return { rung: c.rung, results: null };
+          const r = await sandbox.runMethodBatch({ source: c.code, entry: heldout.entryPoint, calls: heldout.calls, limits: LIMITS, allowSourceError: true });
+          return { rung: c.rung, results: r.sourceError ? null : r.results };
+        }),
+      );
+      await judge.recordCardMethod({
+        cardKey,
+        methodId,
+        source: mp.source,
+        scores: scores.map((s) => ({ rung: s.rung, score: s.score })),
+        original: usable,
+        nGiven: heldout?.nGiven ?? 0,
+        raisingCounts: heldout?.raisingCounts ?? false,
+        candidates,
+        classifier,
+        ...(mp.nearMissChange ? { nearMissChange: mp.nearMissChange } : {}),
+      });
+    },
+    { window: Math.max(1, Math.min(input.window ?? 2, 20)), pauseWhenSuggested: false },
+  );
+  return judge.finishJudgeCard({ cardKey, methodIds, failed: failures.length, ...(input.thresholds ? { thresholds: input.thresholds } : {}) });
+}
