@@ -347,8 +347,12 @@ export async function judgeCardStatus(
     forced?: boolean;
   },
 ): Promise<JudgeCardStatus> {
-  const card = await latestJudgeCard(db, q);
   const forced = q.forced ?? false;
+  // A judge outside the registry (a `ckpt:` model) has no registry params: no card can match it.
+  const card = await latestJudgeCard(db, q).catch((err: unknown) => {
+    if (err instanceof ApplicationFailure) return null;
+    throw err;
+  });
   if (!card)
     return { status: 'missing', judgeModel: q.judgeModel, coderModel: q.coderModel, command: judgeCardCommand(q.judgeModel, q.coderModel, q.dataset), forced };
   // Scores need a qualified judge; code match additionally needs card.coderQualified (reports check it).

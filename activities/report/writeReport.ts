@@ -15,6 +15,15 @@ import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
+import { judgeCardStatus } from '../judge/card';
+
+/** The judge fields of a run's config that decide which judge card qualifies its scores. */
+interface RunJudgeFields {
+  coderModel?: string;
+  judge?: { coderModel?: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown> };
+  /** Started with `--allow-unqualified-judge`: the report shows the scores, marked. */
+  allowUnqualifiedJudge?: boolean;
+}
 
 export interface ReportOptions {
   runId: string;
@@ -78,7 +87,17 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     notes,
     toolCallSources,
   };
-  const rc = (run.config ?? {}) as { dataset?: string; split?: string };
+  const rc = (run.config ?? {}) as RunJudgeFields & { dataset?: string; split?: string };
+  if (judgeModel && rc.dataset) {
+    doc.judgeCard = await judgeCardStatus(db, {
+      judgeModel,
+      coderModel: rc.judge?.coderModel ?? rc.coderModel ?? judgeModel,
+      dataset: rc.dataset,
+      ...(rc.judge?.judgeParams ? { judgeParams: rc.judge.judgeParams } : {}),
+      ...(rc.judge?.coderParams ? { coderParams: rc.judge.coderParams } : {}),
+      forced: rc.allowUnqualifiedJudge === true,
+    });
+  }
   if (rc.dataset && rc.split) doc.calibration = { dataset: rc.dataset, split: rc.split, latest: (await latestCalibration(db, rc.dataset, rc.split)) ?? null };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);

@@ -56,6 +56,12 @@ export const LOCAL_MODELS: readonly LocalModelCatalogueEntry[] = [
   },
 ];
 
+/**
+ * The local model `npm start` installs and uses as judge and code writer when nothing is configured: the
+ * smallest whose judge card passed (docs/judging.md, "The judge card": the 0.5B fails it; measured cards there).
+ */
+export const DEFAULT_LOCAL_JUDGE = 'qwen2.5-coder-1.5b';
+
 /** Strongest first: what a judge should prefer among those installed. */
 export const LOCAL_STRENGTH_ORDER = ['qwen2.5-coder-1.5b', 'qwen2.5-coder-0.5b', 'smollm2-135m'] as const;
 

@@ -19,6 +19,7 @@ import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
 import { contradictionSection } from './contradictionSummary';
 import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
+import type { JudgeCardStatus } from '../judge/card';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -47,6 +48,8 @@ export interface ReportDocument {
   notes: string[];
   /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
   toolCallSources?: ToolCallSourceRow[];
+  /** The judge card of the report's judge and code writer (domain/judge/card.ts), or that there is none. */
+  judgeCard?: JudgeCardStatus;
 }
 
 export function esc(s: unknown): string {

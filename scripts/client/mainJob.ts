@@ -2,18 +2,24 @@
 // sample with the configured models — or, when none is configured, with a real local model beside the scripted anchors.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { startModels } from '../../config/models';
+import { models, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
 import { getDataset } from '../../datasets/store';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
-import { startBenchmark } from './starters';
+import { startBenchmark, startJudgeCard } from './starters';
 import { runSummaryText } from './benchSummary';
 import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
+import { env } from '../../config/env';
+import { installedModels, installModel } from '../../activities/llm/local/install';
+import { judgeCardStatus } from '../../activities/judge/card';
+import { judgeCardLines } from '../../domain/judge/cardSummary';
+import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
+import { DEFAULT_LOCAL_JUDGE, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
@@ -60,15 +66,64 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
   }
 }
 
+/**
+ * With nothing configured, the default local judge is installed while the dataset builds (it is a download
+ * and a hash check: it does not compete for the cores the build uses). Resolves to a line for the log.
+ */
+function installDefaultJudge(fallback: boolean): Promise<string | null> {
+  if (!fallback || env().PAU_JUDGE_MODEL || installedModels().includes(DEFAULT_LOCAL_JUDGE)) return Promise.resolve(null);
+  return installModel(DEFAULT_LOCAL_JUDGE).then(
+    (r) => `judge model ${LOCAL_PREFIX}${DEFAULT_LOCAL_JUDGE}: ${r.outcome} (${r.seconds.toFixed(0)} s, beside the dataset build)`,
+    (err: unknown) =>
+      `judge model ${LOCAL_PREFIX}${DEFAULT_LOCAL_JUDGE}: install FAILED (${(err as Error).message}); the run is judged by what is installed, if anything`,
+  );
+}
+
+/** The judge card of the run's judge, printed before the benchmark: what its scores will be worth. */
+async function printJudgeCard(client: Client, judgeModel: string, log: (s: string) => void): Promise<void> {
+  const h = connect(undefined, 1);
+  try {
+    let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
+    if (status.status === 'missing' && models().get(judgeModel).provider === 'mock') {
+      // The scripted judge answers at once: its card costs seconds, so it is computed now.
+      log(`judge card of ${judgeModel}: computing it (${DEFAULT_THRESHOLDS.minMethods} validation methods)`);
+      const handle = await startJudgeCard(client, {
+        judgeModel,
+        coderModel: judgeModel,
+        dataset: START_DATASET,
+        split: 'validation',
+        methods: DEFAULT_THRESHOLDS.minMethods,
+      });
+      await handle.result();
+      status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
+    }
+    if (status.status === 'missing') {
+      log(`judge card of ${judgeModel}: not computed on this machine yet, so this run's scores are not shown as measurements (judge-free measures are).`);
+      log(`  compute it (once; ${CARD_TIME_HINT}): ${status.command}`);
+      log(`  then \`npm run pau -- report <runId>\` shows the scores beside the card`);
+      return;
+    }
+    for (const line of judgeCardLines(status.card)) log(line);
+  } finally {
+    await h.close();
+  }
+}
+
+/** How long a card takes, measured here (docs/judging.md): the scripted judge seconds, a local model far longer. */
+const CARD_TIME_HINT = 'seconds for the scripted judge; for a local model on 2 CPU cores, about 3 minutes per method, an hour for 20';
+
 export async function runMainJob(client: Client, log: (s: string) => void = console.log): Promise<number> {
+  const { names, scripted, fallback } = startModels();
+  const judgeInstall = installDefaultJudge(fallback);
   log('== dataset');
   if (!(await ensureDataset(client, log))) {
     log('benchmark skipped: no dataset (see the dataset build above; `npm run pau -- dataset build` retries it)');
     return 1;
   }
   await runStartCalibration(client, log, START_DATASET, START_SAMPLE_METHODS);
+  const installed = await judgeInstall;
+  if (installed) log(installed);
   log('== benchmark');
-  const { names, scripted, fallback } = startModels();
   if (scripted) {
     log(
       `The configured models are the SCRIPTED MOCK models ${names.join(' and ')}: not language models (the oracle replays the gold description after probing, random makes random calls).`,
@@ -84,6 +139,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
   }
   const judge = chooseJudge(names);
   log(judge.note);
+  if (judge.judgeModel) await printJudgeCard(client, judge.judgeModel, log);
   const limit = fallback ? START_LOCAL_METHODS : START_SAMPLE_METHODS;
   const config: BenchmarkConfig = {
     dataset: START_DATASET,
