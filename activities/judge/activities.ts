@@ -27,6 +27,7 @@ import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, t
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
+import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
@@ -197,15 +198,18 @@ export function createJudgeActivities(db: () => Db) {
      */
     async writeCodeFromGold(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GoldCode> {
       const { m } = await loadEpisode(db(), input.episodeId);
-      if (!m.goldDescription?.trim()) return { code: null, noGold: true, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+      // CruxEval has no gold: its accepted reference description (pau dataset describe) stands in for it.
+      const ref = m.goldDescription?.trim() ? null : (await acceptedReferenceDescriptions(db(), [m.id])).get(m.id);
+      const gold = m.goldDescription?.trim() ? m.goldDescription : ref?.description;
+      if (!gold?.trim()) return { code: null, noGold: true, tokensIn: 0, tokensOut: 0, costUsd: 0 };
       const entry = entryPointOf(m);
       return writeCode(db, {
         model: input.coderModel,
         methodId: m.id,
-        callKey: `gold-code/${m.id}/${input.coderModel}`,
+        callKey: ref ? `gold-code/${m.id}/${input.coderModel}/reference` : `gold-code/${m.id}/${input.coderModel}`,
         signature: m.signature ?? `def ${entry}(...)`,
         entryPoint: entry,
-        description: m.goldDescription,
+        description: gold,
         params: input.params,
       });
     },

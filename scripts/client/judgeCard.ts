@@ -1,7 +1,10 @@
-// Reading judge cards from the client side: the progress of a card being computed.
+// Judge cards from the client side: the progress of a card being computed, and the gate before judging.
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { judgeCards } from '../../db/schema/index';
+import { judgeCardStatus } from '../../activities/judge/card';
+import { judgeCardLines } from '../../domain/judge/cardSummary';
+import { UsageError } from '../lib/args';
 
 /** Methods recorded so far by the card computed by this workflow; null before its row exists. */
 export async function judgeCardProgress(db: Db, workflowId: string): Promise<number | null> {
@@ -12,4 +15,28 @@ export async function judgeCardProgress(db: Db, workflowId: string): Promise<num
     .orderBy(desc(judgeCards.updatedAt))
     .limit(1);
   return r ? r.n : null;
+}
+
+/**
+ * The gate before a run is judged: a judge whose card failed is refused (a UsageError, exit 2) unless
+ * the user forces it (a code writer that failed only loses the code-match column); a judge without a card runs, with a note that its scores will be
+ * withheld until `calibrate judge` has measured it. Returns the lines to print.
+ */
+export async function checkJudgeCard(db: Db, q: { judgeModel: string; coderModel?: string; dataset: string; allowUnqualified: boolean }): Promise<string[]> {
+  const coderModel = q.coderModel ?? q.judgeModel;
+  const status = await judgeCardStatus(db, { judgeModel: q.judgeModel, coderModel, dataset: q.dataset, forced: q.allowUnqualified });
+  if (status.status === 'missing') {
+    return [
+      `judge card of ${q.judgeModel}${coderModel !== q.judgeModel ? ` (coder ${coderModel})` : ''}: none yet; the report withholds scores until it exists: ${status.command}`,
+    ];
+  }
+  const lines = judgeCardLines(status.card);
+  const coderNote = status.card.coderQualified ? [] : [`the code writer ${coderModel} did not qualify: the report withholds code match`];
+  if (status.status === 'qualified') return [...lines, ...coderNote];
+  if (!q.allowUnqualified) {
+    throw new UsageError(
+      `the judge ${q.judgeModel} did not qualify on its judge card:\n${lines.join('\n')}\npass --allow-unqualified-judge to run anyway (the report then marks its scores)`,
+    );
+  }
+  return [...lines, ...coderNote, 'running with an unqualified judge (--allow-unqualified-judge): the report marks its scores'];
 }
