@@ -10,8 +10,13 @@ import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/sea
 import { checkpointModelName } from './checkpointIds';
 import type { TrainerJobInput } from './trainerProtocol';
 
-/** aac: critic step rewards only; outcome: the judged final reward only (plain GRPO, the ablation); mix: both. */
+/**
+ * mix (the default): critic step rewards + the judged outcome on every message; aac: the critic's step rewards
+ * only on the exploration steps; outcome: the judged final reward only (plain GRPO). In every mode the final
+ * message (the description) carries the outcome advantage (docs/training.md, "Advantages").
+ */
 export const GRPO_REWARDS = ['aac', 'outcome', 'mix'] as const;
+export const DEFAULT_GRPO_REWARD: GrpoReward = 'mix';
 export type GrpoReward = (typeof GRPO_REWARDS)[number];
 
 export interface GrpoConfig {
@@ -190,11 +195,16 @@ export function shouldEvaluate(config: GrpoConfig, epoch: number): boolean {
   return (epoch + 1) % config.evalEvery === 0 || epoch + 1 === config.epochs;
 }
 
-/** The trainer's advantage settings for a reward choice (docs/training.md, "Advantages"). */
-export function advantageOf(reward: GrpoReward): { mode: 'outcome' | 'aac'; step_weight?: number; outcome_weight?: number } {
+/**
+ * The trainer's advantage settings for a reward choice (docs/training.md, "Advantages"): the step term is the
+ * mean of the group-normalised critic rewards over the rated steps to go, and the final message always gets
+ * the outcome advantage (the trainer's defaults, written out so the checkpoint's recorded spec says them).
+ */
+export function advantageOf(reward: GrpoReward): NonNullable<Extract<TrainerJobInput, { command: 'grpo-update' }>['spec']['advantage']> {
   if (reward === 'outcome') return { mode: 'outcome' };
-  if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0 };
-  return { mode: 'aac', step_weight: 1, outcome_weight: 1 };
+  const step = { step_aggregate: 'mean' as const, final_outcome: true };
+  if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0, ...step };
+  return { mode: 'aac', step_weight: 1, outcome_weight: 1, ...step };
 }
 
 /** Epoch e's grpo-update spec (paths are the gpu host's; initAdapter: the previous checkpoint's directory). */

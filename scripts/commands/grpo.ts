@@ -10,7 +10,7 @@ import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
 import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
-import { GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
+import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
 import { renderGrpoReport } from '../../domain/training/grpoReport';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
@@ -40,7 +40,7 @@ const trainOptions = defineOptions({
   'mini-batch-size': int(1).optional(),
   'max-length': int(16).optional(),
   threads: int(1).optional(),
-  reward: z.enum(GRPO_REWARDS).default('aac'),
+  reward: z.enum(GRPO_REWARDS).default(DEFAULT_GRPO_REWARD),
   'code-match-weight': z.coerce.number().min(0).default(1),
   'eval-every': int(0).default(1),
   'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),

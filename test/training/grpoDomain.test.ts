@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
 import { scriptedCriticReply, scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { callsBefore, explorationSteps, isRated, rolloutLine } from '../../domain/training/grpoRollouts';
-import { advantageOf, type GrpoConfig, rolloutEpisodeInput, rolloutSeed, sampleStratified, shouldEvaluate } from '../../domain/training/grpo';
+import {
+  advantageOf,
+  DEFAULT_GRPO_REWARD,
+  type GrpoConfig,
+  rolloutEpisodeInput,
+  rolloutSeed,
+  sampleStratified,
+  shouldEvaluate,
+} from '../../domain/training/grpo';
 import { bestAndWorstGroups, lineChartSvg } from '../../domain/training/grpoReport';
 
 const ran = (idx: number, args: string, text: string, ok = true) => ({
@@ -116,8 +124,9 @@ describe('run configuration', () => {
 
   it('reward choices map to the trainer advantage modes; evaluation every K epochs and after the last', () => {
     expect(advantageOf('outcome')).toEqual({ mode: 'outcome' });
-    expect(advantageOf('aac')).toEqual({ mode: 'aac', step_weight: 1, outcome_weight: 0 });
-    expect(advantageOf('mix')).toEqual({ mode: 'aac', step_weight: 1, outcome_weight: 1 });
+    expect(advantageOf('aac')).toEqual({ mode: 'aac', step_weight: 1, outcome_weight: 0, step_aggregate: 'mean', final_outcome: true });
+    expect(advantageOf('mix')).toEqual({ mode: 'aac', step_weight: 1, outcome_weight: 1, step_aggregate: 'mean', final_outcome: true });
+    expect(DEFAULT_GRPO_REWARD).toBe('mix');
     expect([0, 1, 2].map((e) => shouldEvaluate(config, e))).toEqual([false, true, true]);
   });
 

@@ -105,7 +105,8 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             adv = group_outcome_advantages(outcome, groups, a.norm_by_std, a.epsilon)
             per_message = [[v] * len(p) for v, (_, _, _, p, _) in zip(adv, encoded)]
         else:
-            per_message = list(aac_advantages(steps, outcome, groups, a.step_weight, a.outcome_weight, a.norm_by_std, a.epsilon))
+            per_message = list(aac_advantages(steps, outcome, groups, a.step_weight, a.outcome_weight, a.norm_by_std, a.epsilon,
+                                              a.step_aggregate, a.final_outcome))
         sizes: dict[str, int] = {}
         for g in groups:
             sizes[g] = sizes.get(g, 0) + 1
