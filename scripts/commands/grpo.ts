@@ -12,6 +12,7 @@ import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/tra
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
 import { renderGrpoReport } from '../../domain/training/grpoReport';
+import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { requireJudge } from '../client/judgeChoice';
@@ -51,6 +52,7 @@ const trainOptions = defineOptions({
   seed: int(0).default(0),
   'run-id': z.string().regex(NAME_PATTERN).optional(),
   detach: z.boolean().optional(),
+  'allow-test-split': z.boolean().optional(),
 });
 
 const reportOptions = defineOptions({
@@ -81,6 +83,8 @@ async function watch(db: Db, handle: WorkflowHandle, runId: string): Promise<Grp
 async function train(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const refusal = testSplitRefusal('grpo train (rollouts to train on)', v.split, v['allow-test-split']);
+  if (refusal) throw new UsageError(refusal);
   const critic = v.critic ?? v.base;
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const runId = v['run-id'] ?? newRunId('grpo');
