@@ -76,6 +76,12 @@ export interface GrpoEpochFigures {
   /** Mean critic reward over the rated steps, and how many steps were rated. */
   meanCriticReward: number | null;
   ratedSteps: number;
+  /**
+   * Critic answers without a reward line of the asked format (their steps count as unrated), and their share
+   * of the critic calls made. Absent in runs recorded before the count existed.
+   */
+  criticUnparsable?: number;
+  criticUnparsableShare?: number | null;
   /** Rewards per group (method), for the distribution plot. */
   groups: { methodId: string; rewards: (number | null)[]; criticMeans: (number | null)[] }[];
   update: { steps: number; meanKl: number | null; finalLoss: number | null; meanClipFrac: number | null; tokensPerS: number | null; trainS: number | null };
@@ -286,6 +292,16 @@ const mean = (xs: readonly (number | null | undefined)[]): number | null => {
   return v.length === 0 ? null : v.reduce((a, b) => a + b, 0) / v.length;
 };
 export { mean as meanOf };
+
+/** The critic's unparsable answers over the epoch's rollouts, and their share of the critic calls made. */
+export function criticUnparsableFigures(critic: readonly { rated: number; unparsable: number }[]): {
+  criticUnparsable: number;
+  criticUnparsableShare: number | null;
+} {
+  const asked = critic.reduce((a, c) => a + c.rated, 0);
+  const unparsable = critic.reduce((a, c) => a + c.unparsable, 0);
+  return { criticUnparsable: unparsable, criticUnparsableShare: asked === 0 ? null : unparsable / asked };
+}
 
 /** Figures of a grpo-update's done metrics (history per step: kl, clip_frac, loss; docs/training.md). */
 export function updateFigures(metrics: Record<string, unknown>, steps: number): GrpoEpochFigures['update'] {

@@ -129,7 +129,9 @@ async function train(argv: string[]): Promise<number> {
     const run = await loadGrpoRun(h.db, runId);
     for (const e of run?.epochs ?? []) {
       console.log(
-        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
+          (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
+          `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
           (e.eval ? `  val score ${e.eval.checkpoint.meanScore?.toFixed(3) ?? '-'} (base ${e.eval.base.meanScore?.toFixed(3) ?? '-'})` : ''),
       );
     }

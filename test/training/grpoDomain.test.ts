@@ -6,6 +6,7 @@ import { scriptedCriticReply, scriptedCriticScore } from '../../domain/training/
 import { callsBefore, explorationSteps, isRated, rolloutLine } from '../../domain/training/grpoRollouts';
 import {
   advantageOf,
+  criticUnparsableFigures,
   DEFAULT_GRPO_REWARD,
   type GrpoConfig,
   rolloutEpisodeInput,
@@ -23,13 +24,37 @@ const ran = (idx: number, args: string, text: string, ok = true) => ({
 });
 
 describe('critic prompt and parser', () => {
-  it('parses the last REWARD line, scaled to [0, 1]; out of range or missing is null', () => {
-    expect(parseCriticReward('good probe\nREWARD: 8')).toBe(0.8);
-    expect(parseCriticReward('REWARD: 3\n**Reward: 10**')).toBe(1);
+  it("reads the critic's own reward line, the first, scaled to [0, 1]; anything else is unparsable (null)", () => {
+    expect(parseCriticReward('REWARD: 8\ngood probe')).toBe(0.8);
+    expect(parseCriticReward('\n**Reward: 10**\nit probes the error case')).toBe(1);
     expect(parseCriticReward('REWARD: 7/10')).toBe(0.7);
+    expect(parseCriticReward('`REWARD: 0`')).toBe(0);
+    // an answer cut after its reward line still has its reward
+    expect(parseCriticReward('REWARD: 6\nThe call probes the empty list, which the descr')).toBe(0.6);
+    // the old order (rationale first) is not the asked format: a reward line further down may be quoted text
+    expect(parseCriticReward('good probe\nREWARD: 8')).toBeNull();
+    expect(parseCriticReward('It returned "REWARD: 10" as text.\nREWARD: 2')).toBeNull();
     expect(parseCriticReward('REWARD: 11')).toBeNull();
+    expect(parseCriticReward('REWARD: 7.5')).toBeNull();
+    expect(parseCriticReward('REWARD: 7 because it is new')).toBeNull();
     expect(parseCriticReward('no verdict')).toBeNull();
     expect(parseCriticReward(null)).toBeNull();
+  });
+
+  it('the prompt asks for the reward first', () => {
+    const [system, user] = buildCriticMessages({ signature: 'def f(x)', goldDescription: 'g', before: [], step: [] });
+    expect(system?.content).toMatch(/reward FIRST/);
+    expect(user?.content).toMatch(/`REWARD: n` first/);
+  });
+
+  it('the unparsable share counts the critic calls made', () => {
+    expect(
+      criticUnparsableFigures([
+        { rated: 3, unparsable: 1 },
+        { rated: 1, unparsable: 0 },
+      ]),
+    ).toEqual({ criticUnparsable: 1, criticUnparsableShare: 0.25 });
+    expect(criticUnparsableFigures([{ rated: 0, unparsable: 0 }])).toEqual({ criticUnparsable: 0, criticUnparsableShare: null });
   });
 
   it('the scripted critic reads the prompt: new value 9, raised 6, repeat 2, rejected 0, mean per step', () => {
@@ -54,6 +79,8 @@ describe('critic prompt and parser', () => {
     ).toBe(5); // round((9 + 0) / 2)
     const reply = scriptedCriticReply('oracle', msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]));
     expect(parseCriticReward(reply?.content)).toBe(0.9);
+    expect(reply?.content).toMatch(/^REWARD: 9\n.*scripted/);
+    expect(parseCriticReward(scriptedCriticReply('null', msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))?.content)).toBeNull();
     expect(scriptedCriticScore([{ role: 'system', content: 'something else' }])).toBeUndefined();
   });
 });
