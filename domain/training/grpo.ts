@@ -19,6 +19,16 @@ export const GRPO_REWARDS = ['aac', 'outcome', 'mix'] as const;
 export const DEFAULT_GRPO_REWARD: GrpoReward = 'mix';
 export type GrpoReward = (typeof GRPO_REWARDS)[number];
 
+/** llama.cpp's truncation samplers, as request body params (llama.cpp reads them beside the OpenAI ones). */
+export interface RolloutSampling {
+  top_k: number;
+  top_p: number;
+  min_p: number;
+}
+
+/** Rollouts sample from the full distribution: no top-k, no nucleus, no min-p cut (0 / 1 / 0 disable them). */
+export const ROLLOUT_SAMPLING: RolloutSampling = { top_k: 0, top_p: 1, min_p: 0 };
+
 export interface GrpoConfig {
   /** The policy's base model (a local GGUF model, `local/<name>`). */
   base: string;
@@ -34,6 +44,12 @@ export interface GrpoConfig {
   epochs: number;
   budgets: Partial<EpisodeBudgets>;
   temperature: number;
+  /**
+   * Truncation samplers of the rollout requests, switched off (ROLLOUT_SAMPLING, filled in by the starter):
+   * the ratio and the KL assume tokens drawn from the full distribution at `temperature`, while llama.cpp
+   * defaults to top-k 40, top-p 0.95, min-p 0.05. Absent in runs started before (their requests had none).
+   */
+  sampling?: RolloutSampling;
   /** Cap on generated tokens per policy turn (keeps CPU rollouts short). */
   maxTokens?: number;
   reward: GrpoReward;
@@ -170,7 +186,12 @@ export function rolloutEpisodeInput(runId: string, config: GrpoConfig, epoch: nu
     sample,
     split: config.split,
     budgets: config.budgets,
-    params: { temperature: config.temperature, seed: rolloutSeed(config, epoch, methodId, g), ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
+    params: {
+      temperature: config.temperature,
+      ...(config.sampling ?? {}),
+      seed: rolloutSeed(config, epoch, methodId, g),
+      ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}),
+    },
     judge: { judgeModel: config.judgeModel },
     ...(config.sandbox === 'inline' ? { sandbox: 'inline' as const } : {}),
   };

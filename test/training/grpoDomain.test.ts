@@ -1,6 +1,7 @@
 // The pure parts of AAC-GRPO: the critic's prompt round trip through the scripted critic, its reward parser,
 // exploration steps from stored steps, the trainer's rollout line, seeds and method sampling.
 import { describe, expect, it } from 'vitest';
+import { requestParams } from '../../domain/llm/requestParams';
 import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
 import { scriptedCriticReply, scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { callsBefore, explorationSteps, isRated, rolloutLine } from '../../domain/training/grpoRollouts';
@@ -9,6 +10,7 @@ import {
   criticUnparsableFigures,
   DEFAULT_GRPO_REWARD,
   type GrpoConfig,
+  ROLLOUT_SAMPLING,
   rolloutEpisodeInput,
   rolloutSeed,
   sampleStratified,
@@ -147,6 +149,15 @@ describe('run configuration', () => {
     const seeds = new Set([0, 1].flatMap((e) => [0, 1, 2].map((g) => rolloutSeed(config, e, 'm', g))));
     expect(seeds.size).toBe(6);
     expect(rolloutEpisodeInput('r', config, 1, 'ckpt:c', 'm', 1)).toMatchObject({ sample: 1001, model: 'ckpt:c', judge: { judgeModel: 'mock-oracle' } });
+  });
+
+  it('rollouts sample from the full distribution: the request params carry top_k 0, top_p 1, min_p 0 and the temperature', () => {
+    const input = rolloutEpisodeInput('r', { ...config, sampling: ROLLOUT_SAMPLING, maxTokens: 64 }, 0, 'local/x', 'm', 0);
+    // what chat() sends: the registry entry's defaults, then these (domain/llm/requestParams.ts)
+    const sent = requestParams({ params: { temperature: 0, top_p: 0.9 } }, input.params);
+    expect(sent).toMatchObject({ temperature: 1, top_k: 0, top_p: 1, min_p: 0, max_tokens: 64, seed: rolloutSeed(config, 0, 'm', 0) });
+    // a run started before the field existed keeps the requests it recorded
+    expect(rolloutEpisodeInput('r', config, 0, 'local/x', 'm', 0).params).not.toHaveProperty('top_k');
   });
 
   it('reward choices map to the trainer advantage modes; evaluation every K epochs and after the last', () => {
