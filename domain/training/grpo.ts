@@ -8,6 +8,7 @@ import { fnv1a } from '../common/seededRandom';
 import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
 import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import { checkpointModelName } from './checkpointIds';
+import { sumOf } from './sftTrain';
 import type { TrainerJobInput } from './trainerProtocol';
 
 /**
@@ -100,7 +101,18 @@ export interface GrpoEpochFigures {
   criticUnparsableShare?: number | null;
   /** Rewards per group (method), for the distribution plot. */
   groups: { methodId: string; rewards: (number | null)[]; criticMeans: (number | null)[] }[];
-  update: { steps: number; meanKl: number | null; finalLoss: number | null; meanClipFrac: number | null; tokensPerS: number | null; trainS: number | null };
+  update: {
+    steps: number;
+    meanKl: number | null;
+    finalLoss: number | null;
+    meanClipFrac: number | null;
+    tokensPerS: number | null;
+    trainS: number | null;
+    /** Rollouts longer than max_length, not trained (never cut); the longest's tokens; cut turns masked. */
+    droppedTooLong?: number | null;
+    longestTokens?: number | null;
+    lengthCutMasked?: number | null;
+  };
   /** Wall time of the epoch's phases (ms, workflow clock). */
   timing: { rolloutsMs: number; criticMs: number; updateMs: number; exportMs: number; evalMs: number };
   eval: GrpoEvalFigures | null;
@@ -335,5 +347,8 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
     meanClipFrac: mean(history.map((h) => num(h.clip_frac))),
     tokensPerS: num(metrics.tokens_per_s) ?? mean(history.map((h) => num(h.tokens_per_s))),
     trainS: num(metrics.train_s),
+    droppedTooLong: num(metrics.dropped_too_long),
+    longestTokens: num(metrics.longest_tokens),
+    lengthCutMasked: sumOf(num(metrics.length_cut_eos_masked), num(metrics.length_cut_whole_masked)),
   };
 }

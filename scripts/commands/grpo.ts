@@ -132,6 +132,7 @@ async function train(argv: string[]): Promise<number> {
         `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
           (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
           `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+          (e.update.droppedTooLong != null ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}` : '') +
           (e.eval ? `  val score ${e.eval.checkpoint.meanScore?.toFixed(3) ?? '-'} (base ${e.eval.base.meanScore?.toFixed(3) ?? '-'})` : ''),
       );
     }

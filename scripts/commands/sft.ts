@@ -213,6 +213,11 @@ async function train(argv: string[]): Promise<number> {
     console.log(
       `trained ${result.checkpointModel} on ${t.examples} examples: ${t.steps} steps, loss ${t.firstLoss?.toFixed(4) ?? '-'} -> ${t.finalLoss?.toFixed(4) ?? '-'}, ${t.sPerStep?.toFixed(1) ?? '-'} s/step, ${t.tokensPerS?.toFixed(1) ?? '-'} tok/s`,
     );
+    if (t.droppedTooLong != null) {
+      console.log(
+        `not trained: ${t.droppedTooLong} example(s) longer than max_length (longest ${t.longestTokens} tokens); ${t.lengthCutMasked ?? 0} cut turn(s) without their end-of-turn token`,
+      );
+    }
     if (result.comparison) console.log(`\n${formatSftComparison(result.comparison)}`);
     console.log(`run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s; the model is ${result.checkpointModel}`);
     return 0;

@@ -63,7 +63,7 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       reward: 'mix',
       codeMatchWeight: 1,
       lr: 0.002,
-      maxLength: 512,
+      maxLength: 768,
       seed: 1,
       evalEvery: 1,
       evalSplit: 'validation',

@@ -2,6 +2,7 @@
 // exploration steps from stored steps, the trainer's rollout line, seeds and method sampling.
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
+import { lengthCutMessages } from '../../domain/training/sftData';
 import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
 import { scriptedCriticReply, scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { callsBefore, explorationSteps, isRated, rolloutLine } from '../../domain/training/grpoRollouts';
@@ -119,6 +120,15 @@ describe('rollouts for the trainer', () => {
       rewards: { outcome: 3, steps: [0.9, null] },
     });
     expect(() => rolloutLine('e1', 'm1', { messages }, [0.9], 3)).toThrow(/2 assistant messages but 1 step rewards/);
+  });
+
+  it('turns cut at max_tokens are named on the line (length_cut), from the assistant steps stored finish reasons', () => {
+    const messages = [{ role: 'system' }, { role: 'user' }, { role: 'assistant' }, { role: 'tool' }, { role: 'assistant' }];
+    const cut = lengthCutMessages(messages, ['length', 'stop']);
+    expect(cut).toEqual([2]);
+    expect(lengthCutMessages(messages, ['stop', 'length', 'length'])).toEqual([4]); // a later step past the last message is ignored
+    expect(rolloutLine('e1', 'm1', { messages }, [0.9, null], 3, cut)).toMatchObject({ policy_messages: [2, 4], length_cut: [2] });
+    expect(rolloutLine('e1', 'm1', { messages }, [0.9, null], 3)).not.toHaveProperty('length_cut');
   });
 });
 
