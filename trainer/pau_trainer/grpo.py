@@ -183,10 +183,11 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             id=str(row.get("id", f"rollout-{k + 1}")), group=group, input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
             mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
             policy_tokens=int(mask.sum()), truncated=enc.truncated, full_length=enc.full_length,
-            cut_eos_masked=enc.cut_eos_masked, cut_whole_masked=enc.cut_whole_masked,
+            cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked, cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
         ))
     dropped = sum(r.truncated for r in out)
-    refusal = too_long_refusal(dropped, len(out), spec.max_length, max(r.full_length for r in out), "rollouts", spec.rollouts)
+    refusal = too_long_refusal(dropped, len(out), spec.max_length, max((r.full_length for r in out), default=0), "rollouts",
+                                spec.rollouts)
     if refusal:
         raise refusal
     if not any(r.policy_tokens for r in out):
