@@ -120,8 +120,10 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       expect(s.r!).toBeLessThanOrEqual(0.9);
     }
 
-    // Every critic answer carried its reward line (the scripted critic answers in the asked format).
-    expect(e1).toMatchObject({ criticUnparsable: 0, criticUnparsableShare: 0 });
+    // Every critic answer carried its reward line (the scripted critic answers in the asked format); the share
+    // is null when the rollouts made no call for the critic to rate (SmolLM2 at 48 tokens often writes prose).
+    expect(e1.criticUnparsable).toBe(0);
+    expect(e1.criticUnparsableShare).toBe(e1.ratedSteps > 0 ? 0 : null);
 
     // The rollouts' requests sampled from the full distribution: recorded in the run's config and sent as
     // llama.cpp's top_k / top_p / min_p beside the temperature (the ledger holds what was sent).
