@@ -21,14 +21,19 @@ import {
   type GrpoEpochFigures,
   type GrpoEvalFigures,
   type GrpoEvalModelFigures,
+  criticUnparsableFigures,
   meanOf,
   outcomeReward,
   sampleStratified,
 } from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 
-/** The critic answers briefly and deterministically (temperature 0: cached across runs and retries). */
-const CRITIC_PARAMS = { temperature: 0, max_tokens: 96 };
+/**
+ * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes
+ * first, so the cap only bounds the rationale after it; 256 tokens leave room for the one or two sentences
+ * asked for (the answer's finish reason is in the ledger).
+ */
+export const CRITIC_PARAMS = { temperature: 0, max_tokens: 256 };
 
 export interface CriticResult {
   episodeId: string;
@@ -131,7 +136,19 @@ export function createGrpoActivities(db: () => Db) {
       episodeIds: string[];
       critic: CriticResult[];
     }): Promise<
-      Pick<GrpoEpochFigures, 'rollouts' | 'failedRollouts' | 'meanReward' | 'meanScore' | 'meanCodeMatch' | 'meanCriticReward' | 'ratedSteps' | 'groups'>
+      Pick<
+        GrpoEpochFigures,
+        | 'rollouts'
+        | 'failedRollouts'
+        | 'meanReward'
+        | 'meanScore'
+        | 'meanCodeMatch'
+        | 'meanCriticReward'
+        | 'ratedSteps'
+        | 'criticUnparsable'
+        | 'criticUnparsableShare'
+        | 'groups'
+      >
     > {
       const want = new Set(input.episodeIds);
       const rows = (await loadEpisodeRows(db(), input.runId, input.config.judgeModel)).filter((r) => want.has(r.episodeId));
@@ -148,6 +165,7 @@ export function createGrpoActivities(db: () => Db) {
         meanCodeMatch: meanOf(rows.map((r) => r.codeMatch)),
         meanCriticReward: meanOf(allSteps),
         ratedSteps: allSteps.filter((x) => x !== null).length,
+        ...criticUnparsableFigures(input.critic),
         groups: [...byMethod].map(([methodId, rs]) => ({
           methodId,
           rewards: rs.sort((a, b) => a.sample - b.sample).map(reward),

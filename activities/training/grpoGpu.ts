@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
 import { loadEpisodeRows } from '../report/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
-import { openAiLine, sftConversation } from '../../domain/training/sftData';
+import { lengthCutMessages, openAiLine, sftConversation } from '../../domain/training/sftData';
 import { outcomeReward } from '../../domain/training/grpo';
 import { rolloutLine } from '../../domain/training/grpoRollouts';
 import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
@@ -32,6 +32,8 @@ export interface PrepareGrpoResult {
   /** Policy messages (assistant turns) over all rollouts, and those the critic rated. */
   policyMessages: number;
   ratedMessages: number;
+  /** Policy messages cut at max_tokens (finish reason length): their end-of-turn token is not trained. */
+  lengthCutMessages?: number;
 }
 
 export function createGrpoGpuActivities(db: () => Db) {
@@ -47,6 +49,7 @@ export function createGrpoGpuActivities(db: () => Db) {
       const lines: string[] = [];
       let policyMessages = 0;
       let ratedMessages = 0;
+      let lengthCut = 0;
       for (const r of rows) {
         const outcome = r.status === 'completed' ? outcomeReward(r.score, r.codeMatch, input.codeMatchWeight) : null;
         if (r.status !== 'completed' || outcome === null) {
@@ -63,14 +66,19 @@ export function createGrpoGpuActivities(db: () => Db) {
         const rewards = assistants.map((s) => s.criticReward);
         policyMessages += rewards.length;
         ratedMessages += rewards.filter((x) => x !== null).length;
-        lines.push(JSON.stringify(rolloutLine(r.episodeId, r.methodId, line, rewards, outcome)));
+        const cut = lengthCutMessages(
+          line.messages,
+          assistants.map((s) => (s.agentMessage as { finishReason?: string } | null)?.finishReason),
+        );
+        lengthCut += cut.length;
+        lines.push(JSON.stringify(rolloutLine(r.episodeId, r.methodId, line, rewards, outcome, cut)));
       }
       if (lines.length === 0) {
         throw ApplicationFailure.nonRetryable(`no usable rollout among ${input.episodeIds.length} (${JSON.stringify(skipped)})`, TRAINER_FAILURE.invalidData);
       }
       const rolloutsFile = `${trainerJobDir(input.jobId)}.rollouts.jsonl`;
       writeIfChanged(rolloutsFile, `${lines.join('\n')}\n`);
-      return { rolloutsFile, baseFile, rollouts: lines.length, skipped, policyMessages, ratedMessages };
+      return { rolloutsFile, baseFile, rollouts: lines.length, skipped, policyMessages, ratedMessages, lengthCutMessages: lengthCut };
     },
   };
 }

@@ -5,13 +5,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
-import { llmCalls, sftDatasets, sftExamples } from '../../db/schema/index';
+import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index';
 import { loadEpisodeRows } from '../report/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import {
   emptySummary,
   hfLine,
+  lengthCutMessages,
   openAiLine,
   type SftBuildConfig,
   type SftBuildSummary,
@@ -123,10 +124,37 @@ export async function loadSftExamples(db: Db, name: string): Promise<StoredSftEx
   }));
 }
 
-/** The data set as JSONL text in one of the export formats (openai is also the trainer's input). */
+/** The data set as JSONL text in one of the export formats. */
 export function sftJsonl(examples: readonly StoredSftExample[], format: SftExportFormat): string {
   const line = format === 'openai' ? openAiLine : hfLine;
   return examples.map((e) => `${JSON.stringify(line(e.messages, e.tools))}\n`).join('');
+}
+
+/**
+ * The trainer's input: the openai lines plus `length_cut` (the assistant messages whose turn stopped at
+ * max_tokens, from each episode's stored finish reasons) where there is one. Not part of the export format.
+ */
+export async function sftTrainerJsonl(db: Db, examples: readonly StoredSftExample[]): Promise<{ text: string; lengthCutMessages: number }> {
+  const ids = examples.map((e) => e.episodeId);
+  const rows =
+    ids.length === 0
+      ? []
+      : await db
+          .select({ ep: steps.episodeId, m: steps.agentMessage })
+          .from(steps)
+          .where(and(inArray(steps.episodeId, ids), eq(steps.kind, 'assistant')))
+          .orderBy(asc(steps.episodeId), asc(steps.idx));
+  const reasons = new Map<string, (string | undefined)[]>();
+  for (const r of rows) reasons.set(r.ep, [...(reasons.get(r.ep) ?? []), (r.m as { finishReason?: string } | null)?.finishReason]);
+  let cutCount = 0;
+  const text = examples
+    .map((e) => {
+      const cut = lengthCutMessages(e.messages, reasons.get(e.episodeId) ?? []);
+      cutCount += cut.length;
+      return `${JSON.stringify({ ...openAiLine(e.messages, e.tools), ...(cut.length > 0 ? { length_cut: cut } : {}) })}\n`;
+    })
+    .join('');
+  return { text, lengthCutMessages: cutCount };
 }
 
 export function createSftDataActivities(db: () => Db) {

@@ -7,7 +7,7 @@ import { ModelConfigError, type ModelSpec, models } from '../../config/models';
 import { modelsDir, parseEnv } from '../../config/env';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { loadSftDataset, loadSftExamples, sftJsonl } from './sftData';
+import { loadSftDataset, loadSftExamples, sftTrainerJsonl } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
 
 /**
@@ -48,7 +48,11 @@ export function createSftGpuActivities(db: () => Db) {
      * trainer's spec fingerprint, which includes the data's sha256, still matches and it resumes) and
      * resolves the base model's file.
      */
-    async prepareSftData(input: { jobId: string; data: string; base: string }): Promise<{ dataFile: string; baseFile: string; examples: number }> {
+    async prepareSftData(input: {
+      jobId: string;
+      data: string;
+      base: string;
+    }): Promise<{ dataFile: string; baseFile: string; examples: number; lengthCutMessages: number }> {
       const baseFile = baseModelFile(input.base);
       const d = db();
       if (!(await loadSftDataset(d, input.data))) {
@@ -57,8 +61,9 @@ export function createSftGpuActivities(db: () => Db) {
       const examples = await loadSftExamples(d, input.data);
       if (examples.length === 0) throw ApplicationFailure.nonRetryable(`SFT data set ${input.data} has no examples`, FAILURE_TYPES.sftDatasetEmpty);
       const dataFile = `${trainerJobDir(input.jobId)}.data.jsonl`;
-      writeIfChanged(dataFile, sftJsonl(examples, 'openai'));
-      return { dataFile, baseFile, examples: examples.length };
+      const data = await sftTrainerJsonl(d, examples);
+      writeIfChanged(dataFile, data.text);
+      return { dataFile, baseFile, examples: examples.length, lengthCutMessages: data.lengthCutMessages };
     },
   };
 }

@@ -1,7 +1,10 @@
 // The AAC-GRPO critic: a frozen model on the policy's backbone that is shown what the policy cannot see (the
 // gold description) and rates one exploration step of a rollout: the trajectory so far, the new call(s) and
-// what they returned. Its prompt and the parser of its answer (the last `REWARD: n` line wins). Pure code.
-import { block, type ChatMessage, lastLabelledNumber } from '../judge/judgePrompt';
+// what they returned. Its prompt and the parser of its answer: the reward comes first, on the answer's first
+// line (`REWARD: n`), then the rationale, so an answer cut at max_tokens still carries its reward and a
+// `REWARD:` quoted later in the rationale (or echoed from a call's text) is never read as the critic's own.
+// Pure code.
+import { block, type ChatMessage } from '../judge/judgePrompt';
 
 export interface CriticCall {
   /** How the call was written (`f(1, 2)` or the raw text of an invalid one). */
@@ -31,9 +34,9 @@ export const CRITIC_SYSTEM = [
   '- middle (4-7): a useful but partly redundant or unfocused probe;',
   '- low (0-3): a repeat of an earlier call, an invalid or rejected call, or a probe of nothing that matters.',
   '',
-  'Answer with one or two sentences of rationale, then a final line of exactly the form',
+  'Answer with the reward FIRST, on a line of exactly the form',
   'REWARD: n',
-  'where n is an integer from 0 to 10.',
+  'where n is an integer from 0 to 10, and then, on the following lines, one or two sentences of rationale.',
 ].join('\n');
 
 function callLines(calls: readonly CriticCall[]): string {
@@ -54,7 +57,7 @@ export function buildCriticMessages(input: CriticInput): ChatMessage[] {
     'The new step to rate:',
     block('new_step', callLines(input.step)),
     '',
-    'Give your rationale, then the final line `REWARD: n`.',
+    'Answer with the line `REWARD: n` first, then your rationale.',
   ].join('\n');
   return [
     { role: 'system', content: CRITIC_SYSTEM },
@@ -62,8 +65,21 @@ export function buildCriticMessages(input: CriticInput): ChatMessage[] {
   ];
 }
 
-/** The critic's reward scaled to [0, 1] (n / 10), from its last `REWARD: n` line with 0 <= n <= 10; null when none. */
+/** The critic's own reward line: `REWARD: n` (optionally in bold or backticks, `n/10` allowed), alone on a line. */
+const REWARD_LINE = /^\**\s*reward\s*\**\s*[:=]\s*\**\s*([0-9]+(?:\.[0-9]+)?)\s*(?:\/\s*10)?\s*\**\s*\.?$/i;
+
+/**
+ * The critic's reward scaled to [0, 1] (n / 10), from the first non-empty line of its answer, which must be
+ * `REWARD: n` with an integer 0 <= n <= 10. Null otherwise (the answer is counted as unparsable): a reward
+ * line further down is not the critic's answer to the format asked for, and may be quoted text.
+ */
 export function parseCriticReward(text: string | null | undefined): number | null {
-  const n = lastLabelledNumber(text, 'reward', 10);
-  return n !== null && Number.isFinite(n) && n >= 0 && n <= 10 ? n / 10 : null;
+  const first = (text ?? '')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/[`_]/g, '').trim())
+    .find((l) => l.length > 0);
+  const m = first ? REWARD_LINE.exec(first) : null;
+  if (!m) return null;
+  const n = Number(m[1]);
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n / 10 : null;
 }

@@ -8,11 +8,27 @@ import { fnv1a } from '../common/seededRandom';
 import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
 import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import { checkpointModelName } from './checkpointIds';
+import { sumOf } from './sftTrain';
 import type { TrainerJobInput } from './trainerProtocol';
 
-/** aac: critic step rewards only; outcome: the judged final reward only (plain GRPO, the ablation); mix: both. */
+/**
+ * mix (the default): critic step rewards + the judged outcome on every message; aac: the critic's step rewards
+ * only on the exploration steps; outcome: the judged final reward only (plain GRPO). In every mode the final
+ * message (the description) carries the outcome advantage (docs/training.md, "Advantages").
+ */
 export const GRPO_REWARDS = ['aac', 'outcome', 'mix'] as const;
+export const DEFAULT_GRPO_REWARD: GrpoReward = 'mix';
 export type GrpoReward = (typeof GRPO_REWARDS)[number];
+
+/** llama.cpp's truncation samplers, as request body params (llama.cpp reads them beside the OpenAI ones). */
+export interface RolloutSampling {
+  top_k: number;
+  top_p: number;
+  min_p: number;
+}
+
+/** Rollouts sample from the full distribution: no top-k, no nucleus, no min-p cut (0 / 1 / 0 disable them). */
+export const ROLLOUT_SAMPLING: RolloutSampling = { top_k: 0, top_p: 1, min_p: 0 };
 
 export interface GrpoConfig {
   /** The policy's base model (a local GGUF model, `local/<name>`). */
@@ -29,6 +45,12 @@ export interface GrpoConfig {
   epochs: number;
   budgets: Partial<EpisodeBudgets>;
   temperature: number;
+  /**
+   * Truncation samplers of the rollout requests, switched off (ROLLOUT_SAMPLING, filled in by the starter):
+   * the ratio and the KL assume tokens drawn from the full distribution at `temperature`, while llama.cpp
+   * defaults to top-k 40, top-p 0.95, min-p 0.05. Absent in runs started before (their requests had none).
+   */
+  sampling?: RolloutSampling;
   /** Cap on generated tokens per policy turn (keeps CPU rollouts short). */
   maxTokens?: number;
   reward: GrpoReward;
@@ -71,9 +93,26 @@ export interface GrpoEpochFigures {
   /** Mean critic reward over the rated steps, and how many steps were rated. */
   meanCriticReward: number | null;
   ratedSteps: number;
+  /**
+   * Critic answers without a reward line of the asked format (their steps count as unrated), and their share
+   * of the critic calls made. Absent in runs recorded before the count existed.
+   */
+  criticUnparsable?: number;
+  criticUnparsableShare?: number | null;
   /** Rewards per group (method), for the distribution plot. */
   groups: { methodId: string; rewards: (number | null)[]; criticMeans: (number | null)[] }[];
-  update: { steps: number; meanKl: number | null; finalLoss: number | null; meanClipFrac: number | null; tokensPerS: number | null; trainS: number | null };
+  update: {
+    steps: number;
+    meanKl: number | null;
+    finalLoss: number | null;
+    meanClipFrac: number | null;
+    tokensPerS: number | null;
+    trainS: number | null;
+    /** Rollouts longer than max_length, not trained (never cut); the longest's tokens; cut turns masked. */
+    droppedTooLong?: number | null;
+    longestTokens?: number | null;
+    lengthCutMasked?: number | null;
+  };
   /** Wall time of the epoch's phases (ms, workflow clock). */
   timing: { rolloutsMs: number; criticMs: number; updateMs: number; exportMs: number; evalMs: number };
   eval: GrpoEvalFigures | null;
@@ -159,7 +198,12 @@ export function rolloutEpisodeInput(runId: string, config: GrpoConfig, epoch: nu
     sample,
     split: config.split,
     budgets: config.budgets,
-    params: { temperature: config.temperature, seed: rolloutSeed(config, epoch, methodId, g), ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
+    params: {
+      temperature: config.temperature,
+      ...(config.sampling ?? {}),
+      seed: rolloutSeed(config, epoch, methodId, g),
+      ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}),
+    },
     judge: { judgeModel: config.judgeModel },
     ...(config.sandbox === 'inline' ? { sandbox: 'inline' as const } : {}),
   };
@@ -190,11 +234,16 @@ export function shouldEvaluate(config: GrpoConfig, epoch: number): boolean {
   return (epoch + 1) % config.evalEvery === 0 || epoch + 1 === config.epochs;
 }
 
-/** The trainer's advantage settings for a reward choice (docs/training.md, "Advantages"). */
-export function advantageOf(reward: GrpoReward): { mode: 'outcome' | 'aac'; step_weight?: number; outcome_weight?: number } {
+/**
+ * The trainer's advantage settings for a reward choice (docs/training.md, "Advantages"): the step term is the
+ * mean of the group-normalised critic rewards over the rated steps to go, and the final message always gets
+ * the outcome advantage (the trainer's defaults, written out so the checkpoint's recorded spec says them).
+ */
+export function advantageOf(reward: GrpoReward): NonNullable<Extract<TrainerJobInput, { command: 'grpo-update' }>['spec']['advantage']> {
   if (reward === 'outcome') return { mode: 'outcome' };
-  if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0 };
-  return { mode: 'aac', step_weight: 1, outcome_weight: 1 };
+  const step = { step_aggregate: 'mean' as const, final_outcome: true };
+  if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0, ...step };
+  return { mode: 'aac', step_weight: 1, outcome_weight: 1, ...step };
 }
 
 /** Epoch e's grpo-update spec (paths are the gpu host's; initAdapter: the previous checkpoint's directory). */
@@ -277,6 +326,16 @@ const mean = (xs: readonly (number | null | undefined)[]): number | null => {
 };
 export { mean as meanOf };
 
+/** The critic's unparsable answers over the epoch's rollouts, and their share of the critic calls made. */
+export function criticUnparsableFigures(critic: readonly { rated: number; unparsable: number }[]): {
+  criticUnparsable: number;
+  criticUnparsableShare: number | null;
+} {
+  const asked = critic.reduce((a, c) => a + c.rated, 0);
+  const unparsable = critic.reduce((a, c) => a + c.unparsable, 0);
+  return { criticUnparsable: unparsable, criticUnparsableShare: asked === 0 ? null : unparsable / asked };
+}
+
 /** Figures of a grpo-update's done metrics (history per step: kl, clip_frac, loss; docs/training.md). */
 export function updateFigures(metrics: Record<string, unknown>, steps: number): GrpoEpochFigures['update'] {
   const history = Array.isArray(metrics.history) ? (metrics.history as Record<string, unknown>[]) : [];
@@ -288,5 +347,8 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
     meanClipFrac: mean(history.map((h) => num(h.clip_frac))),
     tokensPerS: num(metrics.tokens_per_s) ?? mean(history.map((h) => num(h.tokens_per_s))),
     trainS: num(metrics.train_s),
+    droppedTooLong: num(metrics.dropped_too_long),
+    longestTokens: num(metrics.longest_tokens),
+    lengthCutMasked: sumOf(num(metrics.length_cut_eos_masked), num(metrics.length_cut_whole_masked)),
   };
 }

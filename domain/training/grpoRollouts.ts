@@ -73,7 +73,8 @@ export function callsBefore(steps: readonly ExplorationStep[], i: number): Criti
 /**
  * One line of the trainer's rollouts JSONL (docs/training.md, "GRPO update"): the conversation as sent
  * (OpenAI chat format, from openAiLine), every assistant message a policy message, and its rewards: the
- * outcome and one critic reward (or null) per assistant message, in order.
+ * outcome and one critic reward (or null) per assistant message, in order; `length_cut`: the assistant
+ * messages cut at max_tokens (their end-of-turn token is not trained).
  */
 export function rolloutLine(
   id: string,
@@ -81,10 +82,18 @@ export function rolloutLine(
   line: { messages: readonly { role: string }[]; tools?: unknown },
   stepRewards: readonly (number | null)[],
   outcome: number,
+  lengthCut: readonly number[] = [],
 ): Record<string, unknown> {
   const policy = line.messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
   if (policy.length !== stepRewards.length) {
     throw new Error(`rollout ${id}: ${policy.length} assistant messages but ${stepRewards.length} step rewards`);
   }
-  return { id, group, ...line, policy_messages: policy, rewards: { outcome, steps: [...stepRewards] } };
+  return {
+    id,
+    group,
+    ...line,
+    policy_messages: policy,
+    rewards: { outcome, steps: [...stepRewards] },
+    ...(lengthCut.length > 0 ? { length_cut: [...lengthCut] } : {}),
+  };
 }

@@ -37,7 +37,10 @@ export function scriptedCriticReply(policy: string, messages: readonly Msg[]): {
   if (!['oracle', 'null', 'random'].includes(policy)) return undefined;
   const score = scriptedCriticScore(messages);
   if (score === undefined) return undefined;
+  // The format the critic is asked for: the reward first, then the rationale (null: an unparsable answer).
   const content =
-    policy === 'null' ? 'I cannot rate this step.' : `Scored by the scripted rule (new value 9, raised 6, repeat 2, rejected 0).\nREWARD: ${score}`;
-  return { kind: 'message', content: `${SCRIPTED_MARK} ${content}`, toolCalls: [] };
+    policy === 'null'
+      ? `${SCRIPTED_MARK} I cannot rate this step.`
+      : `REWARD: ${score}\n${SCRIPTED_MARK} Scored by the scripted rule (new value 9, raised 6, repeat 2, rejected 0).`;
+  return { kind: 'message', content, toolCalls: [] };
 }

@@ -80,6 +80,17 @@ export function sftConversation(messages: readonly ChatCompletionMessageParam[])
   return messages.slice(0, last + 1);
 }
 
+/**
+ * The assistant messages (indices into `messages`) whose turn stopped at max_tokens (finish reason `length`):
+ * the k-th assistant message is the k-th assistant step, whose stored finish reason is finishReasons[k]. The
+ * trainer does not train their end-of-turn token, which the model never sampled (the `length_cut` field of a
+ * trainer line; docs/training.md).
+ */
+export function lengthCutMessages(messages: readonly { role: string }[], finishReasons: readonly (string | null | undefined)[]): number[] {
+  const assistants = messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
+  return assistants.filter((_, k) => finishReasons[k] === 'length');
+}
+
 /** Tool definitions offered over the episode's turns, each name once, in order of first appearance. */
 export function unionTools(perTurn: readonly (readonly ChatCompletionTool[] | undefined)[]): ChatCompletionTool[] {
   const seen = new Map<string, ChatCompletionTool>();

@@ -66,6 +66,11 @@ export interface SftTrainingFigures {
   sPerStep: number | null;
   /** The save the last training attempt resumed from (0 when it ran from the start). */
   resumedFromStep: number;
+  /** Examples dropped because they are longer than max_length (never cut), and the longest one's tokens. */
+  droppedTooLong?: number | null;
+  longestTokens?: number | null;
+  /** Assistant turns cut at max_tokens whose end-of-turn token was left out of training. */
+  lengthCutMasked?: number | null;
 }
 
 export interface SftTrainResult {
@@ -98,6 +103,11 @@ export function sftTrainerSpec(config: SftTrainConfig, dataFile: string, baseFil
   };
 }
 
+/** a + b, null when both are absent (metrics of trainers before the count). */
+export function sumOf(a: number | null, b: number | null): number | null {
+  return a === null && b === null ? null : (a ?? 0) + (b ?? 0);
+}
+
 /** The figures of a done event's metrics (the trainer's names: docs/training.md). */
 export function trainingFigures(metrics: Record<string, unknown>, steps: number, examples: number, resumedFromStep = 0): SftTrainingFigures {
   const num = (k: string) => (typeof metrics[k] === 'number' ? (metrics[k] as number) : null);
@@ -110,5 +120,8 @@ export function trainingFigures(metrics: Record<string, unknown>, steps: number,
     tokensPerS: num('tokens_per_s'),
     sPerStep: num('s_per_step'),
     resumedFromStep,
+    droppedTooLong: num('dropped_too_long'),
+    longestTokens: num('longest_tokens'),
+    lengthCutMasked: sumOf(num('length_cut_eos_masked'), num('length_cut_whole_masked')),
   };
 }

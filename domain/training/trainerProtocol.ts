@@ -133,6 +133,8 @@ export const grpoSpecSchema = z.strictObject({
       outcome_weight: z.number().optional(),
       norm_by_std: z.boolean().optional(),
       epsilon: z.number().positive().optional(),
+      step_aggregate: z.enum(['mean', 'sum']).optional(),
+      final_outcome: z.boolean().optional(),
     })
     .optional(),
 });

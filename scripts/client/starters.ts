@@ -26,7 +26,7 @@ import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../
 import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
 import { sftTrainWorkflow } from '../../workflows/training/sftTrainWorkflow';
 import { grpoWorkflow } from '../../workflows/training/grpoWorkflow';
-import { type GrpoConfig, grpoSearchAttributes, grpoWorkflowId } from '../../domain/training/grpo';
+import { type GrpoConfig, grpoSearchAttributes, grpoWorkflowId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import type { SftBuildConfig } from '../../domain/training/sftData';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
 import { sftBuildSearchAttributes, sftBuildWorkflowId, sftTrainSearchAttributes, sftTrainWorkflowId } from '../../domain/training/checkpointIds';
@@ -202,7 +202,8 @@ export function startSftTrain(client: Client, runId: string, config: SftTrainCon
 
 export function startGrpo(client: Client, runId: string, given: GrpoConfig): Promise<WorkflowHandle<typeof grpoWorkflow>> {
   // Rollouts and validation episodes run their calls where the deployment's benchmark episodes do.
-  const config: GrpoConfig = { ...given, sandbox: given.sandbox ?? env().PAU_SANDBOX_PLACEMENT };
+  // Rollouts sample from the full distribution (recorded in the run's config).
+  const config: GrpoConfig = { ...given, sandbox: given.sandbox ?? env().PAU_SANDBOX_PLACEMENT, sampling: given.sampling ?? ROLLOUT_SAMPLING };
   return client.workflow.start(grpoWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId: grpoWorkflowId(runId),

@@ -10,8 +10,9 @@ import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
 import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
-import { GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
+import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
 import { renderGrpoReport } from '../../domain/training/grpoReport';
+import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { requireJudge } from '../client/judgeChoice';
@@ -40,7 +41,7 @@ const trainOptions = defineOptions({
   'mini-batch-size': int(1).optional(),
   'max-length': int(16).optional(),
   threads: int(1).optional(),
-  reward: z.enum(GRPO_REWARDS).default('aac'),
+  reward: z.enum(GRPO_REWARDS).default(DEFAULT_GRPO_REWARD),
   'code-match-weight': z.coerce.number().min(0).default(1),
   'eval-every': int(0).default(1),
   'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),
@@ -51,6 +52,7 @@ const trainOptions = defineOptions({
   seed: int(0).default(0),
   'run-id': z.string().regex(NAME_PATTERN).optional(),
   detach: z.boolean().optional(),
+  'allow-test-split': z.boolean().optional(),
 });
 
 const reportOptions = defineOptions({
@@ -81,6 +83,8 @@ async function watch(db: Db, handle: WorkflowHandle, runId: string): Promise<Grp
 async function train(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const refusal = testSplitRefusal('grpo train (rollouts to train on)', v.split, v['allow-test-split']);
+  if (refusal) throw new UsageError(refusal);
   const critic = v.critic ?? v.base;
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const runId = v['run-id'] ?? newRunId('grpo');
@@ -125,7 +129,10 @@ async function train(argv: string[]): Promise<number> {
     const run = await loadGrpoRun(h.db, runId);
     for (const e of run?.epochs ?? []) {
       console.log(
-        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
+          (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
+          `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+          (e.update.droppedTooLong != null ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}` : '') +
           (e.eval ? `  val score ${e.eval.checkpoint.meanScore?.toFixed(3) ?? '-'} (base ${e.eval.base.meanScore?.toFixed(3) ?? '-'})` : ''),
       );
     }

@@ -12,6 +12,7 @@ import { sftDataRunId, sftEvalRunId, NAME_PATTERN } from '../../domain/training/
 import { DEFAULT_SFT_THRESHOLDS, formatSftSummary, SFT_EXPORT_FORMATS, type SftBuildConfig, type SftBuildSummary } from '../../domain/training/sftData';
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
 import { formatSftComparison } from '../../domain/training/sftReport';
+import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { requireJudge } from '../client/judgeChoice';
@@ -39,6 +40,7 @@ const buildOptions = defineOptions({
   'max-turns': int(1).optional(),
   window: int(1).optional(),
   detach: z.boolean().optional(),
+  'allow-test-split': z.boolean().optional(),
 });
 
 const exportOptions = defineOptions({
@@ -69,6 +71,7 @@ const trainOptions = defineOptions({
   'max-turns': int(1).optional(),
   'run-id': name.optional(),
   detach: z.boolean().optional(),
+  'allow-test-split': z.boolean().optional(),
 });
 
 export const usage = [
@@ -86,6 +89,8 @@ function budgetsOf(v: { 'max-calls'?: number; 'max-turns'?: number }) {
 async function build(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(argv, buildOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const refusal = testSplitRefusal('sft build (training data)', v.split, v['allow-test-split']);
+  if (refusal) throw new UsageError(refusal);
   requireKnownModels([v.teacher, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const judgeModel = requireJudge([v.teacher], v['judge-model'], 'SFT');
   const dataName = v.name ?? `${v.teacher.replace(/[^A-Za-z0-9._-]+/g, '-')}-${v.split}-${newRunId('sft').slice(4)}`;
@@ -193,7 +198,11 @@ async function train(argv: string[]): Promise<number> {
   const client = await connectClient();
   const h = connect(undefined, 2);
   try {
-    if (!(await loadSftDataset(h.db, v.data))) throw new UsageError(`no SFT data set ${JSON.stringify(v.data)} (pau sft build --name ${v.data} ...)`);
+    const ds = await loadSftDataset(h.db, v.data);
+    if (!ds) throw new UsageError(`no SFT data set ${JSON.stringify(v.data)} (pau sft build --name ${v.data} ...)`);
+    const built = z.object({ dataset: z.string(), split: z.string() }).partial().parse(ds.config);
+    const refusal = testSplitRefusal(`sft train on ${v.data} (built from ${built.dataset}/${built.split})`, built.split, v['allow-test-split']);
+    if (refusal) throw new UsageError(refusal);
     const handle = await startSftTrain(client, runId, config);
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
@@ -204,6 +213,11 @@ async function train(argv: string[]): Promise<number> {
     console.log(
       `trained ${result.checkpointModel} on ${t.examples} examples: ${t.steps} steps, loss ${t.firstLoss?.toFixed(4) ?? '-'} -> ${t.finalLoss?.toFixed(4) ?? '-'}, ${t.sPerStep?.toFixed(1) ?? '-'} s/step, ${t.tokensPerS?.toFixed(1) ?? '-'} tok/s`,
     );
+    if (t.droppedTooLong != null) {
+      console.log(
+        `not trained: ${t.droppedTooLong} example(s) longer than max_length (longest ${t.longestTokens} tokens); ${t.lengthCutMasked ?? 0} cut turn(s) without their end-of-turn token`,
+      );
+    }
     if (result.comparison) console.log(`\n${formatSftComparison(result.comparison)}`);
     console.log(`run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s; the model is ${result.checkpointModel}`);
     return 0;

@@ -8,10 +8,10 @@
 import { execFileSync } from 'node:child_process';
 import { and, asc, eq, isNotNull, like } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkpoints, episodes, runs, steps } from '../../db/schema/index';
+import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
-import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId } from '../../domain/training/grpo';
+import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import { loadGrpoReport } from '../../activities/training/grpoReportData';
 import { renderGrpoReport } from '../../domain/training/grpoReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
@@ -63,7 +63,7 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       reward: 'mix',
       codeMatchWeight: 1,
       lr: 0.002,
-      maxLength: 512,
+      maxLength: 768,
       seed: 1,
       evalEvery: 1,
       evalSplit: 'validation',
@@ -119,6 +119,20 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       expect(Number.isInteger(Math.round(s.r! * 1e6) / 1e5)).toBe(true);
       expect(s.r!).toBeLessThanOrEqual(0.9);
     }
+
+    // Every critic answer carried its reward line (the scripted critic answers in the asked format); the share
+    // is null when the rollouts made no call for the critic to rate (SmolLM2 at 48 tokens often writes prose).
+    expect(e1.criticUnparsable).toBe(0);
+    expect(e1.criticUnparsableShare).toBe(e1.ratedSteps > 0 ? 0 : null);
+
+    // The rollouts' requests sampled from the full distribution: recorded in the run's config and sent as
+    // llama.cpp's top_k / top_p / min_p beside the temperature (the ledger holds what was sent).
+    expect((run!.config as GrpoConfig).sampling).toEqual(ROLLOUT_SAMPLING);
+    const policyCalls = (await stack.db.select({ model: llmCalls.model, request: llmCalls.request }).from(llmCalls)).filter(
+      (c) => [config.base, checkpointModelName(ckpts[0]!.id)].includes(c.model) && (c.request as { temperature?: number }).temperature === 1,
+    );
+    expect(policyCalls.length).toBeGreaterThanOrEqual(6);
+    for (const c of policyCalls) expect(c.request).toMatchObject({ temperature: 1, top_k: 0, top_p: 1, min_p: 0 });
 
     // The validation benchmark ran on the new checkpoint beside the base, judged.
     const ev = e1.eval!;

@@ -55,7 +55,7 @@ describe('sft train across a gpu worker crash', () => {
       maxSteps: 4,
       saveEvery: 1,
       lr: 0.003,
-      maxLength: 384,
+      maxLength: 1024,
       seed: 3,
       eval: null,
     });

@@ -52,7 +52,7 @@ const trainConfig = (base: string, extra: Partial<SftTrainConfig> = {}): SftTrai
   maxSteps: 3,
   saveEvery: 1,
   lr: 0.003,
-  maxLength: 384,
+  maxLength: 1024,
   seed: 3,
   eval: null,
   ...extra,
@@ -141,7 +141,7 @@ describe('sft train', () => {
     const result = await handle.result();
     await maybeRecordHistory(handle, 'sftTrain-no-eval.json');
     expect(result.checkpointId).toBe(sftCheckpointId(runId));
-    expect(result.training).toMatchObject({ examples: 3, steps: 3, resumedFromStep: 0 });
+    expect(result.training).toMatchObject({ examples: 3, steps: 3, resumedFromStep: 0, droppedTooLong: 0 });
     expect(result.training.finalLoss!).toBeLessThan(result.training.firstLoss!);
     const rows = await stack.db.select().from(checkpoints).where(eq(checkpoints.runId, runId));
     expect(rows).toHaveLength(1);

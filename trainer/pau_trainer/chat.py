@@ -10,6 +10,12 @@ message's content, its tool calls as the template writes them and the end-of-tur
 ("<|im_start|>assistant\\n") and trailing whitespace are not trained on. System, user and tool messages
 are never in the mask.
 
+Length-cut turns (`cut_messages`: assistant messages whose generation stopped at max_tokens, finish_reason
+"length"): the policy sampled their text but never the end-of-turn token the template closes them with, so
+that token is not trained (the trailing special tokens of the span are left out of the mask; the text before
+them was sampled and is trained). When the span does not end in a special token, the template's closing
+text cannot be told from the sampled text, and the whole message is left out.
+
 Tool calls: OpenAI messages carry `arguments` as a JSON string; templates (and llama.cpp, which parses it
 before applying the template) expect an object, so a string that parses as a JSON object is passed as one;
 anything else stays a string. For templates that do not render tool calls at all (SmolLM2's), they are
@@ -44,6 +50,11 @@ class Encoded:
     # for each token, the index of the message whose trained span holds it, else -1
     message_index: list[int]
     truncated: bool
+    # tokens of the whole rendered conversation, before any truncation to max_length
+    full_length: int = 0
+    # length-cut messages whose end-of-turn token(s) were left out, and those left out whole
+    cut_eos_masked: int = 0
+    cut_whole_masked: int = 0
 
 
 def _parse_arguments(args: Any) -> Any:
@@ -68,6 +79,7 @@ class ChatEncoder:
     def __init__(self, tokenizer: ChatTokenizer) -> None:
         self.tok = tokenizer
         self.native_tool_calls = self._probe_tool_calls()
+        self.special_ids = _special_ids(tokenizer)
 
     def _render(self, messages: list[Message], tools: list[Any] | None, gen: bool) -> str:
         if not messages:
@@ -121,10 +133,14 @@ class ChatEncoder:
         tools: list[Any] | None = None,
         train_messages: set[int] | None = None,
         max_length: int | None = None,
+        cut_messages: set[int] | None = None,
     ) -> Encoded:
         """Tokenise a conversation. train_messages: indices of the assistant messages to put in the mask
-        (default: every assistant message)."""
+        (default: every assistant message); cut_messages: those cut at max_tokens (see the module doc)."""
         validate_messages(messages)
+        for i in cut_messages or ():
+            if not 0 <= i < len(messages) or messages[i].get("role") != "assistant":
+                raise TrainerError("invalid_data", f"length_cut names message {i}, which is not an assistant message")
         msgs = self.normalise(messages)
         if train_messages is None:
             train_messages = {i for i, m in enumerate(msgs) if m["role"] == "assistant"}
@@ -156,10 +172,63 @@ class ChatEncoder:
                     mask[t] = 1
                     owner[t] = i
                     break
+        eos_masked = whole_masked = 0
+        for i in sorted((cut_messages or set()) & {i for _, _, i in spans}):
+            own = [t for t in range(len(ids)) if owner[t] == i]
+            end = len(own)
+            while end > 0 and ids[own[end - 1]] in self.special_ids:
+                end -= 1
+            drop = own[end:] if end < len(own) else own
+            if end < len(own):
+                eos_masked += 1
+            else:
+                whole_masked += 1
+            for t in drop:
+                mask[t] = 0
+                owner[t] = -1
+        full_length = len(ids)
         truncated = max_length is not None and len(ids) > max_length
         if truncated:
             ids, mask, owner = ids[:max_length], mask[:max_length], owner[:max_length]
-        return Encoded(input_ids=ids, mask=mask, message_index=owner, truncated=truncated)
+        return Encoded(input_ids=ids, mask=mask, message_index=owner, truncated=truncated, full_length=full_length,
+                       cut_eos_masked=eos_masked, cut_whole_masked=whole_masked)
+
+
+# A job refuses when more than this share of its examples / rollouts would not fit max_length: dropping them
+# silently would train on a biased subset (the long transcripts are the ones that reach a description).
+MAX_TOO_LONG_SHARE = 0.01
+
+
+def too_long_refusal(dropped: int, total: int, max_length: int, longest: int, what: str, where: str) -> TrainerError | None:
+    """The invalid_data error when more than MAX_TOO_LONG_SHARE of `total` would be dropped as too long."""
+    if total == 0 or dropped / total <= MAX_TOO_LONG_SHARE:
+        return None
+    return TrainerError(
+        "invalid_data",
+        f"{where}: {dropped} of {total} {what} ({100 * dropped / total:.1f} %, more than {100 * MAX_TOO_LONG_SHARE:g} %) "
+        f"are longer than max_length {max_length} tokens (the longest has {longest}); they would be dropped, not "
+        f"cut. Raise max_length (--max-length; llama.cpp serves 8192 tokens per slot) or shorten the episodes.",
+    )
+
+
+def _special_ids(tok: Any) -> set[int]:
+    """Ids of the tokenizer's special tokens (end-of-turn markers such as <|im_end|> among them)."""
+    ids = set(getattr(tok, "all_special_ids", None) or [])
+    decoder = getattr(tok, "added_tokens_decoder", None) or {}
+    for i, t in decoder.items():
+        if getattr(t, "special", False):
+            ids.add(int(i))
+    return ids
+
+
+def length_cut_of(row: dict[str, Any], where: str) -> set[int]:
+    """The `length_cut` field of a data line: indices of its assistant messages cut at max_tokens."""
+    v = row.get("length_cut")
+    if v is None:
+        return set()
+    if not isinstance(v, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in v):
+        raise TrainerError("invalid_data", f"{where}: length_cut must be a list of message indices")
+    return set(v)
 
 
 _ROLES = {"system", "user", "assistant", "tool"}

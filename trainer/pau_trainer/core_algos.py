@@ -3,7 +3,7 @@
 Follows verl's `verl/trainer/ppo/core_algos.py` (compute_grpo_outcome_advantage, compute_policy_loss_vanilla,
 kl_penalty "low_var_kl", agg_loss "token-mean") and TRL's GRPOTrainer (same k3 estimator, same clipped
 objective); the AAC step advantage follows GRPO's process supervision (Shao et al. 2024, DeepSeekMath,
-section 4.1.3). Formulas, with the choices made where those differ, are in docs/training.md.
+section 4.1.3), with the mean instead of the sum over the steps to go by default. Formulas, with the choices made where those differ, are in docs/training.md.
 
 Shapes: per-token tensors are (batch, seq); masks are 0/1 floats or bools of the same shape.
 """
@@ -58,41 +58,58 @@ def group_outcome_advantages(
     return out
 
 
+STEP_AGGREGATES = ("mean", "sum")
+
+
 def group_step_advantages(
     step_rewards: Sequence[Sequence[float | None]],
     groups: Sequence[Hashable],
     norm_by_std: bool = True,
     epsilon: float = 1e-6,
+    aggregate: str = "mean",
 ) -> list[list[float]]:
-    """Process-supervised GRPO (DeepSeekMath 4.1.3) on the critic's per-step rewards.
+    """Process-supervised GRPO on the critic's per-step rewards (docs/training.md, "Advantages").
 
     r~_{i,t} = (r_{i,t} - mean_g r) / (std_g r + eps), the statistics over every rated step of every rollout
-    in group g; then each step's advantage is the reward-to-go of the normalised rewards:
-    A_{i,t} = sum_{t' >= t} r~_{i,t'}. A step the critic did not rate (None; e.g. the final answer) takes no
-    part in the statistics and adds 0 to the sums, but still receives the reward-to-go of later steps (0 when
-    it is last). Zero variance within a group gives r~ = 0 for all its steps.
+    in group g. Then each step's advantage aggregates the normalised rewards of the rated steps to go
+    (t' >= t):
+      aggregate="mean" (default): A_{i,t} = mean_{t' >= t, rated} r~_{i,t'}   (0 when none is left)
+      aggregate="sum" (DeepSeekMath 4.1.3):  A_{i,t} = sum_{t' >= t} r~_{i,t'}
+    The sum grows with the number of rated steps to go (one critic point over ten steps is ten sigma), so a
+    long rollout outweighs its group's outcome; the mean stays in the z-score's range whatever the length.
+    A step the critic did not rate (None; e.g. the final answer) takes no part in the statistics nor in the
+    aggregate, but still receives the aggregate of later rated steps (0 when there is none).
+    Zero variance within a group gives r~ = 0 for all its steps.
     """
+    if aggregate not in STEP_AGGREGATES:
+        raise ValueError(f"aggregate must be one of {STEP_AGGREGATES}, got {aggregate!r}")
     if len(step_rewards) != len(groups):
         raise ValueError(f"{len(step_rewards)} step-reward lists but {len(groups)} group ids")
     by_group: dict[Hashable, list[int]] = {}
     for i, g in enumerate(groups):
         by_group.setdefault(g, []).append(i)
-    normed: list[list[float]] = [[0.0] * len(r) for r in step_rewards]
+    normed: list[list[float | None]] = [[None] * len(r) for r in step_rewards]
     for idx in by_group.values():
         rated = [float(r) for i in idx for r in step_rewards[i] if r is not None]
         if len(rated) < 2:
+            for i in idx:
+                normed[i] = [None if r is None else 0.0 for r in step_rewards[i]]
             continue
         mean, scale = _group_stats(rated, norm_by_std, epsilon)
         for i in idx:
-            normed[i] = [0.0 if r is None else (float(r) - mean) / scale for r in step_rewards[i]]
+            normed[i] = [None if r is None else (float(r) - mean) / scale for r in step_rewards[i]]
     out: list[list[float]] = []
     for row in normed:
         acc = 0.0
-        rtg = [0.0] * len(row)
+        count = 0
+        togo = [0.0] * len(row)
         for t in range(len(row) - 1, -1, -1):
-            acc += row[t]
-            rtg[t] = acc
-        out.append(rtg)
+            v = row[t]
+            if v is not None:
+                acc += v
+                count += 1
+            togo[t] = (acc / count if count else 0.0) if aggregate == "mean" else acc
+        out.append(togo)
     return out
 
 
@@ -104,16 +121,28 @@ def aac_advantages(
     outcome_weight: float = 1.0,
     norm_by_std: bool = True,
     epsilon: float = 1e-6,
+    step_aggregate: str = "mean",
+    final_outcome: bool = True,
 ) -> list[list[float]]:
-    """AAC-GRPO per-step advantage: A_{i,t} = w_s * A^step_{i,t} + w_o * A^outcome_i.
+    """AAC-GRPO per-step advantage: A_{i,t} = w_s * A^step_{i,t} + w_o * A^outcome_i for t < T_i, and for the
+    final policy message T_i (the description the judge scored) w_s * A^step_{i,T} + A^outcome_i: the final
+    message always carries its outcome advantage, whatever w_o says about the steps (final_outcome=False
+    gives the old form, w_o on every message).
 
-    A^step: group_step_advantages (the frozen privileged critic's step rewards, normalised in the group, summed
-    to go); A^outcome: group_outcome_advantages (the judged final reward). w_s = 0 gives plain outcome GRPO
-    (the paper's ablation), w_o = 0 critic-only. Returns one list per rollout, one value per policy step.
+    A^step: group_step_advantages (the frozen privileged critic's step rewards, normalised in the group,
+    aggregated over the steps to go); A^outcome: group_outcome_advantages (the judged final reward).
+    w_s = 0 gives plain outcome GRPO (the paper's ablation), w_o = 0 critic-only on the steps.
+    Returns one list per rollout, one value per policy step.
     """
-    step = group_step_advantages(step_rewards, groups, norm_by_std, epsilon)
+    step = group_step_advantages(step_rewards, groups, norm_by_std, epsilon, step_aggregate)
     outcome = group_outcome_advantages(outcome_rewards, groups, norm_by_std, epsilon)
-    return [[step_weight * a + outcome_weight * o for a in row] for row, o in zip(step, outcome)]
+    out: list[list[float]] = []
+    for row, o in zip(step, outcome):
+        adv = [step_weight * a + outcome_weight * o for a in row]
+        if final_outcome and row:
+            adv[-1] = step_weight * row[-1] + o
+        out.append(adv)
+    return out
 
 
 def kl_k3(logprobs: torch.Tensor, ref_logprobs: torch.Tensor) -> torch.Tensor:

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from .cancel import Cancel
-from .chat import ChatEncoder
+from .chat import ChatEncoder, length_cut_of, too_long_refusal
 from .core_algos import aac_advantages, clipped_policy_loss, group_outcome_advantages, token_logprobs
 from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
@@ -49,7 +49,10 @@ class Rollout:
     message_advantages: list[float]  # per policy message (for reporting)
     old_logprobs: torch.Tensor | None  # (1, T-1) or None (recompute)
     policy_tokens: int
-    truncated: bool
+    truncated: bool  # longer than max_length: not trained (mask 0), still in its group's statistics
+    full_length: int = 0
+    cut_eos_masked: int = 0
+    cut_whole_masked: int = 0
 
 
 def _floats(v: Any, where: str) -> list[float]:
@@ -80,7 +83,8 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
         policy = sorted(policy)
         try:
-            enc = encoder.encode(msgs, tools=row.get("tools"), train_messages=set(policy), max_length=spec.max_length)
+            enc = encoder.encode(msgs, tools=row.get("tools"), train_messages=set(policy), max_length=spec.max_length,
+                                 cut_messages=length_cut_of(row, where))
         except TrainerError as e:
             raise TrainerError(e.code, f"{where}: {e.message}") from e
         encoded.append((row, where, str(group), policy, enc))
@@ -105,7 +109,8 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             adv = group_outcome_advantages(outcome, groups, a.norm_by_std, a.epsilon)
             per_message = [[v] * len(p) for v, (_, _, _, p, _) in zip(adv, encoded)]
         else:
-            per_message = list(aac_advantages(steps, outcome, groups, a.step_weight, a.outcome_weight, a.norm_by_std, a.epsilon))
+            per_message = list(aac_advantages(steps, outcome, groups, a.step_weight, a.outcome_weight, a.norm_by_std, a.epsilon,
+                                              a.step_aggregate, a.final_outcome))
         sizes: dict[str, int] = {}
         for g in groups:
             sizes[g] = sizes.get(g, 0) + 1
@@ -118,6 +123,9 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
         T = len(enc.input_ids)
         owner = enc.message_index[1:]  # targets are tokens 1..T-1
         mask = torch.tensor(enc.mask[1:], dtype=torch.float32).unsqueeze(0)
+        if enc.truncated:
+            # too long: dropped from training (never head-kept), counted; its reward still counts in its group
+            mask.zero_()
         adv = torch.zeros((1, T - 1), dtype=torch.float32)
         # token positions of each policy message, in order
         positions: dict[int, list[int]] = {i: [] for i in policy}
@@ -174,11 +182,27 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
         out.append(Rollout(
             id=str(row.get("id", f"rollout-{k + 1}")), group=group, input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
             mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
-            policy_tokens=int(mask.sum()), truncated=enc.truncated,
+            policy_tokens=int(mask.sum()), truncated=enc.truncated, full_length=enc.full_length,
+            cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked, cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
         ))
+    dropped = sum(r.truncated for r in out)
+    refusal = too_long_refusal(dropped, len(out), spec.max_length, max((r.full_length for r in out), default=0), "rollouts",
+                                spec.rollouts)
+    if refusal:
+        raise refusal
     if not any(r.policy_tokens for r in out):
         raise TrainerError("invalid_data", f"{spec.rollouts}: no rollout has policy tokens within max_length")
     return out
+
+
+def length_counts(rollouts: list[Rollout]) -> dict[str, int]:
+    """What did not fit or was not sampled: rollouts dropped as too long, length-cut turns masked."""
+    return {
+        "dropped_too_long": sum(r.truncated for r in rollouts),
+        "longest_tokens": max((r.full_length for r in rollouts), default=0),
+        "length_cut_eos_masked": sum(r.cut_eos_masked for r in rollouts),
+        "length_cut_whole_masked": sum(r.cut_whole_masked for r in rollouts),
+    }
 
 
 def _logprobs(model: Any, r: Rollout, device: str) -> torch.Tensor:
@@ -245,7 +269,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         "start", command="grpo-update", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
         rollouts=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device,
         threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
-        truncated=sum(r.truncated for r in rollouts), tool_calls_in_template=encoder.native_tool_calls,
+        **length_counts(rollouts), tool_calls_in_template=encoder.native_tool_calls,
     )
     if noop:
         # no reference or old log-probs to compute; the loop below runs no step, so save step 0 here
@@ -320,6 +344,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
         "s_per_step": round(train_s / len(history), 3) if history else None,
         "advantages": {r.id: r.message_advantages for r in rollouts},
+        **length_counts(rollouts),
         **({"skipped": "all advantages zero"} if noop else {}),
     }
     return job.finish(total, final, metrics_out)

@@ -129,7 +129,7 @@ class CommonSpec:
     init_adapter: str | None = None  # a complete checkpoint dir to start from (continue training)
     lora: LoraSpec = field(default_factory=LoraSpec)
     lr: float = 2e-4
-    max_length: int = 1024  # tokens per example; longer examples are truncated (counted in metrics)
+    max_length: int = 1024  # tokens per example; longer ones are dropped and counted, > 1 % of them refuses the job
     seed: int = 0
     save_every: int = 50  # optimizer steps between saves; a save is always made at the end
     keep_saves: int = 2  # complete saves kept (older ones are deleted after a new one is DONE)
@@ -155,6 +155,10 @@ class AdvantageSpec:
     mode: Literal["given", "outcome", "aac"] = "given"
     step_weight: float = 1.0
     outcome_weight: float = 1.0
+    # mean (default) or sum (DeepSeekMath) of the z-scored step rewards over the rated steps to go
+    step_aggregate: Literal["mean", "sum"] = "mean"
+    # the final policy message carries the outcome advantage with weight 1 whatever outcome_weight is
+    final_outcome: bool = True
     norm_by_std: bool = True
     epsilon: float = 1e-6
 
@@ -330,7 +334,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
     adv = AdvantageSpec()
     if obj.get("advantage") is not None:
         a = _expect_obj(obj["advantage"], "advantage")
-        _unknown(a, {"mode", "step_weight", "outcome_weight", "norm_by_std", "epsilon"}, "advantage")
+        _unknown(a, {"mode", "step_weight", "outcome_weight", "norm_by_std", "epsilon", "step_aggregate", "final_outcome"}, "advantage")
         mode = _take(a, "mode", str, "advantage")
         if mode is not None and mode not in ("given", "outcome", "aac"):
             spec_error(f"advantage.mode must be given, outcome or aac, got {mode!r}")
@@ -339,12 +343,18 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         nb = _take(a, "norm_by_std", bool, "advantage")
         eps = _take(a, "epsilon", (int, float), "advantage")
         _positive(eps, "advantage.epsilon")
+        agg = _take(a, "step_aggregate", str, "advantage")
+        if agg is not None and agg not in ("mean", "sum"):
+            spec_error(f"advantage.step_aggregate must be mean or sum, got {agg!r}")
+        fo = _take(a, "final_outcome", bool, "advantage")
         adv = AdvantageSpec(
             mode=mode or adv.mode,  # type: ignore[arg-type]
             step_weight=float(sw) if sw is not None else adv.step_weight,
             outcome_weight=float(ow) if ow is not None else adv.outcome_weight,
             norm_by_std=nb if nb is not None else adv.norm_by_std,
             epsilon=float(eps) if eps is not None else adv.epsilon,
+            step_aggregate=agg or adv.step_aggregate,  # type: ignore[arg-type]
+            final_outcome=fo if fo is not None else adv.final_outcome,
         )
     return GrpoSpec(
         **common,

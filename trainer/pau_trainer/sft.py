@@ -15,16 +15,20 @@ from typing import Any
 import numpy as np
 import torch
 
-from .chat import ChatEncoder, Encoded
+from .chat import ChatEncoder, Encoded, length_cut_of, too_long_refusal
 from .cancel import Cancel
 from .job import Job, read_jsonl
 from .protocol import SftSpec, TrainerError, emit
 
 
 def load_examples(spec: SftSpec, encoder: ChatEncoder) -> tuple[list[Encoded], dict[str, int]]:
+    """The examples that fit max_length, and the counts. An example longer than max_length is dropped and
+    counted (training its head alone would teach the calls without the description); more than 1 % dropped
+    refuses the job (too_long_refusal)."""
     rows = read_jsonl(spec.data, "SFT data")
     examples: list[Encoded] = []
-    stats = {"examples": len(rows), "truncated": 0, "dropped_no_assistant_tokens": 0}
+    stats = {"examples": len(rows), "dropped_too_long": 0, "longest_tokens": 0, "dropped_no_assistant_tokens": 0,
+             "length_cut_eos_masked": 0, "length_cut_whole_masked": 0}
     for n, row in enumerate(rows, 1):
         if "messages" not in row:
             raise TrainerError("invalid_data", f"{spec.data}:{n}: no \"messages\" field")
@@ -32,15 +36,23 @@ def load_examples(spec: SftSpec, encoder: ChatEncoder) -> tuple[list[Encoded], d
         if tools is not None and not isinstance(tools, list):
             raise TrainerError("invalid_data", f"{spec.data}:{n}: \"tools\" must be a list")
         try:
-            enc = encoder.encode(row["messages"], tools=tools, max_length=spec.max_length)
+            enc = encoder.encode(row["messages"], tools=tools, max_length=spec.max_length,
+                                 cut_messages=length_cut_of(row, f"{spec.data}:{n}"))
         except TrainerError as e:
             raise TrainerError(e.code, f"{spec.data}:{n}: {e.message}") from e
+        stats["longest_tokens"] = max(stats["longest_tokens"], enc.full_length)
         if enc.truncated:
-            stats["truncated"] += 1
+            stats["dropped_too_long"] += 1
+            continue
+        stats["length_cut_eos_masked"] += enc.cut_eos_masked
+        stats["length_cut_whole_masked"] += enc.cut_whole_masked
         if sum(enc.mask) == 0:
             stats["dropped_no_assistant_tokens"] += 1
             continue
         examples.append(enc)
+    refusal = too_long_refusal(stats["dropped_too_long"], len(rows), spec.max_length, stats["longest_tokens"], "examples", spec.data)
+    if refusal:
+        raise refusal
     if not examples:
         raise TrainerError("invalid_data", f"{spec.data}: no example has assistant tokens within max_length")
     return examples, stats

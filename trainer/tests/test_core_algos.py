@@ -38,9 +38,9 @@ def test_outcome_advantages_rejects_misaligned_inputs():
         group_outcome_advantages([1.0, 2.0], ["g"])
 
 
-def test_step_advantages_are_reward_to_go_of_group_normalised_step_rewards():
+def test_step_advantages_sum_is_deepseekmath_reward_to_go():
     # rollout 1: steps rated 1, 0.5, then an unrated final answer; rollout 2: 0, 1
-    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"])
+    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"], aggregate="sum")
     rated = [1.0, 0.5, 0.0, 1.0]
     mean = sum(rated) / 4
     std = math.sqrt(sum((r - mean) ** 2 for r in rated) / 3) + 1e-6
@@ -52,20 +52,84 @@ def test_step_advantages_are_reward_to_go_of_group_normalised_step_rewards():
     assert adv[1] == pytest.approx([-0.522233, 0.783349], abs=1e-5)
 
 
+def test_step_advantages_mean_over_rated_steps_to_go():
+    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"])
+    # same z-scores as above (0.783349, -0.261116, -1.305581, 0.783349); the mean of the rated ones to go
+    assert adv[0] == pytest.approx([(0.783349 - 0.261116) / 2, -0.261116, 0.0], abs=1e-5)
+    assert adv[1] == pytest.approx([(-1.305581 + 0.783349) / 2, 0.783349], abs=1e-5)
+    # an unrated step between rated ones neither counts nor dilutes the mean
+    assert group_step_advantages([[1.0, None, 0.0], [0.5]], ["g", "g"])[0][0] == pytest.approx(
+        group_step_advantages([[1.0, 0.0], [0.5]], ["g", "g"])[0][0])
+    with pytest.raises(ValueError):
+        group_step_advantages([[1.0]], ["g"], aggregate="max")
+
+
+def test_step_advantage_scale_does_not_grow_with_rated_steps():
+    # every rollout's steps rated alike within it: under the mean, a rollout's first-step advantage is its
+    # steps' z-score whatever their number; under the sum it is that times the number of steps
+    steps = [[0.7] * 10, [0.6] * 2, [0.7], [0.6] * 5]
+    mean_adv = group_step_advantages(steps, ["g"] * 4)
+    sum_adv = group_step_advantages(steps, ["g"] * 4, aggregate="sum")
+    assert mean_adv[0][0] == pytest.approx(mean_adv[2][0])
+    assert sum_adv[0][0] == pytest.approx(10 * sum_adv[2][0])
+    assert max(abs(v) for row in mean_adv for v in row) < 2
+
+
 def test_step_advantages_zero_variance_group_is_zero():
     assert group_step_advantages([[0.5, 0.5], [0.5]], ["g", "g"]) == [[0.0, 0.0], [0.0]]
+    assert group_step_advantages([[0.5, 0.5], [0.5]], ["g", "g"], aggregate="sum") == [[0.0, 0.0], [0.0]]
 
 
-def test_aac_adds_weighted_outcome_to_every_step():
-    steps = [[1.0, 0.0], [0.0, 1.0]]
+def test_aac_adds_weighted_outcome_to_every_step_and_the_outcome_to_the_final_message():
+    steps = [[1.0, 0.0, None], [0.0, 1.0, None]]
     out = aac_advantages(steps, [1.0, 0.0], ["g", "g"], step_weight=0.5, outcome_weight=2.0)
     s = group_step_advantages(steps, ["g", "g"])
     o = group_outcome_advantages([1.0, 0.0], ["g", "g"])
-    assert out[0] == pytest.approx([0.5 * s[0][0] + 2 * o[0], 0.5 * s[0][1] + 2 * o[0]])
-    assert out[1] == pytest.approx([0.5 * s[1][0] + 2 * o[1], 0.5 * s[1][1] + 2 * o[1]])
-    # step_weight 0 = plain outcome GRPO, the paper's ablation
+    for k in range(2):
+        assert out[k][:2] == pytest.approx([0.5 * s[k][0] + 2 * o[k], 0.5 * s[k][1] + 2 * o[k]])
+        # the final message: its own outcome advantage, weight 1
+        assert out[k][2] == pytest.approx(0.5 * s[k][2] + o[k])
+    # step_weight 0, outcome_weight 1 = plain outcome GRPO, the paper's ablation
     plain = aac_advantages(steps, [1.0, 0.0], ["g", "g"], step_weight=0.0)
-    assert plain == [[o[0], o[0]], [o[1], o[1]]]
+    assert plain == [[o[0]] * 3, [o[1]] * 3]
+    # critic-only (aac): the steps get no outcome, the final message still does
+    critic_only = aac_advantages(steps, [1.0, 0.0], ["g", "g"], outcome_weight=0.0)
+    assert critic_only[0] == pytest.approx([s[0][0], s[0][1], o[0]])
+    # the old form, for comparison: w_o on every message, the final one too
+    old = aac_advantages(steps, [1.0, 0.0], ["g", "g"], outcome_weight=0.0, final_outcome=False, step_aggregate="sum")
+    assert old[0][2] == 0.0
+
+
+# The worked example of issue 23 (G = 4): critic rewards [.7 x 4], [.6 x 4], [.6 x 2], [.7 x 1] on the
+# exploration steps, then the unrated final description; judged outcomes 3, 3, 5, 2.
+WORKED_STEPS = [[0.7] * 4 + [None], [0.6] * 4 + [None], [0.6] * 2 + [None], [0.7] + [None]]
+WORKED_OUTCOMES = [3.0, 3.0, 5.0, 2.0]
+
+
+def test_worked_example_old_form_pushed_the_best_description_down():
+    # what the issue measured: the sum, outcome weight 1 on every message (mix) -> first-message step
+    # advantages +4.18, -3.48, -1.74, +1.04 and the best-described rollout's steps pushed down
+    old = aac_advantages(WORKED_STEPS, WORKED_OUTCOMES, ["g"] * 4, step_aggregate="sum", final_outcome=False)
+    step = group_step_advantages(WORKED_STEPS, ["g"] * 4, aggregate="sum")
+    assert [row[0] for row in step] == pytest.approx([4.18, -3.48, -1.74, 1.04], abs=0.01)
+    assert group_outcome_advantages(WORKED_OUTCOMES, ["g"] * 4) == pytest.approx([-0.2, -0.2, 1.39, -0.99], abs=0.01)
+    assert old[2][0] < 0
+
+
+def test_worked_example_under_the_default_rewards_the_best_description():
+    # the default reward (mix = step weight 1, outcome weight 1) with the trainer's default step term
+    adv = aac_advantages(WORKED_STEPS, WORKED_OUTCOMES, ["g"] * 4, step_weight=1.0, outcome_weight=1.0)
+    best = adv[2]  # outcome 5
+    assert all(a > 0 for a in best), best  # none of its messages is pushed down
+    assert best[-1] == max(best)  # its final message (the description) gets its largest advantage
+    assert best[-1] == pytest.approx(max(v for row in adv for v in row))  # and the largest of the group
+    assert best[-1] == pytest.approx(1.75 / math.sqrt(4.75 / 3), abs=1e-5)  # the outcome z-score of 5 in (3, 3, 5, 2)
+    # every final message carries its outcome advantage
+    o = group_outcome_advantages(WORKED_OUTCOMES, ["g"] * 4)
+    assert [row[-1] for row in adv] == pytest.approx(o)
+    # and no step term exceeds the z-scores' range: one critic point is about one sigma, not four
+    s = group_step_advantages(WORKED_STEPS, ["g"] * 4)
+    assert max(abs(v) for row in s for v in row) == pytest.approx(1.0445, abs=1e-3)
 
 
 def test_kl_k3_values_and_sign():

@@ -51,6 +51,12 @@ def test_grpo_spec_clip_and_advantage():
     assert isinstance(s, GrpoSpec)
     assert (s.clip_eps_low, s.clip_eps_high, s.lr) == (0.3, 0.28, 1e-5)
     assert (s.advantage.mode, s.advantage.step_weight, s.advantage.outcome_weight) == ("aac", 0.5, 1.0)
+    assert (s.advantage.step_aggregate, s.advantage.final_outcome) == ("mean", True)
+    s2 = parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r",
+                     "advantage": {"mode": "aac", "step_aggregate": "sum", "final_outcome": False}})
+    assert (s2.advantage.step_aggregate, s2.advantage.final_outcome) == ("sum", False)
+    with pytest.raises(TrainerError, match="step_aggregate must be mean or sum"):
+        parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_aggregate": "max"}})
     with pytest.raises(TrainerError, match="advantage.mode must be"):
         parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"mode": "ppo"}})
     with pytest.raises(TrainerError, match="clip_eps_low must be < 1"):
