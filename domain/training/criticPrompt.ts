@@ -1,6 +1,7 @@
 // The AAC-GRPO critic: a frozen model on the policy's backbone that is shown what the policy cannot see (the
 // gold description) and rates one exploration step of a rollout: the trajectory so far, the new call(s) and
 // what they returned. Its prompt and the parser of its answer (the last `REWARD: n` line wins). Pure code.
+import { neutralised } from '../judge/candidateText';
 import { block, type ChatMessage, lastLabelledNumber } from '../judge/judgePrompt';
 
 export interface CriticCall {
@@ -36,9 +37,15 @@ export const CRITIC_SYSTEM = [
   'where n is an integer from 0 to 10.',
 ].join('\n');
 
+/** The policy's calls and what came back: candidate-controlled, so neutralised (judge/candidateText.ts) first. */
 function callLines(calls: readonly CriticCall[]): string {
   if (calls.length === 0) return '(none)';
-  return calls.map((c) => `${c.call} -> ${c.status === 'rejected' ? `(not run) ${c.observation}` : c.observation}  [${c.status}]`).join('\n');
+  return calls
+    .map((c) => {
+      const observation = neutralised(c.observation);
+      return `${neutralised(c.call)} -> ${c.status === 'rejected' ? `(not run) ${observation}` : observation}  [${c.status}]`;
+    })
+    .join('\n');
 }
 
 export function buildCriticMessages(input: CriticInput): ChatMessage[] {
