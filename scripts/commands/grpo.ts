@@ -14,7 +14,8 @@ import { GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/tra
 import { renderGrpoReport } from '../../domain/training/grpoReport';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
-import { requireJudge } from '../client/judgeChoice';
+import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
+import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
@@ -48,6 +49,10 @@ const trainOptions = defineOptions({
   'eval-methods': commaList.optional(),
   methods: commaList.optional(),
   'judge-model': z.string().min(1).optional(),
+  'allow-self-judge': {
+    schema: z.boolean().optional(),
+    help: 'let a judge or critic that is the policy, its base or a checkpoint of it grade the rollouts (recorded in the config)',
+  },
   seed: int(0).default(0),
   'run-id': z.string().regex(NAME_PATTERN).optional(),
   detach: z.boolean().optional(),
@@ -83,11 +88,26 @@ async function train(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const critic = v.critic ?? v.base;
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const bases = await checkpointBases([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const judgeModel = requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)', bases);
+  // The judge scores the rollouts and the validation runs; the critic's ratings are the reward of `aac` and
+  // `mix` (with `outcome` they are recorded only). The policy is the base, then checkpoints of it.
+  const selfJudge: SelfJudgePair[] = checkSelfJudge(
+    [v.base],
+    [{ model: judgeModel, role: 'judge' }, ...(v.reward === 'outcome' ? [] : [{ model: critic, role: 'critic' as const }])],
+    {
+      allow: v['allow-self-judge'],
+      bases,
+      otherFlags: v.critic
+        ? '--judge-model M, --critic M'
+        : "--judge-model M, --critic M; the critic defaults to the policy's base, the paper's same-backbone AAC critic: --allow-self-judge trains that way",
+    },
+  );
   const runId = v['run-id'] ?? newRunId('grpo');
-  const config: GrpoConfig = {
+  const config: GrpoConfig & { selfJudge?: SelfJudgePair[] } = {
     base: v.base,
     critic,
-    judgeModel: requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)'),
+    judgeModel,
     dataset: v.dataset,
     split: v.split,
     methodsPerEpoch: v['methods-per-epoch'],
@@ -111,6 +131,7 @@ async function train(argv: string[]): Promise<number> {
     evalLimit: v['eval-limit'],
     ...(v['eval-methods'] ? { evalMethodIds: v['eval-methods'] } : {}),
     ...(v.methods ? { methodIds: v.methods } : {}),
+    ...(selfJudge.length > 0 ? { selfJudge } : {}),
   };
   const client = await connectClient();
   const h = connect(undefined, 2);
@@ -119,6 +140,8 @@ async function train(argv: string[]): Promise<number> {
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     console.log(`policy ${config.base}, critic ${config.critic}, judge ${config.judgeModel}, reward ${config.reward}`);
+    if (selfJudge.length > 0)
+      console.log(`SELF-JUDGING forced (--allow-self-judge): ${selfJudge.map((p) => `${p.role} ${p.judge} ${p.relation} ${p.agent}`).join(', ')}`);
     if (v.detach) return 0;
     const started = Date.now();
     const result = await watch(h.db, handle, runId);
