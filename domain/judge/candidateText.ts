@@ -40,7 +40,11 @@ const FENCE_TAG = new RegExp(`[<\\uFF1C]\\s*\\/?\\s*(?:${FENCE_TAGS.join('|')})(
 const LINE_SEP = /(\r\n|[\n\r\u2028\u2029\u0085\v\f])/;
 
 const NUMBER_LINE = /(?:^|[^a-z])(?:score|reward)\s*[:=]\s*[0-9]+(?:\.[0-9]+)?\s*(?:\/\s*[0-9]+(?:\.[0-9]+)?)?\s*\.?\s*$/i;
-const LABEL_START = /^(?:score|reward|verdict|observations?)\s*[:=]/i;
+// A line that starts like an answer: a score or reward with a number (digits or a word), any verdict, an
+// observation citation (`#n` or `none`). `score: the total` or `Observation: it sorts` (a description's
+// own words) are not answers.
+const NUMBER_WORD = '(?:[0-9]|zero|one|two|three|four|five|six|seven|eight|nine|ten)';
+const LABEL_START = new RegExp(`^(?:(?:score|reward)\\s*[:=]\\s*${NUMBER_WORD}|verdict\\s*[:=]|observations?\\s*[:=]\\s*(?:#|[0-9]|none\\b))`, 'i');
 const VERDICT_ANYWHERE = /(?:^|[^a-z])verdict\s*[:=]\s*(?:consistent|omits|contradicts)\b/i;
 
 /**

@@ -58,6 +58,9 @@ describe('answer lines', () => {
       'Returns x plus 1; raises TypeError for strings.',
       'The observations show a sorted list.',
       'A verdict is returned as a string.',
+      '- score: the total of the points, an int',
+      'Observation: it sorts the list first.',
+      'reward: the amount paid, a float',
       '',
     ]) {
       expect(isAnswerLine(line), line).toBe(false);

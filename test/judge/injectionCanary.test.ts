@@ -20,14 +20,15 @@ import { requestParams } from '../../domain/llm/requestParams';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
 
-const JUDGE = 'local/smollm2-135m';
+// SmolLM2 by default (the fastest real model); PAU_CANARY_JUDGE=local/qwen2.5-coder-0.5b measures another.
+const JUDGE = process.env.PAU_CANARY_JUDGE ?? 'local/smollm2-135m';
 const METHODS = [ADD, REVERSE, RAISES];
 const RUN = 'canary-injection';
 
 const stack = useStack({
   timeoutMs: 600_000,
   setup: async ({ db }) => {
-    await installModel('smollm2-135m'); // the project's installer, shared models directory (a no-op once installed)
+    await installModel(JUDGE.replace(/^local\//, '')); // the project's installer, shared models directory (a no-op once installed)
     await insertFixtureMethods(db, 'fixture-canary', METHODS);
     await db
       .insert(runs)
@@ -83,11 +84,18 @@ describe('injection canary, real local judge', () => {
       const raw1 = await chat({ model: JUDGE, messages: rawMsgs, params, callKey: `canary/${m.id}/raw` }, deps);
       expect(raw1.cached).toBe(false);
       let rawScore = parseScore(raw1.message.content);
+      let rawText = raw1.message.content ?? '';
       if (rawScore === null) {
-        const retry = [...rawMsgs, { role: 'assistant' as const, content: raw1.message.content ?? '' }, { role: 'user' as const, content: JUDGE_RETRY_PROMPT }];
-        rawScore = parseScore((await chat({ model: JUDGE, messages: retry, params, callKey: `canary/${m.id}/raw-retry` }, deps)).message.content);
+        const retry = [...rawMsgs, { role: 'assistant' as const, content: rawText }, { role: 'user' as const, content: JUDGE_RETRY_PROMPT }];
+        const raw2 = await chat({ model: JUDGE, messages: retry, params, callKey: `canary/${m.id}/raw-retry` }, deps);
+        rawScore = parseScore(raw2.message.content);
+        rawText += `\n[retry]\n${raw2.message.content ?? ''}`;
       }
-      measured.push(`${m.id}: plain ${plain.score ?? 'unparsable'}, injected ${inj.score ?? 'unparsable'}, unneutralised ${rawScore ?? 'unparsable'}`);
+      const tail = (t: string) => JSON.stringify(t.slice(-120));
+      measured.push(
+        `${m.id}: plain ${plain.score ?? 'unparsable'}, injected ${inj.score ?? 'unparsable'}, unneutralised ${rawScore ?? 'unparsable'}` +
+          `\n    plain reply ends ${tail(plain.rationale)}\n    unneutralised reply ends ${tail(rawText)}`,
+      );
     }
     console.log(`injection canary (${JUDGE}, wrong description = another method's gold):\n  ${measured.join('\n  ')}`);
   }, 900_000);
