@@ -137,7 +137,14 @@ export function checkSelfJudge(
   graders: readonly { model: string | null | undefined; role: GraderRole }[],
   opts: { allow: boolean | undefined; bases: CheckpointBases; otherFlags: string },
 ): SelfJudgePair[] {
-  const real = graders.flatMap((g) => (g.model && providerOf(g.model) !== 'mock' ? [{ model: g.model, role: g.role }] : []));
+  const scripted = (m: string) => {
+    try {
+      return providerOf(m) === 'mock';
+    } catch {
+      return false; // an unknown name is refused where it is called; here it relates by name only
+    }
+  };
+  const real = graders.flatMap((g) => (g.model && !scripted(g.model) ? [{ model: g.model, role: g.role }] : []));
   const pairs = selfJudgePairs(agents, real, (n) => opts.bases.get(n));
   if (pairs.length > 0 && !opts.allow) throw new UsageError(selfJudgeRefusal(pairs, opts.otherFlags));
   return pairs;

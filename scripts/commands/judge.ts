@@ -37,6 +37,14 @@ async function agentModelsOf(db: Db, runId: string): Promise<string[]> {
   return rows.map((r) => r.model).sort();
 }
 
+/** The code writer the run's config names (resolveJudgeConfig's order after the flag), if any. */
+async function storedCoderOf(db: Db, runId: string): Promise<string | undefined> {
+  const [row] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
+  const rc = (row?.config ?? {}) as { coderModel?: unknown; judge?: { coderModel?: unknown } };
+  const coder = rc.judge?.coderModel ?? rc.coderModel;
+  return typeof coder === 'string' ? coder : undefined;
+}
+
 /** A forced judging recorded in the run's config: `selfJudge` gains the pairs it did not hold yet. */
 async function recordSelfJudge(db: Db, runId: string, pairs: SelfJudgePair[]): Promise<void> {
   const [row] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
@@ -59,12 +67,13 @@ export async function run(argv: string[]): Promise<number> {
   for (const m of [judgeModel, values['coder-model']])
     if (m && !isCheckpointModel(m) && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
   try {
-    // The run's agents against the judge and the coder (the coder defaults to the judge).
+    // The run's agents against the judge and the coder (the flag, else the run's config, else the judge).
     const agents = await agentModelsOf(getDb(), values.run);
-    const bases = await checkpointBases([...agents, judgeModel, ...(values['coder-model'] ? [values['coder-model']] : [])]);
+    const coder = values['coder-model'] ?? (await storedCoderOf(getDb(), values.run));
+    const bases = await checkpointBases([...agents, judgeModel, ...(coder ? [coder] : [])]);
     const graders = [
       { model: judgeModel, role: 'judge' as const },
-      { model: values['coder-model'], role: 'coder' as const },
+      { model: coder, role: 'coder' as const },
     ];
     const selfJudge = checkSelfJudge(agents, graders, { allow: values['allow-self-judge'], bases, otherFlags: '--judge-model M, --coder-model M' });
     if (selfJudge.length > 0) {
