@@ -23,6 +23,7 @@ import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
 import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
+import { neutraliseCandidateText } from '../../domain/judge/candidateText';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, type JudgeInput } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
@@ -118,7 +119,10 @@ export async function scoreDescription(
     tokensOut += retry.tokensOut;
     costUsd += retry.costUsd;
   }
-  return { score, unparsable: score === null, rationale, tokensIn, tokensOut, costUsd };
+  // What the prompt builder removed from the description (an appended score line, a fence tag).
+  const n = neutraliseCandidateText(req.input.agentDescription);
+  const neutralised = n.removedLines + n.removedTags > 0 ? { neutralised: { lines: n.removedLines, tags: n.removedTags } } : {};
+  return { score, unparsable: score === null, rationale, tokensIn, tokensOut, costUsd, ...neutralised };
 }
 
 /** Code the coder model writes for a method from a description alone (the benchmark's coder prompt). */
@@ -269,6 +273,7 @@ export function createJudgeActivities(db: () => Db) {
         underExplored: underExplored(statementCoverage, branchCoverage, branches?.total ?? 0, cfg.underExploredThreshold),
         underExploredThreshold: cfg.underExploredThreshold,
         unparsable: verdict.unparsable,
+        ...(verdict.neutralised ? { neutralisedLines: verdict.neutralised.lines, neutralisedTags: verdict.neutralised.tags } : {}),
         noCode: generated.code === null,
         codeFailure: failed,
         heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },

@@ -2,6 +2,7 @@
 import type { ModelParams } from '../../config/models';
 import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
+import type { SelfJudgePair } from '../judge/selfJudge';
 
 export interface BenchmarkConfig {
   dataset: string;
@@ -29,6 +30,8 @@ export interface BenchmarkConfig {
   episodesPerExecution?: number;
   /** Judge each completed episode with this model, as the episode's last step (unset: no judging). */
   judgeModel?: string;
+  /** A run forced with --allow-self-judge: the judge is an agent, its base or a checkpoint (domain/judge/selfJudge.ts). */
+  selfJudge?: SelfJudgePair[];
   /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */
   scheduleId?: string;
   /** The longest an episode waits for an unreachable model before it fails (default 6 h: DEFAULT_OUTAGE_WAIT_SECONDS). */

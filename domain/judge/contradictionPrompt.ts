@@ -3,6 +3,10 @@
 // exception raised) and says whether the description is consistent with them, leaves some of them
 // unexplained (omits), or contradicts one (and which). The paper's "contradicts what it observed" is
 // about this, not about a coder's mistakes. Pure code, no I/O.
+//
+// The description and the observations are candidate-controlled (the agent wrote one and chose the inputs
+// of the other): both are neutralised (candidateText.ts) before they are fenced.
+import { neutralised } from './candidateText';
 import { block, type ChatMessage } from './judgePrompt';
 
 export const CONTRADICTION_VERDICTS = ['consistent', 'omits', 'contradicts'] as const;
@@ -39,11 +43,12 @@ export const CONTRADICTION_SYSTEM = [
 
 /** The numbered observation lines as the classifier sees them (`#1 f(2) -> 4`, `#2 f(0) raises ...`). */
 export function observationLines(entryPoint: string, observations: readonly ContradictionObservation[]): string[] {
-  return observations.map((o, i) => `#${i + 1} ${entryPoint}(${o.arguments}) ${o.ok ? '->' : 'raises'} ${o.text}`);
+  return observations.map((o, i) => `#${i + 1} ${entryPoint}(${neutralised(o.arguments)}) ${o.ok ? '->' : 'raises'} ${neutralised(o.text)}`);
 }
 
 export function buildContradictionMessages(input: ContradictionInput): ChatMessage[] {
   const lines = observationLines(input.entryPoint, input.observations);
+  const description = neutralised(input.description);
   const content = [
     `Function signature: ${input.signature.trim()}`,
     '',
@@ -51,7 +56,7 @@ export function buildContradictionMessages(input: ContradictionInput): ChatMessa
     block('observations', lines.length > 0 ? lines.join('\n') : '(none)'),
     '',
     'The description:',
-    block('description', input.description.trim() === '' ? '(empty)' : input.description),
+    block('description', description.trim() === '' ? '(empty)' : description),
     '',
     'Give your reason, then the lines `VERDICT: ...` and `OBSERVATION: #n`.',
   ].join('\n');

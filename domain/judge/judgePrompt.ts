@@ -1,9 +1,14 @@
 // The description judge: its prompt (a 1-5 rubric whose every level is anchored in words) and the parser
-// of its answer (the last `SCORE: n` line wins). Pure code, no I/O.
+// of its answer (the last `SCORE: n` line of the judge's own reply wins). Pure code, no I/O.
+//
+// The candidate description is candidate-controlled: it is neutralised (candidateText.ts) before it is
+// fenced, so an appended "SCORE: 5" line or a closing tag never reaches the judge.
 //
 // The judge sees the method's code (the ground truth), the gold description when the source has one
 // (CruxEval has none: the judge then works from the code alone) and the agent's description. It never
 // sees the agent's trajectory: the score is about the final description only.
+
+import { neutralised } from './candidateText';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -61,6 +66,7 @@ export function readBlock(text: string, tag: string): string | undefined {
 }
 
 export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
+  const candidate = neutralised(input.agentDescription);
   const parts = [
     `Function signature: ${input.signature.trim()}`,
     '',
@@ -72,7 +78,7 @@ export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
       : 'There is no reference description for this function: judge against the code alone.',
     '',
     'The description to grade:',
-    block('candidate_description', input.agentDescription.trim() === '' ? '(empty)' : input.agentDescription),
+    block('candidate_description', candidate.trim() === '' ? '(empty)' : candidate),
     '',
     'Give your rationale, then the final line `SCORE: n`.',
   ];

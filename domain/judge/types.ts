@@ -60,6 +60,8 @@ export interface DescriptionVerdict {
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
+  /** What the neutralisation removed from the candidate description (candidateText.ts); absent: nothing. */
+  neutralised?: { lines: number; tags: number };
 }
 
 export interface GeneratedCode {

@@ -4,6 +4,7 @@
 // line (`REWARD: n`), then the rationale, so an answer cut at max_tokens still carries its reward and a
 // `REWARD:` quoted later in the rationale (or echoed from a call's text) is never read as the critic's own.
 // Pure code.
+import { neutralised } from '../judge/candidateText';
 import { block, type ChatMessage } from '../judge/judgePrompt';
 
 export interface CriticCall {
@@ -39,9 +40,15 @@ export const CRITIC_SYSTEM = [
   'where n is an integer from 0 to 10, and then, on the following lines, one or two sentences of rationale.',
 ].join('\n');
 
+/** The policy's calls and what came back: candidate-controlled, so neutralised (judge/candidateText.ts) first. */
 function callLines(calls: readonly CriticCall[]): string {
   if (calls.length === 0) return '(none)';
-  return calls.map((c) => `${c.call} -> ${c.status === 'rejected' ? `(not run) ${c.observation}` : c.observation}  [${c.status}]`).join('\n');
+  return calls
+    .map((c) => {
+      const observation = neutralised(c.observation);
+      return `${neutralised(c.call)} -> ${c.status === 'rejected' ? `(not run) ${observation}` : observation}  [${c.status}]`;
+    })
+    .join('\n');
 }
 
 export function buildCriticMessages(input: CriticInput): ChatMessage[] {

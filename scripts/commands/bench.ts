@@ -28,7 +28,7 @@ export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
   '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--in-context-examples generated|probe] [--k N]',
   '              [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID [--resume]] [--detach] [--outage-wait 6h]',
-  '              [--judge-model M] [--judge off] [--report-dir DIR]',
+  '              [--judge-model M] [--judge off] [--allow-self-judge] [--report-dir DIR]',
   '       pau bench status RUN_ID',
   '       pau bench models',
 ].join('\n');
@@ -127,8 +127,8 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.resume && !values['run-id']) throw new UsageError('--resume needs --run-id ID (the run to continue)');
   const base = configFromArgs(values);
-  const judge = judgeFromArgs(values);
-  const requested: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
+  const judge = await judgeFromArgs(values);
+  const requested: BenchmarkConfig = { ...base, ...judgeFields(judge) };
   const runId = values['run-id'] ?? newRunId();
   const client = await connectClient();
   const h = connect(undefined, 2);

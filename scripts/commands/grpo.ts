@@ -15,7 +15,8 @@ import { renderGrpoReport } from '../../domain/training/grpoReport';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
-import { requireJudge } from '../client/judgeChoice';
+import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
+import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
@@ -49,6 +50,10 @@ const trainOptions = defineOptions({
   'eval-methods': commaList.optional(),
   methods: commaList.optional(),
   'judge-model': z.string().min(1).optional(),
+  'allow-self-judge': {
+    schema: z.boolean().optional(),
+    help: 'let a judge or critic that is the policy, its base or a checkpoint of it grade the rollouts (recorded in the config)',
+  },
   seed: int(0).default(0),
   'run-id': z.string().regex(NAME_PATTERN).optional(),
   detach: z.boolean().optional(),
@@ -87,11 +92,24 @@ async function train(argv: string[]): Promise<number> {
   if (refusal) throw new UsageError(refusal);
   const critic = v.critic ?? v.base;
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const bases = await checkpointBases([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const judgeModel = requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)', bases);
+  // The judge scores the rollouts (the outcome reward) and the validation runs: it must not be the policy,
+  // its base or a checkpoint of it. The step critic is the paper's design: a frozen model on the policy's
+  // own backbone with privileged information (the gold description); it never gives the final score, so it
+  // is allowed and its relation is recorded (issue 27: only a critic "for the final score" is refused).
+  const selfJudge: SelfJudgePair[] = checkSelfJudge([v.base], [{ model: judgeModel, role: 'judge' }], {
+    allow: v['allow-self-judge'],
+    bases,
+    otherFlags: '--judge-model M',
+  });
+  const criticRelation = selfJudgeRelation(v.base, critic, (m) => bases.get(m));
+  if (criticRelation && v.reward !== 'outcome') selfJudge.push({ agent: v.base, judge: critic, role: 'critic', relation: criticRelation });
   const runId = v['run-id'] ?? newRunId('grpo');
-  const config: GrpoConfig = {
+  const config: GrpoConfig & { selfJudge?: SelfJudgePair[] } = {
     base: v.base,
     critic,
-    judgeModel: requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)'),
+    judgeModel,
     dataset: v.dataset,
     split: v.split,
     methodsPerEpoch: v['methods-per-epoch'],
@@ -115,6 +133,7 @@ async function train(argv: string[]): Promise<number> {
     evalLimit: v['eval-limit'],
     ...(v['eval-methods'] ? { evalMethodIds: v['eval-methods'] } : {}),
     ...(v.methods ? { methodIds: v.methods } : {}),
+    ...(selfJudge.length > 0 ? { selfJudge } : {}),
   };
   const client = await connectClient();
   const h = connect(undefined, 2);
@@ -123,6 +142,11 @@ async function train(argv: string[]): Promise<number> {
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     console.log(`policy ${config.base}, critic ${config.critic}, judge ${config.judgeModel}, reward ${config.reward}`);
+    const forced = selfJudge.filter((p) => p.role !== 'critic');
+    if (forced.length > 0)
+      console.log(`SELF-JUDGING forced (--allow-self-judge): ${forced.map((p) => `${p.role} ${p.judge} ${p.relation} ${p.agent}`).join(', ')}`);
+    if (forced.length < selfJudge.length)
+      console.log(`critic ${config.critic}: on the policy's own backbone (the paper's frozen AAC critic; it rates steps, the judge scores)`);
     if (v.detach) return 0;
     const started = Date.now();
     const result = await watch(h.db, handle, runId);

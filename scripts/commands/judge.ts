@@ -12,6 +12,11 @@ import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
+import { episodes, runs } from '../../db/schema/index';
+import { checkpointBases, checkSelfJudge } from '../client/judgeChoice';
+import type { SelfJudgePair } from '../../domain/judge/selfJudge';
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
 
 const options = defineOptions({
   run: z.string().min(1),
@@ -20,7 +25,38 @@ const options = defineOptions({
   force: z.boolean().optional(),
   window: z.coerce.number().int().min(1).max(200).optional(),
   out: z.string().min(1).optional(),
+  'allow-self-judge': {
+    schema: z.boolean().optional(),
+    help: "let a judge or coder that is one of the run's agents, its base or a checkpoint of it score the run (recorded in the run's config)",
+  },
 });
+
+/** The models whose episodes the run holds (its agents; a GRPO run's include its checkpoints). */
+async function agentModelsOf(db: Db, runId: string): Promise<string[]> {
+  const rows = await db.selectDistinct({ model: episodes.model }).from(episodes).where(eq(episodes.runId, runId));
+  return rows.map((r) => r.model).sort();
+}
+
+/** The code writer the run's config names (resolveJudgeConfig's order after the flag), if any. */
+async function storedCoderOf(db: Db, runId: string): Promise<string | undefined> {
+  const [row] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
+  const rc = (row?.config ?? {}) as { coderModel?: unknown; judge?: { coderModel?: unknown } };
+  const coder = rc.judge?.coderModel ?? rc.coderModel;
+  return typeof coder === 'string' ? coder : undefined;
+}
+
+/** A forced judging recorded in the run's config: `selfJudge` gains the pairs it did not hold yet. */
+async function recordSelfJudge(db: Db, runId: string, pairs: SelfJudgePair[]): Promise<void> {
+  const [row] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
+  const held = ((row?.config as { selfJudge?: SelfJudgePair[] } | null)?.selfJudge ?? []).filter((p) => p && typeof p === 'object');
+  const key = (p: SelfJudgePair) => `${p.agent}\u0000${p.judge}\u0000${p.role}`;
+  const seen = new Set(held.map(key));
+  const all = [...held, ...pairs.filter((p) => !seen.has(key(p)))];
+  await db
+    .update(runs)
+    .set({ config: sql`${runs.config} || ${JSON.stringify({ selfJudge: all })}::jsonb`, updatedAt: new Date() })
+    .where(eq(runs.id, runId));
+}
 
 export const usage = `pau judge ${options.usage}`;
 
@@ -30,6 +66,24 @@ export async function run(argv: string[]): Promise<number> {
   const judgeModel = values['judge-model'];
   for (const m of [judgeModel, values['coder-model']])
     if (m && !isCheckpointModel(m) && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
+  try {
+    // The run's agents against the judge and the coder (the flag, else the run's config, else the judge).
+    const agents = await agentModelsOf(getDb(), values.run);
+    const coder = values['coder-model'] ?? (await storedCoderOf(getDb(), values.run));
+    const bases = await checkpointBases([...agents, judgeModel, ...(coder ? [coder] : [])]);
+    const graders = [
+      { model: judgeModel, role: 'judge' as const },
+      { model: coder, role: 'coder' as const },
+    ];
+    const selfJudge = checkSelfJudge(agents, graders, { allow: values['allow-self-judge'], bases, otherFlags: '--judge-model M, --coder-model M' });
+    if (selfJudge.length > 0) {
+      await recordSelfJudge(getDb(), values.run, selfJudge);
+      console.log(`SELF-JUDGING forced (--allow-self-judge): ${selfJudge.map((p) => `${p.role} ${p.judge} ${p.relation} ${p.agent}`).join(', ')}`);
+    }
+  } catch (err) {
+    await closeSharedDb();
+    throw err;
+  }
   const client = await connectClient();
   try {
     const handle = await startJudgeRun(client, {

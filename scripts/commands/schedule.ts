@@ -68,8 +68,8 @@ export async function run(argv: string[]): Promise<number> {
         if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
         const base = selectionConfig(v, v.dataset);
         // Same rule as bench run: a real-model night is never judged silently by the scripted mock.
-        const judge = judgeFromArgs(v);
-        const config: BenchmarkConfig = { ...base, ...judgeFields(judge.judgeModel) };
+        const judge = await judgeFromArgs(v);
+        const config: BenchmarkConfig = { ...base, ...judgeFields(judge) };
         const scheduleId = v.id ?? `nightly-${v.dataset}`;
         const state = await upsertNightly(client, {
           scheduleId,

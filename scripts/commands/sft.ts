@@ -15,7 +15,8 @@ import { formatSftComparison } from '../../domain/training/sftReport';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
-import { requireJudge } from '../client/judgeChoice';
+import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
+import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
@@ -36,6 +37,7 @@ const buildOptions = defineOptions({
   'min-code-match': z.coerce.number().min(0).max(1).default(DEFAULT_SFT_THRESHOLDS.minCodeMatch),
   'keep-contradicting': z.boolean().optional(),
   'judge-model': z.string().min(1).optional(),
+  'allow-self-judge': { schema: z.boolean().optional(), help: 'let a judge that is the teacher, its base or a checkpoint of it filter the data' },
   'max-calls': int(1).optional(),
   'max-turns': int(1).optional(),
   window: int(1).optional(),
@@ -66,6 +68,7 @@ const trainOptions = defineOptions({
   'eval-settings': settings.default(['interactive', 'in-context']),
   'eval-samples': int(1).default(1),
   'judge-model': z.string().min(1).optional(),
+  'allow-self-judge': { schema: z.boolean().optional(), help: 'let a judge that is the base or a checkpoint of it score the evaluation' },
   'no-eval': z.boolean().optional(),
   'max-calls': int(1).optional(),
   'max-turns': int(1).optional(),
@@ -92,9 +95,16 @@ async function build(argv: string[]): Promise<number> {
   const refusal = testSplitRefusal('sft build (training data)', v.split, v['allow-test-split']);
   if (refusal) throw new UsageError(refusal);
   requireKnownModels([v.teacher, ...(v['judge-model'] ? [v['judge-model']] : [])]);
-  const judgeModel = requireJudge([v.teacher], v['judge-model'], 'SFT');
+  const bases = await checkpointBases([v.teacher, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const judgeModel = requireJudge([v.teacher], v['judge-model'], 'SFT', bases);
+  // The judge's scores choose which teacher episodes become training data.
+  const selfJudge = checkSelfJudge([v.teacher], [{ model: judgeModel, role: 'judge' }], {
+    allow: v['allow-self-judge'],
+    bases,
+    otherFlags: '--judge-model M or PAU_JUDGE_MODEL',
+  });
   const dataName = v.name ?? `${v.teacher.replace(/[^A-Za-z0-9._-]+/g, '-')}-${v.split}-${newRunId('sft').slice(4)}`;
-  const config: SftBuildConfig = {
+  const config: SftBuildConfig & { selfJudge?: SelfJudgePair[] } = {
     name: dataName,
     dataset: v.dataset,
     split: v.split,
@@ -108,6 +118,7 @@ async function build(argv: string[]): Promise<number> {
     ...(v.limit ? { limit: v.limit } : {}),
     ...(v.window ? { window: v.window } : {}),
     ...budgetsOf(v),
+    ...(selfJudge.length > 0 ? { selfJudge } : {}),
   };
   const client = await connectClient();
   const h = connect(undefined, 2);
@@ -170,18 +181,27 @@ async function train(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   requireKnownModels(v['judge-model'] ? [v['judge-model']] : []);
   const runId = v['run-id'] ?? newRunId('sft');
-  const evalConfig = v['no-eval']
-    ? null
-    : {
-        dataset: v['eval-dataset'],
-        split: v['eval-split'],
-        settings: v['eval-settings'],
-        samples: v['eval-samples'],
-        judgeModel: requireJudge([v.base], v['judge-model'], 'SFT'),
-        ...(v['eval-limit'] ? { limit: v['eval-limit'] } : {}),
-        ...budgetsOf(v),
-      };
-  const config: SftTrainConfig = {
+  const bases = await checkpointBases([v.base, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const evalJudge = v['no-eval'] ? null : requireJudge([v.base], v['judge-model'], 'SFT', bases);
+  // The evaluation scores the trained checkpoint beside its base: a judge related to the base grades both.
+  const selfJudge = checkSelfJudge([v.base], [{ model: evalJudge, role: 'judge' }], {
+    allow: v['allow-self-judge'],
+    bases,
+    otherFlags: '--judge-model M or PAU_JUDGE_MODEL',
+  });
+  const evalConfig =
+    evalJudge === null
+      ? null
+      : {
+          dataset: v['eval-dataset'],
+          split: v['eval-split'],
+          settings: v['eval-settings'],
+          samples: v['eval-samples'],
+          judgeModel: evalJudge,
+          ...(v['eval-limit'] ? { limit: v['eval-limit'] } : {}),
+          ...budgetsOf(v),
+        };
+  const config: SftTrainConfig & { selfJudge?: SelfJudgePair[] } = {
     data: v.data,
     base: v.base,
     ...(v.epochs !== undefined ? { epochs: v.epochs } : {}),
@@ -194,6 +214,7 @@ async function train(argv: string[]): Promise<number> {
     ...(v.seed !== undefined ? { seed: v.seed } : {}),
     ...(v.threads !== undefined ? { threads: v.threads } : {}),
     eval: evalConfig,
+    ...(selfJudge.length > 0 ? { selfJudge } : {}),
   };
   const client = await connectClient();
   const h = connect(undefined, 2);

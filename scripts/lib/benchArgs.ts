@@ -6,7 +6,7 @@ import { SETTINGS } from '../../domain/episode/types';
 import { models } from '../../config/models';
 import { UsageError } from './args';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
-import { chooseJudge, type JudgeChoice } from '../client/judgeChoice';
+import { checkpointBases, checkSelfJudge, chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
 /** `a,b, c` → ['a', 'b', 'c'] */
 export const commaList = z.string().transform((s) =>
@@ -40,6 +40,8 @@ export const runSelectionFields = {
   samples: z.coerce.number().int().min(1).default(1),
   judge: z.enum(['on', 'off']).default('on'),
   'judge-model': z.string().min(1).optional(),
+  /** Let a judge that is an agent, its base or a checkpoint of one score the run (recorded in the config). */
+  'allow-self-judge': z.boolean().optional(),
 };
 
 type RunSelection = z.infer<z.ZodObject<typeof runSelectionFields>>;
@@ -57,12 +59,31 @@ export function selectionConfig(v: RunSelection, dataset: string): BenchmarkConf
   };
 }
 
-/** `--judge off`, else chooseJudge's rule (a real-model run is never judged silently by the mock). */
-export function judgeFromArgs(v: RunSelection): JudgeChoice {
+/**
+ * `--judge off`, else chooseJudge's rule (a real-model run is never judged silently by the mock, nor by one
+ * of its agents); an explicit judge that is an agent, its base or a checkpoint of one is refused (exit 2)
+ * unless --allow-self-judge, and then recorded in the choice (judgeFields puts it in the run's config).
+ */
+export async function judgeFromArgs(v: RunSelection): Promise<JudgeChoice> {
   if (v.judge === 'off') return { judgeModel: null, note: 'judge: off (--judge off)' };
+  const bases = await checkpointBases([...v.models, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  let choice: JudgeChoice;
   try {
-    return chooseJudge(v.models, v['judge-model']);
+    choice = chooseJudge(v.models, v['judge-model'], bases);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  // The judge is also the code writer (a run's coderModel defaults to its judge).
+  const pairs = checkSelfJudge(v.models, [{ model: choice.judgeModel, role: 'judge' }], {
+    allow: v['allow-self-judge'],
+    bases,
+    otherFlags: '--judge-model M or PAU_JUDGE_MODEL',
+  });
+  return pairs.length > 0
+    ? {
+        ...choice,
+        selfJudge: pairs,
+        note: `${choice.note}; SELF-JUDGING forced (--allow-self-judge): ${pairs.map((p) => `${p.judge} ${p.relation} ${p.agent}`).join(', ')}`,
+      }
+    : choice;
 }
