@@ -21,7 +21,7 @@ import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, goldControl,
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
-import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchSet, countedInputs, unobservedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
@@ -197,13 +197,22 @@ export function createJudgeActivities(db: () => Db) {
       // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
       // checked against the observations: a compile error is no contradiction.
       const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
-      let codeMatch: number | null = null;
-      if (counted.length > 0 && !plan.codeMatchExcluded) {
+      const matchOn = (inputs: readonly number[]): number | null => {
+        if (inputs.length === 0 || plan.codeMatchExcluded) return null;
         const candidate = failed ? null : input.candidate;
-        const equal = candidate ? counted.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
-        codeMatch = equal / counted.length;
-      }
+        const equal = candidate ? inputs.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
+        return equal / inputs.length;
+      };
+      const codeMatch = matchOn(counted);
       const observed = observedCalls(await loadSteps(db(), plan.episodeId));
+      // The same share over the held-out inputs the agent never saw (its calls, or its examples in-context).
+      const heldoutArgs = [...plan.heldoutGiven, ...plan.heldoutGenerated];
+      const unobserved = unobservedInputs(
+        heldoutArgs,
+        counted,
+        observed.map((o) => o.arguments),
+      );
+      const codeMatchUnobserved = matchOn(unobserved);
       const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
       let checked: number | null = null;
       let bad: number | null = null;
@@ -226,8 +235,9 @@ export function createJudgeActivities(db: () => Db) {
         unparsable: verdict.unparsable,
         noCode: generated.code === null,
         codeFailure: failed,
-        heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
-        heldoutDisagreements: heldoutDisagreements([...plan.heldoutGiven, ...plan.heldoutGenerated], input.original, input.candidate, counted, cfg.equality),
+        heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length, unobserved: unobserved.length },
+        codeMatchUnobserved,
+        heldoutDisagreements: heldoutDisagreements(heldoutArgs, input.original, input.candidate, counted, cfg.equality),
         ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,
         requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
