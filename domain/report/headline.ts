@@ -2,7 +2,7 @@
 // card comes first; without a qualified judge there is no score headline (domain/report/judgeCardView.ts).
 import type { ReportDocument } from './renderHtml';
 import { cardCheckRows, cardMeasureLines, cardTitle, reportView, selfJudgeText } from './judgeCardView';
-import { codeMatchRows, headlineRows, judgedOnlyRows, pairedRows } from './summarize';
+import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, pairedRows } from './summarize';
 import { formatTable } from './table';
 import { formatToolCallSources } from './toolCallSources';
 import { SMALL_JUDGE_WARNING } from '../llm/localModels';
@@ -64,8 +64,7 @@ export function headlineText(doc: ReportDocument): string {
   const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
   if (sources.length > 0) lines.push('', 'tool calls by source (interactive):', formatToolCallSources(sources));
   if (doc.compare) {
-    const shown = new Set([...(view.scores ? ['score'] : []), ...(view.codeMatch ? ['codeMatchUnobserved'] : [])]);
-    const d = doc.compare.deltas.filter((x) => shown.has(x.metric));
+    const d = doc.compare.deltas.filter((x) => (x.metric === 'score' || x.metric === 'codeMatchUnobserved') && metricShown(view, x.metric));
     if (d.length > 0) {
       lines.push('', `compared with ${doc.compare.runId}:`);
       lines.push(

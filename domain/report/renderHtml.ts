@@ -6,6 +6,7 @@ import {
   isShare,
   METRIC_LABEL,
   METRICS,
+  metricShown,
   headlineRows,
   judgedOnlyRows,
   notScoredText,
@@ -237,14 +238,16 @@ export function renderHtml(doc: ReportDocument): string {
     );
   }
   if (doc.compare) {
-    const rows = doc.compare.deltas.map((d) => [
-      d.model,
-      d.setting,
-      METRIC_LABEL[d.metric],
-      num(d.current, 3),
-      num(d.previous, 3),
-      d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
-    ]);
+    const rows = doc.compare.deltas
+      .filter((d) => metricShown(view, d.metric))
+      .map((d) => [
+        d.model,
+        d.setting,
+        METRIC_LABEL[d.metric],
+        num(d.current, 3),
+        num(d.previous, 3),
+        d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
+      ]);
     sections.push(
       `<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
     );
@@ -272,9 +275,7 @@ export function renderHtml(doc: ReportDocument): string {
     sections.push(`<h2>Coverage against score${unqualified}</h2>${coverageScatterSvg(doc.episodes)}`);
   }
   {
-    const shown = METRICS.filter((m) =>
-      m === 'score' || m === 'failRate' ? view.scores : m === 'codeMatch' || m === 'codeMatchUnobserved' ? view.codeMatch : true,
-    );
+    const shown = METRICS.filter((m) => metricShown(view, m));
     const rows = s.bySource.map((g) => [
       g.source ?? '',
       g.model,

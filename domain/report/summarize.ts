@@ -401,6 +401,13 @@ export interface TableView {
 }
 const SHOW_ALL: TableView = { scores: true, codeMatch: true };
 
+/** Whether a view shows a metric: scores need a qualified judge, code match a qualified coder, coverage nothing. */
+export function metricShown(v: Pick<TableView, 'scores' | 'codeMatch'>, m: Metric): boolean {
+  if (m === 'score' || m === 'failRate') return v.scores;
+  if (m === 'codeMatch' || m === 'codeMatchUnobserved') return v.codeMatch;
+  return true;
+}
+
 /** `+12.0 pts` over the floor (percentage points); `-` when either is unknown. */
 export function overFloor(e: Estimate, floor: number | null | undefined): string {
   if (e.mean === null || floor === null || floor === undefined) return '-';
@@ -494,11 +501,10 @@ export function pairedRows(
   minMethods = MIN_METHODS_TO_COMPARE,
 ): { headers: string[]; rows: string[][]; tooFew: string | null; leftOut: number } {
   const headers = ['comparison', 'metric', 'a - b [95% CI] wins/ties/losses', 'methods', 'unpaired'];
-  const shownMetric = (m: Metric) => (m === 'score' || m === 'failRate' ? v.scores : v.codeMatch);
   const all = [
     ...s.paired.map((p) => ({ label: `${p.model}: interactive - in-context`, metric: p.metric, diff: p.diff })),
     ...s.modelPairs.map((p) => ({ label: `${p.setting}: ${p.a} - ${p.b}`, metric: p.metric, diff: p.diff })),
-  ].filter((p) => shownMetric(p.metric));
+  ].filter((p) => metricShown(v, p.metric));
   const kept = all.filter((p) => p.diff.n >= minMethods);
   const rows = kept.map((p) => [p.label, METRIC_LABEL[p.metric], fmtPaired(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
   const maxN = Math.max(0, ...all.map((p) => p.diff.n));
