@@ -37,8 +37,8 @@ export function intervalPlotSvg(
   const rows = [...groups].sort((a, b) => a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting));
   const colour = modelColours(rows.map((g) => g.model));
   const rowH = 24;
-  const m = { l: 250, r: 20, t: 28, b: reference ? 46 : 34 };
-  const W = 560;
+  const m = { l: 268, r: 16, t: 28, b: reference ? 46 : 34 };
+  const W = 548;
   const H = m.t + m.b + rowH * Math.max(1, rows.length);
   const pw = W - m.l - m.r;
   const x = (v: number) => m.l + (pw * (Math.min(sc.hi, Math.max(sc.lo, v)) - sc.lo)) / (sc.hi - sc.lo);
@@ -58,7 +58,7 @@ export function intervalPlotSvg(
     const y = m.t + rowH * i + rowH / 2;
     const e = g.metrics[metric];
     const label = `${g.model} / ${settingLabel(g)}`;
-    parts.push(`<text x="${m.l - 8}" y="${y + 4}" text-anchor="end" font-size="12">${esc(label.length > 40 ? `${label.slice(0, 39)}…` : label)}</text>`);
+    parts.push(`<text x="${m.l - 8}" y="${y + 4}" text-anchor="end" font-size="11">${esc(label.length > 46 ? `…${label.slice(-45)}` : label)}</text>`);
     if (e.mean === null) {
       parts.push(`<text x="${m.l + 4}" y="${y + 4}" font-size="11" fill="#888">no data</text>`);
       return;

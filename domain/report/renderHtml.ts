@@ -164,7 +164,10 @@ th{background:#f3f3f3}tbody tr:nth-child(even){background:#fafafa}.legend{font-s
 export function judgeCardSection(status: JudgeCardStatus | undefined, view: ReportView): string {
   if (!status) return '<div class="card"><p>Judge card: none attached to this report (built before judge cards).</p></div>';
   const ok = status.status === 'qualified' && status.card.coderQualified;
-  const title = `<h2>Judge card</h2><p>${esc(cardTitle(status).replace(/^judge card: /, ''))}</p>`;
+  const title =
+    status.status === 'missing'
+      ? `<h2>Judge card</h2><p>None yet for judge <code>${esc(status.judgeModel)}</code> with code writer <code>${esc(status.coderModel)}</code>.</p>`
+      : `<h2>Judge card</h2><p>${esc(cardTitle(status).replace(/^judge card: /, ''))}</p>`;
   const body =
     status.status === 'missing'
       ? `<p>No card: compute it with <code>${esc(status.command)}</code>.</p>`

@@ -270,21 +270,37 @@ function kOf(rows: EpisodeRow[]): { k?: string } {
   return { k: lo === hi ? String(lo) : `${lo}-${hi}` };
 }
 
+/**
+ * Whether the rows carry code match on unseen inputs at all: a run judged before it existed has it on no
+ * episode, and 0-filling its failed episodes would make a mean of failures alone, so there it stays empty.
+ */
+export function hasUnseenCodeMatch(rows: readonly EpisodeRow[]): boolean {
+  return rows.some((r) => typeof r.diagnostics?.heldout?.unobserved === 'number' || (r.judged && r.codeMatchUnobserved != null));
+}
+
 export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOptions> = {}): RunSummary {
+  const unseen = hasUnseenCodeMatch(rows);
+  const group = (g: EpisodeRow[]) => {
+    const s = summarizeGroup(g, bootstrap);
+    if (unseen) return s;
+    const none = bootstrapOverMethods([], bootstrap);
+    return { ...s, metrics: { ...s.metrics, codeMatchUnobserved: none }, judgedOnly: { ...s.judgedOnly, codeMatchUnobserved: none } };
+  };
+  const pairedMetrics = PAIRED_METRICS.filter((m) => unseen || m !== 'codeMatchUnobserved');
   const groups: GroupSummary[] = [];
   for (const [, g] of groupBy(rows, (r) => `${r.model}\u0000${r.setting}`)) {
-    groups.push({ model: g[0]!.model, setting: g[0]!.setting, ...summarizeGroup(g, bootstrap) });
+    groups.push({ model: g[0]!.model, setting: g[0]!.setting, ...group(g) });
   }
   const bySource: GroupSummary[] = [];
   for (const [, g] of groupBy(rows, (r) => `${r.source}\u0000${r.model}\u0000${r.setting}`)) {
-    bySource.push({ source: g[0]!.source, model: g[0]!.model, setting: g[0]!.setting, ...summarizeGroup(g, bootstrap) });
+    bySource.push({ source: g[0]!.source, model: g[0]!.model, setting: g[0]!.setting, ...group(g) });
   }
   const paired: PairedSummary[] = [];
   for (const [model, g] of groupBy(rows, (r) => r.model)) {
     const inter = g.filter((r) => r.setting === 'interactive');
     const inCtx = g.filter((r) => r.setting === 'in-context');
     if (inter.length === 0 || inCtx.length === 0) continue;
-    for (const metric of PAIRED_METRICS) paired.push({ model, metric, diff: pairedMetric(inter, inCtx, metric, 'all', bootstrap) });
+    for (const metric of pairedMetrics) paired.push({ model, metric, diff: pairedMetric(inter, inCtx, metric, 'all', bootstrap) });
   }
   const modelPairs: ModelPairSummary[] = [];
   for (const [setting, g] of groupBy(rows, (r) => r.setting)) {
@@ -293,7 +309,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
       for (let j = i + 1; j < byModel.length; j++) {
         const [a, ra] = byModel[i]!;
         const [b, rb] = byModel[j]!;
-        for (const metric of PAIRED_METRICS) modelPairs.push({ setting, a, b, metric, diff: pairedMetric(ra, rb, metric, 'all', bootstrap) });
+        for (const metric of pairedMetrics) modelPairs.push({ setting, a, b, metric, diff: pairedMetric(ra, rb, metric, 'all', bootstrap) });
       }
   }
   const diagnostics: DiagnosticsSummary[] = [];

@@ -160,4 +160,13 @@ describe('code match on unseen held-out inputs in the summary', () => {
     expect(headlineRows(s).headers).toContain('code match (unseen)');
     expect(headlineRows(s).headers).not.toContain('code match (all inputs)');
   });
+
+  it('a run judged before the figure existed has none: its failed episodes do not make a mean of zeros', () => {
+    const s = summarize([
+      { ...baseRow, codeMatchUnobserved: undefined },
+      { ...baseRow, episodeId: 'f', status: 'failed', judged: false, score: null, codeMatch: null, codeMatchUnobserved: null },
+    ]);
+    expect(s.groups[0]!.metrics.codeMatchUnobserved.mean).toBeNull();
+    expect(s.groups[0]!.metrics.codeMatch).toMatchObject({ n: 2, mean: 0.25 });
+  });
 });
