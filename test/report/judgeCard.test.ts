@@ -95,6 +95,18 @@ describe('the judge card in reports', () => {
     );
   });
 
+  it('a qualified judge with an unqualified code writer: scores shown, code match withheld with the reason', () => {
+    const c = card({ coderFidelity: 0.4 });
+    expect(c).toMatchObject({ judgeQualified: true, coderQualified: false });
+    const text = headlineText(doc(rows, { judgeCard: { status: 'qualified', card: c } }));
+    expect(tableOf(text)).toContain('score (1-5)');
+    expect(tableOf(text)).not.toContain('code match');
+    expect(text).toContain(
+      'Code match withheld: code writer local/judge-1.5b did not pass its checks (coder fidelity: code match of code from the gold description: 40% (needs >= 60%)).',
+    );
+    expect(text).not.toMatch(/code match \(unseen\)\s+[+-]\d/); // nor in the paired differences
+  });
+
   it('a document from before judge cards is shown as it was, and says it has no card', () => {
     const text = headlineText(doc(rows));
     expect(text).toContain('judge card: none attached to this report');
