@@ -1,10 +1,11 @@
 // A run's numbers, from one row per episode: per model x setting and per source, means with 95%
 // bootstrap intervals (resampling methods) of the description score, fail rate (score <= 2), code match
-// and coverage, counted two ways: every ended episode, with failed, cancelled, unjudged and unparsable
+// (on the held-out inputs the agent never observed, and on all of them) and coverage, counted two ways: every ended episode, with failed, cancelled, unjudged and unparsable
 // ones as score 1 / fail / code match 0 (the headline: leaving them out biases the means upward), and
 // judged episodes only; paired per-method differences (interactive minus in-context, and between
-// models); the diagnostics breakdown; tokens and cost; the score distribution. Pure code: the rows come
-// from reportRows.ts (or a test).
+// models); the diagnostics breakdown; tokens and cost; the score distribution; and the tables as a view
+// allows them (`TableView`: without a qualified judge or code writer, their columns are left out). Pure
+// code: the rows come from reportRows.ts (or a test).
 import type { EpisodeDiagnostics } from '../judge/diagnostics';
 import { bootstrapOverMethods, pairedDifference, type BootstrapOptions, type Estimate, type PairedEstimate } from './stats';
 
@@ -53,9 +54,7 @@ export const METRIC_LABEL: Record<Metric, string> = {
   branchCoverage: 'branch cov',
 };
 
-/** The headline's metrics: code match over unseen held-out inputs only (the all-inputs figure is secondary). */
-export const HEADLINE_METRICS = ['score', 'failRate', 'codeMatchUnobserved', 'statementCoverage', 'branchCoverage'] as const satisfies readonly Metric[];
-/** The metrics that need no judge model: shown when the judge is not qualified (code match only with a qualified coder). */
+/** The metrics that need neither judge nor code writer: coverage of the original by the observed inputs. */
 export const JUDGE_FREE_METRICS = ['statementCoverage', 'branchCoverage'] as const satisfies readonly Metric[];
 
 /** Fewer methods than this: paired differences are one line ("too few methods to compare"), not a table. */
