@@ -22,9 +22,10 @@ import { observedCalls } from '../../domain/episode/observedCalls';
 import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
 import { codeMatchSet, countedInputs, unobservedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchOf } from '../../domain/calibration/codeMatch';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage } from '../../domain/judge/judgePrompt';
-import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
+import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 
@@ -197,12 +198,8 @@ export function createJudgeActivities(db: () => Db) {
       // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
       // checked against the observations: a compile error is no contradiction.
       const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
-      const matchOn = (inputs: readonly number[]): number | null => {
-        if (inputs.length === 0 || plan.codeMatchExcluded) return null;
-        const candidate = failed ? null : input.candidate;
-        const equal = candidate ? inputs.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
-        return equal / inputs.length;
-      };
+      const matchOn = (inputs: readonly number[]): number | null =>
+        plan.codeMatchExcluded ? null : codeMatchOf(input.original, failed ? null : input.candidate, inputs, cfg.equality);
       const codeMatch = matchOn(counted);
       const observed = observedCalls(await loadSteps(db(), plan.episodeId));
       // The same share over the held-out inputs the agent never saw (its calls, or its examples in-context).

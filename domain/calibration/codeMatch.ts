@@ -1,5 +1,6 @@
 // Code match of a candidate against the original on the held-out set, on the inputs the judge counts
-// (countedInputs, domain/judge/codeMatchInputs.ts). Pure code.
+// (countedInputs, domain/judge/codeMatchInputs.ts): the one share the judge's recordJudgment and the
+// calibration suite both compute. Pure code.
 import { unobservedInputs } from '../judge/codeMatchInputs';
 import { outcomesEqual, type EqualityOptions } from '../judge/outcomeEquality';
 import type { CallResult, Outcome } from '../sandbox/schemas';
