@@ -87,7 +87,10 @@ describe('calibration suite', () => {
     expect(classify.scores.find((s) => s.kind === 'original')?.codeMatch).toBe(1);
     expect(classify.scores.filter((s) => s.kind === 'swapped branch').every((s) => (s.codeMatch ?? 1) < 1)).toBe(true);
     expect(classify.scores.find((s) => s.kind === 'constant')?.site).toMatch(/^'(even|odd|negative)'$/);
-    expect(classify.scores.find((s) => s.kind === 'lookup')).toMatchObject({ codeMatch: 0, site: expect.stringMatching(/^20 in-context examples; \d+ held-out inputs outside the table$/) });
+    expect(classify.scores.find((s) => s.kind === 'lookup')).toMatchObject({
+      codeMatch: 0,
+      site: expect.stringMatching(/^20 in-context examples; \d+ held-out inputs outside the table$/),
+    });
 
     // A benchmark report on the same split shows these controls.
     const benchId = `${runId}-bench`;
