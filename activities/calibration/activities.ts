@@ -9,12 +9,14 @@ import { eq, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import type { Db } from '../../db/client';
 import { methods, runs } from '../../db/schema/index';
-import { codeMatchOf } from '../../domain/calibration/codeMatch';
+import { codeMatchOf, lookupTableCodeMatch } from '../../domain/calibration/codeMatch';
 import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
 import type { CalibrationInput, CalibrationPlan, CandidateRun, MethodCalibration } from '../../domain/calibration/types';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
+import { DEFAULT_BUDGETS } from '../../domain/episode/types';
+import { inContextExamples } from '../../domain/inputs/generator';
 import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
@@ -23,6 +25,12 @@ import { resolveMethods } from '../bench/run';
 const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
 
 export function createCalibrationActivities(db: () => Db) {
+  async function loadMethod(methodId: string) {
+    const [m] = await db().select().from(methods).where(eq(methods.id, methodId)).limit(1);
+    if (!m) throw ApplicationFailure.nonRetryable(`no method ${JSON.stringify(methodId)}`, FAILURE_TYPES.methodNotFound);
+    return m;
+  }
+
   return {
     /** Creates (or resets) the run row; returns the methods to calibrate. */
     async startCalibration(input: CalibrationInput): Promise<string[]> {
@@ -42,8 +50,7 @@ export function createCalibrationActivities(db: () => Db) {
     },
 
     async prepareCalibrationMethod(input: { methodId: string }): Promise<CalibrationPlan> {
-      const [m] = await db().select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
-      if (!m) throw ApplicationFailure.nonRetryable(`no method ${JSON.stringify(input.methodId)}`, FAILURE_TYPES.methodNotFound);
+      const m = await loadMethod(input.methodId);
       return {
         ...codeMatchPlan(m, DEFAULT_HELDOUT),
         generator: fs.readFileSync(GENERATOR_PATH, 'utf8'),
@@ -71,6 +78,20 @@ export function createCalibrationActivities(db: () => Db) {
           : counted.length === 0
             ? 'no held-out input counts (none, or the original raised or hit a limit on all of them)'
             : undefined;
+      // The lookup-table baseline over the examples an in-context episode shows (k = the call budget), scored
+      // on the held-out set as the plan built it (the same deterministic set; recomputed here so the workflow
+      // and its recorded histories stay as they are).
+      let lookup: MethodCalibration['scores'] = [];
+      if (!excluded && input.original) {
+        const m = await loadMethod(input.methodId);
+        const table = inContextExamples(m, DEFAULT_BUDGETS.maxCalls);
+        const heldout = codeMatchPlan(m, DEFAULT_HELDOUT).heldout;
+        // A dataset rebuilt since the plan would shift the indexes: no baseline rather than a wrong one.
+        if (heldout.length === input.original.length) {
+          const l = lookupTableCodeMatch(input.original, heldout, counted, table, DEFAULT_EQUALITY);
+          lookup = [{ kind: 'lookup', site: `${table.length} in-context examples; ${l.unseen} held-out inputs outside the table`, codeMatch: l.codeMatch }];
+        }
+      }
       const row: MethodCalibration = {
         methodId: input.methodId,
         counted: counted.length,
@@ -78,12 +99,14 @@ export function createCalibrationActivities(db: () => Db) {
         ...(input.generatorError ? { generatorError: input.generatorError } : {}),
         scores: excluded
           ? []
-          : input.candidates.map((c) => ({
-              kind: c.kind,
-              site: c.site,
-              codeMatch: codeMatchOf(input.original ?? [], c.results, counted, DEFAULT_EQUALITY),
-              ...(c.error ? { error: c.error.slice(0, 300) } : {}),
-            })),
+          : input.candidates
+              .map((c) => ({
+                kind: c.kind,
+                site: c.site,
+                codeMatch: codeMatchOf(input.original ?? [], c.results, counted, DEFAULT_EQUALITY),
+                ...(c.error ? { error: c.error.slice(0, 300) } : {}),
+              }))
+              .concat(lookup),
       };
       await db()
         .update(runs)

@@ -21,11 +21,12 @@ import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, goldControl,
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { heldoutDisagreements } from '../../domain/judge/disagreements';
 import { contradictionRecord, type ContradictionResult } from './contradiction';
-import { codeMatchSet, countedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchSet, countedInputs, unobservedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchOf } from '../../domain/calibration/codeMatch';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
 import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, type JudgeInput } from '../../domain/judge/judgePrompt';
-import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
+import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
@@ -246,13 +247,18 @@ export function createJudgeActivities(db: () => Db) {
       // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
       // checked against the observations: a compile error is no contradiction.
       const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
-      let codeMatch: number | null = null;
-      if (counted.length > 0 && !plan.codeMatchExcluded) {
-        const candidate = failed ? null : input.candidate;
-        const equal = candidate ? counted.filter((i) => candidate[i] && outcomesEqual(input.original[i]!, candidate[i], cfg.equality)).length : 0;
-        codeMatch = equal / counted.length;
-      }
+      const matchOn = (inputs: readonly number[]): number | null =>
+        plan.codeMatchExcluded ? null : codeMatchOf(input.original, failed ? null : input.candidate, inputs, cfg.equality);
+      const codeMatch = matchOn(counted);
       const observed = observedCalls(await loadSteps(db(), plan.episodeId));
+      // The same share over the held-out inputs the agent never saw (its calls, or its examples in-context).
+      const heldoutArgs = [...plan.heldoutGiven, ...plan.heldoutGenerated];
+      const unobserved = unobservedInputs(
+        heldoutArgs,
+        counted,
+        observed.map((o) => o.arguments),
+      );
+      const codeMatchUnobserved = matchOn(unobserved);
       const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
       let checked: number | null = null;
       let bad: number | null = null;
@@ -276,8 +282,9 @@ export function createJudgeActivities(db: () => Db) {
         ...(verdict.neutralised ? { neutralisedLines: verdict.neutralised.lines, neutralisedTags: verdict.neutralised.tags } : {}),
         noCode: generated.code === null,
         codeFailure: failed,
-        heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length },
-        heldoutDisagreements: heldoutDisagreements([...plan.heldoutGiven, ...plan.heldoutGenerated], input.original, input.candidate, counted, cfg.equality),
+        heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length, unobserved: unobserved.length },
+        codeMatchUnobserved,
+        heldoutDisagreements: heldoutDisagreements(heldoutArgs, input.original, input.candidate, counted, cfg.equality),
         ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
         coderModel: cfg.coderModel,
         requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },

@@ -61,31 +61,35 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     .leftJoin(judgments, judgeModel === null ? sql`false` : and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, judgeModel)))
     .where(eq(episodes.runId, runId))
     .orderBy(episodes.id);
-  return rows.map(({ e, source, codeMatchExclusion, j }) => ({
-    episodeId: e.id,
-    methodId: e.methodId,
-    source: source ?? e.methodId.split('/')[0] ?? 'unknown',
-    model: e.model,
-    setting: e.setting,
-    sample: e.sample,
-    status: e.status,
-    endReason: e.endReason,
-    judged: j !== null,
-    score: j?.score ?? null,
-    unparsable: (j?.unparsable ?? 0) > 0,
-    codeMatch: j?.codeMatch ?? null,
-    statementCoverage: j?.statementCoverage ?? null,
-    branchCoverage: j?.branchCoverage ?? null,
-    diagnostics: (j?.diagnostics as Partial<EpisodeDiagnostics> | null) ?? null,
-    callsMade: e.callsMade,
-    inContextK: e.inContextK,
-    codeMatchExcluded: codeMatchExclusion !== null && codeMatchExclusion !== undefined,
-    tokensIn: e.tokensIn,
-    tokensOut: e.tokensOut,
-    costUsd: e.costUsd,
-    workflowId: e.workflowId,
-    uiLink: e.workflowId ? workflowUiLink(e.workflowId) : null,
-  }));
+  return rows.map(({ e, source, codeMatchExclusion, j }) => {
+    const diagnostics = (j?.diagnostics as Partial<EpisodeDiagnostics> | null) ?? null;
+    return {
+      episodeId: e.id,
+      methodId: e.methodId,
+      source: source ?? e.methodId.split('/')[0] ?? 'unknown',
+      model: e.model,
+      setting: e.setting,
+      sample: e.sample,
+      status: e.status,
+      endReason: e.endReason,
+      judged: j !== null,
+      score: j?.score ?? null,
+      unparsable: (j?.unparsable ?? 0) > 0,
+      codeMatch: j?.codeMatch ?? null,
+      codeMatchUnobserved: diagnostics?.codeMatchUnobserved ?? null,
+      statementCoverage: j?.statementCoverage ?? null,
+      branchCoverage: j?.branchCoverage ?? null,
+      diagnostics,
+      callsMade: e.callsMade,
+      inContextK: e.inContextK,
+      codeMatchExcluded: codeMatchExclusion !== null && codeMatchExclusion !== undefined,
+      tokensIn: e.tokensIn,
+      tokensOut: e.tokensOut,
+      costUsd: e.costUsd,
+      workflowId: e.workflowId,
+      uiLink: e.workflowId ? workflowUiLink(e.workflowId) : null,
+    };
+  });
 }
 
 /** Per model: where the interactive episodes' tool calls came from (issue 11). */

@@ -1,12 +1,14 @@
 // Code match of a candidate against the original on the held-out set, on the inputs the judge counts
-// (countedInputs, domain/judge/codeMatchInputs.ts). Pure code.
+// (countedInputs, domain/judge/codeMatchInputs.ts): the one share the judge's recordJudgment and the
+// calibration suite both compute. Pure code.
+import { unobservedInputs } from '../judge/codeMatchInputs';
 import { outcomesEqual, type EqualityOptions } from '../judge/outcomeEquality';
-import type { CallResult } from '../sandbox/schemas';
+import type { CallResult, Outcome } from '../sandbox/schemas';
 
 /** Share of counted inputs on which the candidate's outcome equals the original's; null when none count. */
 export function codeMatchOf(
-  original: readonly CallResult[],
-  candidate: readonly CallResult[] | null,
+  original: readonly Outcome[],
+  candidate: readonly (Outcome | undefined)[] | null,
   counted: readonly number[],
   equality: EqualityOptions,
 ): number | null {
@@ -27,4 +29,26 @@ export function constantReprs(original: readonly CallResult[], counted: readonly
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, max)
     .map(([repr]) => repr);
+}
+
+const NONE: Outcome = { ok: true, value: null, repr: 'None' };
+
+/**
+ * The lookup-table baseline: a function that answers the inputs of its table (what an agent observed, or
+ * its in-context examples) with the original's outcomes and returns None on every other input: a
+ * description that tabulates the evidence and generalises nothing. Scored like code match, on the
+ * counted held-out inputs outside the table only (null when none is left). On the table's own inputs it
+ * would score 100% by construction, which is why the judge's headline code match leaves observed inputs out.
+ */
+export function lookupTableCodeMatch(
+  original: readonly Outcome[],
+  heldout: readonly string[],
+  counted: readonly number[],
+  table: readonly string[],
+  equality: EqualityOptions,
+): { codeMatch: number | null; unseen: number; seen: number } {
+  const unseen = unobservedInputs(heldout, counted, table);
+  const inTable = new Set(counted.filter((i) => !unseen.includes(i)));
+  const candidate = original.map((o, i) => (inTable.has(i) ? o : NONE));
+  return { codeMatch: codeMatchOf(original, candidate, unseen, equality), unseen: unseen.length, seen: inTable.size };
 }

@@ -35,6 +35,12 @@ export interface CalibrationSummary {
   /** Methods where some constant function reaches code match 1. */
   constantPerfect: number;
   identityMean: number | null;
+  /**
+   * Mean over methods of the lookup-table baseline (the in-context examples tabulated, None elsewhere) on
+   * the held-out inputs outside its table; absent in runs from before it.
+   */
+  lookupMean?: number | null;
+  lookupMethods?: number;
   generatorErrors: number;
 }
 
@@ -53,6 +59,7 @@ export function summarizeCalibration(rows: readonly MethodCalibration[]): Calibr
   const constants: number[] = [];
   let constantPerfect = 0;
   const identity: number[] = [];
+  const lookup: number[] = [];
   const kinds = new Map<MutantKind, { scores: number[]; methods: Set<string> }>(MUTANT_KINDS.map((k) => [k, { scores: [], methods: new Set() }]));
   for (const r of scored) {
     const orig = r.scores.find((s) => s.kind === 'original')?.codeMatch ?? null;
@@ -82,6 +89,8 @@ export function summarizeCalibration(rows: readonly MethodCalibration[]): Calibr
     }
     const id = r.scores.find((s) => s.kind === 'identity');
     if (id) identity.push(id.codeMatch ?? 0);
+    const lk = r.scores.find((s) => s.kind === 'lookup');
+    if (lk && lk.codeMatch !== null) lookup.push(lk.codeMatch);
   }
   return {
     methods: rows.length,
@@ -100,6 +109,8 @@ export function summarizeCalibration(rows: readonly MethodCalibration[]): Calibr
     constantFloor: mean(constants),
     constantPerfect,
     identityMean: mean(identity),
+    lookupMean: mean(lookup),
+    lookupMethods: lookup.length,
     generatorErrors: rows.filter((r) => r.generatorError).length,
   };
 }
@@ -125,5 +136,14 @@ export function calibrationRows(s: CalibrationSummary): [string, string, string]
     ]),
     ['best constant function (mean code match)', pct(s.constantFloor), `the floor; 100% on ${s.constantPerfect} methods`],
     ['identity function (mean code match)', pct(s.identityMean), 'a floor'],
+    ...(s.lookupMean !== undefined
+      ? [
+          [
+            'lookup table of the in-context examples (unseen held-out inputs)',
+            `${pct(s.lookupMean)} of ${s.lookupMethods ?? 0}`,
+            'a floor: the evidence tabulated, None elsewhere',
+          ] as [string, string, string],
+        ]
+      : []),
   ];
 }

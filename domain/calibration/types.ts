@@ -20,7 +20,8 @@ export interface CalibrationInput {
 
 export const MUTANT_KINDS = ['operator swap', 'constant change', 'off-by-one', 'swapped branch'] as const;
 export type MutantKind = (typeof MUTANT_KINDS)[number];
-export type CandidateKind = 'original' | MutantKind | 'constant' | 'identity';
+/** `lookup`: the lookup-table baseline (computed, not run: domain/calibration/codeMatch.ts lookupTableCodeMatch). */
+export type CandidateKind = 'original' | MutantKind | 'constant' | 'identity' | 'lookup';
 
 /** A function scored like the code a coder writes: by code match with the original on the held-out set. */
 export interface Candidate {

@@ -6,6 +6,7 @@
 // time (heldoutInputs.ts), where only generated inputs that return a value count. Pure code, no I/O.
 import type { Outcome } from '../sandbox/schemas';
 import { entryPointOf } from '../dataset/entryPoint';
+import { inputKey } from '../inputs/generator';
 import { isEvidence } from './diagnostics';
 import { heldoutSet, type HeldoutOptions } from './heldoutInputs';
 
@@ -85,4 +86,16 @@ export function countedInputs(original: readonly Outcome[], nGiven: number, rais
     counted.push(i);
   });
   return counted;
+}
+
+/**
+ * Of the counted inputs (indexes into `heldout`), those the agent never observed: no observed call or
+ * example has the same argument list (compared by `inputKey`, so `1,2` and `1, 2` are one input). Agents
+ * try 0, 1, -1 and '' and an interactive one may call a held-out input itself, while in-context examples
+ * never are one: code match on these alone scores both settings alike, and a description that only
+ * tabulates what was observed earns nothing here.
+ */
+export function unobservedInputs(heldout: readonly string[], counted: readonly number[], observedArgs: readonly string[]): number[] {
+  const seen = new Set(observedArgs.map(inputKey));
+  return counted.filter((i) => !seen.has(inputKey(heldout[i] ?? '')));
 }

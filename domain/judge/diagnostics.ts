@@ -37,6 +37,13 @@ export interface EpisodeDiagnostics {
   codeFailure?: CodeFailure | null;
   /** The control of the contradiction check (absent in older rows): code from the gold description. */
   goldControl?: GoldControl;
+  /** Held-out inputs: given, generated, counted, and of the counted ones those the agent never observed (absent in older rows). */
+  heldout?: { given: number; generated: number; counted: number; unobserved?: number };
+  /**
+   * Code match over the counted held-out inputs the agent never observed (its calls, or its examples in
+   * context); null when none is left or the method is excluded from code match (absent in older rows).
+   */
+  codeMatchUnobserved?: number | null;
 }
 
 /**

@@ -1,43 +1,86 @@
-// The headline table of a report as text: what `pau report`, `pau bench run` and `npm start` print.
+// The headline of a report as text: what `pau report`, `pau bench run` and `npm start` print. The judge
+// card comes first; without a qualified judge there is no score headline (domain/report/judgeCardView.ts).
 import type { ReportDocument } from './renderHtml';
-import { headlineRows, judgedOnlyRows, pairedRows } from './summarize';
+import { cardCheckRows, cardMeasureLines, cardTitle, reportView, selfJudgeText } from './judgeCardView';
+import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, pairedRows } from './summarize';
 import { formatTable } from './table';
 import { formatToolCallSources } from './toolCallSources';
 import { SMALL_JUDGE_WARNING } from '../llm/localModels';
 
-export function headlineText(doc: ReportDocument): string {
-  const { headers, rows } = headlineRows(doc.summary);
-  const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
-  const judgedOnly = judgedOnlyRows(doc.summary);
-  const lines = [
-    `run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${judge}`,
-    formatTable(headers, rows),
-    'all ended episodes counted (failed / unjudged / unparsable as score 1, code match 0); 95% CIs resample methods',
-    '',
-    'judged episodes only:',
-    formatTable(judgedOnly.headers, judgedOnly.rows),
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+
+/** The judge card as text lines (title, checks, measures), or a line saying the report has none. */
+export function judgeCardLines(doc: Pick<ReportDocument, 'judgeCard'>): string[] {
+  const status = doc.judgeCard;
+  if (!status) return ['judge card: none attached to this report (built before judge cards)'];
+  if (status.status === 'missing') return [cardTitle(status)];
+  return [
+    cardTitle(status),
+    indent(formatTable(['check', 'model', 'value', 'needs', 'pass'], cardCheckRows(status.card))),
+    ...cardMeasureLines(status.card).map((l) => `  ${l}`),
   ];
-  const paired = pairedRows(doc.summary);
-  if (paired.rows.length > 0) lines.push('', 'paired per method (a - b, wins/ties/losses of a):', formatTable(paired.headers, paired.rows));
+}
+
+export function headlineText(doc: ReportDocument): string {
+  const view = reportView(doc.judgeCard);
+  const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
+  const { headers, rows } = headlineRows(doc.summary, tv);
+  const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
+  const selfJudge = selfJudgeText(doc.run?.config);
+  const lines = [
+    ...(view.forcedBanner ? [view.forcedBanner] : []),
+    `run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${judge}`,
+    ...(selfJudge ? [selfJudge] : []),
+    ...judgeCardLines(doc),
+    '',
+    ...(view.withheld ? [view.withheld, ''] : []),
+    formatTable(headers, rows),
+    view.scores
+      ? `all ended episodes counted (failed / unjudged / unparsable as score 1, code match 0); code match on held-out inputs the agent never saw; 95% CIs resample methods`
+      : `judge-free measures; all ended episodes counted${view.codeMatch ? ' (failed / unjudged as code match 0); code match on held-out inputs the agent never saw' : ''}; 95% CIs resample methods`,
+  ];
+  if (view.emptyFloor !== null && view.codeMatch) {
+    lines.push(`empty-description floor (the code writer from name and signature alone, on the judge card): ${(100 * view.emptyFloor).toFixed(1)}%`);
+  }
+  if (view.codeMatch) {
+    const cm = codeMatchRows(doc.summary);
+    lines.push('', 'code match, unseen vs all held-out inputs:', formatTable(cm.headers, cm.rows));
+  }
+  if (view.scores || view.codeMatch) {
+    const judgedOnly = judgedOnlyRows(doc.summary, tv);
+    lines.push('', 'judged episodes only:', formatTable(judgedOnly.headers, judgedOnly.rows));
+  }
+  const paired = pairedRows(doc.summary, tv);
+  if (paired.tooFew) lines.push('', `paired per method: ${paired.tooFew}`);
+  else if (paired.rows.length > 0) {
+    lines.push('', 'paired per method (a - b, wins/ties/losses of a):', formatTable(paired.headers, paired.rows));
+    if (paired.leftOut > 0) lines.push(`(${paired.leftOut} comparisons over too few methods left out)`);
+  }
   // The scripted anchors call natively by construction; the table is about the real models.
   const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
   if (sources.length > 0) lines.push('', 'tool calls by source (interactive):', formatToolCallSources(sources));
   if (doc.compare) {
-    const d = doc.compare.deltas.filter((x) => x.metric === 'score' || x.metric === 'codeMatch');
-    lines.push('', `compared with ${doc.compare.runId}:`);
-    lines.push(
-      formatTable(
-        ['model', 'setting', 'metric', 'this', 'other', 'delta'],
-        d.map((x) => [
-          x.model,
-          x.setting,
-          x.metric,
-          x.current?.toFixed(3) ?? '-',
-          x.previous?.toFixed(3) ?? '-',
-          x.delta === null ? '-' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`,
-        ]),
-      ),
-    );
+    const d = doc.compare.deltas.filter((x) => (x.metric === 'score' || x.metric === 'codeMatchUnobserved') && metricShown(view, x.metric));
+    if (d.length > 0) {
+      lines.push('', `compared with ${doc.compare.runId}:`);
+      lines.push(
+        formatTable(
+          ['model', 'setting', 'metric', 'this', 'other', 'delta'],
+          d.map((x) => [
+            x.model,
+            x.setting,
+            x.metric,
+            x.current?.toFixed(3) ?? '-',
+            x.previous?.toFixed(3) ?? '-',
+            x.delta === null ? '-' : `${x.delta >= 0 ? '+' : ''}${x.delta.toFixed(3)}`,
+          ]),
+        ),
+      );
+    }
   }
   return lines.join('\n');
 }

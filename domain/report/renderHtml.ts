@@ -1,10 +1,12 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
 import {
+  codeMatchRows,
   fmtEstimate,
   isShare,
   METRIC_LABEL,
   METRICS,
+  metricShown,
   headlineRows,
   judgedOnlyRows,
   notScoredText,
@@ -20,6 +22,8 @@ import { calibrationSection, type ReportCalibration } from './calibrationSection
 import { contradictionSection } from './contradictionSummary';
 import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 import type { JudgeCardStatus } from '../judge/card';
+import { cardCheckRows, cardMeasureLines, cardTitle, reportView, selfJudgeText, type ReportView } from './judgeCardView';
+import { intervalPlotSvg, modelLegend, settingScatterSvg } from './plots';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -48,7 +52,10 @@ export interface ReportDocument {
   notes: string[];
   /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
   toolCallSources?: ToolCallSourceRow[];
-  /** The judge card of the report's judge and code writer (domain/judge/card.ts), or that there is none. */
+  /**
+   * The judge card of the report's judge and code writer (or why there is none). Absent in documents built
+   * before judge cards: those are shown as they were.
+   */
   judgeCard?: JudgeCardStatus;
 }
 
@@ -148,35 +155,113 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#2
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
 th{background:#f3f3f3}tbody tr:nth-child(even){background:#fafafa}.legend{font-size:12px;margin-bottom:1em}
 .key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}code{background:#f3f3f3;padding:0 3px}
+.banner{border:2px solid #c0392b;background:#fdecea;color:#7b241c;padding:.6em 1em;font-weight:600;margin:1em 0}
+.card{border:1px solid #bbb;padding:.3em 1em;margin:1em 0}.card.ok{border-color:#59a14f;background:#f3faf1}.card.bad{border-color:#c0392b;background:#fff8f7}
+.withheld{font-weight:600;color:#7b241c}.plots{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
 `;
+
+/** The judge card at the top of the report: who judged and wrote code, each check against its threshold. */
+export function judgeCardSection(status: JudgeCardStatus | undefined, view: ReportView): string {
+  if (!status) return '<div class="card"><p>Judge card: none attached to this report (built before judge cards).</p></div>';
+  const ok = status.status === 'qualified' && status.card.coderQualified;
+  const title =
+    status.status === 'missing'
+      ? `<h2>Judge card</h2><p>None yet for judge <code>${esc(status.judgeModel)}</code> with code writer <code>${esc(status.coderModel)}</code>.</p>`
+      : `<h2>Judge card</h2><p>${esc(cardTitle(status).replace(/^judge card: /, ''))}</p>`;
+  const body =
+    status.status === 'missing'
+      ? `<p>No card: compute it with <code>${esc(status.command)}</code>.</p>`
+      : table(['check', 'model', 'value', 'needs', 'pass'], cardCheckRows(status.card)) +
+        `<ul>${cardMeasureLines(status.card)
+          .map((l) => `<li>${esc(l)}</li>`)
+          .join('')}</ul>`;
+  // Withheld scores are explained once, where the headline would be; code match withheld beside shown scores, here.
+  const withheld = view.withheld && view.scores ? `<p class="withheld">${esc(view.withheld)}</p>` : '';
+  return `<div class="card ${ok ? 'ok' : 'bad'}">${title}${body}${withheld}</div>`;
+}
 
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
-  const head = headlineRows(s);
-  const judgedOnly = judgedOnlyRows(s);
+  const view = reportView(doc.judgeCard);
+  const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
+  const head = headlineRows(s, tv);
+  const judgedOnly = judgedOnlyRows(s, tv);
   const sections: string[] = [];
-  sections.push(
-    `<h2>Headline: model × setting</h2><p>All ended episodes: one that failed, was cancelled, was not judged or whose judgment was unparsable counts as score 1 (a failure) and code match 0 ("not scored" gives how many). Means with 95% bootstrap intervals resampling methods (not episodes). n = judged / episodes. Fail = score ≤ 2.</p>${table(head.headers, head.rows)}` +
+  const floorNote =
+    view.codeMatch && view.emptyFloor !== null
+      ? ` "Over empty floor": code match minus the judge card's code match of an empty description (name and signature alone, ${(100 * view.emptyFloor).toFixed(1)}%): what the description added.`
+      : '';
+  if (view.scores) {
+    sections.push(
+      `<h2>Headline: model × setting</h2><p>All ended episodes: one that failed, was cancelled, was not judged or whose judgment was unparsable counts as score 1 (a failure) and code match 0 ("not scored" gives how many). Code match is over the held-out inputs the agent never observed (alike for both settings; the all-inputs figure is below). Means with 95% bootstrap intervals resampling methods (not episodes). n = judged / episodes. Fail = score ≤ 2.${floorNote}</p>${table(head.headers, head.rows)}`,
+    );
+  } else {
+    const marked = headlineRows(s, { scores: true, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor });
+    sections.push(
+      `<h2>Judge-free measures: model × setting</h2><p class="withheld">${esc(view.withheld ?? '')}</p><p>What needs no judge model: mean calls, coverage of the original by the observed inputs${view.codeMatch ? ', code match over the held-out inputs the agent never observed (the code writer qualified)' : ''}, how episodes ended. All ended episodes counted; 95% bootstrap intervals resampling methods.${floorNote}</p>${table(head.headers, head.rows)}` +
+        `<details><summary>Scores from the unqualified judge (not measurements)</summary><p class="withheld">Not measurements: these come from a judge without a passing card (see the judge card above).</p>${table(marked.headers, marked.rows)}</details>`,
+    );
+  }
+  {
+    const plots = [
+      view.scores ? intervalPlotSvg(s.groups, 'score', `score (1-5)${view.forcedBanner ? ' — unqualified judge' : ''}`) : '',
+      view.codeMatch
+        ? intervalPlotSvg(
+            s.groups,
+            'codeMatchUnobserved',
+            'code match, unseen held-out inputs',
+            view.emptyFloor !== null ? { value: view.emptyFloor, label: `empty-description floor ${(100 * view.emptyFloor).toFixed(0)}%` } : undefined,
+          )
+        : '',
+      !view.scores ? intervalPlotSvg(s.groups, 'statementCoverage', 'statement coverage') : '',
+    ].filter(Boolean);
+    const scatter = [
+      view.scores ? settingScatterSvg(doc.episodes, 'score', 'score (1-5)') : null,
+      view.codeMatch ? settingScatterSvg(doc.episodes, 'codeMatchUnobserved', 'code match (unseen)') : null,
+    ].filter((x): x is string => x !== null);
+    sections.push(
+      `<h2>At a glance</h2><div class="plots">${plots.join('')}</div>${modelLegend(s.groups.map((g) => g.model))}` +
+        (scatter.length > 0
+          ? `<h3>Interactive against in-context, per method</h3><p>One point per method and model (the mean over its samples, counted as in the headline); above the dashed diagonal, the model did better by experimenting than from the examples.</p><div class="plots">${scatter.join('')}</div>${modelLegend(
+              doc.episodes.map((e) => e.model),
+              'one point per method; dashed: interactive = in-context',
+            )}`
+          : ''),
+    );
+  }
+  if (view.codeMatch) {
+    const cm = codeMatchRows(s);
+    sections.push(
+      `<h3>Code match: unseen vs all held-out inputs</h3><p>All inputs also counts held-out inputs the agent observed itself (interactive agents often call 0, 1, -1 or ''; in-context examples are never held-out inputs), so it favours the interactive setting and a description that merely tabulates what was observed. "Held-out inputs unseen": counted inputs the agent never observed, of all counted, over judged episodes.</p>${table(cm.headers, cm.rows)}`,
+    );
+  }
+  if (view.scores || view.codeMatch) {
+    sections.push(
       `<h3>Judged episodes only</h3><p>The same groups over the episodes the judge scored (biased upward when failures are left out).</p>${table(judgedOnly.headers, judgedOnly.rows)}`,
-  );
+    );
+  }
   if (doc.compare) {
-    const rows = doc.compare.deltas.map((d) => [
-      d.model,
-      d.setting,
-      METRIC_LABEL[d.metric],
-      num(d.current, 3),
-      num(d.previous, 3),
-      d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
-    ]);
+    const rows = doc.compare.deltas
+      .filter((d) => metricShown(view, d.metric))
+      .map((d) => [
+        d.model,
+        d.setting,
+        METRIC_LABEL[d.metric],
+        num(d.current, 3),
+        num(d.previous, 3),
+        d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
+      ]);
     sections.push(
       `<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
     );
   }
   if (s.paired.length + s.modelPairs.length > 0) {
-    const t = pairedRows(s);
-    sections.push(
-      `<h2>Paired differences per method</h2><p>Interactive minus in-context per model, and model minus model per setting: per method, the mean over its samples on each side (all episodes counted, as in the headline), then the mean of the per-method differences with a 95% bootstrap interval over methods. wins/ties/losses: methods where the first side is better / equal / worse (for the fail rate, lower is better).</p>${table(t.headers, t.rows)}`,
-    );
+    const t = pairedRows(s, tv);
+    if (t.tooFew) sections.push(`<h2>Paired differences per method</h2><p>${esc(t.tooFew)}.</p>`);
+    else if (t.rows.length > 0)
+      sections.push(
+        `<h2>Paired differences per method</h2><p>Interactive minus in-context per model, and model minus model per setting: per method, the mean over its samples on each side (all episodes counted, as in the headline), then the mean of the per-method differences with a 95% bootstrap interval over methods. wins/ties/losses: methods where the first side is better / equal / worse (for the fail rate, lower is better).${t.leftOut > 0 ? ` ${t.leftOut} comparisons over too few methods are left out.` : ''}</p>${table(t.headers, t.rows)}`,
+      );
   }
   if (doc.calibration) sections.push(calibrationSection(doc.calibration));
   const contradictionsHtml = contradictionSection(doc.episodes);
@@ -187,19 +272,23 @@ export function renderHtml(doc: ReportDocument): string {
       `<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`,
     );
   }
-  sections.push(`<h2>Score distribution</h2>${scoreDistributionSvg(s)}`);
-  sections.push(`<h2>Coverage against score</h2>${coverageScatterSvg(doc.episodes)}`);
+  const unqualified = view.scores ? (view.forcedBanner ? ' (unqualified judge, forced)' : '') : ' (unqualified judge: not measurements)';
+  if (view.scores) {
+    sections.push(`<h2>Score distribution${unqualified}</h2>${scoreDistributionSvg(s)}`);
+    sections.push(`<h2>Coverage against score${unqualified}</h2>${coverageScatterSvg(doc.episodes)}`);
+  }
   {
+    const shown = METRICS.filter((m) => metricShown(view, m));
     const rows = s.bySource.map((g) => [
       g.source ?? '',
       g.model,
       settingLabel(g),
       `${g.judged}/${g.episodes}`,
       notScoredText(g),
-      ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
+      ...shown.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
     ]);
     sections.push(
-      `<h2>Per source</h2><p>Counted as in the headline.</p>${table(['source', 'model', 'setting', 'n', 'not scored', ...METRICS.map((m) => METRIC_LABEL[m])], rows)}`,
+      `<h2>Per source</h2><p>Counted as in the headline.</p>${table(['source', 'model', 'setting', 'n', 'not scored', ...shown.map((m) => METRIC_LABEL[m])], rows)}`,
     );
   }
   {
@@ -221,7 +310,7 @@ export function renderHtml(doc: ReportDocument): string {
       String(d.unparsable),
     ]);
     sections.push(
-      `<h2>Diagnostics</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen (calls that returned a value). "Control agrees": the same check on code written from the gold description, which is right by definition — the share of episodes where it agrees with every observation; a low share means the check is noisy (coder mistakes, behaviour no description states) and "contradicts observed" overstates real contradictions. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
+      `<h2>Diagnostics${unqualified}</h2><p>"Contradicts observed": the code written from the final description disagrees with an example the agent had already seen (calls that returned a value). "Control agrees": the same check on code written from the gold description, which is right by definition — the share of episodes where it agrees with every observation; a low share means the check is noisy (coder mistakes, behaviour no description states) and "contradicts observed" overstates real contradictions. "Under-explored": coverage below the threshold. "Code failed": the code did not compile or lacked the entry point (code match 0).</p>` +
         table(
           [
             'model',
@@ -265,6 +354,7 @@ export function renderHtml(doc: ReportDocument): string {
       String(e.sample),
       esc(e.status),
       e.score === null ? (e.unparsable ? 'unparsable' : '-') : String(e.score),
+      pct(e.codeMatchUnobserved ?? null),
       pct(e.codeMatch),
       pct(e.statementCoverage),
       pct(e.branchCoverage),
@@ -273,15 +363,19 @@ export function renderHtml(doc: ReportDocument): string {
       `<a href="${esc(transcriptHref(doc.runId, e.episodeId))}">transcript</a>`,
     ]);
     sections.push(
-      `<h2>Episodes</h2><p>Each transcript (what the agent saw and did, the judge's verdict, the generated code and where it disagreed) is a page in <code>${esc(transcriptsDirName(doc.runId))}/</code> beside this file, written with it by <code>npm run pau -- report</code>; <code>npm run pau -- runs show RUN --episode ID</code> prints one.</p><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', 'score', 'code match', 'stmt', 'branch', 'diagnosis', 'Temporal UI', 'transcript'], rows, [0, 1, 2, 4, 9, 10, 11])}</details>`,
+      `<h2>Episodes</h2><p>Each transcript (what the agent saw and did, the judge's verdict, the generated code and where it disagreed) is a page in <code>${esc(transcriptsDirName(doc.runId))}/</code> beside this file, written with it by <code>npm run pau -- report</code>; <code>npm run pau -- runs show RUN --episode ID</code> prints one.</p><details><summary>${doc.episodes.length} episodes (click to open)</summary>${table(['method', 'model', 'setting', 'sample', 'status', `score${unqualified}`, 'code match (unseen)', 'code match (all)', 'stmt', 'branch', 'diagnosis', 'Temporal UI', 'transcript'], rows, [0, 1, 2, 4, 10, 11, 12])}</details>`,
     );
   }
   const notes = doc.notes.map((n) => `<li>${esc(n)}</li>`).join('');
+  const selfJudge = selfJudgeText(doc.run?.config);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>PAU report ${esc(doc.runId)}</title>
 <style>${REPORT_STYLE}</style></head><body>
+${view.forcedBanner ? `<div class="banner">${esc(view.forcedBanner)}</div>` : ''}
 <h1>PAU benchmark report</h1>
 <p>Run <code>${esc(doc.runId)}</code>${doc.run ? ` (${esc(doc.run.kind)}, ${esc(doc.run.status)})` : ''}; judge model <code>${esc(doc.judgeModel ?? 'none')}</code>${doc.otherJudgeModels.length ? `; also judged by ${doc.otherJudgeModels.map((m) => `<code>${esc(m)}</code>`).join(', ')}` : ''}; generated ${esc(doc.generatedAt)}.</p>
+${selfJudge ? `<p class="withheld">${esc(selfJudge)}</p>` : ''}
+${judgeCardSection(doc.judgeCard, view)}
 ${notes ? `<ul>${notes}</ul>` : ''}
 ${sections.join('\n')}
 </body></html>

@@ -1,7 +1,7 @@
 // An episode transcript as one self-contained HTML page (inline styles, no scripts, no external assets).
 // Every stored text is escaped: descriptions, observations and generated code are untrusted. Pure code.
 import { esc } from './renderHtml';
-import type { Transcript, TranscriptEntry, TranscriptJudgment } from './transcript';
+import { unseenText, type Transcript, type TranscriptEntry, type TranscriptJudgment } from './transcript';
 import { reportBaseName } from './transcriptLinks';
 
 const pre = (text: string, cls = '') => `<pre${cls ? ` class="${cls}"` : ''}>${esc(text)}</pre>`;
@@ -42,7 +42,7 @@ function judgmentHtml(j: TranscriptJudgment, entryPoint: string): string {
     j.disagreements.length > 0
       ? `<h4>Held-out inputs where the generated code disagreed${j.heldoutCounted !== null ? ` (of ${j.heldoutCounted} compared; at most ${j.disagreements.length} shown)` : ''}</h4><table><thead><tr><th>input</th><th>original</th><th>generated code</th></tr></thead><tbody>${rows}</tbody></table>`
       : `<p>No held-out disagreement recorded${j.heldoutCounted !== null ? ` (${j.heldoutCounted} inputs compared)` : ''}.</p>`;
-  return `<section class="judgment"><h3>Judge <code>${esc(j.judgeModel)}</code>: score ${esc(score)}, code match ${esc(pct(j.codeMatch))}${j.contradictsObserved ? ', contradicts an observation' : ''}</h3>
+  return `<section class="judgment"><h3>Judge <code>${esc(j.judgeModel)}</code>: score ${esc(score)}, code match ${esc(pct(j.codeMatch))}${esc(unseenText(j, pct))}${j.contradictsObserved ? ', contradicts an observation' : ''}</h3>
 <h4>Rationale</h4>${pre(j.rationale ?? '(none)')}
 ${j.classifier ? `<p>Contradiction classifier: <strong>${esc(j.classifier.verdict ?? 'no verdict')}</strong>${j.classifier.cited.map((c) => ` · cites #${c.n} <code>${esc(`${entryPoint}(${c.arguments})`)}</code> → <code>${esc(c.observation)}</code>`).join('')}</p>` : ''}
 <h4>Code written from the description</h4>${j.generatedCode === null ? '<p>(no code could be extracted)</p>' : pre(j.generatedCode, 'code')}

@@ -1,6 +1,6 @@
 // An episode transcript as terminal text (`pau runs show RUN --episode ID`): the same parts as the HTML
 // page, in reading order. Pure code.
-import type { Transcript, TranscriptEntry } from './transcript';
+import { unseenText, type Transcript, type TranscriptEntry } from './transcript';
 
 const indent = (text: string, by = '    ') =>
   text
@@ -45,7 +45,10 @@ export function renderTranscriptText(t: Transcript, entryPoint: string, opts: { 
   if (t.judgments.length === 0) out.push('', 'not judged');
   for (const j of t.judgments) {
     const score = j.score === null ? (j.unparsable ? 'unparsable' : '-') : `${j.score}/5`;
-    out.push('', `judge ${j.judgeModel}: score ${score}, code match ${pct(j.codeMatch)}${j.contradictsObserved ? ', contradicts an observation' : ''}`);
+    out.push(
+      '',
+      `judge ${j.judgeModel}: score ${score}, code match ${pct(j.codeMatch)}${unseenText(j, pct)}${j.contradictsObserved ? ', contradicts an observation' : ''}`,
+    );
     out.push('  rationale:', indent(j.rationale ?? '(none)'));
     if (j.classifier) {
       out.push(`  contradiction classifier: ${j.classifier.verdict ?? 'no verdict'}`);

@@ -1,10 +1,11 @@
 // A run's numbers, from one row per episode: per model x setting and per source, means with 95%
 // bootstrap intervals (resampling methods) of the description score, fail rate (score <= 2), code match
-// and coverage, counted two ways: every ended episode, with failed, cancelled, unjudged and unparsable
+// (on the held-out inputs the agent never observed, and on all of them) and coverage, counted two ways: every ended episode, with failed, cancelled, unjudged and unparsable
 // ones as score 1 / fail / code match 0 (the headline: leaving them out biases the means upward), and
 // judged episodes only; paired per-method differences (interactive minus in-context, and between
-// models); the diagnostics breakdown; tokens and cost; the score distribution. Pure code: the rows come
-// from reportRows.ts (or a test).
+// models); the diagnostics breakdown; tokens and cost; the score distribution; and the tables as a view
+// allows them (`TableView`: without a qualified judge or code writer, their columns are left out). Pure
+// code: the rows come from reportRows.ts (or a test).
 import type { EpisodeDiagnostics } from '../judge/diagnostics';
 import { bootstrapOverMethods, pairedDifference, type BootstrapOptions, type Estimate, type PairedEstimate } from './stats';
 
@@ -22,6 +23,11 @@ export interface EpisodeRow {
   score: number | null;
   unparsable: boolean;
   codeMatch: number | null;
+  /**
+   * Code match over the held-out inputs the agent never observed (its calls, its examples in-context):
+   * the headline's code match, alike for both settings. Null: none left, excluded, or judged before it existed.
+   */
+  codeMatchUnobserved?: number | null;
   statementCoverage: number | null;
   branchCoverage: number | null;
   diagnostics: Partial<EpisodeDiagnostics> | null;
@@ -37,15 +43,22 @@ export interface EpisodeRow {
   uiLink: string | null;
 }
 
-export const METRICS = ['score', 'failRate', 'codeMatch', 'statementCoverage', 'branchCoverage'] as const;
+export const METRICS = ['score', 'failRate', 'codeMatchUnobserved', 'codeMatch', 'statementCoverage', 'branchCoverage'] as const;
 export type Metric = (typeof METRICS)[number];
 export const METRIC_LABEL: Record<Metric, string> = {
   score: 'score (1-5)',
   failRate: 'fail rate (<=2)',
-  codeMatch: 'code match',
+  codeMatchUnobserved: 'code match (unseen)',
+  codeMatch: 'code match (all inputs)',
   statementCoverage: 'stmt cov',
   branchCoverage: 'branch cov',
 };
+
+/** The metrics that need neither judge nor code writer: coverage of the original by the observed inputs. */
+export const JUDGE_FREE_METRICS = ['statementCoverage', 'branchCoverage'] as const satisfies readonly Metric[];
+
+/** Fewer methods than this: paired differences are one line ("too few methods to compare"), not a table. */
+export const MIN_METHODS_TO_COMPARE = 5;
 
 /**
  * How a mean counts episodes. `all`: every ended episode; one that failed, was cancelled, was not judged
@@ -78,6 +91,10 @@ export interface GroupSummary {
   meanCalls: number | null;
   /** In-context groups: the examples shown per episode (`20`, or `3-20` when they differ). */
   k?: string;
+  /** Ended episodes per end reason (`final`, `budget`, `error`, ...; `-` when none was recorded). */
+  endReasons?: Record<string, number>;
+  /** Over judged episodes that record it: counted held-out inputs, and how many of them the agent never observed. */
+  heldout?: { counted: number; unobserved: number };
 }
 
 /** The setting as tables show it: in-context with its k beside it (`in-context (k=20)`). */
@@ -155,6 +172,9 @@ export function metricValue(r: EpisodeRow, m: Metric, counting: Counting = 'judg
     case 'codeMatch':
       // A judged episode without code match had nothing to match on (its method is excluded): not a 0.
       return r.codeMatch ?? (fill && !r.judged && !r.codeMatchExcluded ? 0 : null);
+    case 'codeMatchUnobserved':
+      // Counted exactly as codeMatch; a judged episode without it (every input observed, or judged before it existed) is in no mean.
+      return r.codeMatchUnobserved ?? (fill && !r.judged && !r.codeMatchExcluded ? 0 : null);
     case 'statementCoverage':
       return r.statementCoverage;
     case 'branchCoverage':
@@ -215,7 +235,30 @@ function summarizeGroup(rows: EpisodeRow[], b: Partial<BootstrapOptions>): Omit<
     costUsd: sum(rows.map((r) => r.costUsd)),
     meanCalls: avg(rows.map((r) => r.callsMade)),
     ...kOf(rows),
+    endReasons: endReasonCounts(rows),
+    ...heldoutOf(rows),
   };
+}
+
+function endReasonCounts(rows: EpisodeRow[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of rows.filter(ended)) out[r.endReason ?? '-'] = (out[r.endReason ?? '-'] ?? 0) + 1;
+  return out;
+}
+
+function heldoutOf(rows: EpisodeRow[]): { heldout?: { counted: number; unobserved: number } } {
+  const hs = rows.flatMap((r) => {
+    const h = r.diagnostics?.heldout;
+    return r.judged && h && typeof h.unobserved === 'number' ? [{ counted: h.counted, unobserved: h.unobserved }] : [];
+  });
+  if (hs.length === 0) return {};
+  return { heldout: { counted: sum(hs.map((h) => h.counted)), unobserved: sum(hs.map((h) => h.unobserved)) } };
+}
+
+/** End reasons as `final 5, budget 1` (most frequent first). */
+export function endReasonsText(g: Pick<GroupSummary, 'endReasons'>): string {
+  const e = Object.entries(g.endReasons ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return e.length === 0 ? '-' : e.map(([k, n]) => `${k} ${n}`).join(', ');
 }
 
 function kOf(rows: EpisodeRow[]): { k?: string } {
@@ -226,21 +269,37 @@ function kOf(rows: EpisodeRow[]): { k?: string } {
   return { k: lo === hi ? String(lo) : `${lo}-${hi}` };
 }
 
+/**
+ * Whether the rows carry code match on unseen inputs at all: a run judged before it existed has it on no
+ * episode, and 0-filling its failed episodes would make a mean of failures alone, so there it stays empty.
+ */
+export function hasUnseenCodeMatch(rows: readonly EpisodeRow[]): boolean {
+  return rows.some((r) => typeof r.diagnostics?.heldout?.unobserved === 'number' || (r.judged && r.codeMatchUnobserved != null));
+}
+
 export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOptions> = {}): RunSummary {
+  const unseen = hasUnseenCodeMatch(rows);
+  const group = (g: EpisodeRow[]) => {
+    const s = summarizeGroup(g, bootstrap);
+    if (unseen) return s;
+    const none = bootstrapOverMethods([], bootstrap);
+    return { ...s, metrics: { ...s.metrics, codeMatchUnobserved: none }, judgedOnly: { ...s.judgedOnly, codeMatchUnobserved: none } };
+  };
+  const pairedMetrics = PAIRED_METRICS.filter((m) => unseen || m !== 'codeMatchUnobserved');
   const groups: GroupSummary[] = [];
   for (const [, g] of groupBy(rows, (r) => `${r.model}\u0000${r.setting}`)) {
-    groups.push({ model: g[0]!.model, setting: g[0]!.setting, ...summarizeGroup(g, bootstrap) });
+    groups.push({ model: g[0]!.model, setting: g[0]!.setting, ...group(g) });
   }
   const bySource: GroupSummary[] = [];
   for (const [, g] of groupBy(rows, (r) => `${r.source}\u0000${r.model}\u0000${r.setting}`)) {
-    bySource.push({ source: g[0]!.source, model: g[0]!.model, setting: g[0]!.setting, ...summarizeGroup(g, bootstrap) });
+    bySource.push({ source: g[0]!.source, model: g[0]!.model, setting: g[0]!.setting, ...group(g) });
   }
   const paired: PairedSummary[] = [];
   for (const [model, g] of groupBy(rows, (r) => r.model)) {
     const inter = g.filter((r) => r.setting === 'interactive');
     const inCtx = g.filter((r) => r.setting === 'in-context');
     if (inter.length === 0 || inCtx.length === 0) continue;
-    for (const metric of PAIRED_METRICS) paired.push({ model, metric, diff: pairedMetric(inter, inCtx, metric, 'all', bootstrap) });
+    for (const metric of pairedMetrics) paired.push({ model, metric, diff: pairedMetric(inter, inCtx, metric, 'all', bootstrap) });
   }
   const modelPairs: ModelPairSummary[] = [];
   for (const [setting, g] of groupBy(rows, (r) => r.setting)) {
@@ -249,7 +308,7 @@ export function summarize(rows: EpisodeRow[], bootstrap: Partial<BootstrapOption
       for (let j = i + 1; j < byModel.length; j++) {
         const [a, ra] = byModel[i]!;
         const [b, rb] = byModel[j]!;
-        for (const metric of PAIRED_METRICS) modelPairs.push({ setting, a, b, metric, diff: pairedMetric(ra, rb, metric, 'all', bootstrap) });
+        for (const metric of pairedMetrics) modelPairs.push({ setting, a, b, metric, diff: pairedMetric(ra, rb, metric, 'all', bootstrap) });
       }
   }
   const diagnostics: DiagnosticsSummary[] = [];
@@ -315,7 +374,7 @@ export function fmtEstimate(e: Estimate, percent = false): string {
 export const isShare = (m: Metric) => m !== 'score';
 
 /** The metrics paired differences are given for. */
-export const PAIRED_METRICS = ['score', 'failRate', 'codeMatch'] as const satisfies readonly Metric[];
+export const PAIRED_METRICS = ['score', 'failRate', 'codeMatchUnobserved'] as const satisfies readonly Metric[];
 
 /** Episodes in no judged mean: `2 failed, 1 unjudged, 1 unparsable` (or `0`). */
 export function notScoredText(g: Pick<GroupSummary, 'failedEpisodes' | 'unjudged' | 'unparsable' | 'inProgress'>): string {
@@ -343,13 +402,64 @@ function control(agrees: (boolean | null | undefined)[]): { controlChecked: numb
 
 const byHeadline = (a: GroupSummary, b: GroupSummary) =>
   (b.metrics.score.mean ?? -1) - (a.metrics.score.mean ?? -1) || a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting);
+const byCodeMatch = (a: GroupSummary, b: GroupSummary) =>
+  (b.metrics.codeMatchUnobserved.mean ?? -1) - (a.metrics.codeMatchUnobserved.mean ?? -1) ||
+  a.model.localeCompare(b.model) ||
+  a.setting.localeCompare(b.setting);
+
+/** What the tables may show (from the judge card: domain/report/judgeCardView.ts); the default shows everything. */
+export interface TableView {
+  scores: boolean;
+  codeMatch: boolean;
+  /** The card's empty-description code match: shown as `code match - floor` beside code match. */
+  emptyFloor?: number | null;
+}
+const SHOW_ALL: TableView = { scores: true, codeMatch: true };
+
+/** Whether a view shows a metric: scores need a qualified judge, code match a qualified coder, coverage nothing. */
+export function metricShown(v: Pick<TableView, 'scores' | 'codeMatch'>, m: Metric): boolean {
+  if (m === 'score' || m === 'failRate') return v.scores;
+  if (m === 'codeMatch' || m === 'codeMatchUnobserved') return v.codeMatch;
+  return true;
+}
+
+/** `+12.0 pts` over the floor (percentage points); `-` when either is unknown. */
+export function overFloor(e: Estimate, floor: number | null | undefined): string {
+  if (e.mean === null || floor === null || floor === undefined) return '-';
+  const d = 100 * (e.mean - floor);
+  return `${d >= 0 ? '+' : ''}${d.toFixed(1)} pts`;
+}
 
 /**
- * The headline table: rows of model x setting, best mean score first; every ended episode counted
- * (failures as score 1 / code match 0), with the episodes that were not scored shown.
+ * The headline table: rows of model x setting; every ended episode counted (failures as score 1 / code
+ * match 0), with the episodes that were not scored shown. Code match is over the held-out inputs the agent
+ * never observed. With scores withheld (an unqualified judge), the judge-free columns instead: calls,
+ * coverage, code match when the coder qualified, end reasons.
  */
-export function headlineRows(s: RunSummary): { headers: string[]; rows: string[][] } {
-  const headers = ['model', 'setting', 'n', 'not scored', ...METRICS.map((m) => METRIC_LABEL[m]), 'cost $'];
+export function headlineRows(s: RunSummary, v: TableView = SHOW_ALL): { headers: string[]; rows: string[][] } {
+  const floor = v.codeMatch && v.emptyFloor !== undefined && v.emptyFloor !== null;
+  const cm = (g: GroupSummary) =>
+    v.codeMatch ? [fmtEstimate(g.metrics.codeMatchUnobserved, true), ...(floor ? [overFloor(g.metrics.codeMatchUnobserved, v.emptyFloor)] : [])] : [];
+  const cmHead = v.codeMatch ? [METRIC_LABEL.codeMatchUnobserved, ...(floor ? ['over empty floor'] : [])] : [];
+  const cov = (g: GroupSummary) => JUDGE_FREE_METRICS.map((m) => fmtEstimate(g.metrics[m], true));
+  const covHead = JUDGE_FREE_METRICS.map((m) => METRIC_LABEL[m]);
+  if (!v.scores) {
+    const headers = ['model', 'setting', 'episodes', 'not scored', 'calls', ...covHead, ...cmHead, 'end reasons'];
+    const rows = [...s.groups]
+      .sort(v.codeMatch ? byCodeMatch : (a, b) => a.model.localeCompare(b.model) || a.setting.localeCompare(b.setting))
+      .map((g) => [
+        g.model,
+        settingLabel(g),
+        String(g.episodes),
+        notScoredText(g),
+        g.meanCalls === null ? '-' : g.meanCalls.toFixed(1),
+        ...cov(g),
+        ...cm(g),
+        endReasonsText(g),
+      ]);
+    return { headers, rows };
+  }
+  const headers = ['model', 'setting', 'n', 'not scored', METRIC_LABEL.score, METRIC_LABEL.failRate, ...cmHead, ...covHead, 'cost $'];
   const rows = [...s.groups]
     .sort(byHeadline)
     .map((g) => [
@@ -357,42 +467,64 @@ export function headlineRows(s: RunSummary): { headers: string[]; rows: string[]
       settingLabel(g),
       `${g.judged}/${g.episodes}`,
       notScoredText(g),
-      ...METRICS.map((m) => fmtEstimate(g.metrics[m], isShare(m))),
+      fmtEstimate(g.metrics.score),
+      fmtEstimate(g.metrics.failRate, true),
+      ...cm(g),
+      ...cov(g),
       g.costUsd.toFixed(4),
     ]);
   return { headers, rows };
 }
 
 /** The same groups counted over judged episodes only (beside the headline). */
-export function judgedOnlyRows(s: RunSummary): { headers: string[]; rows: string[][] } {
-  const shown = PAIRED_METRICS;
+export function judgedOnlyRows(s: RunSummary, v: TableView = SHOW_ALL): { headers: string[]; rows: string[][] } {
+  const shown: Metric[] = [...(v.scores ? (['score', 'failRate'] as const) : []), ...(v.codeMatch ? (['codeMatchUnobserved', 'codeMatch'] as const) : [])];
   const headers = ['model', 'setting', 'judged', ...shown.map((m) => METRIC_LABEL[m])];
   const rows = [...s.groups]
-    .sort(byHeadline)
+    .sort(v.scores ? byHeadline : byCodeMatch)
     .map((g) => [g.model, settingLabel(g), String(g.judged), ...shown.map((m) => fmtEstimate(g.judgedOnly[m], isShare(m)))]);
   return { headers, rows };
 }
 
-/** Paired per-method differences: interactive minus in-context per model, then model a minus model b per setting. */
-export function pairedRows(s: RunSummary): { headers: string[]; rows: string[][] } {
-  const headers = ['comparison', 'metric', 'a - b [95% CI] wins/ties/losses', 'methods', 'unpaired'];
-  const rows = [
-    ...s.paired.map((p) => [
-      `${p.model}: interactive - in-context`,
-      METRIC_LABEL[p.metric],
-      fmtPaired(p.diff, isShare(p.metric)),
-      String(p.diff.n),
-      String(p.diff.unpaired),
-    ]),
-    ...s.modelPairs.map((p) => [
-      `${p.setting}: ${p.a} - ${p.b}`,
-      METRIC_LABEL[p.metric],
-      fmtPaired(p.diff, isShare(p.metric)),
-      String(p.diff.n),
-      String(p.diff.unpaired),
-    ]),
-  ];
+/**
+ * Code match on the unseen held-out inputs beside code match on all of them (the secondary figure: it
+ * also counts inputs the agent observed itself, which interactive agents do and in-context ones never),
+ * with how many counted inputs were unseen. Counted as in the headline.
+ */
+export function codeMatchRows(s: RunSummary): { headers: string[]; rows: string[][] } {
+  const headers = ['model', 'setting', METRIC_LABEL.codeMatchUnobserved, METRIC_LABEL.codeMatch, 'held-out inputs unseen'];
+  const rows = [...s.groups]
+    .sort(byCodeMatch)
+    .map((g) => [
+      g.model,
+      settingLabel(g),
+      fmtEstimate(g.metrics.codeMatchUnobserved, true),
+      fmtEstimate(g.metrics.codeMatch, true),
+      g.heldout ? `${g.heldout.unobserved}/${g.heldout.counted}` : '-',
+    ]);
   return { headers, rows };
+}
+
+/**
+ * Paired per-method differences: interactive minus in-context per model, then model a minus model b per
+ * setting, for the metrics the view shows. A comparison over fewer than `minMethods` methods is left out
+ * (its interval says nothing); when every one is, `tooFew` is the one line shown instead of the table.
+ */
+export function pairedRows(
+  s: RunSummary,
+  v: TableView = SHOW_ALL,
+  minMethods = MIN_METHODS_TO_COMPARE,
+): { headers: string[]; rows: string[][]; tooFew: string | null; leftOut: number } {
+  const headers = ['comparison', 'metric', 'a - b [95% CI] wins/ties/losses', 'methods', 'unpaired'];
+  const all = [
+    ...s.paired.map((p) => ({ label: `${p.model}: interactive - in-context`, metric: p.metric, diff: p.diff })),
+    ...s.modelPairs.map((p) => ({ label: `${p.setting}: ${p.a} - ${p.b}`, metric: p.metric, diff: p.diff })),
+  ].filter((p) => metricShown(v, p.metric));
+  const kept = all.filter((p) => p.diff.n >= minMethods);
+  const rows = kept.map((p) => [p.label, METRIC_LABEL[p.metric], fmtPaired(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
+  const maxN = Math.max(0, ...all.map((p) => p.diff.n));
+  const tooFew = all.length > 0 && kept.length === 0 ? `n = ${maxN}: too few methods to compare (paired differences need at least ${minMethods})` : null;
+  return { headers, rows, tooFew, leftOut: all.length - kept.length };
 }
 
 export interface GroupDelta {

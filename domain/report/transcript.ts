@@ -18,6 +18,8 @@ export interface TranscriptJudgment {
   unparsable: boolean;
   rationale: string | null;
   codeMatch: number | null;
+  /** Code match on the counted held-out inputs the agent never observed, and how many (when recorded). */
+  unseen: { codeMatch: number | null; inputs: number } | null;
   generatedCode: string | null;
   disagreements: HeldoutDisagreement[];
   /** Held-out inputs compared (when recorded). */
@@ -106,18 +108,25 @@ export function transcriptEntry(s: TranscriptStep): TranscriptEntry | null {
   }
 }
 
+/** `, 0.0% on the 2 held-out inputs it never saw` (empty when not recorded). */
+export function unseenText(j: Pick<TranscriptJudgment, 'unseen'>, pct: (x: number | null) => string): string {
+  return j.unseen ? ` (${pct(j.unseen.codeMatch)} on the ${j.unseen.inputs} held-out inputs the agent never saw)` : '';
+}
+
 export function transcriptJudgment(j: TranscriptJudgmentRow): TranscriptJudgment {
   const d = obj(j.diagnostics);
   const disagreements = Array.isArray(d.heldoutDisagreements)
     ? d.heldoutDisagreements.map((x) => ({ input: str(obj(x).input) ?? '', expected: str(obj(x).expected) ?? '', got: str(obj(x).got) ?? '' }))
     : [];
   const counted = obj(d.heldout).counted;
+  const unobserved = obj(d.heldout).unobserved;
   return {
     judgeModel: j.judgeModel,
     score: j.score,
     unparsable: j.unparsable > 0,
     rationale: j.rationale,
     codeMatch: j.codeMatch,
+    unseen: typeof unobserved === 'number' ? { codeMatch: typeof d.codeMatchUnobserved === 'number' ? d.codeMatchUnobserved : null, inputs: unobserved } : null,
     generatedCode: j.generatedCode,
     disagreements,
     heldoutCounted: typeof counted === 'number' ? counted : null,

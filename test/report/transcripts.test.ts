@@ -85,7 +85,7 @@ describe('episode transcripts', () => {
     // The final description, the judge's rationale and score, the code written from the description.
     expect(oracle).toContain('Final description');
     expect(oracle).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
-    expect(oracle).toMatch(/Judge <code>mock-oracle<\/code>: score 5 \/ 5, code match 100\.0%/);
+    expect(oracle).toMatch(/Judge <code>mock-oracle<\/code>: score 5 \/ 5, code match 100\.0% \(100\.0% on the \d+ held-out inputs the agent never saw\)/);
     expect(oracle).toContain('Word overlap with the reference description');
     expect(oracle).toContain('return &#39;&lt;b&gt;&#39; + s + &#39;&lt;/b&gt;&#39;');
     expect(oracle).toContain('No held-out disagreement recorded');

@@ -1,6 +1,6 @@
 // The calibration suite on the real stack (sandbox and workflows, no judge model): the original scores
 // 1.0 against itself, mutants generated from the AST in the sandbox score < 1 on most methods, constant
-// and identity functions are the floor, a method with no usable held-out input is excluded with a
+// and identity functions and the lookup table of the in-context examples are the floor, a method with no usable held-out input is excluded with a
 // reason, and `pau calibrate` prints the controls.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,10 @@ describe('calibration suite', () => {
     expect(summary.constantFloor).not.toBeNull();
     expect(summary.constantFloor!).toBeLessThan(0.5);
     expect(summary.identityMean!).toBeLessThan(0.5);
+    // The lookup-table baseline (the in-context examples tabulated, None elsewhere) on the held-out inputs
+    // outside its table: no method here returns None, so it earns nothing.
+    expect(summary.lookupMethods).toBe(4);
+    expect(summary.lookupMean).toBe(0);
 
     const [row] = await stack.db.select().from(runs).where(eq(runs.id, runId));
     expect(row?.kind).toBe('calibration');
@@ -83,6 +87,10 @@ describe('calibration suite', () => {
     expect(classify.scores.find((s) => s.kind === 'original')?.codeMatch).toBe(1);
     expect(classify.scores.filter((s) => s.kind === 'swapped branch').every((s) => (s.codeMatch ?? 1) < 1)).toBe(true);
     expect(classify.scores.find((s) => s.kind === 'constant')?.site).toMatch(/^'(even|odd|negative)'$/);
+    expect(classify.scores.find((s) => s.kind === 'lookup')).toMatchObject({
+      codeMatch: 0,
+      site: expect.stringMatching(/^20 in-context examples; \d+ held-out inputs outside the table$/),
+    });
 
     // A benchmark report on the same split shows these controls.
     const benchId = `${runId}-bench`;
@@ -102,5 +110,6 @@ describe('calibration suite', () => {
     expect(r.stdout).toMatch(/original vs itself \(mean code match\)\s+100\.0%/);
     expect(r.stdout).toContain('best constant function');
     expect(r.stdout).toContain('identity function');
+    expect(r.stdout).toMatch(/lookup table of the in-context examples \(unseen held-out inputs\)\s+0\.0% of 2/);
   }, 240_000);
 });

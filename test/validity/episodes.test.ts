@@ -6,6 +6,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { episodes, judgments, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
+import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { inputKey } from '../../domain/inputs/generator';
 import { startBenchmark } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
@@ -121,11 +122,16 @@ describe('in-context examples and code match under the validity rules', () => {
       .where(eq(episodes.runId, runId));
     expect(rows).toHaveLength(8);
     for (const r of rows.filter((x) => x.methodId === 'validity/head')) {
-      const d = r.j.diagnostics as { heldout: { given: number; generated: number; counted: number }; codeMatchExcluded?: string };
-      expect(d.heldout).toEqual({ given: 1, generated: 3, counted: 4 }); // `[]` (IndexError) counts
+      const d = r.j.diagnostics as EpisodeDiagnostics & { codeMatchExcluded?: string };
+      const { unobserved, ...heldout } = d.heldout ?? { given: 0, generated: 0, counted: 0 };
+      expect(heldout).toEqual({ given: 1, generated: 3, counted: 4 }); // `[]` (IndexError) counts
       expect(d.codeMatchExcluded).toBeUndefined();
-      if (r.model === 'mock-oracle') expect(r.j.codeMatch).toBe(1);
-      else expect(r.j.codeMatch).toBe(0); // the random agent's code returns None: not even the IndexError matches
+      if (r.model === 'mock-oracle') {
+        expect(r.j.codeMatch).toBe(1);
+        // The oracle observes its probe inputs, none of them held out: every counted input is unseen.
+        expect(unobserved).toBe(4);
+        expect(d.codeMatchUnobserved).toBe(1);
+      } else expect(r.j.codeMatch).toBe(0); // the random agent's code returns None: not even the IndexError matches
     }
     for (const r of rows.filter((x) => x.methodId === 'validity/answer')) {
       expect(r.j.codeMatch).toBeNull();

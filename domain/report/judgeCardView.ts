@@ -1,0 +1,122 @@
+// How a report presents its judge (issue 27, item 2): the judge card at the top, and what may be shown as a
+// measurement. A judge without a passing card (unqualified, or no card yet) gives no score headline: the
+// report shows the judge-free columns instead (code match only when the code writer qualified) and says
+// why; a run forced with such a judge shows its scores under an "UNQUALIFIED JUDGE — forced" banner. A
+// document built before judge cards (no `judgeCard`) is shown as it was. Pure code.
+import { z } from 'zod';
+import type { CardCheck, JudgeCard, JudgeCardStatus } from '../judge/card';
+
+/** What the report may present as measurements. */
+export interface ReportView {
+  /** Judge scores (score, fail rate) as the headline. */
+  scores: boolean;
+  /** Code match (the coder's): only with a coder that qualified (or forced, or no card information). */
+  codeMatch: boolean;
+  /** Scores shown although the judge did not qualify (forced): the banner's text. */
+  forcedBanner: string | null;
+  /** Why scores (or code match) are withheld; null when nothing is. */
+  withheld: string | null;
+  /** The card's code match of an empty description (name and signature alone): what a description adds is above it. */
+  emptyFloor: number | null;
+}
+
+const list = (xs: readonly string[]) => xs.join('; ');
+
+export function reportView(status: JudgeCardStatus | undefined): ReportView {
+  if (!status) return { scores: true, codeMatch: true, forcedBanner: null, withheld: null, emptyFloor: null };
+  if (status.status === 'missing') {
+    const why = `no judge card for judge ${status.judgeModel} with code writer ${status.coderModel} yet (compute it: ${status.command})`;
+    if (status.forced) return { scores: true, codeMatch: true, forcedBanner: `UNQUALIFIED JUDGE — forced: ${why}`, withheld: null, emptyFloor: null };
+    return {
+      scores: false,
+      codeMatch: false,
+      forcedBanner: null,
+      withheld: `Scores withheld: ${why}; until then neither its scores nor its code match are measurements.`,
+      emptyFloor: null,
+    };
+  }
+  const card = status.card;
+  const floor = card.measures.emptyFloor;
+  if (status.status === 'qualified') {
+    return {
+      scores: true,
+      codeMatch: card.coderQualified,
+      forcedBanner: null,
+      withheld: card.coderQualified
+        ? null
+        : `Code match withheld: code writer ${card.coderModel} did not pass its checks (${list(failedChecks(card, 'coder'))}).`,
+      emptyFloor: floor,
+    };
+  }
+  if (status.forced) {
+    return { scores: true, codeMatch: true, forcedBanner: `UNQUALIFIED JUDGE — forced: ${list(status.failed)}`, withheld: null, emptyFloor: floor };
+  }
+  const judgeFailed = failedChecks(card, 'judge');
+  const parts = [
+    judgeFailed.length > 0 ? `judge ${card.judgeModel} did not pass its card (${list(judgeFailed)})` : `judge ${card.judgeModel} is not qualified`,
+    ...(card.coderQualified ? [] : [`code match withheld too: code writer ${card.coderModel} did not pass (${list(failedChecks(card, 'coder'))})`]),
+  ];
+  return { scores: false, codeMatch: card.coderQualified, forcedBanner: null, withheld: `Scores withheld: ${parts.join('; ')}.`, emptyFloor: floor };
+}
+
+function failedChecks(card: JudgeCard, applies: CardCheck['applies']): string[] {
+  return card.checks.filter((c) => c.applies === applies && !c.pass).map((c) => `${c.name}: ${checkValue(c)} (needs ${c.threshold})`);
+}
+
+/** A check's value in its threshold's unit (a share as a percentage). */
+export function checkValue(c: Pick<CardCheck, 'value' | 'threshold'>): string {
+  if (c.value === null) return 'not measured';
+  if (c.threshold.includes('%')) return `${Math.round(100 * c.value)}%`;
+  return Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(0)}%`);
+const num = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
+
+/** The card's title line: who, qualified or not, on what. */
+export function cardTitle(status: JudgeCardStatus): string {
+  if (status.status === 'missing')
+    return `judge card: none yet for judge ${status.judgeModel}, code writer ${status.coderModel}; compute it: ${status.command}`;
+  const c = status.card;
+  const q = (ok: boolean) => (ok ? 'qualified' : 'NOT QUALIFIED');
+  return `judge card: judge ${c.judgeModel} ${q(c.judgeQualified)}, code writer ${c.coderModel} ${q(c.coderQualified)} (${c.dataset}/${c.split}, ${c.measures.methods} methods, prompts ${c.promptVersion}, computed ${c.computedAt.slice(0, 10)})`;
+}
+
+/** The card's checks as table rows: check, model, value, needs, pass. */
+export function cardCheckRows(card: JudgeCard): string[][] {
+  return card.checks.map((c) => [c.name, c.applies, checkValue(c), c.threshold, c.pass ? 'pass' : 'FAIL']);
+}
+
+/** What the card measured beside its checks (no threshold): one line each. */
+export function cardMeasureLines(card: JudgeCard): string[] {
+  const m = card.measures;
+  const rungs = Object.entries(m.meanByRung)
+    .map(([k, v]) => `${k} ${num(v)}`)
+    .join(', ');
+  return [
+    `mean score per rung: ${rungs}`,
+    `near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, monotone ladder ${pct(m.monotone)}`,
+    `score vs code match: tau-b ${num(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} pairs`,
+    `code match from the gold description (coder fidelity) ${pct(m.coderFidelity)}; from an empty description (the floor) ${pct(m.emptyFloor)}`,
+    ...(m.classifier
+      ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
+      : []),
+  ];
+}
+
+const selfJudgeSchema = z.array(z.object({ agent: z.string(), judge: z.string(), role: z.string(), relation: z.string() }));
+export type SelfJudge = z.infer<typeof selfJudgeSchema>[number];
+
+/** The run's recorded self-judging (runs forced with --allow-self-judge); [] when none or unreadable. */
+export function selfJudgeOf(runConfig: unknown): SelfJudge[] {
+  const raw = runConfig && typeof runConfig === 'object' ? (runConfig as { selfJudge?: unknown }).selfJudge : undefined;
+  const parsed = selfJudgeSchema.safeParse(raw);
+  return parsed.success ? parsed.data : [];
+}
+
+/** `self-judging (forced with --allow-self-judge): agent A graded by J as judge (base model)`, or null. */
+export function selfJudgeText(runConfig: unknown): string | null {
+  const s = selfJudgeOf(runConfig);
+  if (s.length === 0) return null;
+  return `self-judging (forced with --allow-self-judge): ${s.map((x) => `agent ${x.agent} graded by ${x.judge} as ${x.role} (${x.relation})`).join('; ')}`;
+}

@@ -1,0 +1,107 @@
+// Code match on the held-out inputs the agent never observed (issue 27, item 6), through the real judge
+// path: a benchmark run with the scripted oracle agent (it calls its probe inputs; in context it is shown
+// them first), judged again with a code writer that returns the code block carried in each fixture's gold
+// description (the scripted `malformed` policy answers with the gold text, as in codeFailure.test.ts).
+// One fixture's code is a lookup table of the probe inputs, which here are also held-out inputs: it
+// scores on those and nothing on the held-out inputs the agent never saw. Sandbox, Temporal and Postgres
+// are real; then the report's rows and headline read the stored figure.
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { episodes, judgments } from '../../db/schema/index';
+import type { BenchmarkConfig } from '../../domain/bench/types';
+import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import { buildReport } from '../../activities/report/writeReport';
+import { codeMatchRows } from '../../domain/report/summarize';
+import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
+import { insertFixtureDataset } from '../helpers/fixtureDataset';
+import { useStack } from '../helpers/stack';
+
+const DATASET = 'validity-unseen-code-match';
+const CODE = 'def f(x):\n    return x * 2\n';
+// The probe inputs 3 and 5 are also held-out inputs: what an interactive agent calling 0, 1, -1 does by chance.
+const typed = {
+  probeInputs: ['3', '5'],
+  heldoutInputs: [] as string[],
+  heldoutGenerated: ['3', '5', '7', '-2'],
+  heldoutGeneratedOutputs: [
+    { ok: true, repr: '6' },
+    { ok: true, repr: '10' },
+    { ok: true, repr: '14' },
+    { ok: true, repr: '-4' },
+  ],
+  codeMatchExclusion: null,
+};
+const METHODS = [
+  { id: 'unseen/lookup', gold: 'Doubles x.\n```python\ndef f(x):\n    return {3: 6, 5: 10}.get(x)\n```' },
+  { id: 'unseen/control', gold: 'Doubles x.\n```python\ndef f(x):\n    return x * 2\n```' },
+];
+
+const stack = useStack({
+  workers: ['pau', 'pau-sandbox'],
+  timeoutMs: 180_000,
+  setup: ({ db }) =>
+    insertFixtureDataset(
+      db,
+      DATASET,
+      METHODS.map((m) => ({
+        id: m.id,
+        source: 'validity',
+        sourceId: m.id,
+        entryPoint: 'f',
+        signature: 'def f(x):',
+        code: CODE,
+        goldDescription: m.gold,
+        verdict: 'accepted',
+        ...typed,
+      })),
+    ),
+});
+
+describe('code match on unseen held-out inputs', () => {
+  it('a lookup table of the observed calls scores on them and 0 on the inputs the agent never saw, in both settings', { timeout: 240_000 }, async () => {
+    const runId = `unseen-${Date.now().toString(36)}`;
+    const config: BenchmarkConfig = {
+      dataset: DATASET,
+      split: 'test',
+      models: ['mock-oracle'],
+      settings: ['interactive', 'in-context'],
+      samples: 1,
+      judgeModel: 'mock-oracle',
+    };
+    const bench = await (await startBenchmark(stack.client, runId, config)).result();
+    expect(bench.totals.failed).toBe(0);
+    const r = await (await startJudgeRun(stack.client, { runId, judgeModel: 'mock-oracle', coderModel: 'mock-malformed', force: true })).result();
+    expect(r).toMatchObject({ judged: 4, failed: 0 });
+    const rows = await stack.db
+      .select({ methodId: episodes.methodId, setting: episodes.setting, j: judgments })
+      .from(judgments)
+      .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
+      .where(and(eq(episodes.runId, runId), eq(judgments.judgeModel, 'mock-oracle')));
+    expect(rows).toHaveLength(4);
+    for (const x of rows) {
+      const d = x.j.diagnostics as EpisodeDiagnostics;
+      // Held-out 3 and 5 were observed (called, or shown as examples); 7 and -2 were not.
+      expect(d.heldout, `${x.methodId} ${x.setting}`).toEqual({ given: 0, generated: 4, counted: 4, unobserved: 2 });
+      if (x.methodId === 'unseen/lookup') {
+        expect(x.j.codeMatch).toBe(0.5);
+        expect(d.codeMatchUnobserved).toBe(0);
+      } else {
+        expect(x.j.codeMatch).toBe(1);
+        expect(d.codeMatchUnobserved).toBe(1);
+      }
+    }
+
+    // The report reads it per episode and puts it in the headline; the all-inputs figure is secondary.
+    const doc = await buildReport({ runId, db: stack.db, judgeModel: 'mock-oracle', bootstrap: { resamples: 200 } });
+    expect(doc.episodes.find((e) => e.methodId === 'unseen/lookup')?.codeMatchUnobserved).toBe(0);
+    for (const g of doc.summary.groups) {
+      expect(g.metrics.codeMatchUnobserved.mean).toBe(0.5);
+      expect(g.metrics.codeMatch.mean).toBe(0.75);
+      expect(g.heldout).toEqual({ counted: 8, unobserved: 4 });
+    }
+    // The secondary table (shown whenever the code writer may be: the judge card decides, not this test).
+    const t = codeMatchRows(doc.summary);
+    expect(t.headers).toEqual(['model', 'setting', 'code match (unseen)', 'code match (all inputs)', 'held-out inputs unseen']);
+    expect(t.rows.find((r) => r[1] === 'interactive')).toEqual(['mock-oracle', 'interactive', '50.0% [0.0%, 100.0%]', '75.0% [50.0%, 100.0%]', '4/8']);
+  });
+});
