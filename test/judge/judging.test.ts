@@ -197,8 +197,29 @@ describe('judging on the real stack', () => {
     expect(again.judged).toBe(0);
   }, 180_000);
 
-  it('`pau report` prints the headline with the oracle on top', async () => {
-    const r = await runCli(['report', runId, '--judge-model', 'mock-oracle', '--out', `${process.env.PAU_STATE_DIR}/reports`]);
+  it('`pau report` withholds scores until the judge has a card, then prints the headline with the oracle on top', async () => {
+    const out = `${process.env.PAU_STATE_DIR}/reports`;
+    const before = await runCli(['report', runId, '--judge-model', 'mock-oracle', '--out', out]);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toContain('Scores withheld: no judge card for judge mock-oracle with code writer mock-oracle yet');
+    expect(before.stdout).not.toMatch(/score \(1-5\)/);
+    // The scripted judge's card on this fixture split (6 methods, so the method-count threshold is 6).
+    const card = await runCli([
+      'calibrate',
+      'judge',
+      '--judge',
+      'mock-oracle',
+      '--dataset',
+      DATASET,
+      '--split',
+      'test',
+      '--methods',
+      '6',
+      '--min-methods',
+      '6',
+    ]);
+    expect(card.code, card.stdout + card.stderr).toBe(0);
+    const r = await runCli(['report', runId, '--judge-model', 'mock-oracle', '--out', out]);
     console.log(r.stdout);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
@@ -206,5 +227,5 @@ describe('judging on the real stack', () => {
     expect(lines[first + 1]).toMatch(/^mock-oracle/);
     expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+0\s+1\.00/);
     expect(r.stdout).toMatch(/mock-random\s+interactive/);
-  });
+  }, 180_000);
 });
