@@ -13,11 +13,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+// @temporalio/proto is CommonJS without named ESM exports: take the namespace from the default export.
+import proto from '@temporalio/proto';
 import { ENCRYPTED_ENCODING, GUARD_MARK, type GuardMark } from '../domain/temporal/payloadGuard';
 import { env } from './env';
 import { readOrCreateSecret, secretPath } from './secrets';
 
+const PayloadProto = proto.temporal.api.common.v1.Payload;
 const CIPHER = 'AES-256-GCM';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -130,7 +132,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     const iv = crypto.randomBytes(IV_BYTES);
     const cipher = crypto.createCipheriv('aes-256-gcm', k.key, iv);
     cipher.setAAD(utf8.encode(k.id));
-    const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+    const plain = PayloadProto.encode(payload).finish();
     const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return {
       metadata: { encoding: utf8.encode(ENCRYPTED_ENCODING), 'encryption-key-id': utf8.encode(k.id), 'encryption-cipher': utf8.encode(CIPHER) },
@@ -158,7 +160,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       decipher.setAAD(utf8.encode(k.id));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
       const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
-      return temporal.api.common.v1.Payload.decode(plain);
+      return PayloadProto.decode(plain);
     } catch {
       const reason = `an encrypted payload (key ${id}) failed authentication: it was altered or forged`;
       if (this.unencoded === 'pass') throw new CodecKeyError(reason);
