@@ -3,7 +3,7 @@
 // (an activity of a history that predates the codec, still retrying); otherwise it fails, non-retryable,
 // before its code runs. Only a worker of someone else's making can schedule such an activity: this
 // project's workflows encrypt every input.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { FAILURE_TYPES } from '../domain/temporal/failureTypes';
 import { admit, isGuardMark } from '../domain/temporal/payloadGuard';
