@@ -53,6 +53,8 @@ describe.skipIf(!isRoot)(title, () => {
       PAU_MOCK_LLM_URL: '', // the stack starts its own scripted mock server
       DATABASE_URL: '',
       TEMPORAL_ADDRESS: '',
+      PAU_TEMPORAL_CODEC_KEY: '', // the stack makes its own key (the test run's is in the environment)
+      PAU_TEMPORAL_CODEC_CUTOVER: '',
       PAU_TEMPORAL_UI_URL: '',
     };
     up = await runCli(['stack', 'up'], env, 180_000);

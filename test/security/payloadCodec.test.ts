@@ -14,8 +14,8 @@ import { Client, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, reloadEnv } from '../../config/env';
-import { AesGcmPayloadCodec, parseKey, payloadCodec, resetCodecConfig } from '../../config/payloadCodec';
+import { PROJECT_ROOT } from '../../config/env';
+import { AesGcmPayloadCodec, parseKey, payloadCodec } from '../../config/payloadCodec';
 import { writeReportFiles, type ReportRow } from '../../activities/report/writeReport';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { episodeIdOf, type EpisodeInput } from '../../domain/episode/types';
@@ -28,12 +28,7 @@ import { activitiesOf, decodedHistoryText, historyPayloads, maybeRecordHistory }
 import { useStack } from '../helpers/stack';
 import { runEpisode } from '../episode/helpers';
 
-// This file's workers and clients use the committed test key, so its history can be a replay fixture.
-const KEY_TEXT = fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'codec-test-key.txt'), 'utf8').trim();
-process.env.PAU_TEMPORAL_CODEC_KEY = KEY_TEXT;
-process.env.PAU_TEMPORAL_CODEC_CUTOVER = new Date().toISOString();
-reloadEnv();
-resetCodecConfig();
+// The test run's key is the committed test key (test/setup/stack.ts), so this history can be a replay fixture.
 
 const MARKER = `gold-marker-${crypto.randomBytes(6).toString('hex')}`;
 const METHOD = {
