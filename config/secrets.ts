@@ -71,3 +71,15 @@ function readSecretFile(file: string): string | undefined {
   if (value === '') throw new Error(`${file} is empty; remove it (a new secret is made on next use) or restore it from a backup`);
   return value;
 }
+
+/** `a` equals the secret `b`, compared in constant time (a request's token against ours). */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+/** An Authorization header that is exactly `Bearer <secret>`. */
+export function bearsSecret(authorization: string | undefined, secret: string): boolean {
+  return sameSecret(authorization ?? '', `Bearer ${secret}`);
+}

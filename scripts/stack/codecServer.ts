@@ -5,7 +5,6 @@
 // "Data Encoder" setting, kept in the owner's browser). Without it other users of the machine would
 // decrypt every history through it. A detached process of the local stack (`pau codec-server`, started by
 // `stack up`), like the scripted mock server.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +13,7 @@ import type { Payload } from '@temporalio/common';
 import { z } from 'zod';
 import { PROJECT_ROOT } from '../../config/env';
 import { payloadCodec } from '../../config/payloadCodec';
-import { readOrCreateSecret } from '../../config/secrets';
+import { bearsSecret, readOrCreateSecret, sameSecret } from '../../config/secrets';
 import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
 
 const wirePayloads = z.object({
@@ -45,12 +44,6 @@ export interface CodecServerOptions {
   origins?: string[];
 }
 
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
-};
-
 export async function startCodecServer(opts: CodecServerOptions & { uiPort: number }): Promise<CodecServer> {
   const token = opts.token ?? readOrCreateSecret('codec-server-token');
   const origins = new Set(opts.origins ?? [`http://127.0.0.1:${opts.uiPort}`, `http://localhost:${opts.uiPort}`]);
@@ -78,8 +71,8 @@ export async function startCodecServer(opts: CodecServerOptions & { uiPort: numb
       return res.end();
     }
     const parts = new URL(req.url ?? '/', 'http://x').pathname.split('/').filter(Boolean);
-    const viaPath = parts.length === 2 && same(parts[0]!, token);
-    const viaHeader = same(req.headers.authorization ?? '', `Bearer ${token}`);
+    const viaPath = parts.length === 2 && sameSecret(parts[0]!, token);
+    const viaHeader = bearsSecret(req.headers.authorization, token);
     if (!viaPath && !viaHeader) return send(401, { message: 'codec endpoint: missing or wrong token (the codec-server-token secret)' });
     const op = parts.at(-1);
     if (req.method !== 'POST' || (op !== 'encode' && op !== 'decode') || parts.length > 2)

@@ -6,12 +6,12 @@
 // inside a test harness; never inside a worker. Like the local llama.cpp servers it answers only requests
 // that bear the `model-server-key` secret (another user of the machine would read gold descriptions and
 // method code through it).
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { MOCK_POLICIES, type MockPolicy } from '../../../config/models';
-import { readOrCreateSecret } from '../../../config/secrets';
+import { bearsSecret, readOrCreateSecret } from '../../../config/secrets';
 import { getDb, type Db } from '../../../db/client';
 import { methods } from '../../../db/schema/index';
 import { scriptedDescriberReply } from '../../../domain/describe/scriptedDescriber';
@@ -44,13 +44,6 @@ export interface MockServerOptions {
   latencyMs?: number;
   /** The API key requests must bear (`Authorization: Bearer`); default: the `model-server-key` secret. */
   apiKey?: string;
-}
-
-/** The request bears `Bearer <key>` (compared in constant time). */
-export function bearsKey(req: http.IncomingMessage, key: string): boolean {
-  const got = Buffer.from(req.headers.authorization ?? '');
-  const want = Buffer.from(`Bearer ${key}`);
-  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 /** Methods found are kept for a few seconds (a long-lived server sees rebuilt datasets); misses are not kept. */
@@ -102,7 +95,7 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (!bearsKey(req, apiKey))
+    if (!bearsSecret(req.headers.authorization, apiKey))
       return send(res, 401, {
         error: { message: `${MOCK_MARK} missing or wrong API key (the model-server-key secret)`, type: 'invalid_request_error', code: 'invalid_api_key' },
       });
