@@ -28,6 +28,15 @@ export const envSchema = z.object({
   TEMPORAL_API_KEY: optionalString,
   TEMPORAL_TLS: boolFlag,
   TEMPORAL_CLI_PATH: optionalString,
+  // The payload codec's key (config/payloadCodec.ts): 32 bytes, base64 or base64url, given directly or in a
+  // file (one per deployment, shared by every client and worker); unset: the local stack's secret
+  // <PAU_STATE_DIR>/secrets/temporal-codec-key. CUTOVER: when the key came into use (ISO time); plain
+  // payloads of workflows started before it are still accepted (histories that predate the codec).
+  PAU_TEMPORAL_CODEC_KEY: optionalString,
+  PAU_TEMPORAL_CODEC_KEY_FILE: optionalString,
+  PAU_TEMPORAL_CODEC_CUTOVER: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  // The codec endpoint for the owner's Web UI and CLI (`pau codec-server`, started by `stack up`): loopback.
+  PAU_CODEC_SERVER_PORT: port.default(8239),
   PAU_TEMPORAL_PORT: port.default(7233),
   PAU_TEMPORAL_UI_PORT: port.default(8233),
   PAU_TEMPORAL_UI_URL: optionalString,

@@ -1,24 +1,28 @@
-// Secrets the local stack creates for itself (the local Postgres password, the local model servers' API
-// key): random, made on first use, kept in <PAU_STATE_DIR>/secrets/<name> (folder 0700, file 0600) and
+// Secrets the local stack creates for itself (the local Postgres password, the local model servers' and the
+// scripted mock server's API key, the Temporal payload codec's key and the time it came into use, the codec
+// endpoint's token): random, made on first use, kept in <PAU_STATE_DIR>/secrets/<name> (folder 0700, file 0600) and
 // never anywhere else. External services bring their own credentials through the environment instead.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { env } from './env';
 
-export type SecretName = 'postgres-password' | 'model-server-key';
+export type SecretName = 'postgres-password' | 'model-server-key' | 'temporal-codec-key' | 'temporal-codec-cutover' | 'codec-server-token';
 
 export function secretPath(name: SecretName): string {
   return path.join(env().PAU_STATE_DIR, 'secrets', name);
 }
 
-/** The secret's value: read from its file, or created there first (32 random bytes, base64url). */
-export function readOrCreateSecret(name: SecretName): string {
+/**
+ * The secret's value: read from its file, or created there first (32 random bytes, base64url, unless
+ * `make` gives the value: the codec's cut-over time).
+ */
+export function readOrCreateSecret(name: SecretName, make: () => string = () => crypto.randomBytes(32).toString('base64url')): string {
   const file = secretPath(name);
   ensurePrivateDir(path.dirname(file));
   const existing = readSecretFile(file);
   if (existing !== undefined) return existing;
-  const value = crypto.randomBytes(32).toString('base64url');
+  const value = make();
   // Written in full to a temporary name opened O_CREAT|O_EXCL with mode 0600 (a umask can only take bits
   // away), then hard-linked to its real name, which fails if another process got there first: a reader
   // never sees a half-written file, two racing creators agree on one value, and no moment exists in
@@ -66,4 +70,16 @@ function readSecretFile(file: string): string | undefined {
   const value = fs.readFileSync(file, 'utf8').trim();
   if (value === '') throw new Error(`${file} is empty; remove it (a new secret is made on next use) or restore it from a backup`);
   return value;
+}
+
+/** `a` equals the secret `b`, compared in constant time (a request's token against ours). */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+/** An Authorization header that is exactly `Bearer <secret>`. */
+export function bearsSecret(authorization: string | undefined, secret: string): boolean {
+  return sameSecret(authorization ?? '', `Bearer ${secret}`);
 }

@@ -3,6 +3,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { env } from './env';
+import { temporalDataConverter } from './payloadCodec';
 import { temporalAddress } from './services';
 
 function connectionOptions() {
@@ -17,7 +18,15 @@ function connectionOptions() {
 
 export async function connectClient(): Promise<Client> {
   const connection = await Connection.connect(connectionOptions());
-  return new Client({ connection, namespace: env().TEMPORAL_NAMESPACE });
+  return clientFor(connection);
+}
+
+/**
+ * A client on a connection: with the payload codec (config/payloadCodec.ts), so what it writes is
+ * encrypted, and what it reads is decrypted (plain payloads of histories that predate the codec pass).
+ */
+export function clientFor(connection: Connection, namespace = env().TEMPORAL_NAMESPACE): Client {
+  return new Client({ connection, namespace, dataConverter: temporalDataConverter('pass') });
 }
 
 export function connectWorker(): Promise<NativeConnection> {

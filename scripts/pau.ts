@@ -46,6 +46,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: () => import('./commands/rerun'),
   },
   models: { summary: 'install|serve|stop|status the local models (llama.cpp servers of real small LLMs)', load: () => import('./commands/models') },
+  'codec-server': {
+    summary: "the codec endpoint for your Web UI and CLI (decrypts payloads; token-protected; --print-url for the UI's Data Encoder setting)",
+    load: () => import('./commands/codec-server'),
+  },
   'mock-llm': {
     summary: 'start the scripted mock model server alone (an OpenAI-compatible endpoint; not a real LLM)',
     load: () => import('./commands/mock-llm'),

@@ -1,10 +1,12 @@
 // Builds a worker for one task queue. Workflows run only on `pau`; the other queues serve activities.
 import { Runtime, Worker, DefaultLogger, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { env } from '../config/env';
+import { temporalDataConverter } from '../config/payloadCodec';
 import { connectWorker } from '../config/temporal';
+import { payloadGuardActivityInterceptor } from './payloadGuard';
 import { bundleWorkflowsInChild } from './workflowBundle';
 
-export { WORKFLOWS_PATH } from './workflowBundle';
+export { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflowBundle';
 
 let runtimeInstalled = false;
 /** Quieter SDK logs at the configured level; once per process. */
@@ -42,6 +44,10 @@ export async function createQueueWorker(opts: QueueWorkerOptions): Promise<Worke
     activities: opts.activities,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities,
     shutdownGraceTime: '10s',
+    // Every payload encrypted; plain or forged ones are refused unless their workflow predates the codec
+    // (the workflow side of the guard is bundled: workers/workflowBundle.ts).
+    dataConverter: temporalDataConverter('mark'),
+    interceptors: { activity: [payloadGuardActivityInterceptor] },
     ...(opts.workflows
       ? {
           workflowBundle: opts.workflowBundle ?? (await bundleWorkflowsInChild()),

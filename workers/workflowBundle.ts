@@ -8,6 +8,8 @@ import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worke
 import { PROJECT_ROOT } from '../config/env';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/** Workflow interceptors every bundle includes: the payload guard (refuses input the codec could not authenticate). */
+export const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('../workflows/common/payloadGuard.ts', import.meta.url))];
 const SELF = fileURLToPath(import.meta.url);
 
 /** Bundles the workflows in a child process: this file, run by this Node with tsx's loader. */
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
   const toStderr = (message: string) => process.stderr.write(`${message}\n`);
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: toStderr, error: toStderr },
   });
   process.stdout.write(code);

@@ -106,7 +106,7 @@ async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void)
     return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
   }
   // The scripted mock runs as its own server (the stack's, or PAU_MOCK_LLM_URL): never inside a worker.
-  if (spec.provider === 'mock') return { baseURL: spec.baseUrl ?? mockLlmUrl(), apiKey: 'scripted-mock-no-key' };
+  if (spec.provider === 'mock') return { baseURL: spec.baseUrl ?? mockLlmUrl(), apiKey: readOrCreateSecret('model-server-key') };
   return { baseURL: spec.baseUrl!, apiKey: apiKeyFor(spec) ?? 'no-key' };
 }
 

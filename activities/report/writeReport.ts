@@ -15,6 +15,7 @@ import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
+import { ensurePrivateDir, writePrivateFile } from '../common/privateFiles';
 import { judgeCardStatus } from '../judge/card';
 
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */
@@ -139,12 +140,13 @@ export async function reportById(db: Db, id: number): Promise<ReportRow | undefi
 /** Writes a stored report as `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`). */
 export function writeReportFiles(row: ReportRow, outDir?: string): ReportFiles {
   const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
-  fs.mkdirSync(dir, { recursive: true });
+  // The project's reports/ is closed even if an older checkout made it world-readable; a folder named by the caller is only created private.
+  ensurePrivateDir(dir, { tighten: outDir === undefined });
   const base = reportBaseName(row.runId);
   const htmlPath = path.join(dir, `${base}.html`);
   const jsonPath = path.join(dir, `${base}.json`);
-  fs.writeFileSync(htmlPath, row.html);
-  fs.writeFileSync(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
+  writePrivateFile(htmlPath, row.html);
+  writePrivateFile(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
   const document = row.json as ReportDocument;
   return { reportId: row.id, htmlPath, jsonPath, headline: headlineText(document), document };
 }

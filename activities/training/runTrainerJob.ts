@@ -24,6 +24,7 @@ import {
   type TrainerJobResult,
 } from '../../domain/training/trainerProtocol';
 import { currentActivity } from '../common/workflowContext';
+import { ensurePrivateDir, writePrivateFile } from '../common/privateFiles';
 
 /** Where a job's directory lives; deterministic from the job id so retries land in the same place. */
 export function trainerJobDir(jobId: string): string {
@@ -37,13 +38,13 @@ function failure(type: string, message: string, nonRetryable: boolean): Applicat
 
 /** The spec file the trainer reads: the caller's spec plus the job-owned paths. */
 function writeSpec(input: TrainerJobInput, dir: string): string {
-  fs.mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir);
   const spec =
     input.command === 'export-gguf-lora'
       ? { ...input.spec, output: input.spec.output ?? path.join(dir, 'adapter.gguf'), output_dir: dir }
       : { ...input.spec, output_dir: dir };
   const file = path.join(dir, 'spec.json');
-  fs.writeFileSync(file, JSON.stringify(spec, null, 2));
+  writePrivateFile(file, JSON.stringify(spec, null, 2));
   return file;
 }
 

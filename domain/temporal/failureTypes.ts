@@ -41,6 +41,11 @@ export const FAILURE_TYPES = {
   baseModelUnusable: 'BaseModelUnusable',
   // activity plumbing
   noWorkflowContext: 'NoWorkflowContext',
+  /**
+   * A workflow input, activity input or result that was not encrypted with the deployment's payload key
+   * (or failed authentication), in a workflow that does not predate the codec: someone else wrote it.
+   */
+  unauthenticatedPayload: 'UnauthenticatedPayload',
   /** Retryable, unlike the rest: Postgres was unreachable (restart, crash recovery, lost connection). */
   dbUnavailable: 'DbUnavailable',
 } as const;

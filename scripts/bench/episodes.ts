@@ -1,4 +1,4 @@
-// `npm run bench:episodes [-- --methods 100 --calls 10 --window N --sandbox inline|queue --lock skip|take]`: how fast the episode machinery runs
+// `npm run bench:episodes [-- --methods 100 --calls 10 --window N --sandbox inline|queue --lock skip|take --codec on|off]`: how fast the episode machinery runs
 // when the model answers at once (the scripted `mock-steps` policy: one call per turn, then submit).
 // On a private, throwaway stack (Temporal dev server + Postgres on free ports) with in-process workers
 // for `pau` and `pau-sandbox`. Reports episodes per minute and the orchestration overhead per agent step:
@@ -17,6 +17,9 @@ const { values: opts } = parseArgs({
     window: { type: 'string' },
     sandbox: { type: 'string' },
     lock: { type: 'string' },
+    // `off`: without the payload codec (config/payloadCodec.ts) in this process's client and workers, to
+    // measure what encrypting every payload costs (run it beside a default `on` run). Never a deployment setting.
+    codec: { type: 'string' },
     // For bench:peer: `@@peer start|end|result` lines around the run (scripts/bench/peer_harness.py measures between them).
     marks: { type: 'boolean' },
   },
@@ -32,6 +35,7 @@ const SANDBOX = opts.sandbox === 'queue' ? 'queue' : 'inline';
  * slots and a model cap at or above it takes no advisory lock; `take`: always take the slot.
  */
 const LOCK = opts.lock === 'take' ? 'take' : 'skip';
+const CODEC = opts.codec === 'off' ? 'off' : 'on';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -39,6 +43,7 @@ function pct(xs: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
+  if (CODEC === 'off') (await import('../../config/payloadCodec')).disablePayloadCodecForBenchmark();
   const { freePort } = await import('../../activities/common/processes');
   const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../stack/postgres');
   const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../stack/temporal');
@@ -174,7 +179,7 @@ async function run(): Promise<void> {
   }
   const llm = (await db.select().from(steps)).filter((r) => r.kind === 'assistant').map((r) => (r.agentMessage as { latencyMs: number }).latencyMs);
   console.log(
-    `\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW ?? `${defaultWindow()} (default)`}, sandbox ${SANDBOX}, model slot lock ${LOCK === 'skip' ? 'skipped (cap unreachable)' : 'taken'}, ${os.cpus().length} cores, load ${os
+    `\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW ?? `${defaultWindow()} (default)`}, sandbox ${SANDBOX}, payload codec ${CODEC}, model slot lock ${LOCK === 'skip' ? 'skipped (cap unreachable)' : 'taken'}, ${os.cpus().length} cores, load ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,

@@ -11,7 +11,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import { clientFor } from '../../config/temporal';
 import { and, eq, sql } from 'drizzle-orm';
 import { connect, type DbHandle } from '../../db/client';
 import { episodes, judgments, llmCalls, runs, steps } from '../../db/schema/index';
@@ -78,7 +79,7 @@ async function main(): Promise<number> {
 
   const dbh: DbHandle = connect(databaseUrl, 3);
   const connection = await Connection.connect({ address: `127.0.0.1:${tPort}` });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = clientFor(connection, 'default');
   try {
     await insertChaosMethods(dbh.db, 'chaos', 'test', METHODS);
     const { launchBenchmark, resumeBenchmark } = await import('../client/benchStart');

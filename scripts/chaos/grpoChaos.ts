@@ -17,7 +17,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import { clientFor } from '../../config/temporal';
 import { and, asc, eq, like, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
@@ -85,7 +86,7 @@ async function main(): Promise<number> {
   const dbh = connect(stack.databaseUrl, 3);
   const d = dbh.db;
   const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = clientFor(connection, 'default');
   const rows: Row[] = [];
   const problems: string[] = [];
   const runId = `grpo-chaos-${Date.now().toString(36)}`;

@@ -1,6 +1,7 @@
 // Live progress of the SFT workflows for the CLI: the benchmark phase from Postgres (episodes done/total),
 // the training phase from the trainer activity's heartbeat (step/total, loss, tokens per second).
 import { defaultPayloadConverter, type WorkflowHandle } from '@temporalio/client';
+import { payloadCodec } from '../../config/payloadCodec';
 import type { Db } from '../../db/client';
 import { runProgress } from '../../activities/bench/run';
 import { progressLine } from './bench';
@@ -21,7 +22,15 @@ async function trainerBeat(handle: WorkflowHandle): Promise<{ activity: string; 
     const name = a.activityType?.name ?? '';
     if (name !== 'runTrainerJob' && name !== 'prepareSftData') continue;
     const p = a.heartbeatDetails?.payloads?.[0];
-    const beat = p ? (defaultPayloadConverter.fromPayload(p) as Beat) : {};
+    // describe().raw is the server's form: the heartbeat is encrypted (config/payloadCodec.ts).
+    const decoded = p
+      ? (
+          await payloadCodec('pass')
+            .decode([p])
+            .catch(() => [])
+        )[0]
+      : undefined;
+    const beat = decoded ? (defaultPayloadConverter.fromPayload(decoded) as Beat) : {};
     return { activity: name, beat };
   }
   return undefined;

@@ -6,15 +6,16 @@ import type { Db } from '../../db/client';
 import { loadTranscripts } from '../../activities/report/transcriptRows';
 import { renderTranscriptHtml } from '../../domain/report/renderTranscriptHtml';
 import { transcriptFileName, transcriptsDirName } from '../../domain/report/transcriptLinks';
+import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
 
 /** Writes the pages into `reportDir` (the folder of the report's HTML); returns their folder and count. */
 export async function writeTranscriptPages(db: Db, runId: string, reportDir: string): Promise<{ dir: string; pages: number }> {
   const dir = path.join(reportDir, transcriptsDirName(runId));
   const loaded = await loadTranscripts(db, runId);
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir);
   for (const { transcript, entryPoint } of loaded) {
-    fs.writeFileSync(path.join(dir, transcriptFileName(runId, transcript.episodeId)), renderTranscriptHtml(transcript, entryPoint));
+    writePrivateFile(path.join(dir, transcriptFileName(runId, transcript.episodeId)), renderTranscriptHtml(transcript, entryPoint));
   }
   return { dir, pages: loaded.length };
 }

@@ -20,6 +20,7 @@ import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
 import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
+import { writePrivateFile } from '../../activities/common/privateFiles';
 
 export const usage = [
   'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S] [--data-dir DIR]',
@@ -226,7 +227,7 @@ async function exportCmd(argv: string[]): Promise<number> {
         ...reference,
       });
     });
-    fs.writeFileSync(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
+    writePrivateFile(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
     console.log(`wrote ${lines.length} methods of ${name} (${row.contentHash}) to ${values.out}`);
     return 0;
   } finally {

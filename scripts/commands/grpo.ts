@@ -20,6 +20,7 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
+import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -183,8 +184,8 @@ async function report(argv: string[]): Promise<number> {
       return 1;
     }
     const out = path.resolve(values.out ?? path.join('reports', `${runId}.html`));
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, renderGrpoReport(input));
+    ensurePrivateDir(path.dirname(out));
+    writePrivateFile(out, renderGrpoReport(input));
     if (input.status === 'running') console.log(await grpoProgressLine(h.db, runId, Date.now()));
     console.log(`${input.epochs.length} epoch(s), status ${input.status}; wrote ${out}`);
     return 0;

@@ -20,6 +20,7 @@ import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
+import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
@@ -150,8 +151,8 @@ async function exportData(argv: string[]): Promise<number> {
     }
     const examples = await loadSftExamples(h.db, dataName);
     const out = path.resolve(values.out);
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, sftJsonl(examples, values.format));
+    ensurePrivateDir(path.dirname(out));
+    writePrivateFile(out, sftJsonl(examples, values.format));
     console.log(`wrote ${examples.length} examples (${values.format} format) to ${out}`);
     return 0;
   } finally {

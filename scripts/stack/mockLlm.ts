@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
+import { readOrCreateSecret } from '../../config/secrets';
 import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
 
 export interface LocalMockLlm {
@@ -23,10 +24,13 @@ export function localMockLlm(stateDir: string, port: number): LocalMockLlm {
   };
 }
 
-/** The server answers its model list (and says it is the scripted mock). */
+/** The server answers its model list to our key (and says it is the scripted mock). */
 export async function mockLlmReady(url: string): Promise<boolean> {
   try {
-    const r = await fetch(`${url}/models`, { signal: AbortSignal.timeout(1000) });
+    const r = await fetch(`${url}/models`, {
+      headers: { authorization: `Bearer ${readOrCreateSecret('model-server-key')}` },
+      signal: AbortSignal.timeout(1000),
+    });
     return r.ok && r.headers.get('x-pau-scripted-mock') === 'not-a-real-llm';
   } catch {
     return false;

@@ -11,13 +11,15 @@ import { clusterPassword, isRunning as pgRunning, localPostgres, startPostgres, 
 import { describePrivateDir, makePrivateDir } from './privateState';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalReady } from './temporal';
 import { localMockLlm, mockLlmReady, startMockLlm, stopMockLlm } from './mockLlm';
+import { codecServerReady, localCodecServer, startLocalCodecServer, stopLocalCodecServer } from './codecServer';
+import { codecConfig } from '../../config/payloadCodec';
 import { localServers, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
 import { models } from '../../config/models';
 import { localModelsInUse } from '../client/localModels';
 import { progressLine } from '../lib/progressLine';
 
 export interface StackPart {
-  part: 'temporal' | 'postgres' | 'mock-llm' | `model ${string}`;
+  part: 'temporal' | 'postgres' | 'mock-llm' | 'codec-server' | `model ${string}`;
   where: string;
   managed: boolean;
   state: string;
@@ -30,13 +32,23 @@ function parts() {
     temporal: localTemporal(e.PAU_STATE_DIR, e.PAU_TEMPORAL_PORT, e.PAU_TEMPORAL_UI_PORT, e.TEMPORAL_NAMESPACE),
     postgres: localPostgres(e.PAU_STATE_DIR, e.PAU_PG_PORT),
     mock: localMockLlm(e.PAU_STATE_DIR, e.PAU_MOCK_LLM_PORT),
+    codec: localCodecServer(e.PAU_STATE_DIR, e.PAU_CODEC_SERVER_PORT, e.PAU_TEMPORAL_UI_PORT),
   };
 }
 
 export async function stackUp(log: (line: string) => void = console.log): Promise<void> {
-  const { e, temporal, postgres, mock } = parts();
+  const { e, temporal, postgres, mock, codec } = parts();
   const tightened = describePrivateDir(e.PAU_STATE_DIR, makePrivateDir(e.PAU_STATE_DIR));
   if (tightened) log(tightened);
+  // The payload key first: nothing is written to Temporal before it exists (its cut-over is now).
+  const key = codecConfig();
+  log(
+    `temporal: payloads encrypted (AES-256-GCM, key ${key.keys[0]!.id} from ${key.source}${key.cutoverMs === undefined ? '' : `; plain payloads accepted only from workflows started before ${new Date(key.cutoverMs).toISOString()}`})`,
+  );
+  if (e.TEMPORAL_ADDRESS && !e.PAU_TEMPORAL_CODEC_KEY && !e.PAU_TEMPORAL_CODEC_KEY_FILE)
+    log(
+      "temporal: WARNING: an external cluster with this machine's own payload key: every client and worker of the deployment needs the same key (PAU_TEMPORAL_CODEC_KEY_FILE)",
+    );
   if (e.TEMPORAL_ADDRESS) {
     log(`temporal: using ${e.TEMPORAL_ADDRESS} (namespace ${e.TEMPORAL_NAMESPACE}); nothing started`);
   } else {
@@ -66,6 +78,10 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   // The scripted mock models' server (not an LLM): its own process, so no worker has to start one.
   if (e.PAU_MOCK_LLM_URL) log(`mock-llm: using ${e.PAU_MOCK_LLM_URL}; nothing started`);
   else log(`mock-llm: ${await startMockLlm(mock)} at ${mock.url} (the scripted mock models, not an LLM)`);
+  // The codec endpoint, so your Web UI and CLI show decrypted payloads (token-protected).
+  log(
+    `codec-server: ${await startLocalCodecServer(codec)} at ${codec.url} (\`npm run pau -- codec-server --print-url\` for the Web UI's Data Encoder setting)`,
+  );
   // The local models the configuration uses (installed first when missing): llama.cpp on loopback.
   for (const name of localModelsInUse()) {
     const line = progressLine();
@@ -84,7 +100,8 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
 }
 
 export async function stackDown(log: (line: string) => void = console.log): Promise<void> {
-  const { e, temporal, postgres, mock } = parts();
+  const { e, temporal, postgres, mock, codec } = parts();
+  log(`codec-server: ${await stopLocalCodecServer(codec)}`);
   log(e.PAU_MOCK_LLM_URL ? 'mock-llm: external, left alone' : `mock-llm: ${await stopMockLlm(mock)}`);
   log(e.TEMPORAL_ADDRESS ? 'temporal: external, left alone' : `temporal: ${await stopTemporal(temporal)}`);
   log(e.DATABASE_URL ? 'postgres: external, left alone' : `postgres: ${await stopPostgres(postgres)}`);
@@ -92,7 +109,7 @@ export async function stackDown(log: (line: string) => void = console.log): Prom
 }
 
 export async function stackStatus(): Promise<StackPart[]> {
-  const { e, postgres, mock } = parts();
+  const { e, postgres, mock, codec } = parts();
   const temporalUp = await temporalReady(temporalAddress(), e.TEMPORAL_NAMESPACE);
   const rows: StackPart[] = [
     {
@@ -114,6 +131,7 @@ export async function stackStatus(): Promise<StackPart[]> {
   }
   const mockUrl = e.PAU_MOCK_LLM_URL ?? mock.url;
   rows.push({ part: 'mock-llm', where: mockUrl, managed: !e.PAU_MOCK_LLM_URL, state: (await mockLlmReady(mockUrl)) ? 'up' : 'down' });
+  rows.push({ part: 'codec-server', where: codec.url, managed: true, state: (await codecServerReady(codec.url)) ? 'up' : 'down' });
   for (const m of await localServers()) {
     rows.push({
       part: `model ${m.name}`,

@@ -2,8 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { PROJECT_ROOT } from '../../config/env';
+import { payloadCodec } from '../../config/payloadCodec';
 
 /**
  * With PAU_RECORD_HISTORIES=1, writes the workflow's history to test/fixtures/histories/<file> and lists
@@ -37,4 +39,31 @@ export async function activitiesOf(handle: WorkflowHandle): Promise<{ scheduled:
     return [type.activity_type ?? type.activityType ?? '?'];
   });
   return { scheduled, local };
+}
+
+/**
+ * Every payload of a history (raw: as the server stores it), but the SDK's own bookkeeping in markers
+ * (`patch-data`: a patch id; a local activity's `data`: its seq, type and times), which core writes
+ * without the codec and which holds no run data.
+ */
+export function historyPayloads(history: unknown): Payload[] {
+  const out: Payload[] = [];
+  const walk = (v: unknown, key = ''): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, key);
+      return;
+    }
+    if (typeof v !== 'object' || v === null || v instanceof Uint8Array) return;
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o.payloads) && key !== 'patch-data' && key !== 'data') out.push(...(o.payloads as Payload[]));
+    for (const [k, x] of Object.entries(o)) if (k !== 'searchAttributes' && k !== 'header') walk(x, k);
+  };
+  walk(history);
+  return out;
+}
+
+/** The history's payloads decrypted with this process's key (what the owner's UI shows), as one text. */
+export async function decodedHistoryText(history: unknown): Promise<string> {
+  const decoded = await payloadCodec('pass').decode(historyPayloads(history));
+  return decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n');
 }

@@ -3,13 +3,14 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Worker } from '@temporalio/worker';
 import type { TaskQueueName } from '../../domain/temporal/queues';
-import { createQueueWorker, WORKFLOWS_PATH } from '../../workers/createWorker';
+import { createQueueWorker, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../workers/createWorker';
 import { queueSpecs } from '../../workers/queues';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
   });
   return bundle;

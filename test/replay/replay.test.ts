@@ -22,11 +22,16 @@
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/reliability/runs.test.ts -t "runs cancel"`).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
+// Payload codec (config/payloadCodec.ts): every history replays through the workers' codec and payload
+// guard. The plain ones predate the codec (recorded before its cut-over, which is "now" here: a stack whose
+// key was made today); encrypted ones (`episode-encrypted` and any recorded since) were written through the codec with the test key
+// test/fixtures/codec-test-key.txt (recorded by `PAU_RECORD_HISTORIES=1 npx vitest run test/security/payloadCodec.test.ts`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
+import { AesGcmPayloadCodec, parseKey, type CodecConfig } from '../../config/payloadCodec';
 import { installRuntime } from '../../workers/createWorker';
 import * as workflows from '../../workflows/index';
 import { workflowBundle } from '../helpers/workers';
@@ -58,6 +63,57 @@ describe('workflow histories replay on the current code', () => {
     installRuntime();
     const history = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as unknown;
     // Throws DeterminismViolationError (or the workflow's own error) when the code no longer matches.
-    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, ids[file])).resolves.toBeUndefined();
+    await expect(replay(history, ids[file]!, { keys: [TEST_KEY], cutoverMs: Date.now(), source: 'test' })).resolves.toBeUndefined();
+  });
+});
+
+const ENCRYPTED = 'binary/encrypted';
+const TEST_KEY = parseKey(fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'codec-test-key.txt'), 'utf8'), 'codec-test-key.txt');
+
+async function replay(history: unknown, workflowId: string, codec: CodecConfig): Promise<void> {
+  const dataConverter = { payloadCodecs: [new AesGcmPayloadCodec(codec, 'mark')] };
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter }, history, workflowId);
+}
+
+/** The `encoding` of every payload in a history file (proto JSON: metadata values in base64). */
+function payloadEncodings(history: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+      return;
+    }
+    if (typeof v !== 'object' || v === null) return;
+    const o = v as Record<string, unknown>;
+    if (Array.isArray(o.payloads))
+      for (const p of o.payloads as { metadata?: { encoding?: string } }[])
+        if (p.metadata?.encoding) out.add(Buffer.from(p.metadata.encoding, 'base64').toString('utf8'));
+    Object.values(o).forEach(walk);
+  };
+  walk(history);
+  return out;
+}
+
+describe('the payload guard on replay', () => {
+  const load = (f: string) => JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as unknown;
+  // Histories recorded since the codec (any test's, with the tests' key) are encrypted, whatever their name.
+  const encrypted = files.filter((f) => payloadEncodings(load(f)).has(ENCRYPTED));
+
+  it('has histories written through the codec, and plain ones from before it', () => {
+    expect(files.length - encrypted.length).toBeGreaterThan(0);
+    expect(encrypted.length).toBeGreaterThan(0);
+  });
+
+  it('a plain history refuses to replay when its workflow started after the cut-over (its input is refused before any activity)', async () => {
+    installRuntime();
+    await expect(replay(load('doctor.json'), ids['doctor.json']!, { keys: [TEST_KEY], cutoverMs: 0, source: 'test' })).rejects.toThrow();
+  });
+
+  it.each(encrypted)('%s does not replay with another key: the error names both key ids', async (file) => {
+    installRuntime();
+    const other = parseKey(Buffer.alloc(32, 7).toString('base64'), 'other');
+    await expect(replay(load(file), ids[file]!, { keys: [other], cutoverMs: Date.now(), source: 'another key' })).rejects.toThrow(
+      new RegExp(`encrypted with key ${TEST_KEY.id}; this process has ${other.id}`),
+    );
   });
 });

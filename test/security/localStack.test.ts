@@ -25,7 +25,7 @@ describe.skipIf(!isRoot)(title, () => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sec-'));
   const state = path.join(parent, 'state'); // made by `stack up`
   const user = `pausec${crypto.randomBytes(3).toString('hex')}`;
-  let ports: { pg: number; temporal: number; ui: number; mock: number };
+  let ports: { pg: number; temporal: number; ui: number; mock: number; codec: number };
   let env: NodeJS.ProcessEnv;
   let up: CliResult;
   let password: string;
@@ -42,16 +42,19 @@ describe.skipIf(!isRoot)(title, () => {
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755); // only what `stack up` does protects the state dir
-    ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), mock: await freePort() };
+    ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), mock: await freePort(), codec: await freePort() };
     env = {
       PAU_STATE_DIR: state,
       PAU_PG_PORT: String(ports.pg),
       PAU_TEMPORAL_PORT: String(ports.temporal),
       PAU_TEMPORAL_UI_PORT: String(ports.ui),
       PAU_MOCK_LLM_PORT: String(ports.mock),
+      PAU_CODEC_SERVER_PORT: String(ports.codec),
       PAU_MOCK_LLM_URL: '', // the stack starts its own scripted mock server
       DATABASE_URL: '',
       TEMPORAL_ADDRESS: '',
+      PAU_TEMPORAL_CODEC_KEY: '', // the stack makes its own key (the test run's is in the environment)
+      PAU_TEMPORAL_CODEC_CUTOVER: '',
       PAU_TEMPORAL_UI_URL: '',
     };
     up = await runCli(['stack', 'up'], env, 180_000);
@@ -79,7 +82,16 @@ describe.skipIf(!isRoot)(title, () => {
     expect(mode(state)).toBe(0o700);
     expect(mode(path.join(state, 'secrets'))).toBe(0o700);
     expect(mode(path.join(state, 'secrets', 'postgres-password'))).toBe(0o600);
-    for (const f of ['temporal.db', 'temporal.pid', path.join('logs', 'temporal.log'), 'mock-llm.pid', path.join('logs', 'mock-llm.log')])
+    for (const f of [
+      'temporal.db',
+      'temporal.pid',
+      path.join('logs', 'temporal.log'),
+      'mock-llm.pid',
+      path.join('logs', 'mock-llm.log'),
+      'codec-server.pid',
+      path.join('secrets', 'temporal-codec-key'),
+      path.join('secrets', 'codec-server-token'),
+    ])
       expect([f, mode(path.join(state, f))]).toEqual([f, 0o600]);
     const open: string[] = [];
     const walk = (p: string) => {
@@ -201,7 +213,8 @@ describe.skipIf(!isRoot)(title, () => {
           .filter((n) => n.endsWith('.json'))
           .map((n) => (JSON.parse(fs.readFileSync(path.join(modelDir, n), 'utf8')) as { port: number }).port)
       : [];
-    for (const port of [ports.pg, ports.temporal, ports.ui, ports.mock, ...modelPorts]) {
+    expect(up.stdout).toContain(`codec-server: started at http://127.0.0.1:${ports.codec}`);
+    for (const port of [ports.pg, ports.temporal, ports.ui, ports.mock, ports.codec, ...modelPorts]) {
       expect(await portOpen(port, '127.0.0.1')).toBe(true);
       for (const ip of others) expect([ip, port, await portOpen(port, ip)]).toEqual([ip, port, false]);
     }
@@ -210,6 +223,7 @@ describe.skipIf(!isRoot)(title, () => {
   it('stack down stops the scripted mock model server it started', async () => {
     const down = await runCli(['stack', 'down'], env);
     expect(down.stdout).toContain('mock-llm: stopped');
+    expect(down.stdout).toContain('codec-server: stopped');
     expect(await portOpen(ports.mock, '127.0.0.1')).toBe(false);
     expect(fs.existsSync(path.join(state, 'mock-llm.pid'))).toBe(false);
   });

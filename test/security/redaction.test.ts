@@ -20,6 +20,7 @@ import { maskUrl, redact, REDACTED } from '../../config/redact';
 import { llmCalls } from '../../db/schema/index';
 import { runEpisode } from '../episode/helpers';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
+import { decodedHistoryText } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 
 // A key in no well-known format: only the "replace the key in use" rule can catch it.
@@ -192,11 +193,12 @@ describe('provider API keys', () => {
     expect(out.status).toBe('failed');
     expect(out.error).toMatch(/LlmAuthError/);
     expect(out.error).toContain(REDACTED);
-    const history = JSON.stringify(await stack.client.workflow.getHandle(episodeWorkflowId(runId, ADD.id, 'leaky-401', 'interactive', 0)).fetchHistory());
-    expect(history).toContain('leaky-401'); // the input names the model ...
-    expect(history).toContain(REDACTED); // ... and the failure is recorded, redacted
-    // Payloads are base64 in the history's JSON: look in the decoded form as well.
-    const decoded = [...history.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8')).join('\n');
+    const raw = await stack.client.workflow.getHandle(episodeWorkflowId(runId, ADD.id, 'leaky-401', 'interactive', 0)).fetchHistory();
+    const history = JSON.stringify(raw);
+    expect(history).toContain(REDACTED); // the failure is recorded (its message is not a payload), redacted
+    // Payloads are encrypted (config/payloadCodec.ts): look in their decrypted form as well.
+    const decoded = await decodedHistoryText(raw);
+    expect(decoded).toContain('leaky-401'); // the input names the model
     expect(decoded).toContain(ADD.id);
     for (const secret of [KEY, databasePassword()]) {
       expect(history).not.toContain(secret);

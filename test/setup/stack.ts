@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
 import { dbMethodLookup, startMockServer } from '../../activities/llm/mock/server';
@@ -17,6 +18,11 @@ export default async function setup(): Promise<() => Promise<void>> {
   const started = Date.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-test-')); // 0700, like a state dir made by `stack up`
   process.env.PAU_STATE_DIR = dir; // the secrets module keeps the cluster's password under it
+  // Every test process encrypts Temporal payloads with the committed test key (config/payloadCodec.ts), so
+  // a history a test records (PAU_RECORD_HISTORIES=1) replays in test/replay; plain payloads are refused
+  // from now on, as on a stack whose key was just made.
+  process.env.PAU_TEMPORAL_CODEC_KEY = fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'codec-test-key.txt'), 'utf8').trim();
+  process.env.PAU_TEMPORAL_CODEC_CUTOVER = new Date().toISOString();
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
   const pgStack = localPostgres(dir, pgPort);
   const password = clusterPassword(pgStack);

@@ -3,12 +3,15 @@
 // the method it is about comes from the X-Pau-Method-Id header (sent by the LLM activity for mock models
 // only, activities/llm/mock/seam.ts) and is read from Postgres (probe inputs, gold description,
 // signature). Not a language model. It runs as its own process (`pau mock-llm`, started by `stack up`) or
-// inside a test harness; never inside a worker.
+// inside a test harness; never inside a worker. Like the local llama.cpp servers it answers only requests
+// that bear the `model-server-key` secret (another user of the machine would read gold descriptions and
+// method code through it).
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { MOCK_POLICIES, type MockPolicy } from '../../../config/models';
+import { bearsSecret, readOrCreateSecret } from '../../../config/secrets';
 import { getDb, type Db } from '../../../db/client';
 import { methods } from '../../../db/schema/index';
 import { scriptedDescriberReply } from '../../../domain/describe/scriptedDescriber';
@@ -39,6 +42,8 @@ export interface MockServerOptions {
   lookup?: (methodId: string) => Promise<MockMethod | undefined>;
   /** Artificial latency per reply (ms), to demo the progress bar; 0 by default. */
   latencyMs?: number;
+  /** The API key requests must bear (`Authorization: Bearer`); default: the `model-server-key` secret. */
+  apiKey?: string;
 }
 
 /** Methods found are kept for a few seconds (a long-lived server sees rebuilt datasets); misses are not kept. */
@@ -72,6 +77,7 @@ const approxTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4));
 
 export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const lookup = opts.lookup ?? dbMethodLookup();
+  const apiKey = opts.apiKey ?? readOrCreateSecret('model-server-key');
   const stats: MockServerStats = { requests: 0, byPolicy: {}, errors: 0 };
   const seen429 = new Set<string>();
   let n = 0;
@@ -89,6 +95,10 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    if (!bearsSecret(req.headers.authorization, apiKey))
+      return send(res, 401, {
+        error: { message: `${MOCK_MARK} missing or wrong API key (the model-server-key secret)`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     if (req.method === 'GET' && url.pathname.endsWith('/models')) {
       return send(res, 200, { object: 'list', data: MOCK_POLICIES.map((p) => ({ id: p, object: 'model', owned_by: MOCK_MARK })) });
     }
