@@ -30,6 +30,8 @@ export interface BenchmarkConfig {
   episodesPerExecution?: number;
   /** Judge each completed episode with this model, as the episode's last step (unset: no judging). */
   judgeModel?: string;
+  /** Started with --allow-unqualified-judge: the judge's card failed, and the report marks its scores. */
+  allowUnqualifiedJudge?: boolean;
   /** A run forced with --allow-self-judge: the judge is an agent, its base or a checkpoint (domain/judge/selfJudge.ts). */
   selfJudge?: SelfJudgePair[];
   /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */

@@ -16,6 +16,7 @@ import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
+import { checkJudgeCard } from '../client/judgeCard';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, progressLine, waitingText, watchBenchmark } from '../client/bench';
 import { failureLine, launchBenchmark, type LaunchedRun, resumeBenchmark, StartRefused } from '../client/benchStart';
@@ -28,7 +29,7 @@ export const usage = [
   'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
   '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--in-context-examples generated|probe] [--k N]',
   '              [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID [--resume]] [--detach] [--outage-wait 6h]',
-  '              [--judge-model M] [--judge off] [--allow-self-judge] [--report-dir DIR]',
+  '              [--judge-model M] [--judge off] [--allow-self-judge] [--allow-unqualified-judge] [--report-dir DIR]',
   '       pau bench status RUN_ID',
   '       pau bench models',
 ].join('\n');
@@ -128,11 +129,16 @@ export async function run(argv: string[]): Promise<number> {
   if (values.resume && !values['run-id']) throw new UsageError('--resume needs --run-id ID (the run to continue)');
   const base = configFromArgs(values);
   const judge = await judgeFromArgs(values);
-  const requested: BenchmarkConfig = { ...base, ...judgeFields(judge) };
+  const requested: BenchmarkConfig = { ...base, ...judgeFields(judge), ...(values['allow-unqualified-judge'] ? { allowUnqualifiedJudge: true } : {}) };
   const runId = values['run-id'] ?? newRunId();
   const client = await connectClient();
   const h = connect(undefined, 2);
   try {
+    // The judge's card: a failed one refuses the run (exit 2) unless --allow-unqualified-judge.
+    const cardLines =
+      judge.judgeModel && !values.resume
+        ? await checkJudgeCard(h.db, { judgeModel: judge.judgeModel, dataset: requested.dataset, allowUnqualified: values['allow-unqualified-judge'] ?? false })
+        : [];
     let launched: LaunchedRun;
     try {
       launched = values.resume ? await resumeBenchmark(client, h.db, runId) : await launchBenchmark(client, h.db, runId, requested);
@@ -148,6 +154,7 @@ export async function run(argv: string[]): Promise<number> {
     if (config.models.some((m) => !isCheckpointModel(m) && models().get(m).provider === 'mock'))
       console.log('note: mock-* models are the scripted mock server, not real LLMs.');
     console.log(judge.note);
+    for (const line of cardLines) console.log(line);
     if (values.detach) return 0;
     return await watchToEnd(h.db, handle, runId, values['report-dir']);
   } finally {

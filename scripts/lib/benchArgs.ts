@@ -42,6 +42,8 @@ export const runSelectionFields = {
   'judge-model': z.string().min(1).optional(),
   /** Let a judge that is an agent, its base or a checkpoint of one score the run (recorded in the config). */
   'allow-self-judge': z.boolean().optional(),
+  /** Judge with a judge whose card failed; the report then marks its scores (issue 27). */
+  'allow-unqualified-judge': z.boolean().optional(),
 };
 
 type RunSelection = z.infer<z.ZodObject<typeof runSelectionFields>>;

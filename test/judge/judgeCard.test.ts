@@ -3,7 +3,8 @@
 // and code writer qualify, the scripted random judge does not, the card is stored once and reused.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { judgeCards } from '../../db/schema/index';
+import { judgeCards, runs } from '../../db/schema/index';
+import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { cardChecks, DEFAULT_THRESHOLDS, qualification, type CardMethodRow } from '../../domain/judge/card';
 import { buildCardItems, contradictionPair, lookupTable, nearMiss, otherValue, pickCardMethods } from '../../domain/judge/cardRungs';
 import { cardMeasures } from '../../domain/judge/cardSummary';
@@ -227,7 +228,39 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     expect(r.stdout).toMatch(/judge card: judge mock-random NOT QUALIFIED, code writer mock-random NOT QUALIFIED/);
     expect(r.stdout).toMatch(/FAIL {2}coder coder fidelity/);
     expect(r.code).toBe(1);
-  }, 240_000);
+
+    // A benchmark judged by it is refused (exit 2, the card printed) unless forced; forced runs say so in their config.
+    const bench = (...extra: string[]) =>
+      runCli([
+        'bench',
+        'run',
+        '--models',
+        'mock-oracle',
+        '--judge-model',
+        'mock-random',
+        '--dataset',
+        DATASET,
+        '--split',
+        'validation',
+        '--limit',
+        '1',
+        ...extra,
+      ]);
+    const refused = await bench();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the judge mock-random did not qualify on its judge card');
+    expect(refused.stderr).toContain('--allow-unqualified-judge');
+    const runId = `card-forced-${Date.now().toString(36)}`;
+    const forced = await bench('--allow-unqualified-judge', '--detach', '--run-id', runId);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('running with an unqualified judge (--allow-unqualified-judge)');
+    await stack.client.workflow
+      .getHandle(benchWorkflowId(runId))
+      .terminate('test: started only to check the recorded config')
+      .catch(() => undefined);
+    const [run] = await stack.db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
+    expect((run?.config as { allowUnqualifiedJudge?: boolean } | undefined)?.allowUnqualifiedJudge).toBe(true);
+  }, 300_000);
 
   it('a split without reference descriptions is a clear error', async () => {
     const r = await runCli(['calibrate', 'judge', '--judge', 'mock-oracle', '--dataset', DATASET, '--split', 'train'], {}, 120_000);
