@@ -58,7 +58,9 @@ export const LOCAL_MODELS: readonly LocalModelCatalogueEntry[] = [
 
 /**
  * The local model `npm start` installs and uses as judge and code writer when nothing is configured: the
- * smallest whose judge card passed (docs/judging.md, "The judge card": the 0.5B fails it; measured cards there).
+ * strongest built-in one. Measured here, neither it nor the 0.5B passed its judge card (docs/judging.md,
+ * "Measured cards"), so its scores are withheld until a card on the user's machine says otherwise; its
+ * judge step still gives the judge-free measures (coverage, calls, diagnostics).
  */
 export const DEFAULT_LOCAL_JUDGE = 'qwen2.5-coder-1.5b';
 
