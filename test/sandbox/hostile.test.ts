@@ -174,11 +174,17 @@ describe('hostile calls are contained', () => {
 
   it('leaves no process behind', async () => {
     await expectAlive();
-    // While alive: one executor = bwrap, its namespace init, the executor and its one waiting child.
-    const alive = descendants();
+    // While alive: one executor = bwrap, its namespace init, the executor and its one waiting child. The
+    // child that just answered may still be exiting for a moment (seen at load 7 in CI: `R [python3.11]`),
+    // so the count is read once it settles (at most 3 s); a leaked process never settles.
+    const pythonsOf = (lines: string[]) => lines.filter((l) => l.split(' ')[2] !== 'bwrap');
+    let alive = descendants();
+    for (let i = 0; i < 30 && pythonsOf(alive).length > 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      alive = descendants();
+    }
     expect(alive.filter((l) => / Z/.test(l.split(' ').slice(1, 2).join(' ')))).toEqual([]);
-    const pythons = alive.filter((l) => l.split(' ')[2] !== 'bwrap');
-    expect(pythons.length, alive.join('\n')).toBeLessThanOrEqual(2);
+    expect(pythonsOf(alive).length, alive.join('\n')).toBeLessThanOrEqual(2);
     await pool.close();
     await new Promise((r) => setTimeout(r, 300));
     expect(descendants(), 'after close').toEqual([]);
