@@ -101,6 +101,8 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
       log(`judge card of ${judgeModel}: not computed on this machine yet, so this run's scores are not shown as measurements (judge-free measures are).`);
       log(`  compute it (once; ${CARD_TIME_HINT}): ${status.command}`);
       log(`  then \`npm run pau -- report <runId>\` shows the scores beside the card`);
+      if (models().get(judgeModel).provider === 'local')
+        log('  measured on the development machine, no built-in local model qualified (docs/judging.md, "Measured cards"): expect its card to fail');
       return;
     }
     for (const line of judgeCardLines(status.card)) log(line);
