@@ -18,6 +18,8 @@ import { env } from '../../config/env';
 import { installedModels, installModel } from '../../activities/llm/local/install';
 import { judgeCardStatus } from '../../activities/judge/card';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
+import { failureLine } from './benchStart';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_LOCAL_JUDGE, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
@@ -84,7 +86,8 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
   const h = connect(undefined, 1);
   try {
     let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
-    if (status.status === 'missing' && models().get(judgeModel).provider === 'mock') {
+    const provider = isCheckpointModel(judgeModel) ? 'local' : models().get(judgeModel).provider;
+    if (status.status === 'missing' && provider === 'mock') {
       // The scripted judge answers at once: its card costs seconds, so it is computed now.
       log(`judge card of ${judgeModel}: computing it (${DEFAULT_THRESHOLDS.minMethods} validation methods)`);
       const handle = await startJudgeCard(client, {
@@ -94,14 +97,15 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
         split: 'validation',
         methods: DEFAULT_THRESHOLDS.minMethods,
       });
-      await handle.result();
+      // A card that cannot be computed leaves the status `missing`: the report then withholds the scores.
+      await handle.result().catch((err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`));
       status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
     }
     if (status.status === 'missing') {
       log(`judge card of ${judgeModel}: not computed on this machine yet, so this run's scores are not shown as measurements (judge-free measures are).`);
       log(`  compute it (once; ${CARD_TIME_HINT}): ${status.command}`);
       log(`  then \`npm run pau -- report <runId>\` shows the scores beside the card`);
-      if (models().get(judgeModel).provider === 'local')
+      if (provider === 'local')
         log('  measured on the development machine, no built-in local model qualified (docs/judging.md, "Measured cards"): expect its card to fail');
       return;
     }
