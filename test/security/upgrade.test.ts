@@ -77,7 +77,14 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
     await query(port, undefined, `create table notes (id int primary key, body text); insert into notes values (1, 'one'), (2, 'two'), (3, 'three')`);
     hbaFile = path.join(data, 'pg_hba.conf');
     // The new stack uses the test run's Temporal server: only Postgres is at stake here.
-    env = { PAU_STATE_DIR: state, PAU_PG_PORT: String(port), DATABASE_URL: '', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS };
+    // Its own codec endpoint port: a developer's running stack holds the default one (8239).
+    env = {
+      PAU_STATE_DIR: state,
+      PAU_PG_PORT: String(port),
+      PAU_CODEC_SERVER_PORT: String(await freePort()),
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    };
   }, 120_000);
 
   afterAll(async () => {
