@@ -94,7 +94,14 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     // One checkpoint, no parent, registered once; the update moved the adapter (lora_B starts at zero).
     const ckpts = await stack.db.select().from(checkpoints).where(eq(checkpoints.runId, runId));
     expect(ckpts.map((c) => [c.id, c.parentId, c.epoch])).toEqual([[grpoCheckpointId(runId, 0), null, 1]]);
-    expect(await maxLoraB(ckpts[0]!.adapterPath!)).toBeGreaterThan(0);
+    // The update moves the adapter only when the group had something to learn from: rewards or critic means
+    // that differ. The policy's samples are seeded, but llama.cpp's batched decoding under load can still change
+    // them, and three equal rollouts (CI at 3e770bc: all the same reward) give every token advantage 0.
+    const g = e1.groups[0]!;
+    const varies = (xs: (number | null)[]) => new Set(xs.map((x) => x ?? 'none')).size > 1;
+    const maxB = await maxLoraB(ckpts[0]!.adapterPath!);
+    if (varies(g.rewards) || varies(g.criticMeans)) expect(maxB).toBeGreaterThan(0);
+    else console.log(`grpo e2e: the group's rewards were all equal (${JSON.stringify(g)}): no update expected, lora_B max ${maxB}`);
     expect(e1.update.steps).toBeGreaterThan(0);
 
     // Epoch 1's rollouts came from the base, epoch 2's from the checkpoint, and ran to completion.
