@@ -104,9 +104,11 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       expect(maxB).toBeGreaterThan(0);
       expect(e1.update.steps).toBeGreaterThan(0);
     } else {
-      // Nothing to learn: the trainer saves the fresh adapter and runs no step (docs/training.md).
-      console.log(`grpo e2e: the group's rewards were all equal (${JSON.stringify(g)}): no update expected`);
-      expect([maxB, e1.update.steps]).toEqual([0, 0]);
+      // Equal rewards and critic means: usually nothing to learn, and then the trainer saves the fresh adapter
+      // and runs no step (docs/training.md); per-step critic ratings can still differ. Either way the adapter
+      // moved exactly when steps ran.
+      console.log(`grpo e2e: the group's rewards were all equal (${JSON.stringify(g)}); update steps ${e1.update.steps}`);
+      expect(maxB > 0).toBe(e1.update.steps > 0);
     }
 
     // Epoch 1's rollouts came from the base, epoch 2's from the checkpoint, and ran to completion.
