@@ -31,7 +31,7 @@ export const START_SAMPLE_METHODS = 10;
  * With nothing configured, a real local model runs on CPU and the strongest local model installed (the
  * 1.5B, if present) judges and codes every episode, anchors included: 1 method × 3 models × 2 settings =
  * 6 episodes and 6 judgments. 2 methods did not finish within 35 minutes on the shared 2-core machine
- * (load 15 to 20, 1.5B judge); measured figures in the README ("Local models").
+ * (load 15 to 20, 1.5B judge); measured figures in docs/benchmarks.md ("Local models").
  */
 export const START_LOCAL_METHODS = 1;
 /** Budgets of the start-up run with the local model (the 0.5B rarely learns more after 6 calls). */
