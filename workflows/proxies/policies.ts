@@ -20,6 +20,9 @@ const NOT_FOUND_OR_UNUSABLE = [
   F.reportRunNotFound,
   F.sftDatasetNotFound,
   F.sftDatasetEmpty,
+  F.checkpointFileCorrupt,
+  F.checkpointFileMissing,
+  F.blobStoreUnavailable,
 ];
 
 /** Training inputs no retry can fix: a bad spec, an unusable base model, bad data. */
