@@ -91,14 +91,15 @@ export function outcome(input: TrainerJobInput, dir: string, r: TrainerRunResult
 }
 
 /**
- * The job's spec with an init adapter this host can read: the directory named in the spec when it is a
- * complete checkpoint here (the host that trained it, or shared storage: the spec is then unchanged, so a
- * resumed job's fingerprint still matches), else the registered checkpoint's stored files fetched into this
- * host's checkpoint cache and verified by hash (activities/training/checkpointFiles.ts).
+ * The job's spec with an init adapter this host can read: the directory named in the spec when it exists
+ * here (the host that trained it, or shared storage: the spec is then unchanged, so a resumed job's
+ * fingerprint still matches; one without DONE is refused by the trainer as before, a local fault to see),
+ * else the registered checkpoint's stored files fetched into this host's checkpoint cache and verified by
+ * hash (activities/training/checkpointFiles.ts).
  */
 export async function withLocalInitAdapter(input: TrainerJobInput, db: (() => Db) | undefined): Promise<TrainerJobInput> {
   if (input.command === 'export-gguf-lora' || !input.initCheckpoint || !input.spec.init_adapter) return input;
-  if (fs.existsSync(path.join(input.spec.init_adapter, 'DONE'))) return input;
+  if (fs.existsSync(input.spec.init_adapter)) return input;
   const what = `init adapter ${input.spec.init_adapter} (checkpoint ${input.initCheckpoint})`;
   if (!db) throw failure(FAILURE_TYPES.checkpointFileMissing, `${what} is not on this host, and this worker has no database to fetch it from`, true);
   let local: Awaited<ReturnType<typeof materializeCheckpoint>>;
