@@ -20,9 +20,6 @@ const NOT_FOUND_OR_UNUSABLE = [
   F.reportRunNotFound,
   F.sftDatasetNotFound,
   F.sftDatasetEmpty,
-  F.checkpointFileCorrupt,
-  F.checkpointFileMissing,
-  F.blobStoreUnavailable,
 ];
 
 /** Training inputs no retry can fix: a bad spec, an unusable base model, bad data. */
@@ -33,6 +30,10 @@ const TRAINING_UNFIXABLE = [
   F.baseModelUnusable,
   F.sftDatasetNotFound,
   F.sftDatasetEmpty,
+  // a checkpoint's stored file corrupt or missing, or a store this build cannot use
+  F.checkpointFileCorrupt,
+  F.checkpointFileMissing,
+  F.blobStoreUnavailable,
 ];
 
 export const POLICIES = {
