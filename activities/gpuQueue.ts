@@ -4,6 +4,7 @@ import { getDb, type Db } from '../db/client';
 import { createTrainingActivities } from './training/runTrainerJob';
 import { createSftGpuActivities } from './training/sftGpu';
 import { createGrpoGpuActivities } from './training/grpoGpu';
+import { createCheckpointFileActivities } from './training/checkpointFiles';
 
 export function createGpuQueueActivities(deps: { db: () => Db } = { db: getDb }) {
   return {
@@ -12,8 +13,11 @@ export function createGpuQueueActivities(deps: { db: () => Db } = { db: getDb })
     ...createSftGpuActivities(deps.db),
     // the GRPO update's rollouts file
     ...createGrpoGpuActivities(deps.db),
-    // sft | grpo-update | export-gguf-lora, as a child process (activities/training/runTrainerJob.ts)
-    ...createTrainingActivities(),
+    // a trained checkpoint's files into the store every host reads (activities/training/checkpointFiles.ts)
+    ...createCheckpointFileActivities(deps.db),
+    // sft | grpo-update | export-gguf-lora, as a child process (activities/training/runTrainerJob.ts);
+    // an init adapter this host lacks is fetched from the store
+    ...createTrainingActivities({ db: deps.db }),
   };
 }
 

@@ -107,6 +107,18 @@ export const envSchema = z.object({
   // The judge (and code-writer) model for benchmark runs; see scripts/client/judgeChoice.ts.
   PAU_JUDGE_MODEL: optionalString,
 
+  // Where registered checkpoints' files are stored so every host can fetch them (docs/training.md,
+  // "Checkpoints that travel"): `postgres` (default: the database every worker already reaches) or `s3`
+  // (an S3-compatible bucket: PAU_S3_ENDPOINT, PAU_S3_BUCKET, PAU_S3_REGION, PAU_S3_PREFIX, credentials in
+  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; config/blobStore.ts). Fetched files are cached per host in
+  // PAU_CHECKPOINT_CACHE_DIR (default <cache dir>/checkpoints).
+  PAU_CHECKPOINT_STORE: z.enum(['postgres', 's3']).default('postgres'),
+  PAU_S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  PAU_S3_BUCKET: optionalString,
+  PAU_S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  PAU_S3_PREFIX: z.string().trim().default('pau/blobs/'),
+  PAU_CHECKPOINT_CACHE_DIR: optionalString,
+
   LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('WARN'),
 });
 

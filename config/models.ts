@@ -19,13 +19,44 @@ export const modelParamsSchema = z
   .catchall(z.unknown());
 export type ModelParams = z.infer<typeof modelParamsSchema>;
 
+/** vLLM's accepted --max-lora-rank values. */
+export const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;
+
+/** Provider `vllm` only: how the stack starts the server (domain/llm/vllmCommand.ts) and what it serves. */
+export const vllmOptionsSchema = z.strictObject({
+  /** Registry names of the bases (e.g. `local/qwen2.5-coder-0.5b`) whose checkpoints this server serves as LoRA modules. */
+  loraBases: z.array(z.string().min(1)).default([]),
+  /** `--max-lora-rank`: at least the rank of every adapter it loads. */
+  maxLoraRank: z
+    .number()
+    .int()
+    .refine((r) => (VLLM_LORA_RANKS as readonly number[]).includes(r), `one of ${VLLM_LORA_RANKS.join(', ')} (vLLM's choices)`)
+    .default(16),
+  /** `--max-loras`: adapters in one batch. */
+  maxLoras: z.number().int().min(1).max(64).default(4),
+  gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
+  /** `--tensor-parallel-size`; default vLLM's (1). */
+  tensorParallelSize: z.number().int().min(1).optional(),
+  maxModelLen: z.number().int().min(256).optional(),
+  dtype: z.enum(['auto', 'bfloat16', 'float16']).optional(),
+  /** More `vllm serve` arguments, passed as they are. */
+  args: z.array(z.string()).default([]),
+  /** The `vllm` executable (a path, or a name on the PATH). */
+  executable: z.string().min(1).default('vllm'),
+  /** Seconds to wait for the server to load the model. */
+  loadTimeoutS: z.number().int().min(10).default(900),
+});
+export type VllmOptions = z.infer<typeof vllmOptionsSchema>;
+
 export const modelEntrySchema = z
   .object({
     /**
      * `openai`: any OpenAI-compatible endpoint. `mock`: the project's scripted model server (not a real LLM).
      * `local`: a GGUF model served by a llama.cpp server this project starts on 127.0.0.1 (docs/models.md).
+     * `vllm`: a vLLM server the stack starts on 127.0.0.1 of a CUDA host (`model`: a Hugging Face id or a
+     * directory), serving checkpoints as LoRA modules loaded at run time; with `baseUrl`, one already running.
      */
-    provider: z.enum(['openai', 'mock', 'local']).default('openai'),
+    provider: z.enum(['openai', 'mock', 'local', 'vllm']).default('openai'),
     /** Endpoint base URL, e.g. https://api.openai.com/v1. Mock: optional (the in-process scripted server). */
     baseUrl: z.url().optional(),
     /** The model id the endpoint expects. Mock: the scripted policy (oracle, null, random, ...). */
@@ -63,6 +94,8 @@ export const modelEntrySchema = z
     ctxPerSlot: z.number().int().min(256).optional(),
     parallel: z.number().int().min(1).max(64).optional(),
     loraAdapters: z.array(z.string().min(1)).optional(),
+    /** vLLM only: the server's settings (vllmOptionsSchema). */
+    vllm: vllmOptionsSchema.optional(),
     /**
      * Parameters the endpoint rejects (reasoning models: `["temperature", "top_p"]`): dropped from every
      * request to this model, whoever set them (defaults, a run's --temperature, a judge config).
@@ -72,6 +105,13 @@ export const modelEntrySchema = z
   .strict()
   .superRefine((m, ctx) => {
     if (m.provider === 'openai' && !m.baseUrl) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'required for provider "openai"' });
+    if (m.vllm && m.provider !== 'vllm') ctx.addIssue({ code: 'custom', path: ['vllm'], message: 'only for provider "vllm"' });
+    if (m.provider === 'vllm') {
+      for (const k of ['modelPath', 'sha256', 'threads', 'ctxPerSlot', 'parallel', 'loraAdapters'] as const) {
+        if (m[k] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [k], message: 'provider "local" only (a vllm entry loads checkpoints as LoRA modules: vllm.loraBases)' });
+      }
+    }
     if (m.provider === 'local' && !m.modelPath && !LOCAL_MODELS.some((c) => c.short === m.model)) {
       ctx.addIssue({
         code: 'custom',
@@ -83,6 +123,10 @@ export const modelEntrySchema = z
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export interface ModelSpec extends ModelEntry {
   name: string;
+  /** A checkpoint's adapter content (sha256): what identifies it in the llm_calls cache key, on every host. */
+  adapterSha256?: string;
+  /** vLLM: the checkpoint's LoRA directory on this host, loaded into the server as `name` before the request. */
+  loraModule?: { name: string; path: string; base: string };
 }
 
 export const modelsFileSchema = z
@@ -184,6 +228,12 @@ export class ModelRegistry {
   }
 
   /** Real (non-mock) models the user configured in the models file. */
+  /** The vLLM entry that serves checkpoints of `base` as LoRA modules (vllm.loraBases), if any. */
+  vllmServerFor(base: string): ModelSpec | undefined {
+    for (const [name, entry] of this.entries) if (entry.provider === 'vllm' && entry.vllm?.loraBases.includes(base)) return { name, ...entry };
+    return undefined;
+  }
+
   configured(): string[] {
     return this.names().filter((n) => this.fromFile.has(n) && this.entries.get(n)?.provider !== 'mock');
   }
@@ -211,6 +261,21 @@ export function buildRegistry(file: ModelsFile = { models: {} }): ModelRegistry 
     if (merged.provider === 'local' && merged.port === undefined) throw new ModelConfigError(`model ${name}: a provider "local" entry needs a "port"`);
     entries.set(name, merged);
   }
+  // Each base's checkpoints are served by at most one vLLM entry, and that base must exist.
+  const servedBy = new Map<string, string>();
+  for (const [name, entry] of entries) {
+    for (const base of entry.vllm?.loraBases ?? []) {
+      const b = entries.get(base);
+      if (!b) throw new ModelConfigError(`model ${name}: vllm.loraBases names ${JSON.stringify(base)}, which is not in the registry`);
+      if (b.provider === 'vllm')
+        throw new ModelConfigError(
+          `model ${name}: vllm.loraBases names ${base}, a vllm entry; name the base the checkpoints were trained on (e.g. local/qwen2.5-coder-0.5b)`,
+        );
+      const other = servedBy.get(base);
+      if (other) throw new ModelConfigError(`models ${other} and ${name} both serve the checkpoints of ${base} (vllm.loraBases); keep one`);
+      servedBy.set(base, name);
+    }
+  }
   return new ModelRegistry(entries, file.default ?? [], new Set(Object.keys(file.models)));
 }
 
@@ -235,6 +300,11 @@ let cached: ModelRegistry | undefined;
 export function models(): ModelRegistry {
   cached ??= buildRegistry(loadModelsFile());
   return cached;
+}
+
+/** Read the models file again at the next models() (tests, a CLI that changed PAU_MODELS_FILE). */
+export function reloadModels(): void {
+  cached = undefined;
 }
 
 /** The API key for a model, from the variable it names; undefined when it names none. */

@@ -14,6 +14,8 @@ import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { mockExtras, NO_EXTRAS } from './mock/seam';
 import { ModelCorruptError, ModelInstallError } from './local/install';
 import { ensureLocalServer, forgetHealth, planFor } from './local/server';
+import { ensureLoraLoaded, ensureVllmServer } from './vllm/server';
+import { checkpointFileFailure } from '../training/checkpointFiles';
 import { readOrCreateSecret } from '../../config/secrets';
 import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
@@ -77,8 +79,12 @@ function endpointIdentity(spec: ModelSpec): string | undefined {
   if (spec.provider === 'mock') return 'pau-scripted-mock';
   if (spec.provider === 'local') {
     const plan = planFor(spec);
-    return `local:${plan.sha256 ?? plan.modelPath}${plan.lora.length ? `+lora:${plan.lora.join(',')}` : ''}`;
+    // A stored checkpoint's adapter by its content (the same on every host that fetched it); others by path.
+    const lora = spec.adapterSha256 ? `sha256:${spec.adapterSha256}` : plan.lora.join(',');
+    return `local:${plan.sha256 ?? plan.modelPath}${lora ? `+lora:${lora}` : ''}`;
   }
+  // vLLM: its weights by the model it serves, a checkpoint's adapter by its content.
+  if (spec.provider === 'vllm') return `vllm:${spec.loraModule?.base ?? spec.model}${spec.adapterSha256 ? `+lora:sha256:${spec.adapterSha256}` : ''}`;
   return spec.baseUrl;
 }
 
@@ -104,6 +110,12 @@ async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void)
     // Started (and installed) on demand; a server that died since the last call is restarted here.
     const baseURL = await ensureLocalServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
     return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
+  }
+  if (spec.provider === 'vllm') {
+    // Started on this (CUDA) host when needed; a checkpoint's adapter is loaded as a LoRA module first.
+    const endpoint = await ensureVllmServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
+    if (spec.loraModule) await ensureLoraLoaded(endpoint.baseURL, endpoint.apiKey, spec.loraModule);
+    return endpoint;
   }
   // The scripted mock runs as its own server (the stack's, or PAU_MOCK_LLM_URL): never inside a worker.
   if (spec.provider === 'mock') return { baseURL: spec.baseUrl ?? mockLlmUrl(), apiKey: readOrCreateSecret('model-server-key') };
@@ -156,7 +168,8 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
     spec = await resolveModel(req.model, db);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
-    throw err;
+    // A checkpoint's stored file that is corrupt or missing: non-retryable, typed.
+    throw checkpointFileFailure(err) ?? err;
   }
   const params: ModelParams = requestParams(spec, req.params);
   const body = {

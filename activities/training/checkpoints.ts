@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { checkpoints, runs } from '../../db/schema/index';
+import { checkpointFiles, checkpoints, runs } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import { loadEpisodeRows, judgeModelsOf } from '../report/reportRows';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
@@ -20,11 +20,21 @@ export async function loadCheckpoint(db: Db, id: string): Promise<Checkpoint | u
   return row;
 }
 
+/** Upserts the checkpoint's row and, when given, its stored files (blobs already in the store), in one transaction. */
 export async function registerCheckpointRow(db: Db, c: CheckpointRecord): Promise<Checkpoint> {
-  const values = { ...c, config: c.config ?? null, metrics: c.metrics ?? null };
+  const { files, ...record } = c;
+  const values = { ...record, config: record.config ?? null, metrics: record.metrics ?? null };
   const { id: _id, ...set } = values;
-  const [row] = await db.insert(checkpoints).values(values).onConflictDoUpdate({ target: checkpoints.id, set }).returning();
-  return row!;
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(checkpoints).values(values).onConflictDoUpdate({ target: checkpoints.id, set }).returning();
+    for (const f of files ?? []) {
+      await tx
+        .insert(checkpointFiles)
+        .values({ checkpointId: c.id, name: f.name, sha256: f.sha256, bytes: f.bytes })
+        .onConflictDoUpdate({ target: [checkpointFiles.checkpointId, checkpointFiles.name], set: { sha256: f.sha256, bytes: f.bytes } });
+    }
+    return row!;
+  });
 }
 
 export interface FinishRunInput {

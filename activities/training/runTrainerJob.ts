@@ -25,6 +25,10 @@ import {
 } from '../../domain/training/trainerProtocol';
 import { currentActivity } from '../common/workflowContext';
 import { ensurePrivateDir, writePrivateFile } from '../common/privateFiles';
+import type { Db } from '../../db/client';
+import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { CHECKPOINT_FILE_NAMES } from '../../domain/training/checkpointRecord';
+import { checkpointFileFailure, materializeCheckpoint } from './checkpointFiles';
 
 /** Where a job's directory lives; deterministic from the job id so retries land in the same place. */
 export function trainerJobDir(jobId: string): string {
@@ -86,7 +90,36 @@ export function outcome(input: TrainerJobInput, dir: string, r: TrainerRunResult
   );
 }
 
+/**
+ * The job's spec with an init adapter this host can read: the directory named in the spec when it exists
+ * here (the host that trained it, or shared storage: the spec is then unchanged, so a resumed job's
+ * fingerprint still matches; one without DONE is refused by the trainer as before, a local fault to see),
+ * else the registered checkpoint's stored files fetched into this host's checkpoint cache and verified by
+ * hash (activities/training/checkpointFiles.ts).
+ */
+export async function withLocalInitAdapter(input: TrainerJobInput, db: (() => Db) | undefined): Promise<TrainerJobInput> {
+  if (input.command === 'export-gguf-lora' || !input.initCheckpoint || !input.spec.init_adapter) return input;
+  if (fs.existsSync(input.spec.init_adapter)) return input;
+  const what = `init adapter ${input.spec.init_adapter} (checkpoint ${input.initCheckpoint})`;
+  if (!db) throw failure(FAILURE_TYPES.checkpointFileMissing, `${what} is not on this host, and this worker has no database to fetch it from`, true);
+  let local: Awaited<ReturnType<typeof materializeCheckpoint>>;
+  try {
+    local = await materializeCheckpoint(db(), input.initCheckpoint, { names: [CHECKPOINT_FILE_NAMES.adapter, CHECKPOINT_FILE_NAMES.config] });
+  } catch (err) {
+    throw checkpointFileFailure(err) ?? err;
+  }
+  if (!local)
+    throw failure(
+      FAILURE_TYPES.checkpointFileMissing,
+      `${what} is not on this host, and no files of it are stored (registered before checkpoints travelled)`,
+      true,
+    );
+  return { ...input, spec: { ...input.spec, init_adapter: local.dir } } as TrainerJobInput;
+}
+
 export interface TrainingActivitiesOptions {
+  /** Postgres, for fetching an init adapter this host does not have (the gpu worker passes it). */
+  db?: () => Db;
   /** Extra environment for the trainer (tests: threads, cache dir). */
   trainerEnv?: NodeJS.ProcessEnv;
   /** Seconds between heartbeats while no event arrives (model loading, GGUF conversion). */
@@ -99,7 +132,6 @@ export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
     if (!parsed.success) {
       throw failure(TRAINER_FAILURE.invalidSpec, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), true);
     }
-    const input = parsed.data;
     const ctx = currentActivity();
     let beat: TrainerHeartbeat = { phase: 'setup' };
     const heartbeat = (b: Partial<TrainerHeartbeat>) => {
@@ -112,6 +144,7 @@ export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
       await ensureTrainerPython(() => heartbeat({ phase: 'setup' })).catch((e: unknown) => {
         throw failure(TRAINER_FAILURE.setup, (e as Error).message, false);
       });
+      const input = await withLocalInitAdapter(parsed.data, opts.db);
       const dir = trainerJobDir(input.jobId);
       const specFile = writeSpec(input, dir);
       heartbeat({ phase: 'loading' });

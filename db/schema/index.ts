@@ -7,3 +7,4 @@ export * from './ops';
 export * from './reports';
 export * from './descriptions';
 export * from './judgeCards';
+export * from './blobs';

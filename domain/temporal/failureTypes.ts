@@ -39,6 +39,12 @@ export const FAILURE_TYPES = {
   checkpointNotFound: 'CheckpointNotFound',
   checkpointNotServable: 'CheckpointNotServable',
   baseModelUnusable: 'BaseModelUnusable',
+  /** A stored checkpoint file whose bytes do not hash to its recorded sha256 (fetched, or about to be stored). */
+  checkpointFileCorrupt: 'CheckpointFileCorrupt',
+  /** A checkpoint file that is neither on this host nor in the store. */
+  checkpointFileMissing: 'CheckpointFileMissing',
+  /** PAU_CHECKPOINT_STORE names a store this build cannot use (s3: configuration only, no client yet). */
+  blobStoreUnavailable: 'BlobStoreUnavailable',
   // activity plumbing
   noWorkflowContext: 'NoWorkflowContext',
   /**

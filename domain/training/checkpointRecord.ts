@@ -3,6 +3,20 @@
 // every kind of training run. Pure.
 import type { DoneEvent } from './trainerProtocol';
 
+/** The names a checkpoint's files have in a checkpoint directory, wherever it is fetched to. */
+export const CHECKPOINT_FILE_NAMES = {
+  adapter: 'adapter_model.safetensors',
+  config: 'adapter_config.json',
+  gguf: 'adapter.gguf',
+} as const;
+
+/** One stored file of a checkpoint (a blob every host can fetch, verified by its sha256). */
+export interface CheckpointFile {
+  name: string;
+  sha256: string;
+  bytes: number;
+}
+
 export interface CheckpointRecord {
   id: string;
   runId: string;
@@ -17,6 +31,8 @@ export interface CheckpointRecord {
   ggufSha256: string | null;
   config: unknown;
   metrics: unknown;
+  /** The files stored for other hosts (storeCheckpointFiles on the gpu host); absent before they were stored. */
+  files?: CheckpointFile[];
 }
 
 export function trainedCheckpointRecord(
@@ -35,4 +51,15 @@ export function trainedCheckpointRecord(
     config,
     metrics: trained.metrics,
   };
+}
+
+/** The patch (workflows' `patched()`) under which training runs store their checkpoints' files. */
+export const CHECKPOINT_FILES_PATCH = 'checkpoint-files-stored';
+
+/** What storeCheckpointFiles stores of a trained checkpoint: the adapter directory and the GGUF export. */
+export function checkpointFilesOf(
+  trained: DoneEvent,
+  exported: DoneEvent | null,
+): { checkpointDir: string; adapterSha256: string; ggufPath: string | null; ggufSha256: string | null } {
+  return { checkpointDir: trained.checkpoint, adapterSha256: trained.sha256, ggufPath: exported?.adapter ?? null, ggufSha256: exported?.sha256 ?? null };
 }

@@ -148,9 +148,20 @@ export const exportSpecSchema = z.strictObject({
 });
 
 /** Input of the runTrainerJob activity. The job id names the job's directory, so a retry resumes it. */
+/**
+ * The registered checkpoint `spec.init_adapter` is (its id): a host that does not have that directory
+ * fetches the checkpoint's stored files and continues from its own verified copy.
+ */
+const initCheckpointSchema = z.string().min(1).optional();
+
 export const trainerJobInputSchema = z.discriminatedUnion('command', [
-  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('sft'), spec: sftSpecSchema }),
-  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('grpo-update'), spec: grpoSpecSchema }),
+  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('sft'), spec: sftSpecSchema, initCheckpoint: initCheckpointSchema }),
+  z.strictObject({
+    jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/),
+    command: z.literal('grpo-update'),
+    spec: grpoSpecSchema,
+    initCheckpoint: initCheckpointSchema,
+  }),
   z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('export-gguf-lora'), spec: exportSpecSchema }),
 ]);
 export type TrainerJobInput = z.infer<typeof trainerJobInputSchema>;

@@ -14,6 +14,7 @@ import { localMockLlm, mockLlmReady, startMockLlm, stopMockLlm } from './mockLlm
 import { codecServerReady, localCodecServer, startLocalCodecServer, stopLocalCodecServer } from './codecServer';
 import { codecConfig } from '../../config/payloadCodec';
 import { localServers, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
+import { cudaMissing, stackVllmEntries, startVllmServer } from '../../activities/llm/vllm/server';
 import { models } from '../../config/models';
 import { localModelsInUse } from '../client/localModels';
 import { progressLine } from '../lib/progressLine';
@@ -94,6 +95,28 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
     });
     line.done();
     log(`model ${name}: ${state}`);
+  }
+  // vLLM entries (no baseUrl): started on a CUDA host; a CPU host says why not and goes on (llama.cpp serves there).
+  for (const spec of stackVllmEntries(
+    models()
+      .names()
+      .map((n) => models().get(n)),
+  )) {
+    const missing = await cudaMissing(spec);
+    if (missing) {
+      log(`model ${spec.name}: not started: ${missing}`);
+      continue;
+    }
+    const line = progressLine();
+    const state = await startVllmServer(spec, {
+      progress: (t) => line.update(t),
+      log: (t) => {
+        line.done();
+        log(t);
+      },
+    });
+    line.done();
+    log(`model ${spec.name}: ${state}`);
   }
   log(`Temporal Web UI: ${temporalUiUrl()}`);
   log(`DATABASE_URL=${maskUrl(databaseUrl())}${e.DATABASE_URL ? '' : ` (password in ${secretPath('postgres-password')})`}`);

@@ -43,6 +43,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     // Local model servers of this run listen on their own ports (a developer's may run on the default ones).
     PAU_MODEL_PORT_BASE: String(modelPortBase),
     PAU_MOCK_LLM_URL: mock.url,
+    // Checkpoint files fetched by this run's tests go with its state dir, not into the user's cache.
+    PAU_CHECKPOINT_CACHE_DIR: path.join(dir, 'checkpoints'),
   });
   console.log(`test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm :${mock.port}, state ${dir} (${Date.now() - started} ms)`);
   return async () => {

@@ -157,8 +157,11 @@ describe('sft train', () => {
 
     // Served: ckpt:<id> answers a chat request through llama.cpp with the base + the GGUF adapter.
     const model = checkpointModelName(c.id);
+    // The run stored the checkpoint's files; it is served from this host's checkpoint cache, verified.
     const spec = await resolveModel(model, stack.db);
-    expect(spec).toMatchObject({ provider: 'local', model: 'smollm2-135m', loraAdapters: [c.ggufPath] });
+    expect(spec).toMatchObject({ provider: 'local', model: 'smollm2-135m', adapterSha256: c.ggufSha256 });
+    expect(spec.loraAdapters).toEqual([expect.stringMatching(new RegExp(`/${c.id}/adapter\\.gguf$`))]);
+    expect(sha(spec.loraAdapters![0]!)).toBe(c.ggufSha256);
     try {
       const r = await chat(
         { model, messages: [{ role: 'user', content: 'Say hello.' }], params: { max_tokens: 8 }, callKey: `${runId}#serve` },

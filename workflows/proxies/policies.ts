@@ -30,6 +30,10 @@ const TRAINING_UNFIXABLE = [
   F.baseModelUnusable,
   F.sftDatasetNotFound,
   F.sftDatasetEmpty,
+  // a checkpoint's stored file corrupt or missing, or a store this build cannot use
+  F.checkpointFileCorrupt,
+  F.checkpointFileMissing,
+  F.blobStoreUnavailable,
 ];
 
 export const POLICIES = {

@@ -6,13 +6,13 @@
 // one) and every K epochs benchmarked beside the base on the validation split. Every step is an activity or a
 // child workflow with a deterministic id, so a crash anywhere resumes where it was: model calls are cached,
 // the trainer resumes from its last save, the checkpoint row is upserted by its job id.
-import { continueAsNew, executeChild, log, ParentClosePolicy, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, executeChild, log, ParentClosePolicy, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { benchmarkSearchAttributes, benchWorkflowId, episodeSearchAttributes } from '../../domain/bench/workflowIds';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
-import { trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
+import { CHECKPOINT_FILES_PATCH, checkpointFilesOf, trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
 import {
   type GrpoEpochFigures,
   type GrpoEvalFigures,
@@ -91,7 +91,8 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       episodeIds,
     });
     const spec = grpoTrainerSpec(config, epoch, prep.rolloutsFile, prep.baseFile, previous ? (input.previousCheckpointPath ?? null) : null);
-    const trained = await training.runTrainerJob({ jobId, command: 'grpo-update', spec });
+    // initCheckpoint: a gpu host without the previous epoch's directory fetches it from the store.
+    const trained = await training.runTrainerJob({ jobId, command: 'grpo-update', spec, ...(previous ? { initCheckpoint: previous } : {}) });
     const updateMs = Date.now() - t;
 
     stage = 'export';
@@ -103,13 +104,21 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     });
     stage = 'register';
     const checkpointId = grpoCheckpointId(runId, epoch);
-    await db.registerCheckpoint(
-      trainedCheckpointRecord({ id: checkpointId, runId, epoch: epoch + 1, jobId, baseModel: config.base, parentId: previous }, trained.done, exported.done, {
-        ...spec,
-        reward: config.reward,
-        critic: config.critic,
-      }),
-    );
+    // The files into the store every host reads (a later epoch's update or rollouts may run elsewhere).
+    const stored = patched(CHECKPOINT_FILES_PATCH) ? await gpuPrepare.storeCheckpointFiles(checkpointFilesOf(trained.done, exported.done)) : null;
+    await db.registerCheckpoint({
+      ...trainedCheckpointRecord(
+        { id: checkpointId, runId, epoch: epoch + 1, jobId, baseModel: config.base, parentId: previous },
+        trained.done,
+        exported.done,
+        {
+          ...spec,
+          reward: config.reward,
+          critic: config.critic,
+        },
+      ),
+      ...(stored ? { files: stored.files } : {}),
+    });
     const exportMs = Date.now() - t;
 
     let evalFigures: GrpoEvalFigures | null = null;

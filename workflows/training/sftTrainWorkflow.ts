@@ -3,12 +3,12 @@
 // side by side on the evaluation split in both settings (a benchmark run child, judged) and put the two
 // beside each other with paired differences. A failure of the run's own making (missing data set, unusable
 // or corrupt base model) fails the workflow with that error after recording it on the run.
-import { executeChild, log } from '@temporalio/workflow';
+import { executeChild, log, patched } from '@temporalio/workflow';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName, sftCheckpointId, sftEvalRunId, sftExportJobId, sftJobId } from '../../domain/training/checkpointIds';
-import { trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
+import { CHECKPOINT_FILES_PATCH, checkpointFilesOf, trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
 import { type SftTrainInput, type SftTrainResult, sftBenchmarkConfig, sftTrainerSpec, trainingFigures } from '../../domain/training/sftTrain';
 import type { SftComparison } from '../../domain/training/sftReport';
 import { db, report } from '../proxies/mainQueue';
@@ -34,12 +34,16 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
       spec: { adapter_dir: trained.done.checkpoint, base_model: prep.baseFile },
     });
     stage = 'register';
-    await db.registerCheckpoint(
-      trainedCheckpointRecord({ id: checkpointId, runId, epoch: 1, jobId, baseModel: config.base, parentId: null }, trained.done, exported.done, {
+    // The files into the store every host reads, from the gpu host that has them (runs started before
+    // checkpoints travelled register without).
+    const stored = patched(CHECKPOINT_FILES_PATCH) ? await gpuPrepare.storeCheckpointFiles(checkpointFilesOf(trained.done, exported.done)) : null;
+    await db.registerCheckpoint({
+      ...trainedCheckpointRecord({ id: checkpointId, runId, epoch: 1, jobId, baseModel: config.base, parentId: null }, trained.done, exported.done, {
         ...spec,
         data_set: config.data,
       }),
-    );
+      ...(stored ? { files: stored.files } : {}),
+    });
     const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples, trained.resumedFromStep ?? 0);
 
     let comparison: SftComparison | null = null;
