@@ -38,11 +38,13 @@ export interface CheckBatchResult {
 export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limits: BuildLimits): Promise<RuntimeVerdict> {
   const inputs = [...m.probeInputs, ...m.heldoutInputs];
   const req = { source: m.code, entry: m.entryPoint ?? '', calls: inputs, limits: portLimits(limits) };
-  const first = fromSandboxBatch(await sandbox.runBatch(req));
+  // With the sandbox's determinism check, this first run is that check's run A (audited), not a run of its own.
+  const run = await sandbox.runBatch(sandbox.checkDeterminism ? { ...req, audit: true } : req);
+  const first = fromSandboxBatch(run);
   if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError))
     return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
   if (sandbox.checkDeterminism) {
-    const determinism = await sandbox.checkDeterminism(req);
+    const determinism = await sandbox.checkDeterminism(req, run);
     return runtimeVerdict(first.calls, null, { determinism });
   }
   const second = fromSandboxBatch(await sandbox.runBatch(req));
@@ -71,21 +73,26 @@ export async function checkGenerated(
   const spec = inputSpec(known);
   const candidates = generateInputs(spec, { count: cfg.heldoutCandidates, seedKey: m.id, purpose: 'heldout', seed: cfg.seed });
   const fp = cfg.fingerprint > 0 ? fingerprintPlan(spec, cfg.fingerprint) : null;
-  const calls = [...candidates, ...(fp?.inputs ?? [])];
-  let outcomes: GeneratedOutcome[] = [];
-  if (calls.length > 0) {
-    const run = fromSandboxBatch(
-      await sandbox.runBatch({
-        source: m.code,
-        entry: m.entryPoint ?? '',
-        calls,
-        limits: portLimits({ ...limits, timeoutMs: Math.min(limits.timeoutMs, cfg.timeoutMs) }),
-      }),
-    );
-    outcomes = run.sourceError ? calls.map(() => ({ ok: false, sandboxError: run.sourceError })) : run.calls;
+  const fpInputs = fp?.inputs ?? [];
+  const lim = portLimits({ ...limits, timeoutMs: Math.min(limits.timeoutMs, cfg.timeoutMs) });
+  const run = async (calls: string[]): Promise<GeneratedOutcome[]> => {
+    if (calls.length === 0) return [];
+    const r = fromSandboxBatch(await sandbox.runBatch({ source: m.code, entry: m.entryPoint ?? '', calls, limits: lim }));
+    return r.sourceError ? calls.map(() => ({ ok: false, sandboxError: r.sourceError })) : r.calls;
+  };
+  // The selection takes candidates in order until it has its target, so the first `target` candidates
+  // run first (in one batch with the fingerprint inputs) and the rest only when some of those could not
+  // be kept (a limit, too many raising): the same selection, without running candidates it never reads.
+  const select = { target: cfg.heldoutGenerated, maxRaisingShare: cfg.maxRaisingShare };
+  const firstN = Math.min(candidates.length, cfg.heldoutGenerated);
+  const firstRun = await run([...candidates.slice(0, firstN), ...fpInputs]);
+  let candidateOutcomes = firstRun.slice(0, firstN);
+  let held = selectGeneratedHeldout(candidates.slice(0, firstN), candidateOutcomes, select);
+  if (held.inputs.length < cfg.heldoutGenerated && firstN < candidates.length) {
+    candidateOutcomes = [...candidateOutcomes, ...(await run(candidates.slice(firstN)))];
+    held = selectGeneratedHeldout(candidates, candidateOutcomes, select);
   }
-  const held = selectGeneratedHeldout(candidates, outcomes.slice(0, candidates.length), { target: cfg.heldoutGenerated, maxRaisingShare: cfg.maxRaisingShare });
-  const fpText = fp ? fingerprintText(fp.key, outcomes.slice(candidates.length), fp.inputs.map(firstArgText)) : null;
+  const fpText = fp ? fingerprintText(fp.key, firstRun.slice(firstN), fpInputs.map(firstArgText)) : null;
   return {
     heldoutGenerated: held.inputs,
     heldoutGeneratedOutputs: held.outcomes,

@@ -16,9 +16,14 @@ function otherSeedPool(): SandboxPool {
 export function poolDatasetSandbox(pool: SandboxPool = sharedSandboxPool()): DatasetSandbox {
   const req = (i: PortRunInput) => ({ source: i.source, entry: i.entry, calls: i.calls, ...(i.limits ? { limits: i.limits } : {}) });
   return {
-    runBatch: (input) => pool.runBatch(req(input)),
-    checkDeterminism: async (input) => {
-      const v = await checkDeterminism(pool, req(input), { freshPool: otherSeedPool });
+    runBatch: (input) => pool.runBatch({ ...req(input), ...(input.audit ? { audit: true } : {}) }),
+    checkDeterminism: async (input, first) => {
+      // The caller's audited first run is run A (the whole BatchResult: this port's runBatch returned it).
+      const runA =
+        first?.mode && first.events && first.staticFlags
+          ? { mode: first.mode, results: first.results, coverage: null, sourceError: first.sourceError, events: first.events, staticFlags: first.staticFlags }
+          : undefined;
+      const v = await checkDeterminism(pool, req(input), { freshPool: otherSeedPool, ...(runA ? { runA } : {}) });
       return { deterministic: v.deterministic, stateless: v.stateless, flags: v.flags };
     },
   };

@@ -1,5 +1,6 @@
-// One batch (one method, many calls) on one executor: each call is one job in a fresh child; a few jobs
-// are queued ahead so the executor never waits for this process between calls. Then, for coverage or
+// One batch (one method, many calls) on one executor: each call is one job in a fresh child; the calls
+// go in BATCH messages of up to CHUNK_CALLS jobs (wire.ts), the next one sent while the executor still
+// has half a message of calls to run, so it never waits for this process between calls. Then, for coverage or
 // audit, one more job analyses the source over the arcs the calls executed. Turns the executor's end
 // records into the sandbox's error types, validates every child result (it is untrusted), and stops
 // sending calls once the source turned out not to compile.
@@ -8,8 +9,10 @@ import { SandboxCrash, type BatchProgress, type ExecutorProcess, type JobOutcome
 import type { CallResult, Coverage, ErrorInfo, Limits, RunBatchInput } from '../../domain/sandbox/schemas';
 import { CHILD_SETUP_FAILED, childAnalysisSchema, childCallResultSchema, type JobLimits } from './wire';
 
-/** Calls queued in the executor ahead of the one running (hides this process's turnaround). */
-const QUEUE_AHEAD = 4;
+/** Calls per BATCH message, and at most this many bytes of jobs (a source can be large). A source that
+ * does not compile stops the batch after at most two messages. */
+const CHUNK_CALLS = 64;
+const CHUNK_BYTES = 8 << 20;
 const MAX_ARC_LINE = 10 ** 7;
 const ANALYSIS_TIMEOUT_MS = 10_000;
 const ANALYSIS_RESULT_BYTES = 1 << 26;
@@ -135,13 +138,22 @@ export async function runBatchOn(x: ExecutorProcess, req: RunBatchInput, limits:
         throw new SandboxCrash((e as Error).message, results);
       }
     };
-    for (let i = 0; i < n; i++) {
-      while (!sourceError && sent < n && sent <= i + QUEUE_AHEAD) {
-        const p = x.runJob(`${head}${JSON.stringify(req.calls[sent])}}`, lim);
+    const sendMessage = () => {
+      const jobs: string[] = [];
+      let bytes = 0;
+      while (sent + jobs.length < n && jobs.length < CHUNK_CALLS && bytes < CHUNK_BYTES) {
+        const job = `${head}${JSON.stringify(req.calls[sent + jobs.length])}}`;
+        jobs.push(job);
+        bytes += job.length;
+      }
+      for (const p of x.runJobs(jobs, lim)) {
         p.catch(() => undefined); // a crash rejects every queued job; the one awaited reports it
         queued.push(p);
-        sent++;
       }
+      sent += jobs.length;
+    };
+    for (let i = 0; i < n; i++) {
+      if (!sourceError && sent < n && sent <= i + CHUNK_CALLS / 2) sendMessage();
       const o = i < sent ? await outcome(queued[i]!) : undefined;
       if (sourceError || !o) {
         // The source does not compile: the calls after the first all carry its error (the jobs already

@@ -1,5 +1,6 @@
 // Is a method deterministic and stateless? Evidence from three runs of the same inputs:
-//   A: in order, on the pool's (reused) executors, with audit events and the static scan;
+//   A: in order, on the pool's (reused) executors, with audit events and the static scan (or the
+//      caller's own such run, `runA`: the dataset build's first run of a method is this run);
 //   B: in reverse order, on the same pool;
 //   C: in order, on a fresh executor with a different PYTHONHASHSEED (catches set/dict-order and
 //      hash() dependence, and anything seeded per process).
@@ -46,22 +47,27 @@ function eventFlags(events: string[]): string[] {
 export interface DeterminismOptions {
   /** Creates the fresh single-executor pool of run C (default: a new SandboxPool, same settings, seed 1). */
   freshPool?: () => SandboxPool;
+  /** Run A, already made by the caller: the same calls in order, with `audit`. B and C then run at once. */
+  runA?: BatchResult;
 }
 
 export async function checkDeterminism(pool: SandboxPool, input: DeterminismInput, opts: DeterminismOptions = {}): Promise<DeterminismVerdict> {
   const req = determinismInputSchema.parse(input);
   const n = req.calls.length;
   const base = { source: req.source, entry: req.entry, limits: req.limits };
-  const runA = await pool.runBatch({ ...base, calls: req.calls, audit: true });
-  const reversed = await pool.runBatch({ ...base, calls: [...req.calls].reverse() });
-  const runB: BatchResult = { ...reversed, results: [...reversed.results].reverse() };
+  if (opts.runA && (opts.runA.results.length !== n || !opts.runA.events || !opts.runA.staticFlags))
+    throw new Error(`checkDeterminism: runA must be an audited run of the same ${n} calls`);
+  const runA = opts.runA ?? (await pool.runBatch({ ...base, calls: req.calls, audit: true }));
   const fresh = opts.freshPool?.() ?? new SandboxPool({ size: 1, hashSeed: 1 });
+  let reversed: BatchResult;
   let runC: BatchResult;
   try {
-    runC = await fresh.runBatch({ ...base, calls: req.calls });
+    // B and C are independent (other executors): run them side by side.
+    [reversed, runC] = await Promise.all([pool.runBatch({ ...base, calls: [...req.calls].reverse() }), fresh.runBatch({ ...base, calls: req.calls })]);
   } finally {
     await fresh.close();
   }
+  const runB: BatchResult = { ...reversed, results: [...reversed.results].reverse() };
   const runs = ['in order (reused executors)', 'reversed order (reused executors)', 'in order (fresh executor, other hash seed)'];
   const flags = new Set<string>(runA.staticFlags ?? []);
   const eventsByCall = runA.events ?? Array.from({ length: n }, () => []);

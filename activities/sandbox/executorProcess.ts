@@ -9,6 +9,7 @@ import {
   FRAME,
   FrameReader,
   OP,
+  encodeBatch,
   encodeRequest,
   endRecordSchema,
   errorRecordSchema,
@@ -98,12 +99,26 @@ export class ExecutorProcess {
     this.proc.on('exit', (code, signal) => {
       this.exited = true;
       clearTimeout(startTimer);
-      const why = `the sandbox executor exited (${signal ?? `code ${code}`})${
-        this.stderrTail ? `: ${this.stderrTail.trim().split('\n').slice(-3).join(' | ')}` : ''
-      }`;
-      readyReject(new SandboxCrash(why));
-      this.fail(new SandboxCrash(why));
-      if (this.launch.hostScratch) fs.rmSync(this.launch.hostScratch, { recursive: true, force: true });
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        const why = `the sandbox executor exited (${signal ?? `code ${code}`})${
+          this.stderrTail ? `: ${this.stderrTail.trim().split('\n').slice(-3).join(' | ')}` : ''
+        }`;
+        readyReject(new SandboxCrash(why));
+        this.fail(new SandboxCrash(why));
+        if (this.launch.hostScratch) fs.rmSync(this.launch.hostScratch, { recursive: true, force: true });
+      };
+      // What it wrote before it exited (an ERROR saying why, the last results) is read first.
+      if (this.proc.stdout.readableEnded) finish();
+      else {
+        const t = setTimeout(finish, 500);
+        this.proc.stdout.once('end', () => {
+          clearTimeout(t);
+          finish();
+        });
+      }
     });
     this.proc.on('error', (err) => {
       readyReject(new SandboxCrash(`cannot start the sandbox executor: ${err.message}`));
@@ -153,6 +168,25 @@ export class ExecutorProcess {
       this.queue.push({ seq, stdout: [], result: [], resolve, reject });
       this.proc.stdin.write(encodeRequest(OP.job, seq, payload, lim));
     });
+  }
+
+  /**
+   * Queue many jobs as one BATCH message (each still a fresh child under `lim`); one outcome per job, in
+   * order, each settling as the executor streams its end. Throws (nothing sent) for a bad request.
+   */
+  runJobs(payloads: string[], lim: JobLimits): Promise<JobOutcome>[] {
+    if (!this.alive) return payloads.map(() => Promise.reject(new SandboxCrash('the sandbox executor is not running')));
+    const first = (this.seq + 1) >>> 0;
+    const message = encodeBatch({ seq: first, jobs: payloads, limits: lim });
+    this.seq = (this.seq + payloads.length) >>> 0;
+    const outcomes = payloads.map(
+      (_p, i) =>
+        new Promise<JobOutcome>((resolve, reject) => {
+          this.queue.push({ seq: (first + i) >>> 0, stdout: [], result: [], resolve, reject });
+        }),
+    );
+    this.proc.stdin.write(message);
+    return outcomes;
   }
 
   kill(): void {

@@ -9,20 +9,28 @@ export const REQUEST_HEADER_BYTES = 32;
 /** executor -> client: <3I kind, seq, length>. */
 export const FRAME_HEADER_BYTES = 12;
 
-export const OP = { job: 1, exit: 3 } as const;
+export const OP = { job: 1, batch: 2, exit: 3 } as const;
 export const FRAME = { ready: 1, stdout: 2, result: 3, end: 4, error: 6 } as const;
 
 /** Exit status of a call child that could not configure itself (sandbox/child.py SETUP_FAILED). */
 export const CHILD_SETUP_FAILED = 71;
 
-/** What the executor enforces on one job from outside the child. */
-export interface JobLimits {
-  timeoutMs: number;
-  cpuSeconds: number;
-  memoryMb: number;
-  stdoutBytes: number;
-  resultBytes: number;
-}
+const u32 = z.number().int().min(0).max(0xffff_ffff);
+
+/** What the executor enforces on one job from outside the child (header words: u32 each). */
+export const jobLimitsSchema = z.object({ timeoutMs: u32, cpuSeconds: u32, memoryMb: u32, stdoutBytes: u32, resultBytes: u32 });
+export type JobLimits = z.infer<typeof jobLimitsSchema>;
+
+/** Calls in one BATCH message at most (more go in further messages). */
+export const MAX_BATCH_CALLS = 4096;
+
+/** A BATCH request: many children's jobs (JSON text each) under one set of limits. */
+export const batchRequestSchema = z.object({
+  seq: u32,
+  jobs: z.array(z.string().min(2)).min(1).max(MAX_BATCH_CALLS),
+  limits: jobLimitsSchema,
+});
+export type BatchRequest = z.infer<typeof batchRequestSchema>;
 
 /** One request as one buffer (one write): header, then the payload text as UTF-8. */
 export function encodeRequest(op: number, seq: number, payload: string, lim?: JobLimits): Buffer {
@@ -33,6 +41,31 @@ export function encodeRequest(op: number, seq: number, payload: string, lim?: Jo
     buf.writeUInt32LE(w, i * 4);
   });
   if (len) buf.write(payload, REQUEST_HEADER_BYTES, 'utf8');
+  return buf;
+}
+
+/**
+ * One BATCH request as one buffer: the header (op 2, the first call's seq, the payload's length, the
+ * limits), then <u32 count> and per job <u32 length> + its UTF-8 bytes. Job i answers with seq + i.
+ * Validated first: a bad request is the caller's error, never a malformed message on the wire.
+ */
+export function encodeBatch(input: BatchRequest): Buffer {
+  const req = batchRequestSchema.parse(input);
+  const lens = req.jobs.map((j) => Buffer.byteLength(j));
+  const payload = 4 + lens.reduce((a, n) => a + 4 + n, 0);
+  if (payload > 0xffff_ffff) throw new RangeError(`a batch of ${payload} bytes does not fit one message`);
+  const buf = Buffer.allocUnsafe(REQUEST_HEADER_BYTES + payload);
+  const l = req.limits;
+  [OP.batch, req.seq, payload, l.timeoutMs, l.cpuSeconds, l.memoryMb, l.stdoutBytes, l.resultBytes].forEach((w, i) => {
+    buf.writeUInt32LE(w, i * 4);
+  });
+  let off = REQUEST_HEADER_BYTES;
+  buf.writeUInt32LE(req.jobs.length, off);
+  off += 4;
+  req.jobs.forEach((j, i) => {
+    buf.writeUInt32LE(lens[i]!, off);
+    off += 4 + buf.write(j, off + 4, 'utf8');
+  });
   return buf;
 }
 

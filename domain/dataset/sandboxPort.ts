@@ -5,7 +5,8 @@ import type { BuildLimits } from '../../datasets/config';
 import type { ClassifiedCall } from '../../datasets/filters';
 import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
 
-export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'>;
+/** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */
+export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'> & Partial<Pick<BatchResult, 'mode' | 'events' | 'staticFlags'>>;
 
 export interface PortDeterminism {
   deterministic: boolean;
@@ -18,12 +19,18 @@ export interface PortRunInput {
   entry: string;
   calls: string[];
   limits?: SandboxLimits;
+  /** Record what each call touched and scan the source (the determinism check's first run). */
+  audit?: boolean;
 }
 
 export interface DatasetSandbox {
   runBatch(input: PortRunInput): Promise<PortBatchResult>;
-  /** The sandbox's own determinism / statelessness check; without it the build runs the batch twice. */
-  checkDeterminism?(input: PortRunInput): Promise<PortDeterminism>;
+  /**
+   * The sandbox's own determinism / statelessness check; without it the build runs the batch twice.
+   * `first`: a run of the same calls with `audit` that the caller already made; it is the check's first
+   * run (not repeated).
+   */
+  checkDeterminism?(input: PortRunInput, first?: PortBatchResult): Promise<PortDeterminism>;
 }
 
 const LIMIT_ERRORS = new Set(['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit']);

@@ -28,7 +28,7 @@ PYTHON = os.environ.get('PAU_PYTHON') or (_VENV_PYTHON if os.path.exists(_VENV_P
 
 REQUEST = struct.Struct('<8I')
 FRAME = struct.Struct('<3I')
-F_READY, F_STDOUT, F_RESULT, F_END = 1, 2, 3, 4
+F_READY, F_STDOUT, F_RESULT, F_END, F_ERROR = 1, 2, 3, 4, 6
 LIMITS = (2000, 3, 256, 65536, 1_000_000)  # timeoutMs, cpuSeconds, memoryMb, stdoutBytes, resultBytes
 PROBE = '''import os, resource, socket
 def f(tag):
@@ -117,6 +117,21 @@ class Executor:
         self.proc.stdin.write(REQUEST.pack(1, self.seq, len(job), *limits) + job)
         self.proc.stdin.flush()
         return self.seq
+
+    def job(self, source, args, entry='f', limits=LIMITS):
+        return json.dumps({'kind': 'call', 'source': source, 'entry': entry, 'coverage': False, 'audit': False,
+                           'limits': {'recursionLimit': 1000, 'resultBytes': limits[4]},
+                           'call': [json.dumps(a) for a in args]}).encode()
+
+    def send_batch(self, jobs, limits=LIMITS, payload=None):
+        """One BATCH message (op 2): <I count>, then <I length> + bytes per job; job i answers seq + i."""
+        if payload is None:
+            payload = struct.pack('<I', len(jobs)) + b''.join(struct.pack('<I', len(j)) + j for j in jobs)
+        first = self.seq + 1
+        self.seq += max(1, len(jobs))
+        self.proc.stdin.write(REQUEST.pack(2, first, len(payload), *limits) + payload)
+        self.proc.stdin.flush()
+        return first
 
     def outcome(self):
         """(end record, result) of the next job."""
@@ -216,6 +231,60 @@ class PreforkTest(unittest.TestCase):
                     rows.append(res['value'])
                 self.assertEqual([r[0] for r in rows], list(range(n)))
                 self.assertEqual(len({r[1] for r in rows}), n, 'every call its own process')
+            finally:
+                ex.close()
+
+    def test_a_batch_message_runs_each_call_in_its_own_fresh_child_in_order(self):
+        ex = Executor(spares=1)
+        try:
+            tamper = 'import builtins\ndef f(i):\n    builtins.pau_test_mark = i\n    return i\n'
+            look = 'import builtins, os\ndef f(i):\n    return [i, os.getpid(), getattr(builtins, "pau_test_mark", None)]\n'
+            spin = 'def f(i):\n    while True:\n        pass\n'
+            jobs = [ex.job(look, [0]), ex.job(tamper, [1]), ex.job(spin, [2]), ex.job(look, [3]),
+                    ex.job('def f(i):\n    return bytearray(400 << 20)\n', [4]), ex.job(look, [5])]
+            limits = (400, 2, 256, 65536, 1_000_000)
+            first = ex.send_batch(jobs, limits=limits)
+            ends, results, seqs = [], [], []
+            for _ in jobs:
+                result = b''
+                while True:
+                    kind, seq, payload = ex.frame()
+                    if kind == F_RESULT:
+                        result += payload
+                    elif kind == F_END:
+                        seqs.append(seq)
+                        ends.append(json.loads(payload))
+                        results.append(json.loads(result) if result else None)
+                        break
+            self.assertEqual(seqs, [first + i for i in range(len(jobs))])
+            self.assertEqual([e['status'] for e in ends], ['ok', 'ok', 'Timeout', 'ok', 'ok', 'ok'])
+            self.assertEqual(results[4]['error']['type'], 'MemoryLimit')
+            # Each call has its own deadline: the ones after the spinning call are not cut short.
+            self.assertLess(ends[3]['ms'], 400)
+            pids = [results[i]['value'][1] for i in (0, 3, 5)]
+            self.assertEqual(len(set(pids)), 3, 'every call its own process')
+            # What call 1 set is gone: every later call is a fresh fork of the clean template.
+            self.assertEqual([results[i]['value'][2] for i in (0, 3, 5)], [None, None, None])
+            # A plain job after the batch is served as usual.
+            end, res = ex.call('def f(x):\n    return x * 2\n', [21])
+            self.assertEqual((end['status'], res['value']), ('ok', 42))
+        finally:
+            ex.close()
+
+    def test_a_malformed_batch_message_is_answered_with_a_clear_error(self):
+        cases = {
+            'no calls': struct.pack('<I', 0),
+            'overrun': struct.pack('<I', 1) + struct.pack('<I', 10_000) + b'{}',
+            'short count': b'\x01\x00',
+        }
+        for name, payload in cases.items():
+            ex = Executor(spares=1)
+            try:
+                seq = ex.send_batch([], payload=payload)
+                kind, got, body = ex.frame()
+                self.assertEqual((kind, got), (F_ERROR, seq), name)
+                self.assertIn('malformed batch request', json.loads(body)['message'], name)
+                self.assertEqual(ex.proc.wait(10), 0, name)  # it stops: the stream is out of step
             finally:
                 ex.close()
 

@@ -10,7 +10,9 @@
 //     with the pre-forked pool, so the three ways (pre-forked spare, fork per call, spawn) share the load;
 //   - the default pool (2 executors on 2 cores), 1 caller, back to back: consecutive calls alternate
 //     between the executors, so each has had a call's time to prepare its next spare;
-//   - N calls/batch: throughput of one executor (per-call time = gap between consecutive results);
+//   - N calls/batch and 100 calls/batch: throughput of one executor over the batch API (one BATCH
+//     message carries up to 64 calls, each still its own fresh child; per-call time = gap between
+//     consecutive results, and wall / calls in the summary);
 //   - the pool on all cores: 2 executors, 2 callers at once, with 1 and 2 spares per executor.
 // CPU ms/call is the CPU time of every process involved (this Node process and the whole sandbox tree;
 // for the baseline, the spawned interpreters), which load disturbs much less than wall time.
@@ -46,6 +48,7 @@ type Case = (typeof cases)[number];
 
 const CLK_TCK_MS = 10; // /proc times are in clock ticks of 1/100 s on Linux
 const PACE_MS = 20; // the pause between paced calls: far shorter than any model turn
+const BATCH_OF = 100; // the batch the summary sets beside a single call and spawn
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -233,6 +236,7 @@ async function main(): Promise<void> {
   const load0 = loadavg();
   console.log(`sandbox benchmark: mode ${mode}, ${n} calls per row, ${os.cpus().length} CPUs, python ${python}, load average ${load0}`);
   const rows: Row[] = [];
+  const batchOf = new Map<string, { perCall: number; cpu: number }>();
   for (const c of cases) {
     let spawnLat: number[] = [];
     let spawnWall = 0;
@@ -254,6 +258,11 @@ async function main(): Promise<void> {
         rows.push(row(c.name, `fork per call (spares 0), 1 call/batch, ${PACE_MS} ms apart`, paced.fork, sum(paced.fork) + PACE_MS * paced.fork.length, NaN));
       const b = await oneBatch(pool, c, coverage, n, `${c.name}${cov}, one batch`);
       rows.push(row(c.name, `sandbox, ${n} calls/batch${cov}`, b.gaps, b.wall, b.cpu));
+      if (!coverage) {
+        const b100 = await oneBatch(pool, c, false, BATCH_OF, `${c.name}, batch of ${BATCH_OF}`);
+        rows.push(row(c.name, `sandbox, ${BATCH_OF} calls/batch`, b100.gaps, b100.wall, b100.cpu));
+        batchOf.set(c.name, { perCall: b100.wall / BATCH_OF, cpu: b100.cpu / BATCH_OF });
+      }
     }
     rows.push(row(c.name, 'baseline: spawn python3 -I -S per call (real binary)', spawnLat, spawnWall, spawnCpu));
   }
@@ -340,6 +349,18 @@ async function main(): Promise<void> {
       `\nsummary: trivial call, ${how.replace(/^sandbox, /, 'pre-forked spare, ')} (Node round trip included): p50 ${r.p50.toFixed(3)} ms, p90 ${r.p90.toFixed(3)} ms, ` +
         `${(base / r.p50).toFixed(1)}x faster than spawning python3 per call (${base.toFixed(1)} ms); ` +
         `target p50 <= 1 ms and >= 20x: ${ok ? 'met' : 'not met'}.`,
+    );
+  }
+  for (const m of cases) {
+    const paced = rows.find((x) => x.method === m.name && x.how === `sandbox, 1 call/batch, ${PACE_MS} ms apart`);
+    const spawn = baseline.get(m.name) ?? NaN;
+    const b = batchOf.get(m.name);
+    const spawnCpu = rows.find((x) => x.method === m.name && x.how.startsWith('baseline'))?.cpuMs ?? NaN;
+    if (!paced || !b) continue;
+    console.log(
+      `\nside by side, ${m.name}: single paced call p50 ${paced.p50.toFixed(3)} ms (CPU ${paced.cpuMs.toFixed(2)} ms) | ` +
+        `batch of ${BATCH_OF}: ${b.perCall.toFixed(3)} ms per call, ${(1000 / b.perCall).toFixed(0)} calls/s (CPU ${b.cpu.toFixed(2)} ms/call) | ` +
+        `spawn per call p50 ${spawn.toFixed(3)} ms (CPU ${spawnCpu.toFixed(2)} ms); spawn / single ${(spawn / paced.p50).toFixed(1)}x, spawn / batched ${(spawn / b.perCall).toFixed(1)}x.`,
     );
   }
   console.log(`\nmemory: ${memory.join('; ')}.`);
