@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
             n = resolve_processes(os.environ.get(ENV_PROCESSES), getattr(spec, "device", "cpu"))
             if n > 1:
-                return launch(n, list(argv if argv is not None else sys.argv[1:]))
+                return launch(n, list(argv if argv is not None else sys.argv[1:]), cancelled=cancel.requested)
         if args.command != "export-gguf-lora":  # the export needs neither torch nor threads
             import torch
 

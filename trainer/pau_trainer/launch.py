@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from .distributed import ENV_PROCESSES
@@ -75,23 +77,47 @@ def exit_code_of(failures: dict[int, int]) -> int:
     return failures[min(failures)]
 
 
-def _forward_to_ranks(signum: int, _frame: object) -> None:
-    import psutil
+class _Forwarder:
+    """Delivers a SIGTERM/SIGINT the launcher got to every rank, including ranks started after it arrived
+    (a cancel while torchrun was still starting them). A rank gets it once it has run for a moment, so its
+    own handler (cancel.py, installed first thing) is in place and the signal means "save and stop"."""
 
-    for child in psutil.Process().children():
-        try:
-            os.kill(child.pid, signum)
-        except ProcessLookupError:
-            pass
+    SETTLE_S = 3.0
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.sent: set[int] = set()
+
+    def request(self, signum: int, _frame: object = None) -> None:
+        self.signum = signum
+
+    def deliver(self) -> None:
+        import psutil
+
+        while True:
+            if self.signum is not None:
+                for child in psutil.Process().children():
+                    try:
+                        if child.pid not in self.sent and time.time() - child.create_time() >= self.SETTLE_S:
+                            os.kill(child.pid, self.signum)
+                            self.sent.add(child.pid)
+                    except (ProcessLookupError, psutil.NoSuchProcess):
+                        pass
+            time.sleep(0.2)
 
 
-def launch(n: int, job_argv: list[str]) -> int:
-    """Run the job as N ranks under torchrun; returns the job's exit code."""
+def launch(n: int, job_argv: list[str], cancelled: bool = False) -> int:
+    """Run the job as N ranks under torchrun; returns the job's exit code. `cancelled`: a SIGTERM arrived
+    before the launch (the ranks are told as soon as they run)."""
+    forwarder = _Forwarder()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, forwarder.request)
+    if cancelled:
+        forwarder.request(signal.SIGTERM)
+    threading.Thread(target=forwarder.deliver, name="forward-signals", daemon=True).start()
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.run import parse_args, run
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, _forward_to_ranks)
     # the ranks import pau_trainer from wherever this process did
     pkg_root = str(Path(__file__).resolve().parent.parent)
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_root, os.environ.get("PYTHONPATH", "")) if p)
