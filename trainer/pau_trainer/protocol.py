@@ -2,6 +2,8 @@
 
 A job is one process:  python -m pau_trainer <command> --spec SPEC.json
   command: "sft" | "grpo-update" | "export-gguf-lora"
+  (with PAU_TRAINER_PROCESSES > 1 that process runs the job's ranks under torchrun and keeps this contract
+  for them: rank 0's events, the job's exit code; launch.py)
 
 In:  SPEC.json, a JSON object validated by `parse_spec` (plain dataclasses + explicit checks).
 Out: stdout carries JSON lines only, one object per line, each with a "type" field (see Event below);
