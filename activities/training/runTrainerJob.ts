@@ -3,6 +3,8 @@
 //   - the job's directory is <PAU_TRAINER_JOBS_DIR or PAU_STATE_DIR/training>/<jobId>: a retry of the
 //     activity (same jobId) reruns the same command there, and the trainer resumes from its last complete
 //     save; a job that had finished just reports its result again;
+//   - one job may run as N processes (PAU_TRAINER_PROCESSES, read by the trainer: torchrun + DDP, rank 0
+//     reports; docs/training.md "Scale"); nothing changes here: the child is still one process to us;
 //   - heartbeats carry step / total / loss / tokens per second (and every few seconds while loading);
 //   - activity cancellation -> SIGTERM -> the trainer finishes the step, saves, exits 5 -> CancelledFailure;
 //   - exit 2/3/4 (bad spec, base model missing or corrupt, bad data) -> non-retryable ApplicationFailure;
@@ -153,7 +155,15 @@ export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
         env: opts.trainerEnv,
         onEvent: (e) => {
           if (e.type === 'info' && e.lock_holder_pid !== undefined) heartbeat({ phase: 'waiting-for-lock', lockHolderPid: e.lock_holder_pid });
-          else if (e.type === 'start') heartbeat({ phase: 'training', pid: e.pid, total: e.total_steps, step: e.resumed_from_step, lockHolderPid: undefined });
+          else if (e.type === 'start')
+            heartbeat({
+              phase: 'training',
+              pid: e.pid,
+              processes: e.processes ?? 1,
+              total: e.total_steps,
+              step: e.resumed_from_step,
+              lockHolderPid: undefined,
+            });
           else if (e.type === 'progress') heartbeat({ phase: 'training', step: e.step, total: e.total, loss: e.loss, tokensPerS: e.tokens_per_s });
           else if (e.type === 'saved') heartbeat({ lastSavedStep: e.step });
         },

@@ -5,6 +5,9 @@
 // python, no shell or launcher in between) and dies with us (trainer/pau_trainer/parent_watch.py:
 // PR_SET_PDEATHSIG on Linux, plus a watchdog on its parent pid and on our end of its stdin, which we keep
 // open while we live), so a SIGKILLed worker leaves no orphan holding the job directory's lock.
+// With PAU_TRAINER_PROCESSES > 1 (or "auto" on a CUDA host) that child runs torchrun's agent in-process and
+// its N ranks under it (trainer/pau_trainer/launch.py); it keeps this contract: rank 0's events on stdout, the
+// job's exit code, SIGTERM forwarded to every rank, and no rank outlives it.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';

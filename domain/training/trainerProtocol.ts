@@ -31,6 +31,8 @@ export const startEventSchema = z.looseObject({
   output_dir: z.string(),
   total_steps: z.number().int(),
   resumed_from_step: z.number().int(),
+  /** Processes of the job (torch.distributed ranks; PAU_TRAINER_PROCESSES); absent from older trainers. */
+  processes: z.number().int().positive().optional(),
 });
 export const infoEventSchema = z.object({
   type: z.literal('info'),
@@ -45,6 +47,8 @@ export const progressEventSchema = z.looseObject({
   loss: num,
   tokens_per_s: num,
   elapsed_s: z.number(),
+  /** CUDA only: rank 0's peak GPU memory since the job started. */
+  peak_memory_bytes: z.number().int().optional(),
 });
 export const savedEventSchema = z.looseObject({ type: z.literal('saved'), step: z.number().int(), checkpoint: z.string() });
 export const cancelledEventSchema = z.object({ type: z.literal('cancelled'), step: z.number().int(), checkpoint: z.string().nullable() });
@@ -186,4 +190,6 @@ export interface TrainerHeartbeat {
   tokensPerS?: number | null;
   lastSavedStep?: number;
   pid?: number;
+  /** Processes the job runs as (rank 0's pid is `pid`). */
+  processes?: number;
 }

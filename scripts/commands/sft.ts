@@ -59,6 +59,8 @@ const trainOptions = defineOptions({
   'lora-rank': int(1).optional(),
   'lora-alpha': z.coerce.number().positive().optional(),
   'max-steps': int(1).optional(),
+  /** Conversations per optimizer step (all processes together); a multiple of PAU_TRAINER_PROCESSES uses every device. */
+  'batch-size': int(1).optional(),
   'save-every': int(1).optional(),
   'max-length': int(16).optional(),
   seed: int(0).optional(),
@@ -210,6 +212,7 @@ async function train(argv: string[]): Promise<number> {
     ...(v['lora-rank'] !== undefined ? { loraRank: v['lora-rank'] } : {}),
     ...(v['lora-alpha'] !== undefined ? { loraAlpha: v['lora-alpha'] } : {}),
     ...(v['max-steps'] !== undefined ? { maxSteps: v['max-steps'] } : {}),
+    ...(v['batch-size'] !== undefined ? { batchSize: v['batch-size'] } : {}),
     ...(v['save-every'] !== undefined ? { saveEvery: v['save-every'] } : {}),
     ...(v['max-length'] !== undefined ? { maxLength: v['max-length'] } : {}),
     ...(v.seed !== undefined ? { seed: v.seed } : {}),

@@ -1,6 +1,7 @@
 // The trainer's own tests (trainer/tests, pytest) as part of `npm test`: GRPO math on fixed tensors, spec
 // validation, chat masks, and tiny SmolLM2 jobs on CPU (SFT save/resume/cancel, GRPO update, GGUF LoRA
-// served by llama.cpp). pytest's summary line is printed; a failure shows pytest's output tail.
+// served by llama.cpp, TensorBoard event files), and one job as 2 processes (torchrun + DDP over gloo: one SFT
+// and one GRPO step equal the single-process ones; the kill/resume sequence on 2 processes). pytest's summary line is printed; a failure shows pytest's output tail.
 import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { ensureTrainerPython, TRAINER_DIR } from '../../activities/training/trainerProcess';

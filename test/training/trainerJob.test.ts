@@ -122,6 +122,33 @@ describe('runTrainerJob (sft on SmolLM2)', () => {
     expect(fs.existsSync(path.join(trainerJobDir('sft-cancel'), 'result.json'))).toBe(false);
   }, 900_000);
 
+  it('a job of 2 processes (PAU_TRAINER_PROCESSES=2): heartbeats say so, and cancellation saves and stops every rank', async () => {
+    const two = createTrainingActivities({ trainerEnv: { PAU_TRAINER_THREADS: '1', PAU_TRAINER_PROCESSES: '2' }, idleHeartbeatS: 2 });
+    const input = sftJob('sft-cancel-2', { save_every: 100, batch_size: 2 });
+    const run = withHeartbeats((b, env) => {
+      if (b.phase === 'training' && typeof b.loss === 'number' && b.step === 1) env.cancel();
+    });
+    const err = await run.env.run(two.runTrainerJob, input).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(run.beats.find((b) => b.phase === 'training')?.processes).toBe(2);
+    expect(err).toBeInstanceOf(CancelledFailure);
+    expect((err as Error).message).toMatch(/cancelled \(saved at step \d: .*step-00000\d\)/);
+    const ckpts = fs.readdirSync(path.join(trainerJobDir('sft-cancel-2'), 'checkpoints'));
+    expect(ckpts).toHaveLength(1);
+    expect(fs.existsSync(path.join(trainerJobDir('sft-cancel-2'), 'checkpoints', ckpts[0]!, 'DONE'))).toBe(true);
+
+    const bad = createTrainingActivities({ trainerEnv: { PAU_TRAINER_PROCESSES: 'many' } });
+    const refused = await new MockActivityEnvironment().run(bad.runTrainerJob, sftJob('sft-bad-processes')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((refused as ApplicationFailure).type).toBe(TRAINER_FAILURE.invalidSpec);
+    expect((refused as ApplicationFailure).nonRetryable).toBe(true);
+    expect((refused as ApplicationFailure).message).toMatch(/PAU_TRAINER_PROCESSES='many': expected a positive integer or "auto"/);
+  }, 900_000);
+
   it('a missing base model or a bad spec fails without retry', async () => {
     const missing = await new MockActivityEnvironment().run(runTrainerJob, sftJob('sft-missing', { base_model: path.join(jobsDir, 'nope.gguf') })).then(
       () => undefined,

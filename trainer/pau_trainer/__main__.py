@@ -8,6 +8,7 @@ import os
 import sys
 import traceback
 
+from .distributed import ENV_PROCESSES
 from .protocol import COMMANDS, ERROR_EXIT, ExitCode, TrainerError, emit, parse_spec
 
 
@@ -35,17 +36,26 @@ def main(argv: list[str] | None = None) -> int:
         "PR_SET_PDEATHSIG; the retry resumes from the last complete save (parent_watch.py)",
     )
     args = parser.parse_args(argv)
+    from .distributed import launched_by_torchrun
+
+    rank_of_a_launch = launched_by_torchrun()
     if args.watch_stdin:
         from .parent_watch import die_with_parent
 
         die_with_parent()
+    elif rank_of_a_launch:
+        from .parent_watch import set_pdeathsig
+
+        set_pdeathsig()  # a rank never outlives the launcher that started it (launch.py)
     # Anything printed by a library goes to stderr; stdout carries only our JSON lines.
     real_stdout = sys.stdout
     sys.stdout = sys.stderr
     from . import protocol
     from .cancel import Cancel, Cancelled
 
-    protocol.set_event_stream(real_stdout)
+    # one job, one event stream: in a job of N processes only rank 0 speaks (launch.py)
+    rank = int(os.environ.get("RANK", "0")) if rank_of_a_launch else 0
+    protocol.set_event_stream(real_stdout if rank == 0 else None)
     cancel = Cancel()
     cancel.install()
     try:
@@ -57,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             raise TrainerError("invalid_spec", f"spec {args.spec} is not JSON: {e}") from e
         spec = parse_spec(args.command, raw)
+        if args.command != "export-gguf-lora" and not rank_of_a_launch:
+            from .launch import launch, resolve_processes
+
+            n = resolve_processes(os.environ.get(ENV_PROCESSES), getattr(spec, "device", "cpu"))
+            if n > 1:
+                return launch(n, list(argv if argv is not None else sys.argv[1:]), cancelled=cancel.requested)
         if args.command != "export-gguf-lora":  # the export needs neither torch nor threads
             import torch
 
@@ -64,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
             torch.set_num_threads(threads)
             torch.set_num_interop_threads(1)
             _quiet_libraries()
+        from . import distributed
+
+        if args.command != "export-gguf-lora":
+            distributed.setup(getattr(spec, "device", "cpu"))
         try:
             if args.command == "sft":
                 from .sft import run_sft
@@ -79,9 +99,13 @@ def main(argv: list[str] | None = None) -> int:
                 run_export(spec)  # type: ignore[arg-type]
         except Cancelled:
             return int(ExitCode.CANCELLED)
+        finally:
+            distributed.shutdown()
         return int(ExitCode.OK)
     except TrainerError as e:
         emit("error", code=e.code, message=e.message)
+        if rank:
+            print(f"pau_trainer rank {rank}: {e.code}: {e.message}", file=sys.stderr)
         return int(ERROR_EXIT[e.code])
     except Exception as e:  # a bug: the traceback goes to stderr, one error line to stdout
         traceback.print_exc(file=sys.stderr)

@@ -97,8 +97,10 @@ def save(
     scheduler: Any,
     state: dict[str, Any],
     keep: int = 2,
+    rng_of_ranks: list[dict[str, Any]] | None = None,
 ) -> Path:
-    """Write a complete save for `step` (replacing an incomplete one) and prune old saves."""
+    """Write a complete save for `step` (replacing an incomplete one) and prune old saves. A job of N
+    processes passes every rank's RNG state (rank 0's stays the top level, so any N resumes from it)."""
     import torch
 
     d = step_dir(output_dir, step)
@@ -107,7 +109,8 @@ def save(
     d.mkdir(parents=True)
     model.save_pretrained(str(d), safe_serialization=True)
     torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, d / "optimizer.pt")
-    torch.save(rng_state(), d / "rng.pt")
+    rng = rng_state() if rng_of_ranks is None else {**rng_of_ranks[0], "ranks": rng_of_ranks}
+    torch.save(rng, d / "rng.pt")
     (d / "state.json").write_text(json.dumps({**state, "step": step}, indent=2))
     for f in d.iterdir():
         _fsync_file(f)
@@ -142,10 +145,13 @@ def load_optimizer(d: Path, optimizer: torch.optim.Optimizer, scheduler: Any) ->
     scheduler.load_state_dict(blob["scheduler"])
 
 
-def load_rng(d: Path) -> None:
+def load_rng(d: Path, rank: int = 0) -> None:
+    """This rank's RNG state; rank 0's for a rank the save did not have (resumed with more processes)."""
     import torch
 
-    set_rng_state(torch.load(d / "rng.pt", weights_only=False))
+    state = torch.load(d / "rng.pt", weights_only=False)
+    ranks = state.get("ranks") or []
+    set_rng_state(ranks[rank] if rank < len(ranks) else state)
 
 
 def adapter_sha256(d: Path) -> str:

@@ -23,6 +23,7 @@ The update (verl/TRL GRPO; math in core_algos.py):
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, length_cut_of, too_long_refusal
 from .core_algos import aac_advantages, clipped_policy_loss, group_outcome_advantages, token_logprobs
@@ -53,6 +55,7 @@ class Rollout:
     full_length: int = 0
     cut_eos_masked: int = 0
     cut_whole_masked: int = 0
+    reward: float | None = None  # the outcome reward, when given (TensorBoard)
 
 
 def _floats(v: Any, where: str) -> list[float]:
@@ -184,6 +187,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
             policy_tokens=int(mask.sum()), truncated=enc.truncated, full_length=enc.full_length,
             cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked, cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
+            reward=float(row["rewards"]["outcome"]) if mode in ("outcome", "aac") else None,
         ))
     dropped = sum(r.truncated for r in out)
     refusal = too_long_refusal(dropped, len(out), spec.max_length, max((r.full_length for r in out), default=0), "rollouts",
@@ -212,35 +216,102 @@ def _logprobs(model: Any, r: Rollout, device: str) -> torch.Tensor:
 
 
 def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor]]:
-    """Reference (adapter off) and old (adapter as loaded) log-probs, once per job, saved before step 1."""
+    """Reference (adapter off) and old (adapter as loaded) log-probs, once per job, saved before step 1.
+    With N processes rank r computes rollouts r, r+N, ..., every rank gets all of them, rank 0 saves."""
+    d = job.dist
     path = job.out / "precomputed.pt"
-    if path.is_file():
+    if distributed.broadcast(d, path.is_file() if d.main else None):
         blob = torch.load(path, weights_only=False)
         if blob.get("fingerprint") == job.fingerprint:
             return blob
         raise TrainerError("spec_mismatch", f"{path} was computed for a different job")
     model = job.model
     model.eval()
-    ref: list[torch.Tensor] = []
-    old: list[torch.Tensor] = []
+    mine = d.shard(list(range(len(rollouts))))
+    rounds = math.ceil(len(rollouts) / d.world)  # the same number of cancel checks on every rank
+    ref: dict[int, torch.Tensor] = {}
+    old: dict[int, torch.Tensor] = {}
     t0 = time.monotonic()
+    stopped = False
     with torch.no_grad():
-        for k, r in enumerate(rollouts):
-            with model.disable_adapter():
-                ref.append(_logprobs(model, r, job.device))
-            old.append(r.old_logprobs if r.old_logprobs is not None else _logprobs(model, r, job.device))
-            if job.cancel.requested:
+        for n in range(rounds):
+            if n < len(mine):
+                k = mine[n]
+                r = rollouts[k]
+                with model.disable_adapter():
+                    ref[k] = _logprobs(model, r, job.device)
+                old[k] = r.old_logprobs if r.old_logprobs is not None else _logprobs(model, r, job.device)
+            if job.stop_requested():
+                stopped = True
                 break
     model.train()
-    if len(ref) < len(rollouts):
+    if stopped:
         return {}
+    if d.enabled:
+        for part_ref, part_old in distributed.gather(d, (ref, old)):
+            ref.update(part_ref)
+            old.update(part_old)
     emit("info", message=f"reference and old log-probs for {len(rollouts)} rollouts in {time.monotonic() - t0:.1f}s")
-    blob = {"fingerprint": job.fingerprint, "ref": ref, "old": old}
-    job.out.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp-{os.getpid()}")
-    torch.save(blob, tmp)
-    os.replace(tmp, path)
+    blob = {"fingerprint": job.fingerprint, "ref": [ref[k] for k in range(len(rollouts))],
+            "old": [old[k] for k in range(len(rollouts))]}
+    if d.main:
+        job.out.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp-{os.getpid()}")
+        torch.save(blob, tmp)
+        os.replace(tmp, path)
+    distributed.barrier(d)
     return blob
+
+
+METRIC_SUMS = ("loss", "pg_loss", "kl", "clip_frac", "clip_frac_low", "clip_frac_high", "ratio", "adv", "reward",
+               "rewarded", "tokens")
+
+
+def step_backward(job: Job, spec: GrpoSpec, rollouts: list[Rollout], batch: list[int],
+                  pre: dict[str, list[torch.Tensor]]) -> dict[str, float]:
+    """Forward and backward of one optimizer step (mini-batch `batch`, global indices); the gradients are left
+    on the adapter (summed over ranks by DDP). Returns the mini-batch's metrics, summed over ranks.
+
+    The loss is token-mean over the whole mini-batch's policy tokens, so each rollout's term is already
+    divided by the global count; with N processes rank r takes rollouts r, r+N, ... and scales its terms by N
+    because DDP averages gradients."""
+    d = job.dist
+    model = job.train_model
+    n_tok = sum(rollouts[i].policy_tokens for i in batch)
+    agg = dict.fromkeys(METRIC_SUMS, 0.0)
+    mine = d.shard(batch)
+    trained = [i for i in mine if rollouts[i].policy_tokens > 0]
+    for i in mine:
+        r = rollouts[i]
+        agg["tokens"] += r.input_ids.shape[1]
+        if r.reward is not None:
+            agg["reward"] += r.reward
+            agg["rewarded"] += 1
+        if r.policy_tokens == 0:
+            continue
+        last = i == trained[-1]
+        # DDP all-reduces in the backward of a rank's last rollout of the step, and only there
+        with contextlib.nullcontext() if last or not d.enabled else model.no_sync():
+            logp = token_logprobs(model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device)).float().cpu()
+            out = clipped_policy_loss(
+                logp, pre["old"][i], r.advantages, r.mask, spec.clip_eps_low, spec.clip_eps_high,
+                ref_logprobs=pre["ref"][i], kl_beta=spec.kl_beta, normaliser=n_tok,
+            )
+            (out.loss * d.world if d.enabled else out.loss).backward()
+        w = r.policy_tokens / max(n_tok, 1)
+        agg["loss"] += float(out.loss.detach())
+        agg["pg_loss"] += float(out.pg_loss)
+        agg["kl"] += float(out.kl)
+        agg["clip_frac"] += float(out.clip_frac) * w
+        agg["clip_frac_low"] += float(out.clip_frac_low) * w
+        agg["clip_frac_high"] += float(out.clip_frac_high) * w
+        agg["ratio"] += float(out.ratio_mean) * w
+        agg["adv"] += float((r.advantages * r.mask).sum()) / max(n_tok, 1)
+    if d.enabled and not trained:
+        # nothing of this step to train on this rank: a pass of weight 0 so that DDP's all-reduce still happens
+        r = min((rollouts[i] for i in batch), key=lambda x: x.input_ids.shape[1])
+        (model(input_ids=r.input_ids.to(job.device)).logits.sum() * 0.0).backward()
+    return dict(zip(METRIC_SUMS, distributed.sum_floats(d, [agg[k] for k in METRIC_SUMS])))
 
 
 def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
@@ -267,7 +338,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
     emit(
         "start", command="grpo-update", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
-        rollouts=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device,
+        rollouts=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device, processes=job.dist.world,
         threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
         **length_counts(rollouts), tool_calls_in_template=encoder.native_tool_calls,
     )
@@ -284,7 +355,6 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     train_s = float(state.get("train_s", 0.0))
     seen_tokens = int(state.get("seen_tokens", 0))
     saved_at = start
-    model = job.model
     assert job.optimizer is not None
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
@@ -292,28 +362,8 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         order = np.random.default_rng([spec.seed, epoch]).permutation(len(rollouts))
         batch = [int(i) for i in order[b * spec.mini_batch_size : (b + 1) * spec.mini_batch_size]]
         n_tok = sum(rollouts[i].policy_tokens for i in batch)
-        agg = {"loss": 0.0, "pg_loss": 0.0, "kl": 0.0, "clip_frac": 0.0, "clip_frac_low": 0.0, "clip_frac_high": 0.0, "ratio": 0.0, "adv": 0.0}
-        tokens = 0
-        for i in batch:
-            r = rollouts[i]
-            tokens += r.input_ids.shape[1]
-            if r.policy_tokens == 0:
-                continue
-            logp = token_logprobs(model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device)).float().cpu()
-            out = clipped_policy_loss(
-                logp, pre["old"][i], r.advantages, r.mask, spec.clip_eps_low, spec.clip_eps_high,
-                ref_logprobs=pre["ref"][i], kl_beta=spec.kl_beta, normaliser=n_tok,
-            )
-            out.loss.backward()
-            w = r.policy_tokens / max(n_tok, 1)
-            agg["loss"] += float(out.loss.detach())
-            agg["pg_loss"] += float(out.pg_loss)
-            agg["kl"] += float(out.kl)
-            agg["clip_frac"] += float(out.clip_frac) * w
-            agg["clip_frac_low"] += float(out.clip_frac_low) * w
-            agg["clip_frac_high"] += float(out.clip_frac_high) * w
-            agg["ratio"] += float(out.ratio_mean) * w
-            agg["adv"] += float((r.advantages * r.mask).sum()) / max(n_tok, 1)
+        agg = step_backward(job, spec, rollouts, batch, pre)
+        tokens = int(agg["tokens"])
         grad_norm = float(torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm))
         job.optimizer.step()
         job.scheduler.step()
@@ -329,7 +379,10 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         }
         history.append({"step": step, **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in metrics.items()}})
         emit("progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round(step / per_epoch, 4),
-             lr=job.scheduler.get_last_lr()[0], rollouts=len(batch), **metrics)
+             lr=job.scheduler.get_last_lr()[0], rollouts=len(batch), **metrics, **job.device_memory())
+        job.log_scalars(step, {**metrics, "lr": job.scheduler.get_last_lr()[0],
+                               **({"reward_mean": agg["reward"] / agg["rewarded"]} if agg["rewarded"] else {}),
+                               **job.device_memory()})
         state = {"cursor": {"ppo_epoch": epoch, "mini_batch": b, "next_step": step + 1},
                  "history": history, "train_s": train_s, "seen_tokens": seen_tokens}
         if step % spec.save_every == 0 or step == total:

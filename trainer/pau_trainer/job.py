@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from . import checkpoint as ckpt
+from . import distributed
 from .cancel import Cancel, Cancelled
 from .chat import ChatEncoder
 from .parent_watch import pid_alive
@@ -44,7 +45,10 @@ class Job:
         # the data file's content is part of the job: the same path with other content is another job
         self.fingerprint = {**spec_fingerprint(spec), "data_sha256": data_sha256(data_path)}
         self.started = time.monotonic()
-        self.model: Any = None
+        self.model: Any = None  # the peft model (saves, no-grad passes)
+        self.train_model: Any = None  # what training steps call: the peft model, or DDP around it
+        self.dist = distributed.current()
+        self._tb: Any = None  # tfevents.EventWriter, opened at the first step this process trains
         self.optimizer: torch.optim.Optimizer | None = None
         self.scheduler: Any = None
         self.device = "cpu"
@@ -84,7 +88,23 @@ class Job:
 
     def open(self) -> tuple[dict[str, Any] | None, Path | None]:
         """Lock the output dir; (the finished job's done event, already re-reported, or None; the save to
-        resume from, or None)."""
+        resume from, or None). With N processes rank 0 locks and decides, the others follow."""
+        if not self.dist.enabled:
+            return self._open()
+        decision: tuple[dict[str, Any] | None, Path | None] | None = None
+        error: tuple[str, str] | None = None  # (code, message): exceptions do not travel as pickles
+        if self.dist.main:
+            try:
+                decision = self._open()
+            except TrainerError as e:
+                error = (e.code, e.message)
+        decision, error = distributed.broadcast(self.dist, (decision, error) if self.dist.main else None)
+        if error is not None:
+            raise TrainerError(*error)
+        assert decision is not None
+        return decision
+
+    def _open(self) -> tuple[dict[str, Any] | None, Path | None]:
         self.lock_output_dir()
         done = self.finished_result()
         if done is not None:
@@ -126,7 +146,7 @@ class Job:
         tok = load_tokenizer(base_dir)
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token
-        self.device = pick_device(self.spec.device)
+        self.device = distributed.device_of(self.dist, pick_device(self.spec.device))
         self.base_dir = base_dir
         return tok, ChatEncoder(tok)
 
@@ -156,6 +176,19 @@ class Job:
                 raise TrainerError("invalid_spec", f"lora.targets: {e}") from e
         self.model.train()
         params = [p for p in self.model.parameters() if p.requires_grad]
+        self.train_model = self.model
+        if self.dist.enabled:
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            # Same seed, same base: every rank built the same adapter; rank 0's is sent anyway (a few MB),
+            # and DDP's own start-up broadcast, which would send the frozen base too, is skipped.
+            # forward_sync_buffers=False: ranks run different numbers of forward passes per step (GRPO), and
+            # the only buffers (rotary frequencies) are constants.
+            distributed.broadcast_trainable(self.dist, params)
+            self.train_model = DDP(
+                self.model, device_ids=[self.dist.local_rank] if self.device.startswith("cuda") else None,
+                forward_sync_buffers=False, init_sync=False,
+            )
         self.optimizer = torch.optim.AdamW(params, lr=self.spec.lr, weight_decay=self.spec.weight_decay)
         warm = self.spec.warmup_steps
         # linear warm-up, then constant: a resumed or extended job sees the same learning rate per step
@@ -182,26 +215,36 @@ class Job:
             raise TrainerError("internal", f"save {last} has adapter keys the model lacks: {unexpected[:3]}")
         assert self.optimizer is not None
         ckpt.load_optimizer(last, self.optimizer, self.scheduler)
-        ckpt.load_rng(last)
+        ckpt.load_rng(last, self.dist.rank)
+        distributed.broadcast_trainable(self.dist, self.trainable())
         emit("info", message=f"resumed from {last} (step {state['step']})")
         return int(state["step"]), state
 
     # ---- saving ---------------------------------------------------------------------------------------
     def save(self, step: int, state: dict[str, Any]) -> Path:
+        """Rank 0 writes the save (with every rank's RNG state); all ranks return once it is complete."""
         assert self.optimizer is not None
         t = time.monotonic()
-        d = ckpt.save(
-            self.out, step, self.model, self.optimizer, self.scheduler,
-            {**state, "spec": self.fingerprint, "command": self.command, "base_sha256": self.base_sha256,
-             "total_steps": self.total_steps},
-            keep=self.spec.keep_saves,
-        )
-        emit("saved", step=step, checkpoint=str(d), save_s=round(time.monotonic() - t, 3), elapsed_s=self.elapsed())
+        rng = distributed.gather(self.dist, ckpt.rng_state()) if self.dist.enabled else None
+        d = ckpt.step_dir(self.out, step)
+        if self.dist.main:
+            d = ckpt.save(
+                self.out, step, self.model, self.optimizer, self.scheduler,
+                {**state, "spec": self.fingerprint, "command": self.command, "base_sha256": self.base_sha256,
+                 "total_steps": self.total_steps, "processes": self.dist.world},
+                keep=self.spec.keep_saves, rng_of_ranks=rng,
+            )
+            emit("saved", step=step, checkpoint=str(d), save_s=round(time.monotonic() - t, 3), elapsed_s=self.elapsed())
+        distributed.barrier(self.dist)
         return d
+
+    def stop_requested(self) -> bool:
+        """Whether to stop now; with N processes a SIGTERM seen by any rank stops every rank here."""
+        return distributed.any_true(self.dist, self.cancel.requested)
 
     def maybe_cancel(self, step: int, state: dict[str, Any], saved_at: int) -> None:
         """On a cancel request: make sure `step` is saved (unless nothing was trained), report, stop."""
-        if not self.cancel.requested:
+        if not self.stop_requested():
             return
         d: Path | None
         if step == 0:
@@ -214,6 +257,9 @@ class Job:
         raise Cancelled()
 
     def finish(self, step: int, final_dir: Path, metrics: dict[str, Any]) -> dict[str, Any]:
+        if not self.dist.main:
+            distributed.barrier(self.dist)  # rank 0 writes result.json
+            return {}
         event = {
             "checkpoint": str(final_dir),
             "adapter": str(final_dir / ckpt.ADAPTER_FILE),
@@ -224,7 +270,25 @@ class Job:
         }
         ckpt.write_result(self.out, {"type": "done", **event, "spec": self.fingerprint})
         emit("done", **event)
+        distributed.barrier(self.dist)
         return event
+
+    def device_memory(self) -> dict[str, int]:
+        """Peak memory of this rank's GPU since the job started (CUDA only; what check:gpu prints)."""
+        if not self.device.startswith("cuda"):
+            return {}
+        return {"peak_memory_bytes": int(torch.cuda.max_memory_allocated(self.device))}
+
+    def log_scalars(self, step: int, values: dict[str, Any]) -> None:
+        """TensorBoard scalars of one step (output_dir/tensorboard/, rank 0), numbers only, tags train/<name>."""
+        if not self.dist.main:
+            return
+        if self._tb is None:
+            from .tfevents import EventWriter
+
+            self._tb = EventWriter(self.out / "tensorboard", resumed_at_step=step if step > 1 else None)
+        self._tb.scalars(step, {f"train/{k}": v for k, v in values.items()
+                                if isinstance(v, (int, float)) and not isinstance(v, bool)})
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)

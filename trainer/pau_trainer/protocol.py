@@ -2,6 +2,8 @@
 
 A job is one process:  python -m pau_trainer <command> --spec SPEC.json
   command: "sft" | "grpo-update" | "export-gguf-lora"
+  (with PAU_TRAINER_PROCESSES > 1 that process runs the job's ranks under torchrun and keeps this contract
+  for them: rank 0's events, the job's exit code; launch.py)
 
 In:  SPEC.json, a JSON object validated by `parse_spec` (plain dataclasses + explicit checks).
 Out: stdout carries JSON lines only, one object per line, each with a "type" field (see Event below);
@@ -80,11 +82,11 @@ def spec_error(message: str) -> NoReturn:
 EventType = Literal["start", "info", "progress", "saved", "cancelled", "done", "error"]
 
 _out_lock = threading.Lock()
-_out: TextIO = sys.stdout
+_out: TextIO | None = sys.stdout
 
 
-def set_event_stream(stream: TextIO) -> None:
-    """Tests capture events by pointing this elsewhere."""
+def set_event_stream(stream: TextIO | None) -> None:
+    """Tests capture events by pointing this elsewhere; None drops them (ranks other than 0 of a job)."""
     global _out
     _out = stream
 
@@ -104,8 +106,9 @@ def emit(type_: EventType, **fields: Any) -> dict[str, Any]:
     event = {"type": type_, **_clean(fields)}
     line = json.dumps(event, separators=(",", ":"))
     with _out_lock:
-        _out.write(line + "\n")
-        _out.flush()
+        if _out is not None:
+            _out.write(line + "\n")
+            _out.flush()
     return event
 
 

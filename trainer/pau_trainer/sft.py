@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from .chat import ChatEncoder, Encoded, length_cut_of, too_long_refusal
+from . import distributed
 from .cancel import Cancel
 from .job import Job, read_jsonl
 from .protocol import SftSpec, TrainerError, emit
@@ -88,6 +89,39 @@ def collate(batch: list[Encoded], pad_id: int, device: str) -> dict[str, torch.T
     return {"input_ids": ids.to(device), "attention_mask": attn.to(device), "labels": labels.to(device)}
 
 
+def step_backward(job: Job, batch: list[Encoded], pad_id: int) -> tuple[float, int, int]:
+    """Forward and backward of one optimizer step's global batch; the gradients are left on the adapter
+    (summed over ranks by DDP). Returns (loss, tokens, trained tokens) of the whole batch.
+
+    One process: the model's own mean over the batch's trained tokens, as always. N processes: rank r
+    takes examples r, r+N, ...; its loss is the sum over its trained tokens divided by the global count,
+    times N because DDP averages gradients: the gradient is the single-process one's (up to rounding)."""
+    d = job.dist
+    if not d.enabled:
+        inputs = collate(batch, pad_id, job.device)
+        loss = job.train_model(**inputs).loss
+        if not torch.isfinite(loss):
+            raise TrainerError("internal", f"loss is {loss.item()} (lower lr?)")
+        loss.backward()
+        return float(loss.detach()), int(inputs["attention_mask"].sum()), int((inputs["labels"] != -100).sum())
+    # targets are tokens 1..L-1 (the model shifts labels left), as its own count is
+    trained_global = sum(sum(e.mask[1:]) for e in batch)
+    mine = d.shard(batch)
+    # a rank without an example still runs a pass (weight 0) so that DDP's all-reduce happens on every rank
+    inputs = collate(mine or batch[:1], pad_id, job.device)
+    local = job.train_model(**inputs, num_items_in_batch=max(trained_global, 1)).loss
+    if not mine:
+        local = local * 0.0
+    (local * d.world).backward()
+    loss, tokens, trained = distributed.sum_floats(d, [
+        float(local.detach()), float(inputs["attention_mask"].sum()) if mine else 0.0,
+        float((inputs["labels"] != -100).sum()) if mine else 0.0,
+    ])
+    if not math.isfinite(loss):
+        raise TrainerError("internal", f"loss is {loss} (lower lr?)")
+    return loss, int(tokens), int(trained)
+
+
 def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     job = Job("sft", spec, cancel, spec.data)
     done, last = job.open()
@@ -100,6 +134,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     start, state = job.resume(last)
     emit(
         "start", command="sft", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
+        processes=job.dist.world,
         examples=len(examples), steps_per_epoch=per_epoch, device=job.device, threads=torch.get_num_threads(),
         tool_calls_in_template=encoder.native_tool_calls, **{k: v for k, v in stats.items() if k != "examples"},
     )
@@ -109,36 +144,30 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     seen_tokens = int(state.get("seen_tokens", 0))
     saved_at = start
     job.maybe_cancel(start, {}, saved_at)  # cancelled while loading: nothing new to save
-    model = job.model
     assert job.optimizer is not None
     step = start
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
         epoch, idx = batch_indices(step, len(examples), per_epoch, spec)
-        batch = collate([examples[i] for i in idx], tok.pad_token_id, job.device)
-        out = model(**batch)
-        loss = out.loss
-        if not torch.isfinite(loss):
-            raise TrainerError("internal", f"loss is {loss.item()} at step {step} (lower lr?)")
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(
-            [p for p in model.parameters() if p.requires_grad], spec.max_grad_norm
-        )
+        try:
+            loss, n_tokens, n_trained = step_backward(job, [examples[i] for i in idx], tok.pad_token_id)
+        except TrainerError as e:
+            raise TrainerError(e.code, f"{e.message} at step {step}") from e
+        grad_norm = torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm)
         job.optimizer.step()
         job.scheduler.step()
         job.optimizer.zero_grad(set_to_none=True)
         dt = time.monotonic() - t0
-        n_tokens = int(batch["attention_mask"].sum())
-        n_trained = int((batch["labels"] != -100).sum())
         train_s += dt
         trained_tokens += n_trained
         seen_tokens += n_tokens
-        losses.append(round(float(loss.detach()), 6))
-        emit(
-            "progress", step=step, total=total, loss=float(loss.detach()), tokens_per_s=round(n_tokens / dt, 2),
-            step_s=round(dt, 3), elapsed_s=job.elapsed(), epoch=round((step) / per_epoch, 4), lr=job.scheduler.get_last_lr()[0],
-            tokens=n_tokens, trained_tokens=n_trained, grad_norm=float(grad_norm),
+        losses.append(round(loss, 6))
+        progress = dict(
+            loss=loss, tokens_per_s=round(n_tokens / dt, 2), step_s=round(dt, 3), lr=job.scheduler.get_last_lr()[0],
+            tokens=n_tokens, trained_tokens=n_trained, grad_norm=float(grad_norm), **job.device_memory(),
         )
+        emit("progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round((step) / per_epoch, 4), **progress)
+        job.log_scalars(step, progress)
         state = {
             "cursor": {"epoch": epoch, "batch_in_epoch": (step - 1) % per_epoch, "next_step": step + 1},
             "losses": losses, "train_s": train_s, "trained_tokens": trained_tokens, "seen_tokens": seen_tokens,

@@ -56,15 +56,20 @@ class Run:
 
 
 def run_trainer(command: str, spec: dict[str, Any], spec_path: Path, *, signal_on=None, sig=signal.SIGKILL,
-                timeout: float = 900) -> Run:
+                timeout: float = 900, env: dict[str, str] | None = None, watch_stdin: bool = False) -> Run:
     """Run `python -m pau_trainer COMMAND` like the TS side does; optionally send `sig` when an event matching
-    `signal_on(event)` arrives. Every stdout line must be a JSON object with a type (the wire contract)."""
+    `signal_on(event)` arrives (sig None: close the trainer's stdin, as a dying worker does; needs
+    watch_stdin). Every stdout line must be a JSON object with a type (the wire contract). With
+    PAU_TRAINER_PROCESSES > 1 the pids of the ranks (the launcher's children) at that moment are in
+    extra["ranks"]."""
     spec_path.write_text(json.dumps(spec))
-    env = {**os.environ, "PAU_TRAINER_THREADS": os.environ.get("PAU_TRAINER_THREADS", "1")}
-    p = subprocess.Popen([sys.executable, "-m", "pau_trainer", command, "--spec", str(spec_path)], cwd=TRAINER_DIR,
+    env = {**os.environ, "PAU_TRAINER_THREADS": os.environ.get("PAU_TRAINER_THREADS", "1"), **(env or {})}
+    args = [sys.executable, "-m", "pau_trainer", command, "--spec", str(spec_path)] + (["--watch-stdin"] if watch_stdin else [])
+    p = subprocess.Popen(args, cwd=TRAINER_DIR, stdin=subprocess.PIPE if watch_stdin else None,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     events: list[dict[str, Any]] = []
     killed_at = None
+    extra: dict[str, Any] = {}
     deadline = time.monotonic() + timeout
     assert p.stdout is not None
     for line in p.stdout:
@@ -73,13 +78,21 @@ def run_trainer(command: str, spec: dict[str, Any], spec_path: Path, *, signal_o
         events.append(ev)
         if signal_on is not None and killed_at is None and signal_on(ev):
             killed_at = ev
-            p.send_signal(sig)
+            if env.get("PAU_TRAINER_PROCESSES", "1") not in ("1", "auto"):
+                import psutil
+
+                extra["ranks"] = [c.pid for c in psutil.Process(p.pid).children()]
+            if sig is None:
+                assert p.stdin is not None
+                p.stdin.close()
+            else:
+                p.send_signal(sig)
         if time.monotonic() > deadline:
             p.kill()
             raise TimeoutError(command)
     rc = p.wait()
     stderr = p.stderr.read() if p.stderr else ""
-    return Run(rc=rc, events=events, stderr=stderr, killed_at=killed_at)
+    return Run(rc=rc, events=events, stderr=stderr, killed_at=killed_at, extra=extra)
 
 
 def marker_spec(smollm2: Path, out: Path, **over: Any) -> dict[str, Any]:

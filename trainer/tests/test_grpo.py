@@ -8,6 +8,7 @@ import torch
 from safetensors.torch import load_file
 
 from conftest import DATA, run_trainer
+from test_tfevents import job_scalars
 from pau_trainer.core_algos import aac_advantages
 from pau_trainer.protocol import ExitCode
 
@@ -55,6 +56,13 @@ def test_grpo_update_cancel_resume_and_metrics(grpo_run):
     assert run.of("progress")[-1]["kl"] > 0
     done = run.of("done")[0]
     assert done["steps"] == 4 and len(done["metrics"]["history"]) == 4
+    # TensorBoard beside the job: the two attempts' files read as one curve of the 4 steps
+    points = job_scalars(d / "out")
+    assert sorted(points) == [1, 2, 3, 4]
+    for h in done["metrics"]["history"]:
+        p = points[h["step"]]
+        assert {"train/kl", "train/clip_frac", "train/adv_mean", "train/reward_mean", "train/tokens_per_s"} <= set(p)
+        assert p["train/loss"] == pytest.approx(h["loss"], abs=1e-5) and p["train/kl"] == pytest.approx(h["kl"], abs=1e-5)
 
 
 def test_grpo_advantages_follow_core_algos(grpo_run):
