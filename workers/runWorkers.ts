@@ -2,11 +2,7 @@
 // activities get the shutdown grace time).
 import type { Worker } from '@temporalio/worker';
 import type { TaskQueueName } from '../domain/temporal/queues';
-import { closeSharedDb } from '../db/client';
-import { detectDevice } from '../activities/doctor/deviceInfo';
-import { closeSharedSandboxPool } from '../activities/sandbox/index';
-import { createQueueWorker } from './createWorker';
-import { queueSpecs } from './queues';
+import { downServices, EXIT_SERVICE_DOWN, serviceDownLine, type StackService } from '../config/serviceProbe';
 
 export interface RunningWorkers {
   /** Resolves when every worker has stopped. */
@@ -15,6 +11,14 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(queues: TaskQueueName[], log: (line: string) => void = console.log): Promise<RunningWorkers> {
+  // Loaded here, not at the top: runWorkers' stack check answers before the SDK and every activity load (~10 s under load).
+  const [{ closeSharedDb }, { detectDevice }, { closeSharedSandboxPool }, { createQueueWorker }, { queueSpecs }] = await Promise.all([
+    import('../db/client'),
+    import('../activities/doctor/deviceInfo'),
+    import('../activities/sandbox/index'),
+    import('./createWorker'),
+    import('./queues'),
+  ]);
   const specs = queueSpecs();
   const workers: Worker[] = [];
   for (const q of queues) {
@@ -41,8 +45,18 @@ export async function startWorkers(queues: TaskQueueName[], log: (line: string) 
   return { done, shutdown };
 }
 
-/** For the worker entry points: run until a signal, then exit. */
-export async function runWorkers(queues: TaskQueueName[]): Promise<void> {
+/**
+ * For the worker entry points: run until a signal; resolves to the exit code. With Temporal (or, for the
+ * queues whose activities write rows, Postgres) certainly down, says so in one line and resolves to 3 at
+ * once instead of a connection deadline's stack trace (docs/cli.md).
+ */
+export async function runWorkers(queues: TaskQueueName[]): Promise<number> {
+  const needed: StackService[] = queues.every((q) => q === 'pau-sandbox') ? ['temporal'] : ['temporal', 'postgres'];
+  const down = await downServices(['temporal', 'postgres']);
+  if (down.some((d) => needed.includes(d.service))) {
+    console.error(`workers: ${serviceDownLine(down)}`);
+    return EXIT_SERVICE_DOWN;
+  }
   const running = await startWorkers(queues);
   const stop = (signal: string) => {
     console.log(`workers: ${signal} received, shutting down`);
@@ -51,4 +65,5 @@ export async function runWorkers(queues: TaskQueueName[]): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   await running.done;
+  return 0;
 }

@@ -177,7 +177,7 @@ async function main(): Promise<void> {
       measured(
         'python3',
         [
-          // As `npm run bench:episodes` runs it (its V8 flag, package.json), without tsx's launcher process.
+          // As `npm run bench:episodes` runs it (its V8 flag and MALLOC_ARENA_MAX, package.json), without tsx's launcher process.
           process.execPath,
           '--max-semi-space-size=4',
           '--import',
@@ -190,7 +190,8 @@ async function main(): Promise<void> {
           '--marks',
           ...(opts.window ? ['--window', opts.window] : []),
         ],
-        process.env,
+        // As package.json runs it: glibc's malloc arenas capped (docs/sandbox.md, "Memory beside inspect_ai").
+        { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
         path.join(dir, `project-${round}.log`),
       ),
     inspect_ai: (round: number) =>

@@ -14,6 +14,7 @@ import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './datas
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
+import type { StageClock } from './startStages';
 import { env } from '../../config/env';
 import { installedModels, installModel } from '../../activities/llm/local/install';
 import { judgeCardStatus } from '../../activities/judge/card';
@@ -37,13 +38,13 @@ export const START_LOCAL_METHODS = 1;
 /** Budgets of the start-up run with the local model (the 0.5B rarely learns more after 6 calls). */
 export const START_LOCAL_BUDGETS = { maxCalls: 6, maxTurns: 6 };
 
-async function ensureDataset(client: Client, log: (s: string) => void): Promise<boolean> {
+async function ensureDataset(client: Client, log: (s: string) => void): Promise<'present' | 'built' | 'failed'> {
   const h = connect(undefined, 1);
   try {
     const ds = await getDataset(h.db, START_DATASET);
     if (ds?.status === 'ready') {
       log(`dataset ${START_DATASET}: present`);
-      return true;
+      return 'present';
     }
     log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
     let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
@@ -60,20 +61,27 @@ async function ensureDataset(client: Client, log: (s: string) => void): Promise<
     } catch (err) {
       const e = err as Error & { cause?: Error & { cause?: Error } };
       log(`dataset ${START_DATASET}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);
-      return false;
+      return 'failed';
     }
-    return (await getDataset(h.db, START_DATASET))?.status === 'ready';
+    return (await getDataset(h.db, START_DATASET))?.status === 'ready' ? 'built' : 'failed';
   } finally {
     await h.close();
   }
 }
 
+/** With nothing configured, the default local judge, when it is not installed yet. */
+export function defaultJudgeToInstall(): string | undefined {
+  const { fallback } = startModels();
+  return !fallback || env().PAU_JUDGE_MODEL || installedModels().includes(DEFAULT_LOCAL_JUDGE) ? undefined : `${LOCAL_PREFIX}${DEFAULT_LOCAL_JUDGE}`;
+}
+
 /**
- * With nothing configured, the default local judge is installed while the dataset builds (it is a download
- * and a hash check: it does not compete for the cores the build uses). Resolves to a line for the log.
+ * With nothing configured, the default local judge is installed while the dataset builds (`npm start`'s
+ * models stage: a download and a hash check, it does not compete for the cores the build uses). Resolves
+ * to a line for the log.
  */
-function installDefaultJudge(fallback: boolean): Promise<string | null> {
-  if (!fallback || env().PAU_JUDGE_MODEL || installedModels().includes(DEFAULT_LOCAL_JUDGE)) return Promise.resolve(null);
+export function installDefaultJudge(): Promise<string | null> {
+  if (!defaultJudgeToInstall()) return Promise.resolve(null);
   return installModel(DEFAULT_LOCAL_JUDGE).then(
     (r) => `judge model ${LOCAL_PREFIX}${DEFAULT_LOCAL_JUDGE}: ${r.outcome} (${r.seconds.toFixed(0)} s, beside the dataset build)`,
     (err: unknown) =>
@@ -118,17 +126,38 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
 /** How long a card takes, measured here (docs/judging.md): the scripted judge seconds, a local model far longer. */
 const CARD_TIME_HINT = 'seconds for the scripted judge; for a local model on 2 CPU cores, about 3 minutes per method, an hour for 20';
 
-export async function runMainJob(client: Client, log: (s: string) => void = console.log): Promise<number> {
+export interface MainJobOptions {
+  /** Times the dataset, calibration, benchmark and report stages (`npm start`'s summary). */
+  clock?: StageClock;
+  /** What the benchmark waits for: the local models (and the default judge) installing and starting beside the build. */
+  beforeBenchmark?: Promise<void>;
+}
+
+export async function runMainJob(
+  client: Client,
+  log: (s: string) => void = console.log,
+  opts: MainJobOptions = {},
+): Promise<{ code: number; datasetReady: boolean }> {
+  const { clock } = opts;
   const { names, scripted, fallback } = startModels();
-  const judgeInstall = installDefaultJudge(fallback);
   log('== dataset');
-  if (!(await ensureDataset(client, log))) {
+  clock?.start('dataset');
+  const dataset = await ensureDataset(client, log);
+  clock?.end('dataset', dataset === 'present' ? 'already built' : undefined);
+  if (dataset === 'failed') {
     log('benchmark skipped: no dataset (see the dataset build above; `npm run pau -- dataset build` retries it)');
-    return 1;
+    return { code: 1, datasetReady: false };
   }
+  clock?.start('calibration');
   await runStartCalibration(client, log, START_DATASET, START_SAMPLE_METHODS);
-  const installed = await judgeInstall;
-  if (installed) log(installed);
+  clock?.end('calibration');
+  if (opts.beforeBenchmark) {
+    let waiting = true;
+    const note = setTimeout(() => waiting && log('waiting for the local models to finish installing and start (see [models] lines) ...'), 500);
+    await opts.beforeBenchmark;
+    waiting = false;
+    clearTimeout(note);
+  }
   log('== benchmark');
   if (scripted) {
     log(
@@ -143,6 +172,7 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
       `beside the scripted calibration anchors ${names.slice(1).join(' and ')} (not LLMs: the oracle replays the gold description after probing, random makes random calls). Configure other models: docs/models.md.`,
     );
   }
+  clock?.start('benchmark'); // from here: the judge's card, the run, its summary
   const judge = chooseJudge(names);
   log(judge.note);
   if (judge.judgeModel) await printJudgeCard(client, judge.judgeModel, log);
@@ -164,14 +194,15 @@ export async function runMainJob(client: Client, log: (s: string) => void = cons
   const h = connect(undefined, 2);
   try {
     const result = await watchBenchmark(h.db, handle, runId);
+    clock?.end('benchmark');
     log(await runSummaryText(h.db, runId));
     log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
     log('== report');
-    const report = await fetchReportFiles(h.db, runId);
+    const report = await (clock ? clock.time('report', () => fetchReportFiles(h.db, runId)) : fetchReportFiles(h.db, runId));
     log(report.headline);
     log(`report: ${report.htmlPath}`);
     if (report.transcriptsDir) log(`episode transcripts: ${report.transcriptsDir}/`);
-    return result.totals.failed === result.totals.done ? 1 : 0;
+    return { code: result.totals.failed === result.totals.done ? 1 : 0, datasetReady: true };
   } finally {
     await h.close();
   }

@@ -1,14 +1,20 @@
-// `npm start`: the main job. Stack up, workers in this process, then the job; keeps the UI up until
-// Ctrl-C, or exits when the job is done with --once.
+// `npm start`: the main job. The plan first (stages, estimates), then the stack with the local model
+// install beside it, workers in this process, the doctor, then the job; keeps the UI up until Ctrl-C, or
+// exits when the job is done with --once. Ends with the time each stage took (docs/cli.md, "npm start").
 import { z } from 'zod';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
+import { installedModels } from '../../activities/llm/local/install';
+import { LOCAL_PREFIX } from '../../domain/llm/localModels';
 import { defineOptions, parseCommandArgs } from '../lib/args';
 import { formatDoctor, runDoctor } from '../client/doctor';
-import { runMainJob } from '../client/mainJob';
-import { stackUp } from '../stack/stack';
+import { defaultJudgeToInstall, installDefaultJudge, runMainJob } from '../client/mainJob';
+import { localModelsInUse } from '../client/localModels';
+import { stageClock, startPlanLines } from '../client/startStages';
+import { serveLocalModels, stackUp } from '../stack/stack';
+import { errorText } from '../../domain/temporal/errorText';
 
 const options = defineOptions({ once: z.boolean().optional() });
 
@@ -16,22 +22,54 @@ export const usage = `pau start ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, options);
+  const clock = stageClock();
+  const inUse = localModelsInUse();
+  const installed = new Set(installedModels().map((m) => `${LOCAL_PREFIX}${m}`));
+  const judge = defaultJudgeToInstall();
+  const toInstall = [...inUse.filter((m) => !installed.has(m)), ...(judge ? [judge] : [])];
+  for (const line of startPlanLines({ modelsInUse: [...inUse, ...(judge ? [judge] : [])], modelsToInstall: toInstall })) console.log(line);
+  // The local models install and start beside the stack and the dataset build: a download and a hash
+  // check, then a server loading its weights, needing nothing of the stack. Their lines are prefixed and
+  // drawn without an in-place progress line (the dataset build draws one at the same time).
+  const modelLog = (l: string) => console.log(`[models] ${l}`);
+  const serveModels = async () => {
+    // Both downloads at once; then the judge just installed (now a model in use) is served too.
+    modelLog(`${toInstall.length > 0 ? `installing ${toInstall.join(', ')} (download, hash check) and ` : ''}starting the local model servers`);
+    const [judgeLine] = await Promise.all([installDefaultJudge(), serveLocalModels(modelLog, { quiet: true })]);
+    if (judgeLine) modelLog(judgeLine);
+    if (judge) await serveLocalModels(modelLog, { quiet: true, skip: new Set(inUse) });
+  };
+  const modelsReady =
+    inUse.length === 0 && !judge
+      ? Promise.resolve()
+      : clock
+          .time('models', serveModels)
+          .catch((err: unknown) => console.log(`[models] FAILED: ${errorText(err)} (the benchmark starts its local models when it needs them)`));
   console.log('== stack');
-  await stackUp();
+  await clock.time('stack', () => stackUp(console.log, { localModels: false }));
   console.log('== workers');
-  const workers = await startWorkers([TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]);
+  const workers = await clock.time('workers', () => startWorkers([TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]));
   const client = await connectClient();
   let code = 0;
+  let datasetReady = false;
   try {
     console.log('== doctor');
-    const report = await runDoctor(client);
+    const report = await clock.time('doctor', () => runDoctor(client));
     console.log(formatDoctor(report));
     console.log(`doctor: ${report.ok ? 'all parts pass' : 'FAILED'} (${report.workflowId})`);
     if (!report.ok) code = 1;
     // The main job: the dataset if missing, then a small benchmark (scripts/client/mainJob.ts).
-    else code = await runMainJob(client);
+    else {
+      const job = await runMainJob(client, console.log, { clock, beforeBenchmark: modelsReady });
+      code = job.code;
+      datasetReady = job.datasetReady;
+    }
   } finally {
     await client.connection.close();
+    await modelsReady;
+    console.log('');
+    for (const line of clock.summaryLines()) console.log(line);
+    clock.save({ datasetReady });
   }
   console.log(`\nTemporal Web UI: ${temporalUiUrl()}`);
   if (values.once) {

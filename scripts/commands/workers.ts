@@ -11,6 +11,5 @@ export const usage = `pau workers ${options.usage}`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, options);
-  await runWorkers(values.queue ?? [TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]);
-  return 0;
+  return await runWorkers(values.queue ?? [TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]);
 }

@@ -37,7 +37,8 @@ function parts() {
   };
 }
 
-export async function stackUp(log: (line: string) => void = console.log): Promise<void> {
+/** `localModels: false` leaves the local model servers to the caller (`npm start` starts them beside the stack). */
+export async function stackUp(log: (line: string) => void = console.log, opts: { localModels?: boolean } = {}): Promise<void> {
   const { e, temporal, postgres, mock, codec } = parts();
   const tightened = describePrivateDir(e.PAU_STATE_DIR, makePrivateDir(e.PAU_STATE_DIR));
   if (tightened) log(tightened);
@@ -83,17 +84,26 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
   log(
     `codec-server: ${await startLocalCodecServer(codec)} at ${codec.url} (\`npm run pau -- codec-server --print-url\` for the Web UI's Data Encoder setting)`,
   );
-  // The local models the configuration uses (installed first when missing): llama.cpp on loopback.
-  for (const name of localModelsInUse()) {
-    const line = progressLine();
+  if (opts.localModels ?? true) await serveLocalModels(log);
+  log(`Temporal Web UI: ${temporalUiUrl()}`);
+  log(`DATABASE_URL=${maskUrl(databaseUrl())}${e.DATABASE_URL ? '' : ` (password in ${secretPath('postgres-password')})`}`);
+}
+
+/**
+ * The local models the configuration uses, installed first when missing, then served (llama.cpp on
+ * loopback). `quiet`: no in-place progress line (for when another stage draws one at the same time).
+ */
+export async function serveLocalModels(log: (line: string) => void = console.log, opts: { quiet?: boolean; skip?: ReadonlySet<string> } = {}): Promise<void> {
+  for (const name of localModelsInUse().filter((n) => !opts.skip?.has(n))) {
+    const line = opts.quiet ? undefined : progressLine();
     const state = await startLocalServer(models().get(name), {
-      progress: (t) => line.update(t),
+      progress: (t) => line?.update(t),
       log: (t) => {
-        line.done();
+        line?.done();
         log(t);
       },
     });
-    line.done();
+    line?.done();
     log(`model ${name}: ${state}`);
   }
   // vLLM entries (no baseUrl): started on a CUDA host; a CPU host says why not and goes on (llama.cpp serves there).
@@ -107,19 +117,17 @@ export async function stackUp(log: (line: string) => void = console.log): Promis
       log(`model ${spec.name}: not started: ${missing}`);
       continue;
     }
-    const line = progressLine();
+    const line = opts.quiet ? undefined : progressLine();
     const state = await startVllmServer(spec, {
-      progress: (t) => line.update(t),
+      progress: (t) => line?.update(t),
       log: (t) => {
-        line.done();
+        line?.done();
         log(t);
       },
     });
-    line.done();
+    line?.done();
     log(`model ${spec.name}: ${state}`);
   }
-  log(`Temporal Web UI: ${temporalUiUrl()}`);
-  log(`DATABASE_URL=${maskUrl(databaseUrl())}${e.DATABASE_URL ? '' : ` (password in ${secretPath('postgres-password')})`}`);
 }
 
 export async function stackDown(log: (line: string) => void = console.log): Promise<void> {

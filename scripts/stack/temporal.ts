@@ -60,6 +60,14 @@ export async function temporalReady(address: string, namespace: string): Promise
   }
 }
 
+/**
+ * The dev server's Go heap kept smaller (unless set in the environment): a GC at 50% growth instead of 100%,
+ * and a soft limit that makes it collect harder near 96 MiB (never a hard cap: above it, it only collects
+ * more often). A local development server's history caches hold few workflows; a deployment runs a cluster.
+ * Measured in docs/sandbox.md ("Memory beside inspect_ai").
+ */
+const GO_MEMORY = { GOGC: '50', GOMEMLIMIT: '96MiB' };
+
 export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<'started' | 'already running'> {
   const address = `127.0.0.1:${t.port}`;
   if (runningPid(t.pidFile) !== undefined && (await temporalReady(address, t.namespace))) return 'already running';
@@ -84,7 +92,7 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
     ...(t.ui ? ['--ui-port', String(t.uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']),
   ];
   // umask 077: the SQLite database, its journal, the log and the pid file are the owner's alone.
-  withPrivateUmask(() => spawnDetached(cliPath, args, { logFile: t.logFile, pidFile: t.pidFile }));
+  withPrivateUmask(() => spawnDetached(cliPath, args, { logFile: t.logFile, pidFile: t.pidFile, env: { ...GO_MEMORY, ...process.env } }));
   await waitFor('Temporal dev server', () => temporalReady(address, t.namespace), 60_000, t.logFile);
   return 'started';
 }

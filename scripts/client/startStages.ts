@@ -1,0 +1,160 @@
+// The stages of `npm start`: what will run and for how long on this machine (printed first), a clock that
+// times each stage, the end summary, and the record of those times that the next start estimates from.
+// Stages in one group run at the same time (the model install beside the stack, the dataset build and the
+// calibration; docs/cli.md, "npm start").
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { env } from '../../config/env';
+import { formatTable } from '../../domain/report/table';
+
+export type StartStage = 'stack' | 'models' | 'workers' | 'doctor' | 'dataset' | 'calibration' | 'benchmark' | 'report';
+
+/**
+ * Seconds per stage on the reference machine (2 cores, idle, nothing cached; issue 25's fresh `npm start
+ * -- --once`, 811 s in all), used until this machine has its own record. `dataset` and `calibration` run
+ * in the sandbox on every core, so they are scaled by 2 / cores; the others wait on one process each.
+ */
+const REFERENCE_S: Record<StartStage, number> = {
+  stack: 20,
+  models: 45,
+  workers: 15,
+  doctor: 5,
+  dataset: 420,
+  calibration: 24,
+  benchmark: 300,
+  report: 5,
+};
+const SCALES_WITH_CORES: readonly StartStage[] = ['dataset', 'calibration'];
+const REFERENCE_CORES = 2;
+
+const WHAT: Record<StartStage, string> = {
+  stack: 'start Temporal, Postgres, the mock model server and the codec endpoint; apply migrations',
+  models: 'install (download, verify) and serve the local models',
+  workers: 'start the workers (the workflow bundle is built once)',
+  doctor: 'one activity on each queue',
+  dataset: 'build the pau-v1 method set once (every method checked in the sandbox)',
+  calibration: 'code-match controls on the start-up methods (no judge)',
+  benchmark: 'the start-up benchmark with judging',
+  report: 'write the report',
+};
+
+const recordSchema = z.object({
+  cores: z.number().int().positive(),
+  recordedAt: z.string(),
+  /** Seconds each stage took when it did its work (a stage that found everything in place is not recorded). */
+  stages: z.partialRecord(z.enum(['stack', 'models', 'workers', 'doctor', 'dataset', 'calibration', 'benchmark', 'report']), z.number().nonnegative()),
+  /** The start-up dataset was built with this state directory (so the next start skips its build). */
+  datasetReady: z.boolean().default(false),
+});
+type StartRecord = z.infer<typeof recordSchema>;
+
+const recordFile = () => path.join(env().PAU_STATE_DIR, 'start-stages.json');
+
+function readRecord(): StartRecord | undefined {
+  try {
+    return recordSchema.parse(JSON.parse(fs.readFileSync(recordFile(), 'utf8')));
+  } catch {
+    return undefined; // none yet, or from an older version: the reference figures stand in
+  }
+}
+
+export interface StartPlanInput {
+  /** Local models to install before they can be served (none: serving only). */
+  modelsToInstall: string[];
+  /** Local models served by this start. */
+  modelsInUse: string[];
+}
+
+/** The plan, as lines: each stage, its estimate and basis, and the wall time with the parallel groups. */
+export function startPlanLines(input: StartPlanInput): string[] {
+  const rec = readRecord();
+  const cores = os.cpus().length;
+  const estimate = (stage: StartStage): { s: number; basis: string } => {
+    const own = rec?.stages[stage];
+    if (own !== undefined) return { s: own, basis: `measured here ${rec!.recordedAt.slice(0, 10)}` };
+    const scale = SCALES_WITH_CORES.includes(stage) ? REFERENCE_CORES / cores : 1;
+    return { s: REFERENCE_S[stage] * scale, basis: `reference${scale === 1 ? '' : ` × ${REFERENCE_CORES}/${cores} cores`}` };
+  };
+  const datasetBuilt = rec?.datasetReady ?? false;
+  const rows: [StartStage, string, { s: number; basis: string }][] = [];
+  const add = (stage: StartStage, what = WHAT[stage], est = estimate(stage)) => rows.push([stage, what, est]);
+  add('stack');
+  if (input.modelsInUse.length > 0)
+    add(
+      'models',
+      input.modelsToInstall.length > 0 ? `${WHAT.models}: ${input.modelsToInstall.join(', ')} (beside the stack)` : 'serve the local models (installed)',
+      input.modelsToInstall.length > 0 ? estimate('models') : { s: 5, basis: 'serving only' },
+    );
+  add('workers');
+  add('doctor');
+  if (!datasetBuilt) add('dataset');
+  add('calibration');
+  add('benchmark');
+  add('report');
+  const s = (stage: StartStage) => rows.find((r) => r[0] === stage)?.[2].s ?? 0;
+  // The model install runs beside the stack, workers, doctor and the dataset build; the benchmark waits for both.
+  const total = Math.max(s('stack') + s('workers') + s('doctor') + s('dataset'), s('models')) + s('calibration') + s('benchmark') + s('report');
+  const fmt = (x: number) => (x >= 90 ? `${(x / 60).toFixed(1)} min` : `${x.toFixed(0)} s`);
+  return [
+    `npm start will run these stages on this machine (${cores} cores); estimates from ${rec ? `this machine's last start (${recordFile()}), else ` : ''}the reference machine (2 cores, idle, nothing cached):`,
+    formatTable(
+      ['stage', 'what', 'estimate', 'basis'],
+      rows.map(([stage, what, est]) => [stage, what, fmt(est.s), est.basis]),
+    ),
+    `about ${fmt(total)} in all${datasetBuilt ? ' (the dataset is already built here)' : ''}; the model install runs beside the stack and the dataset build.`,
+  ];
+}
+
+/** Times the stages of one start; `summaryLines` at the end, `save` for the next start's estimate. */
+export function stageClock(now: () => number = Date.now) {
+  const t0 = now();
+  const spans = new Map<StartStage, { start: number; end?: number; note?: string }>();
+  return {
+    start(stage: StartStage): void {
+      spans.set(stage, { start: now() });
+    },
+    /** `note` (e.g. "already built") marks a stage that found its work done: shown, not recorded. */
+    end(stage: StartStage, note?: string): void {
+      const span = spans.get(stage);
+      if (span && span.end === undefined) Object.assign(span, { end: now(), ...(note ? { note } : {}) });
+    },
+    async time<T>(stage: StartStage, fn: () => Promise<T>): Promise<T> {
+      this.start(stage);
+      try {
+        return await fn();
+      } finally {
+        this.end(stage);
+      }
+    },
+    summaryLines(): string[] {
+      const at = (ms: number) => `${((ms - t0) / 1000).toFixed(0)} s`;
+      const rows = [...spans].map(([stage, sp]) => [
+        stage,
+        at(sp.start),
+        sp.end === undefined ? '(not finished)' : at(sp.end),
+        sp.end === undefined ? '' : `${((sp.end - sp.start) / 1000).toFixed(1)} s`,
+        sp.note ?? '',
+      ]);
+      return [
+        `stage times (from the start of \`pau start\`; stages overlap where they ran side by side), ${((now() - t0) / 1000).toFixed(0)} s in all:`,
+        formatTable(['stage', 'from', 'to', 'took', ''], rows),
+      ];
+    },
+    /** Writes this start's times over the last record (stages that did no work keep their old figure). */
+    save(extra: { datasetReady: boolean }): void {
+      const old = readRecord();
+      const stages: StartRecord['stages'] = { ...old?.stages };
+      for (const [stage, sp] of spans) if (sp.end !== undefined && !sp.note) stages[stage] = Math.round((sp.end - sp.start) / 100) / 10;
+      const rec: StartRecord = { cores: os.cpus().length, recordedAt: new Date().toISOString(), stages, datasetReady: extra.datasetReady };
+      try {
+        fs.mkdirSync(path.dirname(recordFile()), { recursive: true });
+        fs.writeFileSync(recordFile(), `${JSON.stringify(rec, null, 2)}\n`);
+      } catch {
+        // A read-only state dir costs only the next estimate.
+      }
+    },
+  };
+}
+export type StageClock = ReturnType<typeof stageClock>;

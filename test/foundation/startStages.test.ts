@@ -1,0 +1,75 @@
+// npm start's plan and stage clock: the estimate comes from the reference figures until this machine has a
+// record, then from the record; the dataset build drops out of the plan once it was built here; the
+// summary lists every stage with its time.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reloadEnv } from '../../config/env';
+import { stageClock, startPlanLines } from '../../scripts/client/startStages';
+
+const saved = process.env.PAU_STATE_DIR;
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-start-stages-'));
+  process.env.PAU_STATE_DIR = dir;
+  reloadEnv();
+});
+afterAll(() => {
+  process.env.PAU_STATE_DIR = saved;
+  reloadEnv();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm start plan', () => {
+  it('first start: every stage from the reference figures, the model install beside the stack and the build', () => {
+    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: ['local/a'] }).join('\n');
+    for (const stage of ['stack', 'models', 'workers', 'doctor', 'dataset', 'calibration', 'benchmark', 'report'])
+      expect(text).toMatch(new RegExp(`^${stage} `, 'm'));
+    expect(text).toContain('install (download, verify) and serve the local models: local/a (beside the stack)');
+    const cores = os.cpus().length;
+    // The sandbox-bound stages scale with the cores (none on a 2-core machine like the reference).
+    expect(text).toMatch(cores === 2 ? /^dataset .* reference\s*$/m : new RegExp(`^dataset .* reference × 2/${cores} cores`, 'm'));
+    // The model install (45 s) hides behind stack + workers + doctor + dataset; the total is the rest.
+    const expected = 20 + 15 + 5 + 420 * (2 / cores) + 24 * (2 / cores) + 300 + 5;
+    expect(text).toContain(`about ${expected >= 90 ? `${(expected / 60).toFixed(1)} min` : `${expected.toFixed(0)} s`} in all`);
+  });
+
+  it('a start records its stage times; the next plan uses them and skips the dataset build it made', () => {
+    let t = 0;
+    const clock = stageClock(() => t);
+    clock.start('stack');
+    t = 12_000;
+    clock.end('stack');
+    clock.start('dataset');
+    t = 70_000;
+    clock.end('dataset');
+    clock.start('benchmark');
+    t = 100_000;
+    clock.end('benchmark');
+    clock.start('report');
+    const summary = clock.summaryLines().join('\n');
+    expect(summary).toMatch(/^stack +0 s +12 s +12\.0 s/m);
+    expect(summary).toMatch(/^dataset +12 s +70 s +58\.0 s/m);
+    expect(summary).toMatch(/^report +100 s +\(not finished\)/m);
+    clock.save({ datasetReady: true });
+
+    const text = startPlanLines({ modelsInUse: [], modelsToInstall: [] }).join('\n');
+    expect(text).toMatch(/^stack +.* 12 s +measured here/m);
+    expect(text).toMatch(/^benchmark +.* 30 s +measured here/m);
+    expect(text).not.toMatch(/^dataset /m);
+    expect(text).not.toMatch(/^models /m);
+    expect(text).toContain('(the dataset is already built here)');
+  });
+
+  it('a stage that found its work done is shown but does not replace the recorded figure', () => {
+    let t = 0;
+    const clock = stageClock(() => t);
+    clock.start('stack');
+    t = 1000;
+    clock.end('stack', 'already running');
+    expect(clock.summaryLines().join('\n')).toMatch(/^stack +0 s +1 s +1\.0 s +already running/m);
+    clock.save({ datasetReady: true });
+    expect(startPlanLines({ modelsInUse: [], modelsToInstall: [] }).join('\n')).toMatch(/^stack +.* 12 s +measured here/m);
+  });
+});
