@@ -6,7 +6,7 @@
 // one) and every K epochs benchmarked beside the base on the validation split. Every step is an activity or a
 // child workflow with a deterministic id, so a crash anywhere resumes where it was: model calls are cached,
 // the trainer resumes from its last save, the checkpoint row is upserted by its job id.
-import { continueAsNew, executeChild, log, ParentClosePolicy, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, executeChild, log, ParentClosePolicy, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { benchmarkSearchAttributes, benchWorkflowId, episodeSearchAttributes } from '../../domain/bench/workflowIds';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { errorText } from '../../domain/temporal/errorText';
@@ -118,7 +118,9 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       stage = 'evaluate';
       const evalRunId = grpoEvalRunId(runId, epoch);
       const checkpointModel = checkpointModelName(checkpointId);
-      const bench = grpoEvalConfig(config, checkpointModel);
+      // At the benchmark's budgets and params, like `bench run` (patched: histories recorded before evaluated
+      // at the training budgets).
+      const bench = grpoEvalConfig(config, checkpointModel, patched('grpo-eval-benchmark-budgets'));
       await executeChild(benchmarkRunWorkflow, {
         args: [{ runId: evalRunId, config: bench }],
         workflowId: benchWorkflowId(evalRunId),
