@@ -18,7 +18,7 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, lineChartSvg } from '../../domain/training/grpoReport';
+import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/training/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';
@@ -395,5 +395,94 @@ describe('report helpers', () => {
     ]);
     const svg = lineChartSvg('t', [{ name: 's', values: [1, null, 3] }], 3);
     expect((svg.match(/<circle/g) ?? []).length).toBe(2);
+  });
+
+  it('the report links each evaluation run, gives its paired difference with the base, the policy-failure counts and other reward modes paired', () => {
+    const ck = 'ckpt:grpo-r-e1';
+    const base = 'local/qwen2.5-coder-0.5b';
+    const row = (model: string, methodId: string, score: number) => ({
+      episodeId: `${model}/${methodId}`,
+      methodId,
+      source: 's',
+      model,
+      setting: 'interactive' as const,
+      sample: 0,
+      status: 'completed',
+      endReason: 'submitted',
+      judged: true,
+      score,
+      unparsable: false,
+      codeMatch: 0,
+      codeMatchUnobserved: 0,
+      statementCoverage: null,
+      branchCoverage: null,
+      diagnostics: null,
+      callsMade: 3,
+      tokensIn: 0,
+      tokensOut: 0,
+      costUsd: 0,
+      workflowId: null,
+      uiLink: null,
+      hasDescription: true,
+    });
+    const ev = grpoEvalFigures('r-eval-e1', [row(ck, 'm1', 4), row(ck, 'm2', 3), row(base, 'm1', 2), row(base, 'm2', 3)], ck, base);
+    const outcomes = {
+      policyFailures: 2,
+      policyFailureReasons: { no_description: 2 },
+      unjudgedRollouts: 1,
+      unjudgedReasons: { not_judged: 1 },
+      skippedGroups: 1,
+      skippedRollouts: 3,
+    };
+    expect(outcomeCounts({ outcomes })).toBe('2 (no_description 2) / 1 (not_judged 1) / 1');
+    const epoch = {
+      epoch: 0,
+      policyModel: base,
+      checkpointId: 'grpo-r-e1',
+      methods: ['m1'],
+      rollouts: 4,
+      failedRollouts: 0,
+      outcomes,
+      meanReward: 2,
+      meanScore: 2,
+      meanCodeMatch: 0,
+      meanCriticReward: null,
+      ratedSteps: 0,
+      groups: [],
+      update: { steps: 1, meanKl: 0, finalLoss: 0, meanClipFrac: 0, tokensPerS: 1, trainS: 1 },
+      timing: { rolloutsMs: 0, criticMs: 0, updateMs: 0, exportMs: 0, evalMs: 0 },
+      eval: ev,
+    };
+    const html = renderGrpoReport({
+      runId: 'r',
+      status: 'completed',
+      config: {
+        base,
+        critic: base,
+        judgeModel: 'j',
+        dataset: 'd',
+        split: 'train',
+        methodsPerEpoch: 1,
+        group: 4,
+        epochs: 1,
+        budgets: {},
+        temperature: 1,
+        reward: 'mix',
+        codeMatchWeight: 1,
+        seed: 0,
+        evalEvery: 1,
+        evalSplit: 'validation',
+      },
+      epochs: [epoch],
+      examples: [],
+      generatedAt: 'now',
+      comparisons: [{ otherRunId: 'r-aac', otherReward: 'aac', epoch: 0, evalRunIds: ['r-eval-e1', 'r-aac-eval-e1'], paired: ev.paired! }],
+    });
+    expect(html).toContain('Validation (benchmark runs)');
+    expect(html).toContain('npm run pau -- report r-eval-e1');
+    expect(html).toContain('+1.00 [0.00, 2.00] 1/1/0'); // ckpt - base on score, paired by method
+    expect(html).toContain('2 (no_description 2) / 1 (not_judged 1) / 1');
+    expect(html).toContain('Against other reward modes');
+    expect(html).toContain('<code>r-aac</code> (aac)');
   });
 });
