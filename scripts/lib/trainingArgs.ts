@@ -1,6 +1,7 @@
 // The training verbs' max_length: the base model's serving context unless given (domain/training/maxLength.ts).
 import { models } from '../../config/models';
 import { planFor } from '../../activities/llm/local/server';
+import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { UsageError } from './args';
 
@@ -12,6 +13,8 @@ export function servingContextOf(base: string): number | null {
 
 /** max_length for a run on `base`: the given one (refused above the serving context), else the serving context. */
 export function maxLengthFor(base: string, given: number | undefined): number | undefined {
+  // A checkpoint is not a base: the run refuses it (BaseModelUnusable), as before.
+  if (isCheckpointModel(base)) return given;
   let ctx: number | null;
   try {
     ctx = servingContextOf(base);
