@@ -83,7 +83,8 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
       await new Promise((r) => setTimeout(r, 5_000));
     }
-    await maybeRecordHistory(first, 'grpo-epoch1.json');
+    // grpo-epoch1.json is the history from before the evaluation ran at the benchmark's budgets (no patch marker).
+    await maybeRecordHistory(first, 'grpo-epoch1-eval-benchmark.json');
     await handle.terminate('test: epoch 2 rollouts checked');
 
     const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
