@@ -1,7 +1,6 @@
 // `pau grpo train | report`: an AAC-GRPO run (epochs of rollouts by the policy, the frozen critic's step
 // rewards, the update on pau-gpu, the new checkpoint, its validation benchmark beside the base) and its HTML
 // report. Needs workers (`npm run workers`).
-import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';

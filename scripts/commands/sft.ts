@@ -1,6 +1,5 @@
 // `pau sft build | export | train | show`: SFT data from judged teacher episodes, its export as JSONL, and an
 // SFT run (train, register the checkpoint, benchmark it beside its base). Needs workers (`npm run workers`).
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
