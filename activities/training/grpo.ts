@@ -8,7 +8,6 @@ import { datasetMethods, methods, runs, steps } from '../../db/schema/index';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
 import { callingWorkflowId } from '../common/workflowContext';
 import { type FinishRunInput, finishRunRow } from './checkpoints';
-import { loadEpisodeRows } from '../report/reportRows';
 import { loadSteps } from '../episode/steps';
 import { signatureFromCode } from '../episode/lifecycle';
 import { activityChatDeps } from '../llm/activity';
@@ -16,17 +15,11 @@ import { chat } from '../llm/chat';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
-import {
-  type GrpoConfig,
-  type GrpoEpochFigures,
-  type GrpoEvalFigures,
-  type GrpoEvalModelFigures,
-  criticUnparsableFigures,
-  meanOf,
-  outcomeReward,
-  sampleStratified,
-} from '../../domain/training/grpo';
+import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnparsableFigures, meanOf, sampleStratified } from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
+import { grpoEvalFigures } from '../../domain/training/grpoEval';
+import { groupRollouts } from '../../domain/training/rolloutOutcome';
+import { loadRolloutRows } from './rolloutRows';
 
 /**
  * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes
@@ -129,7 +122,11 @@ export function createGrpoActivities(db: () => Db) {
       return { episodeId: input.episodeId, rewards, rated, unparsable };
     },
 
-    /** The epoch's rollout figures: outcome rewards per group, judge scores, code match, critic means. */
+    /**
+     * The epoch's rollout figures: outcome rewards per group (a policy failure at the minimum, an unjudged
+     * rollout null: domain/training/rolloutOutcome.ts), judge scores, code match, critic means, and the counts
+     * of policy failures, unjudged rollouts and skipped groups.
+     */
     async summarizeGrpoRollouts(input: {
       runId: string;
       config: GrpoConfig;
@@ -140,6 +137,7 @@ export function createGrpoActivities(db: () => Db) {
         GrpoEpochFigures,
         | 'rollouts'
         | 'failedRollouts'
+        | 'outcomes'
         | 'meanReward'
         | 'meanScore'
         | 'meanCodeMatch'
@@ -150,45 +148,40 @@ export function createGrpoActivities(db: () => Db) {
         | 'groups'
       >
     > {
-      const want = new Set(input.episodeIds);
-      const rows = (await loadEpisodeRows(db(), input.runId, input.config.judgeModel)).filter((r) => want.has(r.episodeId));
+      const rows = await loadRolloutRows(db(), input.runId, input.config.judgeModel, input.episodeIds);
+      const grouped = groupRollouts(rows, input.config.codeMatchWeight);
       const critic = new Map(input.critic.map((c) => [c.episodeId, c]));
-      const reward = (r: (typeof rows)[number]) => outcomeReward(r.score, r.codeMatch, input.config.codeMatchWeight);
-      const byMethod = new Map<string, typeof rows>();
-      for (const r of rows) byMethod.set(r.methodId, [...(byMethod.get(r.methodId) ?? []), r]);
+      const byMethod = new Map<string, typeof grouped.rollouts>();
+      for (const r of grouped.rollouts) byMethod.set(r.row.methodId, [...(byMethod.get(r.row.methodId) ?? []), r]);
       const allSteps = input.critic.flatMap((c) => c.rewards);
       return {
         rollouts: rows.length,
         failedRollouts: rows.filter((r) => r.status !== 'completed').length,
-        meanReward: meanOf(rows.map(reward)),
+        outcomes: grouped.figures,
+        meanReward: meanOf(grouped.rollouts.map((r) => r.reward)),
         meanScore: meanOf(rows.map((r) => r.score)),
         meanCodeMatch: meanOf(rows.map((r) => r.codeMatch)),
         meanCriticReward: meanOf(allSteps),
         ratedSteps: allSteps.filter((x) => x !== null).length,
         ...criticUnparsableFigures(input.critic),
-        groups: [...byMethod].map(([methodId, rs]) => ({
-          methodId,
-          rewards: rs.sort((a, b) => a.sample - b.sample).map(reward),
-          criticMeans: rs.map((r) => meanOf(critic.get(r.episodeId)?.rewards ?? [])),
-        })),
+        groups: [...byMethod].map(([methodId, rs]) => {
+          const sorted = [...rs].sort((a, b) => a.row.sample - b.row.sample);
+          return {
+            methodId,
+            rewards: sorted.map((r) => r.reward),
+            criticMeans: sorted.map((r) => meanOf(critic.get(r.row.episodeId)?.rewards ?? [])),
+          };
+        }),
       };
     },
 
-    /** The validation benchmark's figures: the checkpoint beside its base (score, code match, calls per episode). */
+    /**
+     * The validation benchmark's figures: the checkpoint beside its base, every ended episode counted, with
+     * intervals over methods and the checkpoint paired against the base (domain/training/grpoEval.ts).
+     */
     async summarizeGrpoEval(input: { evalRunId: string; checkpointModel: string; base: string; judgeModel: string }): Promise<GrpoEvalFigures> {
-      const rows = await loadEpisodeRows(db(), input.evalRunId, input.judgeModel);
-      const of = (model: string): GrpoEvalModelFigures => {
-        const rs = rows.filter((r) => r.model === model);
-        return {
-          model,
-          episodes: rs.length,
-          meanScore: meanOf(rs.map((r) => r.score)),
-          meanCodeMatch: meanOf(rs.map((r) => r.codeMatch)),
-          meanCalls: meanOf(rs.map((r) => r.callsMade)),
-          failed: rs.filter((r) => r.status !== 'completed').length,
-        };
-      };
-      return { runId: input.evalRunId, checkpoint: of(input.checkpointModel), base: of(input.base) };
+      const rows = await loadRolloutRows(db(), input.evalRunId, input.judgeModel, null);
+      return grpoEvalFigures(input.evalRunId, rows, input.checkpointModel, input.base);
     },
 
     /** Epoch figures into the run's summary (`epochs[e]`, rewritten on a retry). */

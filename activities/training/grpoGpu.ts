@@ -4,15 +4,15 @@
 // trainer recomputes them with the adapter that sampled the rollouts (the rollouts are on-policy).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { loadEpisodeRows } from '../report/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
 import { lengthCutMessages, openAiLine, sftConversation } from '../../domain/training/sftData';
-import { outcomeReward } from '../../domain/training/grpo';
 import { rolloutLine } from '../../domain/training/grpoRollouts';
+import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
 import { baseModelFile, writeIfChanged } from './sftGpu';
 import { toolsOffered } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
+import { loadRolloutRows } from './rolloutRows';
 
 export interface PrepareGrpoInput {
   jobId: string;
@@ -27,7 +27,11 @@ export interface PrepareGrpoResult {
   rolloutsFile: string;
   baseFile: string;
   rollouts: number;
-  /** Rollouts left out, by reason (failed episode, not judged). */
+  /**
+   * Rollouts left out, by reason: `group_skipped` (a rollout of its group had no usable reward for a reason
+   * outside the policy: domain/training/rolloutOutcome.ts), `no_policy_message` (nothing the policy wrote).
+   * Policy failures are not left out: they train with the minimum reward.
+   */
   skipped: Record<string, number>;
   /** Policy messages (assistant turns) over all rollouts, and those the critic rated. */
   policyMessages: number;
@@ -41,25 +45,24 @@ export function createGrpoGpuActivities(db: () => Db) {
     async prepareGrpoRollouts(input: PrepareGrpoInput): Promise<PrepareGrpoResult> {
       const baseFile = baseModelFile(input.base);
       const d = db();
-      const want = new Set(input.episodeIds);
-      const rows = (await loadEpisodeRows(d, input.runId, input.judgeModel))
-        .filter((r) => want.has(r.episodeId))
-        .sort((a, b) => a.episodeId.localeCompare(b.episodeId));
+      const grouped = groupRollouts(await loadRolloutRows(d, input.runId, input.judgeModel, input.episodeIds), input.codeMatchWeight);
       const skipped: Record<string, number> = {};
       const lines: string[] = [];
       let policyMessages = 0;
       let ratedMessages = 0;
       let lengthCut = 0;
-      for (const r of rows) {
-        const outcome = r.status === 'completed' ? outcomeReward(r.score, r.codeMatch, input.codeMatchWeight) : null;
-        if (r.status !== 'completed' || outcome === null) {
-          const why = r.status !== 'completed' ? 'episode_failed' : 'not_judged';
-          skipped[why] = (skipped[why] ?? 0) + 1;
+      for (const { row: r, reward: outcome, trained } of grouped.rollouts) {
+        if (!trained || outcome === null) {
+          skipped.group_skipped = (skipped.group_skipped ?? 0) + 1;
           continue;
         }
         const t = await loadEpisodeTranscript(d, r.episodeId);
         if (!t) continue;
         const assistants = t.steps.filter((s) => s.kind === 'assistant');
+        if (assistants.length === 0) {
+          skipped.no_policy_message = (skipped.no_policy_message ?? 0) + 1;
+          continue;
+        }
         const hashes = assistants.map((s) => (s.agentMessage as { requestHash?: string } | null)?.requestHash).filter((h): h is string => !!h);
         const tools = await toolsOffered(d, hashes);
         const line = openAiLine(sftConversation(t.messages), tools.length > 0 ? tools : null) as { messages: { role: string }[]; tools?: unknown };

@@ -3,11 +3,13 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes, methods, runs, steps } from '../../db/schema/index';
-import { loadEpisodeRows } from '../report/reportRows';
+import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import { type GrpoConfig, type GrpoEpochFigures, outcomeReward } from '../../domain/training/grpo';
-import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput } from '../../domain/training/grpoReport';
+import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
+import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/training/grpoReport';
+import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
+import { rolloutVerdict } from '../../domain/training/rolloutOutcome';
 
 export interface GrpoRunState {
   runId: string;
@@ -34,7 +36,7 @@ export async function countRollouts(db: Db, runId: string): Promise<{ done: numb
 
 async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof bestAndWorstGroups>[number]): Promise<GrpoGroupExample> {
   const e = run.epochs.find((x) => x.epoch === g.epoch)!;
-  const rows = (await loadEpisodeRows(db, run.runId, run.config.judgeModel)).filter(
+  const rows = (await loadRolloutRows(db, run.runId, run.config.judgeModel, null)).filter(
     (r) => r.methodId === g.methodId && r.model === e.policyModel && Math.floor(r.sample / 1000) === g.epoch,
   );
   const [m] = await db.select().from(methods).where(eq(methods.id, g.methodId)).limit(1);
@@ -55,7 +57,7 @@ async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof best
       return {
         episodeId: r.episodeId,
         sample: r.sample,
-        reward: outcomeReward(r.score, r.codeMatch, run.config.codeMatchWeight),
+        reward: ((v) => (v.kind === 'unjudged' ? null : v.reward))(rolloutVerdict(r, run.config.codeMatchWeight)),
         score: r.score,
         codeMatch: r.codeMatch,
         finalDescription: eps.find((x) => x.id === r.episodeId)?.d ?? null,
@@ -74,10 +76,54 @@ async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof best
   return { ...g, rollouts };
 }
 
-export async function loadGrpoReport(db: Db, runId: string): Promise<GrpoReportInput | undefined> {
+/**
+ * This run's checkpoints against another run's, epoch by epoch where both were evaluated: each side's
+ * checkpoint episodes from its evaluation benchmark, paired by method. Runs judged by another judge are
+ * not compared (their scores are not on one scale): a note says so.
+ */
+async function compareRuns(db: Db, run: GrpoRunState, others: readonly string[]): Promise<{ comparisons: GrpoRunComparison[]; notes: string[] }> {
+  const comparisons: GrpoRunComparison[] = [];
+  const notes: string[] = [];
+  const checkpointRows = async (r: GrpoRunState, e: GrpoEpochFigures) =>
+    (await loadRolloutRows(db, e.eval!.runId, r.config.judgeModel, null)).filter((x) => x.model === e.eval!.checkpoint.model);
+  for (const otherId of others) {
+    const other = await loadGrpoRun(db, otherId);
+    if (!other) {
+      notes.push(`${otherId}: no GRPO run of that id`);
+      continue;
+    }
+    if (other.config.judgeModel !== run.config.judgeModel) {
+      notes.push(`${otherId}: judged by ${other.config.judgeModel}, this run by ${run.config.judgeModel}: not compared`);
+      continue;
+    }
+    for (const e of run.epochs) {
+      const o = other.epochs.find((x) => x.epoch === e.epoch);
+      if (!e.eval || !o?.eval) continue;
+      comparisons.push({
+        otherRunId: otherId,
+        otherReward: other.config.reward,
+        epoch: e.epoch,
+        evalRunIds: [e.eval.runId, o.eval.runId],
+        paired: grpoEvalPaired(await checkpointRows(run, e), await checkpointRows(other, o)),
+      });
+    }
+  }
+  return { comparisons, notes };
+}
+
+export async function loadGrpoReport(db: Db, runId: string, compare: readonly string[] = []): Promise<GrpoReportInput | undefined> {
   const run = await loadGrpoRun(db, runId);
   if (!run) return undefined;
   const examples: GrpoGroupExample[] = [];
   for (const g of bestAndWorstGroups(run.epochs)) examples.push(await groupExample(db, run, g));
-  return { runId, status: run.status, config: run.config, epochs: run.epochs, examples, generatedAt: new Date().toISOString() };
+  const { comparisons, notes } = await compareRuns(db, run, compare);
+  return {
+    runId,
+    status: run.status,
+    config: run.config,
+    epochs: run.epochs,
+    examples,
+    generatedAt: new Date().toISOString(),
+    ...(compare.length > 0 ? { comparisons, comparisonNotes: notes } : {}),
+  };
 }

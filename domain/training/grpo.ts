@@ -8,6 +8,8 @@ import { fnv1a } from '../common/seededRandom';
 import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
 import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import { checkpointModelName } from './checkpointIds';
+import type { GrpoEvalFigures } from './grpoEval';
+import type { RolloutGroupFigures } from './rolloutOutcome';
 import { sumOf } from './sftTrain';
 import type { TrainerJobInput } from './trainerProtocol';
 
@@ -64,9 +66,12 @@ export interface GrpoConfig {
   maxLength?: number;
   threads?: number;
   seed: number;
+  /** The judge's card failed and the run was started with --allow-unqualified-judge (its reports mark the scores). */
+  allowUnqualifiedJudge?: boolean;
   /** Benchmark the checkpoint every K epochs (and after the last); 0: never. */
   evalEvery: number;
   evalSplit: string;
+  /** Only the first N validation methods (unset: the whole split, as `bench run`). */
   evalLimit?: number;
   evalMethodIds?: string[];
   /** Tests: only these training methods (sampled from, in this order). */
@@ -86,7 +91,13 @@ export interface GrpoEpochFigures {
   methods: string[];
   rollouts: number;
   failedRollouts: number;
-  /** Mean outcome reward over the rollouts (judge score + weight x code match). */
+  /**
+   * Rollouts that failed because of the policy (minimum reward, kept in their group), rollouts without a
+   * usable reward for other reasons, and the groups skipped for them (domain/training/rolloutOutcome.ts).
+   * Absent in runs recorded before issue 23's rule (their failed and unjudged rollouts were dropped).
+   */
+  outcomes?: RolloutGroupFigures;
+  /** Mean outcome reward over the rollouts that have one (judged, or the minimum for a policy failure). */
   meanReward: number | null;
   meanScore: number | null;
   meanCodeMatch: number | null;
@@ -118,20 +129,7 @@ export interface GrpoEpochFigures {
   eval: GrpoEvalFigures | null;
 }
 
-export interface GrpoEvalModelFigures {
-  model: string;
-  episodes: number;
-  meanScore: number | null;
-  meanCodeMatch: number | null;
-  meanCalls: number | null;
-  failed: number;
-}
-
-export interface GrpoEvalFigures {
-  runId: string;
-  checkpoint: GrpoEvalModelFigures;
-  base: GrpoEvalModelFigures;
-}
+export type { GrpoEvalFigures, GrpoEvalModelFigures } from './grpoEval';
 
 export interface GrpoInput {
   runId: string;
@@ -213,8 +211,13 @@ export function rolloutWorkflowId(input: EpisodeInput): string {
   return episodeWorkflowId(input.runId, input.methodId, input.model, input.setting, input.sample);
 }
 
-/** The validation benchmark of a checkpoint beside its base (greedy, so the base's episodes are cache hits after the first). */
-export function grpoEvalConfig(config: GrpoConfig, checkpointModel: string): BenchmarkConfig {
+/**
+ * The validation benchmark of a checkpoint beside its base. `benchmarkBudgets` (runs since issue 23): what
+ * `bench run` does with no budget flags, the benchmark's budgets (DEFAULT_BUDGETS) and the models' own request
+ * params, so its figures compare with any benchmark run; before, the training budgets and max_tokens, greedy.
+ * An unqualified judge forced at the start is carried over, so the benchmark report marks its scores.
+ */
+export function grpoEvalConfig(config: GrpoConfig, checkpointModel: string, benchmarkBudgets = false): BenchmarkConfig {
   return {
     dataset: config.dataset,
     split: config.evalSplit,
@@ -222,8 +225,9 @@ export function grpoEvalConfig(config: GrpoConfig, checkpointModel: string): Ben
     settings: ['interactive'],
     samples: 1,
     judgeModel: config.judgeModel,
-    budgets: config.budgets,
-    params: { temperature: 0, ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) },
+    ...(benchmarkBudgets
+      ? { ...(config.allowUnqualifiedJudge ? { allowUnqualifiedJudge: true } : {}) }
+      : { budgets: config.budgets, params: { temperature: 0, ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}) } }),
     ...(config.evalMethodIds ? { methodIds: config.evalMethodIds } : config.evalLimit ? { limit: config.evalLimit } : {}),
     ...(config.sandbox ? { sandbox: config.sandbox } : {}),
   };
@@ -269,12 +273,6 @@ export function grpoTrainerSpec(
     ...(config.maxLength !== undefined ? { max_length: config.maxLength } : {}),
     ...(config.threads !== undefined ? { threads: config.threads } : {}),
   };
-}
-
-/** The outcome reward of a judged rollout; null when it was not judged (the trainer then gets 0 relative to its group). */
-export function outcomeReward(score: number | null, codeMatch: number | null, codeMatchWeight: number): number | null {
-  if (score === null) return null;
-  return score + codeMatchWeight * (codeMatch ?? 0);
 }
 
 export function grpoSearchAttributes(runId: string, config: Pick<GrpoConfig, 'base' | 'split'>, epoch: number): SearchAttributePair[] {

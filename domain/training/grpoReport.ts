@@ -2,7 +2,10 @@
 // validation score and code match with the base as a line), the reward distribution per group, and the
 // best and worst groups' trajectories with their step rewards. Pure: HTML from data the CLI loads.
 import { esc, PALETTE, REPORT_STYLE, table } from '../report/renderHtml';
+import { fmtEstimate, fmtPaired } from '../report/summarize';
+import type { PairedEstimate } from '../report/stats';
 import type { GrpoConfig, GrpoEpochFigures } from './grpo';
+import type { GrpoEvalMetric } from './grpoEval';
 
 export interface GrpoTrajectoryStep {
   idx: number;
@@ -30,6 +33,18 @@ export interface GrpoGroupExample {
   rollouts: GrpoTrajectory[];
 }
 
+/**
+ * This run's checkpoint against another run's (another reward mode) at the same epoch, on the validation
+ * methods both evaluated, paired by method, every ended episode counted (`grpo report RUN --compare OTHER`).
+ */
+export interface GrpoRunComparison {
+  otherRunId: string;
+  otherReward: string;
+  epoch: number;
+  evalRunIds: [string, string];
+  paired: Record<GrpoEvalMetric, PairedEstimate>;
+}
+
 export interface GrpoReportInput {
   runId: string;
   status: string;
@@ -37,6 +52,9 @@ export interface GrpoReportInput {
   epochs: GrpoEpochFigures[];
   examples: GrpoGroupExample[];
   generatedAt: string;
+  comparisons?: GrpoRunComparison[];
+  /** Other runs asked for that could not be compared, and why. */
+  comparisonNotes?: string[];
 }
 
 const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
@@ -136,6 +154,87 @@ function trajectoryHtml(t: GrpoTrajectory): string {
   return `<h4>rollout ${t.sample % 1000}: reward ${fmt(t.reward, 2)} (score ${fmt(t.score, 0)}, code match ${fmt(t.codeMatch, 2)})</h4>${table(['step', 'calls', 'critic reward', 'critic rationale'], rows, [1, 3])}<p><b>Final description:</b> ${esc(t.finalDescription ?? '(none)')}</p>`;
 }
 
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)} %`);
+
+/**
+ * Each evaluation is a benchmark run (its own report: `pau report <id>`), summarised like one: every ended
+ * episode counted, 95 % intervals over methods, the checkpoint paired against the base by method; and, with
+ * --compare, against the checkpoints of other runs (other reward modes) at the same epoch.
+ */
+function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunComparison[], notes: string[]): string {
+  const evals = es.filter((e) => e.eval);
+  if (evals.length === 0) return '<h2>Validation (benchmark runs)</h2><p>No evaluation yet.</p>';
+  const rows = evals.map((e) => {
+    const v = e.eval!;
+    const c = v.checkpoint;
+    const b = v.base;
+    const est = (x: typeof c, m: GrpoEvalMetric, p = false) => (x.estimates ? fmtEstimate(x.estimates[m], p) : m === 'score' ? fmt(x.meanScore) : '-');
+    return [
+      String(e.epoch + 1),
+      `<code>${esc(v.runId)}</code> (<code>npm run pau -- report ${esc(v.runId)}</code>)`,
+      `${c.episodes} / ${b.episodes}${v.counting === 'all' ? '' : ' (judged only)'}`,
+      `${est(c, 'score')} / ${est(b, 'score')}`,
+      v.paired ? fmtPaired(v.paired.score) : '-',
+      `${est(c, 'codeMatchUnobserved', true)} / ${est(b, 'codeMatchUnobserved', true)}`,
+      v.paired ? fmtPaired(v.paired.codeMatchUnobserved, true) : '-',
+      v.paired ? fmtPaired(v.paired.failRate, true) : '-',
+      `${pct(c.described)} / ${pct(b.described)}`,
+      `${pct(c.repeatedCallRate)} / ${pct(b.repeatedCallRate)}`,
+      `${fmt(c.meanCalls, 1)} / ${fmt(b.meanCalls, 1)}`,
+      `${c.failed + (c.unjudged ?? 0)} / ${b.failed + (b.unjudged ?? 0)}`,
+    ];
+  });
+  let html =
+    '<h2>Validation (benchmark runs)</h2><p>Every ended episode counted (a failed or unjudged one scores 1, code match 0), 95 % intervals from resampling methods; differences paired by method, with wins / ties / losses of the checkpoint.</p>' +
+    table(
+      [
+        'epoch',
+        'benchmark run',
+        'episodes ckpt / base',
+        'score ckpt / base',
+        'score ckpt - base',
+        'code match (unseen) ckpt / base',
+        'code match (unseen) ckpt - base',
+        'fail rate ckpt - base',
+        'ended with a description ckpt / base',
+        'repeated calls ckpt / base',
+        'calls per episode ckpt / base',
+        'failed or unjudged ckpt / base',
+      ],
+      rows,
+      [1],
+    );
+  if (comparisons.length > 0 || notes.length > 0) {
+    html +=
+      "<h3>Against other reward modes</h3><p>This run's checkpoint minus the other run's at the same epoch, paired by validation method.</p>" +
+      table(
+        ['epoch', 'other run (reward)', 'benchmark runs', 'score', 'code match (unseen)', 'fail rate'],
+        comparisons.map((x) => [
+          String(x.epoch + 1),
+          `<code>${esc(x.otherRunId)}</code> (${esc(x.otherReward)})`,
+          `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`,
+          fmtPaired(x.paired.score),
+          fmtPaired(x.paired.codeMatchUnobserved, true),
+          fmtPaired(x.paired.failRate, true),
+        ]),
+        [1, 2],
+      ) +
+      notes.map((n) => `<p>${esc(n)}</p>`).join('');
+  }
+  return html;
+}
+
+/** Policy failures (with reasons), unjudged rollouts and skipped groups of an epoch; '-' for runs before the count. */
+export function outcomeCounts(e: Pick<GrpoEpochFigures, 'outcomes'>): string {
+  const o = e.outcomes;
+  if (!o) return '-';
+  const why = (r: Partial<Record<string, number>>) => {
+    const parts = Object.entries(r).map(([k, v]) => `${k} ${v}`);
+    return parts.length ? ` (${parts.join(', ')})` : '';
+  };
+  return `${o.policyFailures}${why(o.policyFailureReasons)} / ${o.unjudgedRollouts}${why(o.unjudgedReasons)} / ${o.skippedGroups}`;
+}
+
 export function renderGrpoReport(r: GrpoReportInput): string {
   const es = r.epochs;
   const n = Math.max(es.length, 1);
@@ -171,6 +270,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           'epoch',
           'policy',
           'rollouts (failed)',
+          'policy failures (minimum reward) / unjudged / groups skipped',
           'reward',
           'score',
           'code match',
@@ -191,6 +291,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           String(e.epoch + 1),
           e.policyModel,
           `${e.rollouts} (${e.failedRollouts})`,
+          outcomeCounts(e),
           fmt(e.meanReward),
           fmt(e.meanScore),
           fmt(e.meanCodeMatch),
@@ -209,6 +310,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
         ]),
       ),
   );
+  sections.push(validationSection(es, r.comparisons ?? [], r.comparisonNotes ?? []));
   sections.push(
     `<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match).</p>${rewardStripSvg(es)}`,
   );

@@ -1,7 +1,6 @@
 // `pau grpo train | report`: an AAC-GRPO run (epochs of rollouts by the policy, the frozen critic's step
 // rewards, the update on pau-gpu, the new checkpoint, its validation benchmark beside the base) and its HTML
 // report. Needs workers (`npm run workers`).
-import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
@@ -11,8 +10,14 @@ import { connect, type Db } from '../../db/client';
 import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
-import { renderGrpoReport } from '../../domain/training/grpoReport';
-import { testSplitRefusal } from '../../domain/training/trainingSplit';
+import { outcomeCounts, renderGrpoReport } from '../../domain/training/grpoReport';
+import { grpoEvalLine } from '../../domain/training/grpoEval';
+import { fmtPaired } from '../../domain/report/summarize';
+import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
+import { datasetMethods } from '../../db/schema/index';
+import { and, eq, inArray } from 'drizzle-orm';
+import { checkJudgeCard } from '../client/judgeCard';
+import { maxLengthFor } from '../lib/trainingArgs';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
@@ -47,10 +52,14 @@ const trainOptions = defineOptions({
   'code-match-weight': z.coerce.number().min(0).default(1),
   'eval-every': int(0).default(1),
   'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),
-  'eval-limit': int(1).default(3),
+  'eval-limit': { schema: int(1).optional(), help: 'only the first N validation methods (default: the whole split, as bench run)' },
   'eval-methods': commaList.optional(),
   methods: commaList.optional(),
   'judge-model': z.string().min(1).optional(),
+  'allow-unqualified-judge': {
+    schema: z.boolean().optional(),
+    help: 'train and evaluate with a judge that failed its judge card (recorded; the reports mark its scores)',
+  },
   'allow-self-judge': {
     schema: z.boolean().optional(),
     help: 'let a judge or critic that is the policy, its base or a checkpoint of it grade the rollouts (recorded in the config)',
@@ -63,6 +72,7 @@ const trainOptions = defineOptions({
 
 const reportOptions = defineOptions({
   out: z.string().min(1).optional(),
+  compare: { schema: commaList.optional(), help: "other GRPO runs (other reward modes): this run's checkpoints paired against theirs on validation" },
 });
 
 export const usage = [`pau grpo train ${trainOptions.usage}`, `       pau grpo report RUN ${reportOptions.usage}`].join('\n');
@@ -93,6 +103,8 @@ async function train(argv: string[]): Promise<number> {
   if (refusal) throw new UsageError(refusal);
   const critic = v.critic ?? v.base;
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  // The trained rollouts fit what the policy is served with: max_length defaults to its serving context.
+  const maxLength = maxLengthFor(v.base, v['max-length']);
   const bases = await checkpointBases([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const judgeModel = requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)', bases);
   // The judge scores the rollouts (the outcome reward) and the validation runs: it must not be the policy,
@@ -126,23 +138,40 @@ async function train(argv: string[]): Promise<number> {
     ...(v.lr !== undefined ? { lr: v.lr } : {}),
     ...(v['lora-rank'] !== undefined ? { loraRank: v['lora-rank'] } : {}),
     ...(v['mini-batch-size'] !== undefined ? { miniBatchSize: v['mini-batch-size'] } : {}),
-    ...(v['max-length'] !== undefined ? { maxLength: v['max-length'] } : {}),
+    ...(maxLength !== undefined ? { maxLength } : {}),
     ...(v.threads !== undefined ? { threads: v.threads } : {}),
     seed: v.seed,
     evalEvery: v['eval-every'],
     evalSplit: v['eval-split'],
-    evalLimit: v['eval-limit'],
+    ...(v['eval-limit'] !== undefined ? { evalLimit: v['eval-limit'] } : {}),
+    ...(v['allow-unqualified-judge'] ? { allowUnqualifiedJudge: true } : {}),
     ...(v['eval-methods'] ? { evalMethodIds: v['eval-methods'] } : {}),
     ...(v.methods ? { methodIds: v.methods } : {}),
     ...(selfJudge.length > 0 ? { selfJudge } : {}),
   };
-  const client = await connectClient();
   const h = connect(undefined, 2);
+  let client: Awaited<ReturnType<typeof connectClient>> | undefined;
   try {
+    // --methods names training methods directly: they pass the same split check as --split.
+    if (v.methods) {
+      const rows = await h.db
+        .select({ id: datasetMethods.methodId, split: datasetMethods.split })
+        .from(datasetMethods)
+        .where(and(eq(datasetMethods.datasetName, v.dataset), inArray(datasetMethods.methodId, v.methods)));
+      const methodsRefusal = namedMethodsRefusal('grpo train', v.dataset, v.split, new Map(rows.map((r) => [r.id, r.split])), v.methods, v['allow-test-split']);
+      if (methodsRefusal) throw new UsageError(methodsRefusal);
+    }
+    // The judge scores the rollouts and every evaluation: a judge that failed its card is refused unless
+    // --allow-unqualified-judge (as bench run does); a missing card is said.
+    const cardLines = await checkJudgeCard(h.db, { judgeModel, dataset: v.dataset, allowUnqualified: v['allow-unqualified-judge'] ?? false });
+    client = await connectClient();
     const handle = await startGrpo(client, runId, config);
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
-    console.log(`policy ${config.base}, critic ${config.critic}, judge ${config.judgeModel}, reward ${config.reward}`);
+    console.log(
+      `policy ${config.base}, critic ${config.critic}, judge ${config.judgeModel}, reward ${config.reward}, max_length ${config.maxLength ?? 'trainer default'}`,
+    );
+    for (const line of cardLines) console.log(line);
     const forced = selfJudge.filter((p) => p.role !== 'critic');
     if (forced.length > 0)
       console.log(`SELF-JUDGING forced (--allow-self-judge): ${forced.map((p) => `${p.role} ${p.judge} ${p.relation} ${p.agent}`).join(', ')}`);
@@ -154,11 +183,13 @@ async function train(argv: string[]): Promise<number> {
     const run = await loadGrpoRun(h.db, runId);
     for (const e of run?.epochs ?? []) {
       console.log(
-        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
+        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}` +
+          (e.outcomes ? `  policy failures / unjudged / groups skipped ${outcomeCounts(e)}` : '') +
+          `  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
           (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
           `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
           (e.update.droppedTooLong != null ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}` : '') +
-          (e.eval ? `  val score ${e.eval.checkpoint.meanScore?.toFixed(3) ?? '-'} (base ${e.eval.base.meanScore?.toFixed(3) ?? '-'})` : ''),
+          (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : ''),
       );
     }
     console.log(
@@ -168,7 +199,7 @@ async function train(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await h.close();
-    await client.connection.close();
+    await client?.connection.close();
   }
 }
 
@@ -178,7 +209,7 @@ async function report(argv: string[]): Promise<number> {
   const runId = positionals[0]!;
   const h = connect(undefined, 1);
   try {
-    const input = await loadGrpoReport(h.db, runId);
+    const input = await loadGrpoReport(h.db, runId, values.compare ?? []);
     if (!input) {
       console.error(`grpo: no GRPO run ${runId}`);
       return 1;
@@ -187,6 +218,12 @@ async function report(argv: string[]): Promise<number> {
     ensurePrivateDir(path.dirname(out));
     writePrivateFile(out, renderGrpoReport(input));
     if (input.status === 'running') console.log(await grpoProgressLine(h.db, runId, Date.now()));
+    for (const e of input.epochs) if (e.eval) console.log(`epoch ${e.epoch + 1}: ${grpoEvalLine(e.eval)}`);
+    for (const x of input.comparisons ?? [])
+      console.log(
+        `epoch ${x.epoch + 1}: ${runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}, code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}`,
+      );
+    for (const n of input.comparisonNotes ?? []) console.log(`not compared: ${n}`);
     console.log(`${input.epochs.length} epoch(s), status ${input.status}; wrote ${out}`);
     return 0;
   } finally {

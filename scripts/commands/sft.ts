@@ -1,6 +1,5 @@
 // `pau sft build | export | train | show`: SFT data from judged teacher episodes, its export as JSONL, and an
 // SFT run (train, register the checkpoint, benchmark it beside its base). Needs workers (`npm run workers`).
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
@@ -15,6 +14,7 @@ import { formatSftComparison } from '../../domain/training/sftReport';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
+import { maxLengthFor } from '../lib/trainingArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
 import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
@@ -183,6 +183,8 @@ async function train(argv: string[]): Promise<number> {
   const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   requireKnownModels(v['judge-model'] ? [v['judge-model']] : []);
+  // The trained sequences fit what the base is served with: max_length defaults to its serving context.
+  const maxLength = maxLengthFor(v.base, v['max-length']);
   const runId = v['run-id'] ?? newRunId('sft');
   const bases = await checkpointBases([v.base, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const evalJudge = v['no-eval'] ? null : requireJudge([v.base], v['judge-model'], 'SFT', bases);
@@ -214,7 +216,7 @@ async function train(argv: string[]): Promise<number> {
     ...(v['max-steps'] !== undefined ? { maxSteps: v['max-steps'] } : {}),
     ...(v['batch-size'] !== undefined ? { batchSize: v['batch-size'] } : {}),
     ...(v['save-every'] !== undefined ? { saveEvery: v['save-every'] } : {}),
-    ...(v['max-length'] !== undefined ? { maxLength: v['max-length'] } : {}),
+    ...(maxLength !== undefined ? { maxLength } : {}),
     ...(v.seed !== undefined ? { seed: v.seed } : {}),
     ...(v.threads !== undefined ? { threads: v.threads } : {}),
     eval: evalConfig,

@@ -83,7 +83,8 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
       await new Promise((r) => setTimeout(r, 5_000));
     }
-    await maybeRecordHistory(first, 'grpo-epoch1.json');
+    // grpo-epoch1.json is the history from before the evaluation ran at the benchmark's budgets (no patch marker).
+    await maybeRecordHistory(first, 'grpo-epoch1-eval-benchmark.json');
     await handle.terminate('test: epoch 2 rollouts checked');
 
     const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
@@ -154,6 +155,19 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     expect(ev.checkpoint).toMatchObject({ model: checkpointModelName(ckpts[0]!.id), episodes: 1 });
     expect(ev.base).toMatchObject({ model: 'local/smollm2-135m', episodes: 1 });
     expect(ev.checkpoint.meanScore).not.toBeNull();
+    // ... at the benchmark's budgets and params (bench run's defaults, not the training budget of 2 calls),
+    // summarised like a benchmark run: every episode counted, the checkpoint paired with the base by method.
+    const [evalRun] = await stack.db.select({ config: runs.config }).from(runs).where(eq(runs.id, ev.runId));
+    expect(evalRun!.config).not.toHaveProperty('budgets');
+    expect(evalRun!.config).not.toHaveProperty('params');
+    expect(ev.counting).toBe('all');
+    expect(ev.paired!.score.n).toBe(1);
+
+    // Every rollout has a verdict: policy failures (no description) count at the minimum reward in their group,
+    // the rest as judged (the scripted judge judges every completed episode, so no group is skipped).
+    const descriptions = eps.slice(0, 3).filter((e) => e.status === 'completed' && e.finalDescription?.trim()).length;
+    expect(e1.outcomes).toMatchObject({ policyFailures: 3 - descriptions, unjudgedRollouts: 0, skippedGroups: 0 });
+    expect(e1.groups[0]!.rewards.every((r) => r !== null)).toBe(true);
 
     // The report renders every section from the stored run.
     const html = renderGrpoReport((await loadGrpoReport(stack.db, runId))!);

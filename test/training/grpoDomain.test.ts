@@ -10,6 +10,7 @@ import {
   advantageOf,
   criticUnparsableFigures,
   DEFAULT_GRPO_REWARD,
+  grpoEvalConfig,
   type GrpoConfig,
   ROLLOUT_SAMPLING,
   rolloutEpisodeInput,
@@ -17,7 +18,11 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, lineChartSvg } from '../../domain/training/grpoReport';
+import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/training/grpoReport';
+import { trainingMaxLength } from '../../domain/training/maxLength';
+import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
+import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';
+import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict } from '../../domain/training/rolloutOutcome';
 
 const ran = (idx: number, args: string, text: string, ok = true) => ({
   idx,
@@ -132,6 +137,188 @@ describe('rollouts for the trainer', () => {
   });
 });
 
+describe('rollout outcomes: policy failures stay in their group at the minimum reward', () => {
+  const row = (o: Partial<RolloutOutcomeRow> & { methodId: string; sample: number }): RolloutOutcomeRow => ({
+    episodeId: `${o.methodId}/${o.sample}`,
+    status: 'completed',
+    endReason: 'submitted',
+    error: null,
+    hasDescription: true,
+    judged: true,
+    score: 3,
+    codeMatch: 0.5,
+    ...o,
+  });
+
+  it('judged: score + weight x code match; no description or an outgrown context: the minimum; infrastructure: unjudged', () => {
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0 }), 2)).toEqual({ kind: 'judged', reward: 4 });
+    // a judge's score for the empty text does not matter: no description is the policy's failure
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, hasDescription: false, endReason: 'no_description_after_reask_unparsable', score: 4 }), 1)).toEqual({
+      kind: 'policy_failure',
+      reward: POLICY_FAILURE_REWARD,
+      reason: 'no_description',
+    });
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, hasDescription: false, judged: false, score: null }), 1).kind).toBe('policy_failure');
+    const overflow = 'model local/qwen2.5-coder-0.5b: HTTP 400: 400 the request exceeds the available context size, try increasing it';
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, status: 'failed', endReason: 'error', error: overflow }), 1)).toEqual({
+      kind: 'policy_failure',
+      reward: POLICY_FAILURE_REWARD,
+      reason: 'context_overflow',
+    });
+    const outage = 'ModelOutageTooLong: model local/qwen2.5-coder-0.5b unreachable for 600 s';
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, status: 'failed', endReason: 'error', error: outage }), 1)).toEqual({
+      kind: 'unjudged',
+      reason: 'episode_failed',
+    });
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, status: 'cancelled' }), 1)).toEqual({ kind: 'unjudged', reason: 'cancelled' });
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, judged: false, score: null }), 1)).toEqual({ kind: 'unjudged', reason: 'not_judged' });
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, score: null }), 1)).toEqual({ kind: 'unjudged', reason: 'unparsable_score' });
+  });
+
+  it('a group keeps its policy failures (reward below its siblings) and is skipped whole when a rollout is unjudged; counts for the epoch', () => {
+    const g = groupRollouts(
+      [
+        row({ methodId: 'a', sample: 0, score: 3, codeMatch: 0 }),
+        row({ methodId: 'a', sample: 1, hasDescription: false, endReason: 'no_description_empty', score: 5 }),
+        row({ methodId: 'a', sample: 2, status: 'failed', endReason: 'error', error: 'exceed_context_size_error' }),
+        row({ methodId: 'b', sample: 0, score: 4, codeMatch: 0 }),
+        row({ methodId: 'b', sample: 1, judged: false, score: null }),
+      ],
+      1,
+    );
+    expect(g.rollouts.map((r) => [r.row.methodId, r.reward, r.trained])).toEqual([
+      ['a', 3, true],
+      ['a', POLICY_FAILURE_REWARD, true],
+      ['a', POLICY_FAILURE_REWARD, true],
+      ['b', 4, false],
+      ['b', null, false],
+    ]);
+    expect(g.figures).toEqual({
+      policyFailures: 2,
+      policyFailureReasons: { no_description: 1, context_overflow: 1 },
+      unjudgedRollouts: 1,
+      unjudgedReasons: { not_judged: 1 },
+      skippedGroups: 1,
+      skippedRollouts: 2,
+    });
+    // group a has variance now: its only description is pushed up, the failures down (dropped, it had none)
+    const a = g.rollouts.filter((r) => r.trained).map((r) => r.reward!);
+    const mean = a.reduce((x, y) => x + y, 0) / a.length;
+    expect(a.map((r) => Math.sign(r - mean))).toEqual([1, -1, -1]);
+  });
+});
+
+describe('evaluation that counts', () => {
+  const evalRow = (model: string, methodId: string, o: Partial<GrpoEvalRow> = {}): GrpoEvalRow => ({
+    episodeId: `${model}/${methodId}`,
+    methodId,
+    source: 'src',
+    model,
+    setting: 'interactive',
+    sample: 0,
+    status: 'completed',
+    endReason: 'submitted',
+    judged: true,
+    score: 3,
+    unparsable: false,
+    codeMatch: 0.5,
+    codeMatchUnobserved: 0.5,
+    statementCoverage: null,
+    branchCoverage: null,
+    diagnostics: { calls: 4, repeatedCalls: 1 },
+    callsMade: 4,
+    tokensIn: 0,
+    tokensOut: 0,
+    costUsd: 0,
+    workflowId: null,
+    uiLink: null,
+    hasDescription: true,
+    ...o,
+  });
+
+  it('every ended episode counts (a failed one scores 1), with intervals over methods and the checkpoint paired against the base', () => {
+    const ck = 'ckpt:r-e1';
+    const base = 'local/qwen2.5-coder-0.5b';
+    const rows = [
+      ...['m1', 'm2', 'm3', 'm4', 'm5', 'm6'].map((m, i) => evalRow(ck, m, { score: 4, codeMatchUnobserved: i % 2 ? 1 : 0.5 })),
+      ...['m1', 'm2', 'm3', 'm4', 'm5'].map((m) => evalRow(base, m, { score: 3 })),
+      // the base's sixth episode failed (not judged): it counts as a 1, not as missing
+      evalRow(base, 'm6', {
+        status: 'failed',
+        endReason: 'error',
+        judged: false,
+        score: null,
+        codeMatch: null,
+        codeMatchUnobserved: null,
+        hasDescription: false,
+      }),
+    ];
+    const f = grpoEvalFigures('r-eval-e1', rows, ck, base);
+    expect(f.counting).toBe('all');
+    expect(f.base.meanScore).toBeCloseTo((5 * 3 + 1) / 6, 9);
+    expect(f.base.failed).toBe(1);
+    expect(f.base.described).toBeCloseTo(5 / 6, 9);
+    expect(f.checkpoint.meanScore).toBe(4);
+    expect(f.checkpoint.repeatedCallRate).toBeCloseTo(0.25, 9);
+    expect(f.checkpoint.estimates!.score.n).toBe(6);
+    expect(f.paired!.score).toMatchObject({ n: 6, wins: 6, ties: 0, losses: 0 });
+    expect(f.paired!.score.mean).toBeCloseTo(1 + 2 / 6, 9);
+    expect(f.paired!.score.lo).not.toBeNull();
+    expect(f.paired!.score.lo!).toBeLessThanOrEqual(f.paired!.score.mean!);
+  });
+
+  it('since issue 23 the evaluation runs at the benchmark budgets and params (bench run with no flags); the old form kept the training ones', () => {
+    const c: GrpoConfig = {
+      base: 'local/x',
+      critic: 'local/x',
+      judgeModel: 'mock-oracle',
+      dataset: 'd',
+      split: 'train',
+      methodsPerEpoch: 2,
+      group: 2,
+      epochs: 1,
+      budgets: { maxCalls: 3 },
+      temperature: 1,
+      maxTokens: 96,
+      reward: 'mix',
+      codeMatchWeight: 1,
+      seed: 0,
+      evalEvery: 1,
+      evalSplit: 'validation',
+      evalLimit: 4,
+    };
+    const now = grpoEvalConfig(c, 'ckpt:x', true);
+    expect(now).not.toHaveProperty('budgets');
+    expect(now).not.toHaveProperty('params');
+    expect(now).toMatchObject({ models: ['ckpt:x', c.base], settings: ['interactive'], limit: 4, judgeModel: c.judgeModel });
+    expect(grpoEvalConfig({ ...c, allowUnqualifiedJudge: true }, 'ckpt:x', true).allowUnqualifiedJudge).toBe(true);
+    expect(grpoEvalConfig(c, 'ckpt:x', false)).toMatchObject({ budgets: { maxCalls: 3 }, params: { temperature: 0, max_tokens: 96 } });
+  });
+});
+
+describe('what training may use', () => {
+  it('max_length defaults to the serving context; a longer one is refused', () => {
+    expect(trainingMaxLength(8192, undefined)).toEqual({ maxLength: 8192 });
+    expect(trainingMaxLength(8192, 1024)).toEqual({ maxLength: 1024 });
+    expect(trainingMaxLength(4096, 8192)).toMatchObject({ error: expect.stringMatching(/longer than the base's serving context \(4096/) });
+  });
+
+  it('grpo train --methods goes through the split check: test-split methods refused, others must be in --split', () => {
+    const splits = new Map([
+      ['a', 'train'],
+      ['t', 'test'],
+      ['v', 'validation'],
+    ]);
+    expect(namedMethodsRefusal('grpo train', 'pau-v1', 'train', splits, ['a'], false)).toBeNull();
+    expect(namedMethodsRefusal('grpo train', 'pau-v1', 'train', splits, ['a', 't'], false)).toMatch(
+      /--methods t\) on the test split is refused.*--allow-test-split/,
+    );
+    expect(namedMethodsRefusal('grpo train', 'pau-v1', 'train', splits, ['a', 't'], true)).toBeNull();
+    expect(namedMethodsRefusal('grpo train', 'pau-v1', 'train', splits, ['v'], false)).toMatch(/v \(validation\) is not in the train split of pau-v1/);
+    expect(namedMethodsRefusal('grpo train', 'pau-v1', 'train', splits, ['zz'], false)).toMatch(/zz is not a method of the data set pau-v1/);
+  });
+});
+
 describe('run configuration', () => {
   const config = {
     base: 'local/x',
@@ -208,5 +395,94 @@ describe('report helpers', () => {
     ]);
     const svg = lineChartSvg('t', [{ name: 's', values: [1, null, 3] }], 3);
     expect((svg.match(/<circle/g) ?? []).length).toBe(2);
+  });
+
+  it('the report links each evaluation run, gives its paired difference with the base, the policy-failure counts and other reward modes paired', () => {
+    const ck = 'ckpt:grpo-r-e1';
+    const base = 'local/qwen2.5-coder-0.5b';
+    const row = (model: string, methodId: string, score: number) => ({
+      episodeId: `${model}/${methodId}`,
+      methodId,
+      source: 's',
+      model,
+      setting: 'interactive' as const,
+      sample: 0,
+      status: 'completed',
+      endReason: 'submitted',
+      judged: true,
+      score,
+      unparsable: false,
+      codeMatch: 0,
+      codeMatchUnobserved: 0,
+      statementCoverage: null,
+      branchCoverage: null,
+      diagnostics: null,
+      callsMade: 3,
+      tokensIn: 0,
+      tokensOut: 0,
+      costUsd: 0,
+      workflowId: null,
+      uiLink: null,
+      hasDescription: true,
+    });
+    const ev = grpoEvalFigures('r-eval-e1', [row(ck, 'm1', 4), row(ck, 'm2', 3), row(base, 'm1', 2), row(base, 'm2', 3)], ck, base);
+    const outcomes = {
+      policyFailures: 2,
+      policyFailureReasons: { no_description: 2 },
+      unjudgedRollouts: 1,
+      unjudgedReasons: { not_judged: 1 },
+      skippedGroups: 1,
+      skippedRollouts: 3,
+    };
+    expect(outcomeCounts({ outcomes })).toBe('2 (no_description 2) / 1 (not_judged 1) / 1');
+    const epoch = {
+      epoch: 0,
+      policyModel: base,
+      checkpointId: 'grpo-r-e1',
+      methods: ['m1'],
+      rollouts: 4,
+      failedRollouts: 0,
+      outcomes,
+      meanReward: 2,
+      meanScore: 2,
+      meanCodeMatch: 0,
+      meanCriticReward: null,
+      ratedSteps: 0,
+      groups: [],
+      update: { steps: 1, meanKl: 0, finalLoss: 0, meanClipFrac: 0, tokensPerS: 1, trainS: 1 },
+      timing: { rolloutsMs: 0, criticMs: 0, updateMs: 0, exportMs: 0, evalMs: 0 },
+      eval: ev,
+    };
+    const html = renderGrpoReport({
+      runId: 'r',
+      status: 'completed',
+      config: {
+        base,
+        critic: base,
+        judgeModel: 'j',
+        dataset: 'd',
+        split: 'train',
+        methodsPerEpoch: 1,
+        group: 4,
+        epochs: 1,
+        budgets: {},
+        temperature: 1,
+        reward: 'mix',
+        codeMatchWeight: 1,
+        seed: 0,
+        evalEvery: 1,
+        evalSplit: 'validation',
+      },
+      epochs: [epoch],
+      examples: [],
+      generatedAt: 'now',
+      comparisons: [{ otherRunId: 'r-aac', otherReward: 'aac', epoch: 0, evalRunIds: ['r-eval-e1', 'r-aac-eval-e1'], paired: ev.paired! }],
+    });
+    expect(html).toContain('Validation (benchmark runs)');
+    expect(html).toContain('npm run pau -- report r-eval-e1');
+    expect(html).toContain('+1.00 [0.00, 2.00] 1/1/0'); // ckpt - base on score, paired by method
+    expect(html).toContain('2 (no_description 2) / 1 (not_judged 1) / 1');
+    expect(html).toContain('Against other reward modes');
+    expect(html).toContain('<code>r-aac</code> (aac)');
   });
 });

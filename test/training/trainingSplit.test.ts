@@ -4,10 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { runs, sftDatasets } from '../../db/schema/index';
 import { runCli } from '../helpers/cli';
+import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
 
 const stack = useStack({
   setup: async ({ db }) => {
+    await insertFixtureMethods(db, 'fixture-split', [ADD], 'test');
+    await insertFixtureMethods(db, 'fixture-split', [REVERSE], 'train');
     await db.insert(runs).values({ id: 'bench-sft-from-test', kind: 'benchmark', status: 'completed', config: {} }).onConflictDoNothing();
     await db
       .insert(sftDatasets)
@@ -33,6 +36,22 @@ describe('training on the test split', () => {
     expect(r.stderr).toMatch(/on the test split is refused/);
     expect(r.stderr).toMatch(/--allow-test-split/);
     expect(r.stdout).not.toMatch(/workflow:/);
+  });
+
+  it('grpo train --methods goes through the same check: a test-split method is refused (exit 2), as is a method of no split asked for', async () => {
+    const base = ['grpo', 'train', '--base', 'local/smollm2-135m', '--dataset', 'fixture-split', '--judge-model', 'mock-oracle', '--critic', 'mock-oracle'];
+    const onTest = await runCli([...base, '--methods', `${REVERSE.id},${ADD.id}`]);
+    expect(onTest.code, onTest.stdout + onTest.stderr).toBe(2);
+    expect(onTest.stderr).toContain(`grpo train (--methods ${ADD.id}) on the test split is refused`);
+    expect(onTest.stdout).not.toMatch(/workflow:/);
+    const unknown = await runCli([...base, '--methods', 'fixture/nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('fixture/nope is not a method of the data set fixture-split');
+    // the same methods with --allow-test-split start the run
+    const allowed = await runCli([...base, '--methods', `${REVERSE.id},${ADD.id}`, '--allow-test-split', '--detach', '--run-id', 'split-methods-allowed']);
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('max_length 4096');
+    await stack.client.workflow.getHandle('grpo/split-methods-allowed').terminate('test: started, not run');
   });
 
   it('--allow-test-split lets it through: the build starts', async () => {

@@ -132,7 +132,7 @@ class CommonSpec:
     init_adapter: str | None = None  # a complete checkpoint dir to start from (continue training)
     lora: LoraSpec = field(default_factory=LoraSpec)
     lr: float = 2e-4
-    max_length: int = 1024  # tokens per example; longer ones are dropped and counted, > 1 % of them refuses the job
+    max_length: int = 8192  # tokens per example (llama.cpp serves the Qwen2.5-Coder models 8192 per slot; the CLI passes the base's own); longer ones are dropped and counted, > 1 % refuses the job
     seed: int = 0
     save_every: int = 50  # optimizer steps between saves; a save is always made at the end
     keep_saves: int = 2  # complete saves kept (older ones are deleted after a new one is DONE)

@@ -197,3 +197,15 @@ def test_token_logprobs_match_log_softmax():
     ids = torch.randint(0, 7, (2, 5))
     want = torch.log_softmax(logits, -1)[:, :-1].gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
     assert torch.allclose(token_logprobs(logits, ids), want, atol=1e-6)
+
+
+def test_a_policy_failure_at_the_minimum_reward_stays_in_its_group():
+    # issue 23: a rollout that failed because of the policy (no description) gets the rubric's minimum (1)
+    # and stays in its group (domain/training/rolloutOutcome.ts). Dropped, its two siblings that described
+    # alike had no variance and nothing was learnt; kept, the descriptions are pushed up and the failure down.
+    assert group_outcome_advantages([3.0, 3.0], ["g"] * 2) == [0.0, 0.0]
+    kept = group_outcome_advantages([3.0, 3.0, 1.0], ["g"] * 3)
+    assert kept[0] == kept[1] > 0 > kept[2]
+    # under the default (mix) the failure's final message carries that negative outcome advantage
+    adv = aac_advantages([[0.5, None], [0.5, None], [0.5]], [3.0, 3.0, 1.0], ["g"] * 3, step_weight=1.0, outcome_weight=1.0)
+    assert adv[2][-1] == pytest.approx(kept[2]) and adv[2][-1] < 0

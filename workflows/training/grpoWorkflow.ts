@@ -127,7 +127,9 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       stage = 'evaluate';
       const evalRunId = grpoEvalRunId(runId, epoch);
       const checkpointModel = checkpointModelName(checkpointId);
-      const bench = grpoEvalConfig(config, checkpointModel);
+      // At the benchmark's budgets and params, like `bench run` (patched: histories recorded before evaluated
+      // at the training budgets).
+      const bench = grpoEvalConfig(config, checkpointModel, patched('grpo-eval-benchmark-budgets'));
       await executeChild(benchmarkRunWorkflow, {
         args: [{ runId: evalRunId, config: bench }],
         workflowId: benchWorkflowId(evalRunId),
