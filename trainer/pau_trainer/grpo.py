@@ -1,7 +1,9 @@
 """grpo-update: one GRPO update of a LoRA policy from a batch of scored rollouts.
 
 Input (spec.rollouts, JSONL, one rollout per line):
-  {"id": "r1", "group": "method-17", "messages": [...OpenAI chat...], "tools"?: [...],
+  {"id": "r1", "group": "method-17", "messages": [...OpenAI chat...],
+   "requests"?: [{"message": i, "tools": k | null}], "tool_sets"?: [[...]]   # each policy message's request
+   "tools"?: [...]                         # (hand-written data: one tool list for every request)
    "policy_messages"?: [2, 4],            # indices of the assistant messages the policy generated
                                            # (default: every assistant message); only their tokens train
    and the advantages, one of:

@@ -1,7 +1,7 @@
 """Is what the trainer trains what llama.cpp served? Token for token, per request.
 
 python -m pau_trainer.template_check CASES.json   (test/training/templateIdentity.test.ts writes it)
-CASES.json: {"gguf": PATH, "cases": [{"name": .., "line": <trainer line>,
+CASES.json: {"gguf": PATH, "tokenizer"?: DIR, "cases": [{"name": .., "line": <trainer line>,
              "served": [{"message": i, "messages": [...], "tools": [...] | null}]}]}
 `served` are the requests exactly as the harness sent them (messages + tools). For each one:
 - served ids: llama.cpp renders the request (its /apply-template, the same code path as /v1/chat/completions,
@@ -75,7 +75,12 @@ def main(argv: list[str]) -> int:
         with urllib.request.urlopen(req, timeout=600) as r:
             return json.load(r)
 
-    tok = load_gguf_tokenizer(cfg["gguf"])
+    if cfg.get("tokenizer"):  # a transformers dir with the same vocabulary and template (tests' tiny models)
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(cfg["tokenizer"])
+    else:
+        tok = load_gguf_tokenizer(cfg["gguf"])
     enc = ChatEncoder(tok)
     out: dict[str, Any] = {"gguf": cfg["gguf"], "native_tool_calls": enc.native_tool_calls, "cases": []}
     for case in cfg["cases"]:
