@@ -119,7 +119,12 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
   // Not in the OpenAI types: the field reasoning servers (llama.cpp with a reasoning format, vLLM) add.
   const reasoning = (m as { reasoning_content?: unknown } | undefined)?.reasoning_content;
   return {
-    message: { content: m?.content ?? null, toolCalls, refusal: m?.refusal ?? null, ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoningContent: reasoning } : {}) },
+    message: {
+      content: m?.content ?? null,
+      toolCalls,
+      refusal: m?.refusal ?? null,
+      ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoningContent: reasoning } : {}),
+    },
     finishReason: choice?.finish_reason ?? null,
   };
 }

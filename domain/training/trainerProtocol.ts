@@ -136,8 +136,10 @@ export const trainerLineSchema = z
   .superRefine((line, ctx) => {
     if (line.requests && line.tools) ctx.addIssue({ code: 'custom', message: 'give either tools or requests with tool_sets, not both' });
     for (const r of line.requests ?? []) {
-      if (line.messages[r.message]?.role !== 'assistant') ctx.addIssue({ code: 'custom', message: `requests names message ${r.message}, not an assistant message` });
-      if (r.tools !== null && r.tools >= (line.tool_sets?.length ?? 0)) ctx.addIssue({ code: 'custom', message: `requests names tool set ${r.tools}, which does not exist` });
+      if (line.messages[r.message]?.role !== 'assistant')
+        ctx.addIssue({ code: 'custom', message: `requests names message ${r.message}, not an assistant message` });
+      if (r.tools !== null && r.tools >= (line.tool_sets?.length ?? 0))
+        ctx.addIssue({ code: 'custom', message: `requests names tool set ${r.tools}, which does not exist` });
     }
   });
 export type TrainerLine = z.infer<typeof trainerLineSchema>;

@@ -12,7 +12,11 @@ const conv: ChatCompletionMessageParam[] = [
   { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'call_method', arguments: '{"arguments":"1"}' } }] },
   { role: 'tool', tool_call_id: 'c1', content: '2' },
   { role: 'user', content: 'final ask' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'submit_description', arguments: '{"description":"d"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'c2', type: 'function', function: { name: 'submit_description', arguments: '{"description":"d"}' } }],
+  },
   { role: 'tool', tool_call_id: 'c2', content: 'ok' },
   { role: 'user', content: 'say it in words' },
   { role: 'assistant', content: 'f doubles x.' },
