@@ -173,3 +173,29 @@ def test_served_lines_are_checked(tokenizer):
     # reasoning the template cannot show cannot be trained as generated (SmolLM2's template ignores it)
     with pytest.raises(TrainerError, match="reasoning_content"):
         enc_.encode([{"role": "user", "content": "u"}, {"role": "assistant", "content": "a", "reasoning_content": "hidden thought"}])
+
+
+def test_grpo_rollout_segments_share_the_rollout(tokenizer, tmp_path):
+    """A rollout served in three requests becomes three sequences with its id, group and per-message
+    advantages; mini-batches and the too-long counts still count rollouts."""
+    from pau_trainer.grpo import length_counts, load_rollouts
+    from pau_trainer.protocol import AdvantageSpec, GrpoSpec
+
+    tokenizer.chat_template, saved = TOOLS_IN_SYSTEM, tokenizer.chat_template
+    try:
+        rows = [{**SERVED_LINE, "id": f"r{k}", "group": "g", "rewards": {"outcome": float(k), "steps": [0.5, 0.2 * k, None, None]}}
+                for k in range(2)]
+        f = tmp_path / "r.jsonl"
+        f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        spec = GrpoSpec(base_model="/m", output_dir="/o", rollouts=str(f), max_length=4096, advantage=AdvantageSpec(mode="aac"))
+        out = load_rollouts(spec, ChatEncoder(tokenizer))
+    finally:
+        tokenizer.chat_template = saved
+    assert [(r.id, r.line) for r in out] == [("r0", 0), ("r0", 0), ("r0", 0), ("r1", 1), ("r1", 1), ("r1", 1)]
+    for r in out:
+        # every trained token carries its message's advantage, the same list on each of the rollout's sequences
+        assert r.message_advantages == out[3 * r.line].message_advantages
+    # the final description (message 9, the third sequence) carries the outcome advantage: r1 up, r0 down
+    assert out[2].message_advantages[3] < 0 < out[5].message_advantages[3]
+    assert float(out[5].advantages.max()) == pytest.approx(out[5].message_advantages[3], abs=1e-6)
+    assert length_counts(out)["dropped_too_long"] == 0
