@@ -142,7 +142,7 @@ describe('sft build', () => {
       }
     }
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 240_000);
 
   it('drops episodes below the thresholds and counts them by reason', async () => {
     const name = `strict-${Date.now().toString(36)}`;
