@@ -199,3 +199,18 @@ def test_grpo_rollout_segments_share_the_rollout(tokenizer, tmp_path):
     assert out[2].message_advantages[3] < 0 < out[5].message_advantages[3]
     assert float(out[5].advantages.max()) == pytest.approx(out[5].message_advantages[3], abs=1e-6)
     assert length_counts(out)["dropped_too_long"] == 0
+
+
+def test_sft_examples_are_their_lines_sequences(tokenizer, tmp_path):
+    from pau_trainer.protocol import SftSpec
+    from pau_trainer.sft import load_examples
+
+    tokenizer.chat_template, saved = TOOLS_IN_SYSTEM, tokenizer.chat_template
+    try:
+        f = tmp_path / "d.jsonl"
+        f.write_text(json.dumps(SERVED_LINE) + "\n" + json.dumps({"messages": CONV}) + "\n")
+        examples, stats = load_examples(SftSpec(base_model="/m", output_dir="/o", data=str(f), max_length=4096), ChatEncoder(tokenizer))
+    finally:
+        tokenizer.chat_template = saved
+    assert [e.messages for e in examples] == [(1, 3), (6,), (9,), (2, 5)]
+    assert stats["examples"] == 2 and stats["segments"] == 4 and stats["dropped_too_long"] == 0
