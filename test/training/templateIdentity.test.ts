@@ -177,6 +177,6 @@ describe('the trainer renders each request as llama.cpp served it', () => {
         expect(native.requests.filter((r) => (r.before_differing ?? 0) > 0).map((r) => r.message)).toEqual([8, 11]);
         expect(native.segments).toBe(3);
       }
-    }, 900_000);
+    }, 1_800_000);
   }
 });
