@@ -257,6 +257,8 @@ function makeTurn(db: () => Db) {
         role: 'assistant',
         content: r.message.content,
         refusal: r.message.refusal ?? null,
+        // Stored, never sent back (transcript.ts): what training renders as generated (servedLine.ts).
+        ...(r.message.reasoningContent ? { reasoningContent: r.message.reasoningContent } : {}),
         toolCalls,
         answer,
         // Where this turn's tool calls came from (the report counts them per model).

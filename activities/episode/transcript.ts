@@ -50,6 +50,8 @@ export function messagesFromSteps(rows: ConversationRow[]): ChatCompletionMessag
         out.push({ role: 'user', content: m.content ?? '' });
         break;
       case 'assistant': {
+        // reasoningContent (stored by agentTurn) is not sent back: some providers reject it, and training
+        // renders each request as sent (domain/training/servedLine.ts)
         const toolCalls = m.toolCalls ?? [];
         out.push({
           role: 'assistant',

@@ -53,6 +53,8 @@ export interface ChatMessageOut {
   content: string | null;
   toolCalls: { id: string; name: string; arguments: string }[];
   refusal?: string | null;
+  /** The model's reasoning, when its server returns it apart from the content (llama.cpp, vLLM, DeepSeek). */
+  reasoningContent?: string;
 }
 
 export interface ChatResult {
@@ -126,7 +128,17 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
   const choice = c.choices?.[0];
   const m = choice?.message;
   const toolCalls = (m?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : []));
-  return { message: { content: m?.content ?? null, toolCalls, refusal: m?.refusal ?? null }, finishReason: choice?.finish_reason ?? null };
+  // Not in the OpenAI types: the field reasoning servers (llama.cpp with a reasoning format, vLLM) add.
+  const reasoning = (m as { reasoning_content?: unknown } | undefined)?.reasoning_content;
+  return {
+    message: {
+      content: m?.content ?? null,
+      toolCalls,
+      refusal: m?.refusal ?? null,
+      ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoningContent: reasoning } : {}),
+    },
+    finishReason: choice?.finish_reason ?? null,
+  };
 }
 
 /** Nothing listens at the endpoint (as opposed to a timeout or a reset mid-request). */

@@ -1,16 +1,17 @@
 // The GRPO update's input, written on the gpu host (queue `pau-gpu`), where the trainer reads it: one line per
-// rollout with the conversation as the policy saw it, its assistant messages as policy messages, the critic's
+// rollout with the conversation and each request as the policy was served it, its assistant messages as policy messages, the critic's
 // step rewards and the judged outcome (docs/training.md, "GRPO update"). No old log-probs are sent: the
 // trainer recomputes them with the adapter that sampled the rollouts (the rollouts are on-policy).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
 import { loadEpisodeTranscript } from '../episode/transcript';
-import { lengthCutMessages, openAiLine, sftConversation } from '../../domain/training/sftData';
+import { sftConversation } from '../../domain/training/sftData';
+import { servedLine } from '../../domain/training/servedLine';
 import { rolloutLine } from '../../domain/training/grpoRollouts';
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
 import { baseModelFile, writeIfChanged } from './sftGpu';
-import { toolsOffered } from './sftData';
+import { servedTurns } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
 import { loadRolloutRows } from './rolloutRows';
 
@@ -31,6 +32,7 @@ export interface PrepareGrpoResult {
    * Rollouts left out, by reason: `group_skipped` (a rollout of its group had no usable reward for a reason
    * outside the policy: domain/training/rolloutOutcome.ts), `no_policy_message` (nothing the policy wrote).
    * Policy failures are not left out: they train with the minimum reward.
+   * `not_as_served`: a request not in the ledger as the transcript says (servedLine.ts).
    */
   skipped: Record<string, number>;
   /** Policy messages (assistant turns) over all rollouts, and those the critic rated. */
@@ -63,18 +65,17 @@ export function createGrpoGpuActivities(db: () => Db) {
           skipped.no_policy_message = (skipped.no_policy_message ?? 0) + 1;
           continue;
         }
-        const hashes = assistants.map((s) => (s.agentMessage as { requestHash?: string } | null)?.requestHash).filter((h): h is string => !!h);
-        const tools = await toolsOffered(d, hashes);
-        const line = openAiLine(sftConversation(t.messages), tools.length > 0 ? tools : null) as { messages: { role: string }[]; tools?: unknown };
+        // Each policy message in the request it was sampled from (its tools, its reasoning): servedLine.ts.
+        const served = servedLine(sftConversation(t.messages), (await servedTurns(d, [r.episodeId])).get(r.episodeId) ?? []);
+        if (!served.ok) {
+          skipped.not_as_served = (skipped.not_as_served ?? 0) + 1;
+          continue;
+        }
         const rewards = assistants.map((s) => s.criticReward);
         policyMessages += rewards.length;
         ratedMessages += rewards.filter((x) => x !== null).length;
-        const cut = lengthCutMessages(
-          line.messages,
-          assistants.map((s) => (s.agentMessage as { finishReason?: string } | null)?.finishReason),
-        );
-        lengthCut += cut.length;
-        lines.push(JSON.stringify(rolloutLine(r.episodeId, r.methodId, line, rewards, outcome, cut)));
+        lengthCut += served.lengthCut.length;
+        lines.push(JSON.stringify(rolloutLine(r.episodeId, r.methodId, served.line, rewards, outcome)));
       }
       if (lines.length === 0) {
         throw ApplicationFailure.nonRetryable(`no usable rollout among ${input.episodeIds.length} (${JSON.stringify(skipped)})`, TRAINER_FAILURE.invalidData);

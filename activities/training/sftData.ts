@@ -9,10 +9,10 @@ import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index
 import { loadEpisodeRows } from '../report/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { servedLine, type ServedTurn } from '../../domain/training/servedLine';
 import {
   emptySummary,
   hfLine,
-  lengthCutMessages,
   openAiLine,
   type SftBuildConfig,
   type SftBuildSummary,
@@ -131,30 +131,64 @@ export function sftJsonl(examples: readonly StoredSftExample[], format: SftExpor
 }
 
 /**
- * The trainer's input: the openai lines plus `length_cut` (the assistant messages whose turn stopped at
- * max_tokens, from each episode's stored finish reasons) where there is one. Not part of the export format.
+ * The assistant turns of each episode as served, in order: the ledger request each was generated from, its
+ * finish reason and its reasoning (domain/training/servedLine.ts).
  */
-export async function sftTrainerJsonl(db: Db, examples: readonly StoredSftExample[]): Promise<{ text: string; lengthCutMessages: number }> {
-  const ids = examples.map((e) => e.episodeId);
-  const rows =
-    ids.length === 0
-      ? []
-      : await db
-          .select({ ep: steps.episodeId, m: steps.agentMessage })
-          .from(steps)
-          .where(and(inArray(steps.episodeId, ids), eq(steps.kind, 'assistant')))
-          .orderBy(asc(steps.episodeId), asc(steps.idx));
-  const reasons = new Map<string, (string | undefined)[]>();
-  for (const r of rows) reasons.set(r.ep, [...(reasons.get(r.ep) ?? []), (r.m as { finishReason?: string } | null)?.finishReason]);
+export async function servedTurns(db: Db, episodeIds: readonly string[]): Promise<Map<string, ServedTurn[]>> {
+  const out = new Map<string, ServedTurn[]>();
+  if (episodeIds.length === 0) return out;
+  const rows = await db
+    .select({ ep: steps.episodeId, m: steps.agentMessage })
+    .from(steps)
+    .where(and(inArray(steps.episodeId, [...episodeIds]), eq(steps.kind, 'assistant')))
+    .orderBy(asc(steps.episodeId), asc(steps.idx));
+  const msgs = rows.map((r) => ({ ep: r.ep, m: (r.m ?? {}) as { requestHash?: string; finishReason?: string | null; reasoningContent?: string | null } }));
+  const hashes = [...new Set(msgs.flatMap((r) => (r.m.requestHash ? [r.m.requestHash] : [])))];
+  const requests = new Map<string, unknown>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    const got = await db
+      .select({ h: llmCalls.requestHash, request: llmCalls.request })
+      .from(llmCalls)
+      .where(inArray(llmCalls.requestHash, hashes.slice(i, i + 500)));
+    for (const g of got) requests.set(g.h, g.request);
+  }
+  for (const r of msgs) {
+    const turn: ServedTurn = {
+      request: r.m.requestHash ? requests.get(r.m.requestHash) : undefined,
+      finishReason: r.m.finishReason ?? null,
+      reasoningContent: r.m.reasoningContent ?? null,
+    };
+    out.set(r.ep, [...(out.get(r.ep) ?? []), turn]);
+  }
+  return out;
+}
+
+/**
+ * The trainer's input: one line per example with each assistant message's served request (its tools), its
+ * reasoning and `length_cut` (domain/training/servedLine.ts). An example whose requests do not match its
+ * conversation is left out and counted in `notAsServed` (never trained on a prompt that was not sent).
+ */
+export async function sftTrainerJsonl(
+  db: Db,
+  examples: readonly StoredSftExample[],
+): Promise<{ text: string; lengthCutMessages: number; notAsServed: number; lines: number }> {
+  const turns = await servedTurns(
+    db,
+    examples.map((e) => e.episodeId),
+  );
   let cutCount = 0;
-  const text = examples
-    .map((e) => {
-      const cut = lengthCutMessages(e.messages, reasons.get(e.episodeId) ?? []);
-      cutCount += cut.length;
-      return `${JSON.stringify({ ...openAiLine(e.messages, e.tools), ...(cut.length > 0 ? { length_cut: cut } : {}) })}\n`;
-    })
-    .join('');
-  return { text, lengthCutMessages: cutCount };
+  let notAsServed = 0;
+  const lines: string[] = [];
+  for (const e of examples) {
+    const r = servedLine(e.messages, turns.get(e.episodeId) ?? []);
+    if (!r.ok) {
+      notAsServed++;
+      continue;
+    }
+    cutCount += r.lengthCut.length;
+    lines.push(`${JSON.stringify(r.line)}\n`);
+  }
+  return { text: lines.join(''), lengthCutMessages: cutCount, notAsServed, lines: lines.length };
 }
 
 export function createSftDataActivities(db: () => Db) {

@@ -52,7 +52,7 @@ export function createSftGpuActivities(db: () => Db) {
       jobId: string;
       data: string;
       base: string;
-    }): Promise<{ dataFile: string; baseFile: string; examples: number; lengthCutMessages: number }> {
+    }): Promise<{ dataFile: string; baseFile: string; examples: number; lengthCutMessages: number; notAsServed: number }> {
       const baseFile = baseModelFile(input.base);
       const d = db();
       if (!(await loadSftDataset(d, input.data))) {
@@ -62,8 +62,14 @@ export function createSftGpuActivities(db: () => Db) {
       if (examples.length === 0) throw ApplicationFailure.nonRetryable(`SFT data set ${input.data} has no examples`, FAILURE_TYPES.sftDatasetEmpty);
       const dataFile = `${trainerJobDir(input.jobId)}.data.jsonl`;
       const data = await sftTrainerJsonl(d, examples);
+      if (data.lines === 0) {
+        throw ApplicationFailure.nonRetryable(
+          `SFT data set ${input.data}: none of its ${examples.length} examples has its model calls in the ledger as served (llm_calls)`,
+          FAILURE_TYPES.sftDatasetEmpty,
+        );
+      }
       writeIfChanged(dataFile, data.text);
-      return { dataFile, baseFile, examples: examples.length, lengthCutMessages: data.lengthCutMessages };
+      return { dataFile, baseFile, examples: data.lines, lengthCutMessages: data.lengthCutMessages, notAsServed: data.notAsServed };
     },
   };
 }

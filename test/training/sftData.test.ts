@@ -12,6 +12,8 @@ import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index
 import { startSftBuild } from '../../scripts/client/starters';
 import { DEFAULT_SFT_THRESHOLDS, type SftBuildConfig } from '../../domain/training/sftData';
 import { sftDataRunId } from '../../domain/training/checkpointIds';
+import { trainerLineSchema } from '../../domain/training/trainerProtocol';
+import { loadSftExamples, sftTrainerJsonl } from '../../activities/training/sftData';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
@@ -102,6 +104,25 @@ describe('sft build', () => {
     const [ds] = await stack.db.select().from(sftDatasets).where(eq(sftDatasets.name, name));
     expect(ds?.summary).toMatchObject({ kept: 3 });
 
+    // The trainer's lines: every assistant message with the tools of the request it was generated from,
+    // as the ledger recorded that request (servedLine.ts).
+    const examples = await loadSftExamples(stack.db, name);
+    const trainerData = await sftTrainerJsonl(stack.db, examples);
+    expect(trainerData).toMatchObject({ lines: 3, notAsServed: 0 });
+    for (const [e, text] of trainerData.text.trimEnd().split('\n').entries()) {
+      const line = trainerLineSchema.parse(JSON.parse(text));
+      const assistants = (await stack.db.select().from(steps).where(eq(steps.episodeId, examples[e]!.episodeId)))
+        .filter((s) => s.kind === 'assistant')
+        .sort((a, b) => a.idx - b.idx);
+      expect(line.requests?.map((q) => q.message)).toEqual(line.messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : [])));
+      for (const [k, q] of (line.requests ?? []).entries()) {
+        const hash = (assistants[k]!.agentMessage as { requestHash: string }).requestHash;
+        const [call] = await stack.db.select().from(llmCalls).where(eq(llmCalls.requestHash, hash));
+        const sent = call!.request as { messages: unknown[]; tools?: unknown[] };
+        expect(q.tools === null ? undefined : line.tool_sets?.[q.tools]).toEqual(sent.tools);
+      }
+    }
+
     // Building the same data set again rewrites the same rows.
     await (await startSftBuild(stack.client, config(name, 'mock-oracle', { minCodeMatch: 0 }))).result();
     expect(await stack.db.select().from(sftExamples).where(eq(sftExamples.dataset, name))).toHaveLength(3);
@@ -121,7 +142,7 @@ describe('sft build', () => {
       }
     }
     fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }, 240_000);
 
   it('drops episodes below the thresholds and counts them by reason', async () => {
     const name = `strict-${Date.now().toString(36)}`;

@@ -1,14 +1,24 @@
 """Chat messages -> token ids + a mask of the assistant's own tokens, through the model's chat template.
 
-The template is the one inside the base GGUF (what llama.cpp applies when it serves the model), so a
-conversation is trained on exactly as it is served. Assistant spans are found by rendering prefixes:
-  render(messages[:i], add_generation_prompt=True)  ends where assistant message i starts;
-  render(messages[:i+1])                              ends where it ends.
-Both must be prefixes of the full rendering (true of ChatML templates such as SmolLM2's and Qwen2.5's);
-a template for which that fails is rejected rather than guessed at. Inside a span the mask covers the
-message's content, its tool calls as the template writes them and the end-of-turn token; the header
-("<|im_start|>assistant\\n") and trailing whitespace are not trained on. System, user and tool messages
-are never in the mask.
+The template is the one inside the base GGUF (what llama.cpp applies when it serves the model).
+
+Train what was served: each trained assistant message is trained in the request it was generated from. A
+line names, per assistant message i, the tools its request was sent with (`requests` + `tool_sets`, see
+`line_requests`); the request's messages are messages[:i] as sent (`served_context`: the harness never sends
+reasoning back, so earlier assistant messages lose their `reasoning_content`). Rendering every request on its
+own would cost tokens quadratic in the turns, so requests are packed into *segments*: one token sequence
+trains several messages when each request's rendering (prompt + its message) starts with the previous one's
+text up to the end of that message. Explore turns served with the same tools extend each other, so a
+transcript is typically one segment for its exploration and one more for each request whose prompt differs
+(the final ask with the submit tool only or none, Qwen3 turns whose earlier <think> blocks the template drops).
+For each message of a segment, the text before its span is exactly the prompt of its own request.
+
+Spans inside one request: render(ctx, add_generation_prompt=True) ends where the message starts,
+render(ctx + [message]) where it ends (trailing whitespace excluded). A request whose rendering fails that
+(the prompt is not a prefix of prompt + message) is rejected rather than guessed at. The mask covers the
+message's reasoning (when the template renders it), content, its tool calls as the template writes them and
+the end-of-turn token; the header ("<|im_start|>assistant\\n") is not trained on. System, user and tool
+messages are never in the mask.
 
 Length-cut turns (`cut_messages`: assistant messages whose generation stopped at max_tokens, finish_reason
 "length"): the policy sampled their text but never the end-of-turn token the template closes them with, so
@@ -20,7 +30,8 @@ Tool calls: OpenAI messages carry `arguments` as a JSON string; templates (and l
 before applying the template) expect an object, so a string that parses as a JSON object is passed as one;
 anything else stays a string. For templates that do not render tool calls at all (SmolLM2's), they are
 written into the assistant's content in the Hermes/Qwen form `<tool_call>\\n{"name": .., "arguments": ..}
-\\n</tool_call>`, so no call is silently dropped from training.
+\\n</tool_call>`, so no call is silently dropped from training. (Served data never has this case: llama.cpp
+parses no tool calls for such a template, the harness reads the calls from the text.)
 """
 
 from __future__ import annotations
@@ -55,6 +66,8 @@ class Encoded:
     # length-cut messages whose end-of-turn token(s) were left out, and those left out whole
     cut_eos_masked: int = 0
     cut_whole_masked: int = 0
+    # the trained messages whose spans this sequence holds (a line may need several sequences: encode_served)
+    messages: tuple[int, ...] = ()
 
 
 def _parse_arguments(args: Any) -> Any:
@@ -135,31 +148,87 @@ class ChatEncoder:
         max_length: int | None = None,
         cut_messages: set[int] | None = None,
     ) -> Encoded:
-        """Tokenise a conversation. train_messages: indices of the assistant messages to put in the mask
-        (default: every assistant message); cut_messages: those cut at max_tokens (see the module doc)."""
+        """One conversation whose every request had the same tools, rendered as one sequence (hand-written
+        data, checks). A conversation that needs more than one segment is refused: use encode_served."""
+        validate_messages(messages)
+        if train_messages is None:
+            train_messages = {i for i, m in enumerate(messages) if m.get("role") == "assistant"}
+        requests = [ServedRequest(i, tools) for i, m in enumerate(messages) if m.get("role") == "assistant"]
+        segments = self.encode_served(messages, requests, train_messages, None, cut_messages)
+        if len(segments) != 1:
+            raise TrainerError("invalid_data", f"the conversation needs {len(segments)} segments (its requests' prompts "
+                                               "do not extend each other); encode it with its requests")
+        enc = segments[0]
+        if max_length is not None and len(enc.input_ids) > max_length:
+            enc.truncated = True
+            enc.input_ids, enc.mask, enc.message_index = enc.input_ids[:max_length], enc.mask[:max_length], enc.message_index[:max_length]
+        return enc
+
+    def render_request(self, messages: list[Message], i: int, tools: list[Any] | None) -> tuple[str, str]:
+        """(prompt, prompt + message i) of the request that generated assistant message i, as rendered text."""
+        ctx = self.normalise(served_context(messages, i))
+        own = self.normalise([messages[i]])
+        return self._render(ctx, tools, True), self._render(ctx + own, tools, False)
+
+    def encode_served(
+        self,
+        messages: list[Message],
+        requests: list[ServedRequest],
+        train_messages: set[int] | None = None,
+        max_length: int | None = None,
+        cut_messages: set[int] | None = None,
+    ) -> list[Encoded]:
+        """The token sequences (segments, see the module doc) that train each of `train_messages` (default:
+        every message with a request) in its own request. A line longer than max_length in any segment is
+        marked truncated on every segment (the caller drops it whole) and not cut."""
         validate_messages(messages)
         for i in cut_messages or ():
             if not 0 <= i < len(messages) or messages[i].get("role") != "assistant":
                 raise TrainerError("invalid_data", f"length_cut names message {i}, which is not an assistant message")
-        msgs = self.normalise(messages)
+        by_message: dict[int, ServedRequest] = {}
+        for r in requests:
+            if not 0 <= r.message < len(messages) or messages[r.message].get("role") != "assistant":
+                raise TrainerError("invalid_data", f"requests names message {r.message}, which is not an assistant message")
+            if r.message in by_message:
+                raise TrainerError("invalid_data", f"requests names message {r.message} twice")
+            by_message[r.message] = r
         if train_messages is None:
-            train_messages = {i for i, m in enumerate(msgs) if m["role"] == "assistant"}
+            train_messages = set(by_message)
         for i in train_messages:
-            if not 0 <= i < len(msgs) or msgs[i]["role"] != "assistant":
+            if not 0 <= i < len(messages) or messages[i].get("role") != "assistant":
                 raise TrainerError("invalid_data", f"message {i} is not an assistant message; only those can be trained on")
-        full = self._render(msgs, tools, False)
-        spans: list[tuple[int, int, int]] = []
+            if i not in by_message:
+                raise TrainerError("invalid_data", f"message {i} is trained but has no request (what it was generated from)")
+        # (segment text, [(span start, span end, message index)])
+        segments: list[tuple[str, list[tuple[int, int, int]]]] = []
         for i in sorted(train_messages):
-            start_text = self._render(msgs[:i], tools, True)
-            end_text = self._render(msgs[: i + 1], tools, False)
-            if not (end_text.startswith(start_text) and full.startswith(end_text)):
+            prompt, whole = self.render_request(messages, i, by_message[i].tools)
+            if not whole.startswith(prompt):
                 raise TrainerError(
                     "invalid_data",
                     f"the chat template is not prefix-stable at message {i}: cannot tell which tokens are the assistant's",
                 )
-            end = len(end_text.rstrip())
-            spans.append((len(start_text), end, i))
-        enc = self.tok(full, add_special_tokens=False, return_offsets_mapping=True)
+            end = len(whole.rstrip())
+            reasoning = messages[i].get("reasoning_content")
+            if isinstance(reasoning, str) and reasoning.strip() and reasoning.strip() not in whole[len(prompt):end]:
+                raise TrainerError("invalid_data", f"message {i} has reasoning_content that the chat template does not render; "
+                                                   "its generated text cannot be reproduced")
+            if segments:
+                text, spans = segments[-1]
+                if whole.startswith(text[: spans[-1][1]]):
+                    segments[-1] = (whole, [*spans, (len(prompt), end, i)])
+                    continue
+            segments.append((whole, [(len(prompt), end, i)]))
+        out = [self._tokenise(text, spans, cut_messages or set()) for text, spans in segments]
+        longest = max((len(e.input_ids) for e in out), default=0)
+        too_long = max_length is not None and longest > max_length
+        for e in out:
+            e.full_length = longest
+            e.truncated = too_long
+        return out
+
+    def _tokenise(self, text: str, spans: list[tuple[int, int, int]], cut_messages: set[int]) -> Encoded:
+        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)
         ids: list[int] = list(enc["input_ids"])
         offsets: list[tuple[int, int]] = [tuple(o) for o in enc["offset_mapping"]]  # type: ignore[misc]
         mask = [0] * len(ids)
@@ -173,7 +242,7 @@ class ChatEncoder:
                     owner[t] = i
                     break
         eos_masked = whole_masked = 0
-        for i in sorted((cut_messages or set()) & {i for _, _, i in spans}):
+        for i in sorted(cut_messages & {i for _, _, i in spans}):
             own = [t for t in range(len(ids)) if owner[t] == i]
             end = len(own)
             while end > 0 and ids[own[end - 1]] in self.special_ids:
@@ -186,12 +255,63 @@ class ChatEncoder:
             for t in drop:
                 mask[t] = 0
                 owner[t] = -1
-        full_length = len(ids)
-        truncated = max_length is not None and len(ids) > max_length
-        if truncated:
-            ids, mask, owner = ids[:max_length], mask[:max_length], owner[:max_length]
-        return Encoded(input_ids=ids, mask=mask, message_index=owner, truncated=truncated, full_length=full_length,
-                       cut_eos_masked=eos_masked, cut_whole_masked=whole_masked)
+        return Encoded(input_ids=ids, mask=mask, message_index=owner, truncated=False, full_length=len(ids),
+                       cut_eos_masked=eos_masked, cut_whole_masked=whole_masked, messages=tuple(i for _, _, i in spans))
+
+
+@dataclass(frozen=True)
+class ServedRequest:
+    """The request that generated assistant message `message`: messages[:message] as sent, with these tools."""
+
+    message: int
+    tools: list[Any] | None
+
+
+def served_context(messages: list[Message], i: int) -> list[Message]:
+    """The messages the request of assistant message i was sent: those before it, as the harness sends them
+    (reasoning is stored with each assistant message but never sent back: activities/episode/transcript.ts)."""
+    out = []
+    for m in messages[:i]:
+        if m.get("role") == "assistant" and "reasoning_content" in m:
+            m = {k: v for k, v in m.items() if k != "reasoning_content"}
+        out.append(m)
+    return out
+
+
+def line_requests(row: dict[str, Any], where: str) -> list[ServedRequest]:
+    """The served requests of a data line. With `requests` (the harness's lines): [{"message": i, "tools": k |
+    null}], k indexing `tool_sets` (lists of OpenAI tool definitions), null = sent without tools. Without it
+    (hand-written data): every assistant message's request had the line's `tools`."""
+    messages = row.get("messages")
+    tools = row.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise TrainerError("invalid_data", f"{where}: \"tools\" must be a list")
+    raw = row.get("requests")
+    if raw is None:
+        if "tool_sets" in row:
+            raise TrainerError("invalid_data", f"{where}: \"tool_sets\" without \"requests\"")
+        if not isinstance(messages, list):
+            return []
+        return [ServedRequest(i, tools) for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
+    if tools is not None:
+        raise TrainerError("invalid_data", f"{where}: give either \"tools\" or \"requests\" with \"tool_sets\", not both")
+    sets = row.get("tool_sets", [])
+    if not isinstance(sets, list) or not all(isinstance(t, list) for t in sets):
+        raise TrainerError("invalid_data", f"{where}: \"tool_sets\" must be a list of tool lists")
+    if not isinstance(raw, list) or not raw:
+        raise TrainerError("invalid_data", f"{where}: \"requests\" must be a non-empty list")
+    out = []
+    for j, r in enumerate(raw):
+        w = f"{where}: requests[{j}]"
+        if not isinstance(r, dict) or set(r) - {"message", "tools"}:
+            raise TrainerError("invalid_data", f"{w} must be {{\"message\": index, \"tools\": tool_sets index or null}}")
+        i, k = r.get("message"), r.get("tools")
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise TrainerError("invalid_data", f"{w}.message must be a message index")
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < len(sets)):
+            raise TrainerError("invalid_data", f"{w}.tools must index tool_sets (0..{len(sets) - 1}) or be null")
+        out.append(ServedRequest(i, sets[k] if k is not None and sets[k] else None))
+    return out
 
 
 # A job refuses when more than this share of its examples / rollouts would not fit max_length: dropping them
@@ -248,6 +368,9 @@ def validate_messages(messages: Any, where: str = "messages") -> None:
         content = m.get("content")
         if content is not None and not isinstance(content, str):
             raise TrainerError("invalid_data", f"{w}.content must be a string or null (content parts are not supported)")
+        reasoning = m.get("reasoning_content")
+        if reasoning is not None and (role != "assistant" or not isinstance(reasoning, str)):
+            raise TrainerError("invalid_data", f"{w}.reasoning_content must be a string on an assistant message")
         calls = m.get("tool_calls")
         if calls is not None:
             if role != "assistant" or not isinstance(calls, list):
@@ -260,5 +383,5 @@ def validate_messages(messages: Any, where: str = "messages") -> None:
                     raise TrainerError("invalid_data", f"{w}.tool_calls[{j}].function.arguments must be a string or object")
         if role == "tool" and not isinstance(content, str):
             raise TrainerError("invalid_data", f"{w}: a tool message needs string content")
-        if role == "assistant" and not content and not calls:
+        if role == "assistant" and not content and not calls and not reasoning:
             raise TrainerError("invalid_data", f"{w}: an assistant message needs content or tool_calls")

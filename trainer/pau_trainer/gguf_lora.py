@@ -9,7 +9,8 @@ What llama.cpp's loader (src/llama-adapter.cpp) requires, and how it is met here
     as is, their GGUF shapes are (in, rank) and (rank, out), which is what the loader checks against the base
     tensor (in, out).
   * llama.cpp's HF->GGUF converter permutes the rows of q_proj and k_proj for the llama architecture (to
-    llama.cpp's rotary layout: per head, the two halves interleaved), and not for qwen2. A base GGUF of a
+    llama.cpp's rotary layout: per head, the two halves interleaved), and not for qwen2 or qwen3 (its Qwen3
+    model class derives from Qwen2's, which writes q/k as they are). A base GGUF of a
     llama model therefore holds W_q and W_k with permuted rows, and the adapter's delta B @ A must be
     permuted the same way: the permutation acts on output rows, i.e. on the rows of lora_B only.
 """
@@ -41,7 +42,9 @@ MODULE_TO_GGUF = {
 }
 # architectures whose q/k rows llama.cpp's converter permutes
 PERMUTED_ARCHS = {"llama"}
-SUPPORTED_ARCHS = {"llama", "qwen2"}
+# qwen3 = qwen2's blocks plus q/k RMS norms (attn_q_norm, attn_k_norm), which are not LoRA targets; its
+# projections have the same llama.cpp names (tested against gguf's own name map in test_qwen3.py)
+SUPPORTED_ARCHS = {"llama", "qwen2", "qwen3"}
 
 _KEY = re.compile(r"^(?:base_model\.model\.)?model\.layers\.(\d+)\.(\w+\.\w+)\.lora_([AB])\.weight$")
 

@@ -1,7 +1,9 @@
 """grpo-update: one GRPO update of a LoRA policy from a batch of scored rollouts.
 
 Input (spec.rollouts, JSONL, one rollout per line):
-  {"id": "r1", "group": "method-17", "messages": [...OpenAI chat...], "tools"?: [...],
+  {"id": "r1", "group": "method-17", "messages": [...OpenAI chat...],
+   "requests"?: [{"message": i, "tools": k | null}], "tool_sets"?: [[...]]   # each policy message's request
+   "tools"?: [...]                         # (hand-written data: one tool list for every request)
    "policy_messages"?: [2, 4],            # indices of the assistant messages the policy generated
                                            # (default: every assistant message); only their tokens train
    and the advantages, one of:
@@ -35,7 +37,7 @@ import torch
 
 from . import distributed
 from .cancel import Cancel
-from .chat import ChatEncoder, length_cut_of, too_long_refusal
+from .chat import ChatEncoder, length_cut_of, line_requests, too_long_refusal
 from .core_algos import aac_advantages, clipped_policy_loss, group_outcome_advantages, token_logprobs
 from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
@@ -56,6 +58,7 @@ class Rollout:
     cut_eos_masked: int = 0
     cut_whole_masked: int = 0
     reward: float | None = None  # the outcome reward, when given (TensorBoard)
+    line: int = 0  # the rollout's line; a line may be several sequences (segments), which share its id
 
 
 def _floats(v: Any, where: str) -> list[float]:
@@ -86,11 +89,11 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
         policy = sorted(policy)
         try:
-            enc = encoder.encode(msgs, tools=row.get("tools"), train_messages=set(policy), max_length=spec.max_length,
-                                 cut_messages=length_cut_of(row, where))
+            segments = encoder.encode_served(msgs, line_requests(row, where), train_messages=set(policy),
+                                             max_length=spec.max_length, cut_messages=length_cut_of(row, where))
         except TrainerError as e:
             raise TrainerError(e.code, f"{where}: {e.message}") from e
-        encoded.append((row, where, str(group), policy, enc))
+        encoded.append((row, where, str(group), policy, segments))
 
     # advantages per policy message (or per token)
     groups = [g for _, _, g, _, _ in encoded]
@@ -122,7 +125,10 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             emit("info", message=f"{len(lonely)} group(s) have a single rollout and get advantage 0: {lonely[:5]}")
 
     out: list[Rollout] = []
-    for k, (row, where, group, policy, enc) in enumerate(encoded):
+    # one Rollout per segment (chat.py: each policy message in the request it was generated from); the
+    # advantages are the line's, its segments share them and its id
+    flat = [(k, row, where, group, policy, enc) for k, (row, where, group, policy, segments) in enumerate(encoded) for enc in segments]
+    for k, row, where, group, policy, enc in flat:
         T = len(enc.input_ids)
         owner = enc.message_index[1:]  # targets are tokens 1..T-1
         mask = torch.tensor(enc.mask[1:], dtype=torch.float32).unsqueeze(0)
@@ -132,6 +138,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
         adv = torch.zeros((1, T - 1), dtype=torch.float32)
         # token positions of each policy message, in order
         positions: dict[int, list[int]] = {i: [] for i in policy}
+        here = set(enc.messages)  # the policy messages this segment trains
         for t, o in enumerate(owner):
             if o >= 0 and mask[0, t] > 0:
                 positions[o].append(t)
@@ -153,11 +160,13 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
                 msg_adv = []
                 for i, vals in zip(policy, ta):
                     vals = _floats(vals, f"{where}: token_advantages")
+                    msg_adv.append(sum(vals) / len(vals) if vals else 0.0)
+                    if i not in here:
+                        continue
                     if len(vals) != len(positions[i]) and not enc.truncated:
                         raise TrainerError("invalid_data", f"{where}: message {i} has {len(positions[i])} policy tokens, token_advantages gives {len(vals)}")
                     for t, v in zip(positions[i], vals):
                         adv[0, t] = v
-                    msg_adv.append(sum(vals) / len(vals) if vals else 0.0)
             else:
                 raise TrainerError("invalid_data", f"{where}: needs advantage, message_advantages or token_advantages (or set spec.advantage.mode)")
         else:
@@ -174,6 +183,8 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             old = torch.zeros((1, T - 1), dtype=torch.float32)
             for i, vals in zip(policy, ol):
                 vals = _floats(vals, f"{where}: old_logprobs")
+                if i not in here:
+                    continue
                 if len(vals) != len(positions[i]) and not enc.truncated:
                     raise TrainerError(
                         "invalid_data",
@@ -187,10 +198,12 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
             policy_tokens=int(mask.sum()), truncated=enc.truncated, full_length=enc.full_length,
             cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked, cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
-            reward=float(row["rewards"]["outcome"]) if mode in ("outcome", "aac") else None,
+            # once per line (its first segment), so a line of several segments is not counted twice
+            reward=float(row["rewards"]["outcome"]) if mode in ("outcome", "aac") and not any(o.line == k for o in out) else None,
+            line=k,
         ))
-    dropped = sum(r.truncated for r in out)
-    refusal = too_long_refusal(dropped, len(out), spec.max_length, max((r.full_length for r in out), default=0), "rollouts",
+    dropped = len({r.line for r in out if r.truncated})
+    refusal = too_long_refusal(dropped, len(encoded), spec.max_length, max((r.full_length for r in out), default=0), "rollouts",
                                 spec.rollouts)
     if refusal:
         raise refusal
@@ -202,7 +215,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
 def length_counts(rollouts: list[Rollout]) -> dict[str, int]:
     """What did not fit or was not sampled: rollouts dropped as too long, length-cut turns masked."""
     return {
-        "dropped_too_long": sum(r.truncated for r in rollouts),
+        "dropped_too_long": len({r.line for r in rollouts if r.truncated}),
         "longest_tokens": max((r.full_length for r in rollouts), default=0),
         "length_cut_eos_masked": sum(r.cut_eos_masked for r in rollouts),
         "length_cut_whole_masked": sum(r.cut_whole_masked for r in rollouts),
@@ -321,7 +334,8 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         return done
     _tok, encoder = job.load_base()
     rollouts = load_rollouts(spec, encoder)
-    per_epoch = math.ceil(len(rollouts) / spec.mini_batch_size)
+    n_lines = len({r.line for r in rollouts})  # mini-batches count rollouts (lines), not their segments
+    per_epoch = math.ceil(n_lines / spec.mini_batch_size)
     total = per_epoch * spec.ppo_epochs
     if spec.max_steps is not None:
         total = min(total, spec.max_steps)
@@ -338,7 +352,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
     emit(
         "start", command="grpo-update", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
-        rollouts=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device, processes=job.dist.world,
+        rollouts=n_lines, sequences=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device, processes=job.dist.world,
         threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
         **length_counts(rollouts), tool_calls_in_template=encoder.native_tool_calls,
     )
@@ -359,8 +373,9 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
         epoch, b = divmod(step - 1, per_epoch)
-        order = np.random.default_rng([spec.seed, epoch]).permutation(len(rollouts))
-        batch = [int(i) for i in order[b * spec.mini_batch_size : (b + 1) * spec.mini_batch_size]]
+        order = np.random.default_rng([spec.seed, epoch]).permutation(n_lines)
+        chosen = {int(i) for i in order[b * spec.mini_batch_size : (b + 1) * spec.mini_batch_size]}
+        batch = [i for i, r in enumerate(rollouts) if r.line in chosen]
         n_tok = sum(rollouts[i].policy_tokens for i in batch)
         agg = step_backward(job, spec, rollouts, batch, pre)
         tokens = int(agg["tokens"])
@@ -379,7 +394,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         }
         history.append({"step": step, **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in metrics.items()}})
         emit("progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round(step / per_epoch, 4),
-             lr=job.scheduler.get_last_lr()[0], rollouts=len(batch), **metrics, **job.device_memory())
+             lr=job.scheduler.get_last_lr()[0], rollouts=len(chosen), **metrics, **job.device_memory())
         job.log_scalars(step, {**metrics, "lr": job.scheduler.get_last_lr()[0],
                                **({"reward_mean": agg["reward"] / agg["rewarded"]} if agg["rewarded"] else {}),
                                **job.device_memory()})
@@ -392,7 +407,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
             job.maybe_cancel(step, state, saved_at)
     final = job.out / "checkpoints" / f"step-{total:06d}"
     metrics_out = {
-        "rollouts": len(rollouts), "steps": total, "ppo_epochs": spec.ppo_epochs, "history": history,
+        "rollouts": n_lines, "sequences": len(rollouts), "steps": total, "ppo_epochs": spec.ppo_epochs, "history": history,
         "train_s": round(train_s, 3), "seen_tokens": seen_tokens,
         "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
         "s_per_step": round(train_s / len(history), 3) if history else None,

@@ -169,3 +169,17 @@ def load_tokenizer(base_dir: Path) -> Any:
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(str(base_dir))
+
+
+def load_gguf_tokenizer(gguf_path: str | Path) -> Any:
+    """The tokenizer (and chat template) a job on this GGUF trains with, without converting the weights: the
+    prepared base's when it exists, else built from the GGUF as prepare_base builds it (the same object it
+    saves). For checks that need only the renderer (template_check)."""
+    path = Path(gguf_path).expanduser().resolve()
+    digest = check_gguf(path)
+    prepared = cache_root() / "bases" / digest[:16]
+    if (prepared / "DONE").exists():
+        return load_tokenizer(prepared)
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)

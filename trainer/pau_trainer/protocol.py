@@ -146,7 +146,10 @@ class CommonSpec:
 
 @dataclass(frozen=True)
 class SftSpec(CommonSpec):
-    data: str = ""  # JSONL: {"messages":[...OpenAI chat...], "tools"?: [...]}
+    # JSONL: {"messages": [...OpenAI chat, assistant "reasoning_content" allowed...], "requests"?: [{"message": i,
+    # "tools": k|null}], "tool_sets"?: [[...], ...], "tools"?: [...], "length_cut"?: [...]}: each trained message
+    # rendered in the request it was generated from (chat.py line_requests; TS twin trainerLineSchema)
+    data: str = ""
     epochs: float = 1.0
     batch_size: int = 1
 
@@ -170,7 +173,7 @@ class AdvantageSpec:
 class GrpoSpec(CommonSpec):
     rollouts: str = ""  # JSONL, one rollout per line (see docs/training.md, "grpo-update")
     ppo_epochs: int = 1
-    mini_batch_size: int = 4  # rollouts per optimizer step
+    mini_batch_size: int = 4  # rollouts (lines, with all their segments) per optimizer step
     clip_eps_low: float = 0.2
     clip_eps_high: float = 0.2
     kl_beta: float = 0.04

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .chat import ChatEncoder, Encoded, length_cut_of, too_long_refusal
+from .chat import ChatEncoder, Encoded, length_cut_of, line_requests, too_long_refusal
 from . import distributed
 from .cancel import Cancel
 from .job import Job, read_jsonl
@@ -23,34 +23,34 @@ from .protocol import SftSpec, TrainerError, emit
 
 
 def load_examples(spec: SftSpec, encoder: ChatEncoder) -> tuple[list[Encoded], dict[str, int]]:
-    """The examples that fit max_length, and the counts. An example longer than max_length is dropped and
-    counted (training its head alone would teach the calls without the description); more than 1 % dropped
+    """The training sequences of the examples that fit max_length (one per segment of a line: chat.py), and
+    the counts. An example longer than max_length is dropped and counted (training its head alone would teach the calls without the description); more than 1 % dropped
     refuses the job (too_long_refusal)."""
     rows = read_jsonl(spec.data, "SFT data")
     examples: list[Encoded] = []
-    stats = {"examples": len(rows), "dropped_too_long": 0, "longest_tokens": 0, "dropped_no_assistant_tokens": 0,
+    stats = {"examples": len(rows), "segments": 0, "dropped_too_long": 0, "longest_tokens": 0, "dropped_no_assistant_tokens": 0,
              "length_cut_eos_masked": 0, "length_cut_whole_masked": 0}
     for n, row in enumerate(rows, 1):
         if "messages" not in row:
             raise TrainerError("invalid_data", f"{spec.data}:{n}: no \"messages\" field")
-        tools = row.get("tools")
-        if tools is not None and not isinstance(tools, list):
-            raise TrainerError("invalid_data", f"{spec.data}:{n}: \"tools\" must be a list")
         try:
-            enc = encoder.encode(row["messages"], tools=tools, max_length=spec.max_length,
-                                 cut_messages=length_cut_of(row, f"{spec.data}:{n}"))
+            segments = encoder.encode_served(row["messages"], line_requests(row, f"{spec.data}:{n}"), max_length=spec.max_length,
+                                             cut_messages=length_cut_of(row, f"{spec.data}:{n}"))
         except TrainerError as e:
             raise TrainerError(e.code, f"{spec.data}:{n}: {e.message}") from e
-        stats["longest_tokens"] = max(stats["longest_tokens"], enc.full_length)
-        if enc.truncated:
+        # one example per segment: each trained message in the request it was generated from (chat.py)
+        stats["longest_tokens"] = max([stats["longest_tokens"], *(e.full_length for e in segments)])
+        if any(e.truncated for e in segments):
             stats["dropped_too_long"] += 1
             continue
-        stats["length_cut_eos_masked"] += enc.cut_eos_masked
-        stats["length_cut_whole_masked"] += enc.cut_whole_masked
-        if sum(enc.mask) == 0:
+        stats["segments"] += len(segments)
+        stats["length_cut_eos_masked"] += sum(e.cut_eos_masked for e in segments)
+        stats["length_cut_whole_masked"] += sum(e.cut_whole_masked for e in segments)
+        kept = [e for e in segments if sum(e.mask) > 0]
+        if not kept:
             stats["dropped_no_assistant_tokens"] += 1
             continue
-        examples.append(enc)
+        examples.extend(kept)
     refusal = too_long_refusal(stats["dropped_too_long"], len(rows), spec.max_length, stats["longest_tokens"], "examples", spec.data)
     if refusal:
         raise refusal
@@ -135,7 +135,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     emit(
         "start", command="sft", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
         processes=job.dist.world,
-        examples=len(examples), steps_per_epoch=per_epoch, device=job.device, threads=torch.get_num_threads(),
+        examples=stats["examples"], sequences=len(examples), steps_per_epoch=per_epoch, device=job.device, threads=torch.get_num_threads(),
         tool_calls_in_template=encoder.native_tool_calls, **{k: v for k, v in stats.items() if k != "examples"},
     )
     losses: list[float] = list(state.get("losses", []))
@@ -181,7 +181,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     first = losses[: max(1, min(3, len(losses)))]
     lastl = losses[-max(1, min(3, len(losses))):]
     metrics = {
-        "examples": len(examples), **stats, "steps": total, "epochs": spec.epochs,
+        **stats, "sequences": len(examples), "steps": total, "epochs": spec.epochs,
         "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,
         "mean_loss_first3": sum(first) / len(first) if losses else None,
         "mean_loss_last3": sum(lastl) / len(lastl) if losses else None,

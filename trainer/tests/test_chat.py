@@ -98,3 +98,119 @@ def test_arguments_that_are_not_json_objects_stay_strings(tokenizer):
         {"id": "c", "type": "function", "function": {"name": "call_method", "arguments": "{broken"}}]}]
     text = masked_text(tokenizer, enc_.encode(conv))
     assert json.dumps({"name": "call_method", "arguments": "{broken"}) in text
+
+
+# TOOL_TEMPLATE plus the tools' names in a system turn (where Qwen2.5's and Qwen3's templates list them)
+TOOLS_IN_SYSTEM = "{% if tools %}<|im_start|>system\nTOOLS: {{ tools | map(attribute='function.name') | join(',') }}<|im_end|>\n{% endif %}" + TOOL_TEMPLATE
+EXPLORE = [{"type": "function", "function": {"name": "call_method"}}, {"type": "function", "function": {"name": "submit_description"}}]
+SUBMIT = EXPLORE[1:]
+SERVED = [
+    {"role": "user", "content": "Describe f(x)."},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "call_method", "arguments": "{\"arguments\": \"3\"}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "9"},
+    {"role": "assistant", "content": "one more", "tool_calls": [
+        {"id": "c2", "type": "function", "function": {"name": "call_method", "arguments": "{\"arguments\": \"-3\"}"}}]},
+    {"role": "tool", "tool_call_id": "c2", "content": "9"},
+    {"role": "user", "content": "FINAL-ASK"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c3", "type": "function", "function": {"name": "submit_description", "arguments": "{\"description\": \"x*x\"}"}}]},
+    {"role": "tool", "tool_call_id": "c3", "content": "ok"},
+    {"role": "user", "content": "IN-WORDS"},
+    {"role": "assistant", "content": "f squares x."},
+]
+SERVED_LINE = {"messages": SERVED, "tool_sets": [EXPLORE, SUBMIT],
+               "requests": [{"message": 1, "tools": 0}, {"message": 3, "tools": 0}, {"message": 6, "tools": 1}, {"message": 9, "tools": None}]}
+
+
+def test_each_message_is_trained_in_its_own_request(tokenizer):
+    from pau_trainer.chat import line_requests
+
+    tokenizer.chat_template, saved = TOOLS_IN_SYSTEM, tokenizer.chat_template
+    try:
+        enc_ = ChatEncoder(tokenizer)
+        segments = enc_.encode_served(SERVED, line_requests(SERVED_LINE, "line"))
+        # the two exploration requests extend each other; the final ask (submit only) and the re-ask (no
+        # tools) each start a sequence of their own
+        assert [s.messages for s in segments] == [(1, 3), (6,), (9,)]
+        for s in segments:
+            for i in s.messages:
+                tools = {1: EXPLORE, 3: EXPLORE, 6: SUBMIT, 9: None}[i]
+                prompt = tokenizer.apply_chat_template(enc_.normalise(SERVED[:i]), tools=tools, tokenize=False, add_generation_prompt=True)
+                first = s.message_index.index(i)
+                # the context of each trained message is exactly its request's prompt
+                assert s.input_ids[:first] == tokenizer(prompt, add_special_tokens=False)["input_ids"], i
+        assert tokenizer.decode(segments[1].input_ids).startswith("<|im_start|>system\nTOOLS: submit_description<|im_end|>")
+        assert "TOOLS" not in tokenizer.decode(segments[2].input_ids)
+        assert masked_text(tokenizer, segments[2]) == "f squares x.<|im_end|>"
+        # a line too long in any of its sequences is too long as a whole (dropped whole, never cut)
+        longest = max(len(s.input_ids) for s in segments)
+        cut = enc_.encode_served(SERVED, line_requests(SERVED_LINE, "line"), max_length=longest - 1)
+        assert all(s.truncated and s.full_length == longest for s in cut)
+        # the old rendering of this line (one sequence, every tool) is what encode still gives hand-written data
+        one = enc_.encode(SERVED, tools=EXPLORE)
+        assert one.messages == (1, 3, 6, 9)
+    finally:
+        tokenizer.chat_template = saved
+
+
+def test_served_lines_are_checked(tokenizer):
+    from pau_trainer.chat import line_requests
+
+    enc_ = ChatEncoder(tokenizer)
+    for bad, needle in [
+        ({**SERVED_LINE, "tools": EXPLORE}, "not both"),
+        ({**SERVED_LINE, "requests": [{"message": 1, "tools": 2}]}, "must index tool_sets"),
+        ({**SERVED_LINE, "requests": [{"message": 1, "tools": 0, "x": 1}]}, "must be {"),
+        ({"messages": SERVED, "tool_sets": [EXPLORE]}, "without \"requests\""),
+    ]:
+        with pytest.raises(TrainerError, match=needle):
+            line_requests(bad, "line")
+    with pytest.raises(TrainerError, match="not an assistant message"):
+        enc_.encode_served(SERVED, line_requests({**SERVED_LINE, "requests": [{"message": 2, "tools": 0}]}, "line"))
+    with pytest.raises(TrainerError, match="has no request"):
+        enc_.encode_served(SERVED, line_requests({**SERVED_LINE, "requests": [{"message": 1, "tools": 0}]}, "line"), train_messages={1, 3})
+    # reasoning the template cannot show cannot be trained as generated (SmolLM2's template ignores it)
+    with pytest.raises(TrainerError, match="reasoning_content"):
+        enc_.encode([{"role": "user", "content": "u"}, {"role": "assistant", "content": "a", "reasoning_content": "hidden thought"}])
+
+
+def test_grpo_rollout_segments_share_the_rollout(tokenizer, tmp_path):
+    """A rollout served in three requests becomes three sequences with its id, group and per-message
+    advantages; mini-batches and the too-long counts still count rollouts."""
+    from pau_trainer.grpo import length_counts, load_rollouts
+    from pau_trainer.protocol import AdvantageSpec, GrpoSpec
+
+    tokenizer.chat_template, saved = TOOLS_IN_SYSTEM, tokenizer.chat_template
+    try:
+        rows = [{**SERVED_LINE, "id": f"r{k}", "group": "g", "rewards": {"outcome": float(k), "steps": [0.5, 0.2 * k, None, None]}}
+                for k in range(2)]
+        f = tmp_path / "r.jsonl"
+        f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        spec = GrpoSpec(base_model="/m", output_dir="/o", rollouts=str(f), max_length=4096, advantage=AdvantageSpec(mode="aac"))
+        out = load_rollouts(spec, ChatEncoder(tokenizer))
+    finally:
+        tokenizer.chat_template = saved
+    assert [(r.id, r.line) for r in out] == [("r0", 0), ("r0", 0), ("r0", 0), ("r1", 1), ("r1", 1), ("r1", 1)]
+    for r in out:
+        # every trained token carries its message's advantage, the same list on each of the rollout's sequences
+        assert r.message_advantages == out[3 * r.line].message_advantages
+    # the final description (message 9, the third sequence) carries the outcome advantage: r1 up, r0 down
+    assert out[2].message_advantages[3] < 0 < out[5].message_advantages[3]
+    assert float(out[5].advantages.max()) == pytest.approx(out[5].message_advantages[3], abs=1e-6)
+    assert length_counts(out)["dropped_too_long"] == 0
+
+
+def test_sft_examples_are_their_lines_sequences(tokenizer, tmp_path):
+    from pau_trainer.protocol import SftSpec
+    from pau_trainer.sft import load_examples
+
+    tokenizer.chat_template, saved = TOOLS_IN_SYSTEM, tokenizer.chat_template
+    try:
+        f = tmp_path / "d.jsonl"
+        f.write_text(json.dumps(SERVED_LINE) + "\n" + json.dumps({"messages": CONV}) + "\n")
+        examples, stats = load_examples(SftSpec(base_model="/m", output_dir="/o", data=str(f), max_length=4096), ChatEncoder(tokenizer))
+    finally:
+        tokenizer.chat_template = saved
+    assert [e.messages for e in examples] == [(1, 3), (6,), (9,), (2, 5)]
+    assert stats["examples"] == 2 and stats["segments"] == 4 and stats["dropped_too_long"] == 0
