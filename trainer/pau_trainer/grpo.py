@@ -225,7 +225,7 @@ def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor
     old: list[torch.Tensor] = []
     t0 = time.monotonic()
     with torch.no_grad():
-        for k, r in enumerate(rollouts):
+        for r in rollouts:
             with model.disable_adapter():
                 ref.append(_logprobs(model, r, job.device))
             old.append(r.old_logprobs if r.old_logprobs is not None else _logprobs(model, r, job.device))

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .chat import ChatEncoder, Encoded, length_cut_of, too_long_refusal
 from .cancel import Cancel
+from .chat import ChatEncoder, Encoded, length_cut_of, too_long_refusal
 from .job import Job, read_jsonl
 from .protocol import SftSpec, TrainerError, emit
 
