@@ -49,6 +49,8 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
+    // Worktrees link node_modules to the main checkout's: keep the link's path so the node_modules rules match.
+    preserveSymlinks: true,
     tsConfig: { fileName: 'tsconfig.json' },
     exclude: { path: '^(node_modules|shared|\\.data|\\.venv|\\.tools)/' },
   },

@@ -58,7 +58,7 @@ class StaticAnalysis:
     def summary(self, raw_arcs):
         """Coverage numbers for executed (untranslated) arcs, as coverage.py's Analysis counts them."""
         p = self.parser
-        executed_lines = p.translate_lines({l for arc in raw_arcs for l in arc if l > 0}) & self.statements
+        executed_lines = p.translate_lines({line for arc in raw_arcs for line in arc if line > 0}) & self.statements
         arcs = p.translate_arcs(raw_arcs)
         # Reduce self-arcs the way analysis_from_file_reporter does.
         dests = collections.defaultdict(set)
@@ -72,7 +72,7 @@ class StaticAnalysis:
             elif a in single:
                 reduced.add((a, single[a]))
         executed_arcs = p.translate_arcs(reduced)
-        branch_lines = {l for l, n in self.exit_counts.items() if n > 1}
+        branch_lines = {line for line, n in self.exit_counts.items() if n > 1}
         total_branches = sum(n for n in self.exit_counts.values() if n > 1)
         missing_branch_arcs = sorted(
             (a, b) for (a, b) in self.arc_possibilities

@@ -87,7 +87,7 @@ def encode(v, _active=None):
 class Opaque:
     """Decoded stand-in for an {"other": ...} value: keeps its type name and repr."""
 
-    __slots__ = ('type', 'repr')
+    __slots__ = ('repr', 'type')
 
     def __init__(self, type_, repr_):
         self.type, self.repr = type_, repr_

@@ -39,7 +39,6 @@ every call when writable), --scratch-tmpfs (it is a tmpfs: emptiness is checked 
 --spares N (children kept ready, 0-8).
 """
 import collections
-import ctypes
 import fcntl
 import gc
 import json
@@ -155,7 +154,7 @@ def send_end(seq, status, ms, detail=''):
 
 class Spare:
     """A forked child waiting for its job, and the executor's ends of its three pipes."""
-    __slots__ = ('pid', 'job_w', 'out_r', 'res_r', 'limits', 'ready')
+    __slots__ = ('job_w', 'limits', 'out_r', 'pid', 'ready', 'res_r')
 
     def __init__(self, pid, job_w, out_r, res_r):
         self.pid, self.job_w, self.out_r, self.res_r = pid, job_w, out_r, res_r
@@ -510,7 +509,7 @@ def _become_template(a, libc):
     # process itself writes only with os.write, so their buffers stay empty.
     sys.stdout = open(1, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
     sys.stderr = open(2, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
-    sys.stdin = open(0, 'r', encoding='utf-8', closefd=False)
+    sys.stdin = open(0, encoding='utf-8', closefd=False)
     if a.scratch:
         os.chdir(a.scratch)
 

@@ -129,7 +129,7 @@ class _Asm:
         for i, (code, jt, jf, k) in enumerate(self.ins):
             def rel(t):
                 if isinstance(t, str):
-                    off = self.labels[t] - i - 1
+                    off = self.labels[t] - i - 1  # noqa: B023 (rel is called at once, in this iteration)
                     if not 0 <= off <= 255:
                         raise ValueError(f'BPF jump to {t} out of range ({off})')
                     return off

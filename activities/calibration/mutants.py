@@ -123,12 +123,12 @@ def calibration_candidates(source, entry, constant_reprs=()):
             except Exception:
                 continue
             if src != original:
-                out.append({'kind': kind, 'site': 'line %d' % getattr(node, 'lineno', 0), 'source': src})
+                out.append({'kind': kind, 'site': f"line {getattr(node, 'lineno', 0)}", 'source': src})
     for r in constant_reprs:
         try:
             ast.literal_eval(r)
         except Exception:
             continue
-        out.append({'kind': 'constant', 'site': r[:80], 'source': 'def %s(*args, **kwargs):\n    return %s\n' % (entry, r)})
-    out.append({'kind': 'identity', 'site': 'first argument', 'source': 'def %s(*args, **kwargs):\n    return args[0] if args else next(iter(kwargs.values()), None)\n' % entry})
+        out.append({'kind': 'constant', 'site': r[:80], 'source': f'def {entry}(*args, **kwargs):\n    return {r}\n'})
+    out.append({'kind': 'identity', 'site': 'first argument', 'source': f'def {entry}(*args, **kwargs):\n    return args[0] if args else next(iter(kwargs.values()), None)\n'})
     return json.dumps(out)

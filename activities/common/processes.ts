@@ -112,8 +112,55 @@ export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Pro
   });
 }
 
-/** A free loopback port chosen by the OS (for tests that run beside a developer's stack). */
-export function freePort(): Promise<number> {
+/**
+ * The first of `run` consecutive loopback ports that are free now, for a program that binds them later: one
+ * that cannot listen on port 0 and report the port it got (Postgres, the Temporal dev server, a `stack up`
+ * run by a test). Chosen outside the kernel's ephemeral range (net.ipv4.ip_local_port_range), which is where
+ * every listen(0) and outgoing connection on the machine gets its port: a port the OS picked for us could be
+ * handed to another program before ours bound it ("port 34519 is taken by another program"), one outside
+ * that range only to a program asking for that very port. Start with retryOnPortCollision for that case.
+ * Where the range is unknown or leaves no room below it, a port the OS picks.
+ */
+export async function freePort(run = 1): Promise<number> {
+  const [low] = ephemeralRange();
+  const floor = 16_384;
+  if (low - run - floor >= 1_000) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const base = floor + Math.floor(Math.random() * (low - run - floor));
+      let free = true;
+      for (let i = 0; i < run && free; i++) free = await canBind(base + i);
+      if (free) return base;
+    }
+  }
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = await osPort();
+    let free = base + run <= 65_536;
+    for (let i = 1; i < run && free; i++) free = await canBind(base + i);
+    if (free) return base;
+  }
+  throw new Error(`no run of ${run} free loopback ports found`);
+}
+
+/** net.ipv4.ip_local_port_range; Linux's default where it cannot be read. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return [low, high];
+  } catch {
+    /* not Linux */
+  }
+  return process.platform === 'linux' ? [32_768, 60_999] : [1_024, 65_535];
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+function osPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -123,6 +170,27 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** What the starters here, Node and Postgres say when a port is taken. */
+const PORT_TAKEN = /is taken by another program|EADDRINUSE|address already in use|could not bind/i;
+
+/**
+ * Runs `start`, which binds ports it chose with freePort, again (choosing anew) when one of them was taken
+ * between the choice and the bind; `attempts` times at most, then fails saying so. Other errors end it at once.
+ */
+export async function retryOnPortCollision<T>(what: string, start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!PORT_TAKEN.test(message)) throw err;
+      if (attempt >= attempts)
+        throw new Error(`${what}: a port was taken before it could be bound, ${attempts} times in a row; the last: ${message}`, { cause: err });
+      console.warn(`${what}: ${message.split('\n')[0]}; trying other ports (${attempt + 1}/${attempts})`);
+    }
+  }
 }
 
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, logFile?: string): Promise<void> {

@@ -68,9 +68,9 @@ def parse(code, what):
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError) as e:
-        raise Reject('parse-error', f'{what}: {type(e).__name__}: {getattr(e, "msg", str(e))} (line {getattr(e, "lineno", "?")})')
+        raise Reject('parse-error', f'{what}: {type(e).__name__}: {getattr(e, "msg", str(e))} (line {getattr(e, "lineno", "?")})') from e
     except (RecursionError, MemoryError) as e:
-        raise Reject('parse-error', f'{what}: {type(e).__name__}')
+        raise Reject('parse-error', f'{what}: {type(e).__name__}') from e
 
 
 def is_literal(node):
@@ -245,8 +245,11 @@ def code_hashes(tree):
     near = ast.unparse(ast.fix_missing_locations(renamed))
     # Type annotations are dropped by the rename; `from typing import ...` lines would then differ only by
     # noise, so imports are left out of the near form.
-    near = '\n'.join(l for l in near.split('\n') if not l.startswith(('import ', 'from ')))
-    h = lambda s: hashlib.sha256(s.encode()).hexdigest()
+    near = '\n'.join(line for line in near.split('\n') if not line.startswith(('import ', 'from ')))
+
+    def h(s):
+        return hashlib.sha256(s.encode()).hexdigest()
+
     return h(exact), h(near)
 
 
@@ -337,7 +340,7 @@ def find_inputs(spec, tree, funcs, entry):
             for c in calls_to(t, entry):
                 inputs.add_call(c)
     elif kind == 'call_args':
-        for i, text in enumerate(spec.get('args', [])):
+        for text in spec.get('args', []):
             try:
                 t = ast.parse(f'f({text}\n)', mode='eval')
             except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -423,7 +426,10 @@ def param_hints(fn):
     """How the body uses each parameter, as coarse type tags (the generator's guide when no call is known)."""
     names = {p.arg for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     hints = {n: set() for n in names}
-    is_p = lambda node: isinstance(node, ast.Name) and node.id in names
+
+    def is_p(node):
+        return isinstance(node, ast.Name) and node.id in names
+
     for n in ast.walk(fn):
         if isinstance(n, ast.Call):
             f = n.func

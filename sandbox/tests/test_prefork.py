@@ -7,8 +7,6 @@ Runs under pytest or plain unittest: `python -m pytest sandbox/tests` or
 """
 import json
 import os
-import select
-import signal
 import struct
 import subprocess
 import sys
@@ -197,7 +195,7 @@ class PreforkTest(unittest.TestCase):
                 self.assertEqual(mark, f'call{i}')
                 self.assertIsNone(previous)
                 seen.append(pid)
-                self.assertTrue(wait_until(lambda: not alive(pid)), 'a spare outlived its one call')
+                self.assertTrue(wait_until(lambda: not alive(pid)), 'a spare outlived its one call')  # noqa: B023 (waited on at once)
             self.assertEqual(len(set(seen)), 4)
         finally:
             ex.close()
@@ -292,7 +290,7 @@ class PreforkTest(unittest.TestCase):
         for how in ('exit', 'sigkill'):
             ex = Executor(spares=4)
             try:
-                self.assertTrue(wait_until(lambda: len(ex.spares()) == 4))
+                self.assertTrue(wait_until(lambda: len(ex.spares()) == 4))  # noqa: B023 (waited on at once)
                 spares = ex.spares()
                 if how == 'exit':
                     ex.close()
@@ -300,7 +298,7 @@ class PreforkTest(unittest.TestCase):
                     ex.proc.kill()
                     ex.proc.wait(10)
                 # EXIT: killed and reaped by the executor; SIGKILL: PR_SET_PDEATHSIG kills them.
-                self.assertTrue(wait_until(lambda: not any(alive(p) for p in spares)), (how, spares))
+                self.assertTrue(wait_until(lambda: not any(alive(p) for p in spares)), (how, spares))  # noqa: B023 (waited on at once)
             finally:
                 if how == 'sigkill':
                     ex.close()

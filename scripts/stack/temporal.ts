@@ -93,8 +93,18 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
   ];
   // umask 077: the SQLite database, its journal, the log and the pid file are the owner's alone.
   withPrivateUmask(() => spawnDetached(cliPath, args, { logFile: t.logFile, pidFile: t.pidFile, env: { ...GO_MEMORY, ...process.env } }));
-  await waitFor('Temporal dev server', () => temporalReady(address, t.namespace), 60_000, t.logFile);
+  // A server that exited (its port taken between the check above and its bind, say) fails now, with its log,
+  // rather than after the whole wait.
+  const ready = async () => {
+    if (runningPid(t.pidFile) === undefined) throw new Error(`the Temporal dev server exited before it was ready:\n${logTail(t.logFile)}`);
+    return temporalReady(address, t.namespace);
+  };
+  await waitFor('Temporal dev server', ready, 60_000, t.logFile);
   return 'started';
+}
+
+function logTail(file: string): string {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').slice(-15).join('\n') : `(no log at ${file})`;
 }
 
 export async function stopTemporal(t: LocalTemporal): Promise<'stopped' | 'not running'> {

@@ -5,7 +5,7 @@
 // higher because every request sent for it is the plain one's, byte for byte: no new llm_calls row, the
 // answers come from the cache. The unneutralised prompt is also sent once per method (chat(), the same
 // retry) and its score logged: how far this judge is steered, a measure rather than a check. The
-// scripted-judge canary and the parser checks are in candidateText.test.ts.
+// scripted-judge canary and the parser checks are in candidateText.pure.test.ts.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chat } from '../../activities/llm/chat';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
-import { freePort, portOpen } from '../../activities/common/processes';
+import { freePort, portOpen, retryOnPortCollision } from '../../activities/common/processes';
 import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli, type CliResult } from '../helpers/cli';
 
@@ -42,23 +42,31 @@ describe.skipIf(!isRoot)(title, () => {
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755); // only what `stack up` does protects the state dir
-    ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), mock: await freePort(), codec: await freePort() };
-    env = {
-      PAU_STATE_DIR: state,
-      PAU_PG_PORT: String(ports.pg),
-      PAU_TEMPORAL_PORT: String(ports.temporal),
-      PAU_TEMPORAL_UI_PORT: String(ports.ui),
-      PAU_MOCK_LLM_PORT: String(ports.mock),
-      PAU_CODEC_SERVER_PORT: String(ports.codec),
-      PAU_MOCK_LLM_URL: '', // the stack starts its own scripted mock server
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      PAU_TEMPORAL_CODEC_KEY: '', // the stack makes its own key (the test run's is in the environment)
-      PAU_TEMPORAL_CODEC_CUTOVER: '',
-      PAU_TEMPORAL_UI_URL: '',
-    };
-    up = await runCli(['stack', 'up'], env, 180_000);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    // `stack up` starts its servers on the ports it is given (none can listen on 0 and report its port): on
+    // other ones, after a `stack down`, should a program take one of them first.
+    up = await retryOnPortCollision('stack up', async () => {
+      ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), mock: await freePort(), codec: await freePort() };
+      env = {
+        PAU_STATE_DIR: state,
+        PAU_PG_PORT: String(ports.pg),
+        PAU_TEMPORAL_PORT: String(ports.temporal),
+        PAU_TEMPORAL_UI_PORT: String(ports.ui),
+        PAU_MOCK_LLM_PORT: String(ports.mock),
+        PAU_CODEC_SERVER_PORT: String(ports.codec),
+        PAU_MOCK_LLM_URL: '', // the stack starts its own scripted mock server
+        DATABASE_URL: '',
+        TEMPORAL_ADDRESS: '',
+        PAU_TEMPORAL_CODEC_KEY: '', // the stack makes its own key (the test run's is in the environment)
+        PAU_TEMPORAL_CODEC_CUTOVER: '',
+        PAU_TEMPORAL_UI_URL: '',
+      };
+      const r = await runCli(['stack', 'up'], env, 180_000);
+      if (r.code !== 0) {
+        await runCli(['stack', 'down'], env);
+        throw new Error(`stack up exited with ${r.code}:\n${r.stdout}${r.stderr}`);
+      }
+      return r;
+    });
     password = fs.readFileSync(path.join(state, 'secrets', 'postgres-password'), 'utf8').trim();
     execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', user]);
   }, 240_000);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../activities/common/processes';
+import { freePort, retryOnPortCollision } from '../../activities/common/processes';
 import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
 import { runCli } from '../helpers/cli';
 
@@ -52,24 +52,24 @@ describe('upgrading a trust-auth cluster from an older checkout', () => {
   beforeAll(async () => {
     // The old layout: a state dir open to all (so that the postgres user could reach it), the cluster in it.
     fs.chmodSync(state, 0o755);
-    port = await freePort();
+    const log = path.join(state, 'logs', 'postgres.log');
     fs.mkdirSync(data, { mode: 0o700 });
     fs.mkdirSync(path.join(state, 'logs'));
-    fs.writeFileSync(path.join(state, 'logs', 'postgres.log'), '');
+    fs.writeFileSync(log, '');
     fs.writeFileSync(path.join(state, 'temporal.db'), 'an old world-readable database', { mode: 0o644 });
     fs.chmodSync(path.join(state, 'temporal.db'), 0o644);
-    if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', data, path.join(state, 'logs', 'postgres.log')]);
+    if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', data, log]);
     asOwner('initdb', ['-D', data, '-U', 'pau', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
-    asOwner('pg_ctl', [
-      '-D',
-      data,
-      '-l',
-      path.join(state, 'logs', 'postgres.log'),
-      '-o',
-      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
-      '-w',
-      'start',
-    ]);
+    port = await retryOnPortCollision('the old cluster', async () => {
+      const p = await freePort();
+      try {
+        asOwner('pg_ctl', ['-D', data, '-l', log, '-o', `-p ${p} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`, '-w', 'start']);
+      } catch (err) {
+        // pg_ctl only says it could not start; why ("could not bind ... Address already in use") is in the log.
+        throw new Error(`${(err as Error).message}\n${fs.readFileSync(log, 'utf8').slice(-2_000)}`);
+      }
+      return p;
+    });
     const admin = new pg.Client({ host: '127.0.0.1', port, user: 'pau', database: 'postgres' });
     await admin.connect();
     await admin.query('create database pau');

@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
 import { dbMethodLookup, startMockServer } from '../../activities/llm/mock/server';
-import { freePort, portOpen } from '../../activities/common/processes';
+import { freePort, retryOnPortCollision } from '../../activities/common/processes';
 import { stopAllLocalServers } from '../../activities/llm/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../scripts/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../scripts/stack/temporal';
@@ -23,13 +23,25 @@ export default async function setup(): Promise<() => Promise<void>> {
   // from now on, as on a stack whose key was just made.
   process.env.PAU_TEMPORAL_CODEC_KEY = fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'codec-test-key.txt'), 'utf8').trim();
   process.env.PAU_TEMPORAL_CODEC_CUTOVER = new Date().toISOString();
-  const [pgPort, temporalPort] = [await freePort(), await freePort()];
-  const pgStack = localPostgres(dir, pgPort);
-  const password = clusterPassword(pgStack);
-  const temporal = localTemporal(dir, temporalPort, 0, 'default', false);
-  await Promise.all([startPostgres(pgStack, password), startTemporal(temporal, temporalCliPath(process.env.TEMPORAL_CLI_PATH))]);
+  const password = clusterPassword(localPostgres(dir, 0));
+  // Neither server can listen on port 0 and report its port: each starts on one freePort chose, and again on
+  // another should a program take that one first.
+  const [pgStack, temporal] = await Promise.all([
+    retryOnPortCollision('test Postgres', async () => {
+      const p = localPostgres(dir, await freePort());
+      await startPostgres(p, password);
+      return p;
+    }),
+    retryOnPortCollision('test Temporal', async () => {
+      const t = localTemporal(dir, await freePort(), 0, 'default', false);
+      await startTemporal(t, temporalCliPath(process.env.TEMPORAL_CLI_PATH));
+      return t;
+    }),
+  ]);
+  const [pgPort, temporalPort] = [pgStack.port, temporal.port];
   const databaseUrl = localDatabaseUrl(pgPort, password);
-  const modelPortBase = await freePortRun(3);
+  // Bound only when a test starts a local model server, minutes later: outside the ephemeral range (freePort).
+  const modelPortBase = await freePort(3);
   await runMigrations(databaseUrl);
   // The scripted mock model server, as `stack up` runs it beside the workers (never inside them).
   const mockDb = connect(databaseUrl, 2);
@@ -57,16 +69,4 @@ export default async function setup(): Promise<() => Promise<void>> {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   };
-}
-
-/** The first of `n` consecutive free loopback ports. */
-async function freePortRun(n: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = await freePort();
-    if (base + n > 65535) continue;
-    let free = true;
-    for (let i = 1; i < n && free; i++) free = !(await portOpen(base + i));
-    if (free) return base;
-  }
-  throw new Error(`no run of ${n} free ports found`);
 }

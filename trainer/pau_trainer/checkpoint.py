@@ -93,7 +93,7 @@ def save(
     output_dir: str | Path,
     step: int,
     model: Any,
-    optimizer: "torch.optim.Optimizer",
+    optimizer: torch.optim.Optimizer,
     scheduler: Any,
     state: dict[str, Any],
     keep: int = 2,

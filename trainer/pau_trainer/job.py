@@ -18,10 +18,9 @@ from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel, Cancelled
 from .chat import ChatEncoder
+from .models import load_model, load_tokenizer, pick_device, prepare_base, sha256_file
 from .parent_watch import pid_alive
-from .models import sha256_file, load_model, load_tokenizer, pick_device, prepare_base
 from .protocol import GrpoSpec, SftSpec, TrainerError, emit, spec_fingerprint
-
 
 LOCK_POLL_S = 1.0
 LOCK_REPORT_S = 10.0

@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1
 ORPHAN_EXIT = 137  # what a SIGKILLed process reports: nobody reads it, the parent is gone

@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
     examples: list[dict[str, object]] = []
     for line in open(samples_path, encoding="utf-8"):
         s = json.loads(line)
-        sampled = [t for t in s["tokens"]]
+        sampled = list(s["tokens"])
         while sampled and sampled[-1] in eot:
             sampled.pop()
         n += 1

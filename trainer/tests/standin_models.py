@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pau_trainer.models import models_dir, sha256_file  # noqa: E402
+from pau_trainer.models import models_dir, sha256_file
 
 CATALOGUE: dict[str, tuple[list[str], str, str]] = {
     "smollm2-135m": (

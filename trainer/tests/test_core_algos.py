@@ -178,7 +178,7 @@ def test_clipped_loss_masks_tokens_out():
 
 def test_clipped_loss_adds_beta_kl_and_shared_normaliser():
     ref = torch.zeros(1, 4)
-    logp, out = _loss_case(ref_logprobs=ref, kl_beta=0.1, normaliser=8)
+    _, out = _loss_case(ref_logprobs=ref, kl_beta=0.1, normaliser=8)
     ratios = [1.5, 0.5, 1.1, 0.7]
     kl = [1 / r + math.log(r) - 1 for r in ratios]  # k3 with ref = 0: exp(-logp) + logp - 1
     assert out.kl.item() == pytest.approx(sum(kl) / 8, abs=1e-6)

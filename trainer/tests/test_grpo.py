@@ -37,7 +37,7 @@ def grpo_run(smollm2, smollm2_dir, tmp_path_factory):
 
 
 def test_grpo_update_cancel_resume_and_metrics(grpo_run):
-    first, run, spec, d = grpo_run
+    first, run, _spec, _d = grpo_run
     # SIGTERM after the first save (step 2): the step in progress when it arrives is finished and saved
     # (2, or 3 when the signal lands after step 3 began), then the trainer stops with exit 5
     assert first.rc == ExitCode.CANCELLED, first.stderr[-2000:]
@@ -77,7 +77,7 @@ def test_grpo_advantages_follow_core_algos(grpo_run):
 
 
 def test_grpo_changes_only_the_adapter_and_starts_from_init_adapter(grpo_run, smollm2, tmp_path):
-    _, _, spec, d = grpo_run
+    _, _, _, d = grpo_run
     result = json.load(open(d / "out" / "result.json"))
     w = load_file(result["adapter"])
     # LoRA B starts at zero; after the update it is not

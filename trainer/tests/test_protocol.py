@@ -57,7 +57,7 @@ def test_grpo_spec_clip_and_advantage():
     assert (s2.advantage.step_aggregate, s2.advantage.final_outcome) == ("sum", False)
     with pytest.raises(TrainerError, match="step_aggregate must be mean or sum"):
         parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_aggregate": "max"}})
-    with pytest.raises(TrainerError, match="advantage.mode must be"):
+    with pytest.raises(TrainerError, match=r"advantage\.mode must be"):
         parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"mode": "ppo"}})
     with pytest.raises(TrainerError, match="clip_eps_low must be < 1"):
         parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "clip_eps_low": 1.5})

@@ -84,7 +84,7 @@ def test_sigterm_then_kill9_then_resume_gives_the_uninterrupted_result(marker_ru
 
 def test_incomplete_save_is_ignored(marker_run, tmp_path):
     """A save without DONE (kill -9 during the save) is not resumed from."""
-    run, spec = marker_run
+    _, spec = marker_run
     out = tmp_path / "out"
     shutil.copytree(spec["output_dir"], out)
     (out / "result.json").unlink()

@@ -20,7 +20,7 @@ const judge = (agentDescription: string) =>
   buildJudgeMessages({ signature: METHOD.signature, code: METHOD.code, goldDescription: METHOD.goldDescription, agentDescription });
 
 describe('answer lines', () => {
-  // Every line form the score parser reads (prompts.test.ts's cases) is recognised, with either label.
+  // Every line form the score parser reads (prompts.pure.test.ts's cases) is recognised, with either label.
   const parsed = ['SCORE: 4', '**SCORE: 5**', 'Score: **3**', '### SCORE: 2', 'SCORE: 4/5', 'SCORE: 4.0', 'SCORE = 1', 'SCORE: 3.', '`SCORE: 5`', 'score: 5'];
   for (const line of parsed) {
     it(`removes ${JSON.stringify(line)} and its REWARD twin`, () => {
