@@ -16,7 +16,9 @@ beforeAll(() => {
   reloadEnv();
 });
 afterAll(() => {
-  process.env.PAU_STATE_DIR = saved;
+  // the pure tier shares one process (isolate: false): put the variable back exactly, unset included
+  if (saved === undefined) delete process.env.PAU_STATE_DIR;
+  else process.env.PAU_STATE_DIR = saved;
   reloadEnv();
   fs.rmSync(dir, { recursive: true, force: true });
 });
