@@ -10,6 +10,7 @@ coverage.py's `analysis_from_file_reporter` / `Analysis`, so the numbers match i
 This module deliberately reaches into coverage.py internals (CTracer attributes, packed arcs); the version
 is pinned in requirements.txt and a test cross-checks against coverage.py's public API.
 """
+
 import collections
 import sys
 
@@ -18,29 +19,31 @@ from coverage.parser import PythonParser
 try:
     from coverage.tracer import CFileDisposition as _DispositionClass
     from coverage.tracer import CTracer as _Tracer
+
     PACKED = True  # CTracer packs (l1, l2) into one int (see coverage/collector.py)
 except ImportError:  # pragma: no cover - a coverage.py without its C extension
     from coverage.disposition import FileDisposition as _DispositionClass
     from coverage.pytracer import PyTracer as _Tracer
+
     PACKED = False
 
-METHOD_FILENAME = '<pau-method>'
+METHOD_FILENAME = "<pau-method>"
 
 # coverage.py's defaults (coverage/config.py: DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS).
 EXCLUDE = [
-    r'#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)',
-    r'^\s*(((async )?def .*?)?[\])]+(\s*->.*?)?:\s*)?\.\.\.\s*(#|$)',
-    r'^\s*if (typing\.)?TYPE_CHECKING:',
+    r"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)",
+    r"^\s*(((async )?def .*?)?[\])]+(\s*->.*?)?:\s*)?\.\.\.\s*(#|$)",
+    r"^\s*if (typing\.)?TYPE_CHECKING:",
 ]
 PARTIAL = [
-    r'#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(branch|BRANCH)',
-    r'^\s*while (True|1|False|0):',
-    r'^\s*if (True|1|False|0):',
+    r"#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(branch|BRANCH)",
+    r"^\s*while (True|1|False|0):",
+    r"^\s*if (True|1|False|0):",
 ]
 
 
 def _join(regexes):
-    return '|'.join(f'(?:{r})' for r in regexes)
+    return "|".join(f"(?:{r})" for r in regexes)
 
 
 class StaticAnalysis:
@@ -75,17 +78,17 @@ class StaticAnalysis:
         branch_lines = {line for line, n in self.exit_counts.items() if n > 1}
         total_branches = sum(n for n in self.exit_counts.values() if n > 1)
         missing_branch_arcs = sorted(
-            (a, b) for (a, b) in self.arc_possibilities
-            if (a, b) not in executed_arcs and a not in self.no_branch and b not in self.excluded
-            and a in branch_lines
+            (a, b)
+            for (a, b) in self.arc_possibilities
+            if (a, b) not in executed_arcs and a not in self.no_branch and b not in self.excluded and a in branch_lines
         )
         missing_lines = sorted(self.statements - executed_lines)
         return {
-            'lines': {'hit': len(self.statements) - len(missing_lines), 'total': len(self.statements)},
-            'branches': {'hit': total_branches - len(missing_branch_arcs), 'total': total_branches},
-            'missingLines': missing_lines,
-            'missingBranchArcs': [list(a) for a in missing_branch_arcs],
-            'executedArcs': sorted([list(a) for a in executed_arcs]),
+            "lines": {"hit": len(self.statements) - len(missing_lines), "total": len(self.statements)},
+            "branches": {"hit": total_branches - len(missing_branch_arcs), "total": total_branches},
+            "missingLines": missing_lines,
+            "missingBranchArcs": [list(a) for a in missing_branch_arcs],
+            "executedArcs": sorted([list(a) for a in executed_arcs]),
         }
 
 
@@ -95,7 +98,7 @@ def _should_trace(filename, frame):
     d.original_filename = d.canonical_filename = filename
     d.trace = filename == METHOD_FILENAME
     d.source_filename = filename if d.trace else None
-    d.reason = ''
+    d.reason = ""
     d.file_tracer = None
     d.has_dynamic_filename = False
     return d
@@ -117,11 +120,10 @@ class ArcRecorder:
         t.should_trace_cache = {}
         t.lock_data = t.unlock_data = _noop
         t.warn = _noop
-        for attr in ('should_start_context', 'switch_context', 'check_include', 'concur_id_func',
-                     'disable_plugin'):
+        for attr in ("should_start_context", "switch_context", "check_include", "concur_id_func", "disable_plugin"):
             if hasattr(t, attr):
                 setattr(t, attr, None)
-        if hasattr(t, 'file_tracers'):
+        if hasattr(t, "file_tracers"):
             t.file_tracers = {}
         self.tracer = t
 
@@ -130,7 +132,7 @@ class ArcRecorder:
         self.tracer.start()
 
     def stop(self):
-        if getattr(self, 'running', False):
+        if getattr(self, "running", False):
             self.running = False
             self.tracer.stop()
             sys.settrace(None)
@@ -149,4 +151,3 @@ class ArcRecorder:
                 l2 = -l2
             out.add((l1, l2))
         return out
-

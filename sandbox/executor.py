@@ -38,6 +38,7 @@ read-only by other means, i.e. bubblewrap), --scratch DIR (the call's working di
 every call when writable), --scratch-tmpfs (it is a tmpfs: emptiness is checked with one stat),
 --spares N (children kept ready, 0-8).
 """
+
 import collections
 import fcntl
 import gc
@@ -61,14 +62,15 @@ def _import_coverage_parts():
     process's private memory and with it the cost of every fork. A method that imports `coverage` gets
     this partial package."""
     import importlib.util
-    spec = importlib.util.find_spec('coverage')
-    if spec is None or 'coverage' in sys.modules:
+
+    spec = importlib.util.find_spec("coverage")
+    if spec is None or "coverage" in sys.modules:
         return
-    pkg = types.ModuleType('coverage')
+    pkg = types.ModuleType("coverage")
     pkg.__path__ = list(spec.submodule_search_locations or [])
     pkg.__spec__ = spec
     pkg.__file__ = spec.origin
-    sys.modules['coverage'] = pkg
+    sys.modules["coverage"] = pkg
 
 
 _import_coverage_parts()
@@ -84,18 +86,32 @@ import encoding  # noqa: E402,F401
 import limits as limits_mod  # noqa: E402
 import seccomp  # noqa: E402
 
-PRELOAD = ('typing', 're', 'collections', 'collections.abc', 'itertools', 'functools', 'heapq', 'string',
-           'operator', 'copy', 'random', 'math', 'time', 'json')
+PRELOAD = (
+    "typing",
+    "re",
+    "collections",
+    "collections.abc",
+    "itertools",
+    "functools",
+    "heapq",
+    "string",
+    "operator",
+    "copy",
+    "random",
+    "math",
+    "time",
+    "json",
+)
 for _name in PRELOAD:
     try:
         __import__(_name)
     except ImportError:
         pass
 
-REQUEST = struct.Struct('<8I')
+REQUEST = struct.Struct("<8I")
 OP_JOB, OP_BATCH, OP_EXIT = 1, 2, 3
-U32 = struct.Struct('<I')
-FRAME = struct.Struct('<3I')
+U32 = struct.Struct("<I")
+FRAME = struct.Struct("<3I")
 F_READY, F_STDOUT, F_RESULT, F_END, F_ERROR = 1, 2, 3, 4, 6
 RESULT_SLACK = 65536  # the child caps its own result; more than cap + slack is a forged write
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
@@ -113,7 +129,7 @@ BURST = 4
 def _pending(fd):
     """Bytes waiting in a pipe (0 at end of file)."""
     fcntl.ioctl(fd, termios.FIONREAD, _FIONREAD_BUF, True)
-    return int.from_bytes(_FIONREAD_BUF, 'little')
+    return int.from_bytes(_FIONREAD_BUF, "little")
 
 
 def _read_exact(fd, n):
@@ -124,7 +140,7 @@ def _read_exact(fd, n):
             return None
         chunks.append(b)
         left -= len(b)
-    return b''.join(chunks)
+    return b"".join(chunks)
 
 
 def _splice_exact(src, dst, n):
@@ -136,25 +152,26 @@ def _splice_exact(src, dst, n):
         n -= moved
 
 
-def send(kind, seq, payload=b''):
+def send(kind, seq, payload=b""):
     data = FRAME.pack(kind, seq, len(payload)) + payload
     view = memoryview(data)
     while view:
-        view = view[os.write(1, view):]
+        view = view[os.write(1, view) :]
 
 
 def send_json(kind, seq, obj):
-    send(kind, seq, json.dumps(obj, separators=(',', ':')).encode())
+    send(kind, seq, json.dumps(obj, separators=(",", ":")).encode())
 
 
-def send_end(seq, status, ms, detail=''):
+def send_end(seq, status, ms, detail=""):
     """The END record (built by hand: the json encoder would be one more thing each cycle touches)."""
     send(F_END, seq, f'{{"status":"{status}","ms":{ms:.3f}{detail}}}'.encode())
 
 
 class Spare:
     """A forked child waiting for its job, and the executor's ends of its three pipes."""
-    __slots__ = ('job_w', 'limits', 'out_r', 'pid', 'ready', 'res_r')
+
+    __slots__ = ("job_w", "limits", "out_r", "pid", "ready", "res_r")
 
     def __init__(self, pid, job_w, out_r, res_r):
         self.pid, self.job_w, self.out_r, self.res_r = pid, job_w, out_r, res_r
@@ -169,7 +186,7 @@ class Executor:
         self.filter = prepared_filter
         self.pid = os.getpid()
         self.devnull = os.open(os.devnull, os.O_RDWR)
-        self.want = opts['spares']
+        self.want = opts["spares"]
         self.spares = collections.deque()
         self.limits = None  # what new spares get: the last job's (memory_mb, cpu_seconds)
         self.dying = set()  # pids signalled but not reaped yet
@@ -178,7 +195,7 @@ class Executor:
         self.back_to_back = False
         self.batch_left = 0  # calls of the current BATCH after the one running
         self.ceilings = {res: resource.getrlimit(res)[1] for res, _ in limits_mod.rlimits(1, 1)}
-        self.clean_scratch = self._scratch_state() if opts['scratch_tmpfs'] else None
+        self.clean_scratch = self._scratch_state() if opts["scratch_tmpfs"] else None
 
     # --- spares ---------------------------------------------------------------------------------------
     def fork_spare(self):
@@ -188,8 +205,12 @@ class Executor:
         pid = os.fork()
         if pid == 0:
             try:
-                child.main({'stdout': out_w, 'result': res_w, 'devnull': self.devnull, 'job': job_r},
-                           self.pid, self.libc, self.filter)
+                child.main(
+                    {"stdout": out_w, "result": res_w, "devnull": self.devnull, "job": job_r},
+                    self.pid,
+                    self.libc,
+                    self.filter,
+                )
             finally:
                 os._exit(child.SETUP_FAILED)
         for fd in (job_r, out_w, res_w):
@@ -279,7 +300,7 @@ class Executor:
                 done = pid
             if done:
                 self.dying.discard(pid)
-        if block and not self.opts['seccomp']:
+        if block and not self.opts["seccomp"]:
             # Without the filter a call may have started processes of its own (we are their subreaper).
             while True:
                 try:
@@ -296,7 +317,7 @@ class Executor:
         sp = self.take_spare(lim)
         if sp is None:
             _splice_exact(0, self.devnull, length)
-            send_end(seq, 'NoResult', 0, f',"exit":{child.SETUP_FAILED}')
+            send_end(seq, "NoResult", 0, f',"exit":{child.SETUP_FAILED}')
             return
         left = length
         try:
@@ -304,13 +325,13 @@ class Executor:
             while left:
                 moved = os.splice(0, sp.job_w, left)
                 if moved == 0:
-                    raise EOFError('the request stream ended inside a job')
+                    raise EOFError("the request stream ended inside a job")
                 left -= moved
         except BrokenPipeError:  # it died in the microseconds since it was checked: the job is lost
             _splice_exact(0, self.devnull, left)
             self.discard(sp)
             self.reap(block=True)
-            send_end(seq, 'Lost', 0)
+            send_end(seq, "Lost", 0)
             return
         os.close(sp.job_w)
         # A fork of this process and a spare's set-up cost a few ms of CPU on this kind of VM, so they are
@@ -338,7 +359,7 @@ class Executor:
         while open_fds and not killed:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                killed = 'Timeout'
+                killed = "Timeout"
                 break
             for fd, _ev in poller.poll(max(1, int(remaining * 1000 + 0.999))):
                 n = _pending(fd)
@@ -349,14 +370,14 @@ class Executor:
                 if fd == sp.res_r:
                     if need_ready:  # set-up finished after the job was handed over
                         if os.read(fd, 1) != child.READY:
-                            killed = 'Broken'
+                            killed = "Broken"
                             break
                         need_ready, n = False, n - 1
                         if n == 0:
                             continue
                     res_len += n
                     if res_len > result_cap + RESULT_SLACK:  # the child caps itself; this is forged
-                        killed = 'ResultLimit'
+                        killed = "ResultLimit"
                         break
                     self.forward(F_RESULT, seq, fd, n)
                 else:
@@ -365,20 +386,20 @@ class Executor:
                         self.forward(F_STDOUT, seq, fd, min(n, room))
                     out_len += n
                     if out_len > stdout_cap:
-                        killed = 'OutputLimit'
+                        killed = "OutputLimit"
                         break
         ms = (time.monotonic() - started) * 1000
         # Kill the child's process group whatever happened: nothing it started may outlive the call.
         self.kill(sp.pid)
         os.close(sp.out_r)
         os.close(sp.res_r)
-        if killed == 'Broken':
-            return 'NoResult', ms, f',"exit":{child.SETUP_FAILED}'
+        if killed == "Broken":
+            return "NoResult", ms, f',"exit":{child.SETUP_FAILED}'
         if killed:
-            return killed, ms, ''
+            return killed, ms, ""
         if res_len == 0:
-            return 'NoResult', ms, self._exit_detail(sp.pid)
-        return 'ok', ms, ''
+            return "NoResult", ms, self._exit_detail(sp.pid)
+        return "ok", ms, ""
 
     def forward(self, kind, seq, fd, n):
         os.write(1, FRAME.pack(kind, seq, n))
@@ -390,14 +411,14 @@ class Executor:
             _, status = os.waitpid(pid, 0)
             self.dying.discard(pid)
         except ChildProcessError:
-            return ''
+            return ""
         if os.WIFSIGNALED(status):
             return f',"signal":{os.WTERMSIG(status)}'
         return f',"exit":{os.WEXITSTATUS(status)}'
 
     # --- scratch dir ----------------------------------------------------------------------------------
     def _scratch_state(self):
-        st = os.stat(self.opts['scratch'])
+        st = os.stat(self.opts["scratch"])
         return (st.st_size, st.st_nlink)
 
     def wipe_scratch(self):
@@ -405,8 +426,8 @@ class Executor:
         stat says whether anything is there (its size counts entries), and the names are read and
         removed in a short-lived child, so they never enter this process's memory either. Elsewhere
         (mode 'none': no isolation to keep) it is emptied here."""
-        scratch = self.opts['scratch']
-        if not (scratch and self.opts['fs_writes']):
+        scratch = self.opts["scratch"]
+        if not (scratch and self.opts["fs_writes"]):
             return
         if self.clean_scratch is None:
             _empty_dir(scratch)
@@ -423,12 +444,13 @@ class Executor:
         if self._scratch_state() != self.clean_scratch:
             # Something the call left cannot be removed: no later call may see it, so this executor
             # (and its tmpfs) goes; the client starts a fresh one.
-            os.write(2, b'pau-sandbox: the scratch dir cannot be emptied; exiting\n')
+            os.write(2, b"pau-sandbox: the scratch dir cannot be emptied; exiting\n")
             raise SystemExit(3)
 
 
 def _empty_dir(scratch):
     import shutil  # here, not in the template: it pulls in bz2 and lzma
+
     try:
         entries = list(os.scandir(scratch))
     except OSError:
@@ -447,7 +469,7 @@ def _empty_dir(scratch):
             else:
                 os.unlink(e.path)
         except Exception as err:
-            os.write(2, f'pau-sandbox: cannot remove {e.path}: {err}\n'.encode(errors='replace'))
+            os.write(2, f"pau-sandbox: cannot remove {e.path}: {err}\n".encode(errors="replace"))
 
 
 def _self_test_seccomp(prepared):
@@ -466,6 +488,7 @@ def _self_test_seccomp(prepared):
             except PermissionError:
                 pass
             import socket
+
             try:
                 socket.socket()
                 code = 1
@@ -478,17 +501,20 @@ def _self_test_seccomp(prepared):
                 pass
             os.kill(os.getpid(), 0)
             libc = seccomp.prepare()
-            if libc.syscall(seccomp.NR['msgget'], 0, 0o1600) != -1:
+            if libc.syscall(seccomp.NR["msgget"], 0, 0o1600) != -1:
                 code = 1
         except BaseException:
             code = 2 if code == 3 else 1
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-    detail = {0: 'fork, threads, sockets, IPC and signals to others refused',
-              1: 'installed, but something that must be refused was allowed',
-              2: 'the kernel refused the filter', 3: 'could not load'}.get(code, f'self-test died ({status})')
-    return {'ok': code == 0, 'detail': detail}
+    detail = {
+        0: "fork, threads, sockets, IPC and signals to others refused",
+        1: "installed, but something that must be refused was allowed",
+        2: "the kernel refused the filter",
+        3: "could not load",
+    }.get(code, f"self-test died ({status})")
+    return {"ok": code == 0, "detail": detail}
 
 
 def _become_template(a, libc):
@@ -507,27 +533,27 @@ def _become_template(a, libc):
     sys.set_int_max_str_digits(0)
     # The objects a call's print()/input() use; the child swaps the file descriptors under them. This
     # process itself writes only with os.write, so their buffers stay empty.
-    sys.stdout = open(1, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
-    sys.stderr = open(2, 'w', encoding='utf-8', errors='backslashreplace', closefd=False)
-    sys.stdin = open(0, encoding='utf-8', closefd=False)
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    sys.stdin = open(0, encoding="utf-8", closefd=False)
     if a.scratch:
         os.chdir(a.scratch)
 
 
 def _parse_args(argv):
     """The command line (no argparse: it would sit in the template's memory for nothing)."""
-    a = types.SimpleNamespace(seccomp=False, fs_writes=False, scratch='', scratch_tmpfs=False, spares=1)
+    a = types.SimpleNamespace(seccomp=False, fs_writes=False, scratch="", scratch_tmpfs=False, spares=1)
     it = iter(argv)
     for arg in it:
-        if arg in ('--seccomp', '--fs-writes', '--scratch-tmpfs'):
-            setattr(a, arg[2:].replace('-', '_'), True)
-        elif arg in ('--scratch', '--spares'):
+        if arg in ("--seccomp", "--fs-writes", "--scratch-tmpfs"):
+            setattr(a, arg[2:].replace("-", "_"), True)
+        elif arg in ("--scratch", "--spares"):
             value = next(it, None)
             if value is None:
-                raise SystemExit(f'executor.py: {arg} needs a value')
-            setattr(a, arg[2:], int(value) if arg == '--spares' else value)
+                raise SystemExit(f"executor.py: {arg} needs a value")
+            setattr(a, arg[2:], int(value) if arg == "--spares" else value)
         else:
-            raise SystemExit(f'executor.py: unknown argument {arg!r}')
+            raise SystemExit(f"executor.py: unknown argument {arg!r}")
     return a
 
 
@@ -535,18 +561,23 @@ def main():
     a = _parse_args(sys.argv[1:])
     libc = seccomp.prepare()
     _become_template(a, libc)
-    sec = {'ok': False, 'detail': 'not requested'}
+    sec = {"ok": False, "detail": "not requested"}
     prepared = None
     if a.seccomp:
         if seccomp.supported():
             prepared = seccomp.Prepared(allow_fs_writes=a.fs_writes)
             sec = _self_test_seccomp(prepared)
         else:
-            sec = {'ok': False, 'detail': 'unsupported platform'}
-        if not sec['ok']:
+            sec = {"ok": False, "detail": "unsupported platform"}
+        if not sec["ok"]:
             prepared = None
-    opts = {'seccomp': prepared is not None, 'fs_writes': a.fs_writes, 'scratch': a.scratch,
-            'scratch_tmpfs': a.scratch_tmpfs and bool(a.scratch), 'spares': max(0, min(a.spares, 8))}
+    opts = {
+        "seccomp": prepared is not None,
+        "fs_writes": a.fs_writes,
+        "scratch": a.scratch,
+        "scratch_tmpfs": a.scratch_tmpfs and bool(a.scratch),
+        "spares": max(0, min(a.spares, 8)),
+    }
     ex = Executor(opts, libc, prepared)
     del a
     child.prime()
@@ -554,7 +585,7 @@ def main():
     gc.freeze()  # keep the shared heap out of the collector, so children do not copy it page by page
     while ex.top_up():
         pass
-    send_json(F_READY, 0, {'pid': os.getpid(), 'python': sys.version.split()[0], 'seccomp': sec})
+    send_json(F_READY, 0, {"pid": os.getpid(), "python": sys.version.split()[0], "seccomp": sec})
     try:
         serve(ex)
     finally:
@@ -571,24 +602,24 @@ def run_batch(ex, seq, length, lim):
     """Serve one BATCH request: each job in a fresh child, in order, like a JOB. Reads only the framing
     (count and lengths), never a job's bytes. Returns why the framing is wrong, or None."""
     if length < U32.size:
-        return f'{length} bytes cannot hold the call count'
+        return f"{length} bytes cannot hold the call count"
     head = _read_exact(0, U32.size)
     if head is None:
-        return 'the request stream ended inside the batch'
+        return "the request stream ended inside the batch"
     (count,) = U32.unpack(head)
     left = length - U32.size
     if count == 0:
-        return 'a batch of no calls'
+        return "a batch of no calls"
     for i in range(count):
         if left < U32.size:
-            return f'call {i} of {count}: no room for its length ({left} bytes left)'
+            return f"call {i} of {count}: no room for its length ({left} bytes left)"
         head = _read_exact(0, U32.size)
         if head is None:
-            return 'the request stream ended inside the batch'
+            return "the request stream ended inside the batch"
         (n,) = U32.unpack(head)
         left -= U32.size
         if n > left:
-            return f'call {i} of {count}: its job of {n} bytes overruns the batch ({left} bytes left)'
+            return f"call {i} of {count}: its job of {n} bytes overruns the batch ({left} bytes left)"
         ex.batch_left = count - i - 1
         try:
             ex.run_job((seq + i) & 0xFFFFFFFF, n, *lim)
@@ -597,7 +628,7 @@ def run_batch(ex, seq, length, lim):
         left -= n
         ex.reap()
     if left:
-        return f'{left} bytes after the last of {count} calls'
+        return f"{left} bytes after the last of {count} calls"
     return None
 
 
@@ -625,16 +656,16 @@ def serve(ex):
         elif op == OP_BATCH:
             problem = run_batch(ex, seq, length, (timeout_ms, cpu_s, memory_mb, stdout_cap, result_cap))
             if problem:
-                send_json(F_ERROR, seq, {'message': f'malformed batch request (seq {seq}, length {length}): {problem}'})
+                send_json(F_ERROR, seq, {"message": f"malformed batch request (seq {seq}, length {length}): {problem}"})
                 return
             replied = True
         elif op == OP_EXIT:
             return
         else:
-            send_json(F_ERROR, seq, {'message': f'unknown request op {op} (length {length})'})
+            send_json(F_ERROR, seq, {"message": f"unknown request op {op} (length {length})"})
             return
         ex.reap()
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

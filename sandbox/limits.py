@@ -8,6 +8,7 @@ The wall-clock deadline is NOT enforced here: the executor watches the child and
 signal inside the child misses C-level loops such as `sum(range(10**11))`). RLIMIT_CPU is only a
 backstop in case the watcher itself is stalled.
 """
+
 import fcntl
 import os
 import resource
@@ -22,14 +23,16 @@ OPEN_FILES = 64
 @dataclass(frozen=True)
 class Limits:
     """What the child itself needs from its job's limits (the executor handles the rest)."""
+
     recursion_limit: int = 1000
     result_bytes: int = 1_000_000
 
     @staticmethod
     def from_json(d):
         d = d if isinstance(d, dict) else {}
-        return Limits(recursion_limit=int(d.get('recursionLimit', 1000)),
-                      result_bytes=int(d.get('resultBytes', 1_000_000)))
+        return Limits(
+            recursion_limit=int(d.get("recursionLimit", 1000)), result_bytes=int(d.get("resultBytes", 1_000_000))
+        )
 
 
 def rlimits(memory_mb, cpu_seconds):

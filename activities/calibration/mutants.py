@@ -12,10 +12,27 @@ import json
 MAX_PER_KIND = 2
 
 OP_SWAP = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult,
-    ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
-    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.And: ast.Or, ast.Or: ast.And,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Add,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.And: ast.Or,
+    ast.Or: ast.And,
 }
 
 
@@ -25,7 +42,11 @@ def _docstrings(tree):
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 out.add(id(first.value))
     return out
 
@@ -35,7 +56,7 @@ def _sites(tree):
     docs = _docstrings(tree)
     in_index = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == 'range':
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
             in_index.update(id(a) for a in node.args)
         if isinstance(node, ast.Slice):
             in_index.update(id(x) for x in (node.lower, node.upper) if x is not None)
@@ -44,37 +65,41 @@ def _sites(tree):
     sites = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in OP_SWAP:
-            sites.append(('operator swap', node, 'op'))
+            sites.append(("operator swap", node, "op"))
         elif isinstance(node, ast.Compare) and type(node.ops[0]) in OP_SWAP:
-            sites.append(('operator swap', node, 'cmp'))
+            sites.append(("operator swap", node, "cmp"))
         elif isinstance(node, ast.BoolOp) and type(node.op) in OP_SWAP:
-            sites.append(('operator swap', node, 'op'))
+            sites.append(("operator swap", node, "op"))
         if isinstance(node, ast.Constant) and id(node) not in docs and id(node) not in in_index:
             v = node.value
-            if isinstance(v, bool) or (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and v != ''):
-                sites.append(('constant change', node, 'const'))
+            if (
+                isinstance(v, bool)
+                or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                or (isinstance(v, str) and v != "")
+            ):
+                sites.append(("constant change", node, "const"))
         if id(node) in in_index:
-            sites.append(('off-by-one', node, 'plus1'))
+            sites.append(("off-by-one", node, "plus1"))
         if isinstance(node, (ast.If, ast.IfExp)):
-            sites.append(('swapped branch', node, 'branch'))
-    sites.sort(key=lambda s: (getattr(s[1], 'lineno', 0), getattr(s[1], 'col_offset', 0)))
+            sites.append(("swapped branch", node, "branch"))
+    sites.sort(key=lambda s: (getattr(s[1], "lineno", 0), getattr(s[1], "col_offset", 0)))
     return sites
 
 
 def _mutate(node, how):
-    if how == 'op':
+    if how == "op":
         node.op = OP_SWAP[type(node.op)]()
-    elif how == 'cmp':
+    elif how == "cmp":
         node.ops[0] = OP_SWAP[type(node.ops[0])]()
-    elif how == 'const':
+    elif how == "const":
         v = node.value
         if isinstance(v, bool):
             node.value = not v
         elif isinstance(v, (int, float)):
             node.value = v + 1
         else:
-            node.value = v + 'x'
-    elif how == 'branch':
+            node.value = v + "x"
+    elif how == "branch":
         if isinstance(node, ast.IfExp) or node.orelse:
             node.body, node.orelse = node.orelse, node.body
         else:
@@ -98,7 +123,7 @@ class _PlusOne(ast.NodeTransformer):
 def _mutant(tree, index, how):
     clone = copy.deepcopy(tree)
     target = _sites(clone)[index][1]
-    if how == 'plus1':
+    if how == "plus1":
         clone = _PlusOne(target).visit(clone)
     else:
         _mutate(target, how)
@@ -113,22 +138,28 @@ def calibration_candidates(source, entry, constant_reprs=()):
     by_kind = {}
     for i, (kind, node, how) in enumerate(sites):
         by_kind.setdefault(kind, []).append((i, node, how))
-    for kind in ('operator swap', 'constant change', 'off-by-one', 'swapped branch'):
+    for kind in ("operator swap", "constant change", "off-by-one", "swapped branch"):
         found = by_kind.get(kind, [])
         picks = found if len(found) <= MAX_PER_KIND else [found[0], found[-1]]
         for i, node, how in picks:
             try:
                 src = _mutant(tree, i, how)
-                compile(src, '<mutant>', 'exec')
+                compile(src, "<mutant>", "exec")
             except Exception:
                 continue
             if src != original:
-                out.append({'kind': kind, 'site': f"line {getattr(node, 'lineno', 0)}", 'source': src})
+                out.append({"kind": kind, "site": f"line {getattr(node, 'lineno', 0)}", "source": src})
     for r in constant_reprs:
         try:
             ast.literal_eval(r)
         except Exception:
             continue
-        out.append({'kind': 'constant', 'site': r[:80], 'source': f'def {entry}(*args, **kwargs):\n    return {r}\n'})
-    out.append({'kind': 'identity', 'site': 'first argument', 'source': f'def {entry}(*args, **kwargs):\n    return args[0] if args else next(iter(kwargs.values()), None)\n'})
+        out.append({"kind": "constant", "site": r[:80], "source": f"def {entry}(*args, **kwargs):\n    return {r}\n"})
+    out.append(
+        {
+            "kind": "identity",
+            "site": "first argument",
+            "source": f"def {entry}(*args, **kwargs):\n    return args[0] if args else next(iter(kwargs.values()), None)\n",
+        }
+    )
     return json.dumps(out)

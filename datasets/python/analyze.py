@@ -22,6 +22,7 @@ hints (how the body uses each parameter: `str`, `list`, `dict`, `set`, `int`, `f
 
 Run as `python -I analyze.py` with an empty environment; the caller also applies a timeout.
 """
+
 import ast
 import copy
 import hashlib
@@ -35,28 +36,65 @@ MAX_INPUTS = 64
 
 # Modules whose use makes a method impure: I/O, randomness, time, processes, the network.
 BANNED_MODULES = {
-    'io': 'uses-io', 'os': 'uses-io', 'pathlib': 'uses-io', 'shutil': 'uses-io', 'glob': 'uses-io',
-    'fileinput': 'uses-io', 'tempfile': 'uses-io', 'sqlite3': 'uses-io', 'csv': 'uses-io', 'socket': 'uses-io',
-    'subprocess': 'uses-io', 'urllib': 'uses-io', 'http': 'uses-io', 'ftplib': 'uses-io', 'smtplib': 'uses-io',
-    'asyncio': 'uses-io', 'threading': 'uses-io', 'multiprocessing': 'uses-io', 'signal': 'uses-io',
-    'ctypes': 'uses-io', 'webbrowser': 'uses-io', 'tkinter': 'uses-io', 'logging': 'uses-io', 'getpass': 'uses-input',
-    'random': 'uses-randomness', 'secrets': 'uses-randomness', 'uuid': 'uses-randomness',
-    'time': 'uses-time', 'calendar': None, 'datetime': None, 'importlib': 'uses-dynamic-code',
+    "io": "uses-io",
+    "os": "uses-io",
+    "pathlib": "uses-io",
+    "shutil": "uses-io",
+    "glob": "uses-io",
+    "fileinput": "uses-io",
+    "tempfile": "uses-io",
+    "sqlite3": "uses-io",
+    "csv": "uses-io",
+    "socket": "uses-io",
+    "subprocess": "uses-io",
+    "urllib": "uses-io",
+    "http": "uses-io",
+    "ftplib": "uses-io",
+    "smtplib": "uses-io",
+    "asyncio": "uses-io",
+    "threading": "uses-io",
+    "multiprocessing": "uses-io",
+    "signal": "uses-io",
+    "ctypes": "uses-io",
+    "webbrowser": "uses-io",
+    "tkinter": "uses-io",
+    "logging": "uses-io",
+    "getpass": "uses-input",
+    "random": "uses-randomness",
+    "secrets": "uses-randomness",
+    "uuid": "uses-randomness",
+    "time": "uses-time",
+    "calendar": None,
+    "datetime": None,
+    "importlib": "uses-dynamic-code",
 }
 BANNED_CALLS = {
-    'open': 'uses-io', 'input': 'uses-input', 'exec': 'uses-dynamic-code', 'eval': 'uses-dynamic-code',
-    'compile': 'uses-dynamic-code', '__import__': 'uses-dynamic-code', 'breakpoint': 'uses-io',
-    'exit': 'uses-io', 'quit': 'uses-io', 'globals': 'uses-dynamic-code', 'vars': 'uses-dynamic-code',
+    "open": "uses-io",
+    "input": "uses-input",
+    "exec": "uses-dynamic-code",
+    "eval": "uses-dynamic-code",
+    "compile": "uses-dynamic-code",
+    "__import__": "uses-dynamic-code",
+    "breakpoint": "uses-io",
+    "exit": "uses-io",
+    "quit": "uses-io",
+    "globals": "uses-dynamic-code",
+    "vars": "uses-dynamic-code",
 }
 BANNED_ATTRS = {
-    'now': 'uses-time', 'today': 'uses-time', 'utcnow': 'uses-time',
-    'stdin': 'uses-input', 'stdout': 'uses-io', 'stderr': 'uses-io', 'argv': 'uses-io',
+    "now": "uses-time",
+    "today": "uses-time",
+    "utcnow": "uses-time",
+    "stdin": "uses-input",
+    "stdout": "uses-io",
+    "stderr": "uses-io",
+    "argv": "uses-io",
 }
 STDLIB = set(sys.stdlib_module_names)
 
 
 class Reject(Exception):
-    def __init__(self, reason, detail=''):
+    def __init__(self, reason, detail=""):
         super().__init__(reason)
         self.reason = reason
         self.detail = detail
@@ -64,13 +102,15 @@ class Reject(Exception):
 
 def parse(code, what):
     if len(code) > MAX_CODE:
-        raise Reject('too-large', f'{what} is {len(code)} characters')
+        raise Reject("too-large", f"{what} is {len(code)} characters")
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError) as e:
-        raise Reject('parse-error', f'{what}: {type(e).__name__}: {getattr(e, "msg", str(e))} (line {getattr(e, "lineno", "?")})') from e
+        raise Reject(
+            "parse-error", f"{what}: {type(e).__name__}: {getattr(e, 'msg', str(e))} (line {getattr(e, 'lineno', '?')})"
+        ) from e
     except (RecursionError, MemoryError) as e:
-        raise Reject('parse-error', f'{what}: {type(e).__name__}') from e
+        raise Reject("parse-error", f"{what}: {type(e).__name__}") from e
 
 
 def is_literal(node):
@@ -102,7 +142,7 @@ def keep_statement(stmt):
 
 def strip_module(code, tree):
     """The source lines of kept top-level statements (comments inside them survive); count of dropped ones."""
-    lines = code.split('\n')
+    lines = code.split("\n")
     keep = []
     dropped = 0
     for i, stmt in enumerate(tree.body):
@@ -112,9 +152,9 @@ def strip_module(code, tree):
         if not keep_statement(stmt):
             dropped += 1
             continue
-        start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, 'decorator_list', [])])
-        keep.append('\n'.join(lines[start - 1:stmt.end_lineno]))
-    return '\n'.join(keep).rstrip() + '\n', dropped
+        start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        keep.append("\n".join(lines[start - 1 : stmt.end_lineno]))
+    return "\n".join(keep).rstrip() + "\n", dropped
 
 
 def top_functions(tree):
@@ -131,51 +171,52 @@ def root_functions(tree):
     called = set()
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            called |= {n for n in called_names(stmt) if n != getattr(stmt, 'name', None)}
+            called |= {n for n in called_names(stmt) if n != getattr(stmt, "name", None)}
     return [name for name in funcs if name not in called]
 
 
 def signature_of(fn):
     args = ast.unparse(fn.args)
-    ret = f' -> {ast.unparse(fn.returns)}' if fn.returns is not None else ''
-    return f'def {fn.name}({args}){ret}:'
+    ret = f" -> {ast.unparse(fn.returns)}" if fn.returns is not None else ""
+    return f"def {fn.name}({args}){ret}:"
 
 
 def imports_of(tree):
     mods = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Import):
-            mods |= {a.name.split('.')[0] for a in n.names}
+            mods |= {a.name.split(".")[0] for a in n.names}
         elif isinstance(n, ast.ImportFrom):
             if n.level:
-                mods.add('.' * n.level + (n.module or ''))
+                mods.add("." * n.level + (n.module or ""))
             elif n.module:
-                mods.add(n.module.split('.')[0])
+                mods.add(n.module.split(".")[0])
     return sorted(mods)
 
 
 def impurity(tree):
     """The first rule the code breaks (I/O, input, randomness, time, dynamic code), or None."""
     for mod in imports_of(tree):
-        if mod.startswith('.'):
-            return 'non-stdlib-import', f'relative import {mod}'
+        if mod.startswith("."):
+            return "non-stdlib-import", f"relative import {mod}"
         if mod not in STDLIB:
-            return 'non-stdlib-import', f'imports {mod}'
+            return "non-stdlib-import", f"imports {mod}"
         if BANNED_MODULES.get(mod):
-            return BANNED_MODULES[mod], f'imports {mod}'
+            return BANNED_MODULES[mod], f"imports {mod}"
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in BANNED_CALLS:
-            return BANNED_CALLS[n.func.id], f'calls {n.func.id}()'
+            return BANNED_CALLS[n.func.id], f"calls {n.func.id}()"
         if isinstance(n, ast.Attribute) and n.attr in BANNED_ATTRS:
             base = ast.unparse(n.value)
-            if n.attr in ('now', 'today', 'utcnow') or base == 'sys':
-                return BANNED_ATTRS[n.attr], f'uses {base}.{n.attr}'
+            if n.attr in ("now", "today", "utcnow") or base == "sys":
+                return BANNED_ATTRS[n.attr], f"uses {base}.{n.attr}"
         if isinstance(n, ast.Global):
-            return 'stateful', f'declares global {", ".join(n.names)}'
+            return "stateful", f"declares global {', '.join(n.names)}"
     return None
 
 
 # ---------------------------------------------------------------- duplicates
+
 
 class _Strip(ast.NodeTransformer):
     """Removes docstrings (comments are already gone once parsed)."""
@@ -201,7 +242,7 @@ class _Rename(ast.NodeTransformer):
         if name not in self.bound:
             return name
         if name not in self.map:
-            self.map[name] = f'v{len(self.map)}'
+            self.map[name] = f"v{len(self.map)}"
         return self.map[name]
 
     def visit_FunctionDef(self, node):
@@ -245,7 +286,7 @@ def code_hashes(tree):
     near = ast.unparse(ast.fix_missing_locations(renamed))
     # Type annotations are dropped by the rename; `from typing import ...` lines would then differ only by
     # noise, so imports are left out of the near form.
-    near = '\n'.join(line for line in near.split('\n') if not line.startswith(('import ', 'from ')))
+    near = "\n".join(line for line in near.split("\n") if not line.startswith(("import ", "from ")))
 
     def h(s):
         return hashlib.sha256(s.encode()).hexdigest()
@@ -254,6 +295,7 @@ def code_hashes(tree):
 
 
 # ---------------------------------------------------------------- known inputs
+
 
 class Inputs:
     def __init__(self):
@@ -268,40 +310,47 @@ class Inputs:
         parts = []
         for a in call.args:
             if isinstance(a, ast.Starred):
-                return self.drop('starred-argument')
+                return self.drop("starred-argument")
             parts.append(a)
         kws = []
         for kw in call.keywords:
             if kw.arg is None:
-                return self.drop('starred-argument')
+                return self.drop("starred-argument")
             kws.append((kw.arg, kw.value))
         texts = []
         for node in parts + [v for _, v in kws]:
             if isinstance(node, ast.Name) and node.id in env:
                 node = env[node.id]
             if not is_literal(node):
-                return self.drop('non-literal-argument')
+                return self.drop("non-literal-argument")
             texts.append(ast.unparse(node))
         npos = len(parts)
-        text = ', '.join(texts[:npos] + [f'{k}={t}' for (k, _), t in zip(kws, texts[npos:])])
+        text = ", ".join(texts[:npos] + [f"{k}={t}" for (k, _), t in zip(kws, texts[npos:])])
         if len(text) > MAX_ARG_TEXT:
-            return self.drop('argument-too-large')
+            return self.drop("argument-too-large")
         if text in self.texts:
-            return self.drop('duplicate-input')
+            return self.drop("duplicate-input")
         if len(self.texts) >= MAX_INPUTS:
-            return self.drop('too-many-inputs')
+            return self.drop("too-many-inputs")
         self.texts.append(text)
 
 
 def calls_to(tree, name):
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name]
+    found = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+    ]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 def literal_assignments(tree):
     env = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and is_literal(stmt.value):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and is_literal(stmt.value)
+        ):
             env[stmt.targets[0].id] = stmt.value
     return env
 
@@ -318,43 +367,43 @@ def entry_from_calls(trees, funcs):
 def find_inputs(spec, tree, funcs, entry):
     """(entry point, Inputs): argument lists known to be valid calls, from the source's own tests."""
     inputs = Inputs()
-    kind = spec.get('kind')
-    if kind == 'humaneval':
-        test = parse(spec.get('test', ''), 'test')
-        check = next((n for n in test.body if isinstance(n, ast.FunctionDef) and n.name == 'check'), None)
+    kind = spec.get("kind")
+    if kind == "humaneval":
+        test = parse(spec.get("test", ""), "test")
+        check = next((n for n in test.body if isinstance(n, ast.FunctionDef) and n.name == "check"), None)
         if check is None:
-            raise Reject('no-known-inputs', 'test has no check(candidate)')
-        for c in calls_to(check, 'candidate'):
+            raise Reject("no-known-inputs", "test has no check(candidate)")
+        for c in calls_to(check, "candidate"):
             inputs.add_call(c)
-    elif kind == 'asserts':
+    elif kind == "asserts":
         trees = []
-        for i, a in enumerate(spec.get('asserts', [])):
+        for i, a in enumerate(spec.get("asserts", [])):
             try:
-                trees.append(parse(a, f'test {i}'))
+                trees.append(parse(a, f"test {i}"))
             except Reject:
-                inputs.drop('test-parse-error')
+                inputs.drop("test-parse-error")
         entry = entry or entry_from_calls(trees, funcs)
         if entry is None:
-            raise Reject('no-entry-point', 'the tests call no function the code defines')
+            raise Reject("no-entry-point", "the tests call no function the code defines")
         for t in trees:
             for c in calls_to(t, entry):
                 inputs.add_call(c)
-    elif kind == 'call_args':
-        for text in spec.get('args', []):
+    elif kind == "call_args":
+        for text in spec.get("args", []):
             try:
-                t = ast.parse(f'f({text}\n)', mode='eval')
+                t = ast.parse(f"f({text}\n)", mode="eval")
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                inputs.drop('input-parse-error')
+                inputs.drop("input-parse-error")
                 continue
             if isinstance(t.body, ast.Call):
                 inputs.add_call(t.body)
             else:
-                inputs.drop('input-parse-error')
-    elif kind == 'examples':
+                inputs.drop("input-parse-error")
+    elif kind == "examples":
         env = literal_assignments(tree)
         input_tree = None
         try:
-            input_tree = ast.parse(spec.get('input') or '')
+            input_tree = ast.parse(spec.get("input") or "")
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
         if input_tree is not None:
@@ -380,20 +429,58 @@ def find_inputs(spec, tree, funcs, entry):
             elif len(params) == 1 and len(body) == 1 and isinstance(body[0], ast.Expr) and is_literal(body[0].value):
                 inputs.add_call(ast.Call(func=ast.Name(entry), args=[body[0].value], keywords=[]))
     else:
-        raise Reject('no-known-inputs', f'unknown input kind {kind!r}')
+        raise Reject("no-known-inputs", f"unknown input kind {kind!r}")
     return entry, inputs
 
 
 # ---------------------------------------------------------------- what the signature and body say about inputs
 
-STR_METHODS = {'split', 'lower', 'upper', 'strip', 'lstrip', 'rstrip', 'replace', 'startswith', 'endswith', 'isdigit',
-               'isalpha', 'isalnum', 'isupper', 'islower', 'isspace', 'find', 'rfind', 'capitalize', 'title', 'swapcase',
-               'format', 'encode', 'zfill', 'center', 'ljust', 'rjust', 'splitlines', 'casefold', 'isnumeric', 'isdecimal'}
-LIST_METHODS = {'append', 'extend', 'pop', 'sort', 'insert', 'remove', 'reverse'}
-DICT_METHODS = {'items', 'keys', 'values', 'get', 'setdefault', 'update'}
-SET_METHODS = {'add', 'union', 'intersection', 'difference', 'issubset', 'issuperset', 'discard', 'symmetric_difference'}
-SEQ_FUNCS = {'len', 'sorted', 'reversed', 'enumerate', 'set', 'list', 'tuple', 'zip', 'any', 'all'}
-NUM_ELEM_FUNCS = {'sum', 'max', 'min'}
+STR_METHODS = {
+    "split",
+    "lower",
+    "upper",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "replace",
+    "startswith",
+    "endswith",
+    "isdigit",
+    "isalpha",
+    "isalnum",
+    "isupper",
+    "islower",
+    "isspace",
+    "find",
+    "rfind",
+    "capitalize",
+    "title",
+    "swapcase",
+    "format",
+    "encode",
+    "zfill",
+    "center",
+    "ljust",
+    "rjust",
+    "splitlines",
+    "casefold",
+    "isnumeric",
+    "isdecimal",
+}
+LIST_METHODS = {"append", "extend", "pop", "sort", "insert", "remove", "reverse"}
+DICT_METHODS = {"items", "keys", "values", "get", "setdefault", "update"}
+SET_METHODS = {
+    "add",
+    "union",
+    "intersection",
+    "difference",
+    "issubset",
+    "issuperset",
+    "discard",
+    "symmetric_difference",
+}
+SEQ_FUNCS = {"len", "sorted", "reversed", "enumerate", "set", "list", "tuple", "zip", "any", "all"}
+NUM_ELEM_FUNCS = {"sum", "max", "min"}
 
 
 def param_infos(fn):
@@ -401,24 +488,41 @@ def param_infos(fn):
     out = []
     pos = a.posonlyargs + a.args
     defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+
     def lit(node):
         return ast.unparse(node) if node is not None and is_literal(node) else None
+
     def ann(node):
         return ast.unparse(node) if node is not None else None
+
     for p, d in zip(pos, defaults):
-        out.append({'name': p.arg, 'kind': 'positional', 'annotation': ann(p.annotation), 'default': lit(d) if d is not None else None,
-                    'has_default': d is not None})
+        out.append(
+            {
+                "name": p.arg,
+                "kind": "positional",
+                "annotation": ann(p.annotation),
+                "default": lit(d) if d is not None else None,
+                "has_default": d is not None,
+            }
+        )
     if a.vararg:
-        out.append({'name': a.vararg.arg, 'kind': 'varargs', 'annotation': None, 'default': None, 'has_default': True})
+        out.append({"name": a.vararg.arg, "kind": "varargs", "annotation": None, "default": None, "has_default": True})
     for p, d in zip(a.kwonlyargs, a.kw_defaults):
-        out.append({'name': p.arg, 'kind': 'keyword', 'annotation': ann(p.annotation), 'default': lit(d) if d is not None else None,
-                    'has_default': d is not None})
+        out.append(
+            {
+                "name": p.arg,
+                "kind": "keyword",
+                "annotation": ann(p.annotation),
+                "default": lit(d) if d is not None else None,
+                "has_default": d is not None,
+            }
+        )
     if a.kwarg:
-        out.append({'name': a.kwarg.arg, 'kind': 'varkw', 'annotation': None, 'default': None, 'has_default': True})
+        out.append({"name": a.kwarg.arg, "kind": "varkw", "annotation": None, "default": None, "has_default": True})
     # A default that is not a literal (e.g. `x=[] if ... else`) still makes the parameter optional.
     for p in out:
-        if p.pop('has_default') and p['default'] is None and p['kind'] in ('positional', 'keyword'):
-            p['default'] = '...'
+        if p.pop("has_default") and p["default"] is None and p["kind"] in ("positional", "keyword"):
+            p["default"] = "..."
     return out
 
 
@@ -434,61 +538,90 @@ def param_hints(fn):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Attribute) and is_p(f.value):
-                tag = ('str' if f.attr in STR_METHODS else 'list' if f.attr in LIST_METHODS else 'dict' if f.attr in DICT_METHODS
-                       else 'set' if f.attr in SET_METHODS else 'seq' if f.attr in ('count', 'index') else None)
+                tag = (
+                    "str"
+                    if f.attr in STR_METHODS
+                    else "list"
+                    if f.attr in LIST_METHODS
+                    else "dict"
+                    if f.attr in DICT_METHODS
+                    else "set"
+                    if f.attr in SET_METHODS
+                    else "seq"
+                    if f.attr in ("count", "index")
+                    else None
+                )
                 if tag:
                     hints[f.value.id].add(tag)
-            if isinstance(f, ast.Attribute) and f.attr == 'join':
+            if isinstance(f, ast.Attribute) and f.attr == "join":
                 for arg in n.args:
                     if is_p(arg):
-                        hints[arg.id] |= {'seq', 'elem-str'}
+                        hints[arg.id] |= {"seq", "elem-str"}
             if isinstance(f, ast.Name):
                 for arg in n.args:
                     if not is_p(arg):
                         continue
                     if f.id in SEQ_FUNCS:
-                        hints[arg.id].add('seq')
+                        hints[arg.id].add("seq")
                     elif f.id in NUM_ELEM_FUNCS and len(n.args) == 1:
-                        hints[arg.id] |= {'seq', 'elem-int'}
-                    elif f.id in ('range', 'bin', 'hex', 'oct', 'chr'):
-                        hints[arg.id].add('int')
-                    elif f.id in ('ord',):
-                        hints[arg.id].add('str')
-                    elif f.id in ('abs', 'round', 'pow', 'divmod'):
-                        hints[arg.id].add('float' if f.id == 'round' else 'int')
+                        hints[arg.id] |= {"seq", "elem-int"}
+                    elif f.id in ("range", "bin", "hex", "oct", "chr"):
+                        hints[arg.id].add("int")
+                    elif f.id in ("ord",):
+                        hints[arg.id].add("str")
+                    elif f.id in ("abs", "round", "pow", "divmod"):
+                        hints[arg.id].add("float" if f.id == "round" else "int")
         elif isinstance(n, ast.Subscript) and is_p(n.value):
-            hints[n.value.id].add('seq')
-            if isinstance(n.value.ctx, ast.Load) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
-                hints[n.value.id].add('dict')
+            hints[n.value.id].add("seq")
+            if (
+                isinstance(n.value.ctx, ast.Load)
+                and isinstance(n.slice, ast.Constant)
+                and isinstance(n.slice.value, str)
+            ):
+                hints[n.value.id].add("dict")
             if isinstance(n.slice, ast.Tuple):
-                hints[n.value.id].add('matrix')
+                hints[n.value.id].add("matrix")
         elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Subscript) and is_p(n.value.value):
-            hints[n.value.value.id].add('matrix')
+            hints[n.value.value.id].add("matrix")
         elif isinstance(n, (ast.For, ast.comprehension)) and is_p(n.iter):
-            hints[n.iter.id].add('seq')
-        elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.Mult, ast.Add)):
+            hints[n.iter.id].add("seq")
+        elif isinstance(n, ast.BinOp) and isinstance(
+            n.op, (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.Mult, ast.Add)
+        ):
             for side, other in ((n.left, n.right), (n.right, n.left)):
                 if is_p(side) and isinstance(other, ast.Constant):
                     if isinstance(other.value, str):
-                        hints[side.id].add('str')
+                        hints[side.id].add("str")
                     elif isinstance(other.value, float):
-                        hints[side.id].add('float')
-                    elif isinstance(other.value, int) and not isinstance(other.value, bool) and not isinstance(n.op, ast.Mult):
-                        hints[side.id].add('int')
+                        hints[side.id].add("float")
+                    elif (
+                        isinstance(other.value, int)
+                        and not isinstance(other.value, bool)
+                        and not isinstance(n.op, ast.Mult)
+                    ):
+                        hints[side.id].add("int")
         elif isinstance(n, ast.Compare):
             items = [n.left] + list(n.comparators)
             for x in items:
                 if not is_p(x):
                     continue
                 for y in items:
-                    if isinstance(y, ast.Constant) and isinstance(y.value, str) and not any(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops):
-                        hints[x.id].add('str')
-                    elif isinstance(y, ast.Constant) and isinstance(y.value, (int, float)) and not isinstance(y.value, bool):
-                        hints[x.id].add('float' if isinstance(y.value, float) else 'int')
+                    if (
+                        isinstance(y, ast.Constant)
+                        and isinstance(y.value, str)
+                        and not any(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops)
+                    ):
+                        hints[x.id].add("str")
+                    elif (
+                        isinstance(y, ast.Constant)
+                        and isinstance(y.value, (int, float))
+                        and not isinstance(y.value, bool)
+                    ):
+                        hints[x.id].add("float" if isinstance(y.value, float) else "int")
             if any(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops):
                 for c in n.comparators:
                     if is_p(c):
-                        hints[c.id].add('seq')
+                        hints[c.id].add("seq")
     return {k: sorted(v) for k, v in hints.items() if v}
 
 
@@ -500,57 +633,62 @@ def body_literals(fn):
                 continue
             if isinstance(n.value, int) and abs(n.value) <= 1000:
                 ints.add(n.value)
-            elif isinstance(n.value, str) and 0 < len(n.value) <= 20 and n is not (fn.body[0].value if is_docstring(fn.body[0]) else None):
+            elif (
+                isinstance(n.value, str)
+                and 0 < len(n.value) <= 20
+                and n is not (fn.body[0].value if is_docstring(fn.body[0]) else None)
+            ):
                 strs.add(n.value)
-    return {'ints': sorted(ints)[:16], 'strs': sorted(strs)[:16]}
+    return {"ints": sorted(ints)[:16], "strs": sorted(strs)[:16]}
 
 
 # ---------------------------------------------------------------- one record
 
+
 def analyze(rec):
-    code = rec.get('code')
+    code = rec.get("code")
     if not isinstance(code, str) or not code.strip():
-        raise Reject('missing-code', 'no code')
-    code = code.replace('\r\n', '\n').replace('\r', '\n')
-    tree = parse(code, 'code')
+        raise Reject("missing-code", "no code")
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
+    tree = parse(code, "code")
     funcs = top_functions(tree)
     if not funcs:
-        raise Reject('no-entry-point', 'no top-level function')
-    entry = rec.get('entry_point') or None
+        raise Reject("no-entry-point", "no top-level function")
+    entry = rec.get("entry_point") or None
     if entry is not None and entry not in funcs:
-        raise Reject('no-entry-point', f'entry point {entry!r} is not a top-level function')
-    entry, inputs = find_inputs(rec.get('inputs') or {}, tree, funcs, entry)
+        raise Reject("no-entry-point", f"entry point {entry!r} is not a top-level function")
+    entry, inputs = find_inputs(rec.get("inputs") or {}, tree, funcs, entry)
     if entry is None:
         roots = root_functions(tree)
         if len(roots) == 1:
             entry = roots[0]
     if entry is None:
-        raise Reject('ambiguous-entry-point', f'{len(roots)} top-level functions nobody calls: {", ".join(roots[:5])}')
+        raise Reject("ambiguous-entry-point", f"{len(roots)} top-level functions nobody calls: {', '.join(roots[:5])}")
     fn = funcs[entry]
     if isinstance(fn, ast.AsyncFunctionDef):
-        raise Reject('no-entry-point', 'the entry point is async')
+        raise Reject("no-entry-point", "the entry point is async")
     clean, stripped = strip_module(code, tree)
-    clean_tree = parse(clean, 'stripped code')
+    clean_tree = parse(clean, "stripped code")
     imp = impurity(clean_tree)
     out = {
-        'entry_point': entry,
-        'signature': signature_of(fn),
-        'code': clean,
-        'docstring': ast.get_docstring(fn, clean=True),
-        'imports': imports_of(clean_tree),
-        'inputs': inputs.texts,
-        'dropped_inputs': inputs.dropped,
-        'stripped': stripped,
-        'params': param_infos(fn),
-        'hints': param_hints(fn),
-        'literals': body_literals(fn),
+        "entry_point": entry,
+        "signature": signature_of(fn),
+        "code": clean,
+        "docstring": ast.get_docstring(fn, clean=True),
+        "imports": imports_of(clean_tree),
+        "inputs": inputs.texts,
+        "dropped_inputs": inputs.dropped,
+        "stripped": stripped,
+        "params": param_infos(fn),
+        "hints": param_hints(fn),
+        "literals": body_literals(fn),
     }
-    out['exact_hash'], out['near_hash'] = code_hashes(clean_tree)
+    out["exact_hash"], out["near_hash"] = code_hashes(clean_tree)
     if imp is not None:
         raise _RejectWith(imp[0], imp[1], out)
     if not inputs.texts:
-        why = ', '.join(f'{k} x{v}' for k, v in sorted(inputs.dropped.items())) or 'the source gives none'
-        raise _RejectWith('no-known-inputs', f'no literal argument list ({why})', out)
+        why = ", ".join(f"{k} x{v}" for k, v in sorted(inputs.dropped.items())) or "the source gives none"
+        raise _RejectWith("no-known-inputs", f"no literal argument list ({why})", out)
     return out
 
 
@@ -571,20 +709,20 @@ def main():
         try:
             rec = json.loads(line)
         except ValueError as e:
-            print(json.dumps({'key': None, 'ok': False, 'reason': 'bad-request', 'detail': str(e)}), flush=False)
+            print(json.dumps({"key": None, "ok": False, "reason": "bad-request", "detail": str(e)}), flush=False)
             continue
-        res = {'key': rec.get('key')}
+        res = {"key": rec.get("key")}
         try:
-            res.update(analyze(rec), ok=True, reason=None, detail='')
+            res.update(analyze(rec), ok=True, reason=None, detail="")
         except _RejectWith as r:
             res.update(r.partial, ok=False, reason=r.reason, detail=r.detail)
         except Reject as r:
             res.update(ok=False, reason=r.reason, detail=r.detail)
         except (RecursionError, MemoryError) as e:
-            res.update(ok=False, reason='parse-error', detail=f'{type(e).__name__} while analysing')
+            res.update(ok=False, reason="parse-error", detail=f"{type(e).__name__} while analysing")
         print(json.dumps(res))
     sys.stdout.flush()
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

@@ -268,16 +268,27 @@ def inspect_run(items_file: str, calls: int, max_samples: int) -> None:
         observed = sum(1 for m in messages if m.role == "tool")
         probes = json.loads(next(m for m in messages if m.role == "user").text.split("PROBES: ", 1)[1])
         if observed < calls:
-            out = ModelOutput.for_tool_call("mockllm/model", "call_method", {"arguments": probes[observed % len(probes)]}, content=f"Call {observed + 1}.")
+            out = ModelOutput.for_tool_call(
+                "mockllm/model",
+                "call_method",
+                {"arguments": probes[observed % len(probes)]},
+                content=f"Call {observed + 1}.",
+            )
         else:
-            out = ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "It returns a linear function of its inputs."})
+            out = ModelOutput.for_tool_call(
+                "mockllm/model", "submit", {"answer": "It returns a linear function of its inputs."}
+            )
         # Usage given: mockllm would otherwise count tokens with tiktoken, which downloads its tables.
         out.usage = ModelUsage(input_tokens=10 * len(messages), output_tokens=10, total_tokens=10 * len(messages) + 10)
         return out
 
     task = Task(
         dataset=[
-            Sample(id=it["id"], input=f"Find out what the method does.\nPROBES: {json.dumps(it['probes'])}", metadata={"code": it["code"], "entry": it["entry"]})
+            Sample(
+                id=it["id"],
+                input=f"Find out what the method does.\nPROBES: {json.dumps(it['probes'])}",
+                metadata={"code": it["code"], "entry": it["entry"]},
+            )
             for it in items
         ],
         solver=[load_method(), as_solver(react(tools=[call_method()]))],
@@ -286,13 +297,32 @@ def inspect_run(items_file: str, calls: int, max_samples: int) -> None:
     model = get_model("mockllm/model", custom_outputs=scripted)
     print("@@peer start", flush=True)
     t0 = time.monotonic()
-    [log] = eval(task, model=model, max_samples=max_samples, display="none", log_dir=os.environ.get("PEER_LOG_DIR", "/tmp/peer-inspect-logs"), score=False)
+    [log] = eval(
+        task,
+        model=model,
+        max_samples=max_samples,
+        display="none",
+        log_dir=os.environ.get("PEER_LOG_DIR", "/tmp/peer-inspect-logs"),
+        score=False,
+    )
     wall = time.monotonic() - t0
     print("@@peer end", flush=True)
     samples = log.samples or []
     done = sum(1 for s in samples if not s.error)
     tool_calls = sum(1 for s in samples for m in s.messages if m.role == "tool")
-    print("@@peer result " + json.dumps({"status": log.status, "episodes": done, "failed": len(samples) - done, "toolResults": tool_calls, "wallS": wall}), flush=True)
+    print(
+        "@@peer result "
+        + json.dumps(
+            {
+                "status": log.status,
+                "episodes": done,
+                "failed": len(samples) - done,
+                "toolResults": tool_calls,
+                "wallS": wall,
+            }
+        ),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "numpy", "gguf", "xllamacpp"}
+# psutil: pinned in trainer/requirements.txt (a dependency of accelerate); the torchrun launcher and the tests
+# use it to find and stop the ranks.
+TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "numpy", "gguf", "xllamacpp", "psutil"}
 
 # (folder, what it is, the third-party modules it may import, folders whose modules it imports by name). The
 # third-party modules are those its environment installs: requirements.txt (the sandbox), trainer/requirements.txt,

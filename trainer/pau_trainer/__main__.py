@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=COMMANDS)
     parser.add_argument("--spec", required=True, help="path to the JSON job spec")
     parser.add_argument(
-        "--watch-stdin", action="store_true",
+        "--watch-stdin",
+        action="store_true",
         help="exit at once when the parent (a worker) dies: stdin EOF, a new parent pid, or (Linux) "
         "PR_SET_PDEATHSIG; the retry resumes from the last complete save (parent_watch.py)",
     )

@@ -83,7 +83,9 @@ def _parse_arguments(args: Any) -> Any:
 def _tool_call_text(tc: dict[str, Any]) -> str:
     fn = tc.get("function", tc)
     args = _parse_arguments(fn.get("arguments", {}))
-    return "<tool_call>\n" + json.dumps({"name": fn.get("name"), "arguments": args}, ensure_ascii=False) + "\n</tool_call>"
+    return (
+        "<tool_call>\n" + json.dumps({"name": fn.get("name"), "arguments": args}, ensure_ascii=False) + "\n</tool_call>"
+    )
 
 
 class ChatEncoder:
@@ -108,8 +110,13 @@ class ChatEncoder:
     def _probe_tool_calls(self) -> bool:
         probe = [
             {"role": "user", "content": "u"},
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "zz_probe_fn", "arguments": {"x": 1}}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "zz_probe_fn", "arguments": {"x": 1}}}
+                ],
+            },
             {"role": "tool", "tool_call_id": "c1", "content": "zz_probe_result"},
         ]
         try:
@@ -156,12 +163,19 @@ class ChatEncoder:
         requests = [ServedRequest(i, tools) for i, m in enumerate(messages) if m.get("role") == "assistant"]
         segments = self.encode_served(messages, requests, train_messages, None, cut_messages)
         if len(segments) != 1:
-            raise TrainerError("invalid_data", f"the conversation needs {len(segments)} segments (its requests' prompts "
-                                               "do not extend each other); encode it with its requests")
+            raise TrainerError(
+                "invalid_data",
+                f"the conversation needs {len(segments)} segments (its requests' prompts "
+                "do not extend each other); encode it with its requests",
+            )
         enc = segments[0]
         if max_length is not None and len(enc.input_ids) > max_length:
             enc.truncated = True
-            enc.input_ids, enc.mask, enc.message_index = enc.input_ids[:max_length], enc.mask[:max_length], enc.message_index[:max_length]
+            enc.input_ids, enc.mask, enc.message_index = (
+                enc.input_ids[:max_length],
+                enc.mask[:max_length],
+                enc.message_index[:max_length],
+            )
         return enc
 
     def render_request(self, messages: list[Message], i: int, tools: list[Any] | None) -> tuple[str, str]:
@@ -188,7 +202,9 @@ class ChatEncoder:
         by_message: dict[int, ServedRequest] = {}
         for r in requests:
             if not 0 <= r.message < len(messages) or messages[r.message].get("role") != "assistant":
-                raise TrainerError("invalid_data", f"requests names message {r.message}, which is not an assistant message")
+                raise TrainerError(
+                    "invalid_data", f"requests names message {r.message}, which is not an assistant message"
+                )
             if r.message in by_message:
                 raise TrainerError("invalid_data", f"requests names message {r.message} twice")
             by_message[r.message] = r
@@ -196,9 +212,13 @@ class ChatEncoder:
             train_messages = set(by_message)
         for i in train_messages:
             if not 0 <= i < len(messages) or messages[i].get("role") != "assistant":
-                raise TrainerError("invalid_data", f"message {i} is not an assistant message; only those can be trained on")
+                raise TrainerError(
+                    "invalid_data", f"message {i} is not an assistant message; only those can be trained on"
+                )
             if i not in by_message:
-                raise TrainerError("invalid_data", f"message {i} is trained but has no request (what it was generated from)")
+                raise TrainerError(
+                    "invalid_data", f"message {i} is trained but has no request (what it was generated from)"
+                )
         # (segment text, [(span start, span end, message index)])
         segments: list[tuple[str, list[tuple[int, int, int]]]] = []
         for i in sorted(train_messages):
@@ -210,9 +230,12 @@ class ChatEncoder:
                 )
             end = len(whole.rstrip())
             reasoning = messages[i].get("reasoning_content")
-            if isinstance(reasoning, str) and reasoning.strip() and reasoning.strip() not in whole[len(prompt):end]:
-                raise TrainerError("invalid_data", f"message {i} has reasoning_content that the chat template does not render; "
-                                                   "its generated text cannot be reproduced")
+            if isinstance(reasoning, str) and reasoning.strip() and reasoning.strip() not in whole[len(prompt) : end]:
+                raise TrainerError(
+                    "invalid_data",
+                    f"message {i} has reasoning_content that the chat template does not render; "
+                    "its generated text cannot be reproduced",
+                )
             if segments:
                 text, spans = segments[-1]
                 if whole.startswith(text[: spans[-1][1]]):
@@ -255,8 +278,16 @@ class ChatEncoder:
             for t in drop:
                 mask[t] = 0
                 owner[t] = -1
-        return Encoded(input_ids=ids, mask=mask, message_index=owner, truncated=False, full_length=len(ids),
-                       cut_eos_masked=eos_masked, cut_whole_masked=whole_masked, messages=tuple(i for _, _, i in spans))
+        return Encoded(
+            input_ids=ids,
+            mask=mask,
+            message_index=owner,
+            truncated=False,
+            full_length=len(ids),
+            cut_eos_masked=eos_masked,
+            cut_whole_masked=whole_masked,
+            messages=tuple(i for _, _, i in spans),
+        )
 
 
 @dataclass(frozen=True)
@@ -285,26 +316,30 @@ def line_requests(row: dict[str, Any], where: str) -> list[ServedRequest]:
     messages = row.get("messages")
     tools = row.get("tools")
     if tools is not None and not isinstance(tools, list):
-        raise TrainerError("invalid_data", f"{where}: \"tools\" must be a list")
+        raise TrainerError("invalid_data", f'{where}: "tools" must be a list')
     raw = row.get("requests")
     if raw is None:
         if "tool_sets" in row:
-            raise TrainerError("invalid_data", f"{where}: \"tool_sets\" without \"requests\"")
+            raise TrainerError("invalid_data", f'{where}: "tool_sets" without "requests"')
         if not isinstance(messages, list):
             return []
-        return [ServedRequest(i, tools) for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
+        return [
+            ServedRequest(i, tools)
+            for i, m in enumerate(messages)
+            if isinstance(m, dict) and m.get("role") == "assistant"
+        ]
     if tools is not None:
-        raise TrainerError("invalid_data", f"{where}: give either \"tools\" or \"requests\" with \"tool_sets\", not both")
+        raise TrainerError("invalid_data", f'{where}: give either "tools" or "requests" with "tool_sets", not both')
     sets = row.get("tool_sets", [])
     if not isinstance(sets, list) or not all(isinstance(t, list) for t in sets):
-        raise TrainerError("invalid_data", f"{where}: \"tool_sets\" must be a list of tool lists")
+        raise TrainerError("invalid_data", f'{where}: "tool_sets" must be a list of tool lists')
     if not isinstance(raw, list) or not raw:
-        raise TrainerError("invalid_data", f"{where}: \"requests\" must be a non-empty list")
+        raise TrainerError("invalid_data", f'{where}: "requests" must be a non-empty list')
     out = []
     for j, r in enumerate(raw):
         w = f"{where}: requests[{j}]"
         if not isinstance(r, dict) or set(r) - {"message", "tools"}:
-            raise TrainerError("invalid_data", f"{w} must be {{\"message\": index, \"tools\": tool_sets index or null}}")
+            raise TrainerError("invalid_data", f'{w} must be {{"message": index, "tools": tool_sets index or null}}')
         i, k = r.get("message"), r.get("tools")
         if not isinstance(i, int) or isinstance(i, bool):
             raise TrainerError("invalid_data", f"{w}.message must be a message index")
@@ -319,7 +354,9 @@ def line_requests(row: dict[str, Any], where: str) -> list[ServedRequest]:
 MAX_TOO_LONG_SHARE = 0.01
 
 
-def too_long_refusal(dropped: int, total: int, max_length: int, longest: int, what: str, where: str) -> TrainerError | None:
+def too_long_refusal(
+    dropped: int, total: int, max_length: int, longest: int, what: str, where: str
+) -> TrainerError | None:
     """The invalid_data error when more than MAX_TOO_LONG_SHARE of `total` would be dropped as too long."""
     if total == 0 or dropped / total <= MAX_TOO_LONG_SHARE:
         return None
@@ -367,7 +404,9 @@ def validate_messages(messages: Any, where: str = "messages") -> None:
             raise TrainerError("invalid_data", f"{w}.role must be one of {sorted(_ROLES)}, got {role!r}")
         content = m.get("content")
         if content is not None and not isinstance(content, str):
-            raise TrainerError("invalid_data", f"{w}.content must be a string or null (content parts are not supported)")
+            raise TrainerError(
+                "invalid_data", f"{w}.content must be a string or null (content parts are not supported)"
+            )
         reasoning = m.get("reasoning_content")
         if reasoning is not None and (role != "assistant" or not isinstance(reasoning, str)):
             raise TrainerError("invalid_data", f"{w}.reasoning_content must be a string on an assistant message")
@@ -380,7 +419,9 @@ def validate_messages(messages: Any, where: str = "messages") -> None:
                 if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
                     raise TrainerError("invalid_data", f"{w}.tool_calls[{j}].function.name is required")
                 if not isinstance(fn.get("arguments", ""), (str, dict)):
-                    raise TrainerError("invalid_data", f"{w}.tool_calls[{j}].function.arguments must be a string or object")
+                    raise TrainerError(
+                        "invalid_data", f"{w}.tool_calls[{j}].function.arguments must be a string or object"
+                    )
         if role == "tool" and not isinstance(content, str):
             raise TrainerError("invalid_data", f"{w}: a tool message needs string content")
         if role == "assistant" and not content and not calls and not reasoning:

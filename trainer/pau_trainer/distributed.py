@@ -18,9 +18,10 @@ With N = 1 none of this runs: no process group, no torchrun, the single-process 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Sequence, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

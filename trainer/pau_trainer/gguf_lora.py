@@ -84,7 +84,9 @@ def convert(adapter_dir: Path, base_gguf: Path, out: Path) -> dict[str, Any]:
     meta = gguf_metadata(base_gguf)
     arch = meta["architecture"]
     if arch not in SUPPORTED_ARCHS:
-        raise TrainerError("invalid_data", f"base architecture {arch!r} is not supported (supported: {sorted(SUPPORTED_ARCHS)})")
+        raise TrainerError(
+            "invalid_data", f"base architecture {arch!r} is not supported (supported: {sorted(SUPPORTED_ARCHS)})"
+        )
     n_head, n_head_kv = int(meta["n_head"]), int(meta["n_head_kv"] or meta["n_head"])
 
     tensors = load_file(str(weights_path))
@@ -92,7 +94,9 @@ def convert(adapter_dir: Path, base_gguf: Path, out: Path) -> dict[str, Any]:
     for key, value in tensors.items():
         m = _KEY.match(key)
         if not m:
-            raise TrainerError("invalid_data", f"unexpected adapter tensor {key!r} (only decoder-block LoRA weights convert)")
+            raise TrainerError(
+                "invalid_data", f"unexpected adapter tensor {key!r} (only decoder-block LoRA weights convert)"
+            )
         layer, module, ab = m.groups()
         if module not in MODULE_TO_GGUF:
             raise TrainerError("invalid_data", f"no llama.cpp tensor for module {module!r}")
@@ -134,6 +138,12 @@ def _natural(name: str) -> tuple[int, str]:
 def run_export(spec: ExportSpec) -> dict[str, Any]:
     out = Path(spec.output)
     info = convert(Path(spec.adapter_dir), Path(spec.base_model), out)
-    event = {"checkpoint": spec.adapter_dir, "adapter": str(out), "sha256": sha256_file(out), "steps": 0, "metrics": info}
+    event = {
+        "checkpoint": spec.adapter_dir,
+        "adapter": str(out),
+        "sha256": sha256_file(out),
+        "steps": 0,
+        "metrics": info,
+    }
     emit("done", **event)
     return event

@@ -78,7 +78,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
         where = f"{spec.rollouts}:{n}"
         group = row.get("group")
         if not isinstance(group, (str, int)) or isinstance(group, bool):
-            raise TrainerError("invalid_data", f"{where}: \"group\" (string) is required")
+            raise TrainerError("invalid_data", f'{where}: "group" (string) is required')
         msgs = row.get("messages")
         policy = row.get("policy_messages")
         if policy is None and isinstance(msgs, list):
@@ -89,8 +89,13 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
         policy = sorted(policy)
         try:
-            segments = encoder.encode_served(msgs, line_requests(row, where), train_messages=set(policy),
-                                             max_length=spec.max_length, cut_messages=length_cut_of(row, where))
+            segments = encoder.encode_served(
+                msgs,
+                line_requests(row, where),
+                train_messages=set(policy),
+                max_length=spec.max_length,
+                cut_messages=length_cut_of(row, where),
+            )
         except TrainerError as e:
             raise TrainerError(e.code, f"{where}: {e.message}") from e
         encoded.append((row, where, str(group), policy, segments))
@@ -104,19 +109,39 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
         for row, where, _, policy, _ in encoded:
             rw = row.get("rewards")
             if not isinstance(rw, dict) or not isinstance(rw.get("outcome"), (int, float)):
-                raise TrainerError("invalid_data", f"{where}: advantage.mode={mode} needs \"rewards\": {{\"outcome\": number, ...}}")
+                raise TrainerError(
+                    "invalid_data", f'{where}: advantage.mode={mode} needs "rewards": {{"outcome": number, ...}}'
+                )
             outcome.append(float(rw["outcome"]))
             s = rw.get("steps", [None] * len(policy))
-            if not isinstance(s, list) or len(s) != len(policy) or not all(x is None or isinstance(x, (int, float)) for x in s):
-                raise TrainerError("invalid_data", f"{where}: rewards.steps must have one number or null per policy message ({len(policy)})")
+            if (
+                not isinstance(s, list)
+                or len(s) != len(policy)
+                or not all(x is None or isinstance(x, (int, float)) for x in s)
+            ):
+                raise TrainerError(
+                    "invalid_data",
+                    f"{where}: rewards.steps must have one number or null per policy message ({len(policy)})",
+                )
             steps.append([None if x is None else float(x) for x in s])
         a = spec.advantage
         if mode == "outcome":
             adv = group_outcome_advantages(outcome, groups, a.norm_by_std, a.epsilon)
             per_message = [[v] * len(p) for v, (_, _, _, p, _) in zip(adv, encoded)]
         else:
-            per_message = list(aac_advantages(steps, outcome, groups, a.step_weight, a.outcome_weight, a.norm_by_std, a.epsilon,
-                                              a.step_aggregate, a.final_outcome))
+            per_message = list(
+                aac_advantages(
+                    steps,
+                    outcome,
+                    groups,
+                    a.step_weight,
+                    a.outcome_weight,
+                    a.norm_by_std,
+                    a.epsilon,
+                    a.step_aggregate,
+                    a.final_outcome,
+                )
+            )
         sizes: dict[str, int] = {}
         for g in groups:
             sizes[g] = sizes.get(g, 0) + 1
@@ -127,7 +152,11 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
     out: list[Rollout] = []
     # one Rollout per segment (chat.py: each policy message in the request it was generated from); the
     # advantages are the line's, its segments share them and its id
-    flat = [(k, row, where, group, policy, enc) for k, (row, where, group, policy, segments) in enumerate(encoded) for enc in segments]
+    flat = [
+        (k, row, where, group, policy, enc)
+        for k, (row, where, group, policy, segments) in enumerate(encoded)
+        for enc in segments
+    ]
     for k, row, where, group, policy, enc in flat:
         T = len(enc.input_ids)
         owner = enc.message_index[1:]  # targets are tokens 1..T-1
@@ -152,7 +181,10 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             elif "message_advantages" in row:
                 msg_adv = _floats(row["message_advantages"], f"{where}: message_advantages")
                 if len(msg_adv) != len(policy):
-                    raise TrainerError("invalid_data", f"{where}: message_advantages has {len(msg_adv)} values for {len(policy)} policy messages")
+                    raise TrainerError(
+                        "invalid_data",
+                        f"{where}: message_advantages has {len(msg_adv)} values for {len(policy)} policy messages",
+                    )
             elif "token_advantages" in row:
                 ta = row["token_advantages"]
                 if not isinstance(ta, list) or len(ta) != len(policy):
@@ -164,11 +196,17 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
                     if i not in here:
                         continue
                     if len(vals) != len(positions[i]) and not enc.truncated:
-                        raise TrainerError("invalid_data", f"{where}: message {i} has {len(positions[i])} policy tokens, token_advantages gives {len(vals)}")
+                        raise TrainerError(
+                            "invalid_data",
+                            f"{where}: message {i} has {len(positions[i])} policy tokens, token_advantages gives {len(vals)}",
+                        )
                     for t, v in zip(positions[i], vals):
                         adv[0, t] = v
             else:
-                raise TrainerError("invalid_data", f"{where}: needs advantage, message_advantages or token_advantages (or set spec.advantage.mode)")
+                raise TrainerError(
+                    "invalid_data",
+                    f"{where}: needs advantage, message_advantages or token_advantages (or set spec.advantage.mode)",
+                )
         else:
             msg_adv = per_message[k] or []
         if not (mode == "given" and "token_advantages" in row):
@@ -193,18 +231,31 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
                     )
                 for t, v in zip(positions[i], vals):
                     old[0, t] = v
-        out.append(Rollout(
-            id=str(row.get("id", f"rollout-{k + 1}")), group=group, input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
-            mask=mask, advantages=adv * mask, message_advantages=[round(v, 6) for v in msg_adv], old_logprobs=old,
-            policy_tokens=int(mask.sum()), truncated=enc.truncated, full_length=enc.full_length,
-            cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked, cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
-            # once per line (its first segment), so a line of several segments is not counted twice
-            reward=float(row["rewards"]["outcome"]) if mode in ("outcome", "aac") and not any(o.line == k for o in out) else None,
-            line=k,
-        ))
+        out.append(
+            Rollout(
+                id=str(row.get("id", f"rollout-{k + 1}")),
+                group=group,
+                input_ids=torch.tensor([enc.input_ids], dtype=torch.long),
+                mask=mask,
+                advantages=adv * mask,
+                message_advantages=[round(v, 6) for v in msg_adv],
+                old_logprobs=old,
+                policy_tokens=int(mask.sum()),
+                truncated=enc.truncated,
+                full_length=enc.full_length,
+                cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked,
+                cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
+                # once per line (its first segment), so a line of several segments is not counted twice
+                reward=float(row["rewards"]["outcome"])
+                if mode in ("outcome", "aac") and not any(o.line == k for o in out)
+                else None,
+                line=k,
+            )
+        )
     dropped = len({r.line for r in out if r.truncated})
-    refusal = too_long_refusal(dropped, len(encoded), spec.max_length, max((r.full_length for r in out), default=0), "rollouts",
-                                spec.rollouts)
+    refusal = too_long_refusal(
+        dropped, len(encoded), spec.max_length, max((r.full_length for r in out), default=0), "rollouts", spec.rollouts
+    )
     if refusal:
         raise refusal
     if not any(r.policy_tokens for r in out):
@@ -265,8 +316,11 @@ def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor
             ref.update(part_ref)
             old.update(part_old)
     emit("info", message=f"reference and old log-probs for {len(rollouts)} rollouts in {time.monotonic() - t0:.1f}s")
-    blob = {"fingerprint": job.fingerprint, "ref": [ref[k] for k in range(len(rollouts))],
-            "old": [old[k] for k in range(len(rollouts))]}
+    blob = {
+        "fingerprint": job.fingerprint,
+        "ref": [ref[k] for k in range(len(rollouts))],
+        "old": [old[k] for k in range(len(rollouts))],
+    }
     if d.main:
         job.out.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp-{os.getpid()}")
@@ -276,12 +330,24 @@ def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor
     return blob
 
 
-METRIC_SUMS = ("loss", "pg_loss", "kl", "clip_frac", "clip_frac_low", "clip_frac_high", "ratio", "adv", "reward",
-               "rewarded", "tokens")
+METRIC_SUMS = (
+    "loss",
+    "pg_loss",
+    "kl",
+    "clip_frac",
+    "clip_frac_low",
+    "clip_frac_high",
+    "ratio",
+    "adv",
+    "reward",
+    "rewarded",
+    "tokens",
+)
 
 
-def step_backward(job: Job, spec: GrpoSpec, rollouts: list[Rollout], batch: list[int],
-                  pre: dict[str, list[torch.Tensor]]) -> dict[str, float]:
+def step_backward(
+    job: Job, spec: GrpoSpec, rollouts: list[Rollout], batch: list[int], pre: dict[str, list[torch.Tensor]]
+) -> dict[str, float]:
     """Forward and backward of one optimizer step (mini-batch `batch`, global indices); the gradients are left
     on the adapter (summed over ranks by DDP). Returns the mini-batch's metrics, summed over ranks.
 
@@ -305,10 +371,21 @@ def step_backward(job: Job, spec: GrpoSpec, rollouts: list[Rollout], batch: list
         last = i == trained[-1]
         # DDP all-reduces in the backward of a rank's last rollout of the step, and only there
         with contextlib.nullcontext() if last or not d.enabled else model.no_sync():
-            logp = token_logprobs(model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device)).float().cpu()
+            logp = (
+                token_logprobs(model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device))
+                .float()
+                .cpu()
+            )
             out = clipped_policy_loss(
-                logp, pre["old"][i], r.advantages, r.mask, spec.clip_eps_low, spec.clip_eps_high,
-                ref_logprobs=pre["ref"][i], kl_beta=spec.kl_beta, normaliser=n_tok,
+                logp,
+                pre["old"][i],
+                r.advantages,
+                r.mask,
+                spec.clip_eps_low,
+                spec.clip_eps_high,
+                ref_logprobs=pre["ref"][i],
+                kl_beta=spec.kl_beta,
+                normaliser=n_tok,
             )
             (out.loss * d.world if d.enabled else out.loss).backward()
         w = r.policy_tokens / max(n_tok, 1)
@@ -351,14 +428,29 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     if start > 0 and not (job.out / "precomputed.pt").is_file():
         raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
     emit(
-        "start", command="grpo-update", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
-        rollouts=n_lines, sequences=len(rollouts), groups=len({r.group for r in rollouts}), device=job.device, processes=job.dist.world,
-        threads=torch.get_num_threads(), policy_tokens=sum(r.policy_tokens for r in rollouts),
-        **length_counts(rollouts), tool_calls_in_template=encoder.native_tool_calls,
+        "start",
+        command="grpo-update",
+        protocol=1,
+        pid=os.getpid(),
+        output_dir=str(job.out),
+        total_steps=total,
+        resumed_from_step=start,
+        rollouts=n_lines,
+        sequences=len(rollouts),
+        groups=len({r.group for r in rollouts}),
+        device=job.device,
+        processes=job.dist.world,
+        threads=torch.get_num_threads(),
+        policy_tokens=sum(r.policy_tokens for r in rollouts),
+        **length_counts(rollouts),
+        tool_calls_in_template=encoder.native_tool_calls,
     )
     if noop:
         # no reference or old log-probs to compute; the loop below runs no step, so save step 0 here
-        emit("info", message="every advantage is 0 and the adapter is fresh (the policy is the reference): no update steps")
+        emit(
+            "info",
+            message="every advantage is 0 and the adapter is fresh (the policy is the reference): no update steps",
+        )
         job.save(0, {"history": [], "train_s": 0.0, "seen_tokens": 0})
         pre: dict[str, list[torch.Tensor]] = {}
     else:
@@ -387,19 +479,47 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         train_s += dt
         seen_tokens += tokens
         metrics = {
-            "loss": agg["loss"], "pg_loss": agg["pg_loss"], "kl": agg["kl"], "clip_frac": agg["clip_frac"],
-            "clip_frac_low": agg["clip_frac_low"], "clip_frac_high": agg["clip_frac_high"], "ratio_mean": agg["ratio"],
-            "adv_mean": agg["adv"], "grad_norm": grad_norm, "policy_tokens": n_tok, "tokens": tokens,
-            "tokens_per_s": round(tokens / dt, 2), "step_s": round(dt, 3),
+            "loss": agg["loss"],
+            "pg_loss": agg["pg_loss"],
+            "kl": agg["kl"],
+            "clip_frac": agg["clip_frac"],
+            "clip_frac_low": agg["clip_frac_low"],
+            "clip_frac_high": agg["clip_frac_high"],
+            "ratio_mean": agg["ratio"],
+            "adv_mean": agg["adv"],
+            "grad_norm": grad_norm,
+            "policy_tokens": n_tok,
+            "tokens": tokens,
+            "tokens_per_s": round(tokens / dt, 2),
+            "step_s": round(dt, 3),
         }
         history.append({"step": step, **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in metrics.items()}})
-        emit("progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round(step / per_epoch, 4),
-             lr=job.scheduler.get_last_lr()[0], rollouts=len(chosen), **metrics, **job.device_memory())
-        job.log_scalars(step, {**metrics, "lr": job.scheduler.get_last_lr()[0],
-                               **({"reward_mean": agg["reward"] / agg["rewarded"]} if agg["rewarded"] else {}),
-                               **job.device_memory()})
-        state = {"cursor": {"ppo_epoch": epoch, "mini_batch": b, "next_step": step + 1},
-                 "history": history, "train_s": train_s, "seen_tokens": seen_tokens}
+        emit(
+            "progress",
+            step=step,
+            total=total,
+            elapsed_s=job.elapsed(),
+            epoch=round(step / per_epoch, 4),
+            lr=job.scheduler.get_last_lr()[0],
+            rollouts=len(chosen),
+            **metrics,
+            **job.device_memory(),
+        )
+        job.log_scalars(
+            step,
+            {
+                **metrics,
+                "lr": job.scheduler.get_last_lr()[0],
+                **({"reward_mean": agg["reward"] / agg["rewarded"]} if agg["rewarded"] else {}),
+                **job.device_memory(),
+            },
+        )
+        state = {
+            "cursor": {"ppo_epoch": epoch, "mini_batch": b, "next_step": step + 1},
+            "history": history,
+            "train_s": train_s,
+            "seen_tokens": seen_tokens,
+        }
         if step % spec.save_every == 0 or step == total:
             job.save(step, state)
             saved_at = step
@@ -407,8 +527,13 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
             job.maybe_cancel(step, state, saved_at)
     final = job.out / "checkpoints" / f"step-{total:06d}"
     metrics_out = {
-        "rollouts": n_lines, "sequences": len(rollouts), "steps": total, "ppo_epochs": spec.ppo_epochs, "history": history,
-        "train_s": round(train_s, 3), "seen_tokens": seen_tokens,
+        "rollouts": n_lines,
+        "sequences": len(rollouts),
+        "steps": total,
+        "ppo_epochs": spec.ppo_epochs,
+        "history": history,
+        "train_s": round(train_s, 3),
+        "seen_tokens": seen_tokens,
         "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
         "s_per_step": round(train_s / len(history), 3) if history else None,
         "advantages": {r.id: r.message_advantages for r in rollouts},

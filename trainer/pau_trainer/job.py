@@ -166,8 +166,12 @@ class Job:
         else:
             lora = self.spec.lora
             cfg = LoraConfig(
-                r=lora.rank, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
-                target_modules=list(lora.targets), task_type="CAUSAL_LM", bias="none",
+                r=lora.rank,
+                lora_alpha=lora.alpha,
+                lora_dropout=lora.dropout,
+                target_modules=list(lora.targets),
+                task_type="CAUSAL_LM",
+                bias="none",
             )
             try:
                 self.model = get_peft_model(base, cfg)
@@ -185,8 +189,10 @@ class Job:
             # the only buffers (rotary frequencies) are constants.
             distributed.broadcast_trainable(self.dist, params)
             self.train_model = DDP(
-                self.model, device_ids=[self.dist.local_rank] if self.device.startswith("cuda") else None,
-                forward_sync_buffers=False, init_sync=False,
+                self.model,
+                device_ids=[self.dist.local_rank] if self.device.startswith("cuda") else None,
+                forward_sync_buffers=False,
+                init_sync=False,
             )
         self.optimizer = torch.optim.AdamW(params, lr=self.spec.lr, weight_decay=self.spec.weight_decay)
         warm = self.spec.warmup_steps
@@ -228,10 +234,21 @@ class Job:
         d = ckpt.step_dir(self.out, step)
         if self.dist.main:
             d = ckpt.save(
-                self.out, step, self.model, self.optimizer, self.scheduler,
-                {**state, "spec": self.fingerprint, "command": self.command, "base_sha256": self.base_sha256,
-                 "total_steps": self.total_steps, "processes": self.dist.world},
-                keep=self.spec.keep_saves, rng_of_ranks=rng,
+                self.out,
+                step,
+                self.model,
+                self.optimizer,
+                self.scheduler,
+                {
+                    **state,
+                    "spec": self.fingerprint,
+                    "command": self.command,
+                    "base_sha256": self.base_sha256,
+                    "total_steps": self.total_steps,
+                    "processes": self.dist.world,
+                },
+                keep=self.spec.keep_saves,
+                rng_of_ranks=rng,
             )
             emit("saved", step=step, checkpoint=str(d), save_s=round(time.monotonic() - t, 3), elapsed_s=self.elapsed())
         distributed.barrier(self.dist)
@@ -286,8 +303,10 @@ class Job:
             from .tfevents import EventWriter
 
             self._tb = EventWriter(self.out / "tensorboard", resumed_at_step=step if step > 1 else None)
-        self._tb.scalars(step, {f"train/{k}": v for k, v in values.items()
-                                if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        self._tb.scalars(
+            step,
+            {f"train/{k}": v for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)},
+        )
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)

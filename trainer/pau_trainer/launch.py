@@ -43,7 +43,7 @@ def resolve_processes(raw: str | None, device_choice: str) -> int:
     value = (raw or "auto").strip().lower()
     if value != "auto":
         if not value.isdigit() or int(value) < 1:
-            raise TrainerError("invalid_spec", f"{ENV_PROCESSES}={raw!r}: expected a positive integer or \"auto\"")
+            raise TrainerError("invalid_spec", f'{ENV_PROCESSES}={raw!r}: expected a positive integer or "auto"')
         return int(value)
     if device_choice == "cpu":
         return 1

@@ -37,20 +37,28 @@ def main() -> None:
     load_s = time.monotonic() - t
     results = []
     for req in cfg["requests"]:
-        body = {"messages": req["messages"], "max_tokens": int(req.get("max_tokens", 16)), "temperature": 0,
-                "logprobs": True, "top_logprobs": 1, "seed": 0}
+        body = {
+            "messages": req["messages"],
+            "max_tokens": int(req.get("max_tokens", 16)),
+            "temperature": 0,
+            "logprobs": True,
+            "top_logprobs": 1,
+            "seed": 0,
+        }
         t = time.monotonic()
         r = server.handle_chat_completions(body)
         latency = time.monotonic() - t
         choice = r["choices"][0]
         content = (choice.get("logprobs") or {}).get("content") or []
-        results.append({
-            "text": choice["message"].get("content") or "",
-            "tokens": [c["id"] for c in content],
-            "logprobs": [c["logprob"] for c in content],
-            "latency_s": round(latency, 4),
-            "completion_tokens": r.get("usage", {}).get("completion_tokens"),
-        })
+        results.append(
+            {
+                "text": choice["message"].get("content") or "",
+                "tokens": [c["id"] for c in content],
+                "logprobs": [c["logprob"] for c in content],
+                "latency_s": round(latency, 4),
+                "completion_tokens": r.get("usage", {}).get("completion_tokens"),
+            }
+        )
     sys.stdout.write(json.dumps({"load_s": round(load_s, 3), "results": results}) + "\n")
     sys.stdout.flush()
     # the server's destructor can block on its threads; the OS frees everything

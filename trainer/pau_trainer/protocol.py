@@ -137,7 +137,9 @@ class CommonSpec:
     save_every: int = 50  # optimizer steps between saves; a save is always made at the end
     keep_saves: int = 2  # complete saves kept (older ones are deleted after a new one is DONE)
     max_steps: int | None = None  # cap on optimizer steps (benchmarks, smoke runs)
-    threads: int | None = None  # torch CPU threads; default $PAU_TRAINER_THREADS or 1 (see docs: 2 threads on a loaded 2-core box ran 10x slower)
+    threads: int | None = (
+        None  # torch CPU threads; default $PAU_TRAINER_THREADS or 1 (see docs: 2 threads on a loaded 2-core box ran 10x slower)
+    )
     device: Literal["auto", "cpu", "cuda"] = "auto"
     max_grad_norm: float = 1.0
     weight_decay: float = 0.0
@@ -213,7 +215,14 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if set(kinds) == {int, float}:
         return "a number"
-    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", list: "a list", dict: "an object"}
+    names = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        bool: "true or false",
+        list: "a list",
+        dict: "an object",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -256,8 +265,23 @@ def _unknown(obj: dict[str, Any], allowed: set[str], where: str) -> None:
 
 
 _COMMON_FIELDS = {
-    "command", "base_model", "output_dir", "base_model_sha256", "init_adapter", "lora", "lr", "max_length", "seed",
-    "save_every", "keep_saves", "max_steps", "threads", "device", "max_grad_norm", "weight_decay", "warmup_steps",
+    "command",
+    "base_model",
+    "output_dir",
+    "base_model_sha256",
+    "init_adapter",
+    "lora",
+    "lr",
+    "max_length",
+    "seed",
+    "save_every",
+    "keep_saves",
+    "max_steps",
+    "threads",
+    "device",
+    "max_grad_norm",
+    "weight_decay",
+    "warmup_steps",
 }
 
 
@@ -269,9 +293,19 @@ def _common(obj: dict[str, Any]) -> dict[str, Any]:
         "lora": _parse_lora(obj.get("lora")),
     }
     for name, kind in [
-        ("base_model_sha256", str), ("init_adapter", str), ("lr", (int, float)), ("max_length", int), ("seed", int),
-        ("save_every", int), ("keep_saves", int), ("max_steps", int), ("threads", int), ("device", str),
-        ("max_grad_norm", (int, float)), ("weight_decay", (int, float)), ("warmup_steps", int),
+        ("base_model_sha256", str),
+        ("init_adapter", str),
+        ("lr", (int, float)),
+        ("max_length", int),
+        ("seed", int),
+        ("save_every", int),
+        ("keep_saves", int),
+        ("max_steps", int),
+        ("threads", int),
+        ("device", str),
+        ("max_grad_norm", (int, float)),
+        ("weight_decay", (int, float)),
+        ("warmup_steps", int),
     ]:
         v = _take(obj, name, kind, w)
         if v is not None:
@@ -315,8 +349,21 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         _positive(batch, "spec.batch_size")
         return SftSpec(**common, data=data, epochs=float(epochs) if epochs is not None else 1.0, batch_size=batch or 1)
     # grpo-update
-    _unknown(obj, _COMMON_FIELDS | {"rollouts", "ppo_epochs", "mini_batch_size", "clip_eps", "clip_eps_low",
-                                    "clip_eps_high", "kl_beta", "advantage"}, "spec")
+    _unknown(
+        obj,
+        _COMMON_FIELDS
+        | {
+            "rollouts",
+            "ppo_epochs",
+            "mini_batch_size",
+            "clip_eps",
+            "clip_eps_low",
+            "clip_eps_high",
+            "kl_beta",
+            "advantage",
+        },
+        "spec",
+    )
     common = _common(obj)
     if "lr" not in common:
         common["lr"] = GrpoSpec.lr
@@ -340,7 +387,11 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
     adv = AdvantageSpec()
     if obj.get("advantage") is not None:
         a = _expect_obj(obj["advantage"], "advantage")
-        _unknown(a, {"mode", "step_weight", "outcome_weight", "norm_by_std", "epsilon", "step_aggregate", "final_outcome"}, "advantage")
+        _unknown(
+            a,
+            {"mode", "step_weight", "outcome_weight", "norm_by_std", "epsilon", "step_aggregate", "final_outcome"},
+            "advantage",
+        )
         mode = _take(a, "mode", str, "advantage")
         if mode is not None and mode not in ("given", "outcome", "aac"):
             spec_error(f"advantage.mode must be given, outcome or aac, got {mode!r}")

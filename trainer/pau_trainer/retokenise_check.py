@@ -43,12 +43,20 @@ def main(argv: list[str]) -> int:
         trained_ok += ok
         if not ok and len(examples) < 5:
             i = next((k for k, (a, b) in enumerate(zip(trained, sampled)) if a != b), min(len(trained), len(sampled)))
-            examples.append({
-                "text": s["text"][:120], "first_difference_at": i,
-                "trained": tok.convert_ids_to_tokens(trained[max(0, i - 2): i + 3]),
-                "sampled": tok.convert_ids_to_tokens(sampled[max(0, i - 2): i + 3]),
-            })
-    print(json.dumps({"samples": n, "plain_exact": plain_ok, "trained_exact": trained_ok, "mismatches": examples}, ensure_ascii=False))
+            examples.append(
+                {
+                    "text": s["text"][:120],
+                    "first_difference_at": i,
+                    "trained": tok.convert_ids_to_tokens(trained[max(0, i - 2) : i + 3]),
+                    "sampled": tok.convert_ids_to_tokens(sampled[max(0, i - 2) : i + 3]),
+                }
+            )
+    print(
+        json.dumps(
+            {"samples": n, "plain_exact": plain_ok, "trained_exact": trained_ok, "mismatches": examples},
+            ensure_ascii=False,
+        )
+    )
     return 0
 
 

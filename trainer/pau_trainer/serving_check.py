@@ -22,11 +22,16 @@ import torch
 
 def llama_run(model: Path, lora: Path | None, requests: list[dict[str, Any]], threads: int = 1) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"model": str(model), "lora": [str(lora)] if lora else [], "requests": requests, "threads": threads}, f)
+        json.dump(
+            {"model": str(model), "lora": [str(lora)] if lora else [], "requests": requests, "threads": threads}, f
+        )
     try:
         p = subprocess.run(
             [sys.executable, "-m", "pau_trainer.llama_probe", f.name],
-            capture_output=True, text=True, timeout=600, cwd=str(Path(__file__).resolve().parent.parent),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=str(Path(__file__).resolve().parent.parent),
         )
     finally:
         Path(f.name).unlink(missing_ok=True)
@@ -56,10 +61,15 @@ def score(model: Any, prompt: list[int], completion: list[int]) -> list[float]:
 def hf_generate(model: Any, tok: Any, messages: list[dict[str, Any]], max_tokens: int) -> tuple[str, float, int]:
     ids = torch.tensor([prompt_ids(tok, messages)])
     t = time.monotonic()
-    out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_tokens,
-                         do_sample=False, pad_token_id=tok.pad_token_id or tok.eos_token_id)
+    out = model.generate(
+        input_ids=ids,
+        attention_mask=torch.ones_like(ids),
+        max_new_tokens=max_tokens,
+        do_sample=False,
+        pad_token_id=tok.pad_token_id or tok.eos_token_id,
+    )
     dt = time.monotonic() - t
-    new = out[0, ids.shape[1]:].tolist()
+    new = out[0, ids.shape[1] :].tolist()
     return tok.decode(new, skip_special_tokens=True), dt, len(new)
 
 
@@ -68,8 +78,14 @@ def mean_abs(a: list[float], b: list[float]) -> float:
     return sum(abs(x - y) for x, y in zip(a[:n], b[:n])) / max(n, 1)
 
 
-def compare(base_gguf: Path, base_dir: Path, adapter_dir: Path, lora_gguf: Path,
-            requests: list[dict[str, Any]], threads: int = 1) -> dict[str, Any]:
+def compare(
+    base_gguf: Path,
+    base_dir: Path,
+    adapter_dir: Path,
+    lora_gguf: Path,
+    requests: list[dict[str, Any]],
+    threads: int = 1,
+) -> dict[str, Any]:
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -89,18 +105,29 @@ def compare(base_gguf: Path, base_dir: Path, adapter_dir: Path, lora_gguf: Path,
         with peft_model.disable_adapter():
             base_lo = score(peft_model, prompt, lo["tokens"])
         text, hf_s, hf_n = hf_generate(peft_model, tok, req["messages"], int(req.get("max_tokens", 16)))
-        rows.append({
-            "llama_lora_text": lw["text"], "llama_base_text": lo["text"], "hf_peft_text": text,
-            # how far llama.cpp's log-probs are from transformers+peft on llama.cpp's own tokens
-            "diff_llama_lora_vs_hf_peft": mean_abs(lw["logprobs"], hf_lw),
-            "diff_llama_base_vs_hf_peft": mean_abs(lo["logprobs"], hf_lo),
-            "diff_llama_base_vs_hf_base": mean_abs(lo["logprobs"], base_lo),
-            "latency_llama_lora_s": lw["latency_s"], "latency_llama_base_s": lo["latency_s"],
-            "latency_hf_peft_s": round(hf_s, 4), "tokens_llama_lora": len(lw["tokens"]),
-            "tokens_llama_base": len(lo["tokens"]), "tokens_hf_peft": hf_n,
-        })
-    return {"load_llama_lora_s": with_lora["load_s"], "load_llama_base_s": without["load_s"],
-            "load_hf_adapter_s": round(hf_load_s, 3), "rows": rows}
+        rows.append(
+            {
+                "llama_lora_text": lw["text"],
+                "llama_base_text": lo["text"],
+                "hf_peft_text": text,
+                # how far llama.cpp's log-probs are from transformers+peft on llama.cpp's own tokens
+                "diff_llama_lora_vs_hf_peft": mean_abs(lw["logprobs"], hf_lw),
+                "diff_llama_base_vs_hf_peft": mean_abs(lo["logprobs"], hf_lo),
+                "diff_llama_base_vs_hf_base": mean_abs(lo["logprobs"], base_lo),
+                "latency_llama_lora_s": lw["latency_s"],
+                "latency_llama_base_s": lo["latency_s"],
+                "latency_hf_peft_s": round(hf_s, 4),
+                "tokens_llama_lora": len(lw["tokens"]),
+                "tokens_llama_base": len(lo["tokens"]),
+                "tokens_hf_peft": hf_n,
+            }
+        )
+    return {
+        "load_llama_lora_s": with_lora["load_s"],
+        "load_llama_base_s": without["load_s"],
+        "load_hf_adapter_s": round(hf_load_s, 3),
+        "rows": rows,
+    }
 
 
 def main() -> None:
@@ -111,8 +138,14 @@ def main() -> None:
     cfg = json.load(open(sys.argv[1], encoding="utf-8"))
     torch.set_num_threads(int(cfg.get("threads", 1)))
     base_dir, _ = prepare_base(cfg["base_model"])
-    res = compare(Path(cfg["base_model"]), base_dir, Path(cfg["adapter_dir"]), Path(cfg["lora_gguf"]),
-                  cfg["requests"], int(cfg.get("threads", 1)))
+    res = compare(
+        Path(cfg["base_model"]),
+        base_dir,
+        Path(cfg["adapter_dir"]),
+        Path(cfg["lora_gguf"]),
+        cfg["requests"],
+        int(cfg.get("threads", 1)),
+    )
     sys.stdout.write(json.dumps(res) + "\n")
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from .chat import ChatEncoder, Encoded, length_cut_of, line_requests, too_long_refusal
 from . import distributed
 from .cancel import Cancel
+from .chat import ChatEncoder, Encoded, length_cut_of, line_requests, too_long_refusal
 from .job import Job, read_jsonl
 from .protocol import SftSpec, TrainerError, emit
 
@@ -28,14 +28,25 @@ def load_examples(spec: SftSpec, encoder: ChatEncoder) -> tuple[list[Encoded], d
     refuses the job (too_long_refusal)."""
     rows = read_jsonl(spec.data, "SFT data")
     examples: list[Encoded] = []
-    stats = {"examples": len(rows), "segments": 0, "dropped_too_long": 0, "longest_tokens": 0, "dropped_no_assistant_tokens": 0,
-             "length_cut_eos_masked": 0, "length_cut_whole_masked": 0}
+    stats = {
+        "examples": len(rows),
+        "segments": 0,
+        "dropped_too_long": 0,
+        "longest_tokens": 0,
+        "dropped_no_assistant_tokens": 0,
+        "length_cut_eos_masked": 0,
+        "length_cut_whole_masked": 0,
+    }
     for n, row in enumerate(rows, 1):
         if "messages" not in row:
-            raise TrainerError("invalid_data", f"{spec.data}:{n}: no \"messages\" field")
+            raise TrainerError("invalid_data", f'{spec.data}:{n}: no "messages" field')
         try:
-            segments = encoder.encode_served(row["messages"], line_requests(row, f"{spec.data}:{n}"), max_length=spec.max_length,
-                                             cut_messages=length_cut_of(row, f"{spec.data}:{n}"))
+            segments = encoder.encode_served(
+                row["messages"],
+                line_requests(row, f"{spec.data}:{n}"),
+                max_length=spec.max_length,
+                cut_messages=length_cut_of(row, f"{spec.data}:{n}"),
+            )
         except TrainerError as e:
             raise TrainerError(e.code, f"{spec.data}:{n}: {e.message}") from e
         # one example per segment: each trained message in the request it was generated from (chat.py)
@@ -51,7 +62,9 @@ def load_examples(spec: SftSpec, encoder: ChatEncoder) -> tuple[list[Encoded], d
             stats["dropped_no_assistant_tokens"] += 1
             continue
         examples.extend(kept)
-    refusal = too_long_refusal(stats["dropped_too_long"], len(rows), spec.max_length, stats["longest_tokens"], "examples", spec.data)
+    refusal = too_long_refusal(
+        stats["dropped_too_long"], len(rows), spec.max_length, stats["longest_tokens"], "examples", spec.data
+    )
     if refusal:
         raise refusal
     if not examples:
@@ -113,10 +126,14 @@ def step_backward(job: Job, batch: list[Encoded], pad_id: int) -> tuple[float, i
     if not mine:
         local = local * 0.0
     (local * d.world).backward()
-    loss, tokens, trained = distributed.sum_floats(d, [
-        float(local.detach()), float(inputs["attention_mask"].sum()) if mine else 0.0,
-        float((inputs["labels"] != -100).sum()) if mine else 0.0,
-    ])
+    loss, tokens, trained = distributed.sum_floats(
+        d,
+        [
+            float(local.detach()),
+            float(inputs["attention_mask"].sum()) if mine else 0.0,
+            float((inputs["labels"] != -100).sum()) if mine else 0.0,
+        ],
+    )
     if not math.isfinite(loss):
         raise TrainerError("internal", f"loss is {loss} (lower lr?)")
     return loss, int(tokens), int(trained)
@@ -133,10 +150,21 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     job.build_model(total)
     start, state = job.resume(last)
     emit(
-        "start", command="sft", protocol=1, pid=os.getpid(), output_dir=str(job.out), total_steps=total, resumed_from_step=start,
+        "start",
+        command="sft",
+        protocol=1,
+        pid=os.getpid(),
+        output_dir=str(job.out),
+        total_steps=total,
+        resumed_from_step=start,
         processes=job.dist.world,
-        examples=stats["examples"], sequences=len(examples), steps_per_epoch=per_epoch, device=job.device, threads=torch.get_num_threads(),
-        tool_calls_in_template=encoder.native_tool_calls, **{k: v for k, v in stats.items() if k != "examples"},
+        examples=stats["examples"],
+        sequences=len(examples),
+        steps_per_epoch=per_epoch,
+        device=job.device,
+        threads=torch.get_num_threads(),
+        tool_calls_in_template=encoder.native_tool_calls,
+        **{k: v for k, v in stats.items() if k != "examples"},
     )
     losses: list[float] = list(state.get("losses", []))
     train_s = float(state.get("train_s", 0.0))
@@ -163,14 +191,25 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
         seen_tokens += n_tokens
         losses.append(round(loss, 6))
         progress = dict(
-            loss=loss, tokens_per_s=round(n_tokens / dt, 2), step_s=round(dt, 3), lr=job.scheduler.get_last_lr()[0],
-            tokens=n_tokens, trained_tokens=n_trained, grad_norm=float(grad_norm), **job.device_memory(),
+            loss=loss,
+            tokens_per_s=round(n_tokens / dt, 2),
+            step_s=round(dt, 3),
+            lr=job.scheduler.get_last_lr()[0],
+            tokens=n_tokens,
+            trained_tokens=n_trained,
+            grad_norm=float(grad_norm),
+            **job.device_memory(),
         )
-        emit("progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round((step) / per_epoch, 4), **progress)
+        emit(
+            "progress", step=step, total=total, elapsed_s=job.elapsed(), epoch=round((step) / per_epoch, 4), **progress
+        )
         job.log_scalars(step, progress)
         state = {
             "cursor": {"epoch": epoch, "batch_in_epoch": (step - 1) % per_epoch, "next_step": step + 1},
-            "losses": losses, "train_s": train_s, "trained_tokens": trained_tokens, "seen_tokens": seen_tokens,
+            "losses": losses,
+            "train_s": train_s,
+            "trained_tokens": trained_tokens,
+            "seen_tokens": seen_tokens,
         }
         if step % spec.save_every == 0 or step == total:
             job.save(step, state)
@@ -179,13 +218,20 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             job.maybe_cancel(step, state, saved_at)
     final = job.out / "checkpoints" / f"step-{total:06d}"
     first = losses[: max(1, min(3, len(losses)))]
-    lastl = losses[-max(1, min(3, len(losses))):]
+    lastl = losses[-max(1, min(3, len(losses))) :]
     metrics = {
-        **stats, "sequences": len(examples), "steps": total, "epochs": spec.epochs,
-        "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,
+        **stats,
+        "sequences": len(examples),
+        "steps": total,
+        "epochs": spec.epochs,
+        "first_loss": losses[0] if losses else None,
+        "final_loss": losses[-1] if losses else None,
         "mean_loss_first3": sum(first) / len(first) if losses else None,
         "mean_loss_last3": sum(lastl) / len(lastl) if losses else None,
-        "losses": losses, "train_s": round(train_s, 3), "trained_tokens": trained_tokens, "seen_tokens": seen_tokens,
+        "losses": losses,
+        "train_s": round(train_s, 3),
+        "trained_tokens": trained_tokens,
+        "seen_tokens": seen_tokens,
         "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
         "s_per_step": round(train_s / len(losses), 3) if losses else None,
     }

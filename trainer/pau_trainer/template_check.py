@@ -70,8 +70,11 @@ def main(argv: list[str]) -> int:
     base = server.listening_address.rstrip("/")
 
     def post(path: str, body: dict[str, Any]) -> Any:
-        req = urllib.request.Request(base + path, data=json.dumps(body).encode(),
-                                     headers={"content-type": "application/json", "authorization": "Bearer " + key})
+        req = urllib.request.Request(
+            base + path,
+            data=json.dumps(body).encode(),
+            headers={"content-type": "application/json", "authorization": "Bearer " + key},
+        )
         with urllib.request.urlopen(req, timeout=600) as r:
             return json.load(r)
 
@@ -89,7 +92,7 @@ def main(argv: list[str]) -> int:
         segments = enc.encode_served(line["messages"], requests)
         try:
             old = enc.encode(line["messages"], tools=union_tools(requests))
-        except Exception as e:  # noqa: BLE001 - the old rendering may refuse a template (Qwen3); report it
+        except Exception as e:
             old = None
             old_error = str(e)
         results = []
@@ -100,14 +103,21 @@ def main(argv: list[str]) -> int:
             usage = post("/v1/chat/completions", {**body, "max_tokens": 1, "temperature": 0})["usage"]["prompt_tokens"]
             trainer = context_ids(segments, s["message"])
             r: dict[str, Any] = {
-                "message": s["message"], "tools": [t["function"]["name"] for t in s.get("tools") or []],
-                "served_tokens": len(served), "completion_prompt_tokens": usage, "trainer_tokens": len(trainer),
-                "identical": trainer == served, "trainer_differing": differing(trainer, served),
+                "message": s["message"],
+                "tools": [t["function"]["name"] for t in s.get("tools") or []],
+                "served_tokens": len(served),
+                "completion_prompt_tokens": usage,
+                "trainer_tokens": len(trainer),
+                "identical": trainer == served,
+                "trainer_differing": differing(trainer, served),
             }
             if trainer != served:
                 k = next((j for j, (a, b) in enumerate(zip(trainer, served)) if a != b), min(len(trainer), len(served)))
-                r["first_difference"] = {"at": k, "trainer": tok.decode(trainer[max(0, k - 5): k + 20]),
-                                         "served": tok.decode(served[max(0, k - 5): k + 20])}
+                r["first_difference"] = {
+                    "at": k,
+                    "trainer": tok.decode(trainer[max(0, k - 5) : k + 20]),
+                    "served": tok.decode(served[max(0, k - 5) : k + 20]),
+                }
             if old is not None:
                 before = old.input_ids[: next(t for t, o in enumerate(old.message_index) if o == s["message"])]
                 r["before_tokens"] = len(before)
@@ -115,8 +125,14 @@ def main(argv: list[str]) -> int:
             else:
                 r["before_error"] = old_error
             results.append(r)
-        out["cases"].append({"name": case["name"], "segments": len(segments),
-                             "segment_tokens": [len(e.input_ids) for e in segments], "requests": results})
+        out["cases"].append(
+            {
+                "name": case["name"],
+                "segments": len(segments),
+                "segment_tokens": [len(e.input_ids) for e in segments],
+                "requests": results,
+            }
+        )
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
     os._exit(0)  # the server's destructor can block on its threads

@@ -20,8 +20,9 @@ import os
 import socket
 import struct
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Mapping
+from typing import IO
 
 _CRC32C_POLY = 0x82F63B78  # reflected Castagnoli polynomial
 

@@ -55,8 +55,17 @@ class Run:
         return [e["step"] for e in self.of("progress")]
 
 
-def run_trainer(command: str, spec: dict[str, Any], spec_path: Path, *, signal_on=None, sig=signal.SIGKILL,
-                timeout: float = 900, env: dict[str, str] | None = None, watch_stdin: bool = False) -> Run:
+def run_trainer(
+    command: str,
+    spec: dict[str, Any],
+    spec_path: Path,
+    *,
+    signal_on=None,
+    sig=signal.SIGKILL,
+    timeout: float = 900,
+    env: dict[str, str] | None = None,
+    watch_stdin: bool = False,
+) -> Run:
     """Run `python -m pau_trainer COMMAND` like the TS side does; optionally send `sig` when an event matching
     `signal_on(event)` arrives (sig None: close the trainer's stdin, as a dying worker does; needs
     watch_stdin). Every stdout line must be a JSON object with a type (the wire contract). With
@@ -64,9 +73,18 @@ def run_trainer(command: str, spec: dict[str, Any], spec_path: Path, *, signal_o
     extra["ranks"]."""
     spec_path.write_text(json.dumps(spec))
     env = {**os.environ, "PAU_TRAINER_THREADS": os.environ.get("PAU_TRAINER_THREADS", "1"), **(env or {})}
-    args = [sys.executable, "-m", "pau_trainer", command, "--spec", str(spec_path)] + (["--watch-stdin"] if watch_stdin else [])
-    p = subprocess.Popen(args, cwd=TRAINER_DIR, stdin=subprocess.PIPE if watch_stdin else None,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    args = [sys.executable, "-m", "pau_trainer", command, "--spec", str(spec_path)] + (
+        ["--watch-stdin"] if watch_stdin else []
+    )
+    p = subprocess.Popen(
+        args,
+        cwd=TRAINER_DIR,
+        stdin=subprocess.PIPE if watch_stdin else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     events: list[dict[str, Any]] = []
     killed_at = None
     extra: dict[str, Any] = {}
@@ -99,8 +117,15 @@ def marker_spec(smollm2: Path, out: Path, **over: Any) -> dict[str, Any]:
     """A tiny memorisation job: 3 conversations whose assistant turns say MARKER-7, LoRA on q/k/v/o (so the
     GGUF export's q/k permutation is exercised), 9 steps of one example each."""
     spec = {
-        "base_model": str(smollm2), "data": str(DATA / "marker_sft.jsonl"), "output_dir": str(out),
-        "lr": 0.003, "epochs": 3, "batch_size": 1, "max_length": 96, "seed": 7, "save_every": 3,
+        "base_model": str(smollm2),
+        "data": str(DATA / "marker_sft.jsonl"),
+        "output_dir": str(out),
+        "lr": 0.003,
+        "epochs": 3,
+        "batch_size": 1,
+        "max_length": 96,
+        "seed": 7,
+        "save_every": 3,
         "lora": {"rank": 8, "alpha": 16, "targets": ["q_proj", "k_proj", "v_proj", "o_proj"]},
     }
     spec.update(over)
@@ -108,7 +133,9 @@ def marker_spec(smollm2: Path, out: Path, **over: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def marker_run(smollm2: Path, smollm2_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, dict[str, Any]]:
+def marker_run(
+    smollm2: Path, smollm2_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Run, dict[str, Any]]:
     d = tmp_path_factory.mktemp("marker")
     spec = marker_spec(smollm2, d / "out")
     run = run_trainer("sft", spec, d / "spec.json")

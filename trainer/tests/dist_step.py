@@ -18,10 +18,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pau_trainer import distributed, grpo, sft  # noqa: E402
-from pau_trainer.cancel import Cancel  # noqa: E402
-from pau_trainer.job import Job  # noqa: E402
-from pau_trainer.protocol import parse_spec, set_event_stream  # noqa: E402
+from pau_trainer import distributed, grpo, sft
+from pau_trainer.cancel import Cancel
+from pau_trainer.job import Job
+from pau_trainer.protocol import parse_spec, set_event_stream
 
 
 def grads(job: Job) -> dict[str, torch.Tensor]:

@@ -12,8 +12,13 @@ pytestmark = pytest.mark.model
 CONV = [
     {"role": "system", "content": "You probe methods."},
     {"role": "user", "content": "Describe f(x)."},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "call_method", "arguments": "{\"arguments\": \"3\"}"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "call_method", "arguments": '{"arguments": "3"}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": "TOOL-RESULT-9"},
     {"role": "user", "content": "USER-NUDGE"},
     {"role": "assistant", "content": "f squares x."},
@@ -23,7 +28,7 @@ CONV = [
 TOOL_TEMPLATE = (
     "{% for m in messages %}"
     "{% if m.role == 'assistant' %}<|im_start|>assistant\n{{ m.content }}"
-    "{% for tc in m.tool_calls or [] %}<tool_call>\n{\"name\": \"{{ tc.function.name }}\", \"arguments\": "
+    '{% for tc in m.tool_calls or [] %}<tool_call>\n{"name": "{{ tc.function.name }}", "arguments": '
     "{{ tc.function.arguments | tojson }}}\n</tool_call>{% endfor %}<|im_end|>\n"
     "{% elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
     "{% else %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endif %}{% endfor %}"
@@ -32,7 +37,9 @@ TOOL_TEMPLATE = (
 
 
 def masked_text(tok, enc, which=None):
-    return tok.decode([t for t, m, o in zip(enc.input_ids, enc.mask, enc.message_index) if m and (which is None or o == which)])
+    return tok.decode(
+        [t for t, m, o in zip(enc.input_ids, enc.mask, enc.message_index) if m and (which is None or o == which)]
+    )
 
 
 def test_smollm2_template_lacks_tool_calls_so_they_are_written_into_content(tokenizer):
@@ -62,7 +69,10 @@ def test_native_tool_template_masks_the_call_and_not_the_result(tokenizer):
         tokenizer.chat_template = saved
     full = tokenizer.decode(enc.input_ids)
     assert "<tool_response>\nTOOL-RESULT-9\n</tool_response>" in full
-    assert masked_text(tokenizer, enc, 2) == '<tool_call>\n{"name": "call_method", "arguments": {"arguments": "3"}}\n</tool_call><|im_end|>'
+    assert (
+        masked_text(tokenizer, enc, 2)
+        == '<tool_call>\n{"name": "call_method", "arguments": {"arguments": "3"}}\n</tool_call><|im_end|>'
+    )
     assert "TOOL-RESULT-9" not in masked_text(tokenizer, enc)
 
 
@@ -83,7 +93,10 @@ def test_invalid_messages_are_invalid_data(tokenizer):
         ([{"role": "robot", "content": "x"}], "role must be one of"),
         ([{"role": "user", "content": ["part"]}], "content must be a string or null"),
         ([{"role": "assistant", "content": None}], "needs content or tool_calls"),
-        ([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y", "tool_calls": [{"function": {}}]}], "function.name is required"),
+        (
+            [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y", "tool_calls": [{"function": {}}]}],
+            "function.name is required",
+        ),
     ]:
         with pytest.raises(TrainerError) as e:
             enc_.encode(bad)
@@ -94,33 +107,74 @@ def test_invalid_messages_are_invalid_data(tokenizer):
 
 def test_arguments_that_are_not_json_objects_stay_strings(tokenizer):
     enc_ = ChatEncoder(tokenizer)
-    conv = [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c", "type": "function", "function": {"name": "call_method", "arguments": "{broken"}}]}]
+    conv = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "call_method", "arguments": "{broken"}}
+            ],
+        },
+    ]
     text = masked_text(tokenizer, enc_.encode(conv))
     assert json.dumps({"name": "call_method", "arguments": "{broken"}) in text
 
 
 # TOOL_TEMPLATE plus the tools' names in a system turn (where Qwen2.5's and Qwen3's templates list them)
-TOOLS_IN_SYSTEM = "{% if tools %}<|im_start|>system\nTOOLS: {{ tools | map(attribute='function.name') | join(',') }}<|im_end|>\n{% endif %}" + TOOL_TEMPLATE
-EXPLORE = [{"type": "function", "function": {"name": "call_method"}}, {"type": "function", "function": {"name": "submit_description"}}]
+TOOLS_IN_SYSTEM = (
+    "{% if tools %}<|im_start|>system\nTOOLS: {{ tools | map(attribute='function.name') | join(',') }}<|im_end|>\n{% endif %}"
+    + TOOL_TEMPLATE
+)
+EXPLORE = [
+    {"type": "function", "function": {"name": "call_method"}},
+    {"type": "function", "function": {"name": "submit_description"}},
+]
 SUBMIT = EXPLORE[1:]
 SERVED = [
     {"role": "user", "content": "Describe f(x)."},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "call_method", "arguments": "{\"arguments\": \"3\"}"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "call_method", "arguments": '{"arguments": "3"}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": "9"},
-    {"role": "assistant", "content": "one more", "tool_calls": [
-        {"id": "c2", "type": "function", "function": {"name": "call_method", "arguments": "{\"arguments\": \"-3\"}"}}]},
+    {
+        "role": "assistant",
+        "content": "one more",
+        "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "call_method", "arguments": '{"arguments": "-3"}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "c2", "content": "9"},
     {"role": "user", "content": "FINAL-ASK"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c3", "type": "function", "function": {"name": "submit_description", "arguments": "{\"description\": \"x*x\"}"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c3",
+                "type": "function",
+                "function": {"name": "submit_description", "arguments": '{"description": "x*x"}'},
+            }
+        ],
+    },
     {"role": "tool", "tool_call_id": "c3", "content": "ok"},
     {"role": "user", "content": "IN-WORDS"},
     {"role": "assistant", "content": "f squares x."},
 ]
-SERVED_LINE = {"messages": SERVED, "tool_sets": [EXPLORE, SUBMIT],
-               "requests": [{"message": 1, "tools": 0}, {"message": 3, "tools": 0}, {"message": 6, "tools": 1}, {"message": 9, "tools": None}]}
+SERVED_LINE = {
+    "messages": SERVED,
+    "tool_sets": [EXPLORE, SUBMIT],
+    "requests": [
+        {"message": 1, "tools": 0},
+        {"message": 3, "tools": 0},
+        {"message": 6, "tools": 1},
+        {"message": 9, "tools": None},
+    ],
+}
 
 
 def test_each_message_is_trained_in_its_own_request(tokenizer):
@@ -136,11 +190,15 @@ def test_each_message_is_trained_in_its_own_request(tokenizer):
         for s in segments:
             for i in s.messages:
                 tools = {1: EXPLORE, 3: EXPLORE, 6: SUBMIT, 9: None}[i]
-                prompt = tokenizer.apply_chat_template(enc_.normalise(SERVED[:i]), tools=tools, tokenize=False, add_generation_prompt=True)
+                prompt = tokenizer.apply_chat_template(
+                    enc_.normalise(SERVED[:i]), tools=tools, tokenize=False, add_generation_prompt=True
+                )
                 first = s.message_index.index(i)
                 # the context of each trained message is exactly its request's prompt
                 assert s.input_ids[:first] == tokenizer(prompt, add_special_tokens=False)["input_ids"], i
-        assert tokenizer.decode(segments[1].input_ids).startswith("<|im_start|>system\nTOOLS: submit_description<|im_end|>")
+        assert tokenizer.decode(segments[1].input_ids).startswith(
+            "<|im_start|>system\nTOOLS: submit_description<|im_end|>"
+        )
         assert "TOOLS" not in tokenizer.decode(segments[2].input_ids)
         assert masked_text(tokenizer, segments[2]) == "f squares x.<|im_end|>"
         # a line too long in any of its sequences is too long as a whole (dropped whole, never cut)
@@ -162,17 +220,26 @@ def test_served_lines_are_checked(tokenizer):
         ({**SERVED_LINE, "tools": EXPLORE}, "not both"),
         ({**SERVED_LINE, "requests": [{"message": 1, "tools": 2}]}, "must index tool_sets"),
         ({**SERVED_LINE, "requests": [{"message": 1, "tools": 0, "x": 1}]}, "must be {"),
-        ({"messages": SERVED, "tool_sets": [EXPLORE]}, "without \"requests\""),
+        ({"messages": SERVED, "tool_sets": [EXPLORE]}, 'without "requests"'),
     ]:
         with pytest.raises(TrainerError, match=needle):
             line_requests(bad, "line")
     with pytest.raises(TrainerError, match="not an assistant message"):
         enc_.encode_served(SERVED, line_requests({**SERVED_LINE, "requests": [{"message": 2, "tools": 0}]}, "line"))
     with pytest.raises(TrainerError, match="has no request"):
-        enc_.encode_served(SERVED, line_requests({**SERVED_LINE, "requests": [{"message": 1, "tools": 0}]}, "line"), train_messages={1, 3})
+        enc_.encode_served(
+            SERVED,
+            line_requests({**SERVED_LINE, "requests": [{"message": 1, "tools": 0}]}, "line"),
+            train_messages={1, 3},
+        )
     # reasoning the template cannot show cannot be trained as generated (SmolLM2's template ignores it)
     with pytest.raises(TrainerError, match="reasoning_content"):
-        enc_.encode([{"role": "user", "content": "u"}, {"role": "assistant", "content": "a", "reasoning_content": "hidden thought"}])
+        enc_.encode(
+            [
+                {"role": "user", "content": "u"},
+                {"role": "assistant", "content": "a", "reasoning_content": "hidden thought"},
+            ]
+        )
 
 
 def test_grpo_rollout_segments_share_the_rollout(tokenizer, tmp_path):
@@ -183,11 +250,20 @@ def test_grpo_rollout_segments_share_the_rollout(tokenizer, tmp_path):
 
     tokenizer.chat_template, saved = TOOLS_IN_SYSTEM, tokenizer.chat_template
     try:
-        rows = [{**SERVED_LINE, "id": f"r{k}", "group": "g", "rewards": {"outcome": float(k), "steps": [0.5, 0.2 * k, None, None]}}
-                for k in range(2)]
+        rows = [
+            {
+                **SERVED_LINE,
+                "id": f"r{k}",
+                "group": "g",
+                "rewards": {"outcome": float(k), "steps": [0.5, 0.2 * k, None, None]},
+            }
+            for k in range(2)
+        ]
         f = tmp_path / "r.jsonl"
         f.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        spec = GrpoSpec(base_model="/m", output_dir="/o", rollouts=str(f), max_length=4096, advantage=AdvantageSpec(mode="aac"))
+        spec = GrpoSpec(
+            base_model="/m", output_dir="/o", rollouts=str(f), max_length=4096, advantage=AdvantageSpec(mode="aac")
+        )
         out = load_rollouts(spec, ChatEncoder(tokenizer))
     finally:
         tokenizer.chat_template = saved
@@ -209,7 +285,9 @@ def test_sft_examples_are_their_lines_sequences(tokenizer, tmp_path):
     try:
         f = tmp_path / "d.jsonl"
         f.write_text(json.dumps(SERVED_LINE) + "\n" + json.dumps({"messages": CONV}) + "\n")
-        examples, stats = load_examples(SftSpec(base_model="/m", output_dir="/o", data=str(f), max_length=4096), ChatEncoder(tokenizer))
+        examples, stats = load_examples(
+            SftSpec(base_model="/m", output_dir="/o", data=str(f), max_length=4096), ChatEncoder(tokenizer)
+        )
     finally:
         tokenizer.chat_template = saved
     assert [e.messages for e in examples] == [(1, 3), (6,), (9,), (2, 5)]

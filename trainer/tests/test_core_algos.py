@@ -59,7 +59,8 @@ def test_step_advantages_mean_over_rated_steps_to_go():
     assert adv[1] == pytest.approx([(-1.305581 + 0.783349) / 2, 0.783349], abs=1e-5)
     # an unrated step between rated ones neither counts nor dilutes the mean
     assert group_step_advantages([[1.0, None, 0.0], [0.5]], ["g", "g"])[0][0] == pytest.approx(
-        group_step_advantages([[1.0, 0.0], [0.5]], ["g", "g"])[0][0])
+        group_step_advantages([[1.0, 0.0], [0.5]], ["g", "g"])[0][0]
+    )
     with pytest.raises(ValueError):
         group_step_advantages([[1.0]], ["g"], aggregate="max")
 
@@ -207,5 +208,7 @@ def test_a_policy_failure_at_the_minimum_reward_stays_in_its_group():
     kept = group_outcome_advantages([3.0, 3.0, 1.0], ["g"] * 3)
     assert kept[0] == kept[1] > 0 > kept[2]
     # under the default (mix) the failure's final message carries that negative outcome advantage
-    adv = aac_advantages([[0.5, None], [0.5, None], [0.5]], [3.0, 3.0, 1.0], ["g"] * 3, step_weight=1.0, outcome_weight=1.0)
+    adv = aac_advantages(
+        [[0.5, None], [0.5, None], [0.5]], [3.0, 3.0, 1.0], ["g"] * 3, step_weight=1.0, outcome_weight=1.0
+    )
     assert adv[2][-1] == pytest.approx(kept[2]) and adv[2][-1] < 0

@@ -43,7 +43,9 @@ def _write(tmp_path, name, rows):
 
 def test_sft_data_carries_length_cut_into_the_mask(tokenizer, tmp_path):
     data = _write(tmp_path, "d.jsonl", [{"messages": CONV, "length_cut": [5]}, {"messages": CONV}])
-    examples, stats = load_examples(SftSpec(base_model="/m", output_dir="/o", data=data, max_length=512), ChatEncoder(tokenizer))
+    examples, stats = load_examples(
+        SftSpec(base_model="/m", output_dir="/o", data=data, max_length=512), ChatEncoder(tokenizer)
+    )
     assert sum(examples[0].mask) == sum(examples[1].mask) - 1
     assert stats["length_cut_eos_masked"] == 1
     bad = _write(tmp_path, "bad.jsonl", [{"messages": CONV, "length_cut": "5"}])
@@ -57,13 +59,19 @@ def test_too_long_examples_are_dropped_and_counted_not_cut(tokenizer, tmp_path):
     short = [{"role": "user", "content": "Hi."}, {"role": "assistant", "content": "Hello."}]
     # 1 too long among 101: 0.99 %, under the limit: dropped, counted, the rest trains
     rows = [{"messages": CONV}] + [{"messages": short}] * 100
-    examples, stats = load_examples(SftSpec(base_model="/m", output_dir="/o", data=_write(tmp_path, "a.jsonl", rows), max_length=n - 1), enc_)
+    examples, stats = load_examples(
+        SftSpec(base_model="/m", output_dir="/o", data=_write(tmp_path, "a.jsonl", rows), max_length=n - 1), enc_
+    )
     assert len(examples) == 100 and stats["dropped_too_long"] == 1 and stats["longest_tokens"] == n
     assert all(not e.truncated for e in examples)
     # 2 of 101 (1.98 %): the job refuses, saying how many, the limit and what to do
     rows = [{"messages": CONV}] * 2 + [{"messages": short}] * 99
-    with pytest.raises(TrainerError, match=r"2 of 101 examples \(2.0 %, more than 1 %\) are longer than max_length") as e:
-        load_examples(SftSpec(base_model="/m", output_dir="/o", data=_write(tmp_path, "b.jsonl", rows), max_length=n - 1), enc_)
+    with pytest.raises(
+        TrainerError, match=r"2 of 101 examples \(2.0 %, more than 1 %\) are longer than max_length"
+    ) as e:
+        load_examples(
+            SftSpec(base_model="/m", output_dir="/o", data=_write(tmp_path, "b.jsonl", rows), max_length=n - 1), enc_
+        )
     assert e.value.code == "invalid_data" and "Raise max_length" in e.value.message
     assert too_long_refusal(1, 100, 10, 20, "x", "w") is None
 
@@ -72,7 +80,9 @@ def test_too_long_rollout_is_not_trained_but_counts_in_its_group(tokenizer, tmp_
     enc_ = ChatEncoder(tokenizer)
     rows = [json.loads(line) for line in open(DATA / "tiny_rollouts.jsonl")]
     lengths = [len(enc_.encode(r["messages"]).input_ids) for r in rows]
-    spec = GrpoSpec(base_model="/m", output_dir="/o", rollouts=str(DATA / "tiny_rollouts.jsonl"), max_length=max(lengths) - 1)
+    spec = GrpoSpec(
+        base_model="/m", output_dir="/o", rollouts=str(DATA / "tiny_rollouts.jsonl"), max_length=max(lengths) - 1
+    )
     spec = GrpoSpec(**{**spec.__dict__, "advantage": type(spec.advantage)(mode="outcome")})
     # one of 4 too long: 25 % > 1 %, refused
     with pytest.raises(TrainerError, match=r"1 of 4 rollouts .* longer than max_length"):

@@ -83,16 +83,36 @@ def test_one_step_on_two_processes_equals_one_process(smollm2, smollm2_dir, tmp_
         d = tmp_path / f"w{world}"
         d.mkdir()
         (d / "sft.json").write_text(json.dumps(marker_spec(smollm2, d / "sft", batch_size=3, max_steps=1)))
-        (d / "grpo.json").write_text(json.dumps({
-            "base_model": str(smollm2), "rollouts": str(DATA / "tiny_rollouts.jsonl"), "output_dir": str(d / "grpo"),
-            "mini_batch_size": 3, "max_length": 160, "seed": 3, "advantage": {"mode": "aac"},
-            "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "v_proj"]},
-        }))
-        harness = [str(TRAINER_DIR / "tests" / "dist_step.py"), str(d / "sft.json"), str(d / "grpo.json"), str(d / "out.pt")]
+        (d / "grpo.json").write_text(
+            json.dumps(
+                {
+                    "base_model": str(smollm2),
+                    "rollouts": str(DATA / "tiny_rollouts.jsonl"),
+                    "output_dir": str(d / "grpo"),
+                    "mini_batch_size": 3,
+                    "max_length": 160,
+                    "seed": 3,
+                    "advantage": {"mode": "aac"},
+                    "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "v_proj"]},
+                }
+            )
+        )
+        harness = [
+            str(TRAINER_DIR / "tests" / "dist_step.py"),
+            str(d / "sft.json"),
+            str(d / "grpo.json"),
+            str(d / "out.pt"),
+        ]
         launcher = [] if world == 1 else ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
         t = time.monotonic()
-        p = subprocess.run([sys.executable, *launcher, *harness], cwd=TRAINER_DIR, capture_output=True, text=True,
-                           timeout=900, env={**__import__("os").environ, "PAU_TRAINER_THREADS": "1"})
+        p = subprocess.run(
+            [sys.executable, *launcher, *harness],
+            cwd=TRAINER_DIR,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            env={**__import__("os").environ, "PAU_TRAINER_THREADS": "1"},
+        )
         assert p.returncode == 0, p.stderr[-3000:]
         runs[world] = torch.load(d / "out.pt", weights_only=False)
         runs[world]["wall_s"] = time.monotonic() - t
@@ -111,9 +131,11 @@ def test_one_step_on_two_processes_equals_one_process(smollm2, smollm2_dir, tmp_
         rel = float((g2 - g1).norm() / g1.norm())
         worst = float((g2 - g1).abs().max() / g1.abs().max())
         assert rel <= GRAD_REL and worst <= GRAD_REL, (kind, rel, worst)
-        report.append(f"{kind}: loss {a['loss']:.7f} vs {b['loss']:.7f} (diff {abs(a['loss'] - b['loss']):.1e}); "
-                      f"gradients: |g2-g1|/|g1| {rel:.1e}, max|g2-g1|/max|g1| {worst:.1e} "
-                      f"(max|g1| {float(g1.abs().max()):.1e}, {g1.numel()} values)")
+        report.append(
+            f"{kind}: loss {a['loss']:.7f} vs {b['loss']:.7f} (diff {abs(a['loss'] - b['loss']):.1e}); "
+            f"gradients: |g2-g1|/|g1| {rel:.1e}, max|g2-g1|/max|g1| {worst:.1e} "
+            f"(max|g1| {float(g1.abs().max()):.1e}, {g1.numel()} values)"
+        )
     for k in ("tokens", "trained_tokens"):
         assert one["sft"][k] == two["sft"][k]
     for k in ("pg_loss", "kl", "clip_frac", "adv", "tokens"):
@@ -134,7 +156,9 @@ def test_two_process_job_survives_sigterm_kill9_and_a_dead_worker(marker_run, sm
     spec = marker_spec(smollm2, tmp_path / "out")
     two = {"PAU_TRAINER_PROCESSES": "2"}
 
-    a = run_trainer("sft", spec, tmp_path / "s.json", env=two, signal_on=lambda e: e["type"] == "progress", sig=signal.SIGTERM)
+    a = run_trainer(
+        "sft", spec, tmp_path / "s.json", env=two, signal_on=lambda e: e["type"] == "progress", sig=signal.SIGTERM
+    )
     assert a.rc == ExitCode.CANCELLED, a.stderr[-3000:]
     assert a.of("start")[0]["processes"] == 2
     cancelled = a.of("cancelled")[0]
@@ -142,14 +166,23 @@ def test_two_process_job_survives_sigterm_kill9_and_a_dead_worker(marker_run, sm
     assert len(a.of("cancelled")) == 1 and len(a.of("start")) == 1  # one event stream: rank 0's
     assert len(a.extra["ranks"]) == 2 and _wait_gone(a.extra["ranks"], 5) == []
 
-    b = run_trainer("sft", spec, tmp_path / "s.json", env=two, signal_on=lambda e: e["type"] == "saved" and e["step"] == 3)
+    b = run_trainer(
+        "sft", spec, tmp_path / "s.json", env=two, signal_on=lambda e: e["type"] == "saved" and e["step"] == 3
+    )
     assert b.rc == -signal.SIGKILL
     assert b.of("start")[0]["resumed_from_step"] == cancelled["step"]
     left = _wait_gone(b.extra["ranks"], 5)
     assert left == [], f"ranks {left} outlived their SIGKILLed launcher"
 
-    c = run_trainer("sft", spec, tmp_path / "s.json", env=two, watch_stdin=True,
-                    signal_on=lambda e: e["type"] == "progress", sig=None)
+    c = run_trainer(
+        "sft",
+        spec,
+        tmp_path / "s.json",
+        env=two,
+        watch_stdin=True,
+        signal_on=lambda e: e["type"] == "progress",
+        sig=None,
+    )
     assert c.rc == 137, c.stderr[-3000:]  # the launcher's watchdog: its worker is gone
     assert c.of("start")[0]["resumed_from_step"] == 3
     left = _wait_gone(c.extra["ranks"], 5)

@@ -6,9 +6,9 @@ import signal
 import pytest
 import torch
 from safetensors.torch import load_file
+from test_tfevents import job_scalars
 
 from conftest import DATA, run_trainer
-from test_tfevents import job_scalars
 from pau_trainer.core_algos import aac_advantages
 from pau_trainer.protocol import ExitCode
 
@@ -17,9 +17,17 @@ pytestmark = pytest.mark.model
 
 def grpo_spec(smollm2, out, **over):
     spec = {
-        "base_model": str(smollm2), "rollouts": str(DATA / "tiny_rollouts.jsonl"), "output_dir": str(out),
-        "lr": 5e-4, "ppo_epochs": 2, "mini_batch_size": 2, "max_length": 160, "seed": 3, "save_every": 2,
-        "kl_beta": 0.04, "advantage": {"mode": "aac"},
+        "base_model": str(smollm2),
+        "rollouts": str(DATA / "tiny_rollouts.jsonl"),
+        "output_dir": str(out),
+        "lr": 5e-4,
+        "ppo_epochs": 2,
+        "mini_batch_size": 2,
+        "max_length": 160,
+        "seed": 3,
+        "save_every": 2,
+        "kl_beta": 0.04,
+        "advantage": {"mode": "aac"},
         "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "v_proj"]},
     }
     spec.update(over)
@@ -30,14 +38,16 @@ def grpo_spec(smollm2, out, **over):
 def grpo_run(smollm2, smollm2_dir, tmp_path_factory):
     d = tmp_path_factory.mktemp("grpo")
     spec = grpo_spec(smollm2, d / "out")
-    first = run_trainer("grpo-update", spec, d / "spec.json", signal_on=lambda e: e["type"] == "saved", sig=signal.SIGTERM)
+    first = run_trainer(
+        "grpo-update", spec, d / "spec.json", signal_on=lambda e: e["type"] == "saved", sig=signal.SIGTERM
+    )
     # the resume runs here, not in a test, so every test below sees the finished update
     resumed = run_trainer("grpo-update", spec, d / "spec.json") if first.rc == ExitCode.CANCELLED else None
     return first, resumed, spec, d
 
 
 def test_grpo_update_cancel_resume_and_metrics(grpo_run):
-    first, run, _spec, _d = grpo_run
+    first, run, _spec, d = grpo_run
     # SIGTERM after the first save (step 2): the step in progress when it arrives is finished and saved
     # (2, or 3 when the signal lands after step 3 began), then the trainer stops with exit 5
     assert first.rc == ExitCode.CANCELLED, first.stderr[-2000:]
@@ -51,7 +61,11 @@ def test_grpo_update_cancel_resume_and_metrics(grpo_run):
     # the first step of the update starts at the old policy: ratio 1, nothing clipped, and with a fresh
     # adapter (B = 0) the policy equals the reference, so KL is 0
     p1 = first.of("progress")[0]
-    assert p1["ratio_mean"] == pytest.approx(1.0, abs=1e-4) and p1["clip_frac"] == 0.0 and p1["kl"] == pytest.approx(0.0, abs=1e-6)
+    assert (
+        p1["ratio_mean"] == pytest.approx(1.0, abs=1e-4)
+        and p1["clip_frac"] == 0.0
+        and p1["kl"] == pytest.approx(0.0, abs=1e-6)
+    )
     # later steps have moved away from the reference
     assert run.of("progress")[-1]["kl"] > 0
     done = run.of("done")[0]
@@ -62,15 +76,18 @@ def test_grpo_update_cancel_resume_and_metrics(grpo_run):
     for h in done["metrics"]["history"]:
         p = points[h["step"]]
         assert {"train/kl", "train/clip_frac", "train/adv_mean", "train/reward_mean", "train/tokens_per_s"} <= set(p)
-        assert p["train/loss"] == pytest.approx(h["loss"], abs=1e-5) and p["train/kl"] == pytest.approx(h["kl"], abs=1e-5)
+        assert p["train/loss"] == pytest.approx(h["loss"], abs=1e-5) and p["train/kl"] == pytest.approx(
+            h["kl"], abs=1e-5
+        )
 
 
 def test_grpo_advantages_follow_core_algos(grpo_run):
     _, _, spec, d = grpo_run
     result = json.load(open(d / "out" / "result.json"))
     rows = [json.loads(line) for line in open(spec["rollouts"])]
-    want = aac_advantages([r["rewards"]["steps"] for r in rows], [r["rewards"]["outcome"] for r in rows],
-                          [r["group"] for r in rows])
+    want = aac_advantages(
+        [r["rewards"]["steps"] for r in rows], [r["rewards"]["outcome"] for r in rows], [r["group"] for r in rows]
+    )
     got = result["metrics"]["advantages"]
     for r, w in zip(rows, want):
         assert got[r["id"]] == pytest.approx(w, abs=1e-5)
@@ -83,8 +100,11 @@ def test_grpo_changes_only_the_adapter_and_starts_from_init_adapter(grpo_run, sm
     # LoRA B starts at zero; after the update it is not
     assert any(k.endswith("lora_B.weight") and w[k].abs().sum() > 0 for k in w)
     # a next epoch continues from this checkpoint (init_adapter); its reference is still the base
-    nxt = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "next", init_adapter=result["checkpoint"],
-                                               ppo_epochs=1, max_steps=1), tmp_path / "s.json")
+    nxt = run_trainer(
+        "grpo-update",
+        grpo_spec(smollm2, tmp_path / "next", init_adapter=result["checkpoint"], ppo_epochs=1, max_steps=1),
+        tmp_path / "s.json",
+    )
     assert nxt.rc == 0, nxt.stderr[-2000:]
     p = nxt.of("progress")[0]
     assert p["kl"] > 0  # the policy (previous adapter) already differs from the reference (base)
@@ -99,7 +119,11 @@ def test_old_logprobs_that_do_not_retokenise_are_rejected(smollm2, tmp_path):
     row["old_logprobs"] = [[-0.1, -0.2], [-0.3]]
     f = tmp_path / "r.jsonl"
     f.write_text(json.dumps(row) + "\n")
-    r = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "given"}), tmp_path / "s.json")
+    r = run_trainer(
+        "grpo-update",
+        grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "given"}),
+        tmp_path / "s.json",
+    )
     assert r.rc == ExitCode.INVALID_DATA
     assert "does not re-tokenise" in r.of("error")[0]["message"]
 
@@ -112,17 +136,27 @@ def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(smollm2, tmp_p
         r["rewards"]["outcome"] = 3.0
     f = tmp_path / "r.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    r = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "outcome"}), tmp_path / "s.json")
+    r = run_trainer(
+        "grpo-update",
+        grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "outcome"}),
+        tmp_path / "s.json",
+    )
     assert r.rc == 0, r.stderr[-2000:]
     assert r.of("start")[0]["total_steps"] == 0 and not r.of("progress")
     done = r.of("done")[0]
     assert done["steps"] == 0 and done["metrics"]["skipped"] == "all advantages zero"
     assert all(v == 0 for adv in done["metrics"]["advantages"].values() for v in adv)
     w = load_file(done["adapter"])
-    assert any(k.endswith("lora_B.weight") for k in w) and all(w[k].abs().sum() == 0 for k in w if k.endswith("lora_B.weight"))
+    assert any(k.endswith("lora_B.weight") for k in w) and all(
+        w[k].abs().sum() == 0 for k in w if k.endswith("lora_B.weight")
+    )
     # one group with different rewards: that group's advantages are not 0, and the update runs
     rows[0]["rewards"]["outcome"] = 5.0
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    r2 = run_trainer("grpo-update", grpo_spec(smollm2, tmp_path / "o2", rollouts=str(f), advantage={"mode": "outcome"}, max_steps=1), tmp_path / "s2.json")
+    r2 = run_trainer(
+        "grpo-update",
+        grpo_spec(smollm2, tmp_path / "o2", rollouts=str(f), advantage={"mode": "outcome"}, max_steps=1),
+        tmp_path / "s2.json",
+    )
     assert r2.rc == 0, r2.stderr[-2000:]
     assert r2.of("done")[0]["steps"] == 1 and r2.steps() == [1]

@@ -70,7 +70,9 @@ time.sleep(60)
 
 def spawn_family(mode: str) -> tuple[subprocess.Popen[bytes], int]:
     parent = subprocess.Popen(
-        [sys.executable, "-c", PARENT, CHILD, mode], cwd=TRAINER_DIR, stdout=subprocess.PIPE,
+        [sys.executable, "-c", PARENT, CHILD, mode],
+        cwd=TRAINER_DIR,
+        stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(TRAINER_DIR)},
     )
     assert parent.stdout is not None
@@ -107,7 +109,11 @@ def test_control_without_either_mechanism_the_child_survives() -> None:
 
 def run_watchdog_child(code: str, env: dict[str, str], stdin: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", code], cwd=TRAINER_DIR, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-c", code],
+        cwd=TRAINER_DIR,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(TRAINER_DIR), **env},
     )
 

@@ -14,7 +14,12 @@ OK = {"base_model": "/m/smollm2-135m.gguf", "data": "/d.jsonl", "output_dir": "/
 def test_minimal_sft_spec_gets_defaults():
     s = parse_spec("sft", OK)
     assert isinstance(s, SftSpec)
-    assert (s.epochs, s.batch_size, s.lora.rank, s.lora.targets) == (1.0, 1, 8, ("q_proj", "k_proj", "v_proj", "o_proj"))
+    assert (s.epochs, s.batch_size, s.lora.rank, s.lora.targets) == (
+        1.0,
+        1,
+        8,
+        ("q_proj", "k_proj", "v_proj", "o_proj"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -46,19 +51,40 @@ def test_bad_sft_specs_name_the_field(patch, needle):
 
 
 def test_grpo_spec_clip_and_advantage():
-    s = parse_spec("grpo-update", {"base_model": "/m.gguf", "output_dir": "/o", "rollouts": "/r.jsonl", "clip_eps": 0.3,
-                    "clip_eps_high": 0.28, "advantage": {"mode": "aac", "step_weight": 0.5}})
+    s = parse_spec(
+        "grpo-update",
+        {
+            "base_model": "/m.gguf",
+            "output_dir": "/o",
+            "rollouts": "/r.jsonl",
+            "clip_eps": 0.3,
+            "clip_eps_high": 0.28,
+            "advantage": {"mode": "aac", "step_weight": 0.5},
+        },
+    )
     assert isinstance(s, GrpoSpec)
     assert (s.clip_eps_low, s.clip_eps_high, s.lr) == (0.3, 0.28, 1e-5)
     assert (s.advantage.mode, s.advantage.step_weight, s.advantage.outcome_weight) == ("aac", 0.5, 1.0)
     assert (s.advantage.step_aggregate, s.advantage.final_outcome) == ("mean", True)
-    s2 = parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r",
-                     "advantage": {"mode": "aac", "step_aggregate": "sum", "final_outcome": False}})
+    s2 = parse_spec(
+        "grpo-update",
+        {
+            "base_model": "/m",
+            "output_dir": "/o",
+            "rollouts": "/r",
+            "advantage": {"mode": "aac", "step_aggregate": "sum", "final_outcome": False},
+        },
+    )
     assert (s2.advantage.step_aggregate, s2.advantage.final_outcome) == ("sum", False)
     with pytest.raises(TrainerError, match="step_aggregate must be mean or sum"):
-        parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_aggregate": "max"}})
+        parse_spec(
+            "grpo-update",
+            {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_aggregate": "max"}},
+        )
     with pytest.raises(TrainerError, match=r"advantage\.mode must be"):
-        parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"mode": "ppo"}})
+        parse_spec(
+            "grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"mode": "ppo"}}
+        )
     with pytest.raises(TrainerError, match="clip_eps_low must be < 1"):
         parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "clip_eps_low": 1.5})
 
@@ -73,7 +99,9 @@ def test_fingerprint_ignores_machine_settings_only():
 def test_cli_bad_spec_is_one_error_line_and_exit_2(tmp_path):
     spec = tmp_path / "s.json"
     spec.write_text(json.dumps({**OK, "epochs": "two"}))
-    p = subprocess.run([sys.executable, "-m", "pau_trainer", "sft", "--spec", str(spec)], capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "pau_trainer", "sft", "--spec", str(spec)], capture_output=True, text=True
+    )
     assert p.returncode == ExitCode.INVALID_SPEC
     lines = p.stdout.strip().splitlines()
     assert len(lines) == 1
@@ -81,5 +109,7 @@ def test_cli_bad_spec_is_one_error_line_and_exit_2(tmp_path):
     assert ev == {"type": "error", "code": "invalid_spec", "message": ev["message"]}
     assert "spec.epochs" in ev["message"]
     spec.write_text("{not json")
-    p = subprocess.run([sys.executable, "-m", "pau_trainer", "sft", "--spec", str(spec)], capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "pau_trainer", "sft", "--spec", str(spec)], capture_output=True, text=True
+    )
     assert p.returncode == ExitCode.INVALID_SPEC and "not JSON" in p.stdout

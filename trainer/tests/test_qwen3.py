@@ -65,9 +65,20 @@ def tiny_qwen3(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     w = gguf.GGUFWriter(str(out), "qwen3")
     n_vocab = _copy_tokenizer_fields(qwen25, w)
     cfg = Qwen3Config(
-        vocab_size=n_vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, head_dim=16, max_position_embeddings=2048, rope_theta=1_000_000.0, rms_norm_eps=1e-6,
-        tie_word_embeddings=True, initializer_range=0.2, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+        vocab_size=n_vocab,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        max_position_embeddings=2048,
+        rope_theta=1_000_000.0,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=True,
+        initializer_range=0.2,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
     )
     torch.manual_seed(0)
     model = Qwen3ForCausalLM(cfg).eval()
@@ -139,8 +150,13 @@ def test_qwen3_lora_exports_and_llama_cpp_serves_it_like_transformers_peft(tiny_
     adapter_names = {t.name for t in gguf.GGUFReader(str(lora)).tensors}
     # every adapter tensor names a tensor of the base GGUF (llama.cpp's loader refuses the file otherwise)
     assert {n.rsplit(".", 1)[0] for n in adapter_names} <= base_names
-    res = compare(tiny_qwen3["gguf"], tiny_qwen3["hf"], ckpt, lora,
-                  [{"messages": [{"role": "user", "content": "Describe f."}], "max_tokens": 8}])
+    res = compare(
+        tiny_qwen3["gguf"],
+        tiny_qwen3["hf"],
+        ckpt,
+        lora,
+        [{"messages": [{"role": "user", "content": "Describe f."}], "max_tokens": 8}],
+    )
     row = res["rows"][0]
     print(json.dumps({k: v for k, v in row.items() if k.startswith("diff") or k.endswith("text")}))
     # the base GGUF is the transformers model (f32 both): llama.cpp base vs transformers base
@@ -152,24 +168,56 @@ def test_qwen3_lora_exports_and_llama_cpp_serves_it_like_transformers_peft(tiny_
 
 def _episode_with_reasoning() -> tuple[list[dict[str, Any]], list[list[dict[str, Any]] | None]]:
     tools = [
-        {"type": "function", "function": {"name": "call_method", "description": "Call f once.", "parameters": {
-            "type": "object", "properties": {"arguments": {"type": "string"}}, "required": ["arguments"]}}},
-        {"type": "function", "function": {"name": "submit_description", "description": "Submit.", "parameters": {
-            "type": "object", "properties": {"description": {"type": "string"}}, "required": ["description"]}}},
+        {
+            "type": "function",
+            "function": {
+                "name": "call_method",
+                "description": "Call f once.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"arguments": {"type": "string"}},
+                    "required": ["arguments"],
+                },
+            },
+        },
+        {
+            "type": "function",
+            "function": {
+                "name": "submit_description",
+                "description": "Submit.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"description": {"type": "string"}},
+                    "required": ["description"],
+                },
+            },
+        },
     ]
     call = lambda i, n, a: {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}  # noqa: E731
     conv = [
         {"role": "system", "content": "You investigate a black-box function f."},
         {"role": "user", "content": "Find out what f(x) does."},
-        {"role": "assistant", "content": "", "reasoning_content": "Start with a small integer.",
-         "tool_calls": [call("c1", "call_method", {"arguments": "3"})]},
+        {
+            "role": "assistant",
+            "content": "",
+            "reasoning_content": "Start with a small integer.",
+            "tool_calls": [call("c1", "call_method", {"arguments": "3"})],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "9"},
-        {"role": "assistant", "content": "Now a negative one.", "reasoning_content": "9 = 3 squared?",
-         "tool_calls": [call("c2", "call_method", {"arguments": "-2"})]},
+        {
+            "role": "assistant",
+            "content": "Now a negative one.",
+            "reasoning_content": "9 = 3 squared?",
+            "tool_calls": [call("c2", "call_method", {"arguments": "-2"})],
+        },
         {"role": "tool", "tool_call_id": "c2", "content": "4"},
         {"role": "user", "content": "No more calls will be run. Submit your description."},
-        {"role": "assistant", "content": "", "reasoning_content": "It squares.",
-         "tool_calls": [call("c3", "submit_description", {"description": "f squares x."})]},
+        {
+            "role": "assistant",
+            "content": "",
+            "reasoning_content": "It squares.",
+            "tool_calls": [call("c3", "submit_description", {"description": "f squares x."})],
+        },
         {"role": "tool", "tool_call_id": "c3", "content": "Description received."},
         {"role": "user", "content": "Say it in plain words."},
         {"role": "assistant", "content": "f returns x squared.", "reasoning_content": "Plainly."},
@@ -186,15 +234,31 @@ def test_qwen3_template_each_request_as_served_and_reasoning_trained_as_generate
     assistants = [i for i, m in enumerate(conv) if m["role"] == "assistant"]
     sets = [t for t in tools if t]
     unique = [json.loads(s) for s in dict.fromkeys(json.dumps(t) for t in sets)]
-    line = {"messages": conv, "tool_sets": unique,
-            "requests": [{"message": i, "tools": unique.index(t) if t else None} for i, t in zip(assistants, tools)]}
+    line = {
+        "messages": conv,
+        "tool_sets": unique,
+        "requests": [{"message": i, "tools": unique.index(t) if t else None} for i, t in zip(assistants, tools)],
+    }
     # the requests as the harness sends them: the conversation before the message, reasoning never sent back
     served = [{"message": i, "messages": served_context(conv, i), "tools": t} for i, t in zip(assistants, tools)]
     cases = tmp_path / "cases.json"
-    cases.write_text(json.dumps({"gguf": str(tiny_qwen3["gguf"]), "tokenizer": str(tiny_qwen3["hf"]), "ctx": 2048,
-                                 "cases": [{"name": "qwen3-reasoning", "line": line, "served": served}]}))
-    p = subprocess.run([sys.executable, "-m", "pau_trainer.template_check", str(cases)], cwd=TRAINER_DIR,
-                       capture_output=True, text=True, timeout=900)
+    cases.write_text(
+        json.dumps(
+            {
+                "gguf": str(tiny_qwen3["gguf"]),
+                "tokenizer": str(tiny_qwen3["hf"]),
+                "ctx": 2048,
+                "cases": [{"name": "qwen3-reasoning", "line": line, "served": served}],
+            }
+        )
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "pau_trainer.template_check", str(cases)],
+        cwd=TRAINER_DIR,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     res = json.loads(p.stdout.strip().splitlines()[-1])
     case = res["cases"][0]
@@ -210,7 +274,11 @@ def test_qwen3_template_each_request_as_served_and_reasoning_trained_as_generate
     tok = AutoTokenizer.from_pretrained(str(tiny_qwen3["hf"]))
     enc = ChatEncoder(tok)
     segments = enc.encode_served(conv, line_requests(line, "line"))
-    trained = {i: tok.decode([t for t, o in zip(s.input_ids, s.message_index) if o == i]) for s in segments for i in s.messages}
-    assert trained[2] == ('<think>\nStart with a small integer.\n</think>\n\n<tool_call>\n'
-                          '{"name": "call_method", "arguments": {"arguments": "3"}}\n</tool_call><|im_end|>')
+    trained = {
+        i: tok.decode([t for t, o in zip(s.input_ids, s.message_index) if o == i]) for s in segments for i in s.messages
+    }
+    assert trained[2] == (
+        "<think>\nStart with a small integer.\n</think>\n\n<tool_call>\n"
+        '{"name": "call_method", "arguments": {"arguments": "3"}}\n</tool_call><|im_end|>'
+    )
     assert trained[10] == "<think>\nPlainly.\n</think>\n\nf returns x squared.<|im_end|>"

@@ -37,7 +37,9 @@ def test_sft_lowers_the_loss_and_reports_the_wire_contract(marker_run):
     assert result["sha256"] == done["sha256"] and result["checkpoint"] == ckpt
     # keep_saves=2: only the last two complete saves remain
     assert sorted(p.name for p in (__import__("pathlib").Path(spec["output_dir"]) / "checkpoints").iterdir()) == [
-        "step-000006", "step-000009"]
+        "step-000006",
+        "step-000009",
+    ]
 
 
 def test_rerunning_a_finished_job_replays_done_without_training(marker_run, tmp_path):

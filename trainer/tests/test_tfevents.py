@@ -89,7 +89,7 @@ def decode_event(data: bytes) -> dict:
                 parts = {n: v for n, _, v in fields(value)}
                 ev["scalars"][parts[1].decode()] = struct.unpack("<f", parts[2])[0]
         elif (num, wire) == (7, 2):  # SessionLog
-            ev["session_status"] = dict((n, v) for n, _, v in fields(val))[1]
+            ev["session_status"] = {n: v for n, _, v in fields(val)}[1]
         else:
             raise AssertionError(f"unexpected Event field {num}/{wire}")
     return ev
@@ -106,7 +106,9 @@ def test_crc32c_matches_rfc3720_vectors_and_an_independent_implementation():
 
 def test_event_file_decodes_to_what_was_written(tmp_path):
     w = EventWriter(tmp_path / "tb")
-    w.scalars(1, {"train/loss": 2.5, "train/kl": 0.0, "train/tokens_per_s": 123.25, "train/nan": float("nan"), "skip": None})
+    w.scalars(
+        1, {"train/loss": 2.5, "train/kl": 0.0, "train/tokens_per_s": 123.25, "train/nan": float("nan"), "skip": None}
+    )
     w.scalars(2, {"train/loss": -1.125})
     w.close()
     (f,) = list((tmp_path / "tb").glob("events.out.tfevents.*"))

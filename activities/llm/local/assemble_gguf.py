@@ -7,6 +7,7 @@ Output: JSON lines on stdout, {"type": "progress", "bytes": N} about every 64 Mi
 {"type": "done", "bytes": N, "sha256": HEX}. Exit 1 with {"type": "error", "message": ...} when a wheel
 holds no matching member or is not a valid zip.
 """
+
 import argparse
 import hashlib
 import json

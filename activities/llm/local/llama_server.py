@@ -8,6 +8,7 @@ users can read); the server refuses requests without it (401). It listens on 127
 prompt caching on, prints one line `listening <url>` once the model is loaded, and runs until SIGTERM
 or SIGINT. Exit 2: bad configuration; exit 3: the model could not be loaded.
 """
+
 import json
 import os
 import signal
