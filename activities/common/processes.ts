@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { probe } from '../../config/serviceProbe';
 
 /** Running and not a zombie (Linux /proc; an orphan re-parented to a container's init may never be reaped). */
 export function runningNotZombie(pid: number): boolean {
@@ -99,17 +100,9 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+/** Whether something accepts connections on the port now (config/serviceProbe.ts's probe, as a yes or no). */
+export async function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Promise<boolean> {
+  return (await probe(host, port, timeoutMs)) === 'up';
 }
 
 /**
