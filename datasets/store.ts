@@ -3,7 +3,10 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { datasetMethods, datasets, methods } from '../db/schema/index';
-import type { Normalised, ProbeOutcome } from './method';
+import type { AnyDocument } from '../domain/common/jsonDocument';
+import type { StoredOutcome } from '../domain/dataset/outcome';
+import type { BuildSummary } from './summary';
+import type { Normalised } from './method';
 import type { Split } from './split';
 
 export type MethodRow = typeof methods.$inferSelect;
@@ -125,11 +128,11 @@ export interface CheckRecord {
   detail: string;
   probeInputs: string[];
   heldoutInputs: string[];
-  probeOutputs: ProbeOutcome[];
-  heldoutOutputs: ProbeOutcome[];
+  probeOutputs: StoredOutcome[];
+  heldoutOutputs: StoredOutcome[];
   /** Accepted methods: generated held-out inputs and outcomes, code-match exclusion, behaviour key. */
   heldoutGenerated?: string[] | null;
-  heldoutGeneratedOutputs?: ProbeOutcome[] | null;
+  heldoutGeneratedOutputs?: StoredOutcome[] | null;
   codeMatchExclusion?: string | null;
   behaviourKey?: string | null;
   /** Extra facts for the method's meta (e.g. the fingerprint's input types). */
@@ -158,7 +161,14 @@ export async function recordCheck(db: Db, r: CheckRecord): Promise<void> {
     .where(eq(methods.id, r.id));
 }
 
-export async function startDatasetRow(db: Db, name: string, workflowId: string, config: unknown, candidateIds: string[], summary: unknown): Promise<void> {
+export async function startDatasetRow(
+  db: Db,
+  name: string,
+  workflowId: string,
+  config: AnyDocument,
+  candidateIds: string[],
+  summary: BuildSummary,
+): Promise<void> {
   const values = { contentHash: '', config, summary, status: 'building' as const, workflowId, candidateIds, updatedAt: new Date() };
   await db
     .insert(datasets)
@@ -172,7 +182,7 @@ export async function writeDatasetMembers(
   name: string,
   members: { id: string; split: Split; position: number }[],
   contentHash: string,
-  summary: unknown,
+  summary: BuildSummary,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.delete(datasetMethods).where(eq(datasetMethods.datasetName, name));

@@ -5,15 +5,10 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, datasets, episodes, judgments, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import type { BenchmarkConfig, RunTotals } from '../../domain/bench/types';
+import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-
-export interface StoredConfig extends BenchmarkConfig {
-  /** Frozen when the run starts (absent while the row only records a start that has not resolved yet). */
-  resolvedMethodIds?: string[];
-}
 
 /** The method ids a config covers; throws a non-retryable failure naming what is wrong (the CLI checks this before starting). */
 export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' | 'split' | 'limit' | 'methodIds'>): Promise<string[]> {

@@ -13,15 +13,16 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { steps } from '../../db/schema/index';
+import type { AnyDocument } from '../../domain/common/jsonDocument';
 
 export type StepKind = 'system' | 'user' | 'assistant' | 'call' | 'problem' | 'submit' | 'example';
 
 export interface StepRow {
   idx: number;
   kind: StepKind;
-  agentMessage?: unknown;
-  call?: unknown;
-  observation?: unknown;
+  agentMessage?: AnyDocument | null;
+  call?: AnyDocument | null;
+  observation?: AnyDocument | null;
   tokensIn?: number;
   tokensOut?: number;
 }

@@ -2,8 +2,8 @@
 // (domain/sandbox/schemas), not by the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
 // `fromSandboxBatch` classifies the sandbox's per-call results for the filters.
 import type { BuildLimits } from '../../datasets/config';
-import type { ClassifiedCall } from '../../datasets/filters';
 import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
+import type { ClassifiedCall } from './outcome';
 
 /** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */
 export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'> & Partial<Pick<BatchResult, 'mode' | 'events' | 'staticFlags'>>;

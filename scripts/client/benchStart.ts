@@ -4,7 +4,8 @@
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
-import { resolveMethods, type StoredConfig } from '../../activities/bench/run';
+import { resolveMethods } from '../../activities/bench/run';
+import type { StoredConfig } from '../../domain/bench/types';
 import { ModelConfigError, models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
