@@ -100,7 +100,8 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
   const row = await getDataset(db, name);
   if (!row) throw new Error(`dataset ${name} was not prepared`);
   const cfg = BuildConfig.parse(row.config);
-  const summary = row.summary as BuildSummary;
+  if (!row.summary) throw new Error(`dataset ${name} has no summary to finalise`);
+  const summary = row.summary;
   const ms = await methodsByIds(db, row.candidateIds);
   for (const s of Object.values(summary.sources)) {
     s.rejected = { ...s.loadRejected };

@@ -2,10 +2,11 @@
 // uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { parseJsonb } from '../db/jsonb';
 import { datasetMethods, datasets, methods } from '../db/schema/index';
 import type { AnyDocument } from '../domain/common/jsonDocument';
 import type { StoredOutcome } from '../domain/dataset/outcome';
-import type { BuildSummary } from './summary';
+import { type BuildSummary, buildSummarySchema } from './summary';
 import type { Normalised } from './method';
 import type { Split } from './split';
 
@@ -204,11 +205,12 @@ export async function markDatasetFailed(db: Db, name: string, error: string): Pr
 
 export async function getDataset(db: Db, name: string): Promise<DatasetRow | undefined> {
   const [row] = await db.select().from(datasets).where(eq(datasets.name, name));
-  return row;
+  return row && { ...row, summary: parseJsonb(buildSummarySchema.nullable(), row.summary, { table: 'datasets', column: 'summary', row: name }) };
 }
 
 export async function listDatasets(db: Db): Promise<DatasetRow[]> {
-  return db.select().from(datasets).orderBy(asc(datasets.name));
+  const rows = await db.select().from(datasets).orderBy(asc(datasets.name));
+  return rows.map((r) => ({ ...r, summary: parseJsonb(buildSummarySchema.nullable(), r.summary, { table: 'datasets', column: 'summary', row: r.name }) }));
 }
 
 export interface DatasetMethod extends MethodRow {

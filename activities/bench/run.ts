@@ -5,10 +5,16 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, datasets, episodes, judgments, methods, runs, steps } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/bench/types';
+import { parseJsonb } from '../../db/jsonb';
+import { type BenchmarkConfig, type RunTotals, type StoredConfig, storedBenchmarkConfigSchema } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+
+/** A benchmark run's stored config, parsed at the read. */
+export function storedConfigOf(runId: string, config: unknown): StoredConfig {
+  return parseJsonb(storedBenchmarkConfigSchema, config, { table: 'runs', column: 'config', row: runId });
+}
 
 /** The method ids a config covers; throws a non-retryable failure naming what is wrong (the CLI checks this before starting). */
 export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' | 'split' | 'limit' | 'methodIds'>): Promise<string[]> {
@@ -40,7 +46,7 @@ export function makeStartRun(db: () => Db) {
     const d = db();
     const workflowId = callingWorkflowId();
     const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
-    const stored = existing?.config as StoredConfig | undefined;
+    const stored = existing?.kind === 'benchmark' ? storedConfigOf(input.runId, existing.config) : undefined;
     if (existing && (existing.kind !== 'benchmark' || (stored && !sameRunConfig(stored, input.config))))
       throw ApplicationFailure.nonRetryable(
         `run id ${input.runId} is already used by another run (${existing.kind}, created ${existing.createdAt.toISOString()}); a run id names one run`,
@@ -73,7 +79,7 @@ export function makeStartRun(db: () => Db) {
 export function makeMethodPage(db: () => Db) {
   return async function methodPage(input: { runId: string; offset: number; limit: number }): Promise<string[]> {
     const [row] = await db().select({ config: runs.config }).from(runs).where(eq(runs.id, input.runId)).limit(1);
-    const ids = (row?.config as StoredConfig | undefined)?.resolvedMethodIds ?? [];
+    const ids = (row ? storedConfigOf(input.runId, row.config) : undefined)?.resolvedMethodIds ?? [];
     return ids.slice(input.offset, input.offset + input.limit);
   };
 }
@@ -202,7 +208,8 @@ export interface RunProgress {
 export async function runProgress(d: Db, runId: string): Promise<RunProgress | undefined> {
   const [run] = await d.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!run) return undefined;
-  const c = run.config as StoredConfig;
+  // Another kind of run has no benchmark config: it counts no planned episodes (as before).
+  const c: Partial<StoredConfig> = run.kind === 'benchmark' ? storedConfigOf(runId, run.config) : {};
   const total = (c.resolvedMethodIds?.length ?? 0) * (c.models?.length ?? 0) * (c.settings?.length ?? 0) * (c.samples ?? 1);
   const [agg] = await d
     .select({

@@ -141,7 +141,7 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
           )
         : null;
       // Known inputs the build generated (no example call in the source) that all raise: say so.
-      const generatedKnown = typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number';
+      const generatedKnown = typeof m.meta?.inputsGenerated === 'number';
       await recordCheck(deps.db(), {
         id: m.id,
         accepted: v.accepted,

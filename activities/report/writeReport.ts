@@ -8,7 +8,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
-import type { ReportDocument } from '../../domain/report/renderHtml';
+import { parseJsonb } from '../../db/jsonb';
+import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
 import { latestCalibration } from '../calibration/latest';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
@@ -147,6 +148,6 @@ export function writeReportFiles(row: ReportRow, outDir?: string): ReportFiles {
   const jsonPath = path.join(dir, `${base}.json`);
   writePrivateFile(htmlPath, row.html);
   writePrivateFile(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
-  const document = row.json as ReportDocument;
+  const document = parseJsonb(reportDocumentSchema, row.json, { table: 'reports', column: 'json', row: String(row.id) });
   return { reportId: row.id, htmlPath, jsonPath, headline: headlineText(document), document };
 }

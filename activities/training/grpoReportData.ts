@@ -5,7 +5,8 @@ import type { Db } from '../../db/client';
 import { episodes, methods, runs, steps } from '../../db/schema/index';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
+import { parseJsonb } from '../../db/jsonb';
+import { type GrpoConfig, type GrpoEpochFigures, grpoConfigSchema } from '../../domain/training/grpo';
 import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/training/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
@@ -25,7 +26,15 @@ export async function loadGrpoRun(db: Db, runId: string): Promise<GrpoRunState |
   const [r] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!r || r.kind !== 'grpo') return undefined;
   const epochs = ((r.summary as { epochs?: (GrpoEpochFigures | null)[] } | null)?.epochs ?? []).filter((e): e is GrpoEpochFigures => !!e);
-  return { runId, status: r.status, config: r.config as GrpoConfig, epochs, startedAt: r.startedAt, finishedAt: r.finishedAt, error: r.error };
+  return {
+    runId,
+    status: r.status,
+    config: parseJsonb(grpoConfigSchema, r.config, { table: 'runs', column: 'config', row: runId }),
+    epochs,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    error: r.error,
+  };
 }
 
 /** Rollout episodes of the run that finished (any epoch), for the progress line. */

@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
+import { parseJsonb } from '../../db/jsonb';
 import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index';
 import { loadEpisodeRows } from '../report/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
@@ -21,6 +22,10 @@ import {
   sftVerdict,
   tally,
   unionTools,
+  sftBuildConfigSchema,
+  sftBuildSummarySchema,
+  chatMessagesSchema,
+  chatToolsSchema,
 } from '../../domain/training/sftData';
 
 export interface StoredSftExample {
@@ -101,7 +106,13 @@ export async function buildSftData(db: Db, config: SftBuildConfig, runId: string
 
 export async function loadSftDataset(db: Db, name: string) {
   const [ds] = await db.select().from(sftDatasets).where(eq(sftDatasets.name, name)).limit(1);
-  return ds;
+  if (!ds) return undefined;
+  const where = (column: string) => ({ table: 'sft_datasets', column, row: name });
+  return {
+    ...ds,
+    config: parseJsonb(sftBuildConfigSchema, ds.config, where('config')),
+    summary: parseJsonb(sftBuildSummarySchema.nullable(), ds.summary, where('summary')),
+  };
 }
 
 export async function loadSftExamples(db: Db, name: string): Promise<StoredSftExample[]> {
@@ -116,8 +127,8 @@ export async function loadSftExamples(db: Db, name: string): Promise<StoredSftEx
     episodeId: r.episodeId,
     methodId: r.methodId,
     source: r.source,
-    messages: r.messages as ChatCompletionMessageParam[],
-    tools: (r.tools as ChatCompletionTool[] | null) ?? null,
+    messages: parseJsonb(chatMessagesSchema, r.messages, { table: 'sft_examples', column: 'messages', row: r.episodeId }),
+    tools: parseJsonb(chatToolsSchema.nullable(), r.tools, { table: 'sft_examples', column: 'tools', row: r.episodeId }),
     score: r.score,
     codeMatch: r.codeMatch,
     tokens: r.tokens,
