@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { sha256Hex } from '../../datasets/checksum';
+import { sha256Hex } from '../../domain/common/sha256';
 import { BuildLimits, InputsConfig } from '../../datasets/config';
 import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';

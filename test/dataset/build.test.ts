@@ -10,7 +10,7 @@ import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { datasetMethods, methods } from '../../db/schema/index';
 import { finalizeBuild, prepareBuild } from '../../datasets/build';
-import { humanEvalFromText } from '../../datasets/loaders/humaneval';
+import { humanEvalFromText } from '../../datasets/records/humaneval';
 import { getDataset, getDatasetMethods } from '../../datasets/store';
 import type { BuildSummary } from '../../datasets/summary';
 import { startDatasetBuild } from '../../scripts/client/dataset';

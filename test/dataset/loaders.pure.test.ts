@@ -4,10 +4,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { env } from '../../config/env';
 import { ChecksumMismatchError, locateSourceFile, SourceUnavailableError, type Fetcher } from '../../datasets/fetch';
-import { codeAlpacaFromText, loadCodeAlpaca } from '../../datasets/loaders/codealpaca';
-import { cruxEvalFromText, loadCruxEval } from '../../datasets/loaders/cruxeval';
-import { humanEvalFromText, loadHumanEval } from '../../datasets/loaders/humaneval';
-import { loadMbpp, loadMbppSanitized, mbppFromText } from '../../datasets/loaders/mbpp';
+import { loadCodeAlpaca } from '../../datasets/loaders/codealpaca';
+import { loadCruxEval } from '../../datasets/loaders/cruxeval';
+import { loadHumanEval } from '../../datasets/loaders/humaneval';
+import { loadMbpp, loadMbppSanitized } from '../../datasets/loaders/mbpp';
+import { codeAlpacaFromText } from '../../datasets/records/codealpaca';
+import { cruxEvalFromText } from '../../datasets/records/cruxeval';
+import { humanEvalFromText } from '../../datasets/records/humaneval';
+import { mbppFromText } from '../../datasets/records/mbpp';
 import { SOURCE_FILES } from '../../datasets/sources';
 
 const dataDir = env().PAU_DATA_DIR;

@@ -1,6 +1,7 @@
 // The static filters (datasets/python/analyze.py, ast only): each with a passing and a failing case.
 import { describe, expect, it } from 'vitest';
-import { analyzeCandidates, type Analysis } from '../../datasets/analyze';
+import type { Analysis } from '../../datasets/analysis';
+import { analyzeCandidates } from '../../datasets/analyze';
 import type { Candidate, InputSpec } from '../../datasets/types';
 
 function cand(code: string, inputs: InputSpec = { kind: 'call_args', args: ['1'] }, entryPoint?: string): Candidate {

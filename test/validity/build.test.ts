@@ -11,8 +11,8 @@ import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { connect, type DbHandle } from '../../db/client';
 import { datasetMethods, methods } from '../../db/schema/index';
 import { finalizeBuild, prepareBuild } from '../../datasets/build';
-import { codeAlpacaFromText } from '../../datasets/loaders/codealpaca';
-import { cruxEvalFromText } from '../../datasets/loaders/cruxeval';
+import { codeAlpacaFromText } from '../../datasets/records/codealpaca';
+import { cruxEvalFromText } from '../../datasets/records/cruxeval';
 import type { BuildConfigInput } from '../../datasets/config';
 import type { SourceName } from '../../datasets/sources';
 
