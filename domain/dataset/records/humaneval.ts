@@ -2,7 +2,7 @@
 // gold = the entry point's docstring (filled in after analysis). Pure: the text in, the candidates out.
 import { z } from 'zod';
 import type { LoadResult } from '../types';
-import { parseJsonLines } from '../loaders/parse';
+import { parseJsonLines } from './parse';
 
 export const HumanEvalRecord = z.object({
   task_id: z.string().min(1),

@@ -4,7 +4,7 @@
 // Pure: the texts in, the candidates out.
 import { z } from 'zod';
 import type { LoadResult } from '../types';
-import { parseJsonArray, parseJsonLines } from '../loaders/parse';
+import { parseJsonArray, parseJsonLines } from './parse';
 
 export const MbppRecord = z.object({
   task_id: z.number().int(),

@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { isLocallyAvailable, locateSourceFile, type LocateOptions } from '../fetch';
-import { SOURCE_FILES } from '../sources';
-import type { LoadResult } from '../types';
-import { humanEvalFromText } from '../records/humaneval';
+import { SOURCE_FILES } from '../../../domain/dataset/sources';
+import type { LoadResult } from '../../../domain/dataset/types';
+import { humanEvalFromText } from '../../../domain/dataset/records/humaneval';
 
 export async function readHumanEvalText(opts: LocateOptions): Promise<{ text: string; file: { path: string; sha256: string } }> {
   // The plain .jsonl when it is here; else the original .gz (from the data dir, the cache or the network).

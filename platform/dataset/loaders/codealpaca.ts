@@ -2,9 +2,9 @@
 // network (its records: records/codealpaca.ts).
 import fs from 'node:fs';
 import { isLocallyAvailable, locateSourceFile, type LocateOptions } from '../fetch';
-import { SOURCE_FILES } from '../sources';
-import type { LoadResult } from '../types';
-import { codeAlpacaFromText } from '../records/codealpaca';
+import { SOURCE_FILES } from '../../../domain/dataset/sources';
+import type { LoadResult } from '../../../domain/dataset/types';
+import { codeAlpacaFromText } from '../../../domain/dataset/records/codealpaca';
 
 export type CodeAlpacaVariant = 'auto' | '20k' | '2k';
 

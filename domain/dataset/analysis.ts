@@ -1,4 +1,4 @@
-// What python/analyze.py reports for one candidate (ast only; nothing executes): the boundary schema of its
+// What activities/dataset/analyze.py reports for one candidate (ast only; nothing executes): the boundary schema of its
 // output, and the type the build's normalisation reads.
 import { z } from 'zod';
 

@@ -1,11 +1,11 @@
 // CodeAlpaca (data CC BY-NC 4.0: non-commercial): instruction/response pairs; the Python functions in the
 // responses become methods, the instruction is the gold. The 20k file when present, else the 2k file.
 // Known inputs come from example calls in the response and from the record's `input` field (literal
-// assignments to the parameters, or one literal for a one-parameter function); see python/analyze.py.
+// assignments to the parameters, or one literal for a one-parameter function); see activities/dataset/analyze.py.
 // Pure: the text in, the candidates out.
 import { z } from 'zod';
 import type { LoadResult } from '../types';
-import { parseJsonArray } from '../loaders/parse';
+import { parseJsonArray } from './parse';
 
 export const CodeAlpacaRecord = z.object({
   instruction: z.string(),

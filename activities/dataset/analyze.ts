@@ -1,13 +1,13 @@
-// Runs python/analyze.py (ast only; nothing executes) over many candidates in ONE process, isolated
+// Runs analyze.py (ast only; nothing executes) over many candidates in ONE process, isolated
 // (`-I`, empty environment) and under a timeout.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { env } from '../config/env';
-import { Analysis } from './analysis';
-import type { Candidate } from './types';
+import { env } from '../../config/env';
+import { Analysis } from '../../domain/dataset/analysis';
+import type { Candidate } from '../../domain/dataset/types';
 
-export const ANALYZE_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'python', 'analyze.py');
+export const ANALYZE_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'analyze.py');
 
 export interface AnalyzeOptions {
   python?: string;

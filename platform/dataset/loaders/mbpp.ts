@@ -1,10 +1,10 @@
 // MBPP's two files, read from the data dir, the cache or the network (their records: records/mbpp.ts).
 import fs from 'node:fs';
 import { locateSourceFile, type LocateOptions } from '../fetch';
-import { SOURCE_FILES } from '../sources';
-import type { LoadResult } from '../types';
-import { MbppSanitizedRecord, mbppFromText } from '../records/mbpp';
-import { parseJsonArray } from './parse';
+import { SOURCE_FILES } from '../../../domain/dataset/sources';
+import type { LoadResult } from '../../../domain/dataset/types';
+import { MbppSanitizedRecord, mbppFromText } from '../../../domain/dataset/records/mbpp';
+import { parseJsonArray } from '../../../domain/dataset/records/parse';
 
 export async function loadMbpp(opts: LocateOptions): Promise<LoadResult> {
   const fullFile = await locateSourceFile(SOURCE_FILES.mbpp, opts);

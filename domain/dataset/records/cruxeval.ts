@@ -3,7 +3,7 @@
 // Pure: the text in, the candidates out.
 import { z } from 'zod';
 import type { LoadResult } from '../types';
-import { parseJsonLines } from '../loaders/parse';
+import { parseJsonLines } from './parse';
 
 export const CruxEvalRecord = z.object({
   id: z.string().min(1),
