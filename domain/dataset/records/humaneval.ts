@@ -1,10 +1,6 @@
 // HumanEval (MIT): 164 problems; code = prompt + canonical_solution; inputs from `check(candidate)`;
-// gold = the entry point's docstring (filled in after analysis).
-import fs from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+// gold = the entry point's docstring (filled in after analysis). Pure: the text in, the candidates out.
 import { z } from 'zod';
-import { isLocallyAvailable, locateSourceFile, type LocateOptions } from '../fetch';
-import { SOURCE_FILES } from '../sources';
 import type { LoadResult } from '../types';
 import { parseJsonLines } from './parse';
 
@@ -16,14 +12,6 @@ export const HumanEvalRecord = z.object({
   test: z.string(),
 });
 export type HumanEvalRecord = z.infer<typeof HumanEvalRecord>;
-
-export async function readHumanEvalText(opts: LocateOptions): Promise<{ text: string; file: { path: string; sha256: string } }> {
-  // The plain .jsonl when it is here; else the original .gz (from the data dir, the cache or the network).
-  const spec = isLocallyAvailable(SOURCE_FILES.humaneval, opts) ? SOURCE_FILES.humaneval : SOURCE_FILES.humanevalGz;
-  const file = await locateSourceFile(spec, opts);
-  const bytes = fs.readFileSync(file);
-  return { text: (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'), file: { path: spec.path, sha256: spec.sha256 } };
-}
 
 export function humanEvalFromText(text: string, file = { path: 'HumanEval.jsonl', sha256: '' }): LoadResult {
   const { records, rejects, raw } = parseJsonLines('humaneval', text, HumanEvalRecord);
@@ -43,9 +31,4 @@ export function humanEvalFromText(text: string, file = { path: 'HumanEval.jsonl'
       meta: {},
     })),
   };
-}
-
-export async function loadHumanEval(opts: LocateOptions): Promise<LoadResult> {
-  const { text, file } = await readHumanEvalText(opts);
-  return humanEvalFromText(text, file);
 }

@@ -1,19 +1,19 @@
 // The two ends of a dataset build, as plain functions over a database handle (the activities in
 // activities/dataset wrap them; tests call them directly): prepare (load, analyse, normalise, persist) and
 // finalise (dedup, split, hash, members). The sandbox checks in between are activities/dataset/checkBatch.ts.
-import type { Db } from '../db/client';
+import type { Db } from '../../db/client';
 import { analyzeCandidates, type AnalyzeOptions } from './analyze';
-import { BuildConfig } from './config';
-import { dedup } from './dedup';
-import type { LocateOptions } from './fetch';
-import { datasetContentHash } from './hash';
-import { defaultLocateOptions, loadSource } from './loaders/index';
-import { normalise } from './method';
-import { behaviourSummary, clusterItems, heldoutSummary } from './behaviour';
-import { splitMethods } from './split';
-import { getDataset, methodsByIds, startDatasetRow, upsertMethods, writeDatasetMembers } from './store';
-import { bump, emptySourceSummary, type BuildSummary } from './summary';
-import type { LoadResult } from './types';
+import { BuildConfig } from '../../domain/dataset/config';
+import { dedup } from '../../domain/dataset/dedup';
+import type { LocateOptions } from '../../platform/dataset/fetch';
+import { datasetContentHash } from '../../domain/dataset/contentHash';
+import { defaultLocateOptions, loadSource } from '../../platform/dataset/loaders/index';
+import { normalise } from '../../domain/dataset/method';
+import { behaviourSummary, clusterItems, heldoutSummary } from '../../domain/dataset/behaviour';
+import { splitMethods } from '../../domain/dataset/split';
+import { getDataset, methodsByIds, startDatasetRow, upsertMethods, writeDatasetMembers } from '../../platform/dataset/store';
+import { bump, emptySourceSummary, type BuildSummary } from '../../domain/dataset/summary';
+import type { LoadResult } from '../../domain/dataset/types';
 
 export interface PrepareResult {
   candidates: number;

@@ -1,7 +1,7 @@
 // A dataset build's configuration. Everything that changes the result is here, so the content hash can
 // cover it; defaults follow the paper where it speaks (test split of 741) and docs/datasets.md elsewhere.
 import { z } from 'zod';
-import { limitsSchema } from '../domain/sandbox/schemas';
+import { limitsSchema } from '../sandbox/schemas';
 import { SOURCE_NAMES } from './sources';
 
 /** The sandbox limits a build runs methods under: the contract's fields (domain/sandbox) with the build's defaults. */

@@ -1,10 +1,8 @@
 // MBPP (CC BY 4.0): the full file (974 problems) and the hand-verified sanitized subset (427). One method
 // per task_id: the sanitized code and prompt when the task is in the subset (cleaner), else the full
 // record's; the known inputs are the union of both files' test asserts (and the full file's challenge tests).
-import fs from 'node:fs';
+// Pure: the texts in, the candidates out.
 import { z } from 'zod';
-import { locateSourceFile, type LocateOptions } from '../fetch';
-import { SOURCE_FILES } from '../sources';
 import type { LoadResult } from '../types';
 import { parseJsonArray, parseJsonLines } from './parse';
 
@@ -64,19 +62,4 @@ export function mbppOfficialSplit(taskId: number): string {
   if (taskId <= 510) return 'test';
   if (taskId <= 600) return 'validation';
   return 'train';
-}
-
-export async function loadMbpp(opts: LocateOptions): Promise<LoadResult> {
-  const fullFile = await locateSourceFile(SOURCE_FILES.mbpp, opts);
-  const sanFile = await locateSourceFile(SOURCE_FILES.mbppSanitized, opts);
-  return mbppFromText(fs.readFileSync(fullFile, 'utf8'), fs.readFileSync(sanFile, 'utf8'), [
-    { path: SOURCE_FILES.mbpp.path, sha256: SOURCE_FILES.mbpp.sha256 },
-    { path: SOURCE_FILES.mbppSanitized.path, sha256: SOURCE_FILES.mbppSanitized.sha256 },
-  ]);
-}
-
-/** The sanitized file on its own (427 records), for tests and inspection. */
-export async function loadMbppSanitized(opts: LocateOptions) {
-  const f = await locateSourceFile(SOURCE_FILES.mbppSanitized, opts);
-  return parseJsonArray('mbpp', fs.readFileSync(f, 'utf8'), MbppSanitizedRecord);
 }

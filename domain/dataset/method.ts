@@ -1,9 +1,9 @@
 // One PAU method: the normalised form of a source record, whatever the source. This is what the `methods`
 // table holds and what `dataset export` writes, one per line.
 import { z } from 'zod';
-import type { Analysis } from './analyze';
-import { sha256Hex } from './checksum';
-import { generateInputs, GENERATOR_VERSION, inputSpec } from '../domain/inputs/generator';
+import type { Analysis } from './analysis';
+import { sha256Hex } from '../common/sha256';
+import { generateInputs, GENERATOR_VERSION, inputSpec } from '../inputs/generator';
 import { FILTER_VERSION, type BuildConfig } from './config';
 import { SOURCE_NAMES } from './sources';
 import type { Candidate } from './types';

@@ -1,6 +1,6 @@
 // Near-duplicates by behaviour: methods whose outcomes on the shared fingerprint inputs of their input types
 // are identical (the same behaviour key, set by the sandbox check) form a cluster, and a cluster is one unit
-// of the split (datasets/split.ts), so such methods never straddle train and test. Also the split-facing
+// of the split (domain/dataset/split.ts), so such methods never straddle train and test. Also the split-facing
 // counts of the summary: clusters, what a behaviour-blind split would have cut, code-match eligibility.
 import type { Split, SplitItem, SplitResult } from './split';
 import type { BehaviourSummary, HeldoutSummary } from './summary';

@@ -1,7 +1,7 @@
 // What loaders produce: candidates (one per source problem, not yet analysed) and rejections with reasons.
 import type { SourceName } from './sources';
 
-/** How the analyser finds known-good argument lists in a source's own tests (see python/analyze.py). */
+/** How the analyser finds known-good argument lists in a source's own tests (see activities/dataset/analyze.py). */
 export type InputSpec =
   | { kind: 'humaneval'; test: string }
   | { kind: 'asserts'; asserts: string[] }

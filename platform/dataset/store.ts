@@ -1,10 +1,10 @@
 // Postgres side of datasets: idempotent writes during a build, and the read API the rest of the pipeline
 // uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { datasetMethods, datasets, methods } from '../db/schema/index';
-import type { Normalised, ProbeOutcome } from './method';
-import type { Split } from './split';
+import type { Db } from '../../db/client';
+import { datasetMethods, datasets, methods } from '../../db/schema/index';
+import type { Normalised, ProbeOutcome } from '../../domain/dataset/method';
+import type { Split } from '../../domain/dataset/split';
 
 export type MethodRow = typeof methods.$inferSelect;
 export type DatasetRow = typeof datasets.$inferSelect;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileDigest } from './checksum';
-import type { SourceFile } from './sources';
+import type { SourceFile } from '../../domain/dataset/sources';
 
 export type Fetcher = (url: string, signal: AbortSignal) => Promise<Buffer>;
 

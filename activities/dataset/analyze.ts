@@ -1,44 +1,13 @@
-// Runs python/analyze.py (ast only; nothing executes) over many candidates in ONE process, isolated
+// Runs analyze.py (ast only; nothing executes) over many candidates in ONE process, isolated
 // (`-I`, empty environment) and under a timeout.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
-import { env } from '../config/env';
-import type { Candidate } from './types';
+import { env } from '../../config/env';
+import { Analysis } from '../../domain/dataset/analysis';
+import type { Candidate } from '../../domain/dataset/types';
 
-export const ANALYZE_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'python', 'analyze.py');
-
-export const Analysis = z.object({
-  key: z.string().nullable(),
-  ok: z.boolean(),
-  reason: z.string().nullable(),
-  detail: z.string(),
-  entry_point: z.string().optional(),
-  signature: z.string().optional(),
-  code: z.string().optional(),
-  docstring: z.string().nullable().optional(),
-  imports: z.array(z.string()).optional(),
-  inputs: z.array(z.string()).optional(),
-  dropped_inputs: z.record(z.string(), z.number()).optional(),
-  stripped: z.number().optional(),
-  exact_hash: z.string().optional(),
-  near_hash: z.string().optional(),
-  /** For input generation when the source gives no example call (domain/inputs/generator.ts). */
-  params: z
-    .array(
-      z.object({
-        name: z.string(),
-        kind: z.enum(['positional', 'keyword', 'varargs', 'varkw']),
-        annotation: z.string().nullable(),
-        default: z.string().nullable(),
-      }),
-    )
-    .optional(),
-  hints: z.record(z.string(), z.array(z.string())).optional(),
-  literals: z.object({ ints: z.array(z.number()), strs: z.array(z.string()) }).optional(),
-});
-export type Analysis = z.infer<typeof Analysis>;
+export const ANALYZE_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'analyze.py');
 
 export interface AnalyzeOptions {
   python?: string;

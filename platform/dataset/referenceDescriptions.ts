@@ -2,8 +2,8 @@
 // without a gold description (CruxEval), the accepted description with its provenance. Training (the
 // AAC-GRPO critic) reads gold descriptions through `goldOrReference`.
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { referenceDescriptions } from '../db/schema/index';
+import type { Db } from '../../db/client';
+import { referenceDescriptions } from '../../db/schema/index';
 
 export type ReferenceDescription = typeof referenceDescriptions.$inferSelect;
 

@@ -5,10 +5,10 @@
 //   smaller than requested, test is filled first and the shortfall is reported.
 // - by-source: each source goes to the split `bySource` names (`official`: MBPP's own task-id ranges);
 //   validation, when no source gives one, is `validation` units drawn from the training sources.
-// A unit is a behaviour cluster (methods with the same outputs on shared inputs, datasets/build.ts) or a
+// A unit is a behaviour cluster (methods with the same outputs on shared inputs, activities/dataset/build.ts) or a
 // single method: a unit never straddles two splits, so near-duplicates by behaviour cannot leak from train
 // into test.
-import { sha256Hex } from './checksum';
+import { sha256Hex } from '../common/sha256';
 import { DEFAULT_BY_SOURCE, type SourceSplit } from './config';
 import { canonicalOrder } from './dedup';
 import { SOURCE_NAMES } from './sources';

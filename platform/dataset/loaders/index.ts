@@ -1,9 +1,9 @@
 // One entry point for all sources.
-import { env } from '../../config/env';
+import { env } from '../../../config/env';
 import path from 'node:path';
 import type { LocateOptions } from '../fetch';
-import type { SourceName } from '../sources';
-import type { LoadResult } from '../types';
+import type { SourceName } from '../../../domain/dataset/sources';
+import type { LoadResult } from '../../../domain/dataset/types';
 import { loadCodeAlpaca, type CodeAlpacaVariant } from './codealpaca';
 import { loadCruxEval } from './cruxeval';
 import { loadHumanEval } from './humaneval';

@@ -1,9 +1,7 @@
 // CRUXEval (MIT): 800 functions named `f`, each with one input (argument text) and its output. There is no
 // description: the gold is configurable (docs/datasets.md); by default the judge compares with the code.
-import fs from 'node:fs';
+// Pure: the text in, the candidates out.
 import { z } from 'zod';
-import { locateSourceFile, type LocateOptions } from '../fetch';
-import { SOURCE_FILES } from '../sources';
 import type { LoadResult } from '../types';
 import { parseJsonLines } from './parse';
 
@@ -33,9 +31,4 @@ export function cruxEvalFromText(text: string, files: LoadResult['files'] = []):
       meta: { expectedOutput: r.output },
     })),
   };
-}
-
-export async function loadCruxEval(opts: LocateOptions): Promise<LoadResult> {
-  const f = await locateSourceFile(SOURCE_FILES.cruxeval, opts);
-  return cruxEvalFromText(fs.readFileSync(f, 'utf8'), [{ path: SOURCE_FILES.cruxeval.path, sha256: SOURCE_FILES.cruxeval.sha256 }]);
 }

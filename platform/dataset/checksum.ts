@@ -1,4 +1,5 @@
-// File checksums: sha256 (hex), or `git-blob:<sha1>` where only the git blob id of a file is known.
+// File checksums: sha256 (hex), or `git-blob:<sha1>` where only the git blob id of a file is known. The sha256
+// of a text is domain/common/sha256.ts.
 import { createHash } from 'node:crypto';
 
 export function fileDigest(bytes: Buffer, expected: string): string {
@@ -9,8 +10,4 @@ export function fileDigest(bytes: Buffer, expected: string): string {
     return `git-blob:${h.digest('hex')}`;
   }
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-export function sha256Hex(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
 }

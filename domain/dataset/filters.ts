@@ -1,5 +1,5 @@
 // The filters that need the method to RUN, as a pure function of what the sandbox observed. The sandbox
-// (activities/sandbox) does the running; this file only decides. Static filters live in python/analyze.py.
+// (activities/sandbox) does the running; this file only decides. Static filters live in activities/dataset/analyze.py.
 import type { ProbeOutcome } from './method';
 
 /** One sandbox call as the dataset filters classify it (built from a CallResult by fromSandboxBatch). */
