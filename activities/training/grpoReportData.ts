@@ -7,7 +7,7 @@ import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { parseJsonb } from '../../db/jsonb';
 import { type GrpoConfig, type GrpoEpochFigures, grpoConfigSchema } from '../../domain/training/grpo';
-import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/training/grpoReport';
+import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/report/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
 import { rolloutVerdict } from '../../domain/training/rolloutOutcome';

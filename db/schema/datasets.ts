@@ -3,7 +3,7 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import type { AnyDocument, JsonObject } from '../../domain/common/jsonDocument';
 import type { StoredOutcome } from '../../domain/dataset/outcome';
-import type { BuildSummary } from '../../datasets/summary';
+import type { BuildSummary } from '../../domain/dataset/summary';
 
 export const datasets = pgTable('datasets', {
   name: text('name').primaryKey(),
