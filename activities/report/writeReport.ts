@@ -15,7 +15,7 @@ import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
-import { ensurePrivateDir, writePrivateFile } from '../common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { judgeCardStatus } from '../judge/card';
 
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */

@@ -25,7 +25,7 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
