@@ -20,7 +20,7 @@ const { values: opts } = parseArgs({
     // `off`: without the payload codec (config/payloadCodec.ts) in this process's client and workers, to
     // measure what encrypting every payload costs (run it beside a default `on` run). Never a deployment setting.
     codec: { type: 'string' },
-    // For bench:peer: `@@peer start|end|result` lines around the run (scripts/bench/peer_harness.py measures between them).
+    // For bench:peer: `@@peer start|end|result` lines around the run (harness/bench/peer_harness.py measures between them).
     marks: { type: 'boolean' },
   },
 });
@@ -81,8 +81,8 @@ async function run(): Promise<void> {
   const { startWorkers } = await import('../../workers/runWorkers');
   const { createSandboxActivities } = await import('../../activities/sandbox/index');
   const { createQueueWorker } = await import('../../workers/createWorker');
-  const { progressLine } = await import('../client/bench');
-  const { defaultWindow, startBenchmark } = await import('../client/starters');
+  const { progressLine } = await import('../../scripts/client/bench');
+  const { defaultWindow, startBenchmark } = await import('../../scripts/client/starters');
   const { runProgress } = await import('../../activities/bench/run');
   const { STEPS_POLICY_CALLS } = await import('../../platform/models/mock/policies');
   const { reloadEnv } = await import('../../config/env');
