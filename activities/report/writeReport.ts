@@ -9,7 +9,7 @@ import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
 import type { ReportDocument } from '../../domain/report/renderHtml';
-import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
+import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from '../../db/queries/reportRows';
 import { latestCalibration } from '../calibration/latest';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/client';
-import { loadTranscripts } from '../../activities/report/transcriptRows';
+import { loadTranscripts } from '../../db/queries/transcriptRows';
 import { renderTranscriptHtml } from '../../domain/report/renderTranscriptHtml';
 import { transcriptFileName, transcriptsDirName } from '../../domain/report/transcriptLinks';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
