@@ -50,12 +50,13 @@ module.exports = {
       to: { path: '^(platform|activities|workflows|workers|scripts|harness|test)/' },
     },
     {
-      name: 'platform-not-temporal-or-cli',
+      name: 'platform-is-infrastructure',
       comment:
-        'platform/ is infrastructure that is not Temporal (processes, local models, the stack, storage, dataset files): it never imports activities, workflows, workers or the CLI.',
+        'platform/ is infrastructure that is not Temporal (processes, local models, the local stack, the blob store): ' +
+        'it knows nothing of the Temporal edge, the workflows, the CLI, the harnesses, the workers or the tests.',
       severity: 'error',
       from: { path: '^platform/' },
-      to: { path: '^(activities|workflows|workers|scripts|harness|test)/' },
+      to: { path: '^(activities|workflows|scripts|harness|workers|test)/' },
     },
     {
       name: 'activities-not-scripts',
@@ -66,7 +67,7 @@ module.exports = {
     },
     {
       name: 'activities-not-workflows',
-      comment: 'Activities run below the workflows that call them: no workflow code at run time (types are erased).',
+      comment: 'Activities are the I/O edge a workflow calls; at run time they never load workflow code (types are fine).',
       severity: 'error',
       from: { path: '^activities/' },
       to: { path: '^workflows/', dependencyTypesNot: ['type-only'] },
