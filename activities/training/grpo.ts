@@ -19,7 +19,7 @@ import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnp
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 import { grpoEvalFigures } from '../../domain/training/grpoEval';
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
-import { loadRolloutRows } from './rolloutRows';
+import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
 /**
  * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes

@@ -7,7 +7,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index';
-import { loadEpisodeRows } from '../report/reportRows';
+import { loadEpisodeRows } from '../../db/queries/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { servedLine, type ServedTurn } from '../../domain/training/servedLine';

@@ -1,6 +1,6 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import { z } from 'zod';
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from '../llm/modelParams';
 import { documentSchema } from '../common/jsonDocument';
 import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';

@@ -16,7 +16,7 @@ import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
 import type { StageClock } from './startStages';
 import { env } from '../../config/env';
-import { installedModels, installModel } from '../../activities/llm/local/install';
+import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../activities/judge/card';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';

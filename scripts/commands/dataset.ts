@@ -20,7 +20,7 @@ import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
 import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
-import { writePrivateFile } from '../../activities/common/privateFiles';
+import { writePrivateFile } from '../../platform/process/privateFiles';
 
 export const usage = [
   'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S] [--data-dir DIR]',

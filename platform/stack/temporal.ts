@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../../config/env';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
-import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
+import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../process/processes';
 
 export interface LocalTemporal {
   stateDir: string;

@@ -1,7 +1,7 @@
 // The scripted model server: an OpenAI-compatible HTTP endpoint (POST /v1/chat/completions, GET
 // /v1/models) on loopback, behind the built-in `mock-*` models. The policy is the request's `model`;
 // the method it is about comes from the X-Pau-Method-Id header (sent by the LLM activity for mock models
-// only, activities/llm/mock/seam.ts) and is read from Postgres (probe inputs, gold description,
+// only, platform/models/mock/seam.ts) and is read from Postgres (probe inputs, gold description,
 // signature). Not a language model. It runs as its own process (`pau mock-llm`, started by `stack up`) or
 // inside a test harness; never inside a worker. Like the local llama.cpp servers it answers only requests
 // that bear the `model-server-key` secret (another user of the machine would read gold descriptions and

@@ -13,7 +13,7 @@ export interface PrivateDirResult {
 /**
  * Makes `dir` private to its owner: creates it 0700, or removes group and other access from it and from
  * everything under it (symlinks are not followed: the cluster a root-run stack links to is kept private
- * by scripts/stack/postgres.ts).
+ * by platform/stack/postgres.ts).
  */
 export function makePrivateDir(dir: string): PrivateDirResult {
   if (!fs.existsSync(dir)) {

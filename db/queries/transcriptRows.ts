@@ -2,8 +2,8 @@
 // episode's (for `pau runs show RUN --episode ID`). Three queries per run, whatever its size.
 import { and, asc, eq } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
-import type { Db } from '../../db/client';
-import { episodes, judgments, methods, steps } from '../../db/schema/index';
+import type { Db } from '../client';
+import { episodes, judgments, methods, steps } from '../schema/index';
 import { buildTranscript, type Transcript, type TranscriptJudgmentRow, type TranscriptStep } from '../../domain/report/transcript';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 

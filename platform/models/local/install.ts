@@ -12,7 +12,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { env, modelsDir } from '../../../config/env';
 import { catalogueEntry, LOCAL_MODELS, type LocalModelCatalogueEntry } from '../../../domain/llm/localModels';
-import { withFileLock } from './fileLock';
+import { withFileLock } from '../../process/fileLock';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ASSEMBLER = path.join(HERE, 'assemble_gguf.py');

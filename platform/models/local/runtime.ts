@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { cacheDir } from '../../../config/env';
-import { withFileLock } from './fileLock';
+import { withFileLock } from '../../process/fileLock';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));

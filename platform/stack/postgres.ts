@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
 import { localDatabaseUrl } from '../../config/services';
-import { isAlive, portOpen, sleep, waitFor, withPrivateUmask } from '../../activities/common/processes';
+import { isAlive, portOpen, sleep, waitFor, withPrivateUmask } from '../process/processes';
 import { hbaFile, hbaUsesTrust, hbaWithScram, scramVerifier } from './postgresAuth';
 
 export { localDatabaseUrl } from '../../config/services';

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { PROJECT_ROOT } from '../../config/env';
 import { payloadCodec } from '../../config/payloadCodec';
 import { bearsSecret, readOrCreateSecret, sameSecret } from '../../config/secrets';
-import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
+import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../process/processes';
 
 const wirePayloads = z.object({
   payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()).nullish(), data: z.string().nullish() })),

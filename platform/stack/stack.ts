@@ -13,11 +13,11 @@ import { localTemporal, startTemporal, stopTemporal, temporalCliPath, temporalRe
 import { localMockLlm, mockLlmReady, startMockLlm, stopMockLlm } from './mockLlm';
 import { codecServerReady, localCodecServer, startLocalCodecServer, stopLocalCodecServer } from './codecServer';
 import { codecConfig } from '../../config/payloadCodec';
-import { localServers, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
-import { cudaMissing, stackVllmEntries, startVllmServer } from '../../activities/llm/vllm/server';
+import { localServers, startLocalServer, stopAllLocalServers } from '../models/local/server';
+import { cudaMissing, stackVllmEntries, startVllmServer } from '../models/vllm/server';
 import { models } from '../../config/models';
-import { localModelsInUse } from '../client/localModels';
-import { progressLine } from '../lib/progressLine';
+import { localModelsInUse } from '../../scripts/client/localModels';
+import { progressLine } from '../../scripts/lib/progressLine';
 
 export interface StackPart {
   part: 'temporal' | 'postgres' | 'mock-llm' | 'codec-server' | `model ${string}`;

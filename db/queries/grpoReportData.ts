@@ -1,8 +1,8 @@
 // What the GRPO report and progress line read from Postgres: the run's config and per-epoch figures, and the
 // best and worst groups' rollouts with their step rewards.
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { episodes, methods, runs, steps } from '../../db/schema/index';
+import type { Db } from '../client';
+import { episodes, methods, runs, steps } from '../schema/index';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { parseJsonb } from '../../db/jsonb';

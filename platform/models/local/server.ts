@@ -10,8 +10,8 @@ import { env } from '../../../config/env';
 import { catalogueEntry, type LocalModelCatalogueEntry } from '../../../domain/llm/localModels';
 import type { ModelSpec } from '../../../config/models';
 import { readOrCreateSecret } from '../../../config/secrets';
-import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../common/processes';
-import { withFileLock } from './fileLock';
+import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../process/processes';
+import { withFileLock } from '../../process/fileLock';
 import { checkModelFile, installModel, ModelCorruptError, modelFile } from './install';
 import { ensureRuntime, SERVER_SCRIPT } from './runtime';
 

@@ -1,9 +1,9 @@
 // One row per episode of a run, joined with its method's source and its judgment by one judge model.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
-import type { Db } from '../../db/client';
-import { episodes, judgments, methods, runs } from '../../db/schema/index';
-import { parseJsonb } from '../../db/jsonb';
+import type { Db } from '../client';
+import { episodes, judgments, methods, runs } from '../schema/index';
+import { parseJsonb } from '../jsonb';
 import { episodeDiagnosticsSchema } from '../../domain/judge/diagnostics';
 import type { RunInfo } from '../../domain/report/renderHtml';
 import type { EpisodeRow } from '../../domain/report/summarize';

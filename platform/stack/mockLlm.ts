@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { readOrCreateSecret } from '../../config/secrets';
-import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../../activities/common/processes';
+import { portOpen, runningPid, spawnDetached, stopPidFile, waitFor, withPrivateUmask } from '../process/processes';
 
 export interface LocalMockLlm {
   port: number;

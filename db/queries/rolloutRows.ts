@@ -2,11 +2,11 @@
 // with their judgment by the run's judge, plus whether each ended with a description and its error. Read
 // by the epoch's figures (queue pau) and the update's input (pau-gpu), so both count the same rollouts.
 import { inArray } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { episodes } from '../../db/schema/index';
+import type { Db } from '../client';
+import { episodes } from '../schema/index';
 import type { EpisodeRow } from '../../domain/report/summarize';
 import type { RolloutOutcomeRow } from '../../domain/training/rolloutOutcome';
-import { loadEpisodeRows } from '../report/reportRows';
+import { loadEpisodeRows } from './reportRows';
 
 export type RolloutRow = EpisodeRow & RolloutOutcomeRow;
 

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { ModelConfigError, type ModelSpec, vllmOptionsSchema } from '../../../config/models';
 import { readOrCreateSecret } from '../../../config/secrets';
 import { loadLoraAdapterBody, type VllmLaunch, vllmCommand } from '../../../domain/llm/vllmCommand';
-import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../common/processes';
-import { type DeviceInfo, detectDevice } from '../../doctor/deviceInfo';
-import { withFileLock } from '../local/fileLock';
+import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../process/processes';
+import { type DeviceInfo, detectDevice } from '../../../activities/doctor/deviceInfo';
+import { withFileLock } from '../../process/fileLock';
 import { serverFiles } from '../local/server';
 
 export class VllmServerError extends Error {
