@@ -143,7 +143,7 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
     const s = summary.sources[m.source]!;
     s.accepted++;
     s.splits[a.split]++;
-    if (typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number') s.inputsGenerated = (s.inputsGenerated ?? 0) + 1;
+    if (typeof m.meta?.inputsGenerated === 'number') s.inputsGenerated = (s.inputsGenerated ?? 0) + 1;
   }
   summary.splits = split.actual;
   summary.requested = split.requested;
