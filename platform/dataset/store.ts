@@ -4,8 +4,8 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { datasetMethods, datasets, methods } from '../../db/schema/index';
-import type { AnyDocument } from '../../domain/common/jsonDocument';
-import type { StoredOutcome } from '../../domain/dataset/outcome';
+import { type AnyDocument, jsonObjectSchema } from '../../domain/common/jsonDocument';
+import { type StoredOutcome, storedOutcomesSchema } from '../../domain/dataset/outcome';
 import { type BuildSummary, buildSummarySchema } from '../../domain/dataset/summary';
 import type { Normalised } from '../../domain/dataset/method';
 import type { Split } from '../../domain/dataset/split';
@@ -115,9 +115,22 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
   return pending;
 }
 
+/** A method row with its stored outcomes and meta parsed (the read boundary of the methods table). */
+function parsedMethodRow<R extends Pick<MethodRow, 'id' | 'probeOutputs' | 'heldoutOutputs' | 'heldoutGeneratedOutputs' | 'meta'>>(r: R): R {
+  const where = (column: string) => ({ table: 'methods', column, row: r.id });
+  const outcomes = storedOutcomesSchema.nullable();
+  return {
+    ...r,
+    probeOutputs: parseJsonb(outcomes, r.probeOutputs, where('probe_outputs')),
+    heldoutOutputs: parseJsonb(outcomes, r.heldoutOutputs, where('heldout_outputs')),
+    heldoutGeneratedOutputs: parseJsonb(outcomes, r.heldoutGeneratedOutputs, where('heldout_generated_outputs')),
+    meta: parseJsonb(jsonObjectSchema.nullable(), r.meta, where('meta')),
+  };
+}
+
 export async function methodsByIds(db: Db, ids: string[]): Promise<MethodRow[]> {
   const out: MethodRow[] = [];
-  for (const part of chunks(ids)) out.push(...(await db.select().from(methods).where(inArray(methods.id, part))));
+  for (const part of chunks(ids)) out.push(...(await db.select().from(methods).where(inArray(methods.id, part))).map(parsedMethodRow));
   const order = new Map(ids.map((id, i) => [id, i]));
   return out.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
 }
@@ -230,5 +243,5 @@ export async function getDatasetMethods(db: Db, name: string, opts: { split?: Sp
     .$dynamic();
   if (opts.limit !== undefined) q = q.limit(opts.limit);
   if (opts.offset !== undefined) q = q.offset(opts.offset);
-  return (await q).map((r) => ({ ...r.m, split: r.split, position: r.position }));
+  return (await q).map((r) => ({ ...parsedMethodRow(r.m), split: r.split, position: r.position }));
 }
