@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { AnyDocument } from '../../domain/common/jsonDocument';
+import type { StepAgentMessage, StepCall, StepObservation } from '../../domain/episode/stepRecord';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 
 export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
@@ -80,9 +81,9 @@ export const steps = pgTable(
     idx: integer('idx').notNull(),
     /** A StepKind (activities/episode/steps.ts lists the 7 kinds and their columns). */
     kind: text('kind').notNull(),
-    agentMessage: jsonb('agent_message').$type<AnyDocument>(),
-    call: jsonb('call').$type<AnyDocument>(),
-    observation: jsonb('observation').$type<AnyDocument>(),
+    agentMessage: jsonb('agent_message').$type<StepAgentMessage>(),
+    call: jsonb('call').$type<StepCall>(),
+    observation: jsonb('observation').$type<StepObservation>(),
     tokensIn: integer('tokens_in').notNull().default(0),
     tokensOut: integer('tokens_out').notNull().default(0),
     /** AAC-GRPO: the frozen critic's reward of this (assistant) step, scaled to [0, 1], and its rationale. */
