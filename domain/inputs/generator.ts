@@ -11,7 +11,8 @@
 // where the known inputs show it. Keyword arguments keep their names and positions in the call.
 // Deterministic: the same (method, purpose, seed) gives the same inputs on every machine. Pure, no I/O.
 import { seededRandom } from '../common/seededRandom';
-import { generateInputs as mutateKnownInputs, hash32 } from '../judge/heldoutInputs';
+import { generateInputs as mutateKnownInputs } from '../judge/heldoutInputs';
+import { fnv1a } from '../common/hash';
 import { formatArgs, formatValue, parseArgs, parseValue, type PyArgs, type PyValue } from './pyLiteral';
 
 /** Bumped when generation changes: part of the dataset's check key, so a rebuild reruns what it affects. */
@@ -616,7 +617,7 @@ export interface GenerateOptions {
  */
 export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
   if (o.count <= 0) return [];
-  const r = seededRandom(hash32(`${GENERATOR_VERSION}:${o.purpose}:${o.seed ?? 1}:${o.seedKey}`));
+  const r = seededRandom(fnv1a(`${GENERATOR_VERSION}:${o.purpose}:${o.seed ?? 1}:${o.seedKey}`));
   const seen = new Set([...spec.known, ...(o.exclude ?? []).map(inputKey)]);
   const out: string[] = [];
   const push = (text: string) => {
@@ -630,7 +631,7 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
   for (let attempt = 0; attempt < o.count * 25 && out.length < o.count; attempt++) {
     if (templates.length === 0 || (spec.unparsed.length > 0 && attempt % 4 === 3)) {
       if (spec.unparsed.length === 0) break;
-      for (const m of mutateKnownInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(hash32(String(o.seed ?? 1))))) push(m);
+      for (const m of mutateKnownInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(fnv1a(String(o.seed ?? 1))))) push(m);
       continue;
     }
     // Templates in proportion to how often the known inputs used them.

@@ -3,7 +3,8 @@
 // every bracket, comma and keyword name, so a list of ints stays a list of ints of the same length, a
 // string stays a string of about the same length and alphabet. Deterministic: the same method, inputs,
 // count and seed give the same inputs. Pure code, no I/O.
-import { seededRandom } from '../report/stats';
+import { fnv1a } from '../common/hash';
+import { seededRandom } from '../common/seededRandom';
 
 export interface HeldoutOptions {
   /** How many generated inputs to add (before the sandbox drops those the original rejects). */
@@ -112,16 +113,6 @@ export function mutateLiteral(text: string, rand: () => number): string {
     .join('');
 }
 
-/** FNV-1a: a stable 32-bit hash of a string, to derive a per-method seed. */
-export function hash32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
 /**
  * `count` new argument texts made by mutating the known inputs, all distinct from each other and from the
  * known ones. Fewer when the inputs leave too little to vary (e.g. no literals at all).
@@ -129,7 +120,7 @@ export function hash32(s: string): number {
 export function generateInputs(known: readonly string[], count: number, seedKey: string, seed = DEFAULT_HELDOUT.seed): string[] {
   const bases = known.filter((k) => k.trim() !== '');
   if (count <= 0 || bases.length === 0) return [];
-  const rand = seededRandom(hash32(`${seed}:${seedKey}`));
+  const rand = seededRandom(fnv1a(`${seed}:${seedKey}`));
   const seen = new Set(bases.map(normalise));
   const out: string[] = [];
   for (let attempt = 0; attempt < count * 20 && out.length < count; attempt++) {
