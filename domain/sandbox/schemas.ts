@@ -76,14 +76,6 @@ export const encodedValueSchema: z.ZodType<EncodedValue> = z.lazy(() =>
   ]),
 );
 
-/**
- * Error types the sandbox itself produces. Everything else is the method's own exception type name.
- * Timeout, MemoryLimit, OutputLimit, ResultLimit: a limit was hit. BadArguments: the call's argument
- * text is not a list of Python literals. EntryNotFound: the source defines no such name.
- * SandboxError: the sandbox failed (a crash, a forbidden syscall that killed the call, a broken executor).
- */
-export const SANDBOX_ERROR_TYPES = ['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit', 'BadArguments', 'EntryNotFound', 'SandboxError'] as const;
-
 export const errorInfoSchema = z.object({ type: z.string(), message: z.string() });
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
 
