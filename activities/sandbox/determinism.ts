@@ -8,7 +8,7 @@
 // the dataset builder filters on `deterministic && stateless` or on individual flags.
 import { SandboxPool } from './pool';
 import { determinismInputSchema, type BatchResult, type DeterminismInput, type DeterminismVerdict } from '../../domain/sandbox/schemas';
-import { outcomeKey } from '../../domain/sandbox/value';
+import { outcomeKey } from '../../domain/sandbox/outcomeKey';
 import { isTimeout } from '../../domain/sandbox/errorTypes';
 
 const NONDETERMINISM = [/^imports-nondeterministic:/, /^outputs-differ$/, /^hash-seed-dependent$/, /^timeouts$/, /^calls:(id|input|hash)$/, /^sleeps$/];

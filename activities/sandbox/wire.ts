@@ -2,7 +2,8 @@
 // schemas of what comes back: the executor's own records (ready, end) and the child's result, which is
 // untrusted (the method's process wrote it) and validated here, call by call.
 import { z } from 'zod';
-import { coverageSchema, encodedValueSchema, errorInfoSchema } from '../../domain/sandbox/schemas';
+import { encodedValueSchema } from '../../domain/python/codec';
+import { coverageSchema, errorInfoSchema } from '../../domain/sandbox/schemas';
 import { SANDBOX_ERROR } from '../../domain/sandbox/errorTypes';
 
 /** client -> executor: <8I op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes, resultBytes>. */

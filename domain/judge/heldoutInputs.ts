@@ -4,6 +4,7 @@
 // string stays a string of about the same length and alphabet. Deterministic: the same method, inputs,
 // count and seed give the same inputs. Pure code, no I/O.
 import { fnv1a } from '../common/hash';
+import { tokenize } from '../python/literal';
 import { seededRandom } from '../common/seededRandom';
 
 export interface HeldoutOptions {
@@ -13,42 +14,6 @@ export interface HeldoutOptions {
 }
 
 export const DEFAULT_HELDOUT: HeldoutOptions = { generated: 10, seed: 1 };
-
-type Token = { kind: 'num' | 'str' | 'name' | 'other'; text: string };
-
-const STRING_RE = /^([rRbBuU]{0,2})('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")/;
-const NUM_RE = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)/;
-const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*/;
-
-/** Splits Python literal text into tokens; anything unrecognised becomes an `other` character. */
-export function tokenize(text: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const rest = text.slice(i);
-    const s = STRING_RE.exec(rest);
-    if (s && (s[1] === '' || /^[rRbBuU]{1,2}$/.test(s[1] ?? ''))) {
-      out.push({ kind: 'str', text: s[0] });
-      i += s[0].length;
-      continue;
-    }
-    const name = NAME_RE.exec(rest);
-    if (name) {
-      out.push({ kind: 'name', text: name[0] });
-      i += name[0].length;
-      continue;
-    }
-    const num = NUM_RE.exec(rest);
-    if (num && num[0] !== '.') {
-      out.push({ kind: 'num', text: num[0] });
-      i += num[0].length;
-      continue;
-    }
-    out.push({ kind: 'other', text: text[i] as string });
-    i += 1;
-  }
-  return out;
-}
 
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const UPPER = LOWER.toUpperCase();
