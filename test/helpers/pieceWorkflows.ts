@@ -1,15 +1,16 @@
 // Workflows that run one piece of a workflow alone, for the piece tests (test/episode/turnWithOutageWait.test.ts,
-// test/episode/explorationLoop.test.ts). Bundled on their own
+// test/episode/explorationLoop.test.ts, test/training/grpoRollouts.test.ts). Bundled on their own
 // (pieceWorkers.ts); the activities they reach are the tests' own, on the `pau` queue.
 import { ApplicationFailure } from '@temporalio/common';
-import { CancellationScope } from '@temporalio/workflow';
-import type { CallOutcome, EpisodeBudgets, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
+import { CancellationScope, sleep } from '@temporalio/workflow';
+import type { CallOutcome, EpisodeBudgets, EpisodeInput, EpisodeOutcome, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
 import { DEFAULT_BUDGETS } from '../../domain/episode/types';
 import type { EpisodeEnd } from '../../workflows/episode/episodeEnd';
 import { type EpisodeTally, newTally } from '../../workflows/episode/episodeTally';
 import { explorationLoop } from '../../workflows/episode/explorationLoop';
 import { createModelTurn } from '../../workflows/episode/modelTurn';
 import { CANCELLED, turnWithOutageWait } from '../../workflows/episode/turnWithOutageWait';
+import { type RolloutsInput, runRollouts } from '../../workflows/training/grpoRollouts';
 
 const TURN: Omit<TurnInput, 'episodeId'> = {
   methodId: 'piece/m',
@@ -125,4 +126,15 @@ export async function explorationLoopProbe(x: ExplorationProbeInput): Promise<Ex
     },
   });
   return { end, tally, sent, batches };
+}
+
+/** A GRPO epoch's rollouts alone (the children are the stand-in episodeWorkflow below). */
+export async function rolloutsProbe(x: RolloutsInput): Promise<EpisodeOutcome[]> {
+  return runRollouts(x);
+}
+
+/** Stands in for the episode workflow as a rollout child: takes a second, then completes. */
+export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutcome> {
+  await sleep('1 second');
+  return { episodeId: input.episodeId, status: 'completed', endReason: 'submitted', callsMade: 0, turns: 1, tokensIn: 0, tokensOut: 0, costUsd: 0 };
 }
