@@ -8,7 +8,7 @@ import { checkpointFiles, checkpoints, runs } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
 import { loadEpisodeRows, judgeModelsOf } from '../report/reportRows';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { compareWithBase, type SftComparison } from '../../domain/training/sftReport';
+import { compareWithBase, type SftComparison } from '../../domain/report/sftComparison';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
 import type { CheckpointRecord } from '../../domain/training/checkpointRecord';
 import { loadSftDataset } from './sftData';

@@ -10,7 +10,7 @@ import { connect, type Db } from '../../db/client';
 import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
-import { outcomeCounts, renderGrpoReport } from '../../domain/training/grpoReport';
+import { outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
 import { grpoEvalLine } from '../../domain/training/grpoEval';
 import { fmtPaired } from '../../domain/report/summarize';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';

@@ -10,7 +10,7 @@ import { SETTINGS } from '../../domain/episode/types';
 import { sftDataRunId, sftEvalRunId, NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_SFT_THRESHOLDS, formatSftSummary, SFT_EXPORT_FORMATS, type SftBuildConfig, type SftBuildSummary } from '../../domain/training/sftData';
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
-import { formatSftComparison } from '../../domain/training/sftReport';
+import { formatSftComparison } from '../../domain/report/sftComparison';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';

@@ -13,7 +13,7 @@ import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
 import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import { loadGrpoReport } from '../../activities/training/grpoReportData';
-import { renderGrpoReport } from '../../domain/training/grpoReport';
+import { renderGrpoReport } from '../../domain/report/grpoReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';

@@ -4,7 +4,7 @@
 // described: here the scripted `mock-steps` model through bench:episodes (its private stack: Temporal dev
 // server, Postgres, workers, mock server; sandbox placement inline, the default window); there inspect_ai's
 // react() agent with a `call_method` tool running `python3 -c` per call in its `local` sandbox and a
-// scripted mockllm (scripts/bench/peer_harness.py). Each run is measured by peer_harness.py `measure`
+// scripted mockllm (harness/bench/peer_harness.py). Each run is measured by peer_harness.py `measure`
 // over its run phase only (stack start-up excluded): wall time, episodes/min, CPU of all its processes,
 // peak summed RSS and PSS, and memory per part of the stack (Temporal, Postgres, Node, sandbox, ...).
 // Medians over `--rounds`, the order alternating per round; `--only` runs one side (memory work).
@@ -21,7 +21,7 @@ import { cacheDir, PROJECT_ROOT } from '../../config/env';
 import { quantileSorted } from '../../domain/report/stats';
 
 const INSPECT_REQUIREMENT = 'inspect_ai==0.3.285';
-const HARNESS = path.join(PROJECT_ROOT, 'scripts', 'bench', 'peer_harness.py');
+const HARNESS = path.join(PROJECT_ROOT, 'harness', 'bench', 'peer_harness.py');
 
 const { values: opts } = parseArgs({
   options: {
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
           '--max-semi-space-size=4',
           '--import',
           'tsx',
-          'scripts/bench/episodes.ts',
+          'harness/bench/episodes.ts',
           '--methods',
           String(METHODS),
           '--calls',

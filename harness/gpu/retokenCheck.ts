@@ -1,4 +1,4 @@
-// `npx tsx scripts/training/retokenCheck.ts [N_SIGNATURES] [SEEDS]`: does the text the GRPO trainer trains on
+// `npx tsx harness/gpu/retokenCheck.ts [N_SIGNATURES] [SEEDS]`: does the text the GRPO trainer trains on
 // re-tokenise to the tokens llama.cpp sampled? Starts SmolLM2-135M's llama.cpp server on a free port in a
 // private state dir, samples the policy's first turn (the agent's text-protocol prompts, temperature 1, 48
 // tokens, distinct seeds) through llama.cpp's /completion with return_tokens, then has the trainer's own

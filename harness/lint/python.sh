@@ -7,4 +7,4 @@ ruff=.tools/ruff/bin/ruff
 [ -x "$ruff" ] || { echo "lint: Ruff is not installed in .tools/ruff: run npm run setup" >&2; exit 1; }
 "$ruff" check --quiet .
 "$ruff" format --check --quiet .
-python3 scripts/lint/python_imports.py
+python3 harness/lint/python_imports.py

@@ -20,7 +20,7 @@ const { values: opts } = parseArgs({
     // `off`: without the payload codec (config/payloadCodec.ts) in this process's client and workers, to
     // measure what encrypting every payload costs (run it beside a default `on` run). Never a deployment setting.
     codec: { type: 'string' },
-    // For bench:peer: `@@peer start|end|result` lines around the run (scripts/bench/peer_harness.py measures between them).
+    // For bench:peer: `@@peer start|end|result` lines around the run (harness/bench/peer_harness.py measures between them).
     marks: { type: 'boolean' },
   },
 });
@@ -45,8 +45,8 @@ function pct(xs: number[], p: number): number {
 async function main(): Promise<void> {
   if (CODEC === 'off') (await import('../../config/payloadCodec')).disablePayloadCodecForBenchmark();
   const { freePort } = await import('../../activities/common/processes');
-  const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../stack/postgres');
-  const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../stack/temporal');
+  const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../../scripts/stack/postgres');
+  const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../../scripts/stack/temporal');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-bench-episodes-'));
   process.env.PAU_STATE_DIR = dir; // the cluster's password lives under it
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
@@ -81,8 +81,8 @@ async function run(): Promise<void> {
   const { startWorkers } = await import('../../workers/runWorkers');
   const { createSandboxActivities } = await import('../../activities/sandbox/index');
   const { createQueueWorker } = await import('../../workers/createWorker');
-  const { progressLine } = await import('../client/bench');
-  const { defaultWindow, startBenchmark } = await import('../client/starters');
+  const { progressLine } = await import('../../scripts/client/bench');
+  const { defaultWindow, startBenchmark } = await import('../../scripts/client/starters');
   const { runProgress } = await import('../../activities/bench/run');
   const { STEPS_POLICY_CALLS } = await import('../../activities/llm/mock/policies');
   const { reloadEnv } = await import('../../config/env');

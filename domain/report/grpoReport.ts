@@ -1,11 +1,11 @@
 // The GRPO run report (`pau grpo report RUN`): learning curves per epoch (reward, critic reward, KL,
 // validation score and code match with the base as a line), the reward distribution per group, and the
 // best and worst groups' trajectories with their step rewards. Pure: HTML from data the CLI loads.
-import { esc, PALETTE, REPORT_STYLE, table } from '../report/renderHtml';
-import { fmtEstimate, fmtPaired } from '../report/summarize';
-import type { PairedEstimate } from '../report/stats';
-import type { GrpoConfig, GrpoEpochFigures } from './grpo';
-import type { GrpoEvalMetric } from './grpoEval';
+import { esc, PALETTE, REPORT_STYLE, table } from './renderHtml';
+import { fmtEstimate, fmtPaired } from './summarize';
+import type { PairedEstimate } from './stats';
+import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
+import type { GrpoEvalMetric } from '../training/grpoEval';
 
 export interface GrpoTrajectoryStep {
   idx: number;

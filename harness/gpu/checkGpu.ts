@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from '../../config/env';
 import { freePort } from '../../activities/common/processes';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
 import type { DoneEvent, ProgressEvent, TrainerCommand } from '../../domain/training/trainerProtocol';
-import { UsageError } from '../lib/args';
+import { UsageError } from '../../scripts/lib/args';
 import {
   formatFigures,
   GPU_CHECK_EXIT,

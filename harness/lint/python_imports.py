@@ -5,7 +5,7 @@ for every call, so every module is paid for), no home reaches into another (the 
 sandbox, and the reverse), and a new third-party import is a decision made here, with the requirements file
 that installs it. A Python file under no home fails: give it one below.
 
-Usage: python3 scripts/lint/python_imports.py (from anywhere; checks the files git knows and new ones)
+Usage: python3 harness/lint/python_imports.py (from anywhere; checks the files git knows and new ones)
 """
 
 import ast
@@ -29,8 +29,8 @@ HOMES = [
     ("datasets/python/", "the static analysis of methods, run with python -I", set(), ["datasets/python"]),
     ("activities/calibration/", "the calibration mutants, run in the sandbox", set(), ["activities/calibration"]),
     ("activities/llm/local/", "the local model server's helpers", {"xllamacpp"}, ["activities/llm/local"]),
-    ("scripts/bench/", "the inspect_ai side of bench:peer", {"inspect_ai"}, ["scripts/bench"]),
-    ("scripts/lint/", "this rule", set(), ["scripts/lint"]),
+    ("harness/bench/", "the inspect_ai side of bench:peer", {"inspect_ai"}, ["harness/bench"]),
+    ("harness/lint/", "this rule", set(), ["harness/lint"]),
 ]
 
 

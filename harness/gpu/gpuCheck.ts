@@ -1,9 +1,9 @@
-// The parts of `npm run check:gpu` that need no GPU (scripts/training/checkGpu.ts runs them): its arguments,
+// The parts of `npm run check:gpu` that need no GPU (harness/gpu/checkGpu.ts runs them): its arguments,
 // how it counts the visible GPUs, the plan it prints before running, the trainer specs of its steps and the
 // table it ends with. Tested in test/training/gpuCheck.test.ts.
 import path from 'node:path';
 import { z } from 'zod';
-import { defineOptions, parseCommandArgs } from '../lib/args';
+import { defineOptions, parseCommandArgs } from '../../scripts/lib/args';
 
 /** Exit codes of check:gpu (docs/training.md, "Scale"). */
 export const GPU_CHECK_EXIT = {
@@ -67,7 +67,7 @@ export function noCudaLine(reason: string): string {
 }
 
 /** vLLM for the serving step, in its own venv (it pins its own torch); see gpu-requirements.txt. */
-export const VLLM_REQUIREMENTS = path.join('scripts', 'training', 'gpu-requirements.txt');
+export const VLLM_REQUIREMENTS = path.join('harness', 'gpu', 'gpu-requirements.txt');
 export const LORA_NAME = 'gpu-check';
 
 export interface PlanInput {

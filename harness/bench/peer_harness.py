@@ -1,4 +1,4 @@
-"""The python half of `npm run bench:peer` (scripts/bench/peer.ts), two subcommands:
+"""The python half of `npm run bench:peer` (harness/bench/peer.ts), two subcommands:
 
   measure -- CMD...   runs CMD as a child-subreaper (daemons it starts, such as Postgres via pg_ctl, stay
                       its descendants) and, between the lines `@@peer start` and `@@peer end` that CMD

@@ -3,7 +3,7 @@
 // at a time: the others are stopped first) and each signature: the first interactive turn with the
 // native tools, the same with the plain-text protocol (each at temperature 0 and at 0.8 with a seed),
 // and the final ask after one executed call. Usage:
-//   npx tsx scripts/bench/recordToolCallCorpus.ts [--greedy-only] [local/qwen2.5-coder-0.5b ...]
+//   npx tsx harness/bench/recordToolCallCorpus.ts [--greedy-only] [local/qwen2.5-coder-0.5b ...]
 // (--greedy-only: temperature 0 only, for the slower models.)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
         {
           recordedAt: new Date().toISOString(),
           model: name,
-          how: 'scripts/bench/recordToolCallCorpus.ts: llama.cpp server (xllamacpp), registry threads (1 on 2 cores), max_tokens 256',
+          how: 'harness/bench/recordToolCallCorpus.ts: llama.cpp server (xllamacpp), registry threads (1 on 2 cores), max_tokens 256',
           records,
         },
         null,

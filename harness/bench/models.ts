@@ -10,8 +10,8 @@ import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../..
 import { LOCAL_MODELS, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 import { readOrCreateSecret } from '../../config/secrets';
-import { commaList } from '../lib/benchArgs';
-import { defineOptions, parseCommandArgs } from '../lib/args';
+import { commaList } from '../../scripts/lib/benchArgs';
+import { defineOptions, parseCommandArgs } from '../../scripts/lib/args';
 import { printTable } from '../../domain/report/table';
 
 interface Timings {

@@ -28,7 +28,7 @@ import { freePort, runningNotZombie, runningPid } from '../../activities/common/
 import { serverFiles } from '../../activities/llm/local/server';
 import { type GrpoConfig, grpoJobId } from '../../domain/training/grpo';
 import { printTable } from '../../domain/report/table';
-import { startGrpo } from '../client/starters';
+import { startGrpo } from '../../scripts/client/starters';
 import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
 import { insertChaosMethods, startChaosStack } from './chaosStack';
 

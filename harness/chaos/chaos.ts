@@ -20,8 +20,8 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../activities/llm/ledger';
 import { runProgress } from '../../activities/bench/run';
 import { freePort } from '../../activities/common/processes';
-import { startPostgres, stopPostgres } from '../stack/postgres';
-import { startTemporal } from '../stack/temporal';
+import { startPostgres, stopPostgres } from '../../scripts/stack/postgres';
+import { startTemporal } from '../../scripts/stack/temporal';
 import { printTable } from '../../domain/report/table';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
@@ -82,7 +82,7 @@ async function main(): Promise<number> {
   const client = clientFor(connection, 'default');
   try {
     await insertChaosMethods(dbh.db, 'chaos', 'test', METHODS);
-    const { launchBenchmark, resumeBenchmark } = await import('../client/benchStart');
+    const { launchBenchmark, resumeBenchmark } = await import('../../scripts/client/benchStart');
     const config: BenchmarkConfig = {
       dataset: 'chaos',
       split: 'test',
@@ -202,7 +202,7 @@ async function main(): Promise<number> {
     });
     await fault('terminate the run, then rerun --run', async () => {
       await handle.terminate('chaos: terminate');
-      const { reconcileRuns } = await import('../ops/reconcile');
+      const { reconcileRuns } = await import('../../scripts/ops/reconcile');
       const rec = await reconcileRuns(client, dbh.db, [faulty]);
       handle = (await resumeBenchmark(client, dbh.db, faulty)).handle;
       return `reconciled ${rec[0]?.episodes ?? 0} episode row(s) to cancelled; resumed`;

@@ -2,9 +2,9 @@
 // paired difference checkpoint - base (paired by method, with wins / ties / losses) with its interval.
 // Built from the report rows of the evaluation run with the report's own statistics (the same counting:
 // failed and unjudged episodes as score 1 / code match 0; the same functions). Pure code.
-import { type EpisodeRow, METRIC_LABEL, METRICS, type Metric, metricEstimate, pairedMetric, fmtPaired, isShare } from '../report/summarize';
-import type { BootstrapOptions, Estimate, PairedEstimate } from '../report/stats';
-import { formatTable } from '../report/table';
+import { type EpisodeRow, METRIC_LABEL, METRICS, type Metric, metricEstimate, pairedMetric, fmtPaired, isShare } from './summarize';
+import type { BootstrapOptions, Estimate, PairedEstimate } from './stats';
+import { formatTable } from './table';
 
 export interface SftComparisonRow {
   setting: string;
