@@ -44,9 +44,9 @@ function pct(xs: number[], p: number): number {
 
 async function main(): Promise<void> {
   if (CODEC === 'off') (await import('../../config/payloadCodec')).disablePayloadCodecForBenchmark();
-  const { freePort } = await import('../../activities/common/processes');
-  const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../../scripts/stack/postgres');
-  const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../../scripts/stack/temporal');
+  const { freePort } = await import('../../platform/process/processes');
+  const { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } = await import('../../platform/stack/postgres');
+  const { localTemporal, startTemporal, stopTemporal, temporalCliPath } = await import('../../platform/stack/temporal');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-bench-episodes-'));
   process.env.PAU_STATE_DIR = dir; // the cluster's password lives under it
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
@@ -84,13 +84,13 @@ async function run(): Promise<void> {
   const { progressLine } = await import('../../scripts/client/bench');
   const { defaultWindow, startBenchmark } = await import('../../scripts/client/starters');
   const { runProgress } = await import('../../activities/bench/run');
-  const { STEPS_POLICY_CALLS } = await import('../../activities/llm/mock/policies');
+  const { STEPS_POLICY_CALLS } = await import('../../platform/models/mock/policies');
   const { reloadEnv } = await import('../../config/env');
   const { queueSpecs } = await import('../../workers/queues');
   const { eq, asc } = await import('drizzle-orm');
   if (CALLS !== STEPS_POLICY_CALLS) console.warn(`note: the mock-steps policy makes ${STEPS_POLICY_CALLS} calls; --calls ${CALLS} only sets the budget`);
 
-  const { dbMethodLookup, startMockServer } = await import('../../activities/llm/mock/server');
+  const { dbMethodLookup, startMockServer } = await import('../../platform/models/mock/server');
   await runMigrations(process.env.DATABASE_URL);
   const h = connect(undefined, 4);
   const db = h.db;

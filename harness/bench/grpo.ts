@@ -13,7 +13,7 @@ import { desc, eq, like, or } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
 import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
-import { loadGrpoRun } from '../../activities/training/grpoReportData';
+import { loadGrpoRun } from '../../db/queries/grpoReportData';
 import { printTable } from '../../domain/report/table';
 
 interface Interval {

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { closeSharedSandboxPool, sharedSandboxPool } from '../../activities/sandbox/index';
 import { connect } from '../../db/client';
-import { getDataset, getDatasetMethods, type DatasetMethod } from '../../datasets/store';
+import { getDataset, getDatasetMethods, type DatasetMethod } from '../../platform/dataset/store';
 import { DEFAULT_IN_CONTEXT_K } from '../../domain/episode/types';
 import { inContextExamples } from '../../domain/inputs/generator';
 import { codeMatchSet, countedInputs, type CodeMatchSet } from '../../domain/judge/codeMatchInputs';

@@ -5,8 +5,8 @@
 //   npm run bench:models [-- --models local/qwen2.5-coder-0.5b,... --turns 4 --max-tokens 64]
 import { z } from 'zod';
 import { interactiveSystemPrompt, interactiveUserPrompt, TEXT_RESULTS_HEADING, TOOLS } from '../../domain/episode/prompts';
-import { installModel } from '../../activities/llm/local/install';
-import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
+import { installModel } from '../../platform/models/local/install';
+import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../../platform/models/local/server';
 import { LOCAL_MODELS, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 import { readOrCreateSecret } from '../../config/secrets';

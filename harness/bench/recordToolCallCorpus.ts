@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { finalPrompt, interactiveSystemPrompt, interactiveUserPrompt, SUBMIT_ONLY, TOOLS, type ToolProtocol } from '../../domain/episode/prompts';
-import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../../activities/llm/local/server';
+import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../../platform/models/local/server';
 import { PROJECT_ROOT } from '../../config/env';
 import { models } from '../../config/models';
 import { readOrCreateSecret } from '../../config/secrets';

@@ -19,9 +19,9 @@ import { episodes, judgments, llmCalls, runs, steps } from '../../db/schema/inde
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../activities/llm/ledger';
 import { runProgress } from '../../activities/bench/run';
-import { freePort } from '../../activities/common/processes';
-import { startPostgres, stopPostgres } from '../../scripts/stack/postgres';
-import { startTemporal } from '../../scripts/stack/temporal';
+import { freePort } from '../../platform/process/processes';
+import { startPostgres, stopPostgres } from '../../platform/stack/postgres';
+import { startTemporal } from '../../platform/stack/temporal';
 import { printTable } from '../../domain/report/table';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';

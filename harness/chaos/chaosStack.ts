@@ -3,8 +3,8 @@
 import type { Db } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
 import { datasetMethods, datasets, methods } from '../../db/schema/index';
-import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../scripts/stack/postgres';
-import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../scripts/stack/temporal';
+import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
+import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
 
 export async function startChaosStack(dir: string, ports: { pg: number; temporal: number; mock: number }, extraEnv: NodeJS.ProcessEnv = {}) {
   process.env.PAU_STATE_DIR = dir;

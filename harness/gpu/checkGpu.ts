@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
-import { freePort } from '../../activities/common/processes';
+import { freePort } from '../../platform/process/processes';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
 import type { DoneEvent, ProgressEvent, TrainerCommand } from '../../domain/training/trainerProtocol';
 import { UsageError } from '../../scripts/lib/args';

@@ -26,8 +26,8 @@ const seeds = Number(process.argv[3] ?? 4);
 
 async function main(): Promise<void> {
   const { models } = await import('../../config/models');
-  const { freePort } = await import('../../activities/common/processes');
-  const { ensureLocalServer, stopLocalServer, planFor } = await import('../../activities/llm/local/server');
+  const { freePort } = await import('../../platform/process/processes');
+  const { ensureLocalServer, stopLocalServer, planFor } = await import('../../platform/models/local/server');
   const { readOrCreateSecret } = await import('../../config/secrets');
   const { interactiveSystemPrompt, interactiveUserPrompt } = await import('../../domain/episode/prompts');
   const { ensureTrainerPython, TRAINER_DIR } = await import('../../activities/training/trainerProcess');

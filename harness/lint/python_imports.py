@@ -21,14 +21,14 @@ TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "nump
 
 # (folder, what it is, the third-party modules it may import, folders whose modules it imports by name). The
 # third-party modules are those its environment installs: requirements.txt (the sandbox), trainer/requirements.txt,
-# activities/llm/local/requirements.txt; inspect_ai for the peer benchmark.
+# platform/models/local/requirements.txt; inspect_ai for the peer benchmark.
 HOMES = [
     ("sandbox/", "the sandbox executor", {"coverage"}, ["sandbox", "sandbox/tests"]),
     ("trainer/pau_trainer/", "the trainer", TRAINER_PACKAGES, ["trainer"]),
     ("trainer/tests/", "the trainer's tests", TRAINER_PACKAGES | {"pytest"}, ["trainer", "trainer/tests"]),
-    ("datasets/python/", "the static analysis of methods, run with python -I", set(), ["datasets/python"]),
+    ("activities/dataset/", "the static analysis of methods, run with python -I", set(), ["activities/dataset"]),
     ("activities/calibration/", "the calibration mutants, run in the sandbox", set(), ["activities/calibration"]),
-    ("activities/llm/local/", "the local model server's helpers", {"xllamacpp"}, ["activities/llm/local"]),
+    ("platform/models/local/", "the local model server's helpers", {"xllamacpp"}, ["platform/models/local"]),
     ("harness/bench/", "the inspect_ai side of bench:peer", {"inspect_ai"}, ["harness/bench"]),
     ("harness/lint/", "this rule", set(), ["harness/lint"]),
 ]

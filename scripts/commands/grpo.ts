@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
-import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
+import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../db/queries/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
 import { outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
@@ -25,7 +25,7 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 

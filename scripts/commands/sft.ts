@@ -20,7 +20,7 @@ import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
