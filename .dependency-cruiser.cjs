@@ -40,6 +40,37 @@ module.exports = {
       to: { path: '^scripts/' },
     },
     {
+      name: 'platform-is-infrastructure',
+      comment:
+        'platform/ is infrastructure that is not Temporal (processes, local models, the local stack, the blob store): ' +
+        'it knows nothing of the Temporal edge, the workflows, the CLI, the harnesses, the workers or the tests.',
+      severity: 'error',
+      from: { path: '^platform/' },
+      to: { path: '^(activities|workflows|scripts|harness|workers|test)/' },
+    },
+    {
+      name: 'cli-not-activities',
+      comment:
+        'The CLI (scripts/) never runs an activity: it reads through db/ (db/queries/), starts workflows, and uses ' +
+        'platform/ for processes and the stack. Types are fine. The exceptions are named, each with its way out: ' +
+        'the sandbox pool (`pau sandbox`; it moves to platform/ with the sandbox pool work), the calibration ladder ' +
+        '(`pau calibrate` sends its model calls itself) and the report writer (`pau report`; one produceReport(kind)).',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: {
+        path: '^activities/',
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^activities/sandbox/index\\.ts$', '^activities/calibration/ladder\\.ts$', '^activities/report/(produceReport|writeReport)\\.ts$'],
+      },
+    },
+    {
+      name: 'activities-not-workflows',
+      comment: 'Activities are the I/O edge a workflow calls; at run time they never load workflow code (types are fine).',
+      severity: 'error',
+      from: { path: '^activities/' },
+      to: { path: '^workflows/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'nothing-imports-tests',
       severity: 'error',
       from: { pathNot: '^test/' },

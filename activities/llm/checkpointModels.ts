@@ -11,7 +11,7 @@ import { CHECKPOINT_FILE_NAMES } from '../../domain/training/checkpointRecord';
 import { env } from '../../config/env';
 import { ModelConfigError, models, type ModelRegistry, type ModelSpec } from '../../config/models';
 import type { Db } from '../../db/client';
-import { type Checkpoint, loadCheckpoint } from '../training/checkpoints';
+import { type Checkpoint, loadCheckpoint } from '../../db/queries/checkpoints';
 import { type MaterializeOptions, materializeCheckpoint } from '../training/checkpointFiles';
 
 /** A GGUF adapter on this host: the fetched copy (with its sha256), or the path recorded at registration. */
