@@ -1,5 +1,5 @@
 // Types shared by the episode activities and workflows (type-only imports from workflow code).
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from '../llm/modelParams';
 import type { CallResult, SandboxLimits } from '../sandbox/schemas';
 
 export const SETTINGS = ['interactive', 'in-context'] as const;

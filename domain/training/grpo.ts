@@ -4,7 +4,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { BenchmarkConfig } from '../bench/types';
 import { episodeWorkflowId } from '../bench/workflowIds';
-import { fnv1a } from '../common/seededRandom';
+import { fnv1a } from '../common/hash';
 import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
 import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import { checkpointModelName } from './checkpointIds';
