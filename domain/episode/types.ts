@@ -57,8 +57,6 @@ export interface EpisodeInput {
   modelRetry?: ModelRetry;
   /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
   judge?: { judgeModel: string };
-  /** @deprecated Inputs recorded before the explicit judge step carried a workflow type; kept so their histories replay. */
-  afterEpisode?: { workflowType: string; taskQueue?: string };
 }
 
 /** The part of the model turn's retry policy a run may override (Temporal duration strings or ms). */

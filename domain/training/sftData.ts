@@ -267,3 +267,11 @@ export const chatMessagesSchema = z.array(
 );
 /** sft_examples.tools: OpenAI tool definitions. */
 export const chatToolsSchema = z.array(documentSchema<ChatCompletionTool>({ type: z.string(), function: z.looseObject({ name: z.string() }) }));
+/** The data set as JSONL text in one of the export formats. */
+export function sftJsonl(
+  examples: readonly { messages: readonly ChatCompletionMessageParam[]; tools: readonly ChatCompletionTool[] | null }[],
+  format: SftExportFormat,
+): string {
+  const line = format === 'openai' ? openAiLine : hfLine;
+  return examples.map((e) => `${JSON.stringify(line(e.messages, e.tools))}\n`).join('');
+}

@@ -1,7 +1,34 @@
-// SHA-256 of a string's UTF-8 bytes, as 64 lowercase hex digits (FIPS 180-4). Written out here rather than
-// taken from node:crypto so that domain/ (pure, workflow-safe) can derive the dataset's content hash, split
-// ranks and check keys; the output is the standard digest, so stored hashes are unchanged.
+// The project's pure hashes and the canonical JSON they are taken over. Stored ids, cache keys, seeds
+// and port numbers are derived from these, so their output must never change. Pure: no I/O.
 
+/** FNV-1a (32-bit, unsigned) of a string's UTF-16 code units: a stable seed, port or short id from a name. */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** fnv1a as 8 lowercase hex digits (a short, file-name-safe tag). */
+export function fnv1aHex(s: string): string {
+  return fnv1a(s).toString(16).padStart(8, '0');
+}
+
+/**
+ * JSON with object keys sorted (by UTF-16 code units) and undefined fields dropped: the same value always
+ * gives the same text whatever order its fields were built in (jsonb reorders keys). Request hashes,
+ * run-config checks and the canonical form of sandbox values are taken over it.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+// SHA-256 of a string's UTF-8 bytes (FIPS 180-4), written out rather than taken from node:crypto so that pure
+// code (the dataset's content hash, split ranks, check keys) can use it; the output is the standard digest.
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74,
   0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d,
@@ -12,6 +39,7 @@ const K = new Uint32Array([
 
 const encoder = new TextEncoder();
 
+/** SHA-256 of a string's UTF-8 bytes, as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
   const data = encoder.encode(text);
   // Message + 0x80 + zero padding + 64-bit big-endian bit length, to a multiple of 64 bytes.
