@@ -5,7 +5,6 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
-import { parseJsonb } from '../../db/jsonb';
 import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index';
 import { loadEpisodeRows } from '../../db/queries/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
