@@ -5,8 +5,8 @@ import type { Db } from '../client';
 import { episodes, methods, runs, steps } from '../schema/index';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import { parseJsonb } from '../../db/jsonb';
-import { type GrpoConfig, type GrpoEpochFigures, grpoConfigSchema } from '../../domain/training/grpo';
+import { parseJsonb } from '../jsonb';
+import { type GrpoConfig, type GrpoEpochFigures, grpoConfigSchema, grpoRunSummarySchema } from '../../domain/training/grpo';
 import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/report/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
@@ -25,7 +25,8 @@ export interface GrpoRunState {
 export async function loadGrpoRun(db: Db, runId: string): Promise<GrpoRunState | undefined> {
   const [r] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!r || r.kind !== 'grpo') return undefined;
-  const epochs = ((r.summary as { epochs?: (GrpoEpochFigures | null)[] } | null)?.epochs ?? []).filter((e): e is GrpoEpochFigures => !!e);
+  const summary = parseJsonb(grpoRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: runId });
+  const epochs = (summary?.epochs ?? []).filter((e): e is GrpoEpochFigures => !!e);
   return {
     runId,
     status: r.status,

@@ -374,3 +374,8 @@ export const grpoConfigSchema = documentSchema<GrpoConfig>({
   epochs: z.number(),
   seed: z.number(),
 });
+
+/** A GRPO run's runs.summary: each finished epoch's figures, by epoch (null: not finished). */
+export const grpoRunSummarySchema = documentSchema<{ epochs?: (GrpoEpochFigures | null)[] }>({
+  epochs: z.array(z.looseObject({ epoch: z.number() }).nullable()).optional(),
+});
