@@ -73,7 +73,7 @@ async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof best
         finalDescription: eps.find((x) => x.id === r.episodeId)?.d ?? null,
         steps: explorationSteps(mine, entry).map((s) => {
           const row = byIdx.get(s.idx);
-          const content = (row?.agentMessage as { content?: string | null } | null)?.content ?? '';
+          const content = row?.agentMessage?.content ?? '';
           return {
             idx: s.idx,
             text: s.calls.length ? s.calls.map((c) => `${c.call} -> ${c.observation}`).join('\n') : content.slice(0, 300),
