@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods, runs, steps } from '../../db/schema/index';
-import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
+import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import { callingWorkflowId } from '../common/workflowContext';
 import { type FinishRunInput, finishRunRow } from './checkpoints';
 import { loadSteps } from '../episode/steps';

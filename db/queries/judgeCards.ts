@@ -3,7 +3,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { judgeCards } from '../schema/index';
-import { ModelConfigError, models, type ModelParams } from '../../config/models';
+import { ModelConfigError, models } from '../../config/models';
+import type { ModelParams } from '../../domain/llm/modelParams';
 import { JUDGE_PROMPT_VERSION, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';
 import { requestParams } from '../../domain/llm/requestParams';
 

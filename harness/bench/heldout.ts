@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { closeSharedSandboxPool, sharedSandboxPool } from '../../activities/sandbox/index';
 import { connect } from '../../db/client';
-import { getDataset, getDatasetMethods, type DatasetMethod } from '../../datasets/store';
+import { getDataset, getDatasetMethods, type DatasetMethod } from '../../platform/dataset/store';
 import { DEFAULT_IN_CONTEXT_K } from '../../domain/episode/types';
 import { inContextExamples } from '../../domain/inputs/generator';
 import { codeMatchSet, countedInputs, type CodeMatchSet } from '../../domain/judge/codeMatchInputs';
@@ -25,7 +25,7 @@ import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import { formatTable } from '../../domain/report/table';
 import type { CallResult } from '../../domain/sandbox/schemas';
-import { outcomeKey } from '../../domain/sandbox/value';
+import { outcomeKey } from '../../domain/sandbox/outcomeKey';
 
 const Args = z.object({
   dataset: z.string().default('pau-v1'),

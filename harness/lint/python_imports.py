@@ -26,7 +26,7 @@ HOMES = [
     ("sandbox/", "the sandbox executor", {"coverage"}, ["sandbox", "sandbox/tests"]),
     ("trainer/pau_trainer/", "the trainer", TRAINER_PACKAGES, ["trainer"]),
     ("trainer/tests/", "the trainer's tests", TRAINER_PACKAGES | {"pytest"}, ["trainer", "trainer/tests"]),
-    ("datasets/python/", "the static analysis of methods, run with python -I", set(), ["datasets/python"]),
+    ("activities/dataset/", "the static analysis of methods, run with python -I", set(), ["activities/dataset"]),
     ("activities/calibration/", "the calibration mutants, run in the sandbox", set(), ["activities/calibration"]),
     ("platform/models/local/", "the local model server's helpers", {"xllamacpp"}, ["platform/models/local"]),
     ("harness/bench/", "the inspect_ai side of bench:peer", {"inspect_ai"}, ["harness/bench"]),

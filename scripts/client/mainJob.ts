@@ -5,7 +5,7 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
-import { getDataset } from '../../datasets/store';
+import { getDataset } from '../../platform/dataset/store';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
 import { startBenchmark, startJudgeCard } from './starters';
