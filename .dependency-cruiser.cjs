@@ -30,7 +30,7 @@ module.exports = {
       comment: 'Not even types: domain/ knows nothing of activities, workflows, workers, scripts, db or tests.',
       severity: 'error',
       from: { path: '^domain/' },
-      to: { path: '^(activities|workflows|workers|scripts|db|test)/' },
+      to: { path: '^(activities|platform|workflows|workers|scripts|db|test)/' },
     },
     {
       name: 'activities-not-scripts',

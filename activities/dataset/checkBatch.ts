@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { sha256Hex } from '../../datasets/checksum';
-import { BuildLimits, InputsConfig } from '../../datasets/config';
-import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
-import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';
+import { sha256Hex } from '../../domain/common/sha256';
+import { BuildLimits, InputsConfig } from '../../domain/dataset/config';
+import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../domain/dataset/filters';
+import { methodsByIds, recordCheck, type MethodRow } from '../../platform/dataset/store';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout, type GeneratedOutcome } from '../../domain/dataset/heldout';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';

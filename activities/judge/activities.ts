@@ -29,7 +29,7 @@ import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, t
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
+import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';

@@ -19,8 +19,8 @@ import type { ReportKind } from '../../domain/report/reportKinds';
 import { renderSftHtml, renderSftText } from '../../domain/report/sftReport';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { loadGrpoReport } from '../training/grpoReportData';
-import { loadSftReport } from './sftReportData';
+import { loadGrpoReport } from '../../db/queries/grpoReportData';
+import { loadSftReport } from '../../db/queries/sftReportData';
 import { buildReport, ReportError } from './writeReport';
 
 /** A benchmark run's report (`kind` absent: inputs recorded before the kinds, all benchmark). */

@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { checkpointFiles, checkpoints, runs } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import { loadEpisodeRows, judgeModelsOf } from '../report/reportRows';
+import { loadEpisodeRows, judgeModelsOf } from '../../db/queries/reportRows';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { compareWithBase, type SftComparison } from '../../domain/report/sftComparison';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';

@@ -1,8 +1,8 @@
 // What the dataset build needs from the sandbox (activities/sandbox), typed by the sandbox contract
 // (domain/sandbox/schemas), not by the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
 // `fromSandboxBatch` classifies the sandbox's per-call results for the filters.
-import type { BuildLimits } from '../../datasets/config';
-import type { ClassifiedCall } from '../../datasets/filters';
+import type { BuildLimits } from './config';
+import type { ClassifiedCall } from './filters';
 import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
 
 /** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */

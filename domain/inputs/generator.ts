@@ -47,7 +47,7 @@ export interface InputSpec {
   known: string[];
 }
 
-/** A parameter as the static analysis (datasets/python/analyze.py) reports it. */
+/** A parameter as the static analysis (activities/dataset/analyze.py) reports it. */
 export interface ParamInfo {
   name: string;
   kind: 'positional' | 'keyword' | 'varargs' | 'varkw';

@@ -1,5 +1,5 @@
 // The scripted mock model playing JUDGE and CODE WRITER (not a language model; every reply says so).
-// The mock server (activities/llm/mock/) dispatches here when a request carries the judge's or the code
+// The mock server (platform/models/mock/) dispatches here when a request carries the judge's or the code
 // writer's system prompt; other requests (agent turns) go to its own policies. Pure code, no I/O.
 //
 //   judge  oracle: scores the candidate description by its word overlap with the reference (gold)

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
-import { countRollouts, loadGrpoRun } from '../../activities/training/grpoReportData';
+import { countRollouts, loadGrpoRun } from '../../db/queries/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';

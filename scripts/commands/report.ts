@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { closeSharedDb, getDb } from '../../db/client';
-import { latestRunId } from '../../activities/report/reportRows';
+import { latestRunId } from '../../db/queries/reportRows';
 import { ReportError } from '../../activities/report/writeReport';
 import { produceReportFiles, storedReportFiles } from '../client/report';
 import { REPORT_KINDS } from '../../domain/report/reportKinds';

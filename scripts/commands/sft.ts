@@ -19,7 +19,7 @@ import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { trainingReportFiles } from '../client/report';
 import { runs } from '../../db/schema/index';
 import { eq } from 'drizzle-orm';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadEpisodeTranscript } from '../../activities/episode/transcript';
-import { MOCK_MARK } from '../../activities/llm/mock/policies';
+import { MOCK_MARK } from '../../platform/models/mock/policies';
 import { episodes } from '../../db/schema/index';
 import { ADD, insertFixtureMethods, LOOPS, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runEpisode, stepsOf } from './helpers';

@@ -1,6 +1,6 @@
 // The text tool-call parser (domain/episode/textToolCalls.ts): hand-written cases for each form it
 // reads, then the corpus of real outputs of the three local models on the project's prompts
-// (test/fixtures/toolCallCorpus, recorded by scripts/bench/recordToolCallCorpus.ts).
+// (test/fixtures/toolCallCorpus, recorded by harness/bench/recordToolCallCorpus.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -12,7 +12,7 @@ import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/in
 import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
 import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
-import { loadGrpoReport } from '../../activities/training/grpoReportData';
+import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { renderGrpoReport } from '../../domain/report/grpoReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
