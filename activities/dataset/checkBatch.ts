@@ -7,12 +7,13 @@ import { methodsByIds, recordCheck, type MethodRow } from '../../platform/datase
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout, type GeneratedOutcome } from '../../domain/dataset/heldout';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
-import { formatValue, parseArgs } from '../../domain/inputs/pyLiteral';
+import { parseArgs } from '../../domain/python/literal';
+import { literal } from '../../domain/python/print';
 
 /** The first argument as Python prints it (to spot a method that returns it unchanged). */
 function firstArgText(input: string): string | null {
   const a = parseArgs(input)?.args[0];
-  return a ? formatValue(a) : null;
+  return a ? literal(a) : null; // the stored form (as before), not repr: the verdicts made with it must not change
 }
 
 /** A verdict a time limit decided: under a stalled machine it may not be the method's own (checked once more). */

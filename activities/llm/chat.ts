@@ -4,7 +4,8 @@
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { apiKeyFor, costUsd, ModelConfigError, type ModelParams, type ModelSpec } from '../../config/models';
+import { apiKeyFor, costUsd, ModelConfigError, type ModelSpec } from '../../config/models';
+import type { ModelParams } from '../../domain/llm/modelParams';
 import { resolveModel } from './checkpointModels';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';

@@ -25,7 +25,7 @@ import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY, outcomesEqual } from '../../domain/judge/outcomeEquality';
 import { formatTable } from '../../domain/report/table';
 import type { CallResult } from '../../domain/sandbox/schemas';
-import { outcomeKey } from '../../domain/sandbox/value';
+import { outcomeKey } from '../../domain/sandbox/outcomeKey';
 
 const Args = z.object({
   dataset: z.string().default('pau-v1'),

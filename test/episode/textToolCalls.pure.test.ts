@@ -4,7 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { paramNames, parseTextToolCalls, pyLiteral, pyStr, readJson, type TextToolCall } from '../../domain/episode/textToolCalls';
+import { paramNames, parseTextToolCalls, pyLiteral, readJson, type TextToolCall } from '../../domain/episode/textToolCalls';
+import { literal } from '../../domain/python/print';
+
+const pyStr = (s: string) => literal({ kind: 'str', value: s });
 import { callsBeforeDescription, textToolCallsAsParsed } from '../../domain/episode/toolCalls';
 import { PROJECT_ROOT } from '../../config/env';
 

@@ -1,6 +1,7 @@
 // The scripted model's policies: pure functions from a chat request (and the method it is about) to a
 // reply. Not a language model: every reply says so (content prefix, `model`, `system_fingerprint`).
 import type { MockPolicy } from '../../../config/models';
+import { fnv1a } from '../../../domain/common/hash';
 import { seededRandom } from '../../../domain/common/seededRandom';
 import { FINAL_ASK_MARK, TEXT_CALL_PREFIX, TEXT_DESCRIPTION_PREFIX } from '../../../domain/episode/prompts';
 
@@ -40,12 +41,6 @@ export type MockReply =
 export const ORACLE_MAX_CALLS = 8;
 /** Calls the `steps` policy makes, one per turn (the orchestration benchmark). */
 export const STEPS_POLICY_CALLS = 10;
-
-function seedOf(text: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
 
 /** Parameters without defaults in a `def f(a, b=1, *, c)` line (what a call must supply positionally). */
 export function requiredArity(signature: string | null): number {
@@ -135,8 +130,8 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
     case 'null':
       return answer('I do not know what this method does.');
     case 'random': {
-      const rng = seededRandom(seedOf(`${method?.id ?? ''}|${req.messages.length}|${observed}`));
-      const wanted = 1 + (seedOf(method?.id ?? 'x') % 3);
+      const rng = seededRandom(fnv1a(`${method?.id ?? ''}|${req.messages.length}|${observed}`));
+      const wanted = 1 + (fnv1a(method?.id ?? 'x') % 3);
       if (canCall && turns < wanted) {
         const arity = requiredArity(method?.signature ?? null);
         const n = 1 + Math.floor(rng() * 3);
