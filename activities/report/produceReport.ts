@@ -5,7 +5,7 @@
 // grpoReport.ts). The benchmark run ends with it, scheduled runs call it with the previous run, SFT and GRPO
 // runs call it at their end, and `pau report` / `pau judge` / `pau grpo report --compare` call the same
 // function in-process.
-import { paidTwice } from '../llm/ledger';
+import { paidTwice } from '../../db/queries/ledger';
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
