@@ -73,6 +73,20 @@ module.exports = {
       to: { path: '^workflows/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'workers-not-cli',
+      comment: 'A worker hosts activities and workflows; it does not depend on the CLI.',
+      severity: 'error',
+      from: { path: '^workers/' },
+      to: { path: '^scripts/' },
+    },
+    {
+      name: 'nothing-imports-harness',
+      comment: 'harness/ (benchmarks, chaos runs, the GPU check, lint helpers) is the top floor: only harness/ and its tests import it.',
+      severity: 'error',
+      from: { pathNot: '^(harness|test)/' },
+      to: { path: '^harness/' },
+    },
+    {
       name: 'cli-not-activities',
       comment:
         'The CLI (scripts/) never runs an activity: it reads through db/ (db/queries/), starts workflows, and uses ' +
@@ -86,20 +100,6 @@ module.exports = {
         dependencyTypesNot: ['type-only'],
         pathNot: ['^activities/sandbox/index\\.ts$', '^activities/calibration/ladder\\.ts$', '^activities/report/(produceReport|writeReport)\\.ts$'],
       },
-    },
-    {
-      name: 'workers-not-cli',
-      comment: 'A worker hosts activities and workflows; it does not depend on the CLI.',
-      severity: 'error',
-      from: { path: '^workers/' },
-      to: { path: '^scripts/' },
-    },
-    {
-      name: 'nothing-imports-harness',
-      comment: 'harness/ (benchmarks, chaos runs, the GPU check, lint helpers) is the top floor: only harness/ and its tests import it.',
-      severity: 'error',
-      from: { pathNot: '^(harness|test)/' },
-      to: { path: '^harness/' },
     },
     {
       name: 'nothing-imports-tests',
