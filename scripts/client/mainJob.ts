@@ -229,7 +229,12 @@ export async function runMainJob(
   const card = judgeModel ? await printJudgeCard(client, judgeModel, log, early.length === 0) : 'done';
   const cardLater =
     card === 'later' && judgeModel
-      ? ready.then((o) => (o === 'failed' ? undefined : printJudgeCard(client, judgeModel, log).then(() => undefined)))
+      ? ready
+          .then((o) => (o === 'failed' ? undefined : printJudgeCard(client, judgeModel, log)))
+          .then(
+            () => undefined,
+            (err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`),
+          )
       : undefined;
   const config: BenchmarkConfig = {
     dataset: START_DATASET,
