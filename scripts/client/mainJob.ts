@@ -5,7 +5,7 @@ import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/typ
 import { models, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
-import { getDataset } from '../../datasets/store';
+import { getDataset } from '../../platform/dataset/store';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
 import { startBenchmark, startJudgeCard } from './starters';
@@ -16,7 +16,7 @@ import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
 import type { StageClock } from './startStages';
 import { env } from '../../config/env';
-import { installedModels, installModel } from '../../activities/llm/local/install';
+import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../activities/judge/card';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';

@@ -5,8 +5,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
-import { headSize } from '../../datasets/build';
-import type { BuildSummary } from '../../datasets/summary';
+import { headSize } from '../../activities/dataset/build';
+import type { BuildSummary } from '../../domain/dataset/summary';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import { followBuildWithHead, headAgainstSplit, startDatasetBuild } from '../../scripts/client/dataset';
 import { startBenchmark } from '../../scripts/client/starters';
