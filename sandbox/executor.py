@@ -26,6 +26,7 @@ filter, says "ready" and warms up), each waiting on its own pipe for ONE job; a 
 ready spare. Replacements are forked off the call's critical path: once the executor has been idle for
 IDLE_FORK_S after a reply (a fork and a spare's set-up compete for the CPU with the client digesting that
 reply), or at once, overlapping the running call, when requests arrive back to back and none is left.
+Within a BATCH, AHEAD spares are kept ready ahead of the calls still to come, refilled after a call's END.
 A burst that finds no spare ready is served by forking one on demand (slower, never a failure).
 `--spares 0` forks every call's child on demand (the fork-per-call baseline of bench:sandbox).
 
