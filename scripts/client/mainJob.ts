@@ -2,6 +2,7 @@
 // sample with the configured models — or, when none is configured, with a real local model beside the scripted anchors.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
+import type { BuildConfigInput } from '../../domain/dataset/config';
 import { models, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
@@ -26,6 +27,7 @@ import { DEFAULT_LOCAL_JUDGE, LOCAL_PREFIX } from '../../domain/llm/localModels'
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
+type StartDatasetConfig = BuildConfigInput & { name: string };
 /** Methods of the test split the start-up benchmark covers. */
 export const START_SAMPLE_METHODS = 10;
 /**
@@ -49,21 +51,21 @@ interface StartupDataset {
   ready: Promise<'present' | 'built' | 'failed'>;
 }
 
-async function openDataset(client: Client, log: (s: string) => void, first: number, beside: () => boolean): Promise<StartupDataset> {
+async function openDataset(client: Client, log: (s: string) => void, cfg: StartDatasetConfig, first: number, beside: () => boolean): Promise<StartupDataset> {
   const h = connect(undefined, 1);
   try {
-    const ds = await getDataset(h.db, START_DATASET);
+    const ds = await getDataset(h.db, cfg.name);
     if (ds?.status === 'ready') {
-      log(`dataset ${START_DATASET}: present`);
+      log(`dataset ${cfg.name}: present`);
       return { ready: Promise.resolve('present') };
     }
-    log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
+    log(`dataset ${cfg.name}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
     let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
     try {
-      ({ handle } = await startDatasetBuild(client, { name: START_DATASET }, { first }));
+      ({ handle } = await startDatasetBuild(client, cfg, { first }));
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      handle = client.workflow.getHandle(datasetWorkflowId(START_DATASET)); // a build is already running: wait for it
+      handle = client.workflow.getHandle(datasetWorkflowId(cfg.name)); // a build is already running: wait for it
     }
     log(`  ${workflowUiLink(handle.workflowId)}`);
     log(
@@ -72,10 +74,10 @@ async function openDataset(client: Client, log: (s: string) => void, first: numb
     const db = connect(undefined, 1);
     const follow = followBuildWithHead(db.db, handle, first, { beside });
     const ready = follow.done.then(
-      async () => ((await getDataset(db.db, START_DATASET))?.status === 'ready' ? ('built' as const) : ('failed' as const)),
+      async () => ((await getDataset(db.db, cfg.name))?.status === 'ready' ? ('built' as const) : ('failed' as const)),
       (err: unknown) => {
         const e = err as Error & { cause?: Error & { cause?: Error } };
-        log(`dataset ${START_DATASET}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);
+        log(`dataset ${cfg.name}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);
         return 'failed' as const;
       },
     );
@@ -113,10 +115,10 @@ export function installDefaultJudge(): Promise<string | null> {
  * without it (`datasetReady` false: the benchmark starts during the build) this returns 'later', and the
  * caller prints it again once the build ends, before the report.
  */
-async function printJudgeCard(client: Client, judgeModel: string, log: (s: string) => void, datasetReady = true): Promise<'done' | 'later'> {
+async function printJudgeCard(client: Client, judgeModel: string, log: (s: string) => void, dataset: string, datasetReady = true): Promise<'done' | 'later'> {
   const h = connect(undefined, 1);
   try {
-    let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
+    let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
     const provider = isCheckpointModel(judgeModel) ? 'local' : models().get(judgeModel).provider;
     if (status.status === 'missing' && provider === 'mock' && !datasetReady) {
       log(`judge card of ${judgeModel}: computed once the dataset build ends (on its validation split), before the report`);
@@ -128,13 +130,13 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
       const handle = await startJudgeCard(client, {
         judgeModel,
         coderModel: judgeModel,
-        dataset: START_DATASET,
+        dataset: dataset,
         split: 'validation',
         methods: DEFAULT_THRESHOLDS.minMethods,
       });
       // A card that cannot be computed leaves the status `missing`: the report then withholds the scores.
       await handle.result().catch((err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`));
-      status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
+      status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
     }
     if (status.status === 'missing') {
       log(`judge card of ${judgeModel}: not computed on this machine yet, so this run's scores are not shown as measurements (judge-free measures are).`);
@@ -159,6 +161,8 @@ export interface MainJobOptions {
   clock?: StageClock;
   /** What the benchmark waits for: the local models (and the default judge) installing and starting beside the build. */
   beforeBenchmark?: Promise<void>;
+  /** The start-up dataset and how it is built (default `pau-v1`, all sources; tests use a small slice). */
+  dataset?: StartDatasetConfig;
 }
 
 export async function runMainJob(
@@ -173,7 +177,8 @@ export async function runMainJob(
   log('== dataset');
   clock?.start('dataset');
   clock?.start('head');
-  const dataset = await openDataset(client, log, limit, () => benchmarkDrawing);
+  const cfg = opts.dataset ?? { name: START_DATASET };
+  const dataset = await openDataset(client, log, cfg, limit, () => benchmarkDrawing);
   // The benchmark starts on the build's checked head when there is one, else once the build has ended.
   if (!dataset.head) clock?.end('head', 'already built');
   const early = dataset.head ? await dataset.head : [];
@@ -184,7 +189,7 @@ export async function runMainJob(
   if (early.length > 0) {
     clock?.end('head');
     log(
-      `dataset ${START_DATASET}: the benchmark's ${early.length === 1 ? 'method is' : `${early.length} methods are`} checked (${early.join(', ')}); the benchmark starts on ${early.length === 1 ? 'it' : 'them'}, the build goes on beside it`,
+      `dataset ${cfg.name}: the benchmark's ${early.length === 1 ? 'method is' : `${early.length} methods are`} checked (${early.join(', ')}); the benchmark starts on ${early.length === 1 ? 'it' : 'them'}, the build goes on beside it`,
     );
   } else {
     clock?.end('head', 'none checked first');
@@ -197,7 +202,7 @@ export async function runMainJob(
   // as soon as the build ends, beside the benchmark (its report reads it at the end).
   const calibrate = async () => {
     clock?.start('calibration');
-    await runStartCalibration(client, log, START_DATASET, START_SAMPLE_METHODS);
+    await runStartCalibration(client, log, cfg.name, START_SAMPLE_METHODS);
     clock?.end('calibration');
   };
   const calibrated = early.length === 0 ? await calibrate() : ready.then((o) => (o === 'failed' ? undefined : calibrate()));
@@ -226,18 +231,18 @@ export async function runMainJob(
   const judge = chooseJudge(names);
   log(judge.note);
   const judgeModel = judge.judgeModel;
-  const card = judgeModel ? await printJudgeCard(client, judgeModel, log, early.length === 0) : 'done';
+  const card = judgeModel ? await printJudgeCard(client, judgeModel, log, cfg.name, early.length === 0) : 'done';
   const cardLater =
     card === 'later' && judgeModel
       ? ready
-          .then((o) => (o === 'failed' ? undefined : printJudgeCard(client, judgeModel, log)))
+          .then((o) => (o === 'failed' ? undefined : printJudgeCard(client, judgeModel, log, cfg.name)))
           .then(
             () => undefined,
             (err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`),
           )
       : undefined;
   const config: BenchmarkConfig = {
-    dataset: START_DATASET,
+    dataset: cfg.name,
     split: 'test',
     models: names,
     settings: ['interactive', 'in-context'],
@@ -268,11 +273,11 @@ export async function runMainJob(
     if (early.length > 0) {
       const outcome = await ready;
       if (outcome === 'failed') {
-        log(`dataset ${START_DATASET}: the build failed after the benchmark started (see above); \`npm run pau -- dataset build\` retries it`);
+        log(`dataset ${cfg.name}: the build failed after the benchmark started (see above); \`npm run pau -- dataset build\` retries it`);
         return { code: 1, datasetReady: false };
       }
       await Promise.all([calibrated, cardLater]);
-      log((await headAgainstSplit(h.db, START_DATASET, early)).line);
+      log((await headAgainstSplit(h.db, cfg.name, early)).line);
     }
     log('== report');
     const report = await (clock ? clock.time('report', () => fetchReportFiles(h.db, runId)) : fetchReportFiles(h.db, runId));

@@ -3,12 +3,15 @@
 // of the build is still being checked; the finished dataset has exactly the golden rows' content hash
 // (the same slice and config as buildGolden.test.ts: only the order of the checks changed).
 import { sql } from 'drizzle-orm';
+import { reloadEnv } from '../../config/env';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { headSize } from '../../activities/dataset/build';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
-import { followBuildWithHead, headAgainstSplit, startDatasetBuild } from '../../scripts/client/dataset';
+import { datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from '../../scripts/client/dataset';
+import { runMainJob } from '../../scripts/client/mainJob';
+import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { startBenchmark } from '../../scripts/client/starters';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { useStack } from '../helpers/stack';
@@ -54,5 +57,33 @@ describe('a build that checks the benchmark methods first', () => {
     const check = await headAgainstSplit(stack.db, CONFIG.name, head);
     expect(check.line).toContain(head[0]);
     expect(check.same).toBe(true);
+  });
+
+  it("npm start's main job: the benchmark runs on the checked head beside the build, then calibration and the report", { timeout: 600_000 }, async () => {
+    const saved = process.env.PAU_MODELS;
+    process.env.PAU_MODELS = 'mock-oracle'; // scripted: 10 test methods, judged by the scripted judge
+    reloadEnv();
+    try {
+      const lines: string[] = [];
+      const dataset = { name: 'ds-start', limit: 15, split: { test: 12, validation: 4 }, batchSize: 1, concurrency: 1 };
+      const r = await runMainJob(stack.client, (s) => lines.push(s), { dataset });
+      const text = lines.join('\n');
+      expect(r, text).toEqual({ code: 0, datasetReady: true });
+      const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+      // The benchmark starts on the head, and the calibration (the finished test split) comes after it started.
+      expect(at(/the benchmark's 10 methods are checked .* the benchmark starts on them, the build goes on beside it/), text).toBeGreaterThan(-1);
+      expect(at(/^run id: /)).toBeLessThan(at(/^calibrated \d+ methods/));
+      expect(at(/^calibrated \d+ methods/)).toBeGreaterThan(-1);
+      expect(at(/(are the finished test split's first 10|NOTE: the benchmark ran before the build ended)/), text).toBeGreaterThan(-1);
+      expect(at(/^report: /)).toBeGreaterThan(at(/^calibrated/));
+      const runId = /^run id: (\S+)/m.exec(text)![1]!;
+      const bench = await stack.client.workflow.getHandle(benchWorkflowId(runId)).describe();
+      const build = await stack.client.workflow.getHandle(datasetWorkflowId(dataset.name)).describe();
+      expect(bench.startTime.getTime()).toBeLessThan(build.closeTime!.getTime());
+    } finally {
+      if (saved === undefined) delete process.env.PAU_MODELS;
+      else process.env.PAU_MODELS = saved;
+      reloadEnv();
+    }
   });
 });
