@@ -1,5 +1,8 @@
-// The layering rules, checked by `npm test` (`npm run lint:deps`). Type-only imports are erased at run
-// time, so the workflow rule lets workflows import activity *types* from anywhere.
+// The layering rules, checked by `npm test` (`npm run lint:deps`); the floors, bottom up: domain, config, db,
+// platform, activities, workflows, workers, scripts (the CLI), harness, with test/ beside them
+// (docs/architecture.md). Every top-level folder is under a rule here; harness/lint/folderCycles.ts adds
+// that no two folders import each other, type imports included. Type-only imports are erased at run time, so
+// the workflow rule lets workflows import activity *types* from anywhere.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -27,17 +30,61 @@ module.exports = {
     },
     {
       name: 'domain-imports-no-outer-layer',
-      comment: 'Not even types: domain/ knows nothing of activities, workflows, workers, scripts, db or tests.',
+      comment: 'Not even types: domain/ is the bottom floor and knows nothing of any other folder.',
       severity: 'error',
       from: { path: '^domain/' },
-      to: { path: '^(activities|workflows|workers|scripts|db|test)/' },
+      to: { path: '^(config|db|platform|activities|workflows|workers|scripts|harness|test)/' },
+    },
+    {
+      name: 'config-imports-only-domain',
+      comment: 'config/ (settings, the model registry, service addresses) stands on domain/ alone: not even types from above.',
+      severity: 'error',
+      from: { path: '^config/' },
+      to: { path: '^(db|platform|activities|workflows|workers|scripts|harness|test)/' },
+    },
+    {
+      name: 'db-imports-only-config-and-domain',
+      comment: 'db/ (schema, client, migrations) is storage: it knows domain/ types and config/, nothing above.',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^(platform|activities|workflows|workers|scripts|harness|test)/' },
+    },
+    {
+      name: 'platform-is-infrastructure',
+      comment:
+        'platform/ is infrastructure that is not Temporal (processes, local models, the local stack, the blob store): ' +
+        'it knows nothing of the Temporal edge, the workflows, the CLI, the harnesses, the workers or the tests.',
+      severity: 'error',
+      from: { path: '^platform/' },
+      to: { path: '^(activities|workflows|scripts|harness|workers|test)/' },
     },
     {
       name: 'activities-not-scripts',
-      comment: 'The I/O edge does not depend on the CLI.',
+      comment: 'The I/O edge does not depend on the CLI or on the workers that host it.',
       severity: 'error',
       from: { path: '^activities/' },
+      to: { path: '^(scripts|workers)/' },
+    },
+    {
+      name: 'activities-not-workflows',
+      comment: 'Activities are the I/O edge a workflow calls; at run time they never load workflow code (types are fine).',
+      severity: 'error',
+      from: { path: '^activities/' },
+      to: { path: '^workflows/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'workers-not-cli',
+      comment: 'A worker hosts activities and workflows; it does not depend on the CLI.',
+      severity: 'error',
+      from: { path: '^workers/' },
       to: { path: '^scripts/' },
+    },
+    {
+      name: 'nothing-imports-harness',
+      comment: 'harness/ (benchmarks, chaos runs, the GPU check, lint helpers) is the top floor: only harness/ and its tests import it.',
+      severity: 'error',
+      from: { pathNot: '^(harness|test)/' },
+      to: { path: '^harness/' },
     },
     {
       name: 'nothing-imports-tests',

@@ -6,7 +6,7 @@
 const STACK = [
   '^(activities|workers|workflows)/',
   '^db/client',
-  '^scripts/stack/',
+  '^platform/(process|models|stack|storage)/',
   '^test/(setup|helpers)/',
   '^(node:)?(child_process|cluster|net|http|https|http2|dgram|worker_threads)$',
   '^node_modules/(pg|openai|@temporalio/(client|worker|testing|activity))/',

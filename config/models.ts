@@ -6,18 +6,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import { env } from './env';
 import { LOCAL_MODELS, LOCAL_PREFIX, type LocalModelCatalogueEntry } from '../domain/llm/localModels';
-
-/** Chat-completion parameters passed through to the endpoint (a subset is validated; others pass as-is). */
-export const modelParamsSchema = z
-  .object({
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    max_tokens: z.number().int().positive().optional(),
-    max_completion_tokens: z.number().int().positive().optional(),
-    seed: z.number().int().optional(),
-  })
-  .catchall(z.unknown());
-export type ModelParams = z.infer<typeof modelParamsSchema>;
+import { modelParamsSchema } from '../domain/llm/modelParams';
 
 /** vLLM's accepted --max-lora-rank values. */
 export const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;

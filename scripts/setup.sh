@@ -74,7 +74,7 @@ temporal_cli() {
 }
 
 # --- Ruff ------------------------------------------------------------------------------------------------
-# Project-local and exactly this version: another one may format differently (ruff.toml, scripts/lint/python.sh).
+# Project-local and exactly this version: another one may format differently (ruff.toml, harness/lint/python.sh).
 ruff_tool() {
   if [ "$(.tools/ruff/bin/ruff --version 2>/dev/null)" != "ruff $RUFF_VERSION" ]; then
     say "installing Ruff (PyPI ruff==$RUFF_VERSION) into .tools/ruff"

@@ -4,8 +4,8 @@
 // Sequential on purpose: a local model on a shared machine serves one request at a time anyway.
 import type { Db } from '../../db/client';
 import { models } from '../../config/models';
-import { getDatasetMethods } from '../../datasets/store';
-import type { Split } from '../../datasets/split';
+import { getDatasetMethods } from '../../platform/dataset/store';
+import type { Split } from '../../domain/dataset/split';
 import { buildLadders, RUNGS, type LadderScores, type Rung } from '../../domain/calibration/ladder';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { buildJudgeMessages, parseScore } from '../../domain/judge/judgePrompt';

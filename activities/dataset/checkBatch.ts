@@ -1,18 +1,19 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { sha256Hex } from '../../datasets/checksum';
-import { BuildLimits, InputsConfig } from '../../datasets/config';
-import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../datasets/filters';
-import { methodsByIds, recordCheck, type MethodRow } from '../../datasets/store';
+import { sha256Hex } from '../../domain/common/sha256';
+import { BuildLimits, InputsConfig } from '../../domain/dataset/config';
+import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../domain/dataset/filters';
+import { methodsByIds, recordCheck, type MethodRow } from '../../platform/dataset/store';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout, type GeneratedOutcome } from '../../domain/dataset/heldout';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
-import { formatValue, parseArgs } from '../../domain/inputs/pyLiteral';
+import { parseArgs } from '../../domain/python/literal';
+import { literal } from '../../domain/python/print';
 
 /** The first argument as Python prints it (to spot a method that returns it unchanged). */
 function firstArgText(input: string): string | null {
   const a = parseArgs(input)?.args[0];
-  return a ? formatValue(a) : null;
+  return a ? literal(a) : null; // the stored form (as before), not repr: the verdicts made with it must not change
 }
 
 /** A verdict a time limit decided: under a stalled machine it may not be the method's own (checked once more). */

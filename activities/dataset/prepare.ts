@@ -1,13 +1,13 @@
-// `prepareDatasetBuild` and `finalizeDatasetBuild` on `pau`: the Postgres ends of a build (datasets/build.ts).
+// `prepareDatasetBuild` and `finalizeDatasetBuild` on `pau`: the Postgres ends of a build (build.ts).
 // Bad input (a bad config, a missing or corrupt source file) is a non-retryable, typed ApplicationFailure.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
 import type { Db } from '../../db/client';
-import { finalizeBuild, prepareBuild, UncheckedMethodsError } from '../../datasets/build';
-import { ChecksumMismatchError, SourceUnavailableError } from '../../datasets/fetch';
-import { markDatasetFailed } from '../../datasets/store';
-import type { BuildSummary } from '../../datasets/summary';
+import { finalizeBuild, prepareBuild, UncheckedMethodsError } from './build';
+import { ChecksumMismatchError, SourceUnavailableError } from '../../platform/dataset/fetch';
+import { markDatasetFailed } from '../../platform/dataset/store';
+import type { BuildSummary } from '../../domain/dataset/summary';
 import { callingWorkflowId } from '../common/workflowContext';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 

@@ -10,7 +10,8 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, judgments, methods, runs } from '../../db/schema/index';
 import { activityChatDeps } from '../llm/activity';
 import { LLM_ERROR_TYPES } from '../llm/errors';
-import { ModelConfigError, models, type ModelParams } from '../../config/models';
+import { ModelConfigError, models } from '../../config/models';
+import type { ModelParams } from '../../domain/llm/modelParams';
 import { requestParams } from '../../domain/llm/requestParams';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
@@ -29,7 +30,7 @@ import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, t
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
+import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';

@@ -7,9 +7,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { judgeCards, methods } from '../../db/schema/index';
-import { getDatasetMethods } from '../../datasets/store';
-import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
-import type { Split } from '../../datasets/split';
+import { getDatasetMethods } from '../../platform/dataset/store';
+import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
+import type { Split } from '../../domain/dataset/split';
 import { codeMatchOf } from '../../domain/calibration/codeMatch';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {

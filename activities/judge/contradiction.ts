@@ -3,7 +3,7 @@
 // method: not its own argument mistakes, not sandbox limits) and classifies the description as
 // consistent / omits / contradicts, citing the observation. Through the llm_calls cache like every call.
 import { eq } from 'drizzle-orm';
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from '../../domain/llm/modelParams';
 import type { Db } from '../../db/client';
 import { episodes, methods } from '../../db/schema/index';
 import { observedCalls } from '../../domain/episode/observedCalls';

@@ -4,17 +4,18 @@
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { apiKeyFor, costUsd, ModelConfigError, type ModelParams, type ModelSpec } from '../../config/models';
+import { apiKeyFor, costUsd, ModelConfigError, type ModelSpec } from '../../config/models';
+import type { ModelParams } from '../../domain/llm/modelParams';
 import { resolveModel } from './checkpointModels';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
-import { mockExtras, NO_EXTRAS } from './mock/seam';
-import { ModelCorruptError, ModelInstallError } from './local/install';
-import { ensureLocalServer, forgetHealth, planFor } from './local/server';
-import { ensureLoraLoaded, ensureVllmServer } from './vllm/server';
+import { mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
+import { ModelCorruptError, ModelInstallError } from '../../platform/models/local/install';
+import { ensureLocalServer, forgetHealth, planFor } from '../../platform/models/local/server';
+import { ensureLoraLoaded, ensureVllmServer } from '../../platform/models/vllm/server';
 import { checkpointFileFailure } from '../training/checkpointFiles';
 import { readOrCreateSecret } from '../../config/secrets';
 import { mockLlmUrl } from '../../config/services';
@@ -40,7 +41,7 @@ export interface ChatRequest {
   callKey: string;
   /**
    * What the call is about. Not part of what a model receives: only the scripted mock provider gets it,
-   * as a header (activities/llm/mock/seam.ts); a real endpoint never does.
+   * as a header (platform/models/mock/seam.ts); a real endpoint never does.
    */
   about?: ChatSubject;
 }

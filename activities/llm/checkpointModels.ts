@@ -9,6 +9,7 @@ import path from 'node:path';
 import { checkpointIdOf } from '../../domain/training/checkpointIds';
 import { CHECKPOINT_FILE_NAMES } from '../../domain/training/checkpointRecord';
 import { env } from '../../config/env';
+import { fnv1a } from '../../domain/common/hash';
 import { ModelConfigError, models, type ModelRegistry, type ModelSpec } from '../../config/models';
 import type { Db } from '../../db/client';
 import { type Checkpoint, loadCheckpoint } from '../training/checkpoints';
@@ -44,12 +45,7 @@ export function vllmCheckpointSpec(name: string, server: ModelSpec, loraDir: str
 
 /** A loopback port per checkpoint: PAU_MODEL_PORT_BASE + 100 + (FNV-1a of the id mod 400). */
 export function checkpointPort(id: string, portBase = env().PAU_MODEL_PORT_BASE): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return portBase + 100 + (h % 400);
+  return portBase + 100 + (fnv1a(id) % 400);
 }
 
 export interface ResolveOptions extends MaterializeOptions {

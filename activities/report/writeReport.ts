@@ -9,13 +9,13 @@ import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
 import type { ReportDocument } from '../../domain/report/renderHtml';
-import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
+import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from '../../db/queries/reportRows';
 import { latestCalibration } from '../calibration/latest';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
-import { ensurePrivateDir, writePrivateFile } from '../common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { judgeCardStatus } from '../judge/card';
 
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import { SandboxCrash, type BatchProgress, type ExecutorProcess, type JobOutcome } from './executorProcess';
 import type { CallResult, Coverage, ErrorInfo, Limits, RunBatchInput } from '../../domain/sandbox/schemas';
+import { SANDBOX_ERROR } from '../../domain/sandbox/errorTypes';
 import { CHILD_SETUP_FAILED, childAnalysisSchema, childCallResultSchema, type JobLimits } from './wire';
 
 /** Calls per BATCH message, and at most this many bytes of jobs (a source can be large). A source that
@@ -39,25 +40,25 @@ const SIGNALS = new Map<number, string>(Object.entries(os.constants.signals).map
 /** A job that ended without a usable result, as the call's error. */
 function limitError(o: JobOutcome, lim: JobLimits, stdout: string): CallResult | undefined {
   const { status, ms } = o.end;
-  if (status === 'Timeout') return err('Timeout', `the call did not finish within ${lim.timeoutMs} ms`, ms, stdout);
-  if (status === 'OutputLimit') return err('OutputLimit', `the call wrote more than ${lim.stdoutBytes} bytes to stdout`, ms, stdout);
-  if (status === 'ResultLimit') return err('ResultLimit', `the call wrote a result over ${lim.resultBytes} bytes`, ms, stdout);
-  if (status === 'Lost') return err('SandboxError', "the call's process died before it received its job", ms, stdout);
+  if (status === SANDBOX_ERROR.timeout) return err(SANDBOX_ERROR.timeout, `the call did not finish within ${lim.timeoutMs} ms`, ms, stdout);
+  if (status === SANDBOX_ERROR.outputLimit) return err(SANDBOX_ERROR.outputLimit, `the call wrote more than ${lim.stdoutBytes} bytes to stdout`, ms, stdout);
+  if (status === SANDBOX_ERROR.resultLimit) return err(SANDBOX_ERROR.resultLimit, `the call wrote a result over ${lim.resultBytes} bytes`, ms, stdout);
+  if (status === 'Lost') return err(SANDBOX_ERROR.sandboxError, "the call's process died before it received its job", ms, stdout);
   if (status !== 'NoResult') return undefined;
   const { signal, exit } = o.end;
   if (signal !== undefined) {
     if (signal === os.constants.signals.SIGXCPU) {
-      return err('Timeout', `the call used more than its CPU time limit (${lim.timeoutMs} ms)`, ms, stdout);
+      return err(SANDBOX_ERROR.timeout, `the call used more than its CPU time limit (${lim.timeoutMs} ms)`, ms, stdout);
     }
     if (signal === os.constants.signals.SIGSEGV) {
-      return err('SandboxError', 'the call crashed the interpreter (SIGSEGV, e.g. a C stack overflow)', ms, stdout);
+      return err(SANDBOX_ERROR.sandboxError, 'the call crashed the interpreter (SIGSEGV, e.g. a C stack overflow)', ms, stdout);
     }
-    if (signal === os.constants.signals.SIGSYS) return err('SandboxError', 'the call made a forbidden system call', ms, stdout);
-    return err('SandboxError', `the call was killed by ${SIGNALS.get(signal) ?? String(signal)}`, ms, stdout);
+    if (signal === os.constants.signals.SIGSYS) return err(SANDBOX_ERROR.sandboxError, 'the call made a forbidden system call', ms, stdout);
+    return err(SANDBOX_ERROR.sandboxError, `the call was killed by ${SIGNALS.get(signal) ?? String(signal)}`, ms, stdout);
   }
-  if (exit === CHILD_SETUP_FAILED) return err('SandboxError', "the sandbox could not set up the call's process", ms, stdout);
-  if (exit !== undefined) return err('SandboxError', `the call exited without a result (status ${exit})`, ms, stdout);
-  return err('SandboxError', 'the call vanished without a result', ms, stdout);
+  if (exit === CHILD_SETUP_FAILED) return err(SANDBOX_ERROR.sandboxError, "the sandbox could not set up the call's process", ms, stdout);
+  if (exit !== undefined) return err(SANDBOX_ERROR.sandboxError, `the call exited without a result (status ${exit})`, ms, stdout);
+  return err(SANDBOX_ERROR.sandboxError, 'the call vanished without a result', ms, stdout);
 }
 
 interface CallOutcome {
@@ -78,7 +79,12 @@ function callOutcome(o: JobOutcome, lim: JobLimits): CallOutcome {
     parsed = undefined;
   }
   if (!parsed?.success) {
-    return { result: err('SandboxError', 'the call wrote an unreadable result', o.end.ms, stdout), arcs: undefined, events: undefined, sourceError: false };
+    return {
+      result: err(SANDBOX_ERROR.sandboxError, 'the call wrote an unreadable result', o.end.ms, stdout),
+      arcs: undefined,
+      events: undefined,
+      sourceError: false,
+    };
   }
   const { arcs, events, sourceError, ms, ...rest } = parsed.data;
   const result: CallResult = rest.ok

@@ -8,7 +8,8 @@
 // the dataset builder filters on `deterministic && stateless` or on individual flags.
 import { SandboxPool } from './pool';
 import { determinismInputSchema, type BatchResult, type DeterminismInput, type DeterminismVerdict } from '../../domain/sandbox/schemas';
-import { outcomeKey } from '../../domain/sandbox/value';
+import { outcomeKey } from '../../domain/sandbox/outcomeKey';
+import { isTimeout } from '../../domain/sandbox/errorTypes';
 
 const NONDETERMINISM = [/^imports-nondeterministic:/, /^outputs-differ$/, /^hash-seed-dependent$/, /^timeouts$/, /^calls:(id|input|hash)$/, /^sleeps$/];
 const STATEFUL = [
@@ -75,11 +76,9 @@ export async function checkDeterminism(pool: SandboxPool, input: DeterminismInpu
   const mismatches: { call: number; outcomes: string[] }[] = [];
   let onlyHashSeed = true;
   for (let i = 0; i < n; i++) {
-    const keys = [runA, runB, runC].map((r) => {
-      const res = r.results[i];
-      return res ? outcomeKey(res, { withMessage: true, withStdout: true }) : 'missing';
-    });
-    if (keys.some((k) => k.startsWith('err:Timeout'))) flags.add('timeouts');
+    const results = [runA, runB, runC].map((r) => r.results[i]);
+    const keys = results.map((res) => (res ? outcomeKey(res, { withMessage: true, withStdout: true }) : 'missing'));
+    if (results.some((res) => res && !res.ok && isTimeout(res.error.type))) flags.add('timeouts');
     if (new Set(keys).size > 1) {
       mismatches.push({ call: i, outcomes: keys });
       if (keys[0] !== keys[1]) onlyHashSeed = false;

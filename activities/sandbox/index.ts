@@ -11,8 +11,6 @@ export type { SandboxPoolOptions, RunOptions } from './pool';
 export { SandboxCrash } from './executorProcess';
 export { checkDeterminism } from './determinism';
 export { mergeCoverage, coverageRatios } from '../../domain/sandbox/coverage';
-export { decodeValue, encodeValue, canonical, pretty, outcomeKey } from '../../domain/sandbox/value';
-export type { PyValue } from '../../domain/sandbox/value';
 
 export const runMethodBatchInputSchema = runBatchInputSchema.extend({
   /** Return per-call SyntaxErrors instead of failing when the source does not compile (code match). */

@@ -8,6 +8,7 @@ import { runBatchOn } from './batch';
 import { ExecutorProcess, SandboxCrash, type BatchProgress } from './executorProcess';
 import { buildLaunch, bwrapAvailable, type Launch, type LaunchKind, type RequestedMode } from './isolation';
 import { runBatchInputSchema, type BatchResult, type CallResult, type Limits, type RunBatchInput, type SandboxMode } from '../../domain/sandbox/schemas';
+import { SANDBOX_ERROR } from '../../domain/sandbox/errorTypes';
 
 export interface SandboxPoolOptions {
   mode?: RequestedMode;
@@ -236,7 +237,7 @@ export class SandboxPool {
     const message = `the sandbox failed twice: ${lastCrash?.message ?? 'unknown'}`;
     return {
       mode,
-      results: req.calls.map((_c, i) => best[i] ?? { ok: false, error: { type: 'SandboxError', message }, stdout: '', ms: 0 }),
+      results: req.calls.map((_c, i) => best[i] ?? { ok: false, error: { type: SANDBOX_ERROR.sandboxError, message }, stdout: '', ms: 0 }),
       coverage: null,
       sourceError: null,
       coverageError: message,

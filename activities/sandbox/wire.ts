@@ -2,7 +2,9 @@
 // schemas of what comes back: the executor's own records (ready, end) and the child's result, which is
 // untrusted (the method's process wrote it) and validated here, call by call.
 import { z } from 'zod';
-import { coverageSchema, encodedValueSchema, errorInfoSchema } from '../../domain/sandbox/schemas';
+import { encodedValueSchema } from '../../domain/python/codec';
+import { coverageSchema, errorInfoSchema } from '../../domain/sandbox/schemas';
+import { SANDBOX_ERROR } from '../../domain/sandbox/errorTypes';
 
 /** client -> executor: <8I op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes, resultBytes>. */
 export const REQUEST_HEADER_BYTES = 32;
@@ -98,7 +100,8 @@ export const readyRecordSchema = z.object({
 });
 export type ReadyRecord = z.infer<typeof readyRecordSchema>;
 
-export const END_STATUSES = ['ok', 'Timeout', 'OutputLimit', 'ResultLimit', 'NoResult', 'Lost'] as const;
+/** The executor's end statuses; the limit ones carry the sandbox error type they become (activities/sandbox/batch.ts). */
+export const END_STATUSES = ['ok', SANDBOX_ERROR.timeout, SANDBOX_ERROR.outputLimit, SANDBOX_ERROR.resultLimit, 'NoResult', 'Lost'] as const;
 export const endRecordSchema = z.object({
   status: z.enum(END_STATUSES),
   /** Wall time from the request to the end of the call, measured by the executor. */

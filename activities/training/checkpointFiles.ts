@@ -1,6 +1,6 @@
 // Checkpoints that travel (docs/training.md): a registered checkpoint's files (the peft adapter + its
 // config, the GGUF export llama.cpp serves) are stored as content-addressed blobs every host can read
-// (activities/storage/blobStore.ts), and fetched into this host's checkpoint cache where they are served
+// (platform/storage/blobStore.ts), and fetched into this host's checkpoint cache where they are served
 // (`ckpt:<id>`) or continued from (the next GRPO epoch's init_adapter). Every fetched file is verified by
 // its sha256 before it is used; a stored blob that does not match is a non-retryable CheckpointFileCorrupt
 // error, and the cache keeps what it had.
@@ -13,7 +13,7 @@ import type { Db } from '../../db/client';
 import { checkpointFiles } from '../../db/schema/index';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { CHECKPOINT_FILE_NAMES, type CheckpointFile } from '../../domain/training/checkpointRecord';
-import { BlobCorruptError, BlobMissingError, BlobStore, BlobStoreUnavailableError, sha256File } from '../storage/blobStore';
+import { BlobCorruptError, BlobMissingError, BlobStore, BlobStoreUnavailableError, sha256File } from '../../platform/storage/blobStore';
 
 export interface StoreCheckpointFilesInput {
   /** The trainer's checkpoint directory (adapter_model.safetensors + adapter_config.json + DONE). */

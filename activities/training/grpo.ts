@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods, runs, steps } from '../../db/schema/index';
-import { acceptedReferenceDescriptions, goldOrReference } from '../../datasets/referenceDescriptions';
+import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import { callingWorkflowId } from '../common/workflowContext';
 import { type FinishRunInput, finishRunRow } from './checkpoints';
 import { loadSteps } from '../episode/steps';
@@ -19,7 +19,7 @@ import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnp
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 import { grpoEvalFigures } from '../../domain/training/grpoEval';
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
-import { loadRolloutRows } from './rolloutRows';
+import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
 /**
  * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes

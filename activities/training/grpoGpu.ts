@@ -13,7 +13,7 @@ import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
 import { baseModelFile, writeIfChanged } from './sftGpu';
 import { servedTurns } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
-import { loadRolloutRows } from './rolloutRows';
+import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
 export interface PrepareGrpoInput {
   jobId: string;

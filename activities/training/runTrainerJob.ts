@@ -26,7 +26,7 @@ import {
   type TrainerJobResult,
 } from '../../domain/training/trainerProtocol';
 import { currentActivity } from '../common/workflowContext';
-import { ensurePrivateDir, writePrivateFile } from '../common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { CHECKPOINT_FILE_NAMES } from '../../domain/training/checkpointRecord';

@@ -6,7 +6,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
 import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index';
-import { loadEpisodeRows } from '../report/reportRows';
+import { loadEpisodeRows } from '../../db/queries/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { servedLine, type ServedTurn } from '../../domain/training/servedLine';

@@ -1,7 +1,7 @@
 // Reference descriptions generated for methods whose source has none (CruxEval): `pau dataset describe`
 // asks a model to describe the code, has a coder write code from that description, and keeps the
 // description only when the code matches the original on held-out inputs. Every attempt is a row with
-// its provenance; the accepted ones are the methods' reference descriptions (datasets/referenceDescriptions.ts).
+// its provenance; the accepted ones are the methods' reference descriptions (platform/dataset/referenceDescriptions.ts).
 import { doublePrecision, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { methods } from './datasets';
 

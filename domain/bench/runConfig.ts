@@ -1,7 +1,7 @@
 // Whether a run's stored config is the config a start asks for: a run id names one run, so a start with
 // another config under the same id is refused instead of mixing episodes of two runs. Pure (workflow-safe).
 import type { BenchmarkConfig } from './types';
-import { canonicalJson as canonical } from '../common/canonicalJson';
+import { canonicalJson as canonical } from '../common/hash';
 
 /** The config as the caller gave it: the stored row also holds the frozen method list, which is not input. */
 export function requestedConfig(stored: BenchmarkConfig & { resolvedMethodIds?: string[] }): BenchmarkConfig {

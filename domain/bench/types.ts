@@ -1,5 +1,5 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from '../llm/modelParams';
 import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
 import type { SelfJudgePair } from '../judge/selfJudge';

@@ -1,9 +1,10 @@
 // What the dataset build needs from the sandbox (activities/sandbox), typed by the sandbox contract
 // (domain/sandbox/schemas), not by the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
 // `fromSandboxBatch` classifies the sandbox's per-call results for the filters.
-import type { BuildLimits } from '../../datasets/config';
-import type { ClassifiedCall } from '../../datasets/filters';
+import type { BuildLimits } from './config';
+import type { ClassifiedCall } from './filters';
 import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
+import { isLimit, isNotRun } from '../sandbox/errorTypes';
 
 /** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */
 export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'> & Partial<Pick<BatchResult, 'mode' | 'events' | 'staticFlags'>>;
@@ -33,9 +34,6 @@ export interface DatasetSandbox {
   checkDeterminism?(input: PortRunInput, first?: PortBatchResult): Promise<PortDeterminism>;
 }
 
-const LIMIT_ERRORS = new Set(['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit']);
-const SANDBOX_ERRORS = new Set(['BadArguments', 'EntryNotFound', 'SandboxError']);
-
 /** True when the typed encoding holds a value that is not a Python literal (an `other` object). */
 export function hasNonLiteral(v: unknown): boolean {
   if (v === null || typeof v !== 'object') return false;
@@ -48,8 +46,8 @@ export function fromSandboxBatch(b: PortBatchResult): { sourceError?: string; ca
   const calls = b.results.map((r: CallResult): ClassifiedCall => {
     if (r.ok) return { ok: true, repr: r.repr, isNone: r.value === null, literal: !hasNonLiteral(r.value) };
     const t = r.error.type;
-    if (LIMIT_ERRORS.has(t)) return { ok: false, limit: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
-    if (SANDBOX_ERRORS.has(t)) return { ok: false, sandboxError: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
+    if (isLimit(t)) return { ok: false, limit: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
+    if (isNotRun(t)) return { ok: false, sandboxError: `${t}: ${r.error.message}`.slice(0, 300), excType: t };
     return { ok: false, excType: t, message: r.error.message };
   });
   return b.sourceError ? { sourceError: `${b.sourceError.type}: ${b.sourceError.message}`.slice(0, 500), calls } : { calls };

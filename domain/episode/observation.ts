@@ -1,5 +1,6 @@
 // A sandbox result as the agent sees it (repr, or "ExceptionType: message") and as it is stored.
 import type { CallResult, Outcome } from '../sandbox/schemas';
+import { isLimit, isSandboxFault, isTimeout, SANDBOX_ERROR } from '../sandbox/errorTypes';
 
 export const MAX_OBSERVATION_CHARS = 2000;
 
@@ -18,17 +19,17 @@ export function isWrongArity(type: string, message: string): boolean {
 /** The agent's own mistake: arguments that do not parse, or a wrong number of arguments. */
 export function isAgentError(r: Outcome): boolean {
   if (r.ok) return false;
-  return r.error.type === 'BadArguments' || isWrongArity(r.error.type, r.error.message ?? '');
+  return r.error.type === SANDBOX_ERROR.badArguments || isWrongArity(r.error.type, r.error.message ?? '');
 }
 
 /** A finer label for analysis: wrong arity and bad arguments are the agent's mistakes, not the method's. */
 export function observationCategory(r: CallResult): 'value' | 'exception' | 'wrong_arity' | 'bad_arguments' | 'timeout' | 'limit' | 'sandbox_error' {
   if (r.ok) return 'value';
   const { type, message } = r.error;
-  if (type === 'BadArguments') return 'bad_arguments';
-  if (/timeout/i.test(type)) return 'timeout';
-  if (/Limit$/.test(type)) return 'limit';
-  if (type === 'SandboxError') return 'sandbox_error';
+  if (type === SANDBOX_ERROR.badArguments) return 'bad_arguments';
+  if (isTimeout(type)) return 'timeout';
+  if (isLimit(type)) return 'limit';
+  if (isSandboxFault(type)) return 'sandbox_error';
   if (isWrongArity(type, message)) return 'wrong_arity';
   return 'exception';
 }

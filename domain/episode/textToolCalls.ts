@@ -8,6 +8,7 @@
 // JSON is read with a tolerant reader that keeps key order and number spellings (JSON.parse would
 // reorder integer-like keys and turn 1.0 into 1) and accepts what small models write: single quotes,
 // Python's True/False/None, trailing commas.
+import { literal } from '../python/print';
 
 export type TextToolCall =
   | { name: 'call_method'; arguments: string; raw: string }
@@ -163,22 +164,7 @@ export function readJson(text: string): JsonNode | undefined {
 
 // ---- JSON values as Python literals ------------------------------------------------------------------
 
-/** Python's repr of a str (single quotes unless the text has ' and no "). */
-export function pyStr(s: string): string {
-  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = q;
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === q) out += `\\${q}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + q;
-}
+const pyStr = (s: string): string => literal({ kind: 'str', value: s });
 
 export function pyLiteral(n: JsonNode): string {
   switch (n.t) {

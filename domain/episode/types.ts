@@ -1,5 +1,5 @@
 // Types shared by the episode activities and workflows (type-only imports from workflow code).
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from '../llm/modelParams';
 import type { CallResult, SandboxLimits } from '../sandbox/schemas';
 
 export const SETTINGS = ['interactive', 'in-context'] as const;
@@ -57,8 +57,6 @@ export interface EpisodeInput {
   modelRetry?: ModelRetry;
   /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
   judge?: { judgeModel: string };
-  /** @deprecated Inputs recorded before the explicit judge step carried a workflow type; kept so their histories replay. */
-  afterEpisode?: { workflowType: string; taskQueue?: string };
 }
 
 /** The part of the model turn's retry policy a run may override (Temporal duration strings or ms). */

@@ -11,8 +11,11 @@
 // where the known inputs show it. Keyword arguments keep their names and positions in the call.
 // Deterministic: the same (method, purpose, seed) gives the same inputs on every machine. Pure, no I/O.
 import { seededRandom } from '../common/seededRandom';
-import { generateInputs as mutateKnownInputs, hash32 } from '../judge/heldoutInputs';
-import { formatArgs, formatValue, parseArgs, parseValue, type PyArgs, type PyValue } from './pyLiteral';
+import { generateInputs as mutateKnownInputs } from '../judge/heldoutInputs';
+import { fnv1a } from '../common/hash';
+import { parseArgs, parseValue } from '../python/literal';
+import { literal, literalArgs } from '../python/print';
+import { bytesOf, type PyArgs, type PyValue } from '../python/value';
 
 /** Bumped when generation changes: part of the dataset's check key, so a rebuild reruns what it affects. */
 export const GENERATOR_VERSION = 'typed-inputs-3';
@@ -47,7 +50,7 @@ export interface InputSpec {
   known: string[];
 }
 
-/** A parameter as the static analysis (datasets/python/analyze.py) reports it. */
+/** A parameter as the static analysis (activities/dataset/analyze.py) reports it. */
 export interface ParamInfo {
   name: string;
   kind: 'positional' | 'keyword' | 'varargs' | 'varkw';
@@ -80,29 +83,35 @@ const uniq = <T>(xs: T[]): T[] => [...new Set(xs)];
 const addSeen = <T>(a: T[], b: T[]): T[] => uniq([...a, ...b]).slice(0, MAX_SEEN);
 
 export function shapeOf(v: PyValue): Shape {
-  switch (v.t) {
+  switch (v.kind) {
     case 'int': {
-      const n = clampInt(v.v);
+      const n = clampInt(v.value);
       return { k: 'int', lo: n, hi: n, seen: [n] };
     }
     case 'float': {
-      const d = Number.isFinite(v.v) ? Math.min(3, /\.(\d+)/.exec(String(v.v))?.[1]?.length ?? 1) : 1;
-      const x = Number.isFinite(v.v) ? v.v : 0;
-      return { k: 'float', lo: x, hi: x, decimals: d, seen: Number.isFinite(v.v) ? [v.v] : [] };
+      const d = Number.isFinite(v.value) ? Math.min(3, /\.(\d+)/.exec(String(v.value))?.[1]?.length ?? 1) : 1;
+      const x = Number.isFinite(v.value) ? v.value : 0;
+      return { k: 'float', lo: x, hi: x, decimals: d, seen: Number.isFinite(v.value) ? [v.value] : [] };
     }
     case 'str':
-      return { k: 'str', maxLen: v.v.length, chars: uniq([...v.v]).join(''), seen: [v.v] };
+      return { k: 'str', maxLen: v.value.length, chars: uniq([...v.value]).join(''), seen: [v.value] };
     case 'bytes':
-      return { k: 'bytes', maxLen: v.v.length };
+      return { k: 'bytes', maxLen: v.value.length };
     case 'bool':
       return { k: 'bool' };
     case 'none':
       return { k: 'none' };
     case 'complex':
-      return { k: 'complex', seen: [v.text] };
+      return { k: 'complex', seen: [literal(v)] };
     case 'list':
     case 'set':
-      return { k: v.t, elem: mergeAll(v.items.map(shapeOf)), maxLen: v.items.length };
+      return { k: v.kind, elem: mergeAll(v.items.map(shapeOf)), maxLen: v.items.length };
+    case 'frozenset':
+      return { k: 'set', elem: mergeAll(v.items.map(shapeOf)), maxLen: v.items.length };
+    case 'bytearray':
+      return { k: 'bytes', maxLen: v.value.length };
+    case 'other':
+      return { k: 'none' }; // no literal (literal text never parses to one)
     case 'tuple':
       return {
         k: 'tuple',
@@ -173,7 +182,7 @@ export function mergeShapes(a: Shape | null, b: Shape | null): Shape | null {
 /** Whitespace-free text of an input, so `1,2` and `1, 2` are the same input. */
 export function inputKey(text: string): string {
   const a = parseArgs(text);
-  return a ? formatArgs(a).replace(/\s+/g, '') : text.replace(/\s+/g, '');
+  return a ? literalArgs(a).replace(/\s+/g, '') : text.replace(/\s+/g, '');
 }
 
 /** The shapes of a method's inputs, from its known argument texts (and its signature when it has none). */
@@ -327,7 +336,7 @@ function shapeForParam(p: ParamInfo, sig: SignatureInfo, ctx: { int: Shape; str:
   if (fromAnn) return fromAnn;
   if (p.default !== null) {
     const v = parseValue(p.default);
-    if (v && v.t !== 'none') return widen(shapeOf(v), ctx);
+    if (v && v.kind !== 'none') return widen(shapeOf(v), ctx);
   }
   const fromHints = shapeFromHints(sig.hints[p.name] ?? [], ctx);
   if (fromHints) return fromHints;
@@ -361,9 +370,11 @@ type Rand = () => number;
 const randInt = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 const choice = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 
-const int = (n: number): PyValue => ({ t: 'int', v: BigInt(Math.trunc(n)) });
-const float = (x: number, d: number): PyValue => ({ t: 'float', v: Number(x.toFixed(d)) });
-const str = (v: string): PyValue => ({ t: 'str', v });
+const int = (n: number): PyValue => ({ kind: 'int', value: BigInt(Math.trunc(n)) });
+const float = (x: number, d: number): PyValue => ({ kind: 'float', value: Number(x.toFixed(d)) });
+const str = (value: string): PyValue => ({ kind: 'str', value });
+/** A complex value from its literal text (shapes keep complex values as text). */
+const complexOf = (text: string): PyValue => parseValue(text) ?? { kind: 'complex', re: 0, im: 1 };
 
 function alphabet(s: Extract<Shape, { k: 'str' }>): string {
   let a = s.chars;
@@ -401,19 +412,19 @@ function edgeValues(s: Shape, r: Rand): PyValue[] {
     }
     case 'bytes':
       return [
-        { t: 'bytes', v: '' },
-        { t: 'bytes', v: 'a' },
-        { t: 'bytes', v: 'Hello' },
+        { kind: 'bytes', value: bytesOf('') },
+        { kind: 'bytes', value: bytesOf('a') },
+        { kind: 'bytes', value: bytesOf('Hello') },
       ];
     case 'bool':
       return [
-        { t: 'bool', v: true },
-        { t: 'bool', v: false },
+        { kind: 'bool', value: true },
+        { kind: 'bool', value: false },
       ];
     case 'none':
-      return [{ t: 'none' }];
+      return [{ kind: 'none' }];
     case 'complex':
-      return s.seen.map((text) => ({ t: 'complex', text }));
+      return s.seen.map(complexOf);
     case 'list':
     case 'set': {
       const e = () => value(s.elem ?? DEFAULT_INT, r, 'typical', 1);
@@ -432,15 +443,15 @@ function edgeValues(s: Shape, r: Rand): PyValue[] {
     case 'tuple':
       if (s.items)
         return s.items.map((_, i) => ({
-          t: 'tuple' as const,
+          kind: 'tuple' as const,
           items: s.items!.map((it, j) => (i === j ? choice(r, edgeValues(it, r)) : value(it, r, 'typical', 1))),
         }));
-      return [{ t: 'tuple', items: [] }, { t: 'tuple', items: [value(s.elem ?? DEFAULT_INT, r, 'typical', 1)] }, value(s, r, 'typical', 0)];
+      return [{ kind: 'tuple', items: [] }, { kind: 'tuple', items: [value(s.elem ?? DEFAULT_INT, r, 'typical', 1)] }, value(s, r, 'typical', 0)];
     case 'dict': {
       const one = value({ ...s, maxLen: 1 }, r, 'typical', 0);
       return [
-        { t: 'dict', entries: [] },
-        one.t === 'dict' && one.entries.length > 1 ? { t: 'dict', entries: one.entries.slice(0, 1) } : one,
+        { kind: 'dict', entries: [] },
+        one.kind === 'dict' && one.entries.length > 1 ? { kind: 'dict', entries: one.entries.slice(0, 1) } : one,
         value({ ...s, maxLen: Math.max(s.maxLen + 2, 4) }, r, 'typical', 0),
       ];
     }
@@ -452,13 +463,13 @@ function edgeValues(s: Shape, r: Rand): PyValue[] {
 const DEFAULT_INT: Shape = { k: 'int', lo: 0, hi: 10, seen: [] };
 
 function container(k: 'list' | 'set', items: PyValue[]): PyValue {
-  return k === 'set' ? { t: 'set', items: dedupe(items) } : { t: 'list', items };
+  return k === 'set' ? { kind: 'set', items: dedupe(items) } : { kind: 'list', items };
 }
 
 function dedupe(items: PyValue[]): PyValue[] {
   const seen = new Set<string>();
   return items.filter((v) => {
-    const k = formatValue(v);
+    const k = literal(v);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
@@ -466,9 +477,9 @@ function dedupe(items: PyValue[]): PyValue[] {
 }
 
 function sortValues(items: PyValue[]): PyValue[] {
-  const num = (v: PyValue) => (v.t === 'int' ? Number(v.v) : v.t === 'float' ? v.v : NaN);
+  const num = (v: PyValue) => (v.kind === 'int' ? Number(v.value) : v.kind === 'float' ? v.value : NaN);
   if (items.every((v) => !Number.isNaN(num(v)))) return [...items].sort((a, b) => num(a) - num(b));
-  if (items.every((v) => v.t === 'str')) return [...items].sort((a, b) => ((a as { v: string }).v < (b as { v: string }).v ? -1 : 1));
+  if (items.every((v) => v.kind === 'str')) return [...items].sort((a, b) => ((a as { value: string }).value < (b as { value: string }).value ? -1 : 1));
   return items;
 }
 
@@ -507,13 +518,16 @@ function value(s: Shape, r: Rand, mode: 'edge' | 'typical', depth: number): PyVa
       return str(Array.from({ length: len }, () => choice(r, [...a])).join(''));
     }
     case 'bytes':
-      return { t: 'bytes', v: Array.from({ length: randInt(r, 0, Math.min(16, s.maxLen + 2)) }, () => choice(r, [...`${LOWER}${DIGITS} `])).join('') };
+      return {
+        kind: 'bytes',
+        value: bytesOf(Array.from({ length: randInt(r, 0, Math.min(16, s.maxLen + 2)) }, () => choice(r, [...`${LOWER}${DIGITS} `])).join('')),
+      };
     case 'bool':
-      return { t: 'bool', v: r() < 0.5 };
+      return { kind: 'bool', value: r() < 0.5 };
     case 'none':
-      return { t: 'none' };
+      return { kind: 'none' };
     case 'complex':
-      return s.seen.length ? { t: 'complex', text: choice(r, s.seen) } : { t: 'complex', text: '1j' };
+      return complexOf(s.seen.length ? choice(r, s.seen) : '1j');
     case 'list':
     case 'set': {
       const len = randInt(r, 0, Math.min(depth > 0 ? 5 : MAX_LIST, Math.max(s.maxLen, 3) + 2));
@@ -523,9 +537,9 @@ function value(s: Shape, r: Rand, mode: 'edge' | 'typical', depth: number): PyVa
       );
     }
     case 'tuple': {
-      if (s.items) return { t: 'tuple', items: s.items.map((it) => value(it, r, r() < 0.15 ? 'edge' : 'typical', depth + 1)) };
+      if (s.items) return { kind: 'tuple', items: s.items.map((it) => value(it, r, r() < 0.15 ? 'edge' : 'typical', depth + 1)) };
       const len = randInt(r, 0, Math.min(MAX_LIST, Math.max(s.maxLen, 2) + 2));
-      return { t: 'tuple', items: Array.from({ length: len }, () => value(s.elem ?? DEFAULT_INT, r, 'typical', depth + 1)) };
+      return { kind: 'tuple', items: Array.from({ length: len }, () => value(s.elem ?? DEFAULT_INT, r, 'typical', depth + 1)) };
     }
     case 'dict': {
       const len = randInt(r, 0, Math.min(8, Math.max(s.maxLen, 2) + 1));
@@ -534,19 +548,19 @@ function value(s: Shape, r: Rand, mode: 'edge' | 'typical', depth: number): PyVa
       const entries: [PyValue, PyValue][] = [];
       for (let i = 0; i < len * 3 && entries.length < len; i++) {
         const k = value(keyShape, r, 'typical', depth + 1);
-        const key = formatValue(k);
+        const key = literal(k);
         if (seen.has(key)) continue;
         seen.add(key);
         entries.push([k, value(s.value ?? DEFAULT_INT, r, r() < 0.15 ? 'edge' : 'typical', depth + 1)]);
       }
-      return { t: 'dict', entries };
+      return { kind: 'dict', entries };
     }
     case 'union': {
       // None (when the known inputs show it) is one choice among the others, not a third of all values.
       const opts = s.options;
       const nonNone = opts.filter((o) => o.k !== 'none');
       const pickNone = opts.length > nonNone.length && (nonNone.length === 0 || r() < 0.15);
-      return pickNone ? { t: 'none' } : value(choice(r, nonNone), r, 'typical', depth);
+      return pickNone ? { kind: 'none' } : value(choice(r, nonNone), r, 'typical', depth);
     }
   }
 }
@@ -573,24 +587,24 @@ function relate(a: PyArgs, r: Rand): void {
   const targets = vals.map((_, i) => i).filter((i) => i > 0);
   const j = choice(r, targets);
   const later = vals[j]!;
-  const earlier = vals.slice(0, j).filter((v) => v.t === 'str' || v.t === 'list' || v.t === 'tuple');
+  const earlier = vals.slice(0, j).filter((v) => v.kind === 'str' || v.kind === 'list' || v.kind === 'tuple');
   if (earlier.length === 0) return;
   const src = choice(r, earlier);
   // A string inside an earlier list of strings counts as a source string too (`filter(strings, prefix)`).
-  const items = src.t === 'list' || src.t === 'tuple' ? src.items : [];
-  const inner = items.flatMap((x) => (x.t === 'str' && x.v.length > 0 ? [x.v] : []));
-  const text = src.t === 'str' ? src.v : later.t === 'str' && inner.length > 0 ? choice(r, inner) : null;
-  if (later.t === 'str' && text) {
+  const items = src.kind === 'list' || src.kind === 'tuple' ? src.items : [];
+  const inner = items.flatMap((x) => (x.kind === 'str' && x.value.length > 0 ? [x.value] : []));
+  const text = src.kind === 'str' ? src.value : later.kind === 'str' && inner.length > 0 ? choice(r, inner) : null;
+  if (later.kind === 'str' && text) {
     const i = randInt(r, 0, text.length - 1);
     const k = randInt(r, i + 1, Math.min(text.length, i + 4));
     set(j, str(choice(r, [text[i]!, text.slice(0, k - i), text.slice(text.length - (k - i)), text.slice(i, k)])));
-  } else if (later.t === 'int') {
-    const ints = items.filter((x) => x.t === 'int');
+  } else if (later.kind === 'int') {
+    const ints = items.filter((x) => x.kind === 'int');
     const len = text !== null ? text.length : items.length;
     if (ints.length > 0 && r() < 0.5) set(j, choice(r, ints));
     else if (len > 0) set(j, int(randInt(r, 0, len - 1)));
   } else {
-    const same = items.filter((x) => x.t === later.t);
+    const same = items.filter((x) => x.kind === later.kind);
     if (same.length > 0) set(j, choice(r, same));
   }
 }
@@ -616,7 +630,7 @@ export interface GenerateOptions {
  */
 export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
   if (o.count <= 0) return [];
-  const r = seededRandom(hash32(`${GENERATOR_VERSION}:${o.purpose}:${o.seed ?? 1}:${o.seedKey}`));
+  const r = seededRandom(fnv1a(`${GENERATOR_VERSION}:${o.purpose}:${o.seed ?? 1}:${o.seedKey}`));
   const seen = new Set([...spec.known, ...(o.exclude ?? []).map(inputKey)]);
   const out: string[] = [];
   const push = (text: string) => {
@@ -630,7 +644,7 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
   for (let attempt = 0; attempt < o.count * 25 && out.length < o.count; attempt++) {
     if (templates.length === 0 || (spec.unparsed.length > 0 && attempt % 4 === 3)) {
       if (spec.unparsed.length === 0) break;
-      for (const m of mutateKnownInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(hash32(String(o.seed ?? 1))))) push(m);
+      for (const m of mutateKnownInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(fnv1a(String(o.seed ?? 1))))) push(m);
       continue;
     }
     // Templates in proportion to how often the known inputs used them.
@@ -649,7 +663,7 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
       kwargs: t.kws.map(([k, s], i) => [k, value(s, r, mode(t.pos.length + i), 0)]),
     };
     if (n > 1 && edgeAt < 0 && r() < 0.5) relate(args, r);
-    push(formatArgs(args));
+    push(literalArgs(args));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 import { isAgentError } from '../episode/observation';
 import type { ObservedCall } from '../episode/observedCalls';
 import type { Outcome } from '../sandbox/schemas';
+import { isLimit, isSandboxFault } from '../sandbox/errorTypes';
 import type { CodeFailure } from './codeFailure';
 import { outcomesEqual, type EqualityOptions } from './outcomeEquality';
 
@@ -131,7 +132,7 @@ export function isEvidence(r: Outcome): boolean {
   if (r.ok) return true;
   if (isAgentError(r)) return false;
   const type = r.error.type;
-  return !(/timeout/i.test(type) || /Limit$/.test(type) || type === 'SandboxError');
+  return !(isLimit(type) || isSandboxFault(type));
 }
 
 export function underExplored(statement: number | null, branch: number | null, branchTotal: number, threshold = DEFAULT_UNDER_EXPLORED): boolean | null {

@@ -3,7 +3,9 @@
 // every bracket, comma and keyword name, so a list of ints stays a list of ints of the same length, a
 // string stays a string of about the same length and alphabet. Deterministic: the same method, inputs,
 // count and seed give the same inputs. Pure code, no I/O.
-import { seededRandom } from '../report/stats';
+import { fnv1a } from '../common/hash';
+import { tokenize } from '../python/literal';
+import { seededRandom } from '../common/seededRandom';
 
 export interface HeldoutOptions {
   /** How many generated inputs to add (before the sandbox drops those the original rejects). */
@@ -12,42 +14,6 @@ export interface HeldoutOptions {
 }
 
 export const DEFAULT_HELDOUT: HeldoutOptions = { generated: 10, seed: 1 };
-
-type Token = { kind: 'num' | 'str' | 'name' | 'other'; text: string };
-
-const STRING_RE = /^([rRbBuU]{0,2})('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")/;
-const NUM_RE = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)/;
-const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*/;
-
-/** Splits Python literal text into tokens; anything unrecognised becomes an `other` character. */
-export function tokenize(text: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const rest = text.slice(i);
-    const s = STRING_RE.exec(rest);
-    if (s && (s[1] === '' || /^[rRbBuU]{1,2}$/.test(s[1] ?? ''))) {
-      out.push({ kind: 'str', text: s[0] });
-      i += s[0].length;
-      continue;
-    }
-    const name = NAME_RE.exec(rest);
-    if (name) {
-      out.push({ kind: 'name', text: name[0] });
-      i += name[0].length;
-      continue;
-    }
-    const num = NUM_RE.exec(rest);
-    if (num && num[0] !== '.') {
-      out.push({ kind: 'num', text: num[0] });
-      i += num[0].length;
-      continue;
-    }
-    out.push({ kind: 'other', text: text[i] as string });
-    i += 1;
-  }
-  return out;
-}
 
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const UPPER = LOWER.toUpperCase();
@@ -112,16 +78,6 @@ export function mutateLiteral(text: string, rand: () => number): string {
     .join('');
 }
 
-/** FNV-1a: a stable 32-bit hash of a string, to derive a per-method seed. */
-export function hash32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
 /**
  * `count` new argument texts made by mutating the known inputs, all distinct from each other and from the
  * known ones. Fewer when the inputs leave too little to vary (e.g. no literals at all).
@@ -129,7 +85,7 @@ export function hash32(s: string): number {
 export function generateInputs(known: readonly string[], count: number, seedKey: string, seed = DEFAULT_HELDOUT.seed): string[] {
   const bases = known.filter((k) => k.trim() !== '');
   if (count <= 0 || bases.length === 0) return [];
-  const rand = seededRandom(hash32(`${seed}:${seedKey}`));
+  const rand = seededRandom(fnv1a(`${seed}:${seedKey}`));
   const seen = new Set(bases.map(normalise));
   const out: string[] = [];
   for (let attempt = 0; attempt < count * 20 && out.length < count; attempt++) {

@@ -16,7 +16,8 @@
 //     a value never equals an exception.
 // Pure code: no I/O, safe to import anywhere (workflows included).
 
-import type { EncodedValue as Encoded, Outcome } from '../sandbox/schemas';
+import type { EncodedValue as Encoded } from '../python/codec';
+import type { Outcome } from '../sandbox/schemas';
 
 export type { Encoded, Outcome };
 

@@ -1,5 +1,5 @@
 // The scripted mock model playing JUDGE and CODE WRITER (not a language model; every reply says so).
-// The mock server (activities/llm/mock/) dispatches here when a request carries the judge's or the code
+// The mock server (platform/models/mock/) dispatches here when a request carries the judge's or the code
 // writer's system prompt; other requests (agent turns) go to its own policies. Pure code, no I/O.
 //
 //   judge  oracle: scores the candidate description by its word overlap with the reference (gold)
@@ -10,6 +10,7 @@
 //   coder  oracle: writes the method's original code when the description matches the gold (overlap
 //                  >= 0.9), a function that returns None otherwise.
 //          null / random: the function that returns None.
+import { fnv1a } from '../common/hash';
 import { CODER_SYSTEM } from './coderPrompt';
 import { JUDGE_SYSTEM, readBlock } from './judgePrompt';
 import { CONTRADICTION_SYSTEM } from './contradictionPrompt';
@@ -68,12 +69,6 @@ export function overlap(a: string, b: string): number {
   return inter / (x.size + y.size - inter);
 }
 
-function seed(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
 const CLUELESS = /^(\(empty\)|i do not know[\s\S]*|no gold description[\s\S]*)$/i;
 
 /** Whether a description quotes the method's own code (the oracle's answer for code-only methods). */
@@ -105,7 +100,7 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg
     const candidate = readBlock(user, 'candidate_description') ?? '';
     const reference = readBlock(user, 'reference_description');
     if (policy === 'null') return msg('I cannot judge this description.');
-    if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (seed(candidate + (reference ?? '')) % 5)}`);
+    if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (fnv1a(candidate + (reference ?? '')) % 5)}`);
     const score = oracleJudgeScore(candidate, reference, method?.code);
     const why =
       reference === undefined

@@ -1,5 +1,5 @@
 // Types shared by the judge activities and workflows (workflows import these as types only).
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from '../llm/modelParams';
 import type { EqualityOptions } from './outcomeEquality';
 import type { HeldoutOptions } from './heldoutInputs';
 

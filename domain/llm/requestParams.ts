@@ -2,7 +2,7 @@
 // (a run's --temperature, a judge config), minus the parameters the entry says its endpoint rejects
 // (reasoning models answer 400 to `temperature`/`top_p`; a 400 is not retried, so sending one would fail
 // every call). Pure: the judge records what this returns, and chat() sends exactly that.
-import type { ModelParams } from '../../config/models';
+import type { ModelParams } from './modelParams';
 
 export interface ParamsSource {
   /** The registry entry's default params. */

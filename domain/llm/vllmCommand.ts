@@ -1,6 +1,6 @@
 // The command line of a vLLM OpenAI-compatible server for a `vllm` registry entry (config/models.ts), and
 // the request that hands it a checkpoint's LoRA directory at run time. Pure: the activity that starts the
-// process (activities/llm/vllm/server.ts) adds the API key to the environment.
+// process (platform/models/vllm/server.ts) adds the API key to the environment.
 // vLLM's documented flags: `vllm serve MODEL --enable-lora --max-lora-rank R --max-loras N`; runtime
 // adapters need VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and are loaded with POST /v1/load_lora_adapter
 // {lora_name, lora_path} (docs.vllm.ai, features/lora, "Dynamically serving LoRA Adapters").

@@ -1,7 +1,7 @@
 // Where the agents' tool calls came from, per model: native `tool_calls`, parsed from the message text,
 // or messages that tried to call a tool but could not be read (issue 11). Counted over the assistant
 // steps of a run's episodes (`agentMessage.toolCallSource` / `callCount`, written by the agent turn; loaded by
-// activities/report/reportRows.ts). Pure code.
+// db/queries/reportRows.ts). Pure code.
 import { formatTable } from './table';
 
 export interface ToolCallSourceRow {

@@ -2,6 +2,7 @@
 // executor's children return is validated with the same schemas (activities/sandbox/wire.ts), so a drift
 // fails loudly.
 import { z } from 'zod';
+import { encodedValueSchema } from '../python/codec';
 
 /** A call's arguments: one Python-literal string per argument, or one string with the whole list. */
 export const callSpecSchema = z.union([z.array(z.string().max(1_000_000)).max(64), z.string().max(1_000_000)]);
@@ -37,52 +38,6 @@ export const runBatchInputSchema = z.object({
   limits: sandboxLimitsSchema.optional(),
 });
 export type RunBatchInput = z.infer<typeof runBatchInputSchema>;
-
-/** The typed value encoding (see sandbox/encoding.py for the table). Recursive, so typed by hand. */
-export type EncodedValue =
-  | null
-  | boolean
-  | number
-  | string
-  | EncodedValue[]
-  | { int: string }
-  | { float: number | 'nan' | 'inf' | '-inf' | '-0.0' }
-  | { bytes: string }
-  | { bytearray: string }
-  | { complex: [EncodedValue, EncodedValue] }
-  | { tuple: EncodedValue[] }
-  | { set: EncodedValue[] }
-  | { frozenset: EncodedValue[] }
-  | { dict: [EncodedValue, EncodedValue][] }
-  | { other: { type: string; repr: string } };
-
-export const encodedValueSchema: z.ZodType<EncodedValue> = z.lazy(() =>
-  z.union([
-    z.null(),
-    z.boolean(),
-    z.number(),
-    z.string(),
-    z.array(encodedValueSchema),
-    z.object({ int: z.string().regex(/^-?\d+$/) }).strict(),
-    z.object({ float: z.union([z.number(), z.enum(['nan', 'inf', '-inf', '-0.0'])]) }).strict(),
-    z.object({ bytes: z.string() }).strict(),
-    z.object({ bytearray: z.string() }).strict(),
-    z.object({ complex: z.tuple([encodedValueSchema, encodedValueSchema]) }).strict(),
-    z.object({ tuple: z.array(encodedValueSchema) }).strict(),
-    z.object({ set: z.array(encodedValueSchema) }).strict(),
-    z.object({ frozenset: z.array(encodedValueSchema) }).strict(),
-    z.object({ dict: z.array(z.tuple([encodedValueSchema, encodedValueSchema])) }).strict(),
-    z.object({ other: z.object({ type: z.string(), repr: z.string() }) }).strict(),
-  ]),
-);
-
-/**
- * Error types the sandbox itself produces. Everything else is the method's own exception type name.
- * Timeout, MemoryLimit, OutputLimit, ResultLimit: a limit was hit. BadArguments: the call's argument
- * text is not a list of Python literals. EntryNotFound: the source defines no such name.
- * SandboxError: the sandbox failed (a crash, a forbidden syscall that killed the call, a broken executor).
- */
-export const SANDBOX_ERROR_TYPES = ['Timeout', 'MemoryLimit', 'OutputLimit', 'ResultLimit', 'BadArguments', 'EntryNotFound', 'SandboxError'] as const;
 
 export const errorInfoSchema = z.object({ type: z.string(), message: z.string() });
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;

@@ -4,7 +4,7 @@
 import type { SearchAttributePair } from '@temporalio/common';
 import type { BenchmarkConfig } from '../bench/types';
 import { episodeWorkflowId } from '../bench/workflowIds';
-import { fnv1a } from '../common/seededRandom';
+import { fnv1a } from '../common/hash';
 import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
 import { PauEpoch, PauKind, PauModel, PauRunId, PauSplit } from '../temporal/searchAttributes';
 import { checkpointModelName } from './checkpointIds';
@@ -44,6 +44,8 @@ export interface GrpoConfig {
   methodsPerEpoch: number;
   /** Rollouts per method (G >= 2). */
   group: number;
+  /** Rollout episodes in flight at once (default DEFAULT_ROLLOUT_WINDOW; absent in runs started before). */
+  rolloutWindow?: number;
   epochs: number;
   budgets: Partial<EpisodeBudgets>;
   temperature: number;
@@ -82,6 +84,13 @@ export interface GrpoConfig {
    */
   sandbox?: SandboxPlacement;
 }
+
+/**
+ * Rollouts in flight at once by default: the local models serve 2 requests at a time (2 slots), and an
+ * episode spends part of each step on its sandbox calls and bookkeeping, so twice that keeps the model busy
+ * on a 2-core host without piling up episodes that only wait for a slot.
+ */
+export const DEFAULT_ROLLOUT_WINDOW = 4;
 
 /** What one epoch produced (stored in the run's summary, drawn by the report). */
 export interface GrpoEpochFigures {

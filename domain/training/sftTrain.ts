@@ -1,7 +1,7 @@
 // An SFT run (`pau sft train`): its configuration, the trainer spec built from it, and its result. Pure.
 import type { BenchmarkConfig } from '../bench/types';
 import type { EpisodeBudgets, Setting } from '../episode/types';
-import type { SftComparison } from './sftReport';
+import type { SftComparison } from '../report/sftComparison';
 import type { TrainerJobInput } from './trainerProtocol';
 
 export interface SftEvalConfig {

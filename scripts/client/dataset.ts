@@ -5,9 +5,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { env } from '../../config/env';
 import { datasetWorkflowId, startDatasetBuild as startDatasetBuildWorkflow } from './starters';
 import { workflowUiLink } from '../../config/services';
-import type { BuildConfigInput } from '../../datasets/config';
-import { SOURCE_NAMES } from '../../datasets/sources';
-import type { BuildSummary } from '../../datasets/summary';
+import type { BuildConfigInput } from '../../domain/dataset/config';
+import { SOURCE_NAMES } from '../../domain/dataset/sources';
+import type { BuildSummary } from '../../domain/dataset/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { formatTable } from '../../domain/report/table';
 

@@ -6,7 +6,7 @@
 // or of local models when no unrelated one is installed, is not judged (rather than silently judged by a
 // mock or by itself) and the note says what to do. `checkSelfJudge` refuses an explicit self-judging pair.
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { installedModels } from '../../activities/llm/local/install';
+import { installedModels } from '../../platform/models/local/install';
 import { env } from '../../config/env';
 import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { models } from '../../config/models';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { ScheduleOptionsAction } from '@temporalio/client';
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { BuildConfigInput } from '../../datasets/config';
+import type { BuildConfigInput } from '../../domain/dataset/config';
 import { env } from '../../config/env';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';

@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../db/client';
-import { loadTranscripts } from '../../activities/report/transcriptRows';
+import { loadTranscripts } from '../../db/queries/transcriptRows';
 import { renderTranscriptHtml } from '../../domain/report/renderTranscriptHtml';
 import { transcriptFileName, transcriptsDirName } from '../../domain/report/transcriptLinks';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 
 /** Writes the pages into `reportDir` (the folder of the report's HTML); returns their folder and count. */
 export async function writeTranscriptPages(db: Db, runId: string, reportDir: string): Promise<{ dir: string; pages: number }> {

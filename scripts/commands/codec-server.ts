@@ -1,10 +1,10 @@
 // `pau codec-server [--port 8239] [--ui-port 8233] [--print-url]`: the codec endpoint for the owner's Web UI
-// and CLI (scripts/stack/codecServer.ts); `stack up` starts it. --print-url prints the URL to paste into the
+// and CLI (platform/stack/codecServer.ts); `stack up` starts it. --print-url prints the URL to paste into the
 // Web UI's "Data Encoder" setting (it holds the token: keep it to yourself) and the CLI flags, and exits.
 import { z } from 'zod';
 import { env } from '../../config/env';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
-import { startCodecServer } from '../stack/codecServer';
+import { startCodecServer } from '../../platform/stack/codecServer';
 import { defineOptions, parseCommandArgs } from '../lib/args';
 
 const options = defineOptions({

@@ -6,11 +6,11 @@ import { env } from '../../config/env';
 import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } from '../../datasets/config';
-import { Method } from '../../datasets/method';
-import { SOURCE_NAMES, type SourceName } from '../../datasets/sources';
-import { getDataset, getDatasetMethods, listDatasets } from '../../datasets/store';
-import type { BuildSummary } from '../../datasets/summary';
+import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } from '../../domain/dataset/config';
+import { Method } from '../../domain/dataset/method';
+import { SOURCE_NAMES, type SourceName } from '../../domain/dataset/sources';
+import { getDataset, getDatasetMethods, listDatasets } from '../../platform/dataset/store';
+import type { BuildSummary } from '../../domain/dataset/summary';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { formatTable } from '../../domain/report/table';
 import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
@@ -18,9 +18,9 @@ import { startDescribeRun } from '../client/starters';
 import { requireKnownModels } from '../lib/benchArgs';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
-import { acceptedReferenceDescriptions } from '../../datasets/referenceDescriptions';
+import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
 import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
-import { writePrivateFile } from '../../activities/common/privateFiles';
+import { writePrivateFile } from '../../platform/process/privateFiles';
 
 export const usage = [
   'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S] [--data-dir DIR]',

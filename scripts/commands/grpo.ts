@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
-import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../activities/training/grpoReportData';
+import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../db/queries/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
-import { outcomeCounts, renderGrpoReport } from '../../domain/training/grpoReport';
+import { outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
 import { grpoEvalLine } from '../../domain/training/grpoEval';
 import { fmtPaired } from '../../domain/report/summarize';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
@@ -25,7 +25,7 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -36,6 +36,7 @@ const trainOptions = defineOptions({
   split: z.enum(['train', 'validation', 'test']).default('train'),
   'methods-per-epoch': int(1).default(4),
   group: int(2).default(4),
+  'rollout-window': { schema: int(1).optional(), help: 'rollout episodes in flight at once (default 4)' },
   epochs: int(1).default(2),
   'max-calls': int(1).default(4),
   'max-turns': int(1).optional(),
@@ -127,6 +128,7 @@ async function train(argv: string[]): Promise<number> {
     split: v.split,
     methodsPerEpoch: v['methods-per-epoch'],
     group: v.group,
+    ...(v['rollout-window'] !== undefined ? { rolloutWindow: v['rollout-window'] } : {}),
     epochs: v.epochs,
     budgets: { maxCalls: v['max-calls'], ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) },
     temperature: v.temperature,

@@ -2,7 +2,7 @@
 // pointing other tools at it (PAU_MOCK_LLM_URL=http://127.0.0.1:8399/v1). Not a real LLM.
 import { z } from 'zod';
 import { MOCK_POLICIES } from '../../config/models';
-import { startMockServer } from '../../activities/llm/mock/server';
+import { startMockServer } from '../../platform/models/mock/server';
 import { defineOptions, parseCommandArgs } from '../lib/args';
 
 const options = defineOptions({

@@ -1,7 +1,7 @@
 // `pau models install|serve|stop|status [NAME...]`: the local models (docs/models.md).
 import { z } from 'zod';
-import { fmtBytes, installModel, modelState } from '../../activities/llm/local/install';
-import { localServers, planFor, startLocalServer, stopLocalServer } from '../../activities/llm/local/server';
+import { fmtBytes, installModel, modelState } from '../../platform/models/local/install';
+import { localServers, planFor, startLocalServer, stopLocalServer } from '../../platform/models/local/server';
 import { modelsDir } from '../../config/env';
 import { LOCAL_MODELS } from '../../domain/llm/localModels';
 import { models } from '../../config/models';

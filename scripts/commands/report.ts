@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { closeSharedDb, getDb } from '../../db/client';
-import { latestRunId } from '../../activities/report/reportRows';
+import { latestRunId } from '../../db/queries/reportRows';
 import { ReportError } from '../../activities/report/writeReport';
 import { produceReportFiles } from '../client/report';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';

@@ -10,7 +10,7 @@ import { SETTINGS } from '../../domain/episode/types';
 import { sftDataRunId, sftEvalRunId, NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_SFT_THRESHOLDS, formatSftSummary, SFT_EXPORT_FORMATS, type SftBuildConfig, type SftBuildSummary } from '../../domain/training/sftData';
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
-import { formatSftComparison } from '../../domain/training/sftReport';
+import { formatSftComparison } from '../../domain/report/sftComparison';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
@@ -20,7 +20,7 @@ import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
-import { ensurePrivateDir, writePrivateFile } from '../../activities/common/privateFiles';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');

@@ -1,7 +1,7 @@
 // `pau stack up|down|status`
 import { UsageError } from '../lib/args';
 import { printTable } from '../../domain/report/table';
-import { stackDown, stackStatus, stackUp } from '../stack/stack';
+import { stackDown, stackStatus, stackUp } from '../../platform/stack/stack';
 
 export const usage = 'pau stack up|down|status';
 

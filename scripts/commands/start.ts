@@ -6,14 +6,14 @@ import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
-import { installedModels } from '../../activities/llm/local/install';
+import { installedModels } from '../../platform/models/local/install';
 import { LOCAL_PREFIX } from '../../domain/llm/localModels';
 import { defineOptions, parseCommandArgs } from '../lib/args';
 import { formatDoctor, runDoctor } from '../client/doctor';
 import { defaultJudgeToInstall, installDefaultJudge, runMainJob } from '../client/mainJob';
 import { localModelsInUse } from '../client/localModels';
 import { stageClock, startPlanLines } from '../client/startStages';
-import { serveLocalModels, stackUp } from '../stack/stack';
+import { serveLocalModels, stackUp } from '../../platform/stack/stack';
 import { errorText } from '../../domain/temporal/errorText';
 
 const options = defineOptions({ once: z.boolean().optional() });

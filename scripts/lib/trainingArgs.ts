@@ -1,6 +1,6 @@
 // The training verbs' max_length: the base model's serving context unless given (domain/training/maxLength.ts).
 import { models } from '../../config/models';
-import { planFor } from '../../activities/llm/local/server';
+import { planFor } from '../../platform/models/local/server';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { UsageError } from './args';

@@ -1,7 +1,7 @@
 // `pau runs show RUN --episode ID`: one episode's transcript in the terminal (the same parts as its page
 // beside the report). ID is the full episode id or the part after `RUN/`.
 import type { Db } from '../../db/client';
-import { loadTranscripts } from '../../activities/report/transcriptRows';
+import { loadTranscripts } from '../../db/queries/transcriptRows';
 import { renderTranscriptText } from '../../domain/report/renderTranscriptText';
 
 export async function printEpisode(db: Db, runId: string, episode: string, full: boolean): Promise<number> {

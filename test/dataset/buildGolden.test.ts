@@ -10,8 +10,8 @@ import { makeCheckMethodsBatch } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { methods } from '../../db/schema/index';
-import { finalizeBuild, prepareBuild } from '../../datasets/build';
-import { getDataset } from '../../datasets/store';
+import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
+import { getDataset } from '../../platform/dataset/store';
 import { useStack } from '../helpers/stack';
 
 const stack = useStack({ dbPool: 4 });

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { env } from '../../config/env';
-import { getDataset } from '../../datasets/store';
-import { SOURCE_FILES } from '../../datasets/sources';
+import { getDataset } from '../../platform/dataset/store';
+import { SOURCE_FILES } from '../../domain/dataset/sources';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BuildConfig } from '../../datasets/config';
-import { dedup } from '../../datasets/dedup';
-import { datasetContentHash } from '../../datasets/hash';
-import { splitInputs } from '../../datasets/method';
-import { stratifiedSplit } from '../../datasets/split';
+import { BuildConfig } from '../../domain/dataset/config';
+import { dedup } from '../../domain/dataset/dedup';
+import { datasetContentHash } from '../../domain/dataset/contentHash';
+import { splitInputs } from '../../domain/dataset/method';
+import { stratifiedSplit } from '../../domain/dataset/split';
 
 const m = (id: string, source: string, codeHash: string, nearHash: string) => ({ id, source, sourceId: id.split('/')[1]!, codeHash, nearHash });
 

@@ -3,9 +3,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkOneMethod } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
-import { BuildLimits } from '../../datasets/config';
-import { runtimeVerdict } from '../../datasets/filters';
-import type { MethodRow } from '../../datasets/store';
+import { BuildLimits } from '../../domain/dataset/config';
+import { runtimeVerdict } from '../../domain/dataset/filters';
+import type { MethodRow } from '../../platform/dataset/store';
 
 const limits = BuildLimits.parse({ timeoutMs: 1000 });
 const sandbox = poolDatasetSandbox();

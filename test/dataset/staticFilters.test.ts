@@ -1,7 +1,8 @@
-// The static filters (datasets/python/analyze.py, ast only): each with a passing and a failing case.
+// The static filters (activities/dataset/analyze.py, ast only): each with a passing and a failing case.
 import { describe, expect, it } from 'vitest';
-import { analyzeCandidates, type Analysis } from '../../datasets/analyze';
-import type { Candidate, InputSpec } from '../../datasets/types';
+import type { Analysis } from '../../domain/dataset/analysis';
+import { analyzeCandidates } from '../../activities/dataset/analyze';
+import type { Candidate, InputSpec } from '../../domain/dataset/types';
 
 function cand(code: string, inputs: InputSpec = { kind: 'call_args', args: ['1'] }, entryPoint?: string): Candidate {
   return { source: 'cruxeval', sourceId: 'x', code, inputs, goldKind: 'code-only', gold: null, meta: {}, ...(entryPoint ? { entryPoint } : {}) };

@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadEpisodeTranscript } from '../../activities/episode/transcript';
-import { MOCK_MARK } from '../../activities/llm/mock/policies';
+import { MOCK_MARK } from '../../platform/models/mock/policies';
 import { episodes } from '../../db/schema/index';
+import { episodeWorkflowId } from '../../domain/bench/workflowIds';
+import { maybeRecordHistory } from '../helpers/histories';
 import { ADD, insertFixtureMethods, LOOPS, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { runEpisode, stepsOf } from './helpers';
 import { useStack } from '../helpers/stack';
@@ -85,6 +87,16 @@ describe('interactive episode', () => {
     ]);
     const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
     expect(ep?.finalDescription).toBeNull();
+  });
+
+  it('turns without progress (no call, no description) end the episode early as no_progress, keeping no prose', async () => {
+    const runId = `t-noprogress-${Date.now().toString(36)}`;
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-refuse', 'interactive', { runId, budgets: { maxIdleTurns: 3 } });
+    // Three refusals in a row (maxIdleTurns), long before the turn budget (20): no final ask, no re-ask.
+    expect(out).toMatchObject({ status: 'completed', endReason: 'no_progress', turns: 3, callsMade: 0 });
+    const [ep] = await stack.db.select().from(episodes).where(eq(episodes.id, out.episodeId));
+    expect(ep?.finalDescription).toBeNull();
+    await maybeRecordHistory(stack.client.workflow.getHandle(episodeWorkflowId(runId, ADD.id, 'mock-refuse', 'interactive', 0)), 'episode-no-progress.json');
   });
 
   it('empty answers are recorded as empty', async () => {

@@ -1,10 +1,13 @@
 // The text tool-call parser (domain/episode/textToolCalls.ts): hand-written cases for each form it
 // reads, then the corpus of real outputs of the three local models on the project's prompts
-// (test/fixtures/toolCallCorpus, recorded by scripts/bench/recordToolCallCorpus.ts).
+// (test/fixtures/toolCallCorpus, recorded by harness/bench/recordToolCallCorpus.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { paramNames, parseTextToolCalls, pyLiteral, pyStr, readJson, type TextToolCall } from '../../domain/episode/textToolCalls';
+import { paramNames, parseTextToolCalls, pyLiteral, readJson, type TextToolCall } from '../../domain/episode/textToolCalls';
+import { literal } from '../../domain/python/print';
+
+const pyStr = (s: string) => literal({ kind: 'str', value: s });
 import { callsBeforeDescription, textToolCallsAsParsed } from '../../domain/episode/toolCalls';
 import { PROJECT_ROOT } from '../../config/env';
 

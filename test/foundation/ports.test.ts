@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePort, retryOnPortCollision } from '../../activities/common/processes';
+import { freePort, retryOnPortCollision } from '../../platform/process/processes';
 
 const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number) as [number, number];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveJudgeConfig } from '../../activities/judge/activities';
 import { contradictions, explorationCounts, goldControl, isEvidence, underExplored, type Observation } from '../../domain/judge/diagnostics';
-import type { EncodedValue } from '../../domain/sandbox/schemas';
+import type { EncodedValue } from '../../domain/python/codec';
 
 const ok = (value: EncodedValue): Observation['result'] => ({ ok: true, value });
 const err = (type: string, message = ''): Observation['result'] => ({ ok: false, error: { type, message } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateInputs, heldoutSet, mutateLiteral, tokenize } from '../../domain/judge/heldoutInputs';
+import { generateInputs, heldoutSet, mutateLiteral } from '../../domain/judge/heldoutInputs';
+import { tokenize } from '../../domain/python/literal';
 import { seededRandom } from '../../domain/report/stats';
 
 const shape = (s: string) =>
@@ -10,27 +11,6 @@ const shape = (s: string) =>
     .join('');
 
 describe('held-out input generation', () => {
-  it('tokenizes Python literals', () => {
-    expect(tokenize("[1, -2.5], 'a,b', key=True").map((t) => t.kind)).toEqual([
-      'other',
-      'num',
-      'other',
-      'other',
-      'other',
-      'num',
-      'other',
-      'other',
-      'other',
-      'str',
-      'other',
-      'other',
-      'name',
-      'other',
-      'name',
-    ]);
-    expect(tokenize('"""x"""')[0]).toEqual({ kind: 'str', text: '"""x"""' });
-  });
-
   it('keeps the shape of the input: brackets, commas, keywords and literal kinds', () => {
     const rand = seededRandom(3);
     for (const input of ["[3, 1, 2], key='abc'", "{'a': 1.5, 'b': [True, None]}", '(1, 2), "Hello World"', '1e3, 0.25', "'it''s'"]) {

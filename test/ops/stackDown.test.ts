@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../activities/common/processes';
+import { freePort } from '../../platform/process/processes';
 import { EXIT_SERVICE_DOWN, ServiceDownError, stackDownIn } from '../../config/serviceProbe';
 import { runCli, runScript } from '../helpers/cli';
 

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startMockServer, type MockServer } from '../../activities/llm/mock/server';
-import { freePort } from '../../activities/common/processes';
+import { startMockServer, type MockServer } from '../../platform/models/mock/server';
+import { freePort } from '../../platform/process/processes';
 
 export interface Provider {
   readonly port: number;

@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
-import { freePort, portOpen, retryOnPortCollision } from '../../activities/common/processes';
-import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
+import { freePort, portOpen, retryOnPortCollision } from '../../platform/process/processes';
+import { localPostgres, removeCluster } from '../../platform/stack/postgres';
 import { runCli, type CliResult } from '../helpers/cli';
 
 const isRoot = process.getuid?.() === 0;

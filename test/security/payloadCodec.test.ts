@@ -21,7 +21,7 @@ import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { episodeIdOf, type EpisodeInput } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { GUARD_MARK } from '../../domain/temporal/payloadGuard';
-import { startCodecServer, type CodecServer } from '../../scripts/stack/codecServer';
+import { startCodecServer, type CodecServer } from '../../platform/stack/codecServer';
 import { insertFixtureMethods } from '../fixtures/episodeMethods';
 import { insertTestRun } from '../fixtures/runs';
 import { activitiesOf, decodedHistoryText, historyPayloads, maybeRecordHistory } from '../helpers/histories';

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, retryOnPortCollision } from '../../activities/common/processes';
-import { localPostgres, removeCluster } from '../../scripts/stack/postgres';
+import { freePort, retryOnPortCollision } from '../../platform/process/processes';
+import { localPostgres, removeCluster } from '../../platform/stack/postgres';
 import { runCli } from '../helpers/cli';
 
 const isRoot = process.getuid?.() === 0;

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
-import { dbMethodLookup, startMockServer } from '../../activities/llm/mock/server';
-import { freePort, retryOnPortCollision } from '../../activities/common/processes';
-import { stopAllLocalServers } from '../../activities/llm/local/server';
-import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../scripts/stack/postgres';
-import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../scripts/stack/temporal';
+import { dbMethodLookup, startMockServer } from '../../platform/models/mock/server';
+import { freePort, retryOnPortCollision } from '../../platform/process/processes';
+import { stopAllLocalServers } from '../../platform/models/local/server';
+import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
+import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
 import { BACKGROUND_RESULT_ENV, startTrainerPytestInBackground } from './trainerPytest';
 
 export default async function setup(): Promise<() => Promise<void>> {

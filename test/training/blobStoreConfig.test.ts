@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BlobStore, BlobStoreUnavailableError } from '../../activities/storage/blobStore';
+import { BlobStore, BlobStoreUnavailableError } from '../../platform/storage/blobStore';
 import { blobStoreConfig } from '../../config/blobStore';
 import { ConfigError, parseEnv } from '../../config/env';
 import type { Db } from '../../db/client';

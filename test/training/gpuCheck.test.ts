@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
 import { UsageError } from '../../scripts/lib/args';
-import { formatFigures, GPU_CHECK_EXIT, gpuCheckPlan, lossGap, parseGpuCheckArgs, processesOf, sftBatch, visibleGpus } from '../../scripts/training/gpuCheck';
+import { formatFigures, GPU_CHECK_EXIT, gpuCheckPlan, lossGap, parseGpuCheckArgs, processesOf, sftBatch, visibleGpus } from '../../harness/gpu/gpuCheck';
 
 const SMI = [
   'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaa)',
@@ -66,7 +66,7 @@ describe('check:gpu arguments and plan', () => {
 describe('check:gpu without CUDA', () => {
   it('says so in one line and exits 3, running nothing', () => {
     // CUDA_VISIBLE_DEVICES="" hides every GPU from CUDA programs, so this holds on a GPU host too
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/training/checkGpu.ts'], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'harness/gpu/checkGpu.ts'], {
       cwd: PROJECT_ROOT,
       encoding: 'utf8',
       env: { ...process.env, CUDA_VISIBLE_DEVICES: '' },

@@ -12,8 +12,8 @@ import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/in
 import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
 import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
-import { loadGrpoReport } from '../../activities/training/grpoReportData';
-import { renderGrpoReport } from '../../domain/training/grpoReport';
+import { loadGrpoReport } from '../../db/queries/grpoReportData';
+import { renderGrpoReport } from '../../domain/report/grpoReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
@@ -56,6 +56,8 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       split: 'train',
       methodsPerEpoch: 1,
       group: 3,
+      // Fewer than the group: the third rollout starts when one of the first two ends.
+      rolloutWindow: 2,
       epochs: 2,
       budgets: { maxCalls: 2, maxTurns: 3 },
       temperature: 1,
@@ -83,8 +85,9 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
       await new Promise((r) => setTimeout(r, 5_000));
     }
-    // grpo-epoch1.json is the history from before the evaluation ran at the benchmark's budgets (no patch marker).
-    await maybeRecordHistory(first, 'grpo-epoch1-eval-benchmark.json');
+    // grpo-epoch1.json is the history from before the evaluation ran at the benchmark's budgets (no patch marker),
+    // grpo-epoch1-eval-benchmark.json from before the rollout window (all rollouts started at once).
+    await maybeRecordHistory(first, 'grpo-epoch1-rollout-window.json');
     await handle.terminate('test: epoch 2 rollouts checked');
 
     const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));

@@ -18,7 +18,7 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/training/grpoReport';
+import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodeRow } from '../../domain/report/summarize';
 import { DEFAULT_SFT_THRESHOLDS, hfLine, openAiLine, sftConversation, sftVerdict, unionTools } from '../../domain/training/sftData';
-import { compareWithBase, formatSftComparison } from '../../domain/training/sftReport';
+import { compareWithBase, formatSftComparison } from '../../domain/report/sftComparison';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 
 const good = { status: 'completed', judged: true, score: 5, unparsable: false, codeMatch: 1, hasDescription: true, contradictsObserved: false };

@@ -23,7 +23,7 @@ import { useStack } from '../helpers/stack';
 import { buildOracleSftData, maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs } from './helpers';
 import { resolveModel } from '../../activities/llm/checkpointModels';
 import { chat } from '../../activities/llm/chat';
-import { planFor, stopLocalServer } from '../../activities/llm/local/server';
+import { planFor, stopLocalServer } from '../../platform/models/local/server';
 
 const DATA = 'sft-train-fixture';
 let dirs: PrivateTrainerDirs | undefined;

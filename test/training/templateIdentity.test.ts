@@ -25,7 +25,7 @@ import {
   TOOLS,
 } from '../../domain/episode/prompts';
 import { servedLine } from '../../domain/training/servedLine';
-import { installModel } from '../../activities/llm/local/install';
+import { installModel } from '../../platform/models/local/install';
 import { ensureTrainerPython, TRAINER_DIR } from '../../activities/training/trainerProcess';
 
 const budgets = { maxCalls: 4, maxTurns: 4, maxIdleTurns: 3 };

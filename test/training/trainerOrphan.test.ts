@@ -13,7 +13,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../config/env';
-import { runningNotZombie } from '../../activities/common/processes';
+import { runningNotZombie } from '../../platform/process/processes';
 import { runTrainerProcess } from '../../activities/training/trainerProcess';
 import type { TrainerEvent } from '../../domain/training/trainerProtocol';
 import { smollm2Path, TRAINER_DATA } from './helpers';

@@ -10,11 +10,11 @@ import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { connect, type DbHandle } from '../../db/client';
 import { datasetMethods, methods } from '../../db/schema/index';
-import { finalizeBuild, prepareBuild } from '../../datasets/build';
-import { codeAlpacaFromText } from '../../datasets/loaders/codealpaca';
-import { cruxEvalFromText } from '../../datasets/loaders/cruxeval';
-import type { BuildConfigInput } from '../../datasets/config';
-import type { SourceName } from '../../datasets/sources';
+import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
+import { codeAlpacaFromText } from '../../domain/dataset/records/codealpaca';
+import { cruxEvalFromText } from '../../domain/dataset/records/cruxeval';
+import type { BuildConfigInput } from '../../domain/dataset/config';
+import type { SourceName } from '../../domain/dataset/sources';
 
 let dbh: DbHandle;
 beforeAll(() => {

@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { referenceDescriptions } from '../../db/schema/index';
-import { acceptedReferenceDescriptions, goldOrReference, referenceAttempts } from '../../datasets/referenceDescriptions';
+import { acceptedReferenceDescriptions, goldOrReference, referenceAttempts } from '../../platform/dataset/referenceDescriptions';
 import { DESCRIBE_PROMPT_VERSION } from '../../domain/describe/describePrompt';
 import { NULL_DESCRIPTION } from '../../domain/describe/scriptedDescriber';
 import { startDescribeRun } from '../../scripts/client/starters';

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { env, PROJECT_ROOT } from '../../config/env';
 import { fingerprintPlan, generateInputs, inContextExamples, inputKey, inputSpec, type SignatureInfo } from '../../domain/inputs/generator';
-import { formatArgs, parseArgs, parseValue, type PyValue } from '../../domain/inputs/pyLiteral';
+import { parseArgs } from '../../domain/python/literal';
+import { literalArgs } from '../../domain/python/print';
+import type { PyValue } from '../../domain/python/value';
 
 const gen = (known: string[], count: number, seedKey = 'm/1', extra: { seed?: number; purpose?: 'heldout' | 'examples' } = {}) =>
   generateInputs(inputSpec(known), { count, seedKey, purpose: extra.purpose ?? 'heldout', ...(extra.seed !== undefined ? { seed: extra.seed } : {}) });
@@ -31,30 +33,11 @@ function pythonParse(texts: string[]): { ok: boolean; out: string }[] {
   return JSON.parse(r.stdout) as { ok: boolean; out: string }[];
 }
 
+// Parsing and printing alone: test/python/*.pure.test.ts; here, what Python itself makes of the printed text.
 describe('Python literal codec', () => {
-  it('parses what ast.unparse writes and prints it back unchanged', () => {
-    for (const t of [
-      '[1, 2, 3], 4',
-      "'abc', k=2",
-      "{'a': 1, 'b': [1, 2]}, None",
-      "(1, 'x'), 2.5, True",
-      "b'ab\\x00', -3",
-      "\"it's\", 'a\\nb'",
-      'set(), {1, 2}',
-      '(1,), ()',
-      '-0.5, 123456789012345678901234567890',
-    ]) {
-      expect(formatArgs(parseArgs(t)!)).toBe(t);
-    }
-    expect(parseArgs('1, x')).toBeNull(); // names are not literals
-    expect(parseArgs('f(1)')).toBeNull();
-    expect(parseArgs('k=1, 2')).toBeNull(); // positional after keyword
-    expect(parseValue('1+2j')).toEqual({ t: 'complex', text: '(1+2j)' });
-  });
-
   it('its output means the same values to Python', () => {
     const texts = ["'a\\tb\\\\c', \"q'\"", '[1.0, -2.5e-07, 1e+21]', "{(1, 'a'): {2, 3}}, b'\\xff'", "'\\u00e9\\U0001F600'"];
-    const printed = texts.map((t) => formatArgs(parseArgs(t)!));
+    const printed = texts.map((t) => literalArgs(parseArgs(t)!));
     expect(pythonParse(printed).map((r) => r.out)).toEqual(pythonParse(texts).map((r) => r.out));
   });
 });
@@ -72,30 +55,30 @@ describe('typed generation', () => {
     const out = values(gen(["[1, 2], 3, 2.5, 'ab', {'x': 1}, {4, 5}, (1, 'a'), [[1], [2, 3]]"], 40));
     expect(out).toHaveLength(40);
     for (const a of out) {
-      expect(a.args.map((v) => v.t)).toEqual(['list', 'int', 'float', 'str', 'dict', 'set', 'tuple', 'list']);
+      expect(a.args.map((v) => v.kind)).toEqual(['list', 'int', 'float', 'str', 'dict', 'set', 'tuple', 'list']);
       const [list, , , , dict, set, tuple, nested] = a.args as [
         Extract<PyValue, { items: PyValue[] }>,
         PyValue,
         PyValue,
         PyValue,
-        Extract<PyValue, { t: 'dict' }>,
+        Extract<PyValue, { kind: 'dict' }>,
         Extract<PyValue, { items: PyValue[] }>,
         Extract<PyValue, { items: PyValue[] }>,
         Extract<PyValue, { items: PyValue[] }>,
       ];
-      expect(list.items.every((v) => v.t === 'int')).toBe(true);
-      expect(dict.entries.every(([k, v]) => k.t === 'str' && v.t === 'int')).toBe(true);
-      expect(set.items.every((v) => v.t === 'int')).toBe(true);
-      expect(tuple.items.map((v) => v.t)).toEqual(['int', 'str']);
-      expect(nested.items.every((v) => v.t === 'list' && v.items.every((x) => x.t === 'int'))).toBe(true);
+      expect(list.items.every((v) => v.kind === 'int')).toBe(true);
+      expect(dict.entries.every(([k, v]) => k.kind === 'str' && v.kind === 'int')).toBe(true);
+      expect(set.items.every((v) => v.kind === 'int')).toBe(true);
+      expect(tuple.items.map((v) => v.kind)).toEqual(['int', 'str']);
+      expect(nested.items.every((v) => v.kind === 'list' && v.items.every((x) => x.kind === 'int'))).toBe(true);
     }
   });
 
   it('mixes in edge values: 0, -1, empty strings and containers, one element, many elements, case variants', () => {
-    const ints = values(gen(['5', '12'], 60)).map((a) => (a.args[0] as { v: bigint }).v);
+    const ints = values(gen(['5', '12'], 60)).map((a) => (a.args[0] as { value: bigint }).value);
     expect(ints).toEqual(expect.arrayContaining([0n, -1n, 1n]));
     expect(ints.some((v) => v > 12n)).toBe(true);
-    const strs = values(gen(["'Hello World'", "'abc'"], 60)).map((a) => (a.args[0] as { v: string }).v);
+    const strs = values(gen(["'Hello World'", "'abc'"], 60)).map((a) => (a.args[0] as { value: string }).value);
     expect(strs).toEqual(expect.arrayContaining(['', 'HELLO WORLD', 'hello world']));
     expect(strs.some((s) => s.length === 1)).toBe(true);
     expect(strs.some((s) => /\d/.test(s))).toBe(true);
@@ -103,7 +86,7 @@ describe('typed generation', () => {
     const lens = values(gen(['[1, 2, 3]'], 60)).map((a) => (a.args[0] as { items: PyValue[] }).items.length);
     expect(lens).toEqual(expect.arrayContaining([0, 1]));
     expect(Math.max(...lens)).toBeGreaterThanOrEqual(5);
-    const bools = values(gen(['True, 1'], 30)).map((a) => (a.args[0] as { v: boolean }).v);
+    const bools = values(gen(['True, 1'], 30)).map((a) => (a.args[0] as { value: boolean }).value);
     expect(new Set(bools)).toEqual(new Set([true, false]));
   });
 
@@ -118,7 +101,7 @@ describe('typed generation', () => {
     const out = gen(["'abc', k=2", "'xy', k=None", "'q'"], 40);
     const forms = new Set(values(out).map((a) => `${a.args.length}|${a.kwargs.map(([k]) => k).join(',')}`));
     expect(forms).toEqual(new Set(['1|k', '1|']));
-    for (const a of values(out)) for (const [, v] of a.kwargs) expect(['int', 'none']).toContain(v.t);
+    for (const a of values(out)) for (const [, v] of a.kwargs) expect(['int', 'none']).toContain(v.kind);
   });
 
   it('gives distinct inputs, never a known or excluded one', () => {
@@ -132,10 +115,12 @@ describe('typed generation', () => {
   });
 
   it('makes later arguments relate to earlier ones sometimes (a substring, an index)', () => {
-    const pairs = values(gen(["'hello world', 'lo'"], 60)).map((a) => [(a.args[0] as { v: string }).v, (a.args[1] as { v: string }).v] as const);
+    const pairs = values(gen(["'hello world', 'lo'"], 60)).map(
+      (a) => [(a.args[0] as { value: string }).value, (a.args[1] as { value: string }).value] as const,
+    );
     expect(pairs.filter(([s, sub]) => sub.length > 0 && s.includes(sub)).length).toBeGreaterThanOrEqual(10);
     const idx = values(gen(['[5, 6, 7, 8], 2'], 60)).filter((a) => {
-      const n = Number((a.args[1] as { v: bigint }).v);
+      const n = Number((a.args[1] as { value: bigint }).value);
       const xs = (a.args[0] as { items: PyValue[] }).items;
       return xs.length > 0 && n >= 0 && n < xs.length;
     });
@@ -156,9 +141,9 @@ describe('typed generation', () => {
     const out = values(generateInputs(inputSpec([], sig), { count: 12, seedKey: 's', purpose: 'known' }));
     expect(out).toHaveLength(12);
     for (const a of out) {
-      expect(a.args.map((v) => v.t)).toEqual(['list', 'int']);
-      expect((a.args[0] as { items: PyValue[] }).items.every((v) => v.t === 'str')).toBe(true);
-      expect(a.kwargs.map(([k, v]) => [k, v.t])).toEqual([['flag', 'bool']]);
+      expect(a.args.map((v) => v.kind)).toEqual(['list', 'int']);
+      expect((a.args[0] as { items: PyValue[] }).items.every((v) => v.kind === 'str')).toBe(true);
+      expect(a.kwargs.map(([k, v]) => [k, v.kind])).toEqual([['flag', 'bool']]);
     }
   });
 
@@ -173,7 +158,7 @@ describe('typed generation', () => {
     const parsed = pythonParse(texts);
     expect(parsed.filter((r) => !r.ok)).toEqual([]);
     // Round trip: Python reads the generated text as the same values the codec prints back.
-    expect(pythonParse(texts.map((t) => formatArgs(parseArgs(t)!))).map((r) => r.out)).toEqual(parsed.map((r) => r.out));
+    expect(pythonParse(texts.map((t) => literalArgs(parseArgs(t)!))).map((r) => r.out)).toEqual(parsed.map((r) => r.out));
   });
 });
 

@@ -1,10 +1,10 @@
-// Split schemes (datasets/split.ts): behaviour clusters never straddle splits; the by-source scheme and
+// Split schemes (domain/dataset/split.ts): behaviour clusters never straddle splits; the by-source scheme and
 // MBPP's official split; the held-out decisions of domain/dataset/heldout.ts. Pure code.
 import { describe, expect, it } from 'vitest';
-import { behaviourSummary, clusterItems } from '../../datasets/behaviour';
-import { BuildConfig } from '../../datasets/config';
-import { schemeText } from '../../datasets/build';
-import { mbppOfficialSplit, splitMethods, stratifiedSplit, type SplitItem } from '../../datasets/split';
+import { behaviourSummary, clusterItems } from '../../domain/dataset/behaviour';
+import { BuildConfig } from '../../domain/dataset/config';
+import { schemeText } from '../../activities/dataset/build';
+import { mbppOfficialSplit, splitMethods, stratifiedSplit, type SplitItem } from '../../domain/dataset/split';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout } from '../../domain/dataset/heldout';
 import { parseBySource } from '../../scripts/commands/dataset';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 """One-shot llama.cpp run (xllamacpp) of a base GGUF, optionally with GGUF LoRA adapters: answers a list of
 chat requests greedily and prints one JSON object {"load_s", "results": [{"text", "tokens", "logprobs",
 "latency_s"}]} on stdout. Used to prove that a converted adapter serves (tests, bench:train); serving
-proper is the model server's job (activities/llm/local on the local-models branch takes `lora` paths).
+proper is the model server's job (platform/models/local on the local-models branch takes `lora` paths).
 
 Usage: python -m pau_trainer.llama_probe CONFIG.json
 CONFIG: {"model": GGUF, "lora": [GGUF, ...], "requests": [{"messages": [...], "max_tokens": N}], "threads": 1}

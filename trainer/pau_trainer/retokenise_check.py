@@ -2,7 +2,7 @@
 
 python -m pau_trainer.retokenise_check SAMPLES.jsonl BASE.gguf
 SAMPLES.jsonl: one {"messages": [...the prompt...], "text": completion, "tokens": [sampled ids]} per line
-(scripts/training/retokenCheck.ts writes it). For each sample, two checks:
+(harness/gpu/retokenCheck.ts writes it). For each sample, two checks:
 - plain: tokenizer(text) == tokens (the completion on its own);
 - trained: the ids the trainer's mask selects for the assistant message `text` appended to the prompt
   (ChatEncoder.encode, i.e. the whole conversation tokenised at once, as the GRPO update does), without the

@@ -2,7 +2,7 @@
 // only when an item starts), at most `window` run at once, a failing item is collected, not thrown, and
 // the loop stops pulling when `maxStarts` items have started in this execution or Temporal suggests
 // continue-as-new. The caller then continues as new with its own cursor (see `paused`). Used by the
-// benchmark run, the judge run, the dataset build and the rerun of failed episodes.
+// benchmark run, the judge run, the dataset build, the rerun of failed episodes and the GRPO rollouts.
 import { condition, workflowInfo } from '@temporalio/workflow';
 import { errorText } from '../../domain/temporal/errorText';
 

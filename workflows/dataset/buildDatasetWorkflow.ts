@@ -4,8 +4,8 @@
 import { ApplicationFailure, defineQuery, setHandler } from '@temporalio/workflow';
 import { errorText } from '../../domain/temporal/errorText';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import type { BuildConfigInput } from '../../datasets/config';
-import type { BuildSummary } from '../../datasets/summary';
+import type { BuildConfigInput } from '../../domain/dataset/config';
+import type { BuildSummary } from '../../domain/dataset/summary';
 import { fanOut } from '../common/fanOut';
 import { datasetBuild as main } from '../proxies/mainQueue';
 import { datasetCheck as sandbox } from '../proxies/sandboxQueue';

@@ -6,9 +6,8 @@
 // one) and every K epochs benchmarked beside the base on the validation split. Every step is an activity or a
 // child workflow with a deterministic id, so a crash anywhere resumes where it was: model calls are cached,
 // the trainer resumes from its last save, the checkpoint row is upserted by its job id.
-import { continueAsNew, executeChild, log, ParentClosePolicy, patched, upsertSearchAttributes } from '@temporalio/workflow';
-import { benchmarkSearchAttributes, benchWorkflowId, episodeSearchAttributes } from '../../domain/bench/workflowIds';
-import type { EpisodeOutcome } from '../../domain/episode/types';
+import { continueAsNew, executeChild, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
@@ -27,14 +26,13 @@ import {
   grpoTrainerSpec,
   policyModelOf,
   rolloutEpisodeInput,
-  rolloutWorkflowId,
   shouldEvaluate,
   updateFigures,
 } from '../../domain/training/grpo';
 import { db, llm, report } from '../proxies/mainQueue';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
-import { episodeWorkflow } from '../episode/episodeWorkflow';
+import { runRollouts } from './grpoRollouts';
 
 export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const { runId, config } = input;
@@ -48,22 +46,11 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     const policy = policyModelOf(config, previous);
     const methods = await db.sampleGrpoMethods({ config, epoch });
 
-    // Rollouts: G episodes per method, all in flight at once (the model's concurrency cap queues them).
+    // Rollouts: G episodes per method, a window of them in flight at once (the model's concurrency cap queues them).
     stage = 'rollouts';
     let t = Date.now();
     const inputs = methods.flatMap((m) => Array.from({ length: config.group }, (_, g) => rolloutEpisodeInput(runId, config, epoch, policy, m, g)));
-    const outcomes: EpisodeOutcome[] = await Promise.all(
-      inputs.map((ep) =>
-        executeChild(episodeWorkflow, {
-          args: [ep],
-          workflowId: rolloutWorkflowId(ep),
-          taskQueue: TASK_QUEUES.main,
-          parentClosePolicy: ParentClosePolicy.TERMINATE,
-          typedSearchAttributes: episodeSearchAttributes(runId, ep.methodId, policy, config.split),
-          staticSummary: `GRPO ${runId} epoch ${epoch + 1}: rollout ${ep.sample % 1000} of ${ep.methodId} by ${policy}`,
-        }),
-      ),
-    );
+    const outcomes = await runRollouts({ runId, config, epoch, policy, inputs });
     const rolloutsMs = Date.now() - t;
 
     stage = 'critic';

@@ -10,7 +10,7 @@ import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { checkpointModelName, sftCheckpointId, sftEvalRunId, sftExportJobId, sftJobId } from '../../domain/training/checkpointIds';
 import { CHECKPOINT_FILES_PATCH, checkpointFilesOf, trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
 import { type SftTrainInput, type SftTrainResult, sftBenchmarkConfig, sftTrainerSpec, trainingFigures } from '../../domain/training/sftTrain';
-import type { SftComparison } from '../../domain/training/sftReport';
+import type { SftComparison } from '../../domain/report/sftComparison';
 import { db, report } from '../proxies/mainQueue';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';

@@ -1,0 +1,330 @@
+// The GRPO run report (`pau grpo report RUN`): learning curves per epoch (reward, critic reward, KL,
+// validation score and code match with the base as a line), the reward distribution per group, and the
+// best and worst groups' trajectories with their step rewards. Pure: HTML from data the CLI loads.
+import { esc, PALETTE, REPORT_STYLE, table } from './renderHtml';
+import { fmtEstimate, fmtPaired } from './summarize';
+import type { PairedEstimate } from './stats';
+import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
+import type { GrpoEvalMetric } from '../training/grpoEval';
+
+export interface GrpoTrajectoryStep {
+  idx: number;
+  /** The calls the step made (as the critic saw them), or the assistant's text when it made none. */
+  text: string;
+  criticReward: number | null;
+  rationale: string | null;
+}
+
+export interface GrpoTrajectory {
+  episodeId: string;
+  sample: number;
+  reward: number | null;
+  score: number | null;
+  codeMatch: number | null;
+  finalDescription: string | null;
+  steps: GrpoTrajectoryStep[];
+}
+
+export interface GrpoGroupExample {
+  label: 'best' | 'worst';
+  epoch: number;
+  methodId: string;
+  meanReward: number | null;
+  rollouts: GrpoTrajectory[];
+}
+
+/**
+ * This run's checkpoint against another run's (another reward mode) at the same epoch, on the validation
+ * methods both evaluated, paired by method, every ended episode counted (`grpo report RUN --compare OTHER`).
+ */
+export interface GrpoRunComparison {
+  otherRunId: string;
+  otherReward: string;
+  epoch: number;
+  evalRunIds: [string, string];
+  paired: Record<GrpoEvalMetric, PairedEstimate>;
+}
+
+export interface GrpoReportInput {
+  runId: string;
+  status: string;
+  config: GrpoConfig;
+  epochs: GrpoEpochFigures[];
+  examples: GrpoGroupExample[];
+  generatedAt: string;
+  comparisons?: GrpoRunComparison[];
+  /** Other runs asked for that could not be compared, and why. */
+  comparisonNotes?: string[];
+}
+
+const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
+
+interface Series {
+  name: string;
+  values: (number | null)[];
+  dashed?: boolean;
+}
+
+/** A small line chart over epochs 1..n; null points are skipped. */
+export function lineChartSvg(title: string, series: Series[], n: number): string {
+  const W = 360;
+  const H = 200;
+  const m = { l: 44, r: 10, t: 24, b: 28 };
+  const vals = series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v));
+  if (vals.length === 0) return `<div class="chart"><b>${esc(title)}</b>: no data yet</div>`;
+  let lo = Math.min(...vals);
+  let hi = Math.max(...vals);
+  if (hi - lo < 1e-9) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
+  const x = (i: number) => m.l + (n <= 1 ? (W - m.l - m.r) / 2 : (i * (W - m.l - m.r)) / (n - 1));
+  const y = (v: number) => m.t + (H - m.t - m.b) * (1 - (v - lo) / (hi - lo));
+  const parts: string[] = [`<text x="${W / 2}" y="14" text-anchor="middle" font-size="12">${esc(title)}</text>`];
+  parts.push(
+    `<line x1="${m.l}" y1="${H - m.b}" x2="${W - m.r}" y2="${H - m.b}" stroke="#999"/><line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${H - m.b}" stroke="#999"/>`,
+  );
+  for (const v of [lo, (lo + hi) / 2, hi]) parts.push(`<text x="${m.l - 4}" y="${y(v) + 4}" text-anchor="end" font-size="10">${v.toFixed(2)}</text>`);
+  for (let i = 0; i < n; i++) parts.push(`<text x="${x(i)}" y="${H - m.b + 14}" text-anchor="middle" font-size="10">${i + 1}</text>`);
+  series.forEach((s, k) => {
+    const color = PALETTE[k % PALETTE.length];
+    const pts = s.values.flatMap((v, i) => (v === null || !Number.isFinite(v) ? [] : [[x(i), y(v)] as const]));
+    if (pts.length > 1)
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5,4"' : ''} points="${pts.map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(' ')}"/>`,
+      );
+    for (const [a, b] of pts) parts.push(`<circle cx="${a.toFixed(1)}" cy="${b.toFixed(1)}" r="3" fill="${color}"/>`);
+  });
+  const legend = series.map((s, k) => `<span class="key"><i style="background:${PALETTE[k % PALETTE.length]}"></i>${esc(s.name)}</span>`).join('');
+  return `<div class="chart" style="display:inline-block;margin-right:1em"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg><div class="legend">${legend}</div></div>`;
+}
+
+/** Each group's rollout rewards as dots on one row per (epoch, method). */
+export function rewardStripSvg(epochs: readonly GrpoEpochFigures[]): string {
+  const rows = epochs.flatMap((e) => e.groups.map((g) => ({ label: `e${e.epoch + 1} ${g.methodId}`, rewards: g.rewards })));
+  const vals = rows.flatMap((r) => r.rewards).filter((v): v is number => v !== null);
+  if (vals.length === 0) return '<p>No judged rollouts yet.</p>';
+  const lo = Math.min(0, ...vals);
+  const hi = Math.max(6, ...vals);
+  const W = 640;
+  const rowH = 18;
+  const l = 260;
+  const H = rows.length * rowH + 30;
+  const x = (v: number) => l + ((v - lo) / (hi - lo)) * (W - l - 10);
+  const parts: string[] = [];
+  rows.forEach((r, i) => {
+    const cy = 10 + i * rowH + rowH / 2;
+    parts.push(`<text x="${l - 6}" y="${cy + 4}" text-anchor="end" font-size="10">${esc(r.label.slice(0, 48))}</text>`);
+    parts.push(`<line x1="${l}" y1="${cy}" x2="${W - 10}" y2="${cy}" stroke="#eee"/>`);
+    for (const v of r.rewards) parts.push(v === null ? '' : `<circle cx="${x(v).toFixed(1)}" cy="${cy}" r="4" fill="${PALETTE[0]}" fill-opacity="0.6"/>`);
+  });
+  for (let v = Math.ceil(lo); v <= hi; v++) parts.push(`<text x="${x(v)}" y="${H - 6}" text-anchor="middle" font-size="10">${v}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="reward per group">${parts.join('')}</svg>`;
+}
+
+/** The best and worst groups over all epochs by mean outcome reward (ties: the earlier). */
+export function bestAndWorstGroups(
+  epochs: readonly GrpoEpochFigures[],
+): { label: 'best' | 'worst'; epoch: number; methodId: string; meanReward: number | null }[] {
+  const all = epochs.flatMap((e) =>
+    e.groups.map((g) => {
+      const v = g.rewards.filter((r): r is number => r !== null);
+      return { epoch: e.epoch, methodId: g.methodId, meanReward: v.length ? v.reduce((a, b) => a + b, 0) / v.length : null };
+    }),
+  );
+  const scored = all.filter((g) => g.meanReward !== null).sort((a, b) => b.meanReward! - a.meanReward!);
+  if (scored.length === 0) return [];
+  const best = scored[0]!;
+  const worst = scored.at(-1)!;
+  return scored.length === 1
+    ? [{ label: 'best', ...best }]
+    : [
+        { label: 'best', ...best },
+        { label: 'worst', ...worst },
+      ];
+}
+
+function trajectoryHtml(t: GrpoTrajectory): string {
+  const rows = t.steps.map((s) => [
+    String(s.idx),
+    esc(s.text),
+    s.criticReward === null ? '-' : s.criticReward.toFixed(2),
+    esc((s.rationale ?? '').slice(0, 300)),
+  ]);
+  return `<h4>rollout ${t.sample % 1000}: reward ${fmt(t.reward, 2)} (score ${fmt(t.score, 0)}, code match ${fmt(t.codeMatch, 2)})</h4>${table(['step', 'calls', 'critic reward', 'critic rationale'], rows, [1, 3])}<p><b>Final description:</b> ${esc(t.finalDescription ?? '(none)')}</p>`;
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)} %`);
+
+/**
+ * Each evaluation is a benchmark run (its own report: `pau report <id>`), summarised like one: every ended
+ * episode counted, 95 % intervals over methods, the checkpoint paired against the base by method; and, with
+ * --compare, against the checkpoints of other runs (other reward modes) at the same epoch.
+ */
+function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunComparison[], notes: string[]): string {
+  const evals = es.filter((e) => e.eval);
+  if (evals.length === 0) return '<h2>Validation (benchmark runs)</h2><p>No evaluation yet.</p>';
+  const rows = evals.map((e) => {
+    const v = e.eval!;
+    const c = v.checkpoint;
+    const b = v.base;
+    const est = (x: typeof c, m: GrpoEvalMetric, p = false) => (x.estimates ? fmtEstimate(x.estimates[m], p) : m === 'score' ? fmt(x.meanScore) : '-');
+    return [
+      String(e.epoch + 1),
+      `<code>${esc(v.runId)}</code> (<code>npm run pau -- report ${esc(v.runId)}</code>)`,
+      `${c.episodes} / ${b.episodes}${v.counting === 'all' ? '' : ' (judged only)'}`,
+      `${est(c, 'score')} / ${est(b, 'score')}`,
+      v.paired ? fmtPaired(v.paired.score) : '-',
+      `${est(c, 'codeMatchUnobserved', true)} / ${est(b, 'codeMatchUnobserved', true)}`,
+      v.paired ? fmtPaired(v.paired.codeMatchUnobserved, true) : '-',
+      v.paired ? fmtPaired(v.paired.failRate, true) : '-',
+      `${pct(c.described)} / ${pct(b.described)}`,
+      `${pct(c.repeatedCallRate)} / ${pct(b.repeatedCallRate)}`,
+      `${fmt(c.meanCalls, 1)} / ${fmt(b.meanCalls, 1)}`,
+      `${c.failed + (c.unjudged ?? 0)} / ${b.failed + (b.unjudged ?? 0)}`,
+    ];
+  });
+  let html =
+    '<h2>Validation (benchmark runs)</h2><p>Every ended episode counted (a failed or unjudged one scores 1, code match 0), 95 % intervals from resampling methods; differences paired by method, with wins / ties / losses of the checkpoint.</p>' +
+    table(
+      [
+        'epoch',
+        'benchmark run',
+        'episodes ckpt / base',
+        'score ckpt / base',
+        'score ckpt - base',
+        'code match (unseen) ckpt / base',
+        'code match (unseen) ckpt - base',
+        'fail rate ckpt - base',
+        'ended with a description ckpt / base',
+        'repeated calls ckpt / base',
+        'calls per episode ckpt / base',
+        'failed or unjudged ckpt / base',
+      ],
+      rows,
+      [1],
+    );
+  if (comparisons.length > 0 || notes.length > 0) {
+    html +=
+      "<h3>Against other reward modes</h3><p>This run's checkpoint minus the other run's at the same epoch, paired by validation method.</p>" +
+      table(
+        ['epoch', 'other run (reward)', 'benchmark runs', 'score', 'code match (unseen)', 'fail rate'],
+        comparisons.map((x) => [
+          String(x.epoch + 1),
+          `<code>${esc(x.otherRunId)}</code> (${esc(x.otherReward)})`,
+          `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`,
+          fmtPaired(x.paired.score),
+          fmtPaired(x.paired.codeMatchUnobserved, true),
+          fmtPaired(x.paired.failRate, true),
+        ]),
+        [1, 2],
+      ) +
+      notes.map((n) => `<p>${esc(n)}</p>`).join('');
+  }
+  return html;
+}
+
+/** Policy failures (with reasons), unjudged rollouts and skipped groups of an epoch; '-' for runs before the count. */
+export function outcomeCounts(e: Pick<GrpoEpochFigures, 'outcomes'>): string {
+  const o = e.outcomes;
+  if (!o) return '-';
+  const why = (r: Partial<Record<string, number>>) => {
+    const parts = Object.entries(r).map(([k, v]) => `${k} ${v}`);
+    return parts.length ? ` (${parts.join(', ')})` : '';
+  };
+  return `${o.policyFailures}${why(o.policyFailureReasons)} / ${o.unjudgedRollouts}${why(o.unjudgedReasons)} / ${o.skippedGroups}`;
+}
+
+export function renderGrpoReport(r: GrpoReportInput): string {
+  const es = r.epochs;
+  const n = Math.max(es.length, 1);
+  const c = r.config;
+  const sections: string[] = [];
+  const evalOf = (e: GrpoEpochFigures, who: 'checkpoint' | 'base', k: 'meanScore' | 'meanCodeMatch') => e.eval?.[who][k] ?? null;
+  sections.push(
+    '<h2>Learning curves (per epoch)</h2>' +
+      lineChartSvg('rollout reward (outcome)', [{ name: 'mean outcome reward', values: es.map((e) => e.meanReward) }], n) +
+      lineChartSvg('critic step reward', [{ name: 'mean critic reward (0-1)', values: es.map((e) => e.meanCriticReward) }], n) +
+      lineChartSvg('KL to the base', [{ name: 'mean KL (k3)', values: es.map((e) => e.update.meanKl) }], n) +
+      lineChartSvg(
+        'validation score (1-5)',
+        [
+          { name: 'checkpoint', values: es.map((e) => evalOf(e, 'checkpoint', 'meanScore')) },
+          { name: `base ${c.base}`, values: es.map((e) => evalOf(e, 'base', 'meanScore')), dashed: true },
+        ],
+        n,
+      ) +
+      lineChartSvg(
+        'validation code match',
+        [
+          { name: 'checkpoint', values: es.map((e) => evalOf(e, 'checkpoint', 'meanCodeMatch')) },
+          { name: `base ${c.base}`, values: es.map((e) => evalOf(e, 'base', 'meanCodeMatch')), dashed: true },
+        ],
+        n,
+      ),
+  );
+  sections.push(
+    '<h2>Per epoch</h2>' +
+      table(
+        [
+          'epoch',
+          'policy',
+          'rollouts (failed)',
+          'policy failures (minimum reward) / unjudged / groups skipped',
+          'reward',
+          'score',
+          'code match',
+          'critic reward (rated steps)',
+          'critic unparsable',
+          'update steps',
+          'too long (dropped) / cut turns masked',
+          'KL',
+          'clip frac',
+          'loss',
+          'tok/s',
+          'val score ckpt / base',
+          'val code match ckpt / base',
+          'val calls ckpt / base',
+          'rollouts / critic / update / export / eval (s)',
+        ],
+        es.map((e) => [
+          String(e.epoch + 1),
+          e.policyModel,
+          `${e.rollouts} (${e.failedRollouts})`,
+          outcomeCounts(e),
+          fmt(e.meanReward),
+          fmt(e.meanScore),
+          fmt(e.meanCodeMatch),
+          `${fmt(e.meanCriticReward)} (${e.ratedSteps})`,
+          e.criticUnparsable === undefined ? '-' : `${e.criticUnparsable} (${fmt((e.criticUnparsableShare ?? 0) * 100, 0)} %)`,
+          String(e.update.steps),
+          `${e.update.droppedTooLong ?? '-'} / ${e.update.lengthCutMasked ?? '-'}`,
+          fmt(e.update.meanKl, 5),
+          fmt(e.update.meanClipFrac),
+          fmt(e.update.finalLoss, 4),
+          fmt(e.update.tokensPerS, 1),
+          e.eval ? `${fmt(e.eval.checkpoint.meanScore)} / ${fmt(e.eval.base.meanScore)}` : '-',
+          e.eval ? `${fmt(e.eval.checkpoint.meanCodeMatch)} / ${fmt(e.eval.base.meanCodeMatch)}` : '-',
+          e.eval ? `${fmt(e.eval.checkpoint.meanCalls, 1)} / ${fmt(e.eval.base.meanCalls, 1)}` : '-',
+          [e.timing.rolloutsMs, e.timing.criticMs, e.timing.updateMs, e.timing.exportMs, e.timing.evalMs].map((ms) => Math.round(ms / 1000)).join(' / '),
+        ]),
+      ),
+  );
+  sections.push(validationSection(es, r.comparisons ?? [], r.comparisonNotes ?? []));
+  sections.push(
+    `<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match).</p>${rewardStripSvg(es)}`,
+  );
+  for (const g of r.examples) {
+    sections.push(
+      `<h2>The ${g.label} group: ${esc(g.methodId)}, epoch ${g.epoch + 1} (mean reward ${fmt(g.meanReward, 2)})</h2>${g.rollouts.map(trajectoryHtml).join('\n')}`,
+    );
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>PAU GRPO report ${esc(r.runId)}</title>
+<style>${REPORT_STYLE}</style></head><body>
+<h1>PAU GRPO report</h1>
+<p>Run <code>${esc(r.runId)}</code> (${esc(r.status)}): policy <code>${esc(c.base)}</code>, critic <code>${esc(c.critic)}</code>, judge <code>${esc(c.judgeModel)}</code>, reward <b>${esc(c.reward)}</b>; ${c.epochs} epochs x ${c.methodsPerEpoch} methods x ${c.group} rollouts on ${esc(c.dataset)}/${esc(c.split)}, temperature ${c.temperature}, budgets ${esc(JSON.stringify(c.budgets))}; generated ${esc(r.generatedAt)}. ${es.length} epoch(s) done.</p>
+${sections.join('\n')}
+</body></html>
+`;
+}

@@ -1,0 +1,78 @@
+// A checkpoint beside its base: per setting and metric, both means with 95% bootstrap intervals and the
+// paired difference checkpoint - base (paired by method, with wins / ties / losses) with its interval.
+// Built from the report rows of the evaluation run with the report's own statistics (the same counting:
+// failed and unjudged episodes as score 1 / code match 0; the same functions). Pure code.
+import { type EpisodeRow, METRIC_LABEL, METRICS, type Metric, metricEstimate, pairedMetric, fmtPaired, isShare } from './summarize';
+import type { BootstrapOptions, Estimate, PairedEstimate } from './stats';
+import { formatTable } from './table';
+
+export interface SftComparisonRow {
+  setting: string;
+  metric: Metric;
+  checkpoint: Estimate;
+  base: Estimate;
+  diff: PairedEstimate;
+}
+
+export interface SftComparison {
+  checkpointModel: string;
+  baseModel: string;
+  evalRunId: string;
+  judgeModel: string | null;
+  episodes: { checkpoint: number; base: number; failed: number; judged: number };
+  rows: SftComparisonRow[];
+}
+
+export function compareWithBase(
+  rows: readonly EpisodeRow[],
+  opts: { checkpointModel: string; baseModel: string; evalRunId: string; judgeModel: string | null; bootstrap?: Partial<BootstrapOptions> },
+): SftComparison {
+  const of = (model: string, setting: string) => rows.filter((r) => r.model === model && r.setting === setting);
+  const settings = [...new Set(rows.map((r) => r.setting))].sort();
+  const out: SftComparisonRow[] = [];
+  for (const setting of settings) {
+    const c = of(opts.checkpointModel, setting);
+    const b = of(opts.baseModel, setting);
+    for (const metric of METRICS) {
+      out.push({
+        setting,
+        metric,
+        checkpoint: metricEstimate(c, metric, 'all', opts.bootstrap),
+        base: metricEstimate(b, metric, 'all', opts.bootstrap),
+        diff: pairedMetric(c, b, metric, 'all', opts.bootstrap),
+      });
+    }
+  }
+  const count = (m: string) => rows.filter((r) => r.model === m).length;
+  return {
+    checkpointModel: opts.checkpointModel,
+    baseModel: opts.baseModel,
+    evalRunId: opts.evalRunId,
+    judgeModel: opts.judgeModel,
+    episodes: {
+      checkpoint: count(opts.checkpointModel),
+      base: count(opts.baseModel),
+      failed: rows.filter((r) => r.status === 'failed').length,
+      judged: rows.filter((r) => r.judged).length,
+    },
+    rows: out,
+  };
+}
+
+const f = (x: number | null, d = 3) => (x === null ? '-' : x.toFixed(d));
+const est = (e: Estimate) => (e.mean === null ? '-' : `${f(e.mean)} [${f(e.lo)}, ${f(e.hi)}] n=${e.n}`);
+
+export function formatSftComparison(c: SftComparison): string {
+  const table = formatTable(
+    ['setting', 'metric', `SFT ${c.checkpointModel}`, `base ${c.baseModel}`, 'SFT - base (paired)'],
+    c.rows.map((r) => [
+      r.setting,
+      METRIC_LABEL[r.metric],
+      est(r.checkpoint),
+      est(r.base),
+      `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`,
+    ]),
+  );
+  const e = c.episodes;
+  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)`;
+}

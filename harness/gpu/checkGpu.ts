@@ -1,0 +1,326 @@
+// `npm run check:gpu [-- --model M --processes N --cpu-threads T --plan --skip-episode --keep]`: the GPU path,
+// end to end, on a CUDA host. Installs what it needs (the trainer venv, vLLM in its own venv; exact pins from
+// PyPI), trains one SFT step and one GRPO step of the 0.5B in bf16 with one process per visible GPU (torchrun +
+// DDP over NCCL, through the workers' own runTrainerProcess), the same steps on CPU for comparison, serves the
+// SFT checkpoint with vLLM as a LoRA module, runs one episode against it, and prints tokens/s, peak GPU memory
+// and each step's loss beside the CPU one. Without CUDA it says so in one line and exits 3 (GPU_CHECK_EXIT).
+// The pure parts (arguments, GPU count, plan, table) are in gpuCheck.ts.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../config/env';
+import { freePort } from '../../platform/process/processes';
+import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
+import type { DoneEvent, ProgressEvent, TrainerCommand } from '../../domain/training/trainerProtocol';
+import { UsageError } from '../../scripts/lib/args';
+import {
+  formatFigures,
+  GPU_CHECK_EXIT,
+  type GpuCheckArgs,
+  type GpuCheckFigures,
+  gpuCheckPlan,
+  gpuCheckUsage,
+  LORA_NAME,
+  LOSS_GAP_MAX,
+  lossGap,
+  noCudaLine,
+  parseGpuCheckArgs,
+  processesOf,
+  sftBatch,
+  type StepFigures,
+  visibleGpus,
+  VLLM_REQUIREMENTS,
+} from './gpuCheck';
+
+const started = Date.now();
+const log = (msg: string) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${msg}`);
+
+class StepFailed extends Error {}
+
+function cacheDir(): string {
+  return process.env.PAU_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pau');
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): string {
+  const r = spawnSync(cmd, args, { cwd: PROJECT_ROOT, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new StepFailed(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').slice(-3000)}`);
+  return r.stdout;
+}
+
+async function trainerStep(
+  command: TrainerCommand,
+  spec: object,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  label: string,
+): Promise<{ figures: StepFigures; done: DoneEvent }> {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'spec.json');
+  fs.writeFileSync(file, JSON.stringify(spec, null, 2));
+  let progress: ProgressEvent | undefined;
+  const r = await runTrainerProcess(command, file, {
+    env,
+    onEvent: (e) => {
+      if (e.type === 'progress') progress = e;
+      if (e.type === 'info' || e.type === 'start' || e.type === 'error')
+        log(`${label}: ${e.type === 'start' ? `start, ${e.processes ?? 1} process(es)` : e.message}`);
+    },
+  });
+  const done = r.events.find((e): e is DoneEvent => e.type === 'done');
+  if (r.exitCode !== 0 || !done || !progress) throw new StepFailed(`${label}: exit ${r.exitCode ?? r.signal}; stderr: ${r.stderrTail.slice(-3000)}`);
+  const figures: StepFigures = { loss: progress.loss, tokensPerS: progress.tokens_per_s, stepS: typeof progress.step_s === 'number' ? progress.step_s : null };
+  if (progress.peak_memory_bytes !== undefined) figures.peakMemoryBytes = progress.peak_memory_bytes;
+  log(`${label}: loss ${figures.loss} ${figures.tokensPerS} tok/s`);
+  return { figures, done };
+}
+
+/** vLLM in its own venv under the cache, keyed by the requirements file's hash (like trainer/setup.sh). */
+function ensureVllm(trainerPy: string): string {
+  const req = path.join(PROJECT_ROOT, VLLM_REQUIREMENTS);
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(req)).digest('hex').slice(0, 12);
+  const venv = path.join(cacheDir(), 'venvs', `vllm-${hash}`);
+  if (!fs.existsSync(path.join(venv, 'DONE'))) {
+    log(`installing vLLM into ${venv} (minutes)`);
+    fs.rmSync(venv, { recursive: true, force: true });
+    run(trainerPy, ['-m', 'venv', venv]);
+    run(path.join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '-q', '--only-binary=:all:', '-r', req]);
+    fs.writeFileSync(path.join(venv, 'DONE'), `${hash}\n`);
+  }
+  return path.join(venv, 'bin', 'vllm');
+}
+
+async function serveWithVllm(vllm: string, baseDir: string, adapterDir: string, work: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const logFile = path.join(work, 'vllm.log');
+  const out = fs.openSync(logFile, 'w');
+  const child = spawn(
+    vllm,
+    [
+      'serve',
+      baseDir,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--dtype',
+      'bfloat16',
+      '--max-model-len',
+      '4096',
+      '--gpu-memory-utilization',
+      '0.5',
+    ].concat(['--enable-lora', '--lora-modules', `${LORA_NAME}=${adapterDir}`]),
+    { stdio: ['ignore', out, out], detached: true },
+  );
+  const url = `http://127.0.0.1:${port}/v1`;
+  const deadline = Date.now() + 15 * 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new StepFailed(`vllm serve exited ${child.exitCode}; log ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+    try {
+      const r = await fetch(`${url}/models`);
+      if (r.ok && JSON.stringify(await r.json()).includes(`"${LORA_NAME}"`)) return { child, url };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  throw new StepFailed(`vllm serve did not list ${LORA_NAME} within 15 min; log ${logFile}`);
+}
+
+async function oneCompletion(url: string): Promise<{ tokensPerS: number; completionTokens: number }> {
+  const t0 = Date.now();
+  const r = await fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: LORA_NAME,
+      messages: [{ role: 'user', content: 'Describe in two sentences what a Python function f(x) that returns 2 * x does.' }],
+      max_tokens: 128,
+      temperature: 0,
+    }),
+  });
+  if (!r.ok) throw new StepFailed(`chat completion through ${LORA_NAME}: HTTP ${r.status} ${await r.text()}`);
+  const body = (await r.json()) as { usage?: { completion_tokens?: number } };
+  const tokens = body.usage?.completion_tokens ?? 0;
+  return { tokensPerS: tokens / ((Date.now() - t0) / 1000), completionTokens: tokens };
+}
+
+/**
+ * One episode against the served checkpoint through the real stack. LATER MERGE: the model registry's `vllm`
+ * kind (issue 26, "A GPU serving path") replaces this private `openai`-provider entry and the server above.
+ */
+async function oneEpisode(url: string, work: string): Promise<{ status: string; detail: string }> {
+  const modelsFile = path.join(work, 'pau.models.json');
+  fs.writeFileSync(
+    modelsFile,
+    JSON.stringify({ models: { 'gpu-check-vllm': { baseUrl: url, model: LORA_NAME, maxConcurrency: 2, params: { temperature: 0 } } } }, null, 2),
+  );
+  const env = { PAU_MODELS_FILE: modelsFile };
+  const pau = (args: string[]) =>
+    spawnSync('npm', ['run', '--silent', 'pau', '--', ...args], { cwd: PROJECT_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (pau(['stack', 'up']).status !== 0) throw new StepFailed('pau stack up failed');
+  if (
+    pau(['dataset', 'show', 'pau-mini']).status !== 0 &&
+    pau(['dataset', 'build', '--name', 'pau-mini', '--limit', '16', '--test', '4', '--validation', '4']).status !== 0
+  ) {
+    throw new StepFailed('pau dataset build pau-mini failed');
+  }
+  const workers = spawn('npm', ['run', '--silent', 'workers'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => reject(new StepFailed('workers not ready within 5 min')), 5 * 60_000);
+      workers.stdout?.on('data', (d: Buffer) => {
+        seen += d.toString();
+        if (/worker pau: ready/.test(seen) && /worker pau-sandbox: ready/.test(seen)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      workers.once('exit', (c) => reject(new StepFailed(`workers exited ${c}`)));
+    });
+    const runId = `gpu-check-${Date.now().toString(36)}`;
+    const r = pau([
+      'bench',
+      'run',
+      '--dataset',
+      'pau-mini',
+      '--split',
+      'test',
+      '--models',
+      'gpu-check-vllm',
+      '--limit',
+      '1',
+      '--settings',
+      'interactive',
+      '--judge',
+      'off',
+      '--run-id',
+      runId,
+    ]);
+    return { status: r.status === 0 ? 'completed' : `failed (exit ${r.status})`, detail: `run ${runId}` };
+  } finally {
+    if (workers.pid) process.kill(-workers.pid, 'SIGTERM');
+  }
+}
+
+async function check(args: GpuCheckArgs, gpus: string[]): Promise<number> {
+  const n = processesOf({ args, gpus });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-check-gpu-'));
+  const figures: GpuCheckFigures = { processes: n, gpu: {}, cpu: {} };
+  let vllmChild: ChildProcess | undefined;
+  try {
+    log('trainer venv (trainer/setup.sh)');
+    const py = await ensureTrainerPython((l) => log(l));
+    const cuda = spawnSync(py, ['-c', 'import torch; print(torch.cuda.is_available(), torch.cuda.device_count(), torch.version.cuda)'], { encoding: 'utf8' });
+    if (!cuda.stdout.startsWith('True'))
+      throw new StepFailed(`nvidia-smi lists GPUs but torch ${cuda.stdout.trim()} cannot use them (driver too old for its CUDA?)`);
+    log(`torch sees CUDA: ${cuda.stdout.trim()}`);
+    const model = run(py, [path.join(TRAINER_DIR, 'tests', 'standin_models.py'), args.model]).trim();
+    const marker = fs
+      .readFileSync(path.join(TRAINER_DIR, 'tests', 'data', 'marker_sft.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    const data = path.join(work, 'sft.jsonl');
+    fs.writeFileSync(data, `${Array.from({ length: sftBatch(n) }, (_, i) => marker[i % marker.length]).join('\n')}\n`);
+    const sft = (device: string, out: string) => ({
+      base_model: model,
+      data,
+      output_dir: out,
+      device,
+      max_steps: 1,
+      batch_size: sftBatch(n),
+      lr: 2e-4,
+      seed: 7,
+      save_every: 1,
+      max_length: 1024,
+      ...(device === 'cpu' ? { threads: args['cpu-threads'] } : {}),
+    });
+    const grpo = (device: string, out: string) => ({
+      base_model: model,
+      rollouts: path.join(TRAINER_DIR, 'tests', 'data', 'tiny_rollouts.jsonl'),
+      output_dir: out,
+      device,
+      max_steps: 1,
+      mini_batch_size: 4,
+      lr: 1e-5,
+      seed: 3,
+      max_length: 1024,
+      advantage: { mode: 'aac' },
+      ...(device === 'cpu' ? { threads: args['cpu-threads'] } : {}),
+    });
+    const onGpu = { PAU_TRAINER_PROCESSES: String(n), PAU_TRAINER_THREADS: '4' };
+    const onCpu = { PAU_TRAINER_PROCESSES: '1' };
+    const sftGpu = await trainerStep('sft', sft('cuda', path.join(work, 'sft-gpu')), path.join(work, 'sft-gpu'), onGpu, 'SFT on GPU');
+    figures.gpu.sft = sftGpu.figures;
+    figures.cpu.sft = (await trainerStep('sft', sft('cpu', path.join(work, 'sft-cpu')), path.join(work, 'sft-cpu'), onCpu, 'SFT on CPU')).figures;
+    figures.gpu.grpo = (await trainerStep('grpo-update', grpo('cuda', path.join(work, 'grpo-gpu')), path.join(work, 'grpo-gpu'), onGpu, 'GRPO on GPU')).figures;
+    figures.cpu.grpo = (await trainerStep('grpo-update', grpo('cpu', path.join(work, 'grpo-cpu')), path.join(work, 'grpo-cpu'), onCpu, 'GRPO on CPU')).figures;
+
+    const vllm = ensureVllm(py);
+    const baseSha = sftGpu.done.base_sha256;
+    if (!baseSha) throw new StepFailed('the SFT done event has no base_sha256 (an older trainer?)');
+    const baseDir = path.join(cacheDir(), 'trainer', 'bases', baseSha.slice(0, 16));
+    log(`vllm serve ${baseDir} with LoRA ${LORA_NAME}=${sftGpu.done.checkpoint}`);
+    const served = await serveWithVllm(vllm, baseDir, sftGpu.done.checkpoint, work);
+    vllmChild = served.child;
+    figures.serving = await oneCompletion(served.url);
+    log(`vLLM + LoRA: ${figures.serving.completionTokens} tokens, ${figures.serving.tokensPerS.toFixed(1)} tok/s`);
+    if (!args['skip-episode']) figures.episode = await oneEpisode(served.url, work);
+  } catch (e) {
+    if (!(e instanceof StepFailed)) throw e;
+    console.log(`\n${formatFigures(figures)}\n\ncheck:gpu FAILED: ${e.message}`);
+    return GPU_CHECK_EXIT.failed;
+  } finally {
+    if (vllmChild?.pid && vllmChild.exitCode === null) process.kill(-vllmChild.pid, 'SIGTERM');
+    if (args.keep) log(`work directory kept: ${work}`);
+    else fs.rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`\n${formatFigures(figures)}`);
+  const gaps = (['sft', 'grpo'] as const).map((k) => [k, lossGap(figures.gpu[k]?.loss, figures.cpu[k]?.loss)] as const);
+  const bad = gaps.filter(([, g]) => g === null || g > LOSS_GAP_MAX);
+  if (bad.length || figures.episode?.status.startsWith('failed')) {
+    console.log(
+      `check:gpu FAILED: ${bad.map(([k, g]) => `${k} loss gap ${g === null ? 'unknown' : `${(g * 100).toFixed(2)} %`} > ${LOSS_GAP_MAX * 100} %`).join('; ')} ${figures.episode?.status ?? ''}`,
+    );
+    return GPU_CHECK_EXIT.failed;
+  }
+  console.log('check:gpu passed');
+  return GPU_CHECK_EXIT.ok;
+}
+
+async function main(): Promise<number> {
+  let args: GpuCheckArgs;
+  try {
+    args = parseGpuCheckArgs(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`check:gpu: ${e.message}\nusage: ${gpuCheckUsage}`);
+    return GPU_CHECK_EXIT.usage;
+  }
+  const smi = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8' });
+  const gpus = smi.status === 0 ? visibleGpus(smi.stdout, process.env.CUDA_VISIBLE_DEVICES) : [];
+  if (args.plan) {
+    console.log(`check:gpu plan (${gpus.length ? `${gpus.length} GPU(s) visible` : 'no GPU visible here'}):\n${gpuCheckPlan({ args, gpus }).join('\n')}`);
+    return GPU_CHECK_EXIT.ok;
+  }
+  if (gpus.length === 0) {
+    const reason = smi.error
+      ? 'nvidia-smi not found'
+      : smi.status !== 0
+        ? `nvidia-smi -L exited ${smi.status}`
+        : 'no GPU visible (CUDA_VISIBLE_DEVICES or none installed)';
+    console.log(noCudaLine(reason));
+    return GPU_CHECK_EXIT.noCuda;
+  }
+  console.log(`check:gpu on ${gpus.length} GPU(s):\n${gpus.map((g) => `  ${g}`).join('\n')}\n${gpuCheckPlan({ args, gpus }).join('\n')}\n`);
+  return check(args, gpus);
+}
+
+process.exit(await main());

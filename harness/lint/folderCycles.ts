@@ -1,0 +1,74 @@
+// Folder-level cycles in a dependency-cruiser result: the top-level folders (domain, config, db, platform,
+// activities, workflows, workers, scripts, harness, test) must form a one-way house. Module-level cycle rules
+// miss a cycle between folders that no single chain of modules closes (issue 28: `config ↔ domain`, held up
+// by type imports), so every edge counts here, type-only ones included. Pure: the modules in, the cycles out.
+
+/** The part of a dependency-cruiser module this check reads. */
+export interface CruisedModule {
+  source: string;
+  dependencies: { resolved: string; coreModule?: boolean; couldNotResolve?: boolean }[];
+}
+
+/** One folder-level edge and the first module import that makes it (so the fix can be found). */
+export interface FolderEdge {
+  from: string;
+  to: string;
+  example: { from: string; to: string };
+}
+
+const topFolder = (p: string): string | null => {
+  const i = p.indexOf('/');
+  return i > 0 ? p.slice(0, i) : null;
+};
+
+export function folderEdges(modules: CruisedModule[]): FolderEdge[] {
+  const edges = new Map<string, FolderEdge>();
+  for (const m of modules) {
+    const a = topFolder(m.source);
+    if (a === null || a === 'node_modules') continue;
+    for (const d of m.dependencies) {
+      if (d.coreModule || d.couldNotResolve) continue;
+      const b = topFolder(d.resolved);
+      if (b === null || b === a || b === 'node_modules') continue;
+      const key = `${a}\n${b}`;
+      if (!edges.has(key)) edges.set(key, { from: a, to: b, example: { from: m.source, to: d.resolved } });
+    }
+  }
+  return [...edges.values()];
+}
+
+/** The strongly connected groups of two or more folders (Tarjan), each with the edges inside it. */
+export function folderCycles(modules: CruisedModule[]): { folders: string[]; edges: FolderEdge[] }[] {
+  const edges = folderEdges(modules);
+  const out = new Map<string, string[]>();
+  for (const e of edges) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of out.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      let w: string | undefined;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        group.push(w);
+      } while (w !== v);
+      if (group.length > 1) groups.push(group.sort());
+    }
+  };
+  for (const v of [...new Set(edges.flatMap((e) => [e.from, e.to]))].sort()) if (!index.has(v)) visit(v);
+  return groups.map((folders) => ({ folders, edges: edges.filter((e) => folders.includes(e.from) && folders.includes(e.to)) }));
+}

@@ -1,0 +1,46 @@
+// The judge step after a completed episode: a judgeEpisodeWorkflow child (its sandbox runs and model calls
+// have their own history), abandoned on the episode's close. Its failure is logged and never fails the episode.
+import { executeChild, log, ParentClosePolicy, patched, workflowInfo } from '@temporalio/workflow';
+import type { EpisodeInput, EpisodeOutcome } from '../../domain/episode/types';
+import { judgeEpisodeSearchAttributes, judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
+import { errorText } from '../../domain/temporal/errorText';
+import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { judgeEpisodeWorkflow } from '../judge/judgeEpisodeWorkflow';
+
+export async function judgeStep(input: EpisodeInput, outcome: EpisodeOutcome): Promise<void> {
+  // Kept patch (docs/operations.md): histories recorded before this step take the branch below.
+  if (!patched('explicit-judge-step')) return judgeAfterEpisodeAsRecorded(input, outcome);
+  if (!input.judge || outcome.status !== 'completed') return;
+  const { judgeModel } = input.judge;
+  try {
+    await executeChild(judgeEpisodeWorkflow, {
+      args: [{ runId: input.runId, episodeId: input.episodeId, judgeModel }],
+      workflowId: judgeEpisodeWorkflowId(judgeModel, input.episodeId),
+      taskQueue: TASK_QUEUES.main,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: judgeEpisodeSearchAttributes(input.runId, judgeModel, input.methodId),
+      staticSummary: `judge ${input.episodeId} with ${judgeModel}`,
+    });
+  } catch (err) {
+    log.warn('judge step failed', { episodeId: input.episodeId, error: errorText(err) });
+  }
+}
+
+/**
+ * Histories recorded before the explicit judge step: their input named the judge workflow in an
+ * `afterEpisode` field (always judgeEpisodeWorkflow on the `pau` queue; no caller sets it any more), and the
+ * episode started it as the child `<episode>/after`. Replaying them needs that same child command.
+ */
+async function judgeAfterEpisodeAsRecorded(input: EpisodeInput, outcome: EpisodeOutcome): Promise<void> {
+  if (!('afterEpisode' in input) || outcome.status !== 'completed') return;
+  try {
+    await executeChild(judgeEpisodeWorkflow, {
+      args: [{ runId: input.runId, episodeId: input.episodeId }],
+      workflowId: `${workflowInfo().workflowId}/after`,
+      taskQueue: TASK_QUEUES.main,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (err) {
+    log.warn('after-episode hook failed', { episodeId: input.episodeId, error: errorText(err) });
+  }
+}
