@@ -87,6 +87,21 @@ module.exports = {
       to: { path: '^harness/' },
     },
     {
+      name: 'cli-not-activities',
+      comment:
+        'The CLI (scripts/) never runs an activity: it reads through db/ (db/queries/), starts workflows, and uses ' +
+        'platform/ for processes and the stack. Types are fine. The exceptions are named, each with its way out: ' +
+        'the sandbox pool (`pau sandbox`; it moves to platform/ with the sandbox pool work), the calibration ladder ' +
+        '(`pau calibrate` sends its model calls itself) and the report writer (`pau report`; one produceReport(kind)).',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: {
+        path: '^activities/',
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^activities/sandbox/index\\.ts$', '^activities/calibration/ladder\\.ts$', '^activities/report/(produceReport|writeReport)\\.ts$'],
+      },
+    },
+    {
       name: 'nothing-imports-tests',
       severity: 'error',
       from: { pathNot: '^test/' },

@@ -14,7 +14,7 @@ export async function startWorkers(queues: TaskQueueName[], log: (line: string) 
   // Loaded here, not at the top: runWorkers' stack check answers before the SDK and every activity load (~10 s under load).
   const [{ closeSharedDb }, { detectDevice }, { closeSharedSandboxPool }, { createQueueWorker }, { queueSpecs }] = await Promise.all([
     import('../db/client'),
-    import('../activities/doctor/deviceInfo'),
+    import('../platform/models/device'),
     import('../activities/sandbox/index'),
     import('./createWorker'),
     import('./queues'),

@@ -20,7 +20,7 @@ import { inContextExamples } from '../../domain/inputs/generator';
 import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
-import { resolveMethods } from '../bench/run';
+import { resolveMethods } from '../../db/queries/runs';
 
 const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../db/client';
-import { sha256Hex } from '../../domain/common/sha256';
+import { sha256Hex } from '../../domain/common/hash';
 import { BuildLimits, InputsConfig } from '../../domain/dataset/config';
 import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../domain/dataset/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../platform/dataset/store';

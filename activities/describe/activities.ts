@@ -4,7 +4,7 @@
 // reaches the threshold. Every attempt is stored with its provenance in `reference_descriptions`.
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import { sha256Hex } from '../../domain/common/sha256';
+import { sha256Hex } from '../../domain/common/hash';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods, referenceDescriptions } from '../../db/schema/index';
 import { buildDescribeMessages, DESCRIBE_PROMPT_VERSION, extractDescription, keepsDescription } from '../../domain/describe/describePrompt';

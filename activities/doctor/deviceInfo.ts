@@ -1,26 +1,6 @@
-// Doctor part on `pau-gpu`: which accelerator this worker sees.
-import { execFile } from 'node:child_process';
-import os from 'node:os';
-import { promisify } from 'node:util';
+// Doctor part on `pau-gpu`: which accelerator this worker sees (platform/models/device.ts).
+import { detectDevice } from '../../platform/models/device';
 import type { DoctorPartResult } from './checkDatabase';
-
-const run = promisify(execFile);
-
-export interface DeviceInfo {
-  kind: 'cuda' | 'cpu';
-  description: string;
-}
-
-export async function detectDevice(): Promise<DeviceInfo> {
-  try {
-    const { stdout } = await run('nvidia-smi', ['--query-gpu=name,memory.total,driver_version', '--format=csv,noheader'], { timeout: 10_000 });
-    const gpus = stdout.trim().split('\n').filter(Boolean);
-    if (gpus.length > 0) return { kind: 'cuda', description: gpus.map((g, i) => `GPU${i}: ${g.trim()}`).join('; ') };
-  } catch {
-    /* no nvidia-smi, or it failed: no usable NVIDIA GPU */
-  }
-  return { kind: 'cpu', description: `cpu only (${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB)` };
-}
 
 export async function deviceInfo(): Promise<DoctorPartResult> {
   const d = await detectDevice();

@@ -4,7 +4,7 @@
 // set) happen in judgeCardWorkflow between them. Every model call goes through the llm_calls cache with
 // a deterministic key, so a retried or rerun card costs nothing it already paid for.
 import { ApplicationFailure } from '@temporalio/common';
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { judgeCards, methods } from '../../db/schema/index';
 import { getDatasetMethods } from '../../platform/dataset/store';
@@ -19,11 +19,9 @@ import {
   type CardMethodRow,
   type CardRung,
   type ClassifierControl,
-  type JudgeCard,
   type JudgeCardInput,
   type JudgeCardKey,
   type JudgeCardPlan,
-  type JudgeCardStatus,
 } from '../../domain/judge/card';
 import { buildCardItems, CODED_RUNGS, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
 import { buildJudgeCard } from '../../domain/judge/cardSummary';
@@ -304,58 +302,3 @@ export function createJudgeCardActivities(db: () => Db) {
 }
 
 export type JudgeCardActivities = ReturnType<typeof createJudgeCardActivities>;
-
-/** The newest completed card of (judge, coder, params sent, prompt version, dataset), any split. */
-export async function latestJudgeCard(
-  db: Db,
-  q: { judgeModel: string; coderModel: string; dataset: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown> },
-): Promise<JudgeCard | null> {
-  const judgeParams = sentParams(q.judgeModel, q.judgeParams);
-  const coderParams = sentParams(q.coderModel, q.coderParams);
-  const rows = await db
-    .select({ card: judgeCards.card })
-    .from(judgeCards)
-    .where(
-      and(
-        eq(judgeCards.judgeModel, q.judgeModel),
-        eq(judgeCards.coderModel, q.coderModel),
-        eq(judgeCards.dataset, q.dataset),
-        eq(judgeCards.promptVersion, JUDGE_PROMPT_VERSION),
-        eq(judgeCards.status, 'completed'),
-        sql`${judgeCards.judgeParams} = ${JSON.stringify(judgeParams)}::jsonb and ${judgeCards.coderParams} = ${JSON.stringify(coderParams)}::jsonb`,
-      ),
-    )
-    .orderBy(desc(judgeCards.finishedAt))
-    .limit(1);
-  return rows[0]?.card ?? null;
-}
-
-/** The command that computes a missing card (what reports and `npm start` print). */
-export function judgeCardCommand(judgeModel: string, coderModel: string, dataset: string): string {
-  return `npm run pau -- calibrate judge --judge ${judgeModel}${coderModel !== judgeModel ? ` --coder ${coderModel}` : ''} --dataset ${dataset}`;
-}
-
-/** What a report says about its judge: the card and whether it qualified, or that there is none yet. */
-export async function judgeCardStatus(
-  db: Db,
-  q: {
-    judgeModel: string;
-    coderModel: string;
-    dataset: string;
-    judgeParams?: Record<string, unknown>;
-    coderParams?: Record<string, unknown>;
-    forced?: boolean;
-  },
-): Promise<JudgeCardStatus> {
-  const forced = q.forced ?? false;
-  // A judge outside the registry (a `ckpt:` model) has no registry params: no card can match it.
-  const card = await latestJudgeCard(db, q).catch((err: unknown) => {
-    if (err instanceof ApplicationFailure) return null;
-    throw err;
-  });
-  if (!card)
-    return { status: 'missing', judgeModel: q.judgeModel, coderModel: q.coderModel, command: judgeCardCommand(q.judgeModel, q.coderModel, q.dataset), forced };
-  // Scores need a qualified judge; code match additionally needs card.coderQualified (reports check it).
-  if (card.judgeQualified) return { status: 'qualified', card };
-  return { status: 'unqualified', card, failed: card.checks.filter((c) => !c.pass).map((c) => `${c.name} (${c.applies})`), forced };
-}

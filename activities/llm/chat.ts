@@ -12,7 +12,7 @@ import { llmCalls } from '../../db/schema/index';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
-import { mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
+import { type ChatSubject, mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
 import { ModelCorruptError, ModelInstallError } from '../../platform/models/local/install';
 import { ensureLocalServer, forgetHealth, planFor } from '../../platform/models/local/server';
 import { ensureLoraLoaded, ensureVllmServer } from '../../platform/models/vllm/server';
@@ -44,10 +44,6 @@ export interface ChatRequest {
    * as a header (platform/models/mock/seam.ts); a real endpoint never does.
    */
   about?: ChatSubject;
-}
-
-export interface ChatSubject {
-  methodId: string;
 }
 
 export interface ChatMessageOut {

@@ -12,7 +12,7 @@ import { env } from '../../config/env';
 import { fnv1a } from '../../domain/common/hash';
 import { ModelConfigError, models, type ModelRegistry, type ModelSpec } from '../../config/models';
 import type { Db } from '../../db/client';
-import { type Checkpoint, loadCheckpoint } from '../training/checkpoints';
+import { type Checkpoint, loadCheckpoint } from '../../db/queries/checkpoints';
 import { type MaterializeOptions, materializeCheckpoint } from '../training/checkpointFiles';
 
 /** A GGUF adapter on this host: the fetched copy (with its sha256), or the path recorded at registration. */

@@ -6,11 +6,11 @@ import pg from 'pg';
 import { env } from '../../config/env';
 import { databaseUrl } from '../../config/services';
 import { POOL_DEFAULTS, surviveServerLoss } from '../../db/client';
-import { sha256 } from './requestHash';
+import { sha256Hex } from '../../domain/common/hash';
 
 /** A 31-bit key for a model name (the first advisory-lock key; the slot is the second). */
 export function modelLockKey(model: string): number {
-  return Number.parseInt(sha256(`pau-llm-slot:${model}`).slice(0, 8), 16) & 0x7fffffff;
+  return Number.parseInt(sha256Hex(`pau-llm-slot:${model}`).slice(0, 8), 16) & 0x7fffffff;
 }
 
 export interface Slot {

@@ -2,7 +2,7 @@
 // completed on the reply, so a request sent again after a crash (its earlier send has no outcome) is
 // counted in `resent`: work possibly paid twice, shown by `runs show` and the report.
 import OpenAI from 'openai';
-import { like, or, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
 
@@ -70,31 +70,4 @@ export async function recordSendError(db: Db, requestHash: string, err: unknown,
 function refused(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
   return false;
-}
-
-export interface PaidTwice {
-  /** Calls sent again after a send with no recorded outcome (a crash mid-request). */
-  calls: number;
-  /** Extra sends in all. */
-  extraSends: number;
-  /** What the extra sends cost, at each call's recorded price (an estimate: the lost replies were not seen). */
-  costUsd: number;
-  /** Calls sent and never answered (still in flight, or lost). */
-  unanswered: number;
-}
-
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** The ledger's count of work possibly paid twice, for one run (calls keyed by its episodes) or all. */
-export async function paidTwice(db: Db, runId?: string): Promise<PaidTwice> {
-  const [r] = await db
-    .select({
-      calls: sql<number>`count(*) filter (where ${llmCalls.resent} > 0)::int`,
-      extraSends: sql<number>`coalesce(sum(${llmCalls.resent}), 0)::int`,
-      costUsd: sql<number>`coalesce(sum(${llmCalls.resent} * ${llmCalls.costUsd}), 0)::float8`,
-      unanswered: sql<number>`count(*) filter (where ${llmCalls.state} = 'sent')::int`,
-    })
-    .from(llmCalls)
-    .where(runId ? or(like(llmCalls.callKey, `${likeEscape(runId)}/%`), like(llmCalls.callKey, `judge/${likeEscape(runId)}/%`)) : undefined);
-  return { calls: Number(r?.calls ?? 0), extraSends: Number(r?.extraSends ?? 0), costUsd: Number(r?.costUsd ?? 0), unanswered: Number(r?.unanswered ?? 0) };
 }

@@ -2,7 +2,7 @@
 // Postgres (optionally compared with another run, and then with regressions flagged), renders the HTML and
 // stores both in `reports`; the run's summary points at it. The benchmark run ends with it, scheduled runs
 // call it with the previous run, and `pau report` / `pau judge` call the same function in-process.
-import { paidTwice } from '../llm/ledger';
+import { paidTwice } from '../../db/queries/ledger';
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';

@@ -16,7 +16,7 @@ import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
-import { judgeCardStatus } from '../judge/card';
+import { judgeCardStatus } from '../../db/queries/judgeCards';
 
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */
 interface RunJudgeFields {

@@ -11,14 +11,8 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { compareWithBase, type SftComparison } from '../../domain/report/sftComparison';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
 import type { CheckpointRecord } from '../../domain/training/checkpointRecord';
-import { loadSftDataset } from './sftData';
-
-export type Checkpoint = typeof checkpoints.$inferSelect;
-
-export async function loadCheckpoint(db: Db, id: string): Promise<Checkpoint | undefined> {
-  const [row] = await db.select().from(checkpoints).where(eq(checkpoints.id, id)).limit(1);
-  return row;
-}
+import { loadSftDataset } from '../../db/queries/sftData';
+import type { Checkpoint } from '../../db/queries/checkpoints';
 
 /** Upserts the checkpoint's row and, when given, its stored files (blobs already in the store), in one transaction. */
 export async function registerCheckpointRow(db: Db, c: CheckpointRecord): Promise<Checkpoint> {

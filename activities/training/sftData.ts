@@ -1,38 +1,17 @@
 // SFT data in Postgres (queue `pau`): `buildSftExamples` turns a finished, judged teacher run into kept
 // examples (one upserted row per kept episode, keyed by run and episode, so a retry rewrites the same rows)
-// and the data set's summary; `loadSftExamples` reads a data set back for export and for training.
+// and the data set's summary; reading a data set back (export, training) is db/queries/sftData.ts.
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
 import { llmCalls, sftDatasets, sftExamples, steps } from '../../db/schema/index';
 import { loadEpisodeRows } from '../../db/queries/reportRows';
 import { loadEpisodeTranscript } from '../episode/transcript';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { servedLine, type ServedTurn } from '../../domain/training/servedLine';
-import {
-  emptySummary,
-  hfLine,
-  openAiLine,
-  type SftBuildConfig,
-  type SftBuildSummary,
-  type SftExportFormat,
-  sftConversation,
-  sftVerdict,
-  tally,
-  unionTools,
-} from '../../domain/training/sftData';
-
-export interface StoredSftExample {
-  episodeId: string;
-  methodId: string;
-  source: string;
-  messages: ChatCompletionMessageParam[];
-  tools: ChatCompletionTool[] | null;
-  score: number | null;
-  codeMatch: number | null;
-  tokens: number;
-}
+import { emptySummary, type SftBuildConfig, type SftBuildSummary, sftConversation, sftVerdict, tally, unionTools } from '../../domain/training/sftData';
+import type { StoredSftExample } from '../../db/queries/sftData';
 
 /** The tools each assistant turn was offered, from the ledger entry of its request (what was sent). */
 export async function toolsOffered(db: Db, hashes: string[]): Promise<ChatCompletionTool[]> {
@@ -97,37 +76,6 @@ export async function buildSftData(db: Db, config: SftBuildConfig, runId: string
     .values({ name: config.name, teacher: config.teacher, judgeModel: config.judgeModel, runId, config, summary })
     .onConflictDoUpdate({ target: sftDatasets.name, set: { teacher: config.teacher, judgeModel: config.judgeModel, runId, config, summary, updatedAt: now } });
   return summary;
-}
-
-export async function loadSftDataset(db: Db, name: string) {
-  const [ds] = await db.select().from(sftDatasets).where(eq(sftDatasets.name, name)).limit(1);
-  return ds;
-}
-
-export async function loadSftExamples(db: Db, name: string): Promise<StoredSftExample[]> {
-  const ds = await loadSftDataset(db, name);
-  if (!ds) return [];
-  const rows = await db
-    .select()
-    .from(sftExamples)
-    .where(and(eq(sftExamples.dataset, name), eq(sftExamples.runId, ds.runId)))
-    .orderBy(asc(sftExamples.episodeId));
-  return rows.map((r) => ({
-    episodeId: r.episodeId,
-    methodId: r.methodId,
-    source: r.source,
-    messages: r.messages as ChatCompletionMessageParam[],
-    tools: (r.tools as ChatCompletionTool[] | null) ?? null,
-    score: r.score,
-    codeMatch: r.codeMatch,
-    tokens: r.tokens,
-  }));
-}
-
-/** The data set as JSONL text in one of the export formats. */
-export function sftJsonl(examples: readonly StoredSftExample[], format: SftExportFormat): string {
-  const line = format === 'openai' ? openAiLine : hfLine;
-  return examples.map((e) => `${JSON.stringify(line(e.messages, e.tools))}\n`).join('');
 }
 
 /**

@@ -7,7 +7,8 @@ import { ModelConfigError, type ModelSpec, models } from '../../config/models';
 import { modelsDir, parseEnv } from '../../config/env';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { loadSftDataset, loadSftExamples, sftTrainerJsonl } from './sftData';
+import { loadSftDataset, loadSftExamples } from '../../db/queries/sftData';
+import { sftTrainerJsonl } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
 
 /**

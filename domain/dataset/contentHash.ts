@@ -1,7 +1,7 @@
 // The dataset's content hash: the same sources, rules and configuration give the same hash. It covers the
 // source files' checksums, the filter version, the result-shaping configuration (not the name, nor
 // batching) and every member's id, split and content.
-import { sha256Hex } from '../common/sha256';
+import { sha256Hex } from '../common/hash';
 import { FILTER_VERSION, type BuildConfig } from './config';
 
 export interface HashMember {

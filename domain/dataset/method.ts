@@ -2,7 +2,7 @@
 // table holds and what `dataset export` writes, one per line.
 import { z } from 'zod';
 import type { Analysis } from './analysis';
-import { sha256Hex } from '../common/sha256';
+import { sha256Hex } from '../common/hash';
 import { generateInputs, GENERATOR_VERSION, inputSpec } from '../inputs/generator';
 import { FILTER_VERSION, type BuildConfig } from './config';
 import { SOURCE_NAMES } from './sources';

@@ -8,7 +8,7 @@
 // A unit is a behaviour cluster (methods with the same outputs on shared inputs, activities/dataset/build.ts) or a
 // single method: a unit never straddles two splits, so near-duplicates by behaviour cannot leak from train
 // into test.
-import { sha256Hex } from '../common/sha256';
+import { sha256Hex } from '../common/hash';
 import { DEFAULT_BY_SOURCE, type SourceSplit } from './config';
 import { canonicalOrder } from './dedup';
 import { SOURCE_NAMES } from './sources';

@@ -16,7 +16,7 @@
 //     a value never equals an exception.
 // Pure code: no I/O, safe to import anywhere (workflows included).
 
-import type { EncodedValue as Encoded } from '../python/codec';
+import { decodeFloat, type EncodedValue as Encoded } from '../python/codec';
 import type { Outcome } from '../sandbox/schemas';
 
 export type { Encoded, Outcome };
@@ -47,20 +47,11 @@ function tagged(v: Encoded): Tagged | undefined {
   return { tag, body: (v as Record<string, unknown>)[tag] };
 }
 
+const FLOAT_SPECIALS = new Set(['nan', 'inf', '-inf', '-0.0']);
+
+/** A float's number from its encoding; a stored row's unexpected text reads as Number() does (NaN), never throws. */
 function floatOf(body: unknown): number {
-  if (typeof body === 'number') return body;
-  switch (body) {
-    case 'nan':
-      return NaN;
-    case 'inf':
-      return Infinity;
-    case '-inf':
-      return -Infinity;
-    case '-0.0':
-      return -0;
-    default:
-      return Number(body);
-  }
+  return typeof body === 'number' || (typeof body === 'string' && FLOAT_SPECIALS.has(body)) ? decodeFloat(body as number | string) : Number(body);
 }
 
 export function floatsEqual(a: number, b: number, o: Pick<EqualityOptions, 'relTol' | 'absTol'>): boolean {

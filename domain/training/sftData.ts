@@ -239,3 +239,12 @@ function textOf(content: unknown): string {
   if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && 'text' in p ? String((p as { text: unknown }).text) : '')).join('');
   return '';
 }
+
+/** The data set as JSONL text in one of the export formats. */
+export function sftJsonl(
+  examples: readonly { messages: readonly ChatCompletionMessageParam[]; tools: readonly ChatCompletionTool[] | null }[],
+  format: SftExportFormat,
+): string {
+  const line = format === 'openai' ? openAiLine : hfLine;
+  return examples.map((e) => `${JSON.stringify(line(e.messages, e.tools))}\n`).join('');
+}

@@ -83,7 +83,7 @@ async function run(): Promise<void> {
   const { createQueueWorker } = await import('../../workers/createWorker');
   const { progressLine } = await import('../../scripts/client/bench');
   const { defaultWindow, startBenchmark } = await import('../../scripts/client/starters');
-  const { runProgress } = await import('../../activities/bench/run');
+  const { runProgress } = await import('../../db/queries/runs');
   const { STEPS_POLICY_CALLS } = await import('../../platform/models/mock/policies');
   const { reloadEnv } = await import('../../config/env');
   const { queueSpecs } = await import('../../workers/queues');

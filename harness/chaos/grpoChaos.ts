@@ -23,7 +23,7 @@ import { and, asc, eq, like, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
 import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
-import { paidTwice } from '../../activities/llm/ledger';
+import { paidTwice } from '../../db/queries/ledger';
 import { freePort, runningNotZombie, runningPid } from '../../platform/process/processes';
 import { serverFiles } from '../../platform/models/local/server';
 import { type GrpoConfig, grpoJobId } from '../../domain/training/grpo';

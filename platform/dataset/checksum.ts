@@ -1,5 +1,5 @@
 // File checksums: sha256 (hex), or `git-blob:<sha1>` where only the git blob id of a file is known. The sha256
-// of a text is domain/common/sha256.ts.
+// of a text is domain/common/hash.ts.
 import { createHash } from 'node:crypto';
 
 export function fileDigest(bytes: Buffer, expected: string): string {

@@ -16,8 +16,7 @@ import { codecConfig } from '../../config/payloadCodec';
 import { localServers, startLocalServer, stopAllLocalServers } from '../models/local/server';
 import { cudaMissing, stackVllmEntries, startVllmServer } from '../models/vllm/server';
 import { models } from '../../config/models';
-import { localModelsInUse } from '../../scripts/client/localModels';
-import { progressLine } from '../../scripts/lib/progressLine';
+import { progressLine } from './progressLine';
 
 export interface StackPart {
   part: 'temporal' | 'postgres' | 'mock-llm' | 'codec-server' | `model ${string}`;
@@ -37,8 +36,11 @@ function parts() {
   };
 }
 
-/** `localModels: false` leaves the local model servers to the caller (`npm start` starts them beside the stack). */
-export async function stackUp(log: (line: string) => void = console.log, opts: { localModels?: boolean } = {}): Promise<void> {
+/**
+ * `localModels`: the local models to install when missing and serve (the CLI names those the configuration uses,
+ * scripts/client/localModels.ts); absent, the caller serves them (`npm start` starts them beside the stack).
+ */
+export async function stackUp(log: (line: string) => void = console.log, opts: { localModels?: readonly string[] } = {}): Promise<void> {
   const { e, temporal, postgres, mock, codec } = parts();
   const tightened = describePrivateDir(e.PAU_STATE_DIR, makePrivateDir(e.PAU_STATE_DIR));
   if (tightened) log(tightened);
@@ -84,17 +86,21 @@ export async function stackUp(log: (line: string) => void = console.log, opts: {
   log(
     `codec-server: ${await startLocalCodecServer(codec)} at ${codec.url} (\`npm run pau -- codec-server --print-url\` for the Web UI's Data Encoder setting)`,
   );
-  if (opts.localModels ?? true) await serveLocalModels(log);
+  if (opts.localModels) await serveLocalModels(opts.localModels, log);
   log(`Temporal Web UI: ${temporalUiUrl()}`);
   log(`DATABASE_URL=${maskUrl(databaseUrl())}${e.DATABASE_URL ? '' : ` (password in ${secretPath('postgres-password')})`}`);
 }
 
 /**
- * The local models the configuration uses, installed first when missing, then served (llama.cpp on
- * loopback). `quiet`: no in-place progress line (for when another stage draws one at the same time).
+ * The local models named, installed first when missing, then served (llama.cpp on loopback), and the vLLM
+ * entries on a CUDA host. `quiet`: no in-place progress line (for when another stage draws one at the same time).
  */
-export async function serveLocalModels(log: (line: string) => void = console.log, opts: { quiet?: boolean; skip?: ReadonlySet<string> } = {}): Promise<void> {
-  for (const name of localModelsInUse().filter((n) => !opts.skip?.has(n))) {
+export async function serveLocalModels(
+  names: readonly string[],
+  log: (line: string) => void = console.log,
+  opts: { quiet?: boolean; skip?: ReadonlySet<string> } = {},
+): Promise<void> {
+  for (const name of names.filter((n) => !opts.skip?.has(n))) {
     const line = opts.quiet ? undefined : progressLine();
     const state = await startLocalServer(models().get(name), {
       progress: (t) => line?.update(t),

@@ -1,7 +1,7 @@
 // Starting a benchmark run and watching it: shared by `pau bench run`, `npm start` and the tests.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkRunResult } from '../../domain/bench/types';
-import { runProgress, type RunProgress } from '../../activities/bench/run';
+import { runProgress, type RunProgress } from '../../db/queries/runs';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
 

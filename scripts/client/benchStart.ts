@@ -4,7 +4,7 @@
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
-import { resolveMethods, type StoredConfig } from '../../activities/bench/run';
+import { resolveMethods, type StoredConfig } from '../../db/queries/runs';
 import { ModelConfigError, models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';

@@ -2,7 +2,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { judgeCards } from '../../db/schema/index';
-import { judgeCardStatus } from '../../activities/judge/card';
+import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { UsageError } from '../lib/args';
 

@@ -12,7 +12,7 @@ import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../d
 import { models } from '../../config/models';
 import { checkpointIdOf, isCheckpointModel } from '../../domain/training/checkpointIds';
 import { type GraderRole, type SelfJudgePair, selfJudgeRefusal, selfJudgeRelation, selfJudgePairs } from '../../domain/judge/selfJudge';
-import { loadCheckpoint } from '../../activities/training/checkpoints';
+import { loadCheckpoint } from '../../db/queries/checkpoints';
 import { connect } from '../../db/client';
 import { UsageError } from '../lib/args';
 

@@ -17,7 +17,7 @@ import { runStartCalibration } from './startCalibration';
 import type { StageClock } from './startStages';
 import { env } from '../../config/env';
 import { installedModels, installModel } from '../../platform/models/local/install';
-import { judgeCardStatus } from '../../activities/judge/card';
+import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { failureLine } from './benchStart';

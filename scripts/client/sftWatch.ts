@@ -3,7 +3,7 @@
 import { defaultPayloadConverter, type WorkflowHandle } from '@temporalio/client';
 import { payloadCodec } from '../../config/payloadCodec';
 import type { Db } from '../../db/client';
-import { runProgress } from '../../activities/bench/run';
+import { runProgress } from '../../db/queries/runs';
 import { progressLine } from './bench';
 import { watchWorkflow } from './watchWorkflow';
 

@@ -7,7 +7,7 @@ import type { Db } from '../../db/client';
 import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import { benchSummary } from '../client/starters';
-import { runProgress } from '../../activities/bench/run';
+import { runProgress } from '../../db/queries/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
 import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';

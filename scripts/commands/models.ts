@@ -6,7 +6,7 @@ import { modelsDir } from '../../config/env';
 import { LOCAL_MODELS } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-import { progressLine } from '../lib/progressLine';
+import { progressLine } from '../../platform/stack/progressLine';
 import { printTable } from '../../domain/report/table';
 import { localModelsInUse, resolveLocalName } from '../client/localModels';
 

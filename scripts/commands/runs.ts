@@ -4,7 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { runProgress } from '../../activities/bench/run';
+import { runProgress } from '../../db/queries/runs';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
@@ -15,7 +15,7 @@ import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { printTable } from '../../domain/report/table';
 import { listRuns, runEpisodes } from '../ops/runsQuery';
 import { printEpisode } from '../ops/episodeTranscript';
-import { paidTwice } from '../../activities/llm/ledger';
+import { paidTwice } from '../../db/queries/ledger';
 import { reconcileRuns } from '../ops/reconcile';
 import { waitingText } from '../client/bench';
 

@@ -5,10 +5,17 @@ import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { loadSftDataset, loadSftExamples, sftJsonl } from '../../activities/training/sftData';
+import { loadSftDataset, loadSftExamples } from '../../db/queries/sftData';
 import { SETTINGS } from '../../domain/episode/types';
 import { sftDataRunId, sftEvalRunId, NAME_PATTERN } from '../../domain/training/checkpointIds';
-import { DEFAULT_SFT_THRESHOLDS, formatSftSummary, SFT_EXPORT_FORMATS, type SftBuildConfig, type SftBuildSummary } from '../../domain/training/sftData';
+import {
+  DEFAULT_SFT_THRESHOLDS,
+  formatSftSummary,
+  SFT_EXPORT_FORMATS,
+  type SftBuildConfig,
+  type SftBuildSummary,
+  sftJsonl,
+} from '../../domain/training/sftData';
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
 import { formatSftComparison } from '../../domain/report/sftComparison';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';

@@ -2,6 +2,7 @@
 import { UsageError } from '../lib/args';
 import { printTable } from '../../domain/report/table';
 import { stackDown, stackStatus, stackUp } from '../../platform/stack/stack';
+import { localModelsInUse } from '../client/localModels';
 
 export const usage = 'pau stack up|down|status';
 
@@ -10,7 +11,7 @@ export async function run(argv: string[]): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
   switch (action) {
     case 'up':
-      await stackUp();
+      await stackUp(console.log, { localModels: localModelsInUse() });
       return 0;
     case 'down':
       await stackDown();

@@ -35,9 +35,9 @@ export async function run(argv: string[]): Promise<number> {
   const serveModels = async () => {
     // Both downloads at once; then the judge just installed (now a model in use) is served too.
     modelLog(`${toInstall.length > 0 ? `installing ${toInstall.join(', ')} (download, hash check) and ` : ''}starting the local model servers`);
-    const [judgeLine] = await Promise.all([installDefaultJudge(), serveLocalModels(modelLog, { quiet: true })]);
+    const [judgeLine] = await Promise.all([installDefaultJudge(), serveLocalModels(inUse, modelLog, { quiet: true })]);
     if (judgeLine) modelLog(judgeLine);
-    if (judge) await serveLocalModels(modelLog, { quiet: true, skip: new Set(inUse) });
+    if (judge) await serveLocalModels(localModelsInUse(), modelLog, { quiet: true, skip: new Set(inUse) });
   };
   const modelsReady =
     inUse.length === 0 && !judge
@@ -46,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
           .time('models', serveModels)
           .catch((err: unknown) => console.log(`[models] FAILED: ${errorText(err)} (the benchmark starts its local models when it needs them)`));
   console.log('== stack');
-  await clock.time('stack', () => stackUp(console.log, { localModels: false }));
+  await clock.time('stack', () => stackUp(console.log));
   console.log('== workers');
   const workers = await clock.time('workers', () => startWorkers([TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]));
   const client = await connectClient();

@@ -1,8 +1,8 @@
-// The pure SHA-256 (domain/common/sha256.ts) gives node:crypto's digest, byte for byte: stored dataset
+// The pure SHA-256 (sha256Hex in domain/common/hash.ts) gives node:crypto's digest, byte for byte: stored dataset
 // hashes, split ranks and check keys are taken over it.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../domain/common/sha256';
+import { sha256Hex } from '../../domain/common/hash';
 
 const node = (s: string) => createHash('sha256').update(s).digest('hex');
 

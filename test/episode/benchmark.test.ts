@@ -1,7 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
-import { runProgress } from '../../activities/bench/run';
+import { runProgress } from '../../db/queries/runs';
 import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { startBenchmark } from '../../scripts/client/starters';
 import { ADD, insertFixtureMethods, manyMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';

@@ -6,7 +6,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { chat } from '../../activities/llm/chat';
 import { llmCalls } from '../../db/schema/index';
-import { IDEMPOTENCY_HEADER, paidTwice } from '../../activities/llm/ledger';
+import { IDEMPOTENCY_HEADER } from '../../activities/llm/ledger';
+import { paidTwice } from '../../db/queries/ledger';
 import { useStack } from '../helpers/stack';
 import { freePort, modelsFile, provider } from './helpers';
 

@@ -2,7 +2,7 @@
 // real stack with scripted models served on ports the test controls.
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runProgress } from '../../activities/bench/run';
+import { runProgress } from '../../db/queries/runs';
 import { episodes, judgments, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchWorkflowId, episodeWorkflowId } from '../../domain/bench/workflowIds';

@@ -2,7 +2,10 @@
 // about (`ChatRequest.about`: the method an episode or a judgment concerns); a real endpoint never
 // receives that. For the mock provider only, it travels as a header the mock server reads, and it keys
 // the mock's cache entries (a scripted reply depends on the method, the messages alone do not say which).
-import type { ChatSubject } from '../../../activities/llm/chat';
+/** What a chat call is about (`ChatRequest.about`); only the scripted mock provider receives it. */
+export interface ChatSubject {
+  methodId: string;
+}
 
 export const MOCK_METHOD_HEADER = 'x-pau-method-id';
 

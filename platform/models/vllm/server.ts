@@ -10,7 +10,7 @@ import { ModelConfigError, type ModelSpec, vllmOptionsSchema } from '../../../co
 import { readOrCreateSecret } from '../../../config/secrets';
 import { loadLoraAdapterBody, type VllmLaunch, vllmCommand } from '../../../domain/llm/vllmCommand';
 import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../process/processes';
-import { type DeviceInfo, detectDevice } from '../../../activities/doctor/deviceInfo';
+import { type DeviceInfo, detectDevice } from '../device';
 import { withFileLock } from '../../process/fileLock';
 import { serverFiles } from '../local/server';
 
