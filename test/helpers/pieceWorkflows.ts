@@ -1,13 +1,16 @@
-// Workflows that run one piece of a workflow alone, for the piece tests (test/episode/turnWithOutageWait.test.ts,
-// test/episode/explorationLoop.test.ts, test/training/grpoRollouts.test.ts). Bundled on their own
-// (pieceWorkers.ts); the activities they reach are the tests' own, on the `pau` queue.
+// Workflows that run one piece of a workflow alone, for the piece tests (test/episode/turnWithOutageWait,
+// explorationLoop, inContextAnswer, judgeStep and test/training/grpoRollouts). Bundled on their own
+// (pieceWorkers.ts); the activities they reach on `pau` are the tests' own (the sandbox's is the real one).
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, sleep } from '@temporalio/workflow';
 import type { CallOutcome, EpisodeBudgets, EpisodeInput, EpisodeOutcome, PendingCall, TurnInput, TurnResult } from '../../domain/episode/types';
 import { DEFAULT_BUDGETS } from '../../domain/episode/types';
+import type { JudgeEpisodeInput, JudgeEpisodeResult } from '../../domain/judge/types';
 import type { EpisodeEnd } from '../../workflows/episode/episodeEnd';
 import { type EpisodeTally, newTally } from '../../workflows/episode/episodeTally';
 import { explorationLoop } from '../../workflows/episode/explorationLoop';
+import { inContextAnswer } from '../../workflows/episode/inContextAnswer';
+import { judgeStep } from '../../workflows/episode/judgeStep';
 import { createModelTurn } from '../../workflows/episode/modelTurn';
 import { CANCELLED, turnWithOutageWait } from '../../workflows/episode/turnWithOutageWait';
 import { type RolloutsInput, runRollouts } from '../../workflows/training/grpoRollouts';
@@ -137,4 +140,83 @@ export async function rolloutsProbe(x: RolloutsInput): Promise<EpisodeOutcome[]>
 export async function episodeWorkflow(input: EpisodeInput): Promise<EpisodeOutcome> {
   await sleep('1 second');
   return { episodeId: input.episodeId, status: 'completed', endReason: 'submitted', callsMade: 0, turns: 1, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+}
+
+export interface InContextProbeInput {
+  code: string;
+  entryPoint: string;
+  exampleInputs: string[];
+  /** The model's answer text (none: an empty answer); `cancelled`: the episode is cancelled before the turn. */
+  text?: string;
+  cancelled?: boolean;
+}
+export interface InContextProbeResult {
+  end: EpisodeEnd;
+  tally: EpisodeTally;
+  /** What the turn was sent, if it ran. */
+  sent?: {
+    idx: number;
+    mode: TurnInput['mode'];
+    callsLeft: number;
+    signature?: string;
+    examples: { stepIdx: number; arguments: string; repr?: string; error?: string }[];
+  };
+}
+
+/** The in-context answer: the examples run in the real sandbox (pau-sandbox), the model's one turn scripted. */
+export async function inContextProbe(x: InContextProbeInput): Promise<InContextProbeResult> {
+  const tally = newTally();
+  tally.nextIdx = 5;
+  let sent: InContextProbeResult['sent'];
+  const end = await inContextAnswer({
+    base: { episodeId: 'probe', methodId: 'piece/m', model: 'scripted', setting: 'in-context', budgets: DEFAULT_BUDGETS },
+    prep: { code: x.code, entryPoint: x.entryPoint, signature: `${x.entryPoint}(x)`, exampleInputs: x.exampleInputs },
+    tally,
+    turn: async (t) => {
+      if (x.cancelled) return CANCELLED;
+      sent = {
+        idx: t.idx,
+        mode: t.mode,
+        callsLeft: t.callsLeft,
+        ...(t.signature ? { signature: t.signature } : {}),
+        examples: (t.examples ?? []).map((e) => ({
+          stepIdx: e.stepIdx,
+          arguments: e.arguments,
+          ...(e.result.ok ? { repr: e.result.repr } : { error: e.result.error.type }),
+        })),
+      };
+      return {
+        nextIdx: t.idx + 1,
+        calls: [],
+        answer: x.text ? 'text' : 'empty',
+        ...(x.text ? { text: x.text } : {}),
+        tokensIn: 7,
+        tokensOut: 3,
+        costUsd: 0,
+        cached: false,
+        problems: 0,
+      };
+    },
+  });
+  return { end, tally, ...(sent ? { sent } : {}) };
+}
+
+/** The judge step after an episode with this outcome (its child is the stand-in judgeEpisodeWorkflow below). */
+export async function judgeStepProbe(x: { input: EpisodeInput; outcome: EpisodeOutcome }): Promise<void> {
+  await judgeStep(x.input, x.outcome);
+}
+
+/** Stands in for the judge workflow as the judge step's child: fails for an episode id that says so. */
+export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<JudgeEpisodeResult> {
+  if (input.episodeId.includes('judge-fails')) throw ApplicationFailure.nonRetryable('the judge failed (stand-in)');
+  return {
+    episodeId: input.episodeId,
+    judgeModel: input.judgeModel ?? '?',
+    score: 5,
+    unparsable: false,
+    codeMatch: 1,
+    statementCoverage: null,
+    branchCoverage: null,
+    contradictsObserved: null,
+  };
 }

@@ -16,6 +16,11 @@
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/finalReask.test.ts`); the older episode histories
 // replay without it.
 // `episode-local-turns` covers turns as local activities (patched('local-agent-turn'), recorded by the inline test).
+// `episode-no-progress` covers the early end without progress (patched('no-progress-end'), recorded by
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/episode/episode.test.ts -t no_progress`). The episode patches whose
+// old branch no fixture takes are deprecatePatch() now; which patches remain and why: docs/operations.md.
+// `grpo-epoch1-rollout-window` covers the GRPO rollouts in a window (patched('grpo-rollout-window'), recorded by
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/training/grpo.test.ts`); the older grpo ones started all at once.
 // `benchmarkRun-cancelled-with-flag` and `episode-local-turns-run-cancelled` cover a run cancelled while its
 // episodes' turns were local activities: the run flags itself (patched('run-cancel-flag')) and the episode's
 // turn that read the flag ends its workflow task with a timer (recorded by
