@@ -200,14 +200,19 @@ def test_two_process_job_survives_sigterm_kill9_and_a_dead_worker(tiny_marker_ru
         sig=None,
     )
     assert c.rc == 137, c.stderr[-3000:]  # the launcher's watchdog: its worker is gone
-    assert c.of("start")[0]["resumed_from_step"] == 3
+    # from the last save the killed run reported (3 when the kill lands in step 4; the tiny model's steps take
+    # milliseconds, so the test asserts what holds at any speed)
+    assert c.of("start")[0]["resumed_from_step"] == b.of("saved")[-1]["step"]
     left = _wait_gone(c.extra["ranks"], 5)
     assert left == [], f"ranks {left} outlived a launcher whose worker died"
 
     d = run_trainer("sft", spec, tmp_path / "s.json", env=two)
     assert d.rc == 0, d.stderr[-3000:]
     start = d.of("start")[0]
-    assert start["resumed_from_step"] in (3, 4) and d.steps() == list(range(start["resumed_from_step"] + 1, 10))
+    # from c's last reported save, or one c finished just before it was killed (3 or 4 when c dies in step 4)
+    c_saved = c.of("saved")[-1]["step"] if c.of("saved") else c.of("start")[0]["resumed_from_step"]
+    assert c_saved <= start["resumed_from_step"] <= max(c.steps(), default=c_saved)
+    assert d.steps() == list(range(start["resumed_from_step"] + 1, 10))
     done = d.of("done")[0]
     assert done["steps"] == 9 and len(done["metrics"]["losses"]) == 9
     mine, ref = load_file(done["adapter"]), load_file(ref_run.of("done")[0]["adapter"])
