@@ -13,7 +13,7 @@ import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { type ChatSubject, mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
-import { ModelCorruptError, ModelInstallError } from '../../platform/models/local/install';
+import { ModelCorruptError, ModelInstallError, ModelNotInstalledError } from '../../platform/models/local/install';
 import { ensureLocalServer, forgetHealth, planFor } from '../../platform/models/local/server';
 import { ensureLoraLoaded, ensureVllmServer } from '../../platform/models/vllm/server';
 import { checkpointFileFailure } from '../training/checkpointFiles';
@@ -106,8 +106,9 @@ function clientFor(baseURL: string, apiKey: string, timeout: number): OpenAI {
 
 async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void): Promise<{ baseURL: string; apiKey: string }> {
   if (spec.provider === 'local') {
-    // Started (and installed) on demand; a server that died since the last call is restarted here.
-    const baseURL = await ensureLocalServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
+    // Provisioned by `stack up` / `models install`, never from a turn: connected to, or started from a ready
+    // install (a server that died since the last call is restarted here); a missing install is ModelNotInstalledError.
+    const baseURL = await ensureLocalServer(spec, { install: false, ...(onProgress ? { progress: onProgress, log: onProgress } : {}) });
     return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
   }
   if (spec.provider === 'vllm') {
@@ -213,6 +214,7 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
     endpoint = await endpointFor(spec, deps.onProgress);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
+    if (err instanceof ModelNotInstalledError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.notInstalled);
     if (err instanceof ModelCorruptError || err instanceof ModelInstallError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }

@@ -1,6 +1,5 @@
-// Builds a run's report document from Postgres (buildReport, used by the produceReport activity), and
-// fetches stored reports back out of Postgres as files (the CLI: reports/<runId>.html and .json).
-import fs from 'node:fs';
+// Builds a benchmark run's report document from Postgres (buildReport, used by the produceReport activity),
+// and fetches stored reports of every kind back out of Postgres as files (the CLI: reports/<runId>.html, .json).
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { getDb, type Db } from '../../db/client';
@@ -8,6 +7,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { reports } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
+import { REPORT_KINDS, type ReportKind } from '../../domain/report/reportKinds';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from '../../db/queries/reportRows';
 import { latestCalibration } from '../calibration/latest';
@@ -38,16 +38,27 @@ export interface ReportOptions {
 
 export type ReportRow = typeof reports.$inferSelect;
 
-export interface ReportFiles {
+interface ReportFilesBase {
   reportId: number;
   htmlPath: string;
   jsonPath: string;
-  /** The headline table, as printed in the terminal. */
+  /** The report as printed in the terminal (a benchmark report: its headline table). */
   headline: string;
-  document: ReportDocument;
   /** The folder of the episode transcript pages the report links to (when written). */
   transcriptsDir?: string;
 }
+
+export interface BenchmarkReportFiles extends ReportFilesBase {
+  kind: 'benchmark';
+  document: ReportDocument;
+}
+
+/** An SFT or GRPO report's files: its text says what the terminal shows. */
+export interface TrainingReportFiles extends ReportFilesBase {
+  kind: Exclude<ReportKind, 'benchmark'>;
+}
+
+export type ReportFiles = BenchmarkReportFiles | TrainingReportFiles;
 
 export class ReportError extends Error {
   override name = 'ReportError';
@@ -121,12 +132,18 @@ function isLocal(model: string): boolean {
   }
 }
 
-/** The latest stored report of a run (optionally the one compared with `compare`). */
-export async function latestReport(db: Db, runId: string, compare?: string): Promise<ReportRow | undefined> {
+/** The latest stored report of a run (optionally of one kind, or the one compared with `compare`). */
+export async function latestReport(db: Db, runId: string, compare?: string, kind?: ReportKind): Promise<ReportRow | undefined> {
   const [row] = await db
     .select()
     .from(reports)
-    .where(and(eq(reports.runId, runId), compare === undefined ? undefined : eq(reports.compareRunId, compare)))
+    .where(
+      and(
+        eq(reports.runId, runId),
+        compare === undefined ? undefined : eq(reports.compareRunId, compare),
+        kind === undefined ? undefined : eq(reports.kind, kind),
+      ),
+    )
     .orderBy(desc(reports.createdAt), desc(reports.id))
     .limit(1);
   return row;
@@ -137,16 +154,29 @@ export async function reportById(db: Db, id: number): Promise<ReportRow | undefi
   return row;
 }
 
-/** Writes a stored report as `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`). */
-export function writeReportFiles(row: ReportRow, outDir?: string): ReportFiles {
+/**
+ * Writes a stored report as `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`);
+ * `out` ending in `.html` names the HTML file itself (the JSON beside it).
+ */
+export function writeReportFiles(row: ReportRow, out?: string): ReportFiles {
+  const file = out?.endsWith('.html') ? path.resolve(out) : undefined;
+  const outDir = file ? path.dirname(file) : out;
   const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
   // The project's reports/ is closed even if an older checkout made it world-readable; a folder named by the caller is only created private.
   ensurePrivateDir(dir, { tighten: outDir === undefined });
-  const base = reportBaseName(row.runId);
+  const base = file ? path.basename(file, '.html') : reportBaseName(row.runId);
   const htmlPath = path.join(dir, `${base}.html`);
   const jsonPath = path.join(dir, `${base}.json`);
   writePrivateFile(htmlPath, row.html);
   writePrivateFile(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
+  if (row.kind !== 'benchmark') return { reportId: row.id, kind: reportKindOf(row.kind), htmlPath, jsonPath, headline: row.text ?? '' };
   const document = row.json as ReportDocument;
-  return { reportId: row.id, htmlPath, jsonPath, headline: headlineText(document), document };
+  // Benchmark rows stored before migration 0010 have no text: the headline comes from their document.
+  return { reportId: row.id, kind: 'benchmark', htmlPath, jsonPath, headline: row.text ?? headlineText(document), document };
+}
+
+function reportKindOf(kind: string): Exclude<ReportKind, 'benchmark'> {
+  const k = REPORT_KINDS.find((x): x is Exclude<ReportKind, 'benchmark'> => x === kind && x !== 'benchmark');
+  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`);
+  return k;
 }

@@ -7,5 +7,7 @@ export const LLM_ERROR_TYPES = {
   server: 'LlmServerError',
   timeout: 'LlmTimeout',
   connection: 'LlmConnectionError',
+  /** A local model that is not installed: raised non-retryable, its message names the command that installs it. */
+  notInstalled: 'LlmModelNotInstalled',
 } as const;
 export const NON_RETRYABLE_LLM_ERRORS: string[] = [LLM_ERROR_TYPES.auth, LLM_ERROR_TYPES.invalidRequest, LLM_ERROR_TYPES.config];

@@ -1,11 +1,14 @@
-// The GRPO run report (`pau grpo report RUN`): learning curves per epoch (reward, critic reward, KL,
-// validation score and code match with the base as a line), the reward distribution per group, and the
-// best and worst groups' trajectories with their step rewards. Pure: HTML from data the CLI loads.
+// The GRPO run report (kind 'grpo' in the reports table: produced at the run's end and by `pau grpo report
+// RUN --compare`): learning curves per epoch (reward, critic reward, KL, validation score and code match with
+// the base as a line), what each update left out (not as served, too long, cut turns), the reward
+// distribution per group, and the best and worst groups' trajectories with their step rewards; and its
+// terminal text. Pure: HTML and text from data the produceReport activity loads.
 import { esc, PALETTE, REPORT_STYLE, table } from './renderHtml';
 import { fmtEstimate, fmtPaired } from './summarize';
 import type { PairedEstimate } from './stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
-import type { GrpoEvalMetric } from '../training/grpoEval';
+import { grpoEvalLine, type GrpoEvalMetric } from '../training/grpoEval';
+import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
 
 export interface GrpoTrajectoryStep {
   idx: number;
@@ -224,6 +227,35 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
   return html;
 }
 
+/** What an epoch's update was handed and left out (issue 23's counts); not-as-served unknown before the count. */
+export function epochCounts(e: Pick<GrpoEpochFigures, 'prepared' | 'update'>, maxLength: number | undefined): TrainingCounts | null {
+  if (!e.prepared) return null;
+  return {
+    given: e.prepared.rollouts,
+    notAsServed: e.prepared.skipped.not_as_served ?? 0,
+    droppedTooLong: e.update.droppedTooLong ?? null,
+    longestTokens: e.update.longestTokens ?? null,
+    lengthCutMasked: e.update.lengthCutMasked ?? null,
+    maxLength: maxLength ?? null,
+  };
+}
+
+/** The run's counts over its epochs (null when no epoch has them: a run recorded before the count). */
+export function runCounts(r: Pick<GrpoReportInput, 'epochs' | 'config'>): TrainingCounts | null {
+  const per = r.epochs.map((e) => epochCounts(e, r.config.maxLength)).filter((c): c is TrainingCounts => c !== null);
+  return sumCounts(per);
+}
+
+const sharePct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)} %`);
+
+/** The per-epoch table's cell: not as served / too long (share) / cut turns masked. */
+function countsCell(e: GrpoEpochFigures, maxLength: number | undefined): string {
+  const c = epochCounts(e, maxLength);
+  if (!c) return `- / ${e.update.droppedTooLong ?? '-'} / ${e.update.lengthCutMasked ?? '-'}`;
+  const f = countsFigures(c);
+  return `${c.notAsServed} (${sharePct(f.notAsServedShare)}) / ${c.droppedTooLong ?? '-'} (${sharePct(f.tooLongShare)}) / ${c.lengthCutMasked ?? '-'}`;
+}
+
 /** Policy failures (with reasons), unjudged rollouts and skipped groups of an epoch; '-' for runs before the count. */
 export function outcomeCounts(e: Pick<GrpoEpochFigures, 'outcomes'>): string {
   const o = e.outcomes;
@@ -277,7 +309,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           'critic reward (rated steps)',
           'critic unparsable',
           'update steps',
-          'too long (dropped) / cut turns masked',
+          'not as served (left out) / too long (dropped) / cut turns masked',
           'KL',
           'clip frac',
           'loss',
@@ -298,7 +330,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           `${fmt(e.meanCriticReward)} (${e.ratedSteps})`,
           e.criticUnparsable === undefined ? '-' : `${e.criticUnparsable} (${fmt((e.criticUnparsableShare ?? 0) * 100, 0)} %)`,
           String(e.update.steps),
-          `${e.update.droppedTooLong ?? '-'} / ${e.update.lengthCutMasked ?? '-'}`,
+          countsCell(e, c.maxLength),
           fmt(e.update.meanKl, 5),
           fmt(e.update.meanClipFrac),
           fmt(e.update.finalLoss, 4),
@@ -309,6 +341,11 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           [e.timing.rolloutsMs, e.timing.criticMs, e.timing.updateMs, e.timing.exportMs, e.timing.evalMs].map((ms) => Math.round(ms / 1000)).join(' / '),
         ]),
       ),
+  );
+  const counts = runCounts(r);
+  sections.push(
+    `<h2>Left out of training</h2><p>${esc(counts ? countsLine(counts, 'rollout') : 'not counted: this run was recorded before the counts (issue 23)')}</p>` +
+      '<p>Not as served: a rollout whose model requests are not in the ledger as its transcript says is left out (never trained on a prompt that was not sent). Too long: a rollout longer than max_length is dropped, never cut (the update refuses to run when more than 1 % would be). Cut turns: turns cut at max_tokens train without the end-of-turn token the policy never sampled.</p>',
   );
   sections.push(validationSection(es, r.comparisons ?? [], r.comparisonNotes ?? []));
   sections.push(
@@ -327,4 +364,36 @@ export function renderGrpoReport(r: GrpoReportInput): string {
 ${sections.join('\n')}
 </body></html>
 `;
+}
+
+/** One epoch's line as the terminal prints it (`grpo train` at the end, `grpo report`). */
+export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined): string {
+  const c = epochCounts(e, maxLength);
+  return (
+    `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}` +
+    (e.outcomes ? `  policy failures / unjudged / groups skipped ${outcomeCounts(e)}` : '') +
+    `  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
+    (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
+    `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+    (c
+      ? `\n  ${countsLine(c, 'rollout')}`
+      : e.update.droppedTooLong != null
+        ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}`
+        : '') +
+    (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : '')
+  );
+}
+
+/** The report as the terminal prints it: per epoch, the run's counts, the comparisons, the status. */
+export function renderGrpoText(r: GrpoReportInput): string {
+  const lines = r.epochs.map((e) => grpoEpochLine(e, r.config.maxLength));
+  const counts = runCounts(r);
+  lines.push(`run ${r.runId}: ${counts ? countsLine(counts, 'rollout') : 'not trained: not counted (a run recorded before the counts)'}`);
+  for (const x of r.comparisons ?? [])
+    lines.push(
+      `epoch ${x.epoch + 1}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}, code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}`,
+    );
+  for (const n of r.comparisonNotes ?? []) lines.push(`not compared: ${n}`);
+  lines.push(`${r.epochs.length} epoch(s), status ${r.status}`);
+  return lines.join('\n');
 }

@@ -23,6 +23,8 @@ export const FAILURE_TYPES = {
   judgeCardNoMethods: 'JudgeCardNoMethods',
   // reports
   reportRunNotFound: 'ReportRunNotFound',
+  /** produceReport's input failed its schema (an unknown kind, a missing run id). */
+  reportBadInput: 'ReportBadInput',
   // dataset builds
   badDatasetConfig: 'BadDatasetConfig',
   badDatasetInput: 'BadDatasetInput',

@@ -133,6 +133,11 @@ export interface GrpoEpochFigures {
     longestTokens?: number | null;
     lengthCutMasked?: number | null;
   };
+  /**
+   * What the update's data preparation handed to the trainer and left out, by reason (PrepareGrpoResult:
+   * `not_as_served`, `group_skipped`, `no_policy_message`). Absent in runs recorded before the count.
+   */
+  prepared?: { rollouts: number; skipped: Record<string, number> };
   /** Wall time of the epoch's phases (ms, workflow clock). */
   timing: { rolloutsMs: number; criticMs: number; updateMs: number; exportMs: number; evalMs: number };
   eval: GrpoEvalFigures | null;

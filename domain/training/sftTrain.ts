@@ -71,6 +71,8 @@ export interface SftTrainingFigures {
   longestTokens?: number | null;
   /** Assistant turns cut at max_tokens whose end-of-turn token was left out of training. */
   lengthCutMasked?: number | null;
+  /** Examples left out before training: their requests were not in the ledger as served (servedLine.ts). */
+  notAsServed?: number | null;
 }
 
 export interface SftTrainResult {
@@ -109,7 +111,13 @@ export function sumOf(a: number | null, b: number | null): number | null {
 }
 
 /** The figures of a done event's metrics (the trainer's names: docs/training.md). */
-export function trainingFigures(metrics: Record<string, unknown>, steps: number, examples: number, resumedFromStep = 0): SftTrainingFigures {
+export function trainingFigures(
+  metrics: Record<string, unknown>,
+  steps: number,
+  examples: number,
+  resumedFromStep = 0,
+  notAsServed: number | null = null,
+): SftTrainingFigures {
   const num = (k: string) => (typeof metrics[k] === 'number' ? (metrics[k] as number) : null);
   return {
     examples,
@@ -123,5 +131,6 @@ export function trainingFigures(metrics: Record<string, unknown>, steps: number,
     droppedTooLong: num('dropped_too_long'),
     longestTokens: num('longest_tokens'),
     lengthCutMasked: sumOf(num('length_cut_eos_masked'), num('length_cut_whole_masked')),
+    notAsServed,
   };
 }

@@ -25,6 +25,8 @@ import { connect } from '../../db/client';
 import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { paidTwice } from '../../db/queries/ledger';
 import { freePort, runningNotZombie, runningPid } from '../../platform/process/processes';
+import { installModel } from '../../platform/models/local/install';
+import { ensureRuntime } from '../../platform/models/local/runtime';
 import { serverFiles } from '../../platform/models/local/server';
 import { type GrpoConfig, grpoJobId } from '../../domain/training/grpo';
 import { printTable } from '../../domain/report/table';
@@ -75,6 +77,9 @@ function trainerChildren(pid: number): number[] {
 async function main(): Promise<number> {
   const ports = { pg: await portOf('PAU_PG_PORT'), temporal: await portOf('PAU_TEMPORAL_PORT'), mock: await portOf('PAU_MOCK_LLM_PORT') };
   const modelPortBase = await portOf('PAU_MODEL_PORT_BASE');
+  // Provisioned here, as `stack up` does: the workers' model turns only start a server from a ready install.
+  await installModel(MODEL.replace(/^local\//, ''), { log });
+  await ensureRuntime(log);
   const stack = await startChaosStack(dir, ports, { PAU_MODEL_PORT_BASE: String(modelPortBase), PAU_TRAINER_THREADS: '1' });
   const { env } = stack;
   log(`private stack in ${dir}: postgres :${ports.pg}, temporal :${ports.temporal}, mock :${ports.mock}, model ports from ${modelPortBase}`);

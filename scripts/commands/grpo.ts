@@ -1,18 +1,14 @@
 // `pau grpo train | report`: an AAC-GRPO run (epochs of rollouts by the policy, the frozen critic's step
 // rewards, the update on pau-gpu, the new checkpoint, its validation benchmark beside the base) and its HTML
 // report. Needs workers (`npm run workers`).
-import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
-import { countRollouts, loadGrpoReport, loadGrpoRun } from '../../db/queries/grpoReportData';
+import { countRollouts, loadGrpoRun } from '../../db/queries/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
-import { outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
-import { grpoEvalLine } from '../../domain/training/grpoEval';
-import { fmtPaired } from '../../domain/report/summarize';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
 import { datasetMethods } from '../../db/schema/index';
 import { and, eq, inArray } from 'drizzle-orm';
@@ -25,7 +21,7 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
-import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
+import { trainingReportFiles } from '../client/report';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -72,7 +68,7 @@ const trainOptions = defineOptions({
 });
 
 const reportOptions = defineOptions({
-  out: z.string().min(1).optional(),
+  out: { schema: z.string().min(1).optional(), help: 'a folder, or F.html (default: reports/RUN.html)' },
   compare: { schema: commaList.optional(), help: "other GRPO runs (other reward modes): this run's checkpoints paired against theirs on validation" },
 });
 
@@ -182,22 +178,13 @@ async function train(argv: string[]): Promise<number> {
     if (v.detach) return 0;
     const started = Date.now();
     const result = await watch(h.db, handle, runId);
-    const run = await loadGrpoRun(h.db, runId);
-    for (const e of run?.epochs ?? []) {
-      console.log(
-        `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}` +
-          (e.outcomes ? `  policy failures / unjudged / groups skipped ${outcomeCounts(e)}` : '') +
-          `  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
-          (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
-          `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
-          (e.update.droppedTooLong != null ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}` : '') +
-          (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : ''),
-      );
-    }
+    // The report the run stored at its end (reports table, kind grpo): what the terminal shows is its text.
+    const files = await trainingReportFiles(h.db, { kind: 'grpo', runId });
+    console.log(files.headline);
     console.log(
       `run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s: ${result.epochs} epochs, last checkpoint ckpt:${result.lastCheckpointId}`,
     );
-    console.log(`report: npm run pau -- grpo report ${runId}`);
+    console.log(`report: ${files.htmlPath} (again: npm run pau -- grpo report ${runId})`);
     return 0;
   } finally {
     await h.close();
@@ -211,22 +198,20 @@ async function report(argv: string[]): Promise<number> {
   const runId = positionals[0]!;
   const h = connect(undefined, 1);
   try {
-    const input = await loadGrpoReport(h.db, runId, values.compare ?? []);
-    if (!input) {
+    const run = await loadGrpoRun(h.db, runId);
+    if (!run) {
       console.error(`grpo: no GRPO run ${runId}`);
       return 1;
     }
-    const out = path.resolve(values.out ?? path.join('reports', `${runId}.html`));
-    ensurePrivateDir(path.dirname(out));
-    writePrivateFile(out, renderGrpoReport(input));
-    if (input.status === 'running') console.log(await grpoProgressLine(h.db, runId, Date.now()));
-    for (const e of input.epochs) if (e.eval) console.log(`epoch ${e.epoch + 1}: ${grpoEvalLine(e.eval)}`);
-    for (const x of input.comparisons ?? [])
-      console.log(
-        `epoch ${x.epoch + 1}: ${runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}, code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}`,
-      );
-    for (const n of input.comparisonNotes ?? []) console.log(`not compared: ${n}`);
-    console.log(`${input.epochs.length} epoch(s), status ${input.status}; wrote ${out}`);
+    // The stored report (reports table, kind grpo); produced now for a run still running or with --compare.
+    const files = await trainingReportFiles(
+      h.db,
+      { kind: 'grpo', runId, fresh: run.status === 'running', ...(values.compare ? { compare: values.compare } : {}) },
+      values.out,
+    );
+    if (run.status === 'running') console.log(await grpoProgressLine(h.db, runId, Date.now()));
+    console.log(files.headline);
+    console.log(`wrote ${files.htmlPath}`);
     return 0;
   } finally {
     await h.close();

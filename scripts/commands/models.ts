@@ -1,6 +1,7 @@
 // `pau models install|serve|stop|status [NAME...]`: the local models (docs/models.md).
 import { z } from 'zod';
 import { fmtBytes, installModel, modelState } from '../../platform/models/local/install';
+import { ensureRuntime } from '../../platform/models/local/runtime';
 import { localServers, planFor, startLocalServer, stopLocalServer } from '../../platform/models/local/server';
 import { modelsDir } from '../../config/env';
 import { LOCAL_MODELS } from '../../domain/llm/localModels';
@@ -55,6 +56,8 @@ async function install(names: string[], force: boolean): Promise<number> {
     rows.push([short, r.outcome, fmtBytes(r.bytes), `${r.seconds.toFixed(1)} s`, r.file]);
   }
   printTable(['model', 'result', 'size', 'time', 'file'], rows);
+  // The runtime that serves them is part of the install: a model turn never creates it (it only connects).
+  await ensureRuntime(console.log);
   return 0;
 }
 

@@ -1,14 +1,15 @@
 // `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`: produces the report (the
 // produceReport activity's code, stored in Postgres), writes reports/<runId>.html (static, opens without
 // a server) and .json from there, and prints the headline table. `--latest`: the newest
-// benchmark run.
+// benchmark run. `pau report show <runId>`: the run's stored report of any kind, as stored.
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { closeSharedDb, getDb } from '../../db/client';
 import { latestRunId } from '../../db/queries/reportRows';
 import { ReportError } from '../../activities/report/writeReport';
-import { produceReportFiles } from '../client/report';
+import { produceReportFiles, storedReportFiles } from '../client/report';
+import { REPORT_KINDS } from '../../domain/report/reportKinds';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
 const options = defineOptions({
@@ -18,9 +19,40 @@ const options = defineOptions({
   latest: z.boolean().optional(),
 });
 
-export const usage = `pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`;
+const showOptions = defineOptions({
+  kind: { schema: z.enum(REPORT_KINDS).optional(), help: 'only a report of this kind' },
+  out: { schema: z.string().min(1).optional(), arg: '<dir>' },
+});
+
+export const usage = [`pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`, `       pau report show <runId> ${showOptions.usage}`].join(
+  '\n',
+);
+
+/** `report show RUN`: the run's latest stored report of any kind (benchmark, sft, grpo), never produced here. */
+async function show(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, showOptions);
+  if (positionals.length !== 1) throw new UsageError(`report show takes one run id, got ${positionals.length}`);
+  const runId = positionals[0]!;
+  try {
+    const r = await storedReportFiles(getDb(), runId, values.kind, values.out);
+    if (!r) {
+      console.error(
+        `pau report show: run ${runId} has no stored ${values.kind ? `${values.kind} ` : ''}report (produce one: pau report ${runId}, pau sft report, pau grpo report)`,
+      );
+      return 1;
+    }
+    console.log(`${r.kind} report ${r.reportId} of ${runId}`);
+    console.log(r.headline);
+    if (r.kind === 'benchmark') for (const n of r.document.notes) console.log(`note: ${n}`);
+    console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}${r.transcriptsDir ? `\nepisode transcripts: ${r.transcriptsDir}/` : ''}`);
+    return 0;
+  } finally {
+    await closeSharedDb();
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'show') return show(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 1) throw new UsageError(`one run id, got ${positionals.length}`);
   try {

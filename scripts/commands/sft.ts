@@ -17,7 +17,6 @@ import {
   sftJsonl,
 } from '../../domain/training/sftData';
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
-import { formatSftComparison } from '../../domain/report/sftComparison';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
@@ -28,6 +27,9 @@ import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
+import { trainingReportFiles } from '../client/report';
+import { runs } from '../../db/schema/index';
+import { eq } from 'drizzle-orm';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
@@ -87,11 +89,16 @@ const trainOptions = defineOptions({
   'allow-test-split': z.boolean().optional(),
 });
 
+const reportOptions = defineOptions({
+  out: { schema: z.string().min(1).optional(), help: 'a folder, or F.html (default: reports/RUN.html)' },
+});
+
 export const usage = [
   `pau sft build ${buildOptions.usage}`,
   `       pau sft export NAME ${exportOptions.usage}`,
   `       pau sft train ${trainOptions.usage}`,
   '       pau sft show NAME',
+  `       pau sft report RUN ${reportOptions.usage}`,
 ].join('\n');
 
 function budgetsOf(v: { 'max-calls'?: number; 'max-turns'?: number }) {
@@ -243,21 +250,36 @@ async function train(argv: string[]): Promise<number> {
     if (v.detach) return 0;
     const started = Date.now();
     const result = await watchSft<SftTrainResult>(h.db, handle, () => [sftEvalRunId(runId)]);
-    const t = result.training;
-    console.log(
-      `trained ${result.checkpointModel} on ${t.examples} examples: ${t.steps} steps, loss ${t.firstLoss?.toFixed(4) ?? '-'} -> ${t.finalLoss?.toFixed(4) ?? '-'}, ${t.sPerStep?.toFixed(1) ?? '-'} s/step, ${t.tokensPerS?.toFixed(1) ?? '-'} tok/s`,
-    );
-    if (t.droppedTooLong != null) {
-      console.log(
-        `not trained: ${t.droppedTooLong} example(s) longer than max_length (longest ${t.longestTokens} tokens); ${t.lengthCutMasked ?? 0} cut turn(s) without their end-of-turn token`,
-      );
-    }
-    if (result.comparison) console.log(`\n${formatSftComparison(result.comparison)}`);
+    // The report the run stored at its end (reports table, kind sft): what the terminal shows is its text.
+    const files = await trainingReportFiles(h.db, { kind: 'sft', runId });
+    console.log(files.headline);
     console.log(`run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s; the model is ${result.checkpointModel}`);
+    console.log(`report: ${files.htmlPath} (again: npm run pau -- sft report ${runId})`);
     return 0;
   } finally {
     await h.close();
     await client.connection.close();
+  }
+}
+
+/** `sft report RUN`: the SFT run's stored report (produced now when the run stored none). */
+async function report(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, reportOptions);
+  if (positionals.length !== 1) throw new UsageError('report takes one RUN id');
+  const runId = positionals[0]!;
+  const h = connect(undefined, 1);
+  try {
+    const [row] = await h.db.select({ kind: runs.kind, status: runs.status }).from(runs).where(eq(runs.id, runId)).limit(1);
+    if (row?.kind !== 'sft') {
+      console.error(`sft: no SFT run ${runId}`);
+      return 1;
+    }
+    const files = await trainingReportFiles(h.db, { kind: 'sft', runId, fresh: row.status === 'running' }, values.out);
+    console.log(files.headline);
+    console.log(`wrote ${files.htmlPath}`);
+    return 0;
+  } finally {
+    await h.close();
   }
 }
 
@@ -267,5 +289,6 @@ export async function run(argv: string[]): Promise<number> {
   if (action === 'export') return exportData(rest);
   if (action === 'train') return train(rest);
   if (action === 'show') return show(rest);
+  if (action === 'report') return report(rest);
   throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
 }

@@ -44,7 +44,9 @@ export async function run(argv: string[]): Promise<number> {
       ? Promise.resolve()
       : clock
           .time('models', serveModels)
-          .catch((err: unknown) => console.log(`[models] FAILED: ${errorText(err)} (the benchmark starts its local models when it needs them)`));
+          .catch((err: unknown) =>
+            console.log(`[models] FAILED: ${errorText(err)} (a turn of a model that is not installed fails, naming: npm run pau -- models install)`),
+          );
   console.log('== stack');
   await clock.time('stack', () => stackUp(console.log));
   console.log('== workers');

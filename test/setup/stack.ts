@@ -10,6 +10,8 @@ import { connect } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
 import { dbMethodLookup, startMockServer } from '../../platform/models/mock/server';
 import { freePort, retryOnPortCollision } from '../../platform/process/processes';
+import { installModel } from '../../platform/models/local/install';
+import { ensureRuntime } from '../../platform/models/local/runtime';
 import { stopAllLocalServers } from '../../platform/models/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
@@ -27,6 +29,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   const password = clusterPassword(localPostgres(dir, 0));
   // Neither server can listen on port 0 and report its port: each starts on one freePort chose, and again on
   // another should a program take that one first.
+  // The local models the tests' turns use, provisioned as `stack up` does (a model turn never installs one):
+  // a cheap check when they are in the shared cache, a download on a fresh machine.
+  const provisioned = Promise.all([installModel('smollm2-135m'), installModel('qwen2.5-coder-0.5b'), ensureRuntime()]);
   const [pgStack, temporal] = await Promise.all([
     retryOnPortCollision('test Postgres', async () => {
       const p = localPostgres(dir, await freePort());
@@ -44,6 +49,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   // Bound only when a test starts a local model server, minutes later: outside the ephemeral range (freePort).
   const modelPortBase = await freePort(3);
   await runMigrations(databaseUrl);
+  await provisioned;
   // The scripted mock model server, as `stack up` runs it beside the workers (never inside them).
   const mockDb = connect(databaseUrl, 2);
   const mock = await startMockServer({ lookup: dbMethodLookup(() => mockDb.db) });

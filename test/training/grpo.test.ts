@@ -8,12 +8,13 @@
 import { execFileSync } from 'node:child_process';
 import { and, asc, eq, isNotNull, like } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
+import { checkpoints, episodes, llmCalls, reports, runs, steps } from '../../db/schema/index';
 import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
 import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import { loadGrpoReport } from '../../db/queries/grpoReportData';
-import { renderGrpoReport } from '../../domain/report/grpoReport';
+import { epochCounts, renderGrpoReport } from '../../domain/report/grpoReport';
+import { countsLine } from '../../domain/report/trainingCounts';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
@@ -175,5 +176,14 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     // The report renders every section from the stored run.
     const html = renderGrpoReport((await loadGrpoReport(stack.db, runId))!);
     for (const s of ['Learning curves', 'Reward distribution per group', 'The best group', 'validation score']) expect(html).toContain(s);
+    // ... and the run stored it at its end (kind grpo), with what each update left out (issue 23).
+    const counts = epochCounts(e1, config.maxLength);
+    expect(counts).not.toBeNull();
+    const [rep] = await stack.db
+      .select()
+      .from(reports)
+      .where(and(eq(reports.runId, runId), eq(reports.kind, 'grpo')));
+    expect(rep?.text).toContain(countsLine(counts!, 'rollout'));
+    expect(rep?.html).toContain('Left out of training');
   }, 2_700_000);
 });

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpoints, episodes, runs } from '../../db/schema/index';
+import { checkpoints, episodes, reports, runs } from '../../db/schema/index';
 import { createCheckpointActivities, registerCheckpointRow } from '../../activities/training/checkpoints';
 import { startSftTrain } from '../../scripts/client/starters';
 import { checkpointModelName, sftCheckpointId, sftJobId } from '../../domain/training/checkpointIds';
@@ -154,6 +154,15 @@ describe('sft train', () => {
     expect((c.metrics as { losses: number[] }).losses).toHaveLength(3);
     const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
     expect(run).toMatchObject({ kind: 'sft', status: 'completed' });
+    // The run stored its report at its end (kind sft), with what training left out (issue 23).
+    const n = result.training.notAsServed!;
+    expect(n).toBeGreaterThanOrEqual(0);
+    const [rep] = await stack.db
+      .select()
+      .from(reports)
+      .where(and(eq(reports.runId, runId), eq(reports.kind, 'sft')));
+    expect(rep?.text).toContain(`not trained: ${n} of ${3 + n} examples not as served`);
+    expect(rep?.text).toContain('; 0 of 3 longer than max_length');
 
     // Served: ckpt:<id> answers a chat request through llama.cpp with the base + the GGUF adapter.
     const model = checkpointModelName(c.id);

@@ -30,6 +30,7 @@ import {
   updateFigures,
 } from '../../domain/training/grpo';
 import { db, llm, report } from '../proxies/mainQueue';
+import { produceTrainingReport, TRAINING_REPORT_PATCH } from './trainingReport';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 import { runRollouts } from './grpoRollouts';
@@ -135,6 +136,7 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       methods,
       ...rollouts,
       update: updateFigures(trained.done.metrics, trained.done.steps),
+      prepared: { rollouts: prep.rollouts, skipped: prep.skipped },
       timing: { rolloutsMs, criticMs, updateMs, exportMs, evalMs },
       eval: evalFigures,
     };
@@ -157,5 +159,7 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     });
   }
   await db.finishGrpoRun({ runId, status: 'completed', summary: { epochsDone: epoch + 1, lastCheckpointId: checkpoint.id } });
+  // The run's report into `reports` (kind grpo), as every run's is (patched: histories recorded before had no such step).
+  if (patched(TRAINING_REPORT_PATCH)) await produceTrainingReport({ kind: 'grpo', runId });
   return { runId, epochs: epoch + 1, lastCheckpointId: checkpoint.id };
 }

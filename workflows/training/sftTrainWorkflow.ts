@@ -12,6 +12,7 @@ import { CHECKPOINT_FILES_PATCH, checkpointFilesOf, trainedCheckpointRecord } fr
 import { type SftTrainInput, type SftTrainResult, sftBenchmarkConfig, sftTrainerSpec, trainingFigures } from '../../domain/training/sftTrain';
 import type { SftComparison } from '../../domain/report/sftComparison';
 import { db, report } from '../proxies/mainQueue';
+import { produceTrainingReport, TRAINING_REPORT_PATCH } from './trainingReport';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 
@@ -44,7 +45,7 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
       }),
       ...(stored ? { files: stored.files } : {}),
     });
-    const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples, trained.resumedFromStep ?? 0);
+    const figures = trainingFigures(trained.done.metrics, trained.done.steps, prep.examples, trained.resumedFromStep ?? 0, prep.notAsServed ?? null);
 
     let comparison: SftComparison | null = null;
     let evalRunId: string | null = null;
@@ -66,6 +67,8 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
     }
     const result: SftTrainResult = { runId, checkpointId, checkpointModel, training: figures, evalRunId, comparison };
     await db.finishSftRun({ runId, status: 'completed', summary: { checkpointId, checkpointModel, training: figures, evalRunId } });
+    // The run's report into `reports` (kind sft), as every run's is (patched: histories recorded before had no such step).
+    if (patched(TRAINING_REPORT_PATCH)) await produceTrainingReport({ kind: 'sft', runId });
     return result;
   } catch (err) {
     const error = `${stage}: ${errorText(err)}`;

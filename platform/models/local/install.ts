@@ -23,6 +23,25 @@ export class ModelInstallError extends Error {
 export class ModelCorruptError extends Error {
   override name = 'ModelCorruptError';
 }
+/**
+ * A local model asked for where nothing may be installed (a model turn connects to what `stack up`, `doctor`
+ * or `models install` provisioned): the message names the command that installs it.
+ */
+export class ModelNotInstalledError extends Error {
+  override name = 'ModelNotInstalledError';
+  constructor(
+    readonly model: string,
+    readonly command: string,
+    what: string,
+  ) {
+    super(`${model}: ${what}; install it with \`${command}\` (or \`npm run pau -- stack up\`), then retry`);
+  }
+}
+
+/** The command that installs a built-in local model (and the llama.cpp runtime that serves it). */
+export function installCommand(short: string): string {
+  return `npm run pau -- models install ${short}`;
+}
 
 export function modelFile(short: string, dir: string = modelsDir()): string {
   return path.join(dir, `${short}.gguf`);

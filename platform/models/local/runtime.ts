@@ -25,6 +25,11 @@ export function runtimePython(dir = runtimeDir()): string {
   return path.join(dir, 'bin', 'python');
 }
 
+/** The runtime's python when its virtualenv is complete; undefined when it is not (nothing is created). */
+export function readyRuntime(dir = runtimeDir()): string | undefined {
+  return fs.existsSync(path.join(dir, '.complete')) ? runtimePython(dir) : undefined;
+}
+
 /** The runtime's python, creating the virtualenv first when it is missing (about 10 s, 110 MB). */
 export async function ensureRuntime(log: (line: string) => void = () => undefined): Promise<string> {
   const dir = runtimeDir();

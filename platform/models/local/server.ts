@@ -12,8 +12,8 @@ import type { ModelSpec } from '../../../config/models';
 import { readOrCreateSecret } from '../../../config/secrets';
 import { portOpen, runningPid, sleep, spawnDetached, stopPid, withPrivateUmask } from '../../process/processes';
 import { withFileLock } from '../../process/fileLock';
-import { checkModelFile, installModel, ModelCorruptError, modelFile } from './install';
-import { ensureRuntime, SERVER_SCRIPT } from './runtime';
+import { checkModelFile, installCommand, installModel, ModelCorruptError, modelFile, ModelNotInstalledError } from './install';
+import { ensureRuntime, readyRuntime, runtimeDir, SERVER_SCRIPT } from './runtime';
 
 export interface LocalServerPlan {
   /** The registry name, e.g. `local/qwen2.5-coder-0.5b`. */
@@ -120,6 +120,12 @@ export interface ServeOptions {
   progress?: (line: string) => void;
   /** Seconds to wait for the model to load. */
   loadTimeoutS?: number;
+  /**
+   * Install what is missing (the model file, the llama.cpp runtime) before starting: true for provisioning
+   * (`stack up`, `models serve`, the harnesses). The chat path passes false: a model turn only connects to a
+   * server, or starts one from a ready install, and a missing install is a ModelNotInstalledError.
+   */
+  install?: boolean;
 }
 
 /** The model file, installed when it is a missing built-in; a corrupt file is a clear error. */
@@ -132,6 +138,8 @@ async function ensureModelFile(plan: LocalServerPlan, opts: ServeOptions): Promi
       );
     }
     if (state.state === 'missing') {
+      if (opts.install === false)
+        throw new ModelNotInstalledError(plan.name, installCommand(plan.builtin.short), `the model file ${plan.modelPath} is not installed`);
       opts.log?.(`${plan.name}: model file missing; installing it`);
       await installModel(plan.builtin.short, { ...(opts.log ? { log: opts.log } : {}), ...(opts.progress ? { progress: opts.progress } : {}) });
     }
@@ -174,7 +182,14 @@ async function startLocked(plan: LocalServerPlan, opts: ServeOptions): Promise<'
     );
   }
   await ensureModelFile(plan, opts);
-  const python = await ensureRuntime(opts.log);
+  const python = opts.install === false ? readyRuntime() : await ensureRuntime(opts.log);
+  if (python === undefined) {
+    throw new ModelNotInstalledError(
+      plan.name,
+      plan.builtin ? installCommand(plan.builtin.short) : `npm run pau -- models serve ${plan.name}`,
+      `the llama.cpp runtime (${runtimeDir()}) is not installed`,
+    );
+  }
   // Under the state dir, like the rest of the stack: the owner's alone (umask 077 for the server too).
   const newPid = withPrivateUmask(() => {
     fs.mkdirSync(f.dir, { recursive: true, mode: 0o700 });
