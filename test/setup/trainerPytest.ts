@@ -43,6 +43,8 @@ export function runTrainerPytest(logFile: string): { done: Promise<PytestResult>
       cwd: TRAINER_DIR,
       env: { ...process.env, PAU_TRAINER_THREADS: '1' },
       stdio: ['ignore', log, log],
+      // its own process group, so stopping it stops the trainer processes its tests started too
+      detached: true,
     });
     const proc = child;
     const [status, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
@@ -71,7 +73,13 @@ export function runTrainerPytest(logFile: string): { done: Promise<PytestResult>
     done,
     stop: () => {
       stopped = true;
-      child?.kill('SIGTERM');
+      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // the group is gone already
+        }
+      }
     },
   };
 }
