@@ -1,4 +1,17 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+// Vitest's own order (failed files first, then the longest by the last run's times, then the largest), except that
+// the file that waits for a background job comes last: test/training/pytest.test.ts asserts on the trainer pytest
+// the global setup started (test/setup/trainerPytest.ts), so every other file runs while pytest does.
+const LAST = ['test/training/pytest.test.ts'];
+class BackgroundLastSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const isLast = (f: TestSpecification) => LAST.some((l) => f.moduleId.replaceAll('\\', '/').endsWith(l));
+    return [...sorted.filter((f) => !isLast(f)), ...sorted.filter(isLast)];
+  }
+}
 
 // Two tiers (docs/testing.md). `pure`: files named `*.pure.test.ts`, which need no stack, start no process and
 // load no model (the rule in .dependency-cruiser.pure.cjs checks what they import); they
@@ -11,6 +24,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/setup/summaryReporter.ts'],
+    sequence: { sequencer: BackgroundLastSequencer },
     projects: [
       {
         extends: true,

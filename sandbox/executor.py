@@ -26,6 +26,7 @@ filter, says "ready" and warms up), each waiting on its own pipe for ONE job; a 
 ready spare. Replacements are forked off the call's critical path: once the executor has been idle for
 IDLE_FORK_S after a reply (a fork and a spare's set-up compete for the CPU with the client digesting that
 reply), or at once, overlapping the running call, when requests arrive back to back and none is left.
+Within a BATCH, AHEAD spares are kept ready ahead of the calls still to come, refilled after a call's END.
 A burst that finds no spare ready is served by forking one on demand (slower, never a failure).
 `--spares 0` forks every call's child on demand (the fork-per-call baseline of bench:sandbox).
 
@@ -124,6 +125,11 @@ IDLE_FORK_S = 0.003
 # this process writes is copied again, so forking several in a row pays that copy once for all of them
 # (measured: ~136 -> ~70 page copies in the executor per call). Each waiting spare holds a few MB.
 BURST = 4
+# Spares kept forked ahead of a batch's remaining calls: the one for the next call, and one more being
+# set up behind it, so a spare has had a call's time to get ready before its job comes (refilled up to
+# BURST when fewer are left). Before, spares were forked only once none was left, in the middle of a
+# call (delaying its result), and the next call then waited for its child's set-up on its own clock.
+AHEAD = 2
 
 
 def _pending(fd):
@@ -338,12 +344,18 @@ class Executor:
         # kept off the call's clock: the replacement is forked once the executor is idle (serve). Only
         # when calls come back to back and no spare is left is it forked now, so that it overlaps this
         # call (the child runs on the other core) instead of delaying the next one in full.
-        # Within a batch the calls still to come are known: fork spares for up to BURST of them at once.
-        if not self.spares and self.want and (self.back_to_back or self.batch_left):
-            for _ in range(min(max(self.batch_left, 1), BURST)):
+        if not self.spares and self.want and self.back_to_back and not self.batch_left:
+            self.top_up(extra=True)
+        send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
+        # Within a batch the calls still to come are known: keep AHEAD spares forked ahead of them, so
+        # the next call's child has had at least one call's time to set itself up (fork, filter,
+        # warm-up) and is ready when its job comes. Refilled once this call's result is out (a fork
+        # here neither delays that result nor eats into this call's deadline), for up to BURST calls in
+        # a row (forking several in a row pays the executor's page copies once).
+        if self.want and self.batch_left and len(self.spares) < min(self.batch_left, AHEAD):
+            for _ in range(min(self.batch_left, BURST) - len(self.spares)):
                 if not self.top_up(extra=True):
                     break
-        send_end(seq, *self.watch(sp, seq, started, started + timeout_ms / 1000, stdout_cap, result_cap))
         # After the reply: wait until the child is really gone (a killed process can finish the syscall
         # it was in), then empty the scratch dir, so nothing of this call reaches the next one.
         self.reap(block=True)

@@ -10,7 +10,7 @@ import { datasetContentHash } from '../../domain/dataset/contentHash';
 import { defaultLocateOptions, loadSource } from '../../platform/dataset/loaders/index';
 import { normalise } from '../../domain/dataset/method';
 import { behaviourSummary, clusterItems, heldoutSummary } from '../../domain/dataset/behaviour';
-import { splitMethods } from '../../domain/dataset/split';
+import { likelyTestHead, splitMethods } from '../../domain/dataset/split';
 import { getDataset, methodsByIds, startDatasetRow, upsertMethods, writeDatasetMembers } from '../../platform/dataset/store';
 import { bump, emptySourceSummary, type BuildSummary } from '../../domain/dataset/summary';
 import type { LoadResult } from '../../domain/dataset/types';
@@ -22,6 +22,8 @@ export interface PrepareResult {
   toCheck: string[];
   /** Accepted or rejected by the sandbox in an earlier build with the same check key. */
   alreadyChecked: number;
+  /** With `first`: the candidates likeliest to open the test split, in that order (likelyTestHead). */
+  head?: string[];
 }
 
 export interface PrepareOptions {
@@ -30,7 +32,12 @@ export interface PrepareOptions {
   /** Replace loading (tests inject malformed records). */
   load?: (source: BuildConfig['sources'][number]) => Promise<LoadResult>;
   onProgress?: (what: string) => void;
+  /** Test methods a caller wants before the build ends: `head` then names the candidates to check first. */
+  first?: number;
 }
+
+/** Candidates checked first for `first` wanted methods: the sandbox rejects some, so a few times more. */
+export const headSize = (first: number) => 3 * first + 6;
 
 export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, opts: PrepareOptions = {}): Promise<PrepareResult> {
   const cfg = BuildConfig.parse(cfgIn);
@@ -77,7 +84,15 @@ export async function prepareBuild(db: Db, cfgIn: unknown, workflowId: string, o
     items.map((x) => x.method.id),
     summary,
   );
-  return { candidates: items.length, staticRejected, toCheck, alreadyChecked: items.length - staticRejected - toCheck.length };
+  const head = opts.first
+    ? likelyTestHead(
+        items.filter((x) => x.method.verdict !== 'rejected').map((x) => ({ id: x.method.id, source: x.method.source, sourceId: x.method.sourceId })),
+        cfg.split,
+        cfg.seed,
+        headSize(opts.first),
+      )
+    : undefined;
+  return { candidates: items.length, staticRejected, toCheck, alreadyChecked: items.length - staticRejected - toCheck.length, ...(head ? { head } : {}) };
 }
 
 export class UncheckedMethodsError extends Error {

@@ -17,6 +17,13 @@ export interface PrepareDatasetResult {
   alreadyChecked: number;
   /** Method ids for the sandbox, already cut into batches (ids only: the code stays in Postgres). */
   batches: string[][];
+  /**
+   * With `first`: the candidates likeliest to open the test split, in that order (checked or not), and
+   * how many of the leading `batches` hold the unchecked ones among them (cut into `window` batches, so
+   * they are checked side by side before anything else).
+   */
+  head?: string[];
+  headBatches?: number;
 }
 
 function typed(err: unknown): never {
@@ -32,14 +39,31 @@ function typed(err: unknown): never {
 }
 
 export function makePrepareDatasetBuild(db: () => Db) {
-  return async function prepareDatasetBuild(input: { config: unknown; batchSize: number }): Promise<PrepareDatasetResult> {
+  return async function prepareDatasetBuild(input: {
+    config: unknown;
+    batchSize: number;
+    /** Test methods wanted before the build ends, and the build's window of batches in flight. */
+    first?: number;
+    window?: number;
+  }): Promise<PrepareDatasetResult> {
     const ctx = Context.current();
     const beat = setInterval(() => ctx.heartbeat('preparing'), 2_000);
     try {
-      const r = await prepareBuild(db(), input.config, callingWorkflowId(), { onProgress: (what) => ctx.heartbeat(what) });
+      const r = await prepareBuild(db(), input.config, callingWorkflowId(), {
+        onProgress: (what) => ctx.heartbeat(what),
+        ...(input.first ? { first: input.first } : {}),
+      });
+      const inHead = new Set(r.head ?? []);
+      const unchecked = new Set(r.toCheck);
+      const headIds = (r.head ?? []).filter((id) => unchecked.has(id));
+      const rest = r.head ? r.toCheck.filter((id) => !inHead.has(id)) : r.toCheck;
       const batches: string[][] = [];
-      for (let i = 0; i < r.toCheck.length; i += input.batchSize) batches.push(r.toCheck.slice(i, i + input.batchSize));
-      return { candidates: r.candidates, staticRejected: r.staticRejected, alreadyChecked: r.alreadyChecked, batches };
+      const per = Math.max(1, Math.ceil(headIds.length / Math.max(1, input.window ?? 1)));
+      for (let i = 0; i < headIds.length; i += per) batches.push(headIds.slice(i, i + per));
+      const headBatches = batches.length;
+      for (let i = 0; i < rest.length; i += input.batchSize) batches.push(rest.slice(i, i + input.batchSize));
+      const out = { candidates: r.candidates, staticRejected: r.staticRejected, alreadyChecked: r.alreadyChecked, batches };
+      return r.head ? { ...out, head: r.head, headBatches } : out;
     } catch (err) {
       typed(err);
     } finally {

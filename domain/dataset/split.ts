@@ -188,3 +188,27 @@ export function splitMethods(items: SplitItem[], spec: SplitSpec, seed: string):
 export function stratifiedSplit(items: { id: string; source: string }[], sizes: { test: number; validation: number }, seed: string): SplitResult {
   return proportional(items, sizes, seed);
 }
+
+/**
+ * The candidates likeliest to open the test split, in the order they would hold there: a split's
+ * positions follow sha256(seed + id), and each source fills its test share from its units in that
+ * same order, so the accepted methods with the smallest hashes are test positions 0, 1, ... unless a
+ * duplicate, a behaviour cluster or a source's quota moves them (known only once every method is
+ * checked). Under `by-source`, only candidates whose source rule names test. A build checks these first
+ * when a caller wants test methods before it ends (`npm start`'s benchmark), and that caller compares
+ * them with the finished split.
+ */
+export function likelyTestHead(items: SplitItem[], spec: Pick<SplitSpec, 'scheme' | 'bySource'>, seed: string, n: number): string[] {
+  const rule = (spec.bySource ?? DEFAULT_BY_SOURCE) as Record<string, SourceSplit | undefined>;
+  const inTest = (it: SplitItem): boolean => {
+    if (spec.scheme !== 'by-source') return true;
+    const r = rule[it.source] ?? 'train';
+    return r === 'test' || (r === 'official' && it.source === 'mbpp' && mbppOfficialSplit(it.sourceId ?? it.id.split('/').slice(1).join('/')) === 'test');
+  };
+  return items
+    .filter(inTest)
+    .map((it) => ({ id: it.id, h: sha256Hex(`${seed}\n${it.id}`) }))
+    .sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0))
+    .slice(0, Math.max(0, n))
+    .map((x) => x.id);
+}

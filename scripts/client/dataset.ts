@@ -10,14 +10,17 @@ import { SOURCE_NAMES } from '../../domain/dataset/sources';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { formatTable } from '../../domain/report/table';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { datasetMethods, methods } from '../../db/schema/index';
 
 export { datasetWorkflowId };
 
 export const PAPER_TEST_SIZE = 741;
 
 /** Starts a build; the source directory is this process's (PAU_DATA_DIR) unless the config names one. */
-export async function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }) {
-  const handle = await startDatasetBuildWorkflow(client, { ...config, dataDir: path.resolve(config.dataDir ?? env().PAU_DATA_DIR) });
+export async function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }, opts: { first?: number } = {}) {
+  const handle = await startDatasetBuildWorkflow(client, { ...config, dataDir: path.resolve(config.dataDir ?? env().PAU_DATA_DIR) }, opts);
   return { handle, workflowId: handle.workflowId, uiLink: workflowUiLink(handle.workflowId) };
 }
 
@@ -89,14 +92,25 @@ export function formatSummary(s: BuildSummary): string {
   return lines.join('\n');
 }
 
+export interface WatchBuildOptions {
+  /** Every progress reading (npm start: to see when the test-split head is checked). */
+  onProgress?: (p: DatasetBuildProgress) => void;
+  /**
+   * While true, another line is drawn in place (the benchmark's): the build's line then goes out whole,
+   * as `[dataset] ...` every 15 s, clearing the row first so the other line is redrawn under it.
+   */
+  beside?: () => boolean;
+}
+
 /**
  * Waits for a build, drawing its progress line on stderr (in place on a terminal, every 10 s otherwise)
  * from the workflow's `datasetProgress` query. Resolves or rejects with the workflow's result.
  */
-export async function watchDatasetBuild(handle: WorkflowHandle, started = Date.now()): Promise<unknown> {
+export async function watchDatasetBuild(handle: WorkflowHandle, started = Date.now(), opts: WatchBuildOptions = {}): Promise<unknown> {
   const tty = process.stderr.isTTY;
   let lastPrinted = 0;
   let done = false;
+  let inPlace = false;
   let checkingSince: number | undefined;
   const result = handle.result().finally(() => (done = true));
   result.catch(() => undefined);
@@ -109,14 +123,87 @@ export async function watchDatasetBuild(handle: WorkflowHandle, started = Date.n
     } catch {
       continue; // not started on a worker yet
     }
+    opts.onProgress?.(p);
     if (p.phase === 'checking') checkingSince ??= Date.now() - 1000;
     const line = progressLine(p, checkingSince ?? started);
-    if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-    else if (Date.now() - lastPrinted > 10_000) {
+    if (opts.beside?.()) {
+      if (Date.now() - lastPrinted > 15_000) {
+        process.stderr.write(`${tty ? '\r\x1b[2K' : ''}[dataset] ${line}\n`);
+        lastPrinted = Date.now();
+        inPlace = false;
+      }
+    } else if (tty) {
+      process.stderr.write(`\r\x1b[2K${line}`);
+      inPlace = true;
+    } else if (Date.now() - lastPrinted > 10_000) {
       process.stderr.write(`${line}\n`);
       lastPrinted = Date.now();
     }
   }
-  if (tty) process.stderr.write('\n');
+  if (tty && inPlace) process.stderr.write('\n');
   return result;
+}
+
+/** The accepted ones of `ids`, in their order (a build's head, once checked). */
+export async function acceptedOf(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select({ id: methods.id, verdict: methods.verdict }).from(methods).where(inArray(methods.id, ids));
+  const accepted = new Set(rows.filter((r) => r.verdict === 'accepted').map((r) => r.id));
+  return ids.filter((id) => accepted.has(id));
+}
+
+/**
+ * A build started with `first`, followed: `head` resolves with the first `first` accepted methods of the
+ * likeliest test-split head as soon as that head is checked (fewer, or none, if the sandbox rejected
+ * too many of it, or the build ended first), `done` with the build's outcome.
+ */
+export function followBuildWithHead(
+  db: Db,
+  handle: WorkflowHandle,
+  first: number,
+  opts: Pick<WatchBuildOptions, 'beside'> = {},
+): { head: Promise<string[]>; done: Promise<unknown> } {
+  let headIds: string[] | undefined;
+  let resolveHead: (ids: string[] | undefined) => void = () => undefined;
+  const checked = new Promise<string[] | undefined>((r) => {
+    resolveHead = r;
+  });
+  const done = watchDatasetBuild(handle, Date.now(), {
+    ...opts,
+    onProgress: (p) => {
+      if (p.head?.checked && !headIds) {
+        headIds = p.head.ids;
+        resolveHead(headIds);
+      }
+    },
+  });
+  done.then(
+    () => resolveHead(undefined),
+    () => resolveHead(undefined),
+  );
+  const head = checked.then(async (ids) => (ids ? (await acceptedOf(db, ids)).slice(0, first) : []));
+  return { head, done };
+}
+
+/**
+ * After the build: whether the methods a benchmark ran on before it ended are the finished test split's
+ * first ones (likelyTestHead's guess; a duplicate, a behaviour cluster or a quota can move one).
+ */
+export async function headAgainstSplit(db: Db, name: string, ids: string[]): Promise<{ same: boolean; line: string }> {
+  const rows = await db
+    .select({ id: datasetMethods.methodId, split: datasetMethods.split, position: datasetMethods.position })
+    .from(datasetMethods)
+    .where(and(eq(datasetMethods.datasetName, name), inArray(datasetMethods.methodId, ids)));
+  const at = new Map(rows.map((r) => [r.id, r]));
+  const same = ids.every((id, i) => at.get(id)?.split === 'test' && at.get(id)?.position === i);
+  const where = ids.map((id) => {
+    const r = at.get(id);
+    return `${id} (${r ? `${r.split} #${r.position}` : 'not in the dataset'})`;
+  });
+  return {
+    same,
+    line: same
+      ? `the benchmark's ${ids.length} method${ids.length === 1 ? '' : 's'} are the finished test split's first ${ids.length}, as checked first: ${ids.join(', ')}`
+      : `NOTE: the benchmark ran before the build ended on ${where.join(', ')}; the finished split moved ${ids.length === 1 ? 'it' : 'some'} (duplicates, behaviour clusters or source quotas), so this run is not the test split's first ${ids.length}`,
+  };
 }

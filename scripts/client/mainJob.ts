@@ -1,7 +1,8 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
 // sample with the configured models — or, when none is configured, with a real local model beside the scripted anchors.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { BenchmarkConfig } from '../../domain/bench/types';
+import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
+import type { BuildConfigInput } from '../../domain/dataset/config';
 import { models, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
@@ -10,7 +11,7 @@ import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
 import { startBenchmark, startJudgeCard } from './starters';
 import { runSummaryText } from './benchSummary';
-import { datasetWorkflowId, startDatasetBuild, watchDatasetBuild } from './dataset';
+import { datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
@@ -26,6 +27,7 @@ import { DEFAULT_LOCAL_JUDGE, LOCAL_PREFIX } from '../../domain/llm/localModels'
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
 export const START_DATASET = 'pau-v1';
+type StartDatasetConfig = BuildConfigInput & { name: string };
 /** Methods of the test split the start-up benchmark covers. */
 export const START_SAMPLE_METHODS = 10;
 /**
@@ -38,32 +40,50 @@ export const START_LOCAL_METHODS = 1;
 /** Budgets of the start-up run with the local model (the 0.5B rarely learns more after 6 calls). */
 export const START_LOCAL_BUDGETS = { maxCalls: 6, maxTurns: 6 };
 
-async function ensureDataset(client: Client, log: (s: string) => void): Promise<'present' | 'built' | 'failed'> {
+/**
+ * The start-up dataset: present, or being built. A build checks the likeliest head of the test split
+ * first (`first`: the benchmark's methods); `head` resolves with the accepted ones as soon as that is
+ * done (none if the build ended first), so the benchmark can start on them while the rest is checked.
+ */
+interface StartupDataset {
+  head?: Promise<string[]>;
+  /** The build's outcome (already 'present' when nothing had to be built). */
+  ready: Promise<'present' | 'built' | 'failed'>;
+}
+
+async function openDataset(client: Client, log: (s: string) => void, cfg: StartDatasetConfig, first: number, beside: () => boolean): Promise<StartupDataset> {
   const h = connect(undefined, 1);
   try {
-    const ds = await getDataset(h.db, START_DATASET);
+    const ds = await getDataset(h.db, cfg.name);
     if (ds?.status === 'ready') {
-      log(`dataset ${START_DATASET}: present`);
-      return 'present';
+      log(`dataset ${cfg.name}: present`);
+      return { ready: Promise.resolve('present') };
     }
-    log(`dataset ${START_DATASET}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
+    log(`dataset ${cfg.name}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
     let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
     try {
-      ({ handle } = await startDatasetBuild(client, { name: START_DATASET }));
+      ({ handle } = await startDatasetBuild(client, cfg, { first }));
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      handle = client.workflow.getHandle(datasetWorkflowId(START_DATASET)); // a build is already running: wait for it
+      handle = client.workflow.getHandle(datasetWorkflowId(cfg.name)); // a build is already running: wait for it
     }
     log(`  ${workflowUiLink(handle.workflowId)}`);
-    log('  (once per checkout: every method runs in the sandbox, about 86,500 calls: 6 to 7 minutes on 2 idle cores, 15 to 30 under load)');
-    try {
-      await watchDatasetBuild(handle);
-    } catch (err) {
-      const e = err as Error & { cause?: Error & { cause?: Error } };
-      log(`dataset ${START_DATASET}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);
-      return 'failed';
-    }
-    return (await getDataset(h.db, START_DATASET))?.status === 'ready' ? 'built' : 'failed';
+    log(
+      `  (once per checkout: every method runs in the sandbox, about 86,500 calls: 6 to 7 minutes on 2 idle cores, 15 to 30 under load; the benchmark's ${first} method${first === 1 ? ' is' : 's are'} checked first and it starts on ${first === 1 ? 'it' : 'them'} while the rest is checked)`,
+    );
+    const db = connect(undefined, 1);
+    const follow = followBuildWithHead(db.db, handle, first, { beside });
+    const ready = follow.done.then(
+      async () => ((await getDataset(db.db, cfg.name))?.status === 'ready' ? ('built' as const) : ('failed' as const)),
+      (err: unknown) => {
+        const e = err as Error & { cause?: Error & { cause?: Error } };
+        log(`dataset ${cfg.name}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);
+        return 'failed' as const;
+      },
+    );
+    const head = follow.head.catch(() => [] as string[]);
+    void Promise.allSettled([ready, head]).then(() => db.close());
+    return { head, ready };
   } finally {
     await h.close();
   }
@@ -89,25 +109,34 @@ export function installDefaultJudge(): Promise<string | null> {
   );
 }
 
-/** The judge card of the run's judge, printed before the benchmark: what its scores will be worth. */
-async function printJudgeCard(client: Client, judgeModel: string, log: (s: string) => void): Promise<void> {
+/**
+ * The judge card of the run's judge, printed before the benchmark: what its scores will be worth. The
+ * scripted judge's card is computed here on the validation split, so it needs the finished dataset:
+ * without it (`datasetReady` false: the benchmark starts during the build) this returns 'later', and the
+ * caller prints it again once the build ends, before the report.
+ */
+async function printJudgeCard(client: Client, judgeModel: string, log: (s: string) => void, dataset: string, datasetReady = true): Promise<'done' | 'later'> {
   const h = connect(undefined, 1);
   try {
-    let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
+    let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
     const provider = isCheckpointModel(judgeModel) ? 'local' : models().get(judgeModel).provider;
+    if (status.status === 'missing' && provider === 'mock' && !datasetReady) {
+      log(`judge card of ${judgeModel}: computed once the dataset build ends (on its validation split), before the report`);
+      return 'later';
+    }
     if (status.status === 'missing' && provider === 'mock') {
       // The scripted judge answers at once: its card costs seconds, so it is computed now.
       log(`judge card of ${judgeModel}: computing it (${DEFAULT_THRESHOLDS.minMethods} validation methods)`);
       const handle = await startJudgeCard(client, {
         judgeModel,
         coderModel: judgeModel,
-        dataset: START_DATASET,
+        dataset: dataset,
         split: 'validation',
         methods: DEFAULT_THRESHOLDS.minMethods,
       });
       // A card that cannot be computed leaves the status `missing`: the report then withholds the scores.
       await handle.result().catch((err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`));
-      status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: START_DATASET });
+      status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
     }
     if (status.status === 'missing') {
       log(`judge card of ${judgeModel}: not computed on this machine yet, so this run's scores are not shown as measurements (judge-free measures are).`);
@@ -115,9 +144,10 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
       log(`  then \`npm run pau -- report <runId>\` shows the scores beside the card`);
       if (provider === 'local')
         log('  measured on the development machine, no built-in local model qualified (docs/judging.md, "Measured cards"): expect its card to fail');
-      return;
+      return 'done';
     }
     for (const line of judgeCardLines(status.card)) log(line);
+    return 'done';
   } finally {
     await h.close();
   }
@@ -131,6 +161,8 @@ export interface MainJobOptions {
   clock?: StageClock;
   /** What the benchmark waits for: the local models (and the default judge) installing and starting beside the build. */
   beforeBenchmark?: Promise<void>;
+  /** The start-up dataset and how it is built (default `pau-v1`, all sources; tests use a small slice). */
+  dataset?: StartDatasetConfig;
 }
 
 export async function runMainJob(
@@ -140,17 +172,40 @@ export async function runMainJob(
 ): Promise<{ code: number; datasetReady: boolean }> {
   const { clock } = opts;
   const { names, scripted, fallback } = startModels();
+  const limit = fallback ? START_LOCAL_METHODS : START_SAMPLE_METHODS;
+  let benchmarkDrawing = false; // the benchmark's progress line is drawn in place: the build's goes out as whole lines
   log('== dataset');
   clock?.start('dataset');
-  const dataset = await ensureDataset(client, log);
-  clock?.end('dataset', dataset === 'present' ? 'already built' : undefined);
-  if (dataset === 'failed') {
-    log('benchmark skipped: no dataset (see the dataset build above; `npm run pau -- dataset build` retries it)');
-    return { code: 1, datasetReady: false };
+  clock?.start('head');
+  const cfg = opts.dataset ?? { name: START_DATASET };
+  const dataset = await openDataset(client, log, cfg, limit, () => benchmarkDrawing);
+  // The benchmark starts on the build's checked head when there is one, else once the build has ended.
+  if (!dataset.head) clock?.end('head', 'already built');
+  const early = dataset.head ? await dataset.head : [];
+  const ready = dataset.ready.then((outcome) => {
+    clock?.end('dataset', outcome === 'present' ? 'already built' : undefined);
+    return outcome;
+  });
+  if (early.length > 0) {
+    clock?.end('head');
+    log(
+      `dataset ${cfg.name}: the benchmark's ${early.length === 1 ? 'method is' : `${early.length} methods are`} checked (${early.join(', ')}); the benchmark starts on ${early.length === 1 ? 'it' : 'them'}, the build goes on beside it`,
+    );
+  } else {
+    clock?.end('head', 'none checked first');
+    if ((await ready) === 'failed') {
+      log('benchmark skipped: no dataset (see the dataset build above; `npm run pau -- dataset build` retries it)');
+      return { code: 1, datasetReady: false };
+    }
   }
-  clock?.start('calibration');
-  await runStartCalibration(client, log, START_DATASET, START_SAMPLE_METHODS);
-  clock?.end('calibration');
+  // The calibration reads the finished test split: before the benchmark when the dataset is there, else
+  // as soon as the build ends, beside the benchmark (its report reads it at the end).
+  const calibrate = async () => {
+    clock?.start('calibration');
+    await runStartCalibration(client, log, cfg.name, START_SAMPLE_METHODS);
+    clock?.end('calibration');
+  };
+  const calibrated = early.length === 0 ? await calibrate() : ready.then((o) => (o === 'failed' ? undefined : calibrate()));
   if (opts.beforeBenchmark) {
     let waiting = true;
     const note = setTimeout(() => waiting && log('waiting for the local models to finish installing and start (see [models] lines) ...'), 500);
@@ -175,28 +230,55 @@ export async function runMainJob(
   clock?.start('benchmark'); // from here: the judge's card, the run, its summary
   const judge = chooseJudge(names);
   log(judge.note);
-  if (judge.judgeModel) await printJudgeCard(client, judge.judgeModel, log);
-  const limit = fallback ? START_LOCAL_METHODS : START_SAMPLE_METHODS;
+  const judgeModel = judge.judgeModel;
+  const card = judgeModel ? await printJudgeCard(client, judgeModel, log, cfg.name, early.length === 0) : 'done';
+  const cardLater =
+    card === 'later' && judgeModel
+      ? ready
+          .then((o) => (o === 'failed' ? undefined : printJudgeCard(client, judgeModel, log, cfg.name)))
+          .then(
+            () => undefined,
+            (err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`),
+          )
+      : undefined;
   const config: BenchmarkConfig = {
-    dataset: START_DATASET,
+    dataset: cfg.name,
     split: 'test',
     models: names,
     settings: ['interactive', 'in-context'],
     samples: 1,
     limit,
+    ...(early.length > 0 ? { methodIds: early } : {}),
     ...(fallback ? { budgets: START_LOCAL_BUDGETS } : {}),
-    ...judgeFields(judge.judgeModel),
+    ...judgeFields(judgeModel),
   };
   const runId = newRunId(scripted ? 'start-scripted' : fallback ? 'start-local' : 'start');
   const handle = await startBenchmark(client, runId, config);
-  log(`run id: ${runId}  (${limit} test methods × ${names.join(', ')} × interactive, in-context)`);
+  log(
+    `run id: ${runId}  (${early.length > 0 ? `${early.length} test method${early.length === 1 ? '' : 's'} checked first` : `${limit} test methods`} × ${names.join(', ')} × interactive, in-context)`,
+  );
   log(`workflow: ${benchWorkflowId(runId)}  ${workflowUiLink(benchWorkflowId(runId))}`);
   const h = connect(undefined, 2);
   try {
-    const result = await watchBenchmark(h.db, handle, runId);
+    benchmarkDrawing = true;
+    let result: BenchmarkRunResult;
+    try {
+      result = await watchBenchmark(h.db, handle, runId);
+    } finally {
+      benchmarkDrawing = false;
+    }
     clock?.end('benchmark');
     log(await runSummaryText(h.db, runId));
     log(`benchmark ${runId}: ${result.totals.done} episodes, ${result.totals.failed} failed${scripted ? ' (scripted mock models)' : ''}`);
+    if (early.length > 0) {
+      const outcome = await ready;
+      if (outcome === 'failed') {
+        log(`dataset ${cfg.name}: the build failed after the benchmark started (see above); \`npm run pau -- dataset build\` retries it`);
+        return { code: 1, datasetReady: false };
+      }
+      await Promise.all([calibrated, cardLater]);
+      log((await headAgainstSplit(h.db, cfg.name, early)).line);
+    }
     log('== report');
     const report = await (clock ? clock.time('report', () => fetchReportFiles(h.db, runId)) : fetchReportFiles(h.db, runId));
     log(report.headline);

@@ -105,11 +105,15 @@ export function datasetWorkflowId(name: string): string {
   return `dataset/${name}`;
 }
 
-export function startDatasetBuild(client: Client, config: BuildConfigInput & { name: string }): Promise<WorkflowHandle<typeof buildDatasetWorkflow>> {
+export function startDatasetBuild(
+  client: Client,
+  config: BuildConfigInput & { name: string },
+  opts: { first?: number } = {},
+): Promise<WorkflowHandle<typeof buildDatasetWorkflow>> {
   return client.workflow.start(buildDatasetWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId: datasetWorkflowId(config.name),
-    args: [{ config }],
+    args: [{ config, ...(opts.first ? { first: opts.first } : {}) }],
     typedSearchAttributes: [{ key: PauKind, value: 'dataset' }],
     staticSummary: `dataset build ${config.name}: ${(config.sources ?? ['humaneval', 'mbpp', 'cruxeval', 'codealpaca']).join(', ')}${config.limit ? ` (first ${config.limit} each)` : ''}`,
   });

@@ -15,6 +15,7 @@ import { ensureRuntime } from '../../platform/models/local/runtime';
 import { stopAllLocalServers } from '../../platform/models/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
+import { BACKGROUND_RESULT_ENV, startTrainerPytestInBackground } from './trainerPytest';
 
 export default async function setup(): Promise<() => Promise<void>> {
   const started = Date.now();
@@ -64,8 +65,14 @@ export default async function setup(): Promise<() => Promise<void>> {
     // Checkpoint files fetched by this run's tests go with its state dir, not into the user's cache.
     PAU_CHECKPOINT_CACHE_DIR: path.join(dir, 'checkpoints'),
   });
+  // The trainer's pytest needs none of the stack and is the longest file by far: in `npm test` it starts once the
+  // stack is up (a failed start leaves no pytest behind) and runs beside the integration files;
+  // test/training/pytest.test.ts (sorted last: test/setup/sequencer.ts) waits for its result and asserts on it.
+  const pytest = process.env.PAU_TEST_TRAINER_BACKGROUND === '1' ? startTrainerPytestInBackground(dir) : undefined;
+  if (pytest) process.env[BACKGROUND_RESULT_ENV] = pytest.resultFile;
   console.log(`test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm :${mock.port}, state ${dir} (${Date.now() - started} ms)`);
   return async () => {
+    await pytest?.stop(); // only still running when the run ended before the pytest file's test
     await mock.close();
     await mockDb.close();
     await stopAllLocalServers(dir).catch((err: unknown) => console.error('test stack: stopping local model servers:', err));

@@ -70,7 +70,11 @@ def torchrun_argv(n: int, job_argv: list[str]) -> list[str]:
 
 
 def exit_code_of(failures: dict[int, int]) -> int:
-    """The job's exit code from the failed ranks' exit codes (negative = killed by that signal)."""
+    """The job's exit code from the failed ranks' exit codes (negative = killed by that signal). Once one rank
+    has exited non-zero, torchrun SIGTERMs the ranks still running (a cancelled rank 0 exits 5 while rank 1 is
+    still tearing down): those SIGTERMs are its doing, not the cause, and are left out when another rank failed."""
+    caused = {r: c for r, c in failures.items() if c != -signal.SIGTERM}
+    failures = caused or failures
     signalled = sorted(-c for c in failures.values() if c < 0)
     if signalled:
         return 128 + signalled[0]

@@ -19,11 +19,18 @@ DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from standin_models import ensure_model  # noqa: E402  (stand-in for `pau models install`)
+from tiny_models import tiny_llama  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def smollm2() -> Path:
     return ensure_model("smollm2-135m")
+
+
+@pytest.fixture(scope="session")
+def tiny_smollm2(smollm2: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama GGUF with SmolLM2's vocabulary and template (tests/tiny_models.py): for mechanics."""
+    return tiny_llama(smollm2, tmp_path_factory.mktemp("tiny") / "tiny-smollm2.gguf")
 
 
 @pytest.fixture(scope="session")

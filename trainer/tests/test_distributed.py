@@ -6,6 +6,9 @@
   launcher (the process a worker starts) = every rank stops at the same step and the save is made; SIGKILL of
   the launcher and a closed stdin (the worker died) = no rank outlives it; the resumed job ends with the
   uninterrupted single-process job's adapter.
+Both on a tiny random Llama with SmolLM2's vocabulary (conftest.tiny_smollm2): what is checked is the mechanics
+(gradients all-reduced, ranks stopped and resumed together), which any model shows, and a SmolLM2 step costs
+far more CPU. The real model's jobs are in test_sft.py and test_grpo.py.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pau_trainer.protocol import ExitCode, TrainerError
 
 # Stated tolerances (float32 on CPU). The two runs add the same per-token terms in a different order (each
 # rank sums its own, gloo sums the ranks), so they differ by float32 rounding: ~1e-7 relative, measured below.
-LOSS_ATOL = 1e-6
+LOSS_REL = 1e-6  # |l2 - l1| / |l1| (the tiny model's SFT loss is ~10.7, ln of its vocabulary: measured 4.5e-8)
 GRAD_REL = 1e-5  # |g2 - g1| / |g1| over all LoRA gradients of the step, and max |g2 - g1| / max |g1|
 
 
@@ -71,22 +74,26 @@ def test_torchrun_arguments_and_exit_codes():
     assert exit_code_of({0: 5, 1: 5}) == ExitCode.CANCELLED
     assert exit_code_of({1: 4}) == ExitCode.INVALID_DATA
     assert exit_code_of({0: 1, 1: -9}) == 137  # a rank killed (OOM): a crash, retryable
+    # rank 0 cancelled and exited first; torchrun then SIGTERMed rank 1, still exiting: the job was cancelled
+    assert exit_code_of({0: 5, 1: -signal.SIGTERM}) == ExitCode.CANCELLED
+    assert exit_code_of({0: -9, 1: -signal.SIGTERM}) == 137
+    assert exit_code_of({0: -signal.SIGTERM, 1: -signal.SIGTERM}) == 143
 
 
 # ---- equivalence ------------------------------------------------------------------------------------------
 
 
 @pytest.mark.model
-def test_one_step_on_two_processes_equals_one_process(smollm2, smollm2_dir, tmp_path):
+def test_one_step_on_two_processes_equals_one_process(tiny_smollm2, tmp_path):
     runs = {}
     for world in (1, 2):
         d = tmp_path / f"w{world}"
         d.mkdir()
-        (d / "sft.json").write_text(json.dumps(marker_spec(smollm2, d / "sft", batch_size=3, max_steps=1)))
+        (d / "sft.json").write_text(json.dumps(marker_spec(tiny_smollm2, d / "sft", batch_size=3, max_steps=1)))
         (d / "grpo.json").write_text(
             json.dumps(
                 {
-                    "base_model": str(smollm2),
+                    "base_model": str(tiny_smollm2),
                     "rollouts": str(DATA / "tiny_rollouts.jsonl"),
                     "output_dir": str(d / "grpo"),
                     "mini_batch_size": 3,
@@ -123,7 +130,7 @@ def test_one_step_on_two_processes_equals_one_process(smollm2, smollm2_dir, tmp_
         a, b = one[kind], two[kind]
         assert a["batch"] == b["batch"] and len(a["batch"]) == 3  # the same global batch, split 2 + 1
         assert a["loss"] != 0
-        assert abs(a["loss"] - b["loss"]) <= LOSS_ATOL, (kind, a["loss"], b["loss"])
+        assert abs(a["loss"] - b["loss"]) <= LOSS_REL * abs(a["loss"]), (kind, a["loss"], b["loss"])
         assert a["grads"].keys() == b["grads"].keys() and a["grads"]
         g1 = torch.cat([a["grads"][k].flatten() for k in sorted(a["grads"])])
         g2 = torch.cat([b["grads"][k].flatten() for k in sorted(b["grads"])])
@@ -146,14 +153,23 @@ def test_one_step_on_two_processes_equals_one_process(smollm2, smollm2_dir, tmp_
 # ---- durability with 2 processes --------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def tiny_marker_run(tiny_smollm2, tmp_path_factory):
+    """The uninterrupted single-process job the 2-process sequence must end equal to."""
+    d = tmp_path_factory.mktemp("tiny-marker")
+    run = run_trainer("sft", marker_spec(tiny_smollm2, d / "out"), d / "spec.json")
+    assert run.rc == 0, run.stderr[-3000:]
+    return run
+
+
 @pytest.mark.model
-def test_two_process_job_survives_sigterm_kill9_and_a_dead_worker(marker_run, smollm2, tmp_path):
+def test_two_process_job_survives_sigterm_kill9_and_a_dead_worker(tiny_marker_run, tiny_smollm2, tmp_path):
     """test_sft.py's sequence on 2 processes: SIGTERM after step 1, SIGKILL of the launcher during step 4
     (after the save at 3), then a dead worker (stdin closed) during the resumed step 4, then a resume to the
     end; the result equals the uninterrupted single-process run's (batch_size 1: rank 1 trains nothing and
     rank 0's gradient is the single-process one)."""
-    ref_run, _ = marker_run
-    spec = marker_spec(smollm2, tmp_path / "out")
+    ref_run = tiny_marker_run
+    spec = marker_spec(tiny_smollm2, tmp_path / "out")
     two = {"PAU_TRAINER_PROCESSES": "2"}
 
     a = run_trainer(
@@ -184,14 +200,19 @@ def test_two_process_job_survives_sigterm_kill9_and_a_dead_worker(marker_run, sm
         sig=None,
     )
     assert c.rc == 137, c.stderr[-3000:]  # the launcher's watchdog: its worker is gone
-    assert c.of("start")[0]["resumed_from_step"] == 3
+    # from the last save the killed run reported (3 when the kill lands in step 4; the tiny model's steps take
+    # milliseconds, so the test asserts what holds at any speed)
+    assert c.of("start")[0]["resumed_from_step"] == b.of("saved")[-1]["step"]
     left = _wait_gone(c.extra["ranks"], 5)
     assert left == [], f"ranks {left} outlived a launcher whose worker died"
 
     d = run_trainer("sft", spec, tmp_path / "s.json", env=two)
     assert d.rc == 0, d.stderr[-3000:]
     start = d.of("start")[0]
-    assert start["resumed_from_step"] in (3, 4) and d.steps() == list(range(start["resumed_from_step"] + 1, 10))
+    # from c's last reported save, or one c finished just before it was killed (3 or 4 when c dies in step 4)
+    c_saved = c.of("saved")[-1]["step"] if c.of("saved") else c.of("start")[0]["resumed_from_step"]
+    assert c_saved <= start["resumed_from_step"] <= max(c.steps(), default=c_saved)
+    assert d.steps() == list(range(start["resumed_from_step"] + 1, 10))
     done = d.of("done")[0]
     assert done["steps"] == 9 and len(done["metrics"]["losses"]) == 9
     mine, ref = load_file(done["adapter"]), load_file(ref_run.of("done")[0]["adapter"])

@@ -16,36 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from standin_models import ensure_model
+from tiny_models import copy_tokenizer_fields, write_gguf
 
 pytestmark = pytest.mark.model
 
 TEMPLATE = Path(__file__).resolve().parent / "data" / "qwen3_format.jinja"
 TRAINER_DIR = Path(__file__).resolve().parent.parent
-
-
-def _copy_tokenizer_fields(src: Path, writer: Any) -> int:
-    """The tokenizer.* metadata of a GGUF (Qwen2.5's) into a writer; returns the vocabulary size."""
-    import gguf
-
-    r = gguf.GGUFReader(str(src))
-    n_vocab = 0
-    for name, f in r.fields.items():
-        if not name.startswith("tokenizer.") or name == "tokenizer.chat_template":
-            continue
-        vtype = f.types[0]
-        value = f.contents()
-        if vtype == gguf.GGUFValueType.ARRAY:
-            writer.add_array(name, value)
-            if name == "tokenizer.ggml.tokens":
-                n_vocab = len(value)
-        else:
-            writer.add_key_value(name, value, vtype)
-    writer.add_chat_template(TEMPLATE.read_text())
-    return n_vocab
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +42,7 @@ def tiny_qwen3(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tok.chat_template = TEMPLATE.read_text()
     out = d / "model.gguf"
     w = gguf.GGUFWriter(str(out), "qwen3")
-    n_vocab = _copy_tokenizer_fields(qwen25, w)
+    n_vocab = copy_tokenizer_fields(qwen25, w, TEMPLATE.read_text())
     cfg = Qwen3Config(
         vocab_size=n_vocab,
         hidden_size=64,
@@ -89,28 +68,7 @@ def tiny_qwen3(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 p.copy_(1 + 0.3 * torch.randn_like(p))
     model.save_pretrained(str(d / "hf"))
     tok.save_pretrained(str(d / "hf"))
-    w.add_block_count(cfg.num_hidden_layers)
-    w.add_context_length(cfg.max_position_embeddings)
-    w.add_embedding_length(cfg.hidden_size)
-    w.add_feed_forward_length(cfg.intermediate_size)
-    w.add_head_count(cfg.num_attention_heads)
-    w.add_head_count_kv(cfg.num_key_value_heads)
-    w.add_key_length(cfg.head_dim)
-    w.add_value_length(cfg.head_dim)
-    w.add_rope_freq_base(cfg.rope_parameters["rope_theta"])
-    w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.QWEN3, cfg.num_hidden_layers)
-    for key, t in model.state_dict().items():
-        if key == "lm_head.weight":
-            continue  # tied to token_embd
-        name = names.get_name(key, try_suffixes=(".weight", ".bias"))
-        assert name, key
-        w.add_tensor(name, np.ascontiguousarray(t.float().numpy()))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    write_gguf(model, "qwen3", w)
     return {"hf": d / "hf", "gguf": out, "dir": d}
 
 

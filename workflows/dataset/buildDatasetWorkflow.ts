@@ -1,6 +1,9 @@
 // BuildDatasetWorkflow on `pau`: prepare (load, analyse, persist) → sandbox checks in bounded batches on
 // `pau-sandbox` (a sliding window of `concurrency` batches of `batchSize` ids) → finalise (dedup, split,
 // hash). The history carries ids and counts only; the methods live in Postgres. Progress is a query.
+// With `first` (npm start), the candidates likeliest to open the test split are checked first, side by
+// side, and the progress query says when they are done, so a caller can start a benchmark on them while
+// the rest is checked. Only the order of the checks changes: rows and content hash are the same.
 import { ApplicationFailure, defineQuery, setHandler } from '@temporalio/workflow';
 import { errorText } from '../../domain/temporal/errorText';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
@@ -12,6 +15,8 @@ import { datasetCheck as sandbox } from '../proxies/sandboxQueue';
 
 export interface BuildDatasetInput {
   config: BuildConfigInput;
+  /** Test methods wanted before the build ends (not part of the config: it changes no result). */
+  first?: number;
 }
 
 export interface DatasetBuildProgress {
@@ -24,6 +29,8 @@ export interface DatasetBuildProgress {
   checked: number;
   accepted: number;
   rejected: number;
+  /** With `first`: the likeliest test-split head, in order, and whether all of it is checked. */
+  head?: { ids: string[]; checked: boolean };
 }
 
 export const datasetProgressQuery = defineQuery<DatasetBuildProgress>('datasetProgress');
@@ -45,17 +52,20 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
   };
   setHandler(datasetProgressQuery, () => progress);
   try {
-    const prep = await main.prepareDatasetBuild({ config, batchSize });
+    // Without `first` the activity's input is what it always was, so recorded histories replay as before.
+    const prep = await main.prepareDatasetBuild({ config, batchSize, ...(input.first ? { first: input.first, window: concurrency } : {}) });
     progress.candidates = prep.candidates;
     progress.staticRejected = prep.staticRejected;
     progress.alreadyChecked = prep.alreadyChecked;
     progress.total = prep.batches.reduce((n, b) => n + b.length, 0);
     progress.phase = 'checking';
+    let headLeft = prep.headBatches ?? 0;
+    if (prep.head) progress.head = { ids: prep.head, checked: headLeft === 0 };
 
     // Sliding window: at most `concurrency` batches in flight; the first failure fails the build.
     const { failures } = await fanOut(
-      prep.batches,
-      async (ids) => {
+      prep.batches.map((ids, i) => ({ ids, head: i < headLeft })),
+      async ({ ids, head }) => {
         const r = await sandbox.checkMethodsBatch({
           ids,
           ...(config.limits ? { limits: config.limits } : {}),
@@ -64,6 +74,7 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
         progress.checked += r.checked;
         progress.accepted += r.accepted;
         progress.rejected += r.rejected;
+        if (head && --headLeft === 0 && progress.head) progress.head.checked = true;
       },
       { window: concurrency, failFast: true, pauseWhenSuggested: false },
     );
