@@ -6,28 +6,12 @@
 // reset episode: a new run id) misses and reads Postgres as before.
 import { Context } from '@temporalio/activity';
 import type { z } from 'zod';
-import {
-  type StepAgentMessage,
-  type StepCall,
-  type StepObservation,
-  stepAgentMessageSchema,
-  stepCallSchema,
-  stepObservationSchema,
-} from '../../domain/episode/stepRecord';
+import { type StoredStep, stepAgentMessageSchema, stepCallSchema, stepObservationSchema } from '../../domain/episode/stepRecord';
 import type { StepRow } from './steps';
-
-/** What the next turn needs of a step: what messagesFromSteps and the reserved call rows read. */
-export interface ConversationRow {
-  idx: number;
-  kind: string;
-  agentMessage: StepAgentMessage | null;
-  call: StepCall | null;
-  observation: StepObservation | null;
-}
 
 interface Entry {
   nextIdx: number;
-  rows: ConversationRow[];
+  rows: StoredStep[];
 }
 
 /** Episodes in flight per process are bounded by the worker's activity slots; this leaves ample room. */
@@ -45,13 +29,13 @@ export function conversationKey(episodeId: string): string | undefined {
 }
 
 /** The rows before `idx`, when this process holds exactly them. */
-export function cachedConversation(key: string | undefined, idx: number): ConversationRow[] | undefined {
+export function cachedConversation(key: string | undefined, idx: number): StoredStep[] | undefined {
   const e = key === undefined ? undefined : entries.get(key);
   return e && e.nextIdx === idx ? e.rows : undefined;
 }
 
 /** Rows as Postgres returns them (jsonb drops undefined fields, absent columns are null). */
-export function asConversationRows(rows: StepRow[]): ConversationRow[] {
+export function asConversationRows(rows: StepRow[]): StoredStep[] {
   const json = <T>(schema: z.ZodType<T>, v: T | null | undefined): T | null =>
     v === undefined || v === null ? null : schema.parse(JSON.parse(JSON.stringify(v)));
   return rows.map((r) => ({
@@ -64,14 +48,14 @@ export function asConversationRows(rows: StepRow[]): ConversationRow[] {
 }
 
 /** `base` with `rows` written over it (same index: replaced), in index order. Neither input is changed. */
-export function withRows(base: ConversationRow[], rows: ConversationRow[]): ConversationRow[] {
+export function withRows(base: StoredStep[], rows: StoredStep[]): StoredStep[] {
   const byIdx = new Map(base.map((r) => [r.idx, r]));
   for (const r of rows) byIdx.set(r.idx, r);
   return [...byIdx.values()].sort((a, b) => a.idx - b.idx);
 }
 
 /** Called once the turn's rows are in Postgres: `rows` are all rows before `nextIdx`. */
-export function rememberConversation(key: string | undefined, nextIdx: number, rows: ConversationRow[]): void {
+export function rememberConversation(key: string | undefined, nextIdx: number, rows: StoredStep[]): void {
   if (key === undefined) return;
   entries.delete(key);
   entries.set(key, { nextIdx, rows });

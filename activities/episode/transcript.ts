@@ -7,7 +7,7 @@ import type { Db } from '../../db/client';
 import { episodes } from '../../db/schema/index';
 import { TEXT_RESULTS_HEADING } from '../../domain/episode/prompts';
 import { loadSteps } from './steps';
-import type { ConversationRow } from './conversationCache';
+import type { StoredStep } from '../../domain/episode/stepRecord';
 import { observedCalls, type ObservedCall } from '../../domain/episode/observedCalls';
 
 export type { ObservedCall };
@@ -19,7 +19,7 @@ type StepRecord = Awaited<ReturnType<typeof loadSteps>>[number];
  * Results of calls the model wrote as text (no native tool call to answer) come back as one user
  * message per turn: `Results:` then `f(args) -> result` lines.
  */
-export function messagesFromSteps(rows: ConversationRow[]): ChatCompletionMessageParam[] {
+export function messagesFromSteps(rows: StoredStep[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   let textResults: string[] = [];
   const flush = () => {

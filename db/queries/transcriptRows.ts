@@ -4,7 +4,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../client';
 import { episodes, judgments, methods, steps } from '../schema/index';
-import { buildTranscript, type Transcript, type TranscriptJudgmentRow, type TranscriptStep } from '../../domain/report/transcript';
+import { buildTranscript, type Transcript, type TranscriptJudgmentRow } from '../../domain/report/transcript';
+import type { StoredStep } from '../../domain/episode/stepRecord';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 
 export interface LoadedTranscript {
@@ -41,7 +42,7 @@ export async function loadTranscripts(db: Db, runId: string, episodeId?: string)
     .innerJoin(episodes, eq(episodes.id, judgments.episodeId))
     .where(where)
     .orderBy(asc(judgments.judgeModel));
-  const stepsBy = new Map<string, TranscriptStep[]>();
+  const stepsBy = new Map<string, StoredStep[]>();
   for (const s of stepRows) stepsBy.set(s.episodeId, [...(stepsBy.get(s.episodeId) ?? []), s]);
   const judgmentsBy = new Map<string, TranscriptJudgmentRow[]>();
   for (const { j } of judgmentRows) judgmentsBy.set(j.episodeId, [...(judgmentsBy.get(j.episodeId) ?? []), j]);

@@ -1,6 +1,7 @@
 // The filters that need the method to RUN, as a pure function of what the sandbox observed. The sandbox
 // (activities/sandbox) does the running; this file only decides. Static filters live in activities/dataset/analyze.py.
 import { type ClassifiedCall, type StoredOutcome, toStoredOutcome } from './outcome';
+import type { DeterminismCheck } from './sandboxPort';
 
 export const RUNTIME_REASONS = {
   sourceError: 'fails-to-load',
@@ -12,13 +13,6 @@ export const RUNTIME_REASONS = {
   badInputs: 'non-literal-input',
   stateful: 'stateful',
 } as const;
-
-/** The sandbox's own determinism check, when it ran one. */
-export interface DeterminismCheck {
-  deterministic: boolean;
-  stateless: boolean;
-  flags: string[];
-}
 
 export interface RuntimeVerdict {
   accepted: boolean;

@@ -9,7 +9,8 @@ import type { ClassifiedCall } from './outcome';
 /** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */
 export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'> & Partial<Pick<BatchResult, 'mode' | 'events' | 'staticFlags'>>;
 
-export interface PortDeterminism {
+/** The sandbox's own determinism check, when it ran one. */
+export interface DeterminismCheck {
   deterministic: boolean;
   stateless: boolean;
   flags: string[];
@@ -31,7 +32,7 @@ export interface DatasetSandbox {
    * `first`: a run of the same calls with `audit` that the caller already made; it is the check's first
    * run (not repeated).
    */
-  checkDeterminism?(input: PortRunInput, first?: PortBatchResult): Promise<PortDeterminism>;
+  checkDeterminism?(input: PortRunInput, first?: PortBatchResult): Promise<DeterminismCheck>;
 }
 
 /** True when the typed encoding holds a value that is not a Python literal (an `other` object). */

@@ -42,3 +42,12 @@ export const stepObservationSchema = z.looseObject({
   result: documentSchema<CallResult>({ ok: z.boolean() }).optional(),
 });
 export type StepObservation = z.infer<typeof stepObservationSchema>;
+
+/** A stored step as its readers see it (the conversation for the next turn, the transcript): the row's index and kind and its three jsonb columns (null where the kind leaves one empty). */
+export interface StoredStep {
+  idx: number;
+  kind: string;
+  agentMessage: StepAgentMessage | null;
+  call: StepCall | null;
+  observation: StepObservation | null;
+}

@@ -3,6 +3,7 @@
 // verdict (rationale, score, the code written from the description, the held-out inputs where that code
 // disagreed with the original). Built from stored rows; rendered as an HTML page (renderTranscriptHtml)
 // and as terminal text (renderTranscriptText). Pure code.
+import type { StoredStep } from '../episode/stepRecord';
 import type { HeldoutDisagreement } from '../judge/disagreements';
 
 export type TranscriptEntry =
@@ -51,15 +52,6 @@ export interface Transcript {
   uiLink: string | null;
 }
 
-/** A stored step (the columns this reader needs). */
-export interface TranscriptStep {
-  idx: number;
-  kind: string;
-  agentMessage: unknown;
-  call: unknown;
-  observation: unknown;
-}
-
 export interface TranscriptJudgmentRow {
   judgeModel: string;
   score: number | null;
@@ -74,7 +66,7 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-export function transcriptEntry(s: TranscriptStep): TranscriptEntry | null {
+export function transcriptEntry(s: StoredStep): TranscriptEntry | null {
   const m = obj(s.agentMessage);
   const call = obj(s.call);
   const obs = obj(s.observation);
@@ -150,7 +142,7 @@ export interface TranscriptSource {
   /** The episode row's columns the transcript shows (`id` is the episode id). */
   episode: Omit<Transcript, 'episodeId' | 'signature' | 'entries' | 'judgments' | 'uiLink'> & { id: string };
   signature: string | null;
-  steps: readonly TranscriptStep[];
+  steps: readonly StoredStep[];
   judgments: readonly TranscriptJudgmentRow[];
   uiLink: string | null;
 }
