@@ -26,7 +26,8 @@ import { codeMatchSet, countedInputs, unobservedInputs } from '../../domain/judg
 import { codeMatchOf } from '../../domain/calibration/codeMatch';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
-import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type ChatMessage, type JudgeInput } from '../../domain/judge/judgePrompt';
+import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type JudgeInput } from '../../domain/judge/judgePrompt';
+import type { ChatMessage } from '../../domain/llm/chatMessage';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';

@@ -1,7 +1,8 @@
 // The prompt that asks a model for a method's reference description (`pau dataset describe`), for sources
 // that give none (CruxEval). The description is kept only when a coder, given nothing but the signature and
 // the description, writes code that matches the original on held-out inputs (activities/describe). Pure.
-import { block, type ChatMessage } from '../judge/judgePrompt';
+import type { ChatMessage } from '../llm/chatMessage';
+import { block } from '../judge/judgePrompt';
 
 /** Stored with every description (its provenance): bump when the prompt's wording changes. */
 export const DESCRIBE_PROMPT_VERSION = 'describe-v1';

@@ -5,19 +5,15 @@
 //   null:   a fixed description that says nothing ("I do not know ..."): code from it does not match, so the
 //           description is rejected.
 // Real reference descriptions need a real model (docs/datasets.md, "Reference descriptions").
+import type { RequestMessage } from '../llm/chatMessage';
 import { SCRIPTED_MARK } from '../judge/scriptedJudge';
 import { DESCRIBE_SYSTEM } from './describePrompt';
-
-interface Msg {
-  role: string;
-  content?: unknown;
-}
 
 export const NULL_DESCRIPTION = 'I do not know what this function does.';
 
 export function scriptedDescriberReply(
   policy: string,
-  messages: readonly Msg[],
+  messages: readonly RequestMessage[],
   method?: { code?: string | null },
 ): { kind: 'message'; content: string; toolCalls: [] } | undefined {
   const sys = messages.find((m) => m.role === 'system');

@@ -1,7 +1,8 @@
 // The code writer for code match: a model writes a Python function with the method's signature from the
 // agent's description alone (never the code, never the gold), and the code is pulled out of its answer.
 // Pure code, no I/O.
-import { block, type ChatMessage } from './judgePrompt';
+import type { ChatMessage } from '../llm/chatMessage';
+import { block } from './judgePrompt';
 
 export interface CoderInput {
   signature: string;

@@ -7,7 +7,8 @@
 // The description and the observations are candidate-controlled (the agent wrote one and chose the inputs
 // of the other): both are neutralised (candidateText.ts) before they are fenced.
 import { neutralised } from './candidateText';
-import { block, type ChatMessage } from './judgePrompt';
+import type { ChatMessage } from '../llm/chatMessage';
+import { block } from './judgePrompt';
 
 export const CONTRADICTION_VERDICTS = ['consistent', 'omits', 'contradicts'] as const;
 export type ContradictionVerdict = (typeof CONTRADICTION_VERDICTS)[number];

@@ -8,12 +8,8 @@
 // (CruxEval has none: the judge then works from the code alone) and the agent's description. It never
 // sees the agent's trajectory: the score is about the final description only.
 
+import type { ChatMessage } from '../llm/chatMessage';
 import { neutralised } from './candidateText';
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
 
 export interface JudgeInput {
   signature: string;

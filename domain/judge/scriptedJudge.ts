@@ -10,6 +10,7 @@
 //   coder  oracle: writes the method's original code when the description matches the gold (overlap
 //                  >= 0.9), a function that returns None otherwise.
 //          null / random: the function that returns None.
+import type { RequestMessage } from '../llm/chatMessage';
 import { fnv1a } from '../common/hash';
 import { CODER_SYSTEM } from './coderPrompt';
 import { JUDGE_SYSTEM, readBlock } from './judgePrompt';
@@ -26,16 +27,11 @@ export interface ScriptedMethod {
   code?: string | null;
 }
 
-interface Msg {
-  role: string;
-  content?: unknown;
-}
-
 export type ScriptedReply = { kind: 'message'; content: string; toolCalls: [] };
 
 export type ScriptedRole = 'judge' | 'coder' | 'classifier';
 
-function text(m: Msg | undefined): string {
+function text(m: RequestMessage | undefined): string {
   if (!m) return '';
   if (typeof m.content === 'string') return m.content;
   if (Array.isArray(m.content)) return m.content.map((p) => (typeof p === 'object' && p && 'text' in p ? String((p as { text: unknown }).text) : '')).join('');
@@ -43,7 +39,7 @@ function text(m: Msg | undefined): string {
 }
 
 /** Which scripted role a request asks for, by its system prompt; undefined for anything else. */
-export function scriptedRole(messages: readonly Msg[]): ScriptedRole | undefined {
+export function scriptedRole(messages: readonly RequestMessage[]): ScriptedRole | undefined {
   const sys = text(messages.find((m) => m.role === 'system'));
   if (sys === JUDGE_SYSTEM) return 'judge';
   if (sys === CODER_SYSTEM) return 'coder';
@@ -91,7 +87,7 @@ const msg = (content: string): ScriptedReply => ({ kind: 'message', content: `${
  * The scripted judge's or code writer's reply, or undefined when the request is neither (or the policy has
  * no such behaviour: the server's own policy then answers, e.g. `refuse` or `empty`).
  */
-export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Msg[], method?: ScriptedMethod): ScriptedReply | undefined {
+export function scriptedJudgeOrCoderReply(policy: string, messages: readonly RequestMessage[], method?: ScriptedMethod): ScriptedReply | undefined {
   const role = scriptedRole(messages);
   if (!role || !['oracle', 'null', 'random'].includes(policy)) return undefined;
   const user = text(messages.find((m) => m.role === 'user'));

@@ -5,7 +5,8 @@
 // `REWARD:` quoted later in the rationale (or echoed from a call's text) is never read as the critic's own.
 // Pure code.
 import { neutralised } from '../judge/candidateText';
-import { block, type ChatMessage } from '../judge/judgePrompt';
+import type { ChatMessage } from '../llm/chatMessage';
+import { block } from '../judge/judgePrompt';
 
 export interface CriticCall {
   /** How the call was written (`f(1, 2)` or the raw text of an invalid one). */

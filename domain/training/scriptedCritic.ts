@@ -2,16 +2,12 @@
 // tests that need exact, repeatable step rewards. The mock server dispatches here when a request carries the
 // critic's system prompt. Rule: a rejected call is worth 0, a repeat of an earlier call 2, a call that raised
 // 6, a new call that returned a value 9; a step's reward is the mean over its calls. Pure code.
+import type { RequestMessage } from '../llm/chatMessage';
 import { readBlock } from '../judge/judgePrompt';
 import { SCRIPTED_MARK } from '../judge/scriptedJudge';
 import { CRITIC_SYSTEM } from './criticPrompt';
 
-interface Msg {
-  role: string;
-  content?: unknown;
-}
-
-const text = (m: Msg | undefined) => (typeof m?.content === 'string' ? m.content : '');
+const text = (m: RequestMessage | undefined) => (typeof m?.content === 'string' ? m.content : '');
 
 function parseLines(blockText: string | undefined): { call: string; status: string }[] {
   if (!blockText || blockText.trim() === '(none)') return [];
@@ -22,7 +18,7 @@ function parseLines(blockText: string | undefined): { call: string; status: stri
 }
 
 /** The scripted critic's score (0..10) of a critic request, or undefined when the request is not the critic's. */
-export function scriptedCriticScore(messages: readonly Msg[]): number | undefined {
+export function scriptedCriticScore(messages: readonly RequestMessage[]): number | undefined {
   if (text(messages.find((m) => m.role === 'system')) !== CRITIC_SYSTEM) return undefined;
   const user = text(messages.find((m) => m.role === 'user'));
   const before = new Set(parseLines(readBlock(user, 'trajectory')).map((c) => c.call));
@@ -33,7 +29,7 @@ export function scriptedCriticScore(messages: readonly Msg[]): number | undefine
 }
 
 /** The reply for the mock server (policies oracle/null/random answer as the critic; others fall through). */
-export function scriptedCriticReply(policy: string, messages: readonly Msg[]): { kind: 'message'; content: string; toolCalls: [] } | undefined {
+export function scriptedCriticReply(policy: string, messages: readonly RequestMessage[]): { kind: 'message'; content: string; toolCalls: [] } | undefined {
   if (!['oracle', 'null', 'random'].includes(policy)) return undefined;
   const score = scriptedCriticScore(messages);
   if (score === undefined) return undefined;

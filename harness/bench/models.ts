@@ -3,6 +3,7 @@
 // scripted agent episode of T turns on the project's real interactive prompt, once with prompt caching
 // and once without: time per agent turn and episodes per minute (one conversation at a time).
 //   npm run bench:models [-- --models local/qwen2.5-coder-0.5b,... --turns 4 --max-tokens 64]
+import type { ChatMessage } from '../../domain/llm/chatMessage';
 import { z } from 'zod';
 import { interactiveSystemPrompt, interactiveUserPrompt, TEXT_RESULTS_HEADING, TOOLS } from '../../domain/episode/prompts';
 import { installModel } from '../../platform/models/local/install';
@@ -26,9 +27,8 @@ interface Reply {
   timings: Timings;
   ms: number;
 }
-type Msg = { role: 'system' | 'user' | 'assistant'; content: string };
 
-async function complete(port: number, key: string, messages: Msg[], maxTokens: number, cachePrompt: boolean): Promise<Reply> {
+async function complete(port: number, key: string, messages: ChatMessage[], maxTokens: number, cachePrompt: boolean): Promise<Reply> {
   const started = Date.now();
   const r = await fetch(`${baseUrlOf(port)}/chat/completions`, {
     method: 'POST',
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     await stopAllLocalServers(); // one busy server at a time
     await startLocalServer(spec, { log: console.log });
     const port = planFor(spec).port;
-    const opening: Msg[] = [
+    const opening: ChatMessage[] = [
       { role: 'system', content: interactiveSystemPrompt(BUDGETS) },
       { role: 'user', content: interactiveUserPrompt(SIGNATURE) },
     ];

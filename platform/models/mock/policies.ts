@@ -1,5 +1,6 @@
 // The scripted model's policies: pure functions from a chat request (and the method it is about) to a
 // reply. Not a language model: every reply says so (content prefix, `model`, `system_fingerprint`).
+import type { RequestMessage } from '../../../domain/llm/chatMessage';
 import type { MockPolicy } from '../../../config/models';
 import { fnv1a } from '../../../domain/common/hash';
 import { seededRandom } from '../../../domain/common/seededRandom';
@@ -17,14 +18,9 @@ export interface MockMethod {
   code?: string | null;
 }
 
-interface Msg {
-  role: string;
-  content?: unknown;
-  tool_calls?: unknown[];
-}
 export interface MockRequest {
   model: string;
-  messages: Msg[];
+  messages: RequestMessage[];
   tools?: { type?: string; function?: { name?: string } }[];
 }
 
