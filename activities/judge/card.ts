@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { judgeCards, methods } from '../../db/schema/index';
+import { judgeCards, type MethodRow, methods } from '../../db/schema/index';
 import { getDatasetMethods } from '../../platform/dataset/store';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import type { Split } from '../../domain/dataset/split';
@@ -36,8 +36,6 @@ import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { requestHash } from '../llm/requestHash';
 import { scoreDescription, sentParams, writeCode } from './activities';
-
-type MethodRow = typeof methods.$inferSelect;
 
 /** The card's identity: a hash of (judge, coder, the params sent, prompt version, dataset split). */
 export function cardKeyOf(key: JudgeCardKey): string {

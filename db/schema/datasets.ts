@@ -70,6 +70,8 @@ export const methods = pgTable(
   },
   (t) => [index('methods_source_idx').on(t.source, t.sourceId), index('methods_verdict_idx').on(t.verdict)],
 );
+/** A `methods` row as drizzle reads it. */
+export type MethodRow = typeof methods.$inferSelect;
 
 export const datasetMethods = pgTable(
   'dataset_methods',

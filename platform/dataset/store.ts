@@ -3,14 +3,13 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
-import { datasetMethods, datasets, methods } from '../../db/schema/index';
+import { datasetMethods, datasets, type MethodRow, methods } from '../../db/schema/index';
 import { type AnyDocument, jsonObjectSchema } from '../../domain/common/jsonDocument';
 import { type StoredOutcome, storedOutcomesSchema } from '../../domain/dataset/outcome';
 import { type BuildSummary, buildSummarySchema } from '../../domain/dataset/summary';
 import type { Normalised } from '../../domain/dataset/method';
 import type { Split } from '../../domain/dataset/split';
 
-export type MethodRow = typeof methods.$inferSelect;
 export type DatasetRow = typeof datasets.$inferSelect;
 
 const CHUNK = 200;
