@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env } from '../../config/env';
 import { Analysis } from '../../domain/dataset/analysis';
-import type { Candidate } from '../../domain/dataset/types';
+import type { CandidateMethod } from '../../domain/dataset/types';
 
 export const ANALYZE_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'analyze.py');
 
@@ -14,7 +14,7 @@ export interface AnalyzeOptions {
   timeoutMs?: number;
 }
 
-export async function analyzeCandidates(cands: Candidate[], opts: AnalyzeOptions = {}): Promise<Analysis[]> {
+export async function analyzeCandidates(cands: CandidateMethod[], opts: AnalyzeOptions = {}): Promise<Analysis[]> {
   if (cands.length === 0) return [];
   const python = opts.python ?? env().PAU_PYTHON;
   const input = cands.map((c, i) => JSON.stringify({ key: String(i), code: c.code, entry_point: c.entryPoint ?? null, inputs: c.inputs })).join('\n') + '\n';

@@ -6,7 +6,7 @@ import { sha256Hex } from '../common/hash';
 import { generateInputs, GENERATOR_VERSION, inputSpec } from '../inputs/generator';
 import { FILTER_VERSION, type BuildConfig } from './config';
 import { SOURCE_NAMES } from './sources';
-import type { Candidate } from './types';
+import type { CandidateMethod } from './types';
 
 export const Method = z.object({
   id: z.string().min(1),
@@ -60,7 +60,7 @@ export function generatedKnownInputs(id: string, a: Analysis, cfg: Pick<BuildCon
   return generateInputs(spec, { count: cfg.inputs.missingCount, seedKey: id, purpose: 'known', seed: cfg.inputs.seed });
 }
 
-export function normalise(c: Candidate, a: Analysis, cfg: Pick<BuildConfig, 'heldoutFraction' | 'cruxevalGold' | 'limits' | 'inputs'>): Normalised {
+export function normalise(c: CandidateMethod, a: Analysis, cfg: Pick<BuildConfig, 'heldoutFraction' | 'cruxevalGold' | 'limits' | 'inputs'>): Normalised {
   const id = methodId(c.source, c.sourceId);
   const reasons: string[] = [];
   const generated = generatedKnownInputs(id, a, cfg);

@@ -2,7 +2,7 @@
 import type { SourceName } from './sources';
 
 /** How the analyser finds known-good argument lists in a source's own tests (see activities/dataset/analyze.py). */
-export type InputSpec =
+export type KnownInputSource =
   | { kind: 'humaneval'; test: string }
   | { kind: 'asserts'; asserts: string[] }
   | { kind: 'call_args'; args: string[] }
@@ -11,12 +11,12 @@ export type InputSpec =
 /** Where a method's gold description comes from. `code-only`: none; the judge compares against the code. */
 export type GoldKind = 'docstring' | 'task-text' | 'instruction' | 'code-only';
 
-export interface Candidate {
+export interface CandidateMethod {
   source: SourceName;
   sourceId: string;
   code: string;
   entryPoint?: string;
-  inputs: InputSpec;
+  inputs: KnownInputSource;
   goldKind: GoldKind;
   /** The gold text when the source gives it directly (MBPP task text, CodeAlpaca instruction). */
   gold: string | null;
@@ -35,7 +35,7 @@ export interface LoadResult {
   files: { path: string; sha256: string }[];
   /** Records read (for MBPP: problems in the full file; the sanitized file refines them). */
   raw: number;
-  candidates: Candidate[];
+  candidates: CandidateMethod[];
   /** Malformed records (bad JSON, missing fields, not Python): rejected here, the rest load on. */
   rejects: Rejection[];
 }

@@ -5,7 +5,7 @@
 // adapters need VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and are loaded with POST /v1/load_lora_adapter
 // {lora_name, lora_path} (docs.vllm.ai, features/lora, "Dynamically serving LoRA Adapters").
 
-export interface VllmServeOptions {
+export interface VllmCommandOptions {
   /** A Hugging Face model id or a local directory (the base the checkpoints were trained on, unquantised). */
   model: string;
   port: number;
@@ -27,7 +27,7 @@ export interface VllmLaunch {
 }
 
 /** `vllm serve` on loopback with LoRA enabled and runtime adapter loading allowed. */
-export function vllmCommand(o: VllmServeOptions): VllmLaunch {
+export function vllmCommand(o: VllmCommandOptions): VllmLaunch {
   const args = [
     'serve',
     o.model,

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Analysis } from '../../domain/dataset/analysis';
 import { analyzeCandidates } from '../../activities/dataset/analyze';
-import type { Candidate, InputSpec } from '../../domain/dataset/types';
+import type { CandidateMethod, KnownInputSource } from '../../domain/dataset/types';
 
-function cand(code: string, inputs: InputSpec = { kind: 'call_args', args: ['1'] }, entryPoint?: string): Candidate {
+function cand(code: string, inputs: KnownInputSource = { kind: 'call_args', args: ['1'] }, entryPoint?: string): CandidateMethod {
   return { source: 'cruxeval', sourceId: 'x', code, inputs, goldKind: 'code-only', gold: null, meta: {}, ...(entryPoint ? { entryPoint } : {}) };
 }
 
-async function one(c: Candidate): Promise<Analysis> {
+async function one(c: CandidateMethod): Promise<Analysis> {
   const [a] = await analyzeCandidates([c]);
   return a!;
 }
