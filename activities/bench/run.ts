@@ -5,11 +5,11 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { episodes, judgments, runs } from '../../db/schema/index';
 import { callingWorkflowId } from '../common/workflowContext';
-import type { BenchmarkConfig, RunTotals } from '../../domain/bench/types';
+import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { resolveMethods, type StoredConfig } from '../../db/queries/runs';
+import { resolveMethods, storedConfigOf } from '../../db/queries/runs';
 
 export function makeStartRun(db: () => Db) {
   /**
@@ -20,7 +20,7 @@ export function makeStartRun(db: () => Db) {
     const d = db();
     const workflowId = callingWorkflowId();
     const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
-    const stored = existing?.config as StoredConfig | undefined;
+    const stored = existing?.kind === 'benchmark' ? storedConfigOf(input.runId, existing.config) : undefined;
     if (existing && (existing.kind !== 'benchmark' || (stored && !sameRunConfig(stored, input.config))))
       throw ApplicationFailure.nonRetryable(
         `run id ${input.runId} is already used by another run (${existing.kind}, created ${existing.createdAt.toISOString()}); a run id names one run`,
@@ -53,7 +53,7 @@ export function makeStartRun(db: () => Db) {
 export function makeMethodPage(db: () => Db) {
   return async function methodPage(input: { runId: string; offset: number; limit: number }): Promise<string[]> {
     const [row] = await db().select({ config: runs.config }).from(runs).where(eq(runs.id, input.runId)).limit(1);
-    const ids = (row?.config as StoredConfig | undefined)?.resolvedMethodIds ?? [];
+    const ids = (row ? storedConfigOf(input.runId, row.config) : undefined)?.resolvedMethodIds ?? [];
     return ids.slice(input.offset, input.offset + input.limit);
   };
 }

@@ -11,7 +11,8 @@ import type { Db } from '../../db/client';
 import { methods, runs } from '../../db/schema/index';
 import { codeMatchOf, lookupTableCodeMatch } from '../../domain/calibration/codeMatch';
 import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
-import { summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
+import { parseJsonb } from '../../db/jsonb';
+import { calibrationRunSummarySchema, summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
 import type { CalibrationInput, CalibrationPlan, CandidateRun, MethodCalibration } from '../../domain/calibration/types';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
@@ -121,7 +122,8 @@ export function createCalibrationActivities(db: () => Db) {
     /** Sums the stored per-method rows up (summary.calibration) and closes the run. */
     async finishCalibration(input: { runId: string; failed: number }): Promise<CalibrationSummary> {
       const [r] = await db().select({ summary: runs.summary }).from(runs).where(eq(runs.id, input.runId)).limit(1);
-      const rows = Object.values(((r?.summary as { methods?: Record<string, MethodCalibration> } | null)?.methods ?? {}) as Record<string, MethodCalibration>);
+      const stored = r ? parseJsonb(calibrationRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: input.runId }) : null;
+      const rows = Object.values(stored?.methods ?? {});
       const summary = summarizeCalibration(rows);
       await db()
         .update(runs)

@@ -2,7 +2,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
-import type { CalibrationSummary } from '../../domain/calibration/summarize';
+import { parseJsonb } from '../../db/jsonb';
+import { type CalibrationSummary, calibrationRunSummarySchema } from '../../domain/calibration/summarize';
 
 export async function latestCalibration(db: Db, dataset: string, split: string): Promise<{ runId: string; summary: CalibrationSummary } | undefined> {
   const [r] = await db
@@ -19,5 +20,6 @@ export async function latestCalibration(db: Db, dataset: string, split: string):
     )
     .orderBy(desc(runs.finishedAt))
     .limit(1);
-  return r ? { runId: r.id, summary: (r.summary as { calibration: CalibrationSummary }).calibration } : undefined;
+  const calibration = r && parseJsonb(calibrationRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: r.id })?.calibration;
+  return r && calibration ? { runId: r.id, summary: calibration } : undefined;
 }

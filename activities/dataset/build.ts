@@ -115,7 +115,8 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
   const row = await getDataset(db, name);
   if (!row) throw new Error(`dataset ${name} was not prepared`);
   const cfg = BuildConfig.parse(row.config);
-  const summary = row.summary as BuildSummary;
+  if (!row.summary) throw new Error(`dataset ${name} has no summary to finalise`);
+  const summary = row.summary;
   const ms = await methodsByIds(db, row.candidateIds);
   for (const s of Object.values(summary.sources)) {
     s.rejected = { ...s.loadRejected };
@@ -157,7 +158,7 @@ export async function finalizeBuild(db: Db, name: string): Promise<BuildSummary>
     const s = summary.sources[m.source]!;
     s.accepted++;
     s.splits[a.split]++;
-    if (typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number') s.inputsGenerated = (s.inputsGenerated ?? 0) + 1;
+    if (typeof m.meta?.inputsGenerated === 'number') s.inputsGenerated = (s.inputsGenerated ?? 0) + 1;
   }
   summary.splits = split.actual;
   summary.requested = split.requested;

@@ -4,7 +4,8 @@ import { sha256Hex } from '../../domain/common/hash';
 import { BuildLimits, InputsConfig } from '../../domain/dataset/config';
 import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../domain/dataset/filters';
 import { methodsByIds, recordCheck, type MethodRow } from '../../platform/dataset/store';
-import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout, type GeneratedOutcome } from '../../domain/dataset/heldout';
+import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout } from '../../domain/dataset/heldout';
+import type { ClassifiedCall, StoredOutcome } from '../../domain/dataset/outcome';
 import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
 import { parseArgs } from '../../domain/python/literal';
@@ -54,7 +55,7 @@ export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limi
 
 export interface GeneratedCheck {
   heldoutGenerated: string[];
-  heldoutGeneratedOutputs: GeneratedOutcome[];
+  heldoutGeneratedOutputs: StoredOutcome[];
   codeMatchExclusion: string | null;
   behaviourKey: string | null;
   /** The fingerprint's input types (e.g. `(list[int], int)`), for the summary and for reading clusters. */
@@ -67,7 +68,7 @@ export async function checkGenerated(
   sandbox: DatasetSandbox,
   m: { id: string; code: string; entryPoint: string | null },
   known: string[],
-  givenOutcomes: GeneratedOutcome[],
+  givenOutcomes: ClassifiedCall[],
   limits: BuildLimits,
   cfg: InputsConfig,
 ): Promise<GeneratedCheck> {
@@ -76,7 +77,7 @@ export async function checkGenerated(
   const fp = cfg.fingerprint > 0 ? fingerprintPlan(spec, cfg.fingerprint) : null;
   const fpInputs = fp?.inputs ?? [];
   const lim = portLimits({ ...limits, timeoutMs: Math.min(limits.timeoutMs, cfg.timeoutMs) });
-  const run = async (calls: string[]): Promise<GeneratedOutcome[]> => {
+  const run = async (calls: string[]): Promise<ClassifiedCall[]> => {
     if (calls.length === 0) return [];
     const r = fromSandboxBatch(await sandbox.runBatch({ source: m.code, entry: m.entryPoint ?? '', calls, limits: lim }));
     return r.sourceError ? calls.map(() => ({ ok: false, sandboxError: r.sourceError })) : r.calls;
@@ -141,7 +142,7 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
           )
         : null;
       // Known inputs the build generated (no example call in the source) that all raise: say so.
-      const generatedKnown = typeof (m.meta as { inputsGenerated?: unknown } | null)?.inputsGenerated === 'number';
+      const generatedKnown = typeof m.meta?.inputsGenerated === 'number';
       await recordCheck(deps.db(), {
         id: m.id,
         accepted: v.accepted,

@@ -96,7 +96,7 @@ function makeTurn(db: () => Db) {
                   ),
                 ),
               );
-    const before = new Map(reserved.map((r) => [r.idx, (r.call ?? {}) as Record<string, unknown>]));
+    const before = new Map(reserved.map((r) => [r.idx, r.call ?? {}]));
     const pre: StepRow[] = observations.map((o) => ({
       idx: o.stepIdx,
       kind: 'call',

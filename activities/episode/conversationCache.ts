@@ -5,15 +5,24 @@
 // else (another worker ran the previous turn, a retry after a turn that did finish, a restart, a rerun or a
 // reset episode: a new run id) misses and reads Postgres as before.
 import { Context } from '@temporalio/activity';
+import type { z } from 'zod';
+import {
+  type StepAgentMessage,
+  type StepCall,
+  type StepObservation,
+  stepAgentMessageSchema,
+  stepCallSchema,
+  stepObservationSchema,
+} from '../../domain/episode/stepRecord';
 import type { StepRow } from './steps';
 
 /** What the next turn needs of a step: what messagesFromSteps and the reserved call rows read. */
 export interface ConversationRow {
   idx: number;
   kind: string;
-  agentMessage: unknown;
-  call: unknown;
-  observation: unknown;
+  agentMessage: StepAgentMessage | null;
+  call: StepCall | null;
+  observation: StepObservation | null;
 }
 
 interface Entry {
@@ -43,8 +52,15 @@ export function cachedConversation(key: string | undefined, idx: number): Conver
 
 /** Rows as Postgres returns them (jsonb drops undefined fields, absent columns are null). */
 export function asConversationRows(rows: StepRow[]): ConversationRow[] {
-  const json = (v: unknown) => (v === undefined || v === null ? null : (JSON.parse(JSON.stringify(v)) as unknown));
-  return rows.map((r) => ({ idx: r.idx, kind: r.kind, agentMessage: json(r.agentMessage), call: json(r.call), observation: json(r.observation) }));
+  const json = <T>(schema: z.ZodType<T>, v: T | null | undefined): T | null =>
+    v === undefined || v === null ? null : schema.parse(JSON.parse(JSON.stringify(v)));
+  return rows.map((r) => ({
+    idx: r.idx,
+    kind: r.kind,
+    agentMessage: json(stepAgentMessageSchema, r.agentMessage),
+    call: json(stepCallSchema, r.call),
+    observation: json(stepObservationSchema, r.observation),
+  }));
 }
 
 /** `base` with `rows` written over it (same index: replaced), in index order. Neither input is changed. */

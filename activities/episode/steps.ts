@@ -13,15 +13,24 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { steps } from '../../db/schema/index';
+import { parseJsonb } from '../../db/jsonb';
+import {
+  type StepAgentMessage,
+  type StepCall,
+  type StepObservation,
+  stepAgentMessageSchema,
+  stepCallSchema,
+  stepObservationSchema,
+} from '../../domain/episode/stepRecord';
 
 export type StepKind = 'system' | 'user' | 'assistant' | 'call' | 'problem' | 'submit' | 'example';
 
 export interface StepRow {
   idx: number;
   kind: StepKind;
-  agentMessage?: unknown;
-  call?: unknown;
-  observation?: unknown;
+  agentMessage?: StepAgentMessage | null;
+  call?: StepCall | null;
+  observation?: StepObservation | null;
   tokensIn?: number;
   tokensOut?: number;
 }
@@ -56,6 +65,15 @@ export async function upsertSteps(db: Db, episodeId: string, rows: StepRow[]): P
 }
 
 export async function loadSteps(db: Db, episodeId: string, beforeIdx?: number) {
-  const rows = await db.select().from(steps).where(eq(steps.episodeId, episodeId)).orderBy(asc(steps.idx));
+  const read = await db.select().from(steps).where(eq(steps.episodeId, episodeId)).orderBy(asc(steps.idx));
+  const rows = read.map((r) => {
+    const where = (column: string) => ({ table: 'steps', column, row: `${episodeId}#${r.idx}` });
+    return {
+      ...r,
+      agentMessage: parseJsonb(stepAgentMessageSchema.nullable(), r.agentMessage, where('agent_message')),
+      call: parseJsonb(stepCallSchema.nullable(), r.call, where('call')),
+      observation: parseJsonb(stepObservationSchema.nullable(), r.observation, where('observation')),
+    };
+  });
   return beforeIdx === undefined ? rows : rows.filter((r) => r.idx < beforeIdx);
 }

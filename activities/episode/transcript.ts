@@ -14,12 +14,6 @@ export type { ObservedCall };
 
 type StepRecord = Awaited<ReturnType<typeof loadSteps>>[number];
 
-interface AgentMessage {
-  role?: string;
-  content?: string | null;
-  toolCalls?: { id: string; name: string; arguments: string }[];
-}
-
 /**
  * The chat messages the model saw, rebuilt from the steps (example steps are part of the user prompt).
  * Results of calls the model wrote as text (no native tool call to answer) come back as one user
@@ -33,9 +27,9 @@ export function messagesFromSteps(rows: ConversationRow[]): ChatCompletionMessag
     textResults = [];
   };
   for (const s of rows) {
-    const m = (s.agentMessage ?? {}) as AgentMessage;
-    const obs = (s.observation ?? null) as { text?: string } | null;
-    const call = (s.call ?? {}) as { toolCallId?: string; source?: string; label?: string };
+    const m = s.agentMessage ?? {};
+    const obs = s.observation;
+    const call = s.call ?? {};
     if ((s.kind === 'call' || s.kind === 'problem' || s.kind === 'submit') && (call.source === 'text' || call.source === 'unparsable')) {
       const text = obs?.text ?? '(no result)';
       textResults.push(call.label ? `${call.label} -> ${text}` : text);

@@ -8,7 +8,9 @@ import { apiKeyFor, costUsd, ModelConfigError, type ModelSpec } from '../../conf
 import type { ModelParams } from '../../domain/llm/modelParams';
 import { resolveModel } from './checkpointModels';
 import type { Db } from '../../db/client';
+import { parseJsonb } from '../../db/jsonb';
 import { llmCalls } from '../../db/schema/index';
+import { storedCompletionSchema } from '../../domain/llm/storedCall';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
@@ -204,7 +206,7 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
         .set({ cacheHits: sql`${llmCalls.cacheHits} + 1` })
         .where(sql`${llmCalls.requestHash} = ${hash}`),
     );
-    const { message, finishReason } = toMessageOut(hit.response as ChatCompletion);
+    const { message, finishReason } = toMessageOut(parseJsonb(storedCompletionSchema, hit.response, { table: 'llm_calls', column: 'response', row: hash }));
     return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash, recorded };
   }
 

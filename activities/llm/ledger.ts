@@ -5,6 +5,8 @@ import OpenAI from 'openai';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { llmCalls } from '../../db/schema/index';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { AnyDocument } from '../../domain/common/jsonDocument';
 
 /** The header a provider reads to recognise a request it has already processed (OpenAI-compatible APIs). */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -20,7 +22,7 @@ export function idempotencyKey(requestHash: string, sends: number, resent: numbe
 }
 
 /** Writes (or counts) the send; returns the key the request carries. */
-export async function recordSend(db: Db, row: { requestHash: string; model: string; request: unknown; callKey: string }): Promise<string> {
+export async function recordSend(db: Db, row: { requestHash: string; model: string; request: AnyDocument; callKey: string }): Promise<string> {
   const [r] = await db
     .insert(llmCalls)
     .values({ ...row, state: 'sent', sends: 1, resent: 0 })
@@ -42,7 +44,16 @@ export async function recordSend(db: Db, row: { requestHash: string; model: stri
 /** The reply: the row becomes the cache entry for the next identical request. */
 export async function recordReply(
   db: Db,
-  row: { requestHash: string; model: string; request: unknown; response: unknown; tokensIn: number; tokensOut: number; costUsd: number; latencyMs: number },
+  row: {
+    requestHash: string;
+    model: string;
+    request: AnyDocument;
+    response: ChatCompletion;
+    tokensIn: number;
+    tokensOut: number;
+    costUsd: number;
+    latencyMs: number;
+  },
 ): Promise<void> {
   const { requestHash, model, request, ...outcome } = row;
   await db

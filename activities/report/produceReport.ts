@@ -10,6 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client';
+import type { AnyDocument } from '../../domain/common/jsonDocument';
 import { reports, runs } from '../../db/schema/index';
 import { headlineText } from '../../domain/report/headline';
 import { describeRegression, findRegressions } from '../../domain/report/regressions';
@@ -87,7 +88,7 @@ interface StoredReport {
   compareRunId: string | null;
   judgeModel: string | null;
   html: string;
-  json: unknown;
+  json: AnyDocument;
   text: string;
 }
 

@@ -65,7 +65,7 @@ export function createCheckpointActivities(db: () => Db) {
           FAILURE_TYPES.sftDatasetNotFound,
         );
       }
-      const kept = (ds.summary as { kept?: number } | null)?.kept ?? 0;
+      const kept = ds.summary?.kept ?? 0;
       if (kept === 0) throw ApplicationFailure.nonRetryable(`SFT data set ${input.config.data} has no examples`, FAILURE_TYPES.sftDatasetEmpty);
       const now = new Date();
       await d

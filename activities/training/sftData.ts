@@ -43,7 +43,7 @@ export async function buildSftData(db: Db, config: SftBuildConfig, runId: string
       const assistants = t.steps.filter((s) => s.kind === 'assistant');
       const last = assistants.at(-1);
       tokens = last ? last.tokensIn + last.tokensOut : 0;
-      const hashes = assistants.map((s) => (s.agentMessage as { requestHash?: string } | null)?.requestHash).filter((h): h is string => !!h);
+      const hashes = assistants.map((s) => s.agentMessage?.requestHash).filter((h): h is string => !!h);
       const tools = await toolsOffered(db, hashes);
       const values = {
         runId,

@@ -5,7 +5,8 @@ import type { Db } from '../client';
 import { episodes, methods, runs, steps } from '../schema/index';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
+import { parseJsonb } from '../jsonb';
+import { type GrpoConfig, type GrpoEpochFigures, grpoConfigSchema, grpoRunSummarySchema } from '../../domain/training/grpo';
 import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/report/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
@@ -24,8 +25,17 @@ export interface GrpoRunState {
 export async function loadGrpoRun(db: Db, runId: string): Promise<GrpoRunState | undefined> {
   const [r] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!r || r.kind !== 'grpo') return undefined;
-  const epochs = ((r.summary as { epochs?: (GrpoEpochFigures | null)[] } | null)?.epochs ?? []).filter((e): e is GrpoEpochFigures => !!e);
-  return { runId, status: r.status, config: r.config as GrpoConfig, epochs, startedAt: r.startedAt, finishedAt: r.finishedAt, error: r.error };
+  const summary = parseJsonb(grpoRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: runId });
+  const epochs = (summary?.epochs ?? []).filter((e): e is GrpoEpochFigures => !!e);
+  return {
+    runId,
+    status: r.status,
+    config: parseJsonb(grpoConfigSchema, r.config, { table: 'runs', column: 'config', row: runId }),
+    epochs,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    error: r.error,
+  };
 }
 
 /** Rollout episodes of the run that finished (any epoch), for the progress line. */
@@ -63,7 +73,7 @@ async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof best
         finalDescription: eps.find((x) => x.id === r.episodeId)?.d ?? null,
         steps: explorationSteps(mine, entry).map((s) => {
           const row = byIdx.get(s.idx);
-          const content = (row?.agentMessage as { content?: string | null } | null)?.content ?? '';
+          const content = row?.agentMessage?.content ?? '';
           return {
             idx: s.idx,
             text: s.calls.length ? s.calls.map((c) => `${c.call} -> ${c.observation}`).join('\n') : content.slice(0, 300),

@@ -3,7 +3,8 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../client';
 import { episodes, judgments, methods, runs } from '../schema/index';
-import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import { parseJsonb } from '../jsonb';
+import { episodeDiagnosticsSchema } from '../../domain/judge/diagnostics';
 import type { RunInfo } from '../../domain/report/renderHtml';
 import type { EpisodeRow } from '../../domain/report/summarize';
 import type { ToolCallSourceRow } from '../../domain/report/toolCallSources';
@@ -62,7 +63,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     .where(eq(episodes.runId, runId))
     .orderBy(episodes.id);
   return rows.map(({ e, source, codeMatchExclusion, j }) => {
-    const diagnostics = (j?.diagnostics as Partial<EpisodeDiagnostics> | null) ?? null;
+    const diagnostics = j ? parseJsonb(episodeDiagnosticsSchema.nullable(), j.diagnostics, { table: 'judgments', column: 'diagnostics', row: e.id }) : null;
     return {
       episodeId: e.id,
       methodId: e.methodId,

@@ -4,12 +4,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { datasetMethods, datasets, episodes, methods, runs, steps } from '../schema/index';
-import type { BenchmarkConfig } from '../../domain/bench/types';
+import { type BenchmarkConfig, type StoredConfig, storedBenchmarkConfigSchema } from '../../domain/bench/types';
+import { parseJsonb } from '../jsonb';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 
-export interface StoredConfig extends BenchmarkConfig {
-  /** Frozen when the run starts (absent while the row only records a start that has not resolved yet). */
-  resolvedMethodIds?: string[];
+export type { StoredConfig };
+
+/** A benchmark run's stored config, parsed at the read. */
+export function storedConfigOf(runId: string, config: unknown): StoredConfig {
+  return parseJsonb(storedBenchmarkConfigSchema, config, { table: 'runs', column: 'config', row: runId });
 }
 
 /** The method ids a config covers; throws a non-retryable failure naming what is wrong (the CLI checks this before starting). */
@@ -54,7 +57,8 @@ export interface RunProgress {
 export async function runProgress(d: Db, runId: string): Promise<RunProgress | undefined> {
   const [run] = await d.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!run) return undefined;
-  const c = run.config as StoredConfig;
+  // Another kind of run has no benchmark config: it counts no planned episodes (as before).
+  const c: Partial<StoredConfig> = run.kind === 'benchmark' ? storedConfigOf(runId, run.config) : {};
   const total = (c.resolvedMethodIds?.length ?? 0) * (c.models?.length ?? 0) * (c.settings?.length ?? 0) * (c.samples ?? 1);
   const [agg] = await d
     .select({

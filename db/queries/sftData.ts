@@ -3,7 +3,9 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../client';
+import { parseJsonb } from '../jsonb';
 import { sftDatasets, sftExamples } from '../schema/index';
+import { chatMessagesSchema, chatToolsSchema, sftBuildConfigSchema, sftBuildSummarySchema } from '../../domain/training/sftData';
 
 export interface StoredSftExample {
   episodeId: string;
@@ -18,7 +20,13 @@ export interface StoredSftExample {
 
 export async function loadSftDataset(db: Db, name: string) {
   const [ds] = await db.select().from(sftDatasets).where(eq(sftDatasets.name, name)).limit(1);
-  return ds;
+  if (!ds) return undefined;
+  const where = (column: string) => ({ table: 'sft_datasets', column, row: name });
+  return {
+    ...ds,
+    config: parseJsonb(sftBuildConfigSchema, ds.config, where('config')),
+    summary: parseJsonb(sftBuildSummarySchema.nullable(), ds.summary, where('summary')),
+  };
 }
 
 export async function loadSftExamples(db: Db, name: string): Promise<StoredSftExample[]> {
@@ -33,8 +41,8 @@ export async function loadSftExamples(db: Db, name: string): Promise<StoredSftEx
     episodeId: r.episodeId,
     methodId: r.methodId,
     source: r.source,
-    messages: r.messages as ChatCompletionMessageParam[],
-    tools: (r.tools as ChatCompletionTool[] | null) ?? null,
+    messages: parseJsonb(chatMessagesSchema, r.messages, { table: 'sft_examples', column: 'messages', row: r.episodeId }),
+    tools: parseJsonb(chatToolsSchema.nullable(), r.tools, { table: 'sft_examples', column: 'tools', row: r.episodeId }),
     score: r.score,
     codeMatch: r.codeMatch,
     tokens: r.tokens,

@@ -1,13 +1,17 @@
 // Datasets and the methods they hold. A method row is one normalised source record (keyed by source and
 // source id) with its filter verdict; dataset_methods says which dataset holds it and in which split.
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import type { AnyDocument, JsonObject } from '../../domain/common/jsonDocument';
+import type { StoredOutcome } from '../../domain/dataset/outcome';
+import type { BuildSummary } from '../../domain/dataset/summary';
 
 export const datasets = pgTable('datasets', {
   name: text('name').primaryKey(),
   /** `sha256:...` over sources, rules, config and members (datasets/hash.ts); '' while building. */
   contentHash: text('content_hash').notNull(),
-  config: jsonb('config').notNull(),
-  summary: jsonb('summary'),
+  /** The BuildConfig of a built dataset, or a fixture's own description (tests, chaos). */
+  config: jsonb('config').$type<AnyDocument>().notNull(),
+  summary: jsonb('summary').$type<BuildSummary>(),
   status: text('status', { enum: ['building', 'ready', 'failed'] })
     .notNull()
     .default('building'),
@@ -40,14 +44,14 @@ export const methods = pgTable(
     probeInputs: jsonb('probe_inputs').$type<string[]>().notNull().default([]),
     /** Python-literal argument strings kept back for code match; disjoint from probeInputs. */
     heldoutInputs: jsonb('heldout_inputs').$type<string[]>().notNull().default([]),
-    /** Results of the probe / held-out calls as the build observed them ({ok, repr} or {ok:false, excType, message}). */
-    probeOutputs: jsonb('probe_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
-    heldoutOutputs: jsonb('heldout_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
+    /** Results of the probe / held-out calls as the build observed them (domain/dataset/outcome.ts). */
+    probeOutputs: jsonb('probe_outputs').$type<StoredOutcome[]>(),
+    heldoutOutputs: jsonb('heldout_outputs').$type<StoredOutcome[]>(),
     /** Generated held-out inputs for code match (domain/inputs/generator.ts), chosen and run by the build's
      * sandbox check; null for rows checked before typed generation (the judge then mutates literals). */
     heldoutGenerated: jsonb('heldout_generated').$type<string[]>(),
     /** Their outcomes as the build observed them (values, or exceptions: those are expected behaviour too). */
-    heldoutGeneratedOutputs: jsonb('heldout_generated_outputs').$type<{ ok: boolean; repr?: string; excType?: string; message?: string }[]>(),
+    heldoutGeneratedOutputs: jsonb('heldout_generated_outputs').$type<StoredOutcome[]>(),
     /** Why the method is left out of code match (e.g. fewer than 2 distinct held-out outcomes); null: it counts. */
     codeMatchExclusion: text('code_match_exclusion'),
     /** sha256 of the outcomes on the shared fingerprint inputs of its input types; equal keys = same behaviour
@@ -60,7 +64,7 @@ export const methods = pgTable(
       .notNull()
       .default('pending'),
     rejectReasons: jsonb('reject_reasons').$type<string[]>().notNull().default([]),
-    meta: jsonb('meta'),
+    meta: jsonb('meta').$type<JsonObject>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -3,6 +3,7 @@
 // description only when the code matches the original on held-out inputs. Every attempt is a row with
 // its provenance; the accepted ones are the methods' reference descriptions (platform/dataset/referenceDescriptions.ts).
 import { doublePrecision, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import type { JsonObject } from '../../domain/common/jsonDocument';
 import { methods } from './datasets';
 
 export const referenceDescriptions = pgTable(
@@ -25,7 +26,7 @@ export const referenceDescriptions = pgTable(
     reason: text('reason'),
     generatedCode: text('generated_code'),
     /** The held-out inputs it was checked on, and the describe run (workflow id). */
-    detail: jsonb('detail'),
+    detail: jsonb('detail').$type<JsonObject>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.methodId, t.model, t.promptVersion] }), index('reference_descriptions_status_idx').on(t.methodId, t.status)],

@@ -2,6 +2,8 @@
 // The row is written before the request is sent (state `sent`) and completed on reply, so a request sent
 // again after a crash (no outcome recorded) is counted in `resent`: work possibly paid twice.
 import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { AnyDocument } from '../../domain/common/jsonDocument';
 
 export const llmCallStates = ['sent', 'completed', 'failed'] as const;
 
@@ -10,8 +12,8 @@ export const llmCalls = pgTable(
   {
     requestHash: text('request_hash').primaryKey(),
     model: text('model').notNull(),
-    request: jsonb('request').notNull(),
-    response: jsonb('response'),
+    request: jsonb('request').$type<AnyDocument>().notNull(),
+    response: jsonb('response').$type<ChatCompletion>(),
     tokensIn: integer('tokens_in').notNull().default(0),
     tokensOut: integer('tokens_out').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),

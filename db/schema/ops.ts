@@ -1,5 +1,6 @@
 // Operator checks: one row per part of a `doctor` workflow run.
 import { boolean, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import type { JsonObject } from '../../domain/common/jsonDocument';
 
 export const doctorChecks = pgTable(
   'doctor_checks',
@@ -7,7 +8,7 @@ export const doctorChecks = pgTable(
     workflowId: text('workflow_id').notNull(),
     part: text('part').notNull(),
     ok: boolean('ok').notNull(),
-    detail: jsonb('detail'),
+    detail: jsonb('detail').$type<JsonObject>(),
     checkedAt: timestamp('checked_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.workflowId, t.part] })],

@@ -1,6 +1,9 @@
 // Runs (a benchmark, an SFT or GRPO training, a judging pass, a doctor check) and what each produced.
 import { sql } from 'drizzle-orm';
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { AnyDocument } from '../../domain/common/jsonDocument';
+import type { StepAgentMessage, StepCall, StepObservation } from '../../domain/episode/stepRecord';
+import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 
 export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
 /** `completed_with_failures`: the run finished, some episodes failed (rerun them with `rerun --run ID --failed`). */
@@ -14,9 +17,10 @@ export const runs = pgTable(
     id: text('id').primaryKey(),
     kind: text('kind', { enum: runKinds }).notNull(),
     status: text('status', { enum: runStatuses }).notNull().default('pending'),
-    config: jsonb('config').notNull(),
+    /** Per kind: a benchmark's StoredConfig, a GRPO run's GrpoConfig, ... (readers parse the kind's schema). */
+    config: jsonb('config').$type<AnyDocument>().notNull(),
     workflowId: text('workflow_id'),
-    summary: jsonb('summary'),
+    summary: jsonb('summary').$type<AnyDocument>(),
     error: text('error'),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
@@ -77,9 +81,9 @@ export const steps = pgTable(
     idx: integer('idx').notNull(),
     /** A StepKind (activities/episode/steps.ts lists the 7 kinds and their columns). */
     kind: text('kind').notNull(),
-    agentMessage: jsonb('agent_message'),
-    call: jsonb('call'),
-    observation: jsonb('observation'),
+    agentMessage: jsonb('agent_message').$type<StepAgentMessage>(),
+    call: jsonb('call').$type<StepCall>(),
+    observation: jsonb('observation').$type<StepObservation>(),
     tokensIn: integer('tokens_in').notNull().default(0),
     tokensOut: integer('tokens_out').notNull().default(0),
     /** AAC-GRPO: the frozen critic's reward of this (assistant) step, scaled to [0, 1], and its rationale. */
@@ -104,7 +108,8 @@ export const judgments = pgTable(
     codeMatch: doublePrecision('code_match'),
     statementCoverage: doublePrecision('statement_coverage'),
     branchCoverage: doublePrecision('branch_coverage'),
-    diagnostics: jsonb('diagnostics'),
+    /** Older rows (and hand-written fixtures) lack fields added since: a reader sees them as optional. */
+    diagnostics: jsonb('diagnostics').$type<Partial<EpisodeDiagnostics>>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`now()`),
   },

@@ -1,5 +1,8 @@
 // SFT data, checkpoints and GRPO training state.
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { AnyDocument } from '../../domain/common/jsonDocument';
+import type { SftBuildConfig, SftBuildSummary } from '../../domain/training/sftData';
 import { runs } from './runs';
 
 /** One SFT data set (`pau sft build --name NAME`): who made it, from which benchmark run, and its build summary. */
@@ -12,9 +15,9 @@ export const sftDatasets = pgTable('sft_datasets', {
     .notNull()
     .references(() => runs.id, { onDelete: 'cascade' }),
   /** The thresholds and selection (SftBuildConfig). */
-  config: jsonb('config').notNull(),
+  config: jsonb('config').$type<SftBuildConfig>().notNull(),
   /** Kept / dropped by reason, per source, tokens (SftBuildSummary). */
-  summary: jsonb('summary'),
+  summary: jsonb('summary').$type<SftBuildSummary>(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -36,9 +39,9 @@ export const sftExamples = pgTable(
     teacher: text('teacher').notNull(),
     judgeModel: text('judge_model').notNull(),
     /** The OpenAI chat messages exactly as the agent saw them, ending with its final assistant turn. */
-    messages: jsonb('messages').notNull(),
+    messages: jsonb('messages').$type<ChatCompletionMessageParam[]>().notNull(),
     /** The tool definitions the agent was offered (OpenAI `tools`), or null. */
-    tools: jsonb('tools'),
+    tools: jsonb('tools').$type<ChatCompletionTool[]>(),
     score: integer('score'),
     codeMatch: doublePrecision('code_match'),
     /** The episode's tokens in + out as the teacher's endpoint counted them. */
@@ -73,8 +76,8 @@ export const checkpoints = pgTable(
     ggufPath: text('gguf_path'),
     ggufSha256: text('gguf_sha256'),
     /** The training spec the job ran with. */
-    config: jsonb('config'),
-    metrics: jsonb('metrics'),
+    config: jsonb('config').$type<AnyDocument>(),
+    metrics: jsonb('metrics').$type<AnyDocument>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('checkpoints_job_uq').on(t.jobId)],
@@ -88,7 +91,7 @@ export const trainingEpochs = pgTable(
       .references(() => runs.id, { onDelete: 'cascade' }),
     epoch: integer('epoch').notNull(),
     status: text('status').notNull().default('pending'),
-    metrics: jsonb('metrics'),
+    metrics: jsonb('metrics').$type<AnyDocument>(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.epoch] })],

@@ -1,5 +1,7 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
+import { z } from 'zod';
 import type { ModelParams } from '../llm/modelParams';
+import { documentSchema } from '../common/jsonDocument';
 import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
 import type { SelfJudgePair } from '../judge/selfJudge';
@@ -67,3 +69,17 @@ export interface BenchmarkRunResult {
   total: number;
   totals: RunTotals;
 }
+
+/** A benchmark run's runs.config: the config as started, and the method ids frozen when it starts. */
+export interface StoredConfig extends BenchmarkConfig {
+  /** Frozen when the run starts (absent while the row only records a start that has not resolved yet). */
+  resolvedMethodIds?: string[];
+}
+export const storedBenchmarkConfigSchema = documentSchema<StoredConfig>({
+  dataset: z.string(),
+  split: z.string(),
+  models: z.array(z.string()),
+  settings: z.array(z.string()),
+  samples: z.number(),
+  resolvedMethodIds: z.array(z.string()).optional(),
+});

@@ -1,6 +1,8 @@
 // The calibration suite's figures from the per-method results: the original must score 1.0 against
 // itself; mutants should score < 1 on most methods (a code match that cannot tell a one-token change from
 // the original measures little); constant and identity functions give the floor. Pure code.
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import { MUTANT_KINDS, type MethodCalibration, type MutantKind } from './types';
 
 export interface KindSummary {
@@ -147,3 +149,13 @@ export function calibrationRows(s: CalibrationSummary): [string, string, string]
       : []),
   ];
 }
+
+/** A calibration run's runs.summary: its per-method rows while it runs, and the summary once it finished. */
+export interface CalibrationRunSummary {
+  methods?: Record<string, MethodCalibration>;
+  calibration?: CalibrationSummary;
+}
+export const calibrationRunSummarySchema = documentSchema<CalibrationRunSummary>({
+  methods: z.record(z.string(), z.looseObject({ methodId: z.string(), scores: z.array(z.unknown()) })).optional(),
+  calibration: z.looseObject({ methods: z.number() }).optional(),
+});

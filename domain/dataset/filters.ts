@@ -1,23 +1,6 @@
 // The filters that need the method to RUN, as a pure function of what the sandbox observed. The sandbox
 // (activities/sandbox) does the running; this file only decides. Static filters live in activities/dataset/analyze.py.
-import type { ProbeOutcome } from './method';
-
-/** One sandbox call as the dataset filters classify it (built from a CallResult by fromSandboxBatch). */
-export interface ClassifiedCall {
-  /** Returned normally (false: raised, or the sandbox stopped it). */
-  ok: boolean;
-  /** A limit stopped the call (time, memory, output, recursion) rather than the method raising. */
-  limit?: string;
-  /** The sandbox itself could not run it (bad arguments, executor error). */
-  sandboxError?: string;
-  repr?: string;
-  /** The value is None. */
-  isNone?: boolean;
-  /** `ast.literal_eval(repr)` gives the value back (the sandbox's typed encoding says so). */
-  literal?: boolean;
-  excType?: string;
-  message?: string;
-}
+import { type ClassifiedCall, type StoredOutcome, toStoredOutcome } from './outcome';
 
 export const RUNTIME_REASONS = {
   sourceError: 'fails-to-load',
@@ -43,7 +26,7 @@ export interface RuntimeVerdict {
   detail: string;
   /** Inputs (indexes into the list checked) that raised and are dropped from the method's inputs. */
   droppedInputs: number[];
-  outcomes: ProbeOutcome[];
+  outcomes: StoredOutcome[];
 }
 
 /** Decides from a run of the known inputs (each call in a fresh namespace) plus either a second run of
@@ -58,11 +41,7 @@ export function runtimeVerdict(
   opts: { sourceError?: string; determinism?: DeterminismCheck } = {},
 ): RuntimeVerdict {
   const sourceError = opts.sourceError;
-  const outcomes: ProbeOutcome[] = first.map((c) =>
-    c.ok
-      ? { ok: true, ...(c.repr !== undefined ? { repr: c.repr } : {}) }
-      : { ok: false, ...(c.excType ? { excType: c.excType } : {}), ...(c.message ? { message: c.message.slice(0, 500) } : {}) },
-  );
+  const outcomes = first.map((c) => toStoredOutcome(c, 500));
   const reject = (reason: string, detail: string): RuntimeVerdict => ({ accepted: false, reasons: [reason], detail, droppedInputs: [], outcomes });
   if (sourceError) return reject(RUNTIME_REASONS.sourceError, sourceError);
   const bad = first.find((c) => c.sandboxError);

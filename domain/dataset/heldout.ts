@@ -2,16 +2,7 @@
 // at all, and its behaviour fingerprint: pure decisions over what the dataset build's sandbox observed.
 // See docs/datasets.md ("Held-out inputs") and docs/judging.md ("Code match").
 
-/** One generated call's outcome as the build classifies it (domain/dataset/sandboxPort.ts). */
-export interface GeneratedOutcome {
-  ok: boolean;
-  repr?: string;
-  excType?: string;
-  message?: string;
-  /** A sandbox limit stopped it, or the sandbox could not run it: never evidence. */
-  limit?: string;
-  sandboxError?: string;
-}
+import { type ClassifiedCall, type StoredOutcome, toStoredOutcome } from './outcome';
 
 export const CODE_MATCH_EXCLUSIONS = {
   none: 'no-heldout-inputs',
@@ -26,9 +17,9 @@ export const CODE_MATCH_EXCLUSIONS = {
  */
 export function selectGeneratedHeldout(
   inputs: readonly string[],
-  outcomes: readonly GeneratedOutcome[],
+  outcomes: readonly ClassifiedCall[],
   o: { target: number; maxRaisingShare: number },
-): { inputs: string[]; outcomes: GeneratedOutcome[] } {
+): { inputs: string[]; outcomes: StoredOutcome[] } {
   const maxRaising = Math.floor(o.target * o.maxRaisingShare);
   const keep: number[] = [];
   let raising = 0;
@@ -41,17 +32,11 @@ export function selectGeneratedHeldout(
     }
     keep.push(i);
   }
-  return { inputs: keep.map((i) => inputs[i]!), outcomes: keep.map((i) => strip(outcomes[i]!)) };
-}
-
-function strip(r: GeneratedOutcome): GeneratedOutcome {
-  return r.ok
-    ? { ok: true, ...(r.repr !== undefined ? { repr: r.repr } : {}) }
-    : { ok: false, ...(r.excType ? { excType: r.excType } : {}), ...(r.message ? { message: r.message.slice(0, 300) } : {}) };
+  return { inputs: keep.map((i) => inputs[i]!), outcomes: keep.map((i) => toStoredOutcome(outcomes[i]!, 300)) };
 }
 
 /** The outcome as behaviour: the value's repr, or the exception type (messages are not compared). */
-export function outcomeToken(r: GeneratedOutcome): string {
+export function outcomeToken(r: ClassifiedCall): string {
   if (r.limit || r.sandboxError) return '!limit';
   return r.ok ? `=${r.repr ?? ''}` : `!${r.excType ?? 'Exception'}`;
 }
@@ -60,7 +45,7 @@ export function outcomeToken(r: GeneratedOutcome): string {
  * Why a method cannot be scored by code match, or null when it can: it needs held-out inputs, and at least
  * `minDistinct` distinct outcomes among them (otherwise a function returning one constant scores 100 %).
  */
-export function codeMatchExclusion(outcomes: readonly GeneratedOutcome[], minDistinct = 2): string | null {
+export function codeMatchExclusion(outcomes: readonly ClassifiedCall[], minDistinct = 2): string | null {
   const usable = outcomes.filter((r) => !r.limit && !r.sandboxError);
   if (usable.length === 0) return CODE_MATCH_EXCLUSIONS.none;
   if (new Set(usable.map(outcomeToken)).size < minDistinct) return CODE_MATCH_EXCLUSIONS.oneOutcome;
@@ -74,7 +59,7 @@ export function codeMatchExclusion(outcomes: readonly GeneratedOutcome[], minDis
  * characters the inputs lack; being the identity there says nothing about what they do). Such methods are
  * not clustered.
  */
-export function fingerprintText(typesKey: string, outcomes: readonly GeneratedOutcome[], firstArgs?: readonly (string | null)[]): string | null {
+export function fingerprintText(typesKey: string, outcomes: readonly ClassifiedCall[], firstArgs?: readonly (string | null)[]): string | null {
   const tokens = outcomes.map(outcomeToken);
   const ok = outcomes.map((r, i) => [r, i] as const).filter(([r]) => r.ok);
   if (ok.length === 0 || new Set(tokens).size < 2) return null;

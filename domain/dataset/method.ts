@@ -8,16 +8,6 @@ import { FILTER_VERSION, type BuildConfig } from './config';
 import { SOURCE_NAMES } from './sources';
 import type { Candidate } from './types';
 
-/** One call's observed result, as the dataset build recorded it (the sandbox's repr, or the exception). */
-/** A probe or held-out input's outcome as the dataset stores it (repr or exception type). */
-export const ProbeOutcome = z.object({
-  ok: z.boolean(),
-  repr: z.string().optional(),
-  excType: z.string().optional(),
-  message: z.string().optional(),
-});
-export type ProbeOutcome = z.infer<typeof ProbeOutcome>;
-
 export const Method = z.object({
   id: z.string().min(1),
   source: z.enum(SOURCE_NAMES),

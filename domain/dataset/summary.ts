@@ -1,4 +1,6 @@
 // A build's summary (stored in datasets.summary, printed by `dataset build` and `dataset show`).
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import type { Duplicate } from './dedup';
 import type { Split } from './split';
 import type { Rejection } from './types';
@@ -61,6 +63,13 @@ export interface BuildSummary {
   toCheck?: number;
   error?: string;
 }
+
+/** datasets.summary as stored (checked at the fields every build writes, the running one included). */
+export const buildSummarySchema = documentSchema<BuildSummary>({
+  name: z.string(),
+  sources: z.record(z.string(), z.looseObject({})),
+  splits: z.looseObject({}),
+});
 
 export function emptySourceSummary(): SourceSummary {
   return { raw: 0, files: [], rejected: {}, loadRejected: {}, accepted: 0, splits: { train: 0, validation: 0, test: 0 } };

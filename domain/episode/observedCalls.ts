@@ -2,6 +2,7 @@
 // shown (in-context), in order, each with what the agent saw and the sandbox's full result. The one reader
 // of observations: transcripts, the judge and reports use it.
 import type { CallResult } from '../sandbox/schemas';
+import type { StepCall, StepObservation } from './stepRecord';
 
 export interface ObservedCall {
   idx: number;
@@ -21,25 +22,15 @@ export interface ObservedCall {
 export interface StepLike {
   idx: number;
   kind: string;
-  call: unknown;
-  observation: unknown;
-}
-
-interface StoredCall {
-  arguments?: unknown;
-}
-interface StoredObservation {
-  text?: string;
-  category?: string;
-  executed?: boolean;
-  result?: CallResult;
+  call: StepCall | null;
+  observation: StepObservation | null;
 }
 
 export function observedCalls(rows: readonly StepLike[]): ObservedCall[] {
   return rows.flatMap((s): ObservedCall[] => {
     if (s.kind !== 'call' && s.kind !== 'example') return [];
-    const call = (s.call ?? {}) as StoredCall;
-    const obs = (s.observation ?? {}) as StoredObservation;
+    const call = s.call ?? {};
+    const obs = s.observation ?? {};
     if (typeof call.arguments !== 'string' || !obs.result || obs.executed === false) return [];
     return [
       { idx: s.idx, source: s.kind, arguments: call.arguments, ok: obs.result.ok, text: obs.text ?? '', category: obs.category ?? '', result: obs.result },

@@ -1,5 +1,7 @@
 // Per-episode diagnostics: how the agent explored, and whether its final hypothesis contradicts what it
 // had already seen (the paper's main failure: 43.3% of failures). Pure code, no I/O.
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import { isAgentError } from '../episode/observation';
 import type { ObservedCall } from '../episode/observedCalls';
 import type { Outcome } from '../sandbox/schemas';
@@ -139,3 +141,10 @@ export function underExplored(statement: number | null, branch: number | null, b
   const c = branchTotal > 0 ? branch : statement;
   return c === null || c === undefined ? null : c < threshold;
 }
+
+/** judgments.diagnostics as stored; fields added later are optional in the type (older rows lack them). */
+export const episodeDiagnosticsSchema = documentSchema<Partial<EpisodeDiagnostics>>({
+  calls: z.number().optional(),
+  contradictsObserved: z.boolean().nullable().optional(),
+  heldout: z.looseObject({ given: z.number(), generated: z.number(), counted: z.number() }).optional(),
+});

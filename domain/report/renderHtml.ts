@@ -16,6 +16,8 @@ import {
   type GroupDelta,
   type RunSummary,
 } from './summarize';
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import { seededRandom } from './stats';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
@@ -381,3 +383,13 @@ ${sections.join('\n')}
 </body></html>
 `;
 }
+
+/** reports.json as stored: the document (plus what the writer adds, e.g. regressions). */
+export const reportDocumentSchema = documentSchema<ReportDocument>({
+  runId: z.string(),
+  generatedAt: z.string(),
+  judgeModel: z.string().nullable(),
+  summary: z.looseObject({}),
+  episodes: z.array(z.unknown()),
+  notes: z.array(z.string()),
+});

@@ -1,6 +1,7 @@
 // A checkpoint registry row as a training workflow registers it: the trained adapter (a `grpo-update` or
 // `sft` trainer job's done event) and its GGUF export (the `export-gguf-lora` job's). One mapping for
 // every kind of training run. Pure.
+import type { AnyDocument } from '../common/jsonDocument';
 import type { DoneEvent } from './trainerProtocol';
 
 /** The names a checkpoint's files have in a checkpoint directory, wherever it is fetched to. */
@@ -29,8 +30,8 @@ export interface CheckpointRecord {
   adapterSha256: string;
   ggufPath: string | null;
   ggufSha256: string | null;
-  config: unknown;
-  metrics: unknown;
+  config: AnyDocument | null;
+  metrics: AnyDocument | null;
   /** The files stored for other hosts (storeCheckpointFiles on the gpu host); absent before they were stored. */
   files?: CheckpointFile[];
 }
@@ -39,7 +40,7 @@ export function trainedCheckpointRecord(
   ids: { id: string; runId: string; epoch: number; jobId: string; baseModel: string; parentId: string | null },
   trained: DoneEvent,
   exported: DoneEvent,
-  config: unknown,
+  config: AnyDocument | null,
 ): CheckpointRecord {
   return {
     ...ids,

@@ -2,6 +2,8 @@
 // input of each rollout, the trainer spec of each epoch's update, and the per-epoch figures. Pure (used inside
 // the workflow, by activities and by the CLI).
 import type { SearchAttributePair } from '@temporalio/common';
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import type { BenchmarkConfig } from '../bench/types';
 import { episodeWorkflowId } from '../bench/workflowIds';
 import { fnv1a } from '../common/hash';
@@ -364,3 +366,21 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
     lengthCutMasked: sumOf(num(metrics.length_cut_eos_masked), num(metrics.length_cut_whole_masked)),
   };
 }
+
+/** A GRPO run's runs.config as stored (checked at the fields every start writes). */
+export const grpoConfigSchema = documentSchema<GrpoConfig>({
+  base: z.string(),
+  critic: z.string(),
+  judgeModel: z.string(),
+  dataset: z.string(),
+  split: z.string(),
+  methodsPerEpoch: z.number(),
+  group: z.number(),
+  epochs: z.number(),
+  seed: z.number(),
+});
+
+/** A GRPO run's runs.summary: each finished epoch's figures, by epoch (null: not finished). */
+export const grpoRunSummarySchema = documentSchema<{ epochs?: (GrpoEpochFigures | null)[] }>({
+  epochs: z.array(z.looseObject({ epoch: z.number() }).nullable()).optional(),
+});

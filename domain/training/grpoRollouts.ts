@@ -10,18 +10,6 @@ import type { CriticCall } from './criticPrompt';
 /** A stored step (the columns read here: the same as the observed-calls reader's). */
 export type RolloutStep = StepLike;
 
-interface StoredCall {
-  arguments?: unknown;
-  raw?: unknown;
-  label?: unknown;
-  problem?: unknown;
-}
-interface StoredObservation {
-  text?: string;
-  executed?: boolean;
-  result?: { ok?: boolean };
-}
-
 /** An assistant step and the calls it made, in order. */
 export interface ExplorationStep {
   /** The assistant step's index. */
@@ -31,8 +19,8 @@ export interface ExplorationStep {
 }
 
 function criticCall(entryPoint: string, s: RolloutStep): CriticCall | undefined {
-  const c = (s.call ?? {}) as StoredCall;
-  const o = (s.observation ?? {}) as StoredObservation;
+  const c = s.call ?? {};
+  const o = s.observation ?? {};
   const text = o.text ?? '(no result)';
   if (s.kind === 'call') {
     const call = typeof c.label === 'string' ? c.label : `${entryPoint}(${typeof c.arguments === 'string' ? c.arguments : ''})`;

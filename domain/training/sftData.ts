@@ -2,6 +2,8 @@
 // (and why the others are dropped), the example as the agent saw it, the build summary, and the two export
 // formats (OpenAI fine-tuning JSONL and TRL/Hugging Face conversational JSONL). Pure code.
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import type { EpisodeBudgets, Setting } from '../episode/types';
 
 export interface SftThresholds {
@@ -240,6 +242,31 @@ function textOf(content: unknown): string {
   return '';
 }
 
+/** sft_datasets.config as stored (checked at the fields every build writes). */
+export const sftBuildConfigSchema = documentSchema<SftBuildConfig>({
+  name: z.string(),
+  dataset: z.string(),
+  split: z.string(),
+  teacher: z.string(),
+  judgeModel: z.string(),
+  minScore: z.number(),
+  minCodeMatch: z.number(),
+});
+/** sft_datasets.summary as stored. */
+export const sftBuildSummarySchema = documentSchema<SftBuildSummary>({
+  name: z.string(),
+  runId: z.string(),
+  episodes: z.number(),
+  kept: z.number(),
+  dropped: z.record(z.string(), z.number()),
+  bySource: z.record(z.string(), z.unknown()),
+});
+/** sft_examples.messages: OpenAI chat messages exactly as the agent saw them. */
+export const chatMessagesSchema = z.array(
+  documentSchema<ChatCompletionMessageParam>({ role: z.enum(['system', 'user', 'assistant', 'tool', 'developer', 'function']) }),
+);
+/** sft_examples.tools: OpenAI tool definitions. */
+export const chatToolsSchema = z.array(documentSchema<ChatCompletionTool>({ type: z.string(), function: z.looseObject({ name: z.string() }) }));
 /** The data set as JSONL text in one of the export formats. */
 export function sftJsonl(
   examples: readonly { messages: readonly ChatCompletionMessageParam[]; tools: readonly ChatCompletionTool[] | null }[],

@@ -1,5 +1,6 @@
-// The trainer's wire contract seen from TypeScript (the Python side: trainer/pau_trainer/protocol.py;
-// prose: docs/training.md). Pure: zod schemas, exit codes, failure types; no I/O, so workflows can import it.
+// The trainer's wire contract seen from TypeScript (the Python side: trainer/pau_trainer/protocol.py). Both
+// sides are held to the same golden cases, trainer/contract/ (test/training/trainerContract.pure.test.ts here,
+// trainer/tests/test_contract.py there). Pure: zod schemas, exit codes, failure types; no I/O.
 import { z } from 'zod';
 
 export const TRAINER_COMMANDS = ['sft', 'grpo-update', 'export-gguf-lora'] as const;
@@ -22,6 +23,8 @@ export const TRAINER_FAILURE = {
 } as const;
 
 const num = z.number().nullable(); // the trainer writes non-finite floats as null
+/** A path in a spec: blank is refused (the trainer says which field). */
+const pathText = z.string().regex(/\S/, 'must not be blank');
 
 export const startEventSchema = z.looseObject({
   type: z.literal('start'),
@@ -92,12 +95,12 @@ export const loraSchema = z.strictObject({
 
 /** Fields every training spec shares. output_dir is not here: runTrainerJob derives it from the job id. */
 const commonSpec = {
-  base_model: z.string().min(1),
+  base_model: pathText,
   base_model_sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
-  init_adapter: z.string().min(1).optional(),
+  init_adapter: pathText.optional(),
   lora: loraSchema.optional(),
   lr: z.number().positive().optional(),
   max_length: z.number().int().positive().optional(),
@@ -151,7 +154,7 @@ export type TrainerLine = z.infer<typeof trainerLineSchema>;
 export const sftSpecSchema = z.strictObject({
   ...commonSpec,
   /** JSONL of trainerLineSchema lines. */
-  data: z.string().min(1),
+  data: pathText,
   epochs: z.number().positive().optional(),
   batch_size: z.number().int().positive().optional(),
 });
@@ -159,7 +162,7 @@ export const sftSpecSchema = z.strictObject({
 export const grpoSpecSchema = z.strictObject({
   ...commonSpec,
   /** JSONL of rollouts (docs/training.md, "grpo-update"). */
-  rollouts: z.string().min(1),
+  rollouts: pathText,
   ppo_epochs: z.number().int().positive().optional(),
   mini_batch_size: z.number().int().positive().optional(),
   clip_eps: z.number().positive().lt(1).optional(),
@@ -181,11 +184,38 @@ export const grpoSpecSchema = z.strictObject({
 
 export const exportSpecSchema = z.strictObject({
   /** A complete checkpoint directory (has DONE). */
-  adapter_dir: z.string().min(1),
-  base_model: z.string().min(1),
+  adapter_dir: pathText,
+  base_model: pathText,
   /** Where to write the .gguf; default: <job dir>/adapter.gguf. */
-  output: z.string().min(1).optional(),
+  output: pathText.optional(),
 });
+
+/** A spec file's null fields are absent fields, at every level of objects (as the trainer reads them). */
+function withoutNulls(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([, x]) => x !== null)
+      .map(([k, x]) => [k, withoutNulls(x)]),
+  );
+}
+
+/**
+ * The spec file the trainer reads, per command: the job's spec plus the paths runTrainerJob adds (output_dir;
+ * for an export, output filled in). A spec may repeat its command. The golden cases are in trainer/contract/.
+ */
+export const trainerSpecFileSchemas = {
+  sft: z.preprocess(withoutNulls, sftSpecSchema.extend({ command: z.literal('sft').optional(), output_dir: pathText })),
+  'grpo-update': z.preprocess(withoutNulls, grpoSpecSchema.extend({ command: z.literal('grpo-update').optional(), output_dir: pathText })),
+  'export-gguf-lora': z.preprocess(
+    withoutNulls,
+    exportSpecSchema.extend({
+      command: z.literal('export-gguf-lora').optional(),
+      output: pathText,
+      output_dir: z.string().optional(),
+    }),
+  ),
+} as const satisfies Record<TrainerCommand, z.ZodType>;
 
 /** Input of the runTrainerJob activity. The job id names the job's directory, so a retry resumes it. */
 /**

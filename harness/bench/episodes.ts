@@ -169,15 +169,13 @@ async function run(): Promise<void> {
       const prev = assistants[k - 1]!;
       const cur = assistants[k]!;
       const wall = cur.createdAt.getTime() - prev.createdAt.getTime();
-      const llmMs = (cur.agentMessage as { latencyMs?: number }).latencyMs ?? 0;
-      const execMs = rows
-        .filter((r) => r.kind === 'call' && r.idx > prev.idx && r.idx < cur.idx)
-        .reduce((s, r) => s + ((r.observation as { result?: { ms?: number } } | null)?.result?.ms ?? 0), 0);
+      const llmMs = cur.agentMessage?.latencyMs ?? 0;
+      const execMs = rows.filter((r) => r.kind === 'call' && r.idx > prev.idx && r.idx < cur.idx).reduce((s, r) => s + (r.observation?.result?.ms ?? 0), 0);
       stepWall.push(wall);
       overhead.push(wall - llmMs - execMs);
     }
   }
-  const llm = (await db.select().from(steps)).filter((r) => r.kind === 'assistant').map((r) => (r.agentMessage as { latencyMs: number }).latencyMs);
+  const llm = (await db.select().from(steps)).filter((r) => r.kind === 'assistant').map((r) => r.agentMessage?.latencyMs ?? 0);
   console.log(
     `\nbench:episodes — ${METHODS} methods × ${STEPS_POLICY_CALLS} calls (one per turn), scripted model answering at once, window ${WINDOW ?? `${defaultWindow()} (default)`}, sandbox ${SANDBOX}, payload codec ${CODEC}, model slot lock ${LOCK === 'skip' ? 'skipped (cap unreachable)' : 'taken'}, ${os.cpus().length} cores, load ${os
       .loadavg()

@@ -2,8 +2,12 @@
 // uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { parseJsonb } from '../../db/jsonb';
 import { datasetMethods, datasets, methods } from '../../db/schema/index';
-import type { Normalised, ProbeOutcome } from '../../domain/dataset/method';
+import { type AnyDocument, jsonObjectSchema } from '../../domain/common/jsonDocument';
+import { type StoredOutcome, storedOutcomesSchema } from '../../domain/dataset/outcome';
+import { type BuildSummary, buildSummarySchema } from '../../domain/dataset/summary';
+import type { Normalised } from '../../domain/dataset/method';
 import type { Split } from '../../domain/dataset/split';
 
 export type MethodRow = typeof methods.$inferSelect;
@@ -111,9 +115,22 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
   return pending;
 }
 
+/** A method row with its stored outcomes and meta parsed (the read boundary of the methods table). */
+function parsedMethodRow<R extends Pick<MethodRow, 'id' | 'probeOutputs' | 'heldoutOutputs' | 'heldoutGeneratedOutputs' | 'meta'>>(r: R): R {
+  const where = (column: string) => ({ table: 'methods', column, row: r.id });
+  const outcomes = storedOutcomesSchema.nullable();
+  return {
+    ...r,
+    probeOutputs: parseJsonb(outcomes, r.probeOutputs, where('probe_outputs')),
+    heldoutOutputs: parseJsonb(outcomes, r.heldoutOutputs, where('heldout_outputs')),
+    heldoutGeneratedOutputs: parseJsonb(outcomes, r.heldoutGeneratedOutputs, where('heldout_generated_outputs')),
+    meta: parseJsonb(jsonObjectSchema.nullable(), r.meta, where('meta')),
+  };
+}
+
 export async function methodsByIds(db: Db, ids: string[]): Promise<MethodRow[]> {
   const out: MethodRow[] = [];
-  for (const part of chunks(ids)) out.push(...(await db.select().from(methods).where(inArray(methods.id, part))));
+  for (const part of chunks(ids)) out.push(...(await db.select().from(methods).where(inArray(methods.id, part))).map(parsedMethodRow));
   const order = new Map(ids.map((id, i) => [id, i]));
   return out.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
 }
@@ -125,11 +142,11 @@ export interface CheckRecord {
   detail: string;
   probeInputs: string[];
   heldoutInputs: string[];
-  probeOutputs: ProbeOutcome[];
-  heldoutOutputs: ProbeOutcome[];
+  probeOutputs: StoredOutcome[];
+  heldoutOutputs: StoredOutcome[];
   /** Accepted methods: generated held-out inputs and outcomes, code-match exclusion, behaviour key. */
   heldoutGenerated?: string[] | null;
-  heldoutGeneratedOutputs?: ProbeOutcome[] | null;
+  heldoutGeneratedOutputs?: StoredOutcome[] | null;
   codeMatchExclusion?: string | null;
   behaviourKey?: string | null;
   /** Extra facts for the method's meta (e.g. the fingerprint's input types). */
@@ -158,7 +175,14 @@ export async function recordCheck(db: Db, r: CheckRecord): Promise<void> {
     .where(eq(methods.id, r.id));
 }
 
-export async function startDatasetRow(db: Db, name: string, workflowId: string, config: unknown, candidateIds: string[], summary: unknown): Promise<void> {
+export async function startDatasetRow(
+  db: Db,
+  name: string,
+  workflowId: string,
+  config: AnyDocument,
+  candidateIds: string[],
+  summary: BuildSummary,
+): Promise<void> {
   const values = { contentHash: '', config, summary, status: 'building' as const, workflowId, candidateIds, updatedAt: new Date() };
   await db
     .insert(datasets)
@@ -172,7 +196,7 @@ export async function writeDatasetMembers(
   name: string,
   members: { id: string; split: Split; position: number }[],
   contentHash: string,
-  summary: unknown,
+  summary: BuildSummary,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.delete(datasetMethods).where(eq(datasetMethods.datasetName, name));
@@ -194,11 +218,12 @@ export async function markDatasetFailed(db: Db, name: string, error: string): Pr
 
 export async function getDataset(db: Db, name: string): Promise<DatasetRow | undefined> {
   const [row] = await db.select().from(datasets).where(eq(datasets.name, name));
-  return row;
+  return row && { ...row, summary: parseJsonb(buildSummarySchema.nullable(), row.summary, { table: 'datasets', column: 'summary', row: name }) };
 }
 
 export async function listDatasets(db: Db): Promise<DatasetRow[]> {
-  return db.select().from(datasets).orderBy(asc(datasets.name));
+  const rows = await db.select().from(datasets).orderBy(asc(datasets.name));
+  return rows.map((r) => ({ ...r, summary: parseJsonb(buildSummarySchema.nullable(), r.summary, { table: 'datasets', column: 'summary', row: r.name }) }));
 }
 
 export interface DatasetMethod extends MethodRow {
@@ -218,5 +243,5 @@ export async function getDatasetMethods(db: Db, name: string, opts: { split?: Sp
     .$dynamic();
   if (opts.limit !== undefined) q = q.limit(opts.limit);
   if (opts.offset !== undefined) q = q.offset(opts.offset);
-  return (await q).map((r) => ({ ...r.m, split: r.split, position: r.position }));
+  return (await q).map((r) => ({ ...parsedMethodRow(r.m), split: r.split, position: r.position }));
 }

@@ -5,9 +5,10 @@
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import type { Db } from '../../db/client';
+import { parseJsonb } from '../../db/jsonb';
 import { latestReport, reportById, type ReportRow } from '../../db/queries/reports';
 import { headlineText } from '../../domain/report/headline';
-import type { ReportDocument } from '../../domain/report/renderHtml';
+import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
 import { ReportError } from '../../domain/report/reportError';
 import { REPORT_KINDS, type ReportKind } from '../../domain/report/reportKinds';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
@@ -53,7 +54,7 @@ export function writeReportFiles(row: ReportRow, out?: string): ReportFiles {
   writePrivateFile(htmlPath, row.html);
   writePrivateFile(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
   if (row.kind !== 'benchmark') return { reportId: row.id, kind: reportKindOf(row.kind), htmlPath, jsonPath, headline: row.text ?? '' };
-  const document = row.json as ReportDocument;
+  const document = parseJsonb(reportDocumentSchema, row.json, { table: 'reports', column: 'json', row: String(row.id) });
   // Benchmark rows stored before migration 0010 have no text: the headline comes from their document.
   return { reportId: row.id, kind: 'benchmark', htmlPath, jsonPath, headline: row.text ?? headlineText(document), document };
 }

@@ -146,7 +146,7 @@ async function build(argv: string[]): Promise<number> {
     const dbh = connect(undefined, 2);
     try {
       const row = await getDataset(dbh.db, config.name);
-      console.log(formatSummary((row?.summary as BuildSummary | null) ?? summary));
+      console.log(formatSummary(row?.summary ?? summary));
     } finally {
       await dbh.close();
     }
@@ -168,7 +168,7 @@ async function show(argv: string[]): Promise<number> {
       return 1;
     }
     console.log(`status: ${row.status}  updated ${row.updatedAt.toISOString()}  workflow ${row.workflowId ?? '-'}`);
-    console.log(formatSummary(row.summary as BuildSummary));
+    console.log(row.summary ? formatSummary(row.summary) : `${name}: no summary yet`);
     return row.status === 'ready' ? 0 : 1;
   } finally {
     await dbh.close();
@@ -212,7 +212,7 @@ async function exportCmd(argv: string[]): Promise<number> {
         codeHash: m.codeHash ?? '',
         nearHash: m.nearHash ?? '',
         goldKind: m.goldKind ?? 'code-only',
-        meta: (m.meta as Record<string, unknown> | null) ?? {},
+        meta: m.meta ?? {},
       });
       return JSON.stringify({
         dataset: name,
@@ -244,7 +244,7 @@ async function list(argv: string[]): Promise<number> {
       formatTable(
         ['name', 'status', 'test', 'validation', 'train', 'hash', 'updated'],
         rows.map((r) => {
-          const s = r.summary as BuildSummary | null;
+          const s = r.summary;
           return [
             r.name,
             r.status,

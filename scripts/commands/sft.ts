@@ -186,7 +186,7 @@ async function show(argv: string[]): Promise<number> {
       console.error(`sft: no data set ${dataName}`);
       return 1;
     }
-    console.log(ds.summary ? formatSftSummary(ds.summary as SftBuildSummary) : `${dataName}: no summary yet`);
+    console.log(ds.summary ? formatSftSummary(ds.summary) : `${dataName}: no summary yet`);
     return 0;
   } finally {
     await h.close();

@@ -1,5 +1,6 @@
 // The pure parts of AAC-GRPO: the critic's prompt round trip through the scripted critic, its reward parser,
 // exploration steps from stored steps, the trainer's rollout line, seeds and method sampling.
+import type { StepLike } from '../../domain/episode/observedCalls';
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
 import { lengthCutMessages } from '../../domain/training/sftData';
@@ -24,11 +25,15 @@ import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';
 import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict } from '../../domain/training/rolloutOutcome';
 
-const ran = (idx: number, args: string, text: string, ok = true) => ({
+const ran = (idx: number, args: string, text: string, ok = true): StepLike => ({
   idx,
   kind: 'call',
   call: { arguments: args },
-  observation: { text, executed: true, result: { ok } },
+  observation: {
+    text,
+    executed: true,
+    result: ok ? { ok, value: null, repr: text, stdout: '', ms: 1 } : { ok, error: { type: text, message: '' }, stdout: '', ms: 1 },
+  },
 });
 
 describe('critic prompt and parser', () => {

@@ -90,7 +90,7 @@ describe('sft build', () => {
       const [call] = await stack.db.select().from(llmCalls).where(eq(llmCalls.requestHash, hash));
       const sent = (call!.request as { messages: unknown[]; tools?: unknown[] }).messages;
       const answer = (call!.response as { choices: { message: { content: string | null; tool_calls?: unknown[] } }[] }).choices[0]!.message;
-      const messages = r.messages as Record<string, unknown>[];
+      const messages = r.messages;
       expect(messages.slice(0, -1)).toEqual(sent);
       expect(messages.at(-1)).toEqual({ role: 'assistant', content: answer.content, ...(answer.tool_calls?.length ? { tool_calls: answer.tool_calls } : {}) });
       expect(messages.length).toBeGreaterThanOrEqual(4); // system/user, at least one call and its result, the answer

@@ -19,7 +19,18 @@ const stack = useStack({
         teacher: 'mock-oracle',
         judgeModel: 'mock-oracle',
         runId: 'bench-sft-from-test',
-        config: { name: 'from-test', dataset: 'pau-mini', split: 'test' },
+        config: {
+          name: 'from-test',
+          dataset: 'pau-mini',
+          split: 'test',
+          teacher: 'mock-oracle',
+          judgeModel: 'mock-oracle',
+          settings: ['interactive'],
+          samples: 1,
+          minScore: 4,
+          minCodeMatch: 0.8,
+          dropContradicting: true,
+        },
       })
       .onConflictDoNothing();
   },

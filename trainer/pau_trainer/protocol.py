@@ -1,4 +1,7 @@
-"""The trainer's wire contract, in one place (mirrored in docs/training.md and activities/training/).
+"""The trainer's wire contract, Python side (TypeScript side: domain/training/trainerProtocol.ts).
+
+Both sides are tested against the same golden cases in trainer/contract/ (valid and invalid specs and events,
+exit and error codes): tests/test_contract.py here, test/training/trainerContract.pure.test.ts there.
 
 A job is one process:  python -m pau_trainer <command> --spec SPEC.json
   command: "sft" | "grpo-update" | "export-gguf-lora"
@@ -80,6 +83,56 @@ def spec_error(message: str) -> NoReturn:
 #   (export-gguf-lora: checkpoint = the input adapter dir, adapter = the written .gguf, sha256 of it)
 # {"type":"error","code":ERROR_CODE,"message":..}
 EventType = Literal["start", "info", "progress", "saved", "cancelled", "done", "error"]
+
+# The fields each event must carry, and their JSON kinds (None: null allowed). Extra fields are allowed.
+# Golden cases both this and the TypeScript reader (trainerEventSchema) are tested against: trainer/contract/.
+_NUM = (int, float)
+EVENT_FIELDS: dict[str, dict[str, Any]] = {
+    "start": {
+        "command": str,
+        "protocol": int,
+        "pid": int,
+        "output_dir": str,
+        "total_steps": int,
+        "resumed_from_step": int,
+    },
+    "info": {"message": str},
+    "progress": {"step": int, "total": int, "loss": (*_NUM, None), "tokens_per_s": (*_NUM, None), "elapsed_s": _NUM},
+    "saved": {"step": int, "checkpoint": str},
+    "cancelled": {"step": int, "checkpoint": (str, None)},
+    "done": {"checkpoint": str, "adapter": str, "sha256": str, "steps": int, "metrics": dict},
+    "error": {"code": str, "message": str},
+}
+
+
+def _is_hex64(v: str) -> bool:
+    return len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+
+
+def validate_event(event: Any) -> None:
+    """Raise ValueError naming the field when `event` is not an event of this protocol (what readers accept)."""
+    if not isinstance(event, dict) or event.get("type") not in EVENT_FIELDS:
+        raise ValueError(f"type must be one of {', '.join(EVENT_FIELDS)}")
+    for name, kind in EVENT_FIELDS[event["type"]].items():
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        v = event.get(name)
+        if v is None and name in event and None in kinds:
+            continue
+        ok = any(k is not None and isinstance(v, k) for k in kinds) and not (isinstance(v, bool) and bool not in kinds)
+        if not ok:
+            raise ValueError(
+                f"{name} must be {_kind_name(tuple(k for k in kinds if k is not None))}, got {json.dumps(v)[:80]}"
+            )
+    t = event["type"]
+    if t == "start" and event["protocol"] != PROTOCOL_VERSION:
+        raise ValueError(f"protocol must be {PROTOCOL_VERSION}, got {event['protocol']}")
+    if t == "start" and event["command"] not in COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, got {event['command']!r}")
+    if t == "done" and not _is_hex64(event["sha256"]):
+        raise ValueError("sha256 must be 64 lowercase hex characters")
+    if t == "error" and event["code"] not in ERROR_EXIT:
+        raise ValueError(f"code must be one of {', '.join(ERROR_EXIT)}, got {event['code']!r}")
+
 
 _out_lock = threading.Lock()
 _out: TextIO | None = sys.stdout
@@ -258,6 +311,14 @@ def _parse_lora(raw: Any) -> LoraSpec:
     return spec
 
 
+def _not_blank(obj: dict[str, Any], names: tuple[str, ...]) -> None:
+    # Paths: a blank one is a mistake (the TypeScript reader refuses it too).
+    for name in names:
+        v = obj.get(name)
+        if isinstance(v, str) and not v.strip():
+            spec_error(f"spec.{name} must not be blank")
+
+
 def _unknown(obj: dict[str, Any], allowed: set[str], where: str) -> None:
     extra = sorted(set(obj) - allowed)
     if extra:
@@ -287,6 +348,7 @@ _COMMON_FIELDS = {
 
 def _common(obj: dict[str, Any]) -> dict[str, Any]:
     w = "spec"
+    _not_blank(obj, ("base_model", "output_dir", "init_adapter", "data", "rollouts"))
     out: dict[str, Any] = {
         "base_model": _take(obj, "base_model", str, w, required=True),
         "output_dir": _take(obj, "output_dir", str, w, required=True),
@@ -333,6 +395,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         spec_error(f"spec.command is {obj['command']!r} but the trainer was run as {command!r}")
     if command == "export-gguf-lora":
         _unknown(obj, {"command", "adapter_dir", "base_model", "output", "output_dir"}, "spec")
+        _not_blank(obj, ("adapter_dir", "base_model", "output"))
         return ExportSpec(
             adapter_dir=_take(obj, "adapter_dir", str, "spec", required=True),
             base_model=_take(obj, "base_model", str, "spec", required=True),
@@ -380,7 +443,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         _positive(v, f"spec.{n}")
     if clip_low is not None and clip_low >= 1:
         spec_error("spec.clip_eps_low must be < 1 (the ratio's lower bound is 1 - clip_eps_low)")
-    if clip is not None and clip >= 1 and clip_low is None:
+    if clip is not None and clip >= 1:
         spec_error("spec.clip_eps must be < 1")
     _positive(beta, "spec.kl_beta", allow_zero=True)
     d = GrpoSpec(base_model="", output_dir="")
