@@ -90,15 +90,15 @@ module.exports = {
       name: 'cli-not-activities',
       comment:
         'The CLI (scripts/) never runs an activity: it reads through db/ (db/queries/), starts workflows, and uses ' +
-        'platform/ for processes and the stack. Types are fine. The exceptions are named, each with its way out: ' +
-        'the sandbox pool (`pau sandbox`; it moves to platform/ with the sandbox pool work), the calibration ladder ' +
-        '(`pau calibrate` sends its model calls itself) and the report writer (`pau report`; one produceReport(kind)).',
+        'platform/ for processes and the stack. Types are fine. The one exception left, with its way out: the report ' +
+        'producer (`pau report`, `pau judge` and the training reports run makeProduceReport in-process, until a ' +
+        'produceReport workflow started through scripts/client/starters.ts).',
       severity: 'error',
       from: { path: '^scripts/' },
       to: {
         path: '^activities/',
         dependencyTypesNot: ['type-only'],
-        pathNot: ['^activities/sandbox/index\\.ts$', '^activities/calibration/ladder\\.ts$', '^activities/report/(produceReport|writeReport)\\.ts$'],
+        pathNot: ['^activities/report/produceReport\\.ts$'],
       },
     },
     {

@@ -9,6 +9,7 @@ import { createJudgeActivities } from './judge/activities';
 import { createDescribeActivities } from './describe/activities';
 import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
+import { createLadderActivities } from './calibration/ladder';
 import { createContradictionActivities } from './judge/contradiction';
 import { createJudgeCardActivities } from './judge/card';
 import { createCheckpointActivities } from './training/checkpoints';
@@ -30,6 +31,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb }) {
     ...createDescribeActivities(deps.db),
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
+    ...createLadderActivities(deps.db),
     ...createContradictionActivities(deps.db),
     ...createJudgeCardActivities(deps.db),
     ...createSftDataActivities(deps.db),

@@ -1,6 +1,6 @@
 """PAU sandbox executor: the template process from which every call gets a fresh, pre-configured child.
 
-Wire protocol with the client (activities/sandbox/wire.ts), binary, little-endian:
+Wire protocol with the client (platform/sandbox/wire.ts), binary, little-endian:
   client -> executor: a 32-byte header <8I: op, seq, length, timeoutMs, cpuSeconds, memoryMb, stdoutBytes,
     resultBytes; then `length` payload bytes.
       op 1 JOB   the payload is one child's job (JSON: see child.py); opaque here. Limits as in the header.

@@ -5,7 +5,7 @@ import { TASK_QUEUES, type TaskQueueName } from '../domain/temporal/queues';
 import { createGpuQueueActivities } from '../activities/gpuQueue';
 import { createMainActivities } from '../activities/mainQueue';
 import { createSandboxQueueActivities } from '../activities/sandboxQueue';
-import { defaultPoolSize } from '../activities/sandbox/pool';
+import { defaultPoolSize } from '../platform/sandbox/pool';
 
 export interface QueueSpec {
   taskQueue: TaskQueueName;

@@ -22,7 +22,8 @@ import type { BootstrapOptions } from '../../domain/report/stats';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { loadSftReport } from '../../db/queries/sftReportData';
-import { buildReport, ReportError } from './writeReport';
+import { ReportError } from '../../domain/report/reportError';
+import { buildReport } from './writeReport';
 
 /** A benchmark run's report (`kind` absent: inputs recorded before the kinds, all benchmark). */
 export interface BenchmarkReportInput {

@@ -1,23 +1,15 @@
-// Builds a benchmark run's report document from Postgres (buildReport, used by the produceReport activity),
-// and fetches stored reports of every kind back out of Postgres as files (the CLI: reports/<runId>.html, .json).
-import path from 'node:path';
-import { PROJECT_ROOT } from '../../config/env';
+// Builds a benchmark run's report document from Postgres (buildReport, used by the produceReport activity).
+// Stored reports are read back by db/queries/reports.ts and written as files by the CLI (scripts/client/report.ts).
 import { getDb, type Db } from '../../db/client';
-import { and, desc, eq } from 'drizzle-orm';
-import { reports } from '../../db/schema/index';
-import { headlineText } from '../../domain/report/headline';
-import { reportBaseName } from '../../domain/report/transcriptLinks';
-import { parseJsonb } from '../../db/jsonb';
-import { REPORT_KINDS, type ReportKind } from '../../domain/report/reportKinds';
-import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
+import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from '../../db/queries/reportRows';
 import { latestCalibration } from '../calibration/latest';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
-import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
+import { ReportError } from '../../domain/report/reportError';
 
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */
 interface RunJudgeFields {
@@ -35,34 +27,6 @@ export interface ReportOptions {
   judgeModel?: string;
   bootstrap?: Partial<BootstrapOptions>;
   db?: Db;
-}
-
-export type ReportRow = typeof reports.$inferSelect;
-
-interface ReportFilesBase {
-  reportId: number;
-  htmlPath: string;
-  jsonPath: string;
-  /** The report as printed in the terminal (a benchmark report: its headline table). */
-  headline: string;
-  /** The folder of the episode transcript pages the report links to (when written). */
-  transcriptsDir?: string;
-}
-
-export interface BenchmarkReportFiles extends ReportFilesBase {
-  kind: 'benchmark';
-  document: ReportDocument;
-}
-
-/** An SFT or GRPO report's files: its text says what the terminal shows. */
-export interface TrainingReportFiles extends ReportFilesBase {
-  kind: Exclude<ReportKind, 'benchmark'>;
-}
-
-export type ReportFiles = BenchmarkReportFiles | TrainingReportFiles;
-
-export class ReportError extends Error {
-  override name = 'ReportError';
 }
 
 async function resolveJudge(db: Db, runId: string, wanted?: string): Promise<{ judgeModel: string | null; others: string[] }> {
@@ -131,53 +95,4 @@ function isLocal(model: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The latest stored report of a run (optionally of one kind, or the one compared with `compare`). */
-export async function latestReport(db: Db, runId: string, compare?: string, kind?: ReportKind): Promise<ReportRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(reports)
-    .where(
-      and(
-        eq(reports.runId, runId),
-        compare === undefined ? undefined : eq(reports.compareRunId, compare),
-        kind === undefined ? undefined : eq(reports.kind, kind),
-      ),
-    )
-    .orderBy(desc(reports.createdAt), desc(reports.id))
-    .limit(1);
-  return row;
-}
-
-export async function reportById(db: Db, id: number): Promise<ReportRow | undefined> {
-  const [row] = await db.select().from(reports).where(eq(reports.id, id)).limit(1);
-  return row;
-}
-
-/**
- * Writes a stored report as `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`);
- * `out` ending in `.html` names the HTML file itself (the JSON beside it).
- */
-export function writeReportFiles(row: ReportRow, out?: string): ReportFiles {
-  const file = out?.endsWith('.html') ? path.resolve(out) : undefined;
-  const outDir = file ? path.dirname(file) : out;
-  const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
-  // The project's reports/ is closed even if an older checkout made it world-readable; a folder named by the caller is only created private.
-  ensurePrivateDir(dir, { tighten: outDir === undefined });
-  const base = file ? path.basename(file, '.html') : reportBaseName(row.runId);
-  const htmlPath = path.join(dir, `${base}.html`);
-  const jsonPath = path.join(dir, `${base}.json`);
-  writePrivateFile(htmlPath, row.html);
-  writePrivateFile(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
-  if (row.kind !== 'benchmark') return { reportId: row.id, kind: reportKindOf(row.kind), htmlPath, jsonPath, headline: row.text ?? '' };
-  const document = parseJsonb(reportDocumentSchema, row.json, { table: 'reports', column: 'json', row: String(row.id) });
-  // Benchmark rows stored before migration 0010 have no text: the headline comes from their document.
-  return { reportId: row.id, kind: 'benchmark', htmlPath, jsonPath, headline: row.text ?? headlineText(document), document };
-}
-
-function reportKindOf(kind: string): Exclude<ReportKind, 'benchmark'> {
-  const k = REPORT_KINDS.find((x): x is Exclude<ReportKind, 'benchmark'> => x === kind && x !== 'benchmark');
-  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`);
-  return k;
 }

@@ -1,15 +1,15 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { SandboxBadRequest, type SandboxPool, SandboxUnavailable, sharedSandboxPool } from './pool';
+import { SandboxBadRequest, type SandboxPool, SandboxUnavailable, sharedSandboxPool } from '../../platform/sandbox/pool';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { runBatchInputSchema, type BatchResult } from '../../domain/sandbox/schemas';
 import { currentActivity } from '../common/workflowContext';
 
 export * from '../../domain/sandbox/schemas';
-export { SandboxPool, SandboxBadRequest, SandboxUnavailable, sharedSandboxPool, closeSharedSandboxPool, defaultLimits } from './pool';
-export type { SandboxPoolOptions, RunOptions } from './pool';
-export { SandboxCrash } from './executorProcess';
-export { checkDeterminism } from './determinism';
+export { SandboxPool, SandboxBadRequest, SandboxUnavailable, sharedSandboxPool, closeSharedSandboxPool, defaultLimits } from '../../platform/sandbox/pool';
+export type { SandboxPoolOptions, RunOptions } from '../../platform/sandbox/pool';
+export { SandboxCrash } from '../../platform/sandbox/executorProcess';
+export { checkDeterminism } from '../../platform/sandbox/determinism';
 export { mergeCoverage, coverageRatios } from '../../domain/sandbox/coverage';
 
 export const runMethodBatchInputSchema = runBatchInputSchema.extend({

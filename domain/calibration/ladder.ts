@@ -2,6 +2,7 @@
 // order is known — the gold one, a partial one (its first sentence, or its first half when it has one
 // sentence), a wrong one (another method's gold) and an empty one — and we measure how often its scores
 // keep that order. A judge that cannot rank these cannot rank agents. Pure code.
+import { z } from 'zod';
 
 export const RUNGS = ['gold', 'partial', 'wrong', 'empty'] as const;
 export type Rung = (typeof RUNGS)[number];
@@ -95,4 +96,30 @@ export function summarizeLadder(rows: readonly LadderScores[]): LadderSummary {
     meanTau: taus.length === 0 ? null : taus.reduce((a, t) => a + t, 0) / taus.length,
     meanByRung,
   };
+}
+
+/** A ladder run (`pau calibrate ladder`): the judge model scores the first `methods` methods with a gold description. */
+export const ladderRunInputSchema = z.object({
+  judgeModel: z.string().min(1),
+  dataset: z.string().min(1),
+  split: z.enum(['train', 'validation', 'test']),
+  methods: z.number().int().min(2),
+});
+export type LadderRunInput = z.infer<typeof ladderRunInputSchema>;
+
+/** One method's scores and the judge's replies, rung by rung. */
+export interface LadderRow extends LadderScores {
+  methodId: string;
+  rationales: Record<Rung, string>;
+}
+
+/** Judgments done of all the run's (methods × rungs). */
+export interface LadderProgress {
+  done: number;
+  total: number;
+}
+
+/** One workflow per CLI run: the judge calls go through the llm_calls cache, so a rerun costs nothing. */
+export function ladderWorkflowId(input: LadderRunInput, runId: string): string {
+  return `calibrate-ladder/${input.judgeModel}/${input.dataset}/${input.split}/${runId}`;
 }

@@ -1,5 +1,5 @@
 // The sandbox contract as zod schemas; every TypeScript type here is inferred from them. What the
-// executor's children return is validated with the same schemas (activities/sandbox/wire.ts), so a drift
+// executor's children return is validated with the same schemas (platform/sandbox/wire.ts), so a drift
 // fails loudly.
 import { z } from 'zod';
 import { encodedValueSchema } from '../python/codec';

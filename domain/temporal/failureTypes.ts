@@ -21,6 +21,8 @@ export const FAILURE_TYPES = {
   judgeEpisodeNotFound: 'JudgeEpisodeNotFound',
   /** A judge card with too few usable methods (no reference descriptions on the split). */
   judgeCardNoMethods: 'JudgeCardNoMethods',
+  /** A description ladder run's input failed its schema. */
+  ladderBadInput: 'LadderBadInput',
   // reports
   reportRunNotFound: 'ReportRunNotFound',
   /** produceReport's input failed its schema (an unknown kind, a missing run id). */

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
-import { probePython } from '../../activities/sandbox/isolation';
+import { probePython } from '../../platform/sandbox/isolation';
 import { formatTable } from '../../domain/report/table';
 
 const TRIVIAL = 'def f(x):\n    return x + 1\n';

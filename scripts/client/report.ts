@@ -3,11 +3,67 @@
 // function in-process; `pau bench run`, `npm start`, `pau report show`, `pau sft report` and `pau grpo report`
 // fetch the report the run produced.
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../config/env';
 import type { Db } from '../../db/client';
-import type { ReportKind } from '../../domain/report/reportKinds';
+import { parseJsonb } from '../../db/jsonb';
+import { latestReport, reportById, type ReportRow } from '../../db/queries/reports';
+import { headlineText } from '../../domain/report/headline';
+import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
+import { ReportError } from '../../domain/report/reportError';
+import { REPORT_KINDS, type ReportKind } from '../../domain/report/reportKinds';
+import { reportBaseName } from '../../domain/report/transcriptLinks';
+import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { writeTranscriptPages } from './transcriptPages';
 import { type BenchmarkReportInput, makeProduceReport, type ProduceReportInput } from '../../activities/report/produceReport';
-import { type BenchmarkReportFiles, latestReport, reportById, ReportError, type ReportFiles, writeReportFiles } from '../../activities/report/writeReport';
+
+interface ReportFilesBase {
+  reportId: number;
+  htmlPath: string;
+  jsonPath: string;
+  /** The report as printed in the terminal (a benchmark report: its headline table). */
+  headline: string;
+  /** The folder of the episode transcript pages the report links to (when written). */
+  transcriptsDir?: string;
+}
+
+export interface BenchmarkReportFiles extends ReportFilesBase {
+  kind: 'benchmark';
+  document: ReportDocument;
+}
+
+/** An SFT or GRPO report's files: its text says what the terminal shows. */
+export interface TrainingReportFiles extends ReportFilesBase {
+  kind: Exclude<ReportKind, 'benchmark'>;
+}
+
+export type ReportFiles = BenchmarkReportFiles | TrainingReportFiles;
+
+/**
+ * Writes a stored report as `<outDir>/<runId>.html` and `.json` (run ids with `/` are flattened to `_`);
+ * `out` ending in `.html` names the HTML file itself (the JSON beside it).
+ */
+export function writeReportFiles(row: ReportRow, out?: string): ReportFiles {
+  const file = out?.endsWith('.html') ? path.resolve(out) : undefined;
+  const outDir = file ? path.dirname(file) : out;
+  const dir = path.resolve(outDir ?? path.join(PROJECT_ROOT, 'reports'));
+  // The project's reports/ is closed even if an older checkout made it world-readable; a folder named by the caller is only created private.
+  ensurePrivateDir(dir, { tighten: outDir === undefined });
+  const base = file ? path.basename(file, '.html') : reportBaseName(row.runId);
+  const htmlPath = path.join(dir, `${base}.html`);
+  const jsonPath = path.join(dir, `${base}.json`);
+  writePrivateFile(htmlPath, row.html);
+  writePrivateFile(jsonPath, `${JSON.stringify(row.json, null, 2)}\n`);
+  if (row.kind !== 'benchmark') return { reportId: row.id, kind: reportKindOf(row.kind), htmlPath, jsonPath, headline: row.text ?? '' };
+  const document = parseJsonb(reportDocumentSchema, row.json, { table: 'reports', column: 'json', row: String(row.id) });
+  // Benchmark rows stored before migration 0010 have no text: the headline comes from their document.
+  return { reportId: row.id, kind: 'benchmark', htmlPath, jsonPath, headline: row.text ?? headlineText(document), document };
+}
+
+function reportKindOf(kind: string): Exclude<ReportKind, 'benchmark'> {
+  const k = REPORT_KINDS.find((x): x is Exclude<ReportKind, 'benchmark'> => x === kind && x !== 'benchmark');
+  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`);
+  return k;
+}
 
 /** Produces a report now (the same activity code, in this process) and writes its files. */
 export async function produceReportFiles(db: Db, input: BenchmarkReportInput, outDir?: string): Promise<BenchmarkReportFiles>;

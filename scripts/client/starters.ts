@@ -21,6 +21,9 @@ import { describeRunWorkflowId, type DescribeRunInput } from '../../domain/descr
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
 import { judgeCardWorkflow } from '../../workflows/judge/judgeCardWorkflow';
+import { ladderWorkflow } from '../../workflows/calibration/ladderWorkflow';
+import { ladderWorkflowId, type LadderRunInput } from '../../domain/calibration/ladder';
+import { calibrationSearchAttributes } from '../../domain/calibration/workflowIds';
 import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
@@ -99,6 +102,17 @@ export async function startJudgeCard(client: Client, input: JudgeCardInput): Pro
     if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof judgeCardWorkflow>(workflowId);
     throw err;
   }
+}
+
+/** Starts a description ladder run (`pau calibrate ladder`); `runId` makes each CLI run its own workflow. */
+export function startLadder(client: Client, input: LadderRunInput, runId: string): Promise<WorkflowHandle<typeof ladderWorkflow>> {
+  return client.workflow.start(ladderWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: ladderWorkflowId(input, runId),
+    args: [input],
+    typedSearchAttributes: calibrationSearchAttributes(runId),
+    staticSummary: `description ladder: judge ${input.judgeModel}, ${input.methods} methods of ${input.dataset}/${input.split}`,
+  });
 }
 
 export function datasetWorkflowId(name: string): string {

@@ -17,11 +17,11 @@ import { newRunId } from '../client/bench';
 import { calibrationProgress, startCalibration } from '../client/calibration';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { requireKnownModels } from '../lib/benchArgs';
-import { runLadder } from '../../activities/calibration/ladder';
 import { RUNGS, summarizeLadder } from '../../domain/calibration/ladder';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
-import { startJudgeCard } from '../client/starters';
+import { startJudgeCard, startLadder } from '../client/starters';
+import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
 import { judgeCardProgress } from '../client/judgeCard';
 import { failureLine } from '../client/benchStart';
 
@@ -106,18 +106,32 @@ async function ladder(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, ladderOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   requireKnownModels([values.judge]);
+  const client = await connectClient();
   const started = Date.now();
   try {
-    const rows = await runLadder(getDb, {
-      judgeModel: values.judge,
-      dataset: values.dataset,
-      split: values.split,
-      methods: values.methods,
-      onProgress: (done, total) => {
-        const s = (Date.now() - started) / 1000;
-        process.stdout.write(`\r  judgments ${done}/${total}  ${s.toFixed(0)} s  ETA ${(((total - done) * s) / done).toFixed(0)} s   `);
-      },
-    });
+    const input = { judgeModel: values.judge, dataset: values.dataset, split: values.split, methods: values.methods };
+    const handle = await startLadder(client, input, newRunId('ladder'));
+    console.log(
+      `description ladder of ${values.methods} methods of ${values.dataset}/${values.split}, judge ${values.judge}: ${workflowUiLink(handle.workflowId)}`,
+    );
+    const timer = setInterval(() => {
+      void handle
+        .query(ladderProgressQuery)
+        .then(({ done, total }) => {
+          if (done === 0) return;
+          const s = (Date.now() - started) / 1000;
+          process.stdout.write(`\r  judgments ${done}/${total}  ${s.toFixed(0)} s  ETA ${(((total - done) * s) / done).toFixed(0)} s   `);
+        })
+        .catch(() => undefined); // a query while the workflow is between tasks can fail: the next tick asks again
+    }, 1000);
+    let rows: Awaited<ReturnType<typeof handle.result>>;
+    try {
+      rows = await handle.result().finally(() => clearInterval(timer));
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      console.error(`\nladder failed: ${failureLine(err)}`);
+      return 1;
+    }
     if (rows.length === 0) {
       console.log(`no ladder: fewer than 2 methods of ${values.dataset}/${values.split} have a gold description`);
       return 1;
@@ -144,7 +158,7 @@ async function ladder(argv: string[]): Promise<number> {
     );
     return 0;
   } finally {
-    await closeSharedDb();
+    await client.connection.close();
   }
 }
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { closeSharedDb, getDb } from '../../db/client';
 import { latestRunId } from '../../db/queries/reportRows';
-import { ReportError } from '../../activities/report/writeReport';
+import { ReportError } from '../../domain/report/reportError';
 import { produceReportFiles, storedReportFiles } from '../client/report';
 import { REPORT_KINDS } from '../../domain/report/reportKinds';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';

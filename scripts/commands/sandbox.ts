@@ -3,7 +3,8 @@
 // Exit 0 even when calls fail; 2 for a bad command line (UsageError); 1 when the sandbox cannot run.
 import fs from 'node:fs';
 import { z } from 'zod';
-import { SandboxPool, SandboxUnavailable, callSpecSchema } from '../../activities/sandbox/index';
+import { SandboxPool, SandboxUnavailable } from '../../platform/sandbox/pool';
+import { callSpecSchema } from '../../domain/sandbox/schemas';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
 export const usage =

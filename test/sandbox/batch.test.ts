@@ -5,11 +5,11 @@
 // is refused with a clear error. The executor's side without Node: sandbox/tests/test_prefork.py.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { runBatchOn } from '../../activities/sandbox/batch';
-import { ExecutorProcess, SandboxCrash } from '../../activities/sandbox/executorProcess';
+import { runBatchOn } from '../../platform/sandbox/batch';
+import { ExecutorProcess, SandboxCrash } from '../../platform/sandbox/executorProcess';
 import { defaultLimits, type CallResult, type SandboxPool } from '../../activities/sandbox/index';
-import { buildLaunch } from '../../activities/sandbox/isolation';
-import { encodeBatch, encodeRequest, OP } from '../../activities/sandbox/wire';
+import { buildLaunch } from '../../platform/sandbox/isolation';
+import { encodeBatch, encodeRequest, OP } from '../../platform/sandbox/wire';
 import { env } from '../../config/env';
 import { descendants, newPool } from './helpers';
 

@@ -16,7 +16,7 @@ function pythonErrorTypes(): Set<string> {
   const found = new Set<string>();
   for (const m of child.matchAll(/_error\("([A-Za-z]+)"/g)) found.add(m[1]!);
   for (const m of child.matchAll(/"type":"([A-Za-z]+)"/g)) found.add(m[1]!);
-  // The executor's end statuses that the TypeScript side turns into errors of the same name (activities/sandbox/batch.ts).
+  // The executor's end statuses that the TypeScript side turns into errors of the same name (platform/sandbox/batch.ts).
   for (const m of executor.matchAll(/killed = "([A-Za-z]+)"/g)) if (m[1] !== 'Broken') found.add(m[1]!);
   return found;
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, SandboxPool } from '../../activities/sandbox/index';
 import { env, PROJECT_ROOT } from '../../config/env';
-import { probePython } from '../../activities/sandbox/isolation';
+import { probePython } from '../../platform/sandbox/isolation';
 import { call1, descendants, newPool } from './helpers';
 
 const CANARY = `canary-${process.pid}-${Date.now()}`;

@@ -1,9 +1,11 @@
 // The description ladder: its rungs, its rank statistics against hand-computed cases, and the ladder run
-// end to end with the scripted judge (word overlap with the gold description) on the real stack.
+// end to end with the scripted judge (word overlap with the gold description) on the real stack: the CLI
+// starts ladderWorkflow on a real `pau` worker.
 import { describe, expect, it } from 'vitest';
 import { buildLadders, kendallTauB, partialDescription, summarizeLadder } from '../../domain/calibration/ladder';
 import { insertDatasetRows } from '../fixtures/datasetRows';
 import { runCli } from '../helpers/cli';
+import { activitiesOf, maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 
 describe('ladder rungs', () => {
@@ -57,7 +59,7 @@ const GOLDS = [
 ] as const;
 
 const stack = useStack({
-  workers: [],
+  workers: ['pau'],
   setup: ({ db }) =>
     insertDatasetRows(
       db,
@@ -79,7 +81,6 @@ const stack = useStack({
 
 describe('pau calibrate ladder (scripted judge)', () => {
   it('scores gold 5 and empty 1 on every method, keeps the order and prints the agreement', async () => {
-    void stack;
     const r = await runCli(['calibrate', 'ladder', '--judge', 'mock-oracle', '--methods', '3', '--dataset', DATASET, '--split', 'test']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -87,5 +88,12 @@ describe('pau calibrate ladder (scripted judge)', () => {
     expect(r.stdout).toMatch(/methods scored on every rung\s+3\/3/);
     expect(r.stdout).toMatch(/monotone gold >= partial >= wrong >= empty\s+100%/);
     expect(r.stdout).toMatch(/gold > wrong\s+100%/);
+    // The CLI ran the ladder as a workflow on the worker: one plan, then one judgment per method and rung.
+    const id = decodeURIComponent(/\/workflows\/(\S+)/.exec(r.stdout)?.[1] ?? '');
+    expect(id).toMatch(/^calibrate-ladder\/mock-oracle\/fixture-ladder\/test\//);
+    const handle = stack.client.workflow.getHandle(id);
+    const { scheduled } = await activitiesOf(handle);
+    expect(scheduled).toEqual(['planLadder', ...Array<string>(12).fill('scoreLadderRung')]);
+    await maybeRecordHistory(handle, 'ladder.json');
   }, 120_000);
 });

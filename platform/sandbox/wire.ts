@@ -100,7 +100,7 @@ export const readyRecordSchema = z.object({
 });
 export type ReadyRecord = z.infer<typeof readyRecordSchema>;
 
-/** The executor's end statuses; the limit ones carry the sandbox error type they become (activities/sandbox/batch.ts). */
+/** The executor's end statuses; the limit ones carry the sandbox error type they become (platform/sandbox/batch.ts). */
 export const END_STATUSES = ['ok', SANDBOX_ERROR.timeout, SANDBOX_ERROR.outputLimit, SANDBOX_ERROR.resultLimit, 'NoResult', 'Lost'] as const;
 export const endRecordSchema = z.object({
   status: z.enum(END_STATUSES),
