@@ -1,5 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+// With an extension: Vite's config loader warns about one without (it resolves .js to the .ts file).
+import { integrationWorkers } from './test/setup/workerSlots.js';
 
 // Vitest's own order (failed files first, then the longest by the last run's times, then the largest), except that
 // the file that waits for a background job comes last: test/training/pytest.test.ts asserts on the trainer pytest
@@ -15,9 +17,24 @@ class BackgroundLastSequencer extends BaseSequencer {
 
 // Two tiers (docs/testing.md). `pure`: files named `*.pure.test.ts`, which need no stack, start no process and
 // load no model (the rule in .dependency-cruiser.pure.cjs checks what they import); they
-// run first, in parallel, without the global setup. `integration`: every other `*.test.ts`, against the one
-// private stack of the run, one file at a time. `npm test` runs both; `npm run test:pure` only the first.
+// run first, in parallel, without the global setup. Integration: every other `*.test.ts`, against the one
+// private stack of the run (test/setup/stack.ts), PAU_TEST_INTEGRATION_WORKERS files at once (default 2), each
+// worker slot on a namespace, database, mock server, model ports and state dir of its own (test/setup/workerSlots.ts),
+// except the SERIAL files, which run one at a time before the others. `npm test` runs all; `npm run test:pure` the first.
 const PURE = 'test/**/*.pure.test.ts';
+
+// Files that cannot share the machine with another file even on a slot of their own (docs/testing.md, "Two files at
+// once"): they add and remove users of the machine (useradd/userdel take the lock of /etc/passwd; a second
+// useradd at that moment fails).
+const SERIAL = ['test/security/localStack.test.ts', 'test/security/payloadCodec.test.ts'];
+
+const integration = {
+  // One real Temporal dev server and one real Postgres for the whole run, on free ports; the setup file points each
+  // test file at its worker slot before the file loads.
+  globalSetup: ['test/setup/stack.ts'],
+  setupFiles: ['test/setup/useWorkerSlot.ts'],
+  pool: 'forks',
+} satisfies { globalSetup: string[]; setupFiles: string[]; pool: 'forks' };
 
 export default defineConfig({
   test: {
@@ -40,16 +57,25 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          ...integration,
+          name: 'integration-serial',
+          include: SERIAL,
+          // Alone, before the parallel group: beside the trainer's pytest, which starts with the stack and takes
+          // about one core for its first minutes.
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          ...integration,
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [PURE],
-          // One real Temporal dev server and one real Postgres for the whole run, on free ports.
-          globalSetup: ['test/setup/stack.ts'],
-          // One file at a time: every file's workers poll the same task queues on the one test server, so two
-          // files in parallel could run each other's tasks (and fault-injecting tests would count the wrong
-          // activities). Two cores gain little from parallel files anyway.
-          fileParallelism: false,
-          pool: 'forks',
+          exclude: [PURE, ...SERIAL],
+          // The last group, so test/training/pytest.test.ts, sorted last, waits for the background pytest last.
+          maxWorkers: integrationWorkers(),
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -13,6 +13,8 @@ export interface LocalTemporal {
   port: number;
   uiPort: number;
   namespace: string;
+  /** More namespaces the server creates at start, each with the search attributes (tests: one per vitest worker). */
+  extraNamespaces: string[];
   /** false: no Web UI (tests). */
   ui: boolean;
   dbFile: string;
@@ -20,12 +22,13 @@ export interface LocalTemporal {
   logFile: string;
 }
 
-export function localTemporal(stateDir: string, port: number, uiPort: number, namespace: string, ui = true): LocalTemporal {
+export function localTemporal(stateDir: string, port: number, uiPort: number, namespace: string, ui = true, extraNamespaces: string[] = []): LocalTemporal {
   return {
     stateDir,
     port,
     uiPort,
     namespace,
+    extraNamespaces,
     ui,
     dbFile: path.join(stateDir, 'temporal.db'),
     pidFile: path.join(stateDir, 'temporal.pid'),
@@ -70,7 +73,11 @@ const GO_MEMORY = { GOGC: '50', GOMEMLIMIT: '96MiB' };
 
 export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<'started' | 'already running'> {
   const address = `127.0.0.1:${t.port}`;
-  if (runningPid(t.pidFile) !== undefined && (await temporalReady(address, t.namespace))) return 'already running';
+  const allReady = async () => {
+    for (const ns of [t.namespace, ...t.extraNamespaces]) if (!(await temporalReady(address, ns))) return false;
+    return true;
+  };
+  if (runningPid(t.pidFile) !== undefined && (await allReady())) return 'already running';
   if (await portOpen(t.port)) {
     throw new Error(`port ${t.port} is taken by another program; set PAU_TEMPORAL_PORT to a free port or TEMPORAL_ADDRESS to use that server`);
   }
@@ -84,8 +91,7 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
     '127.0.0.1',
     '--port',
     String(t.port),
-    '--namespace',
-    t.namespace,
+    ...[t.namespace, ...t.extraNamespaces].flatMap((ns) => ['--namespace', ns]),
     '--log-level',
     'warn',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
@@ -97,7 +103,7 @@ export async function startTemporal(t: LocalTemporal, cliPath: string): Promise<
   // rather than after the whole wait.
   const ready = async () => {
     if (runningPid(t.pidFile) === undefined) throw new Error(`the Temporal dev server exited before it was ready:\n${logTail(t.logFile)}`);
-    return temporalReady(address, t.namespace);
+    return allReady();
   };
   await waitFor('Temporal dev server', ready, 60_000, t.logFile);
   return 'started';

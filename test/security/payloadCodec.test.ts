@@ -72,7 +72,7 @@ describe('payload codec on the real stack', () => {
   });
 
   it('a workflow started with a plain input (a client without the codec) fails, non-retryable, before any activity', async () => {
-    const plain = new Client({ connection: stack.client.connection, namespace: 'default' });
+    const plain = new Client({ connection: stack.client.connection, namespace: stack.client.options.namespace });
     const runId = `t-plain-${Date.now().toString(36)}`;
     await insertTestRun(stack.db, runId);
     const id = episodeWorkflowId(runId, METHOD.id, 'mock-oracle', 'interactive', 0);
@@ -95,7 +95,7 @@ describe('payload codec on the real stack', () => {
   });
 
   it('a workflow started with no argument is refused too (nothing authenticates it)', async () => {
-    const plain = new Client({ connection: stack.client.connection, namespace: 'default' });
+    const plain = new Client({ connection: stack.client.connection, namespace: stack.client.options.namespace });
     const handle = await plain.workflow.start('doctorWorkflow', { taskQueue: 'pau', workflowId: `t-noarg-${Date.now().toString(36)}`, args: [] });
     await expect(handle.result()).rejects.toMatchObject({
       cause: { type: FAILURE_TYPES.unauthenticatedPayload, message: expect.stringMatching(/started with no argument/) },
@@ -183,7 +183,7 @@ describe.skipIf(!isRoot)(rootTitle, () => {
       cwd: '/',
       timeout: 30_000,
     }).catch((err: { stdout?: string; stderr?: string; code?: number }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? String(err), code: err.code }));
-  const temporal = (...args: string[]) => asUser([temporalCli, ...args, '--address', address(), '--namespace', 'default']);
+  const temporal = (...args: string[]) => asUser([temporalCli, ...args, '--address', address(), '--namespace', process.env.TEMPORAL_NAMESPACE!]);
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755);
@@ -214,7 +214,20 @@ describe.skipIf(!isRoot)(rootTitle, () => {
       expect(show.stdout).not.toContain(MARKER);
     }
     // With the owner's codec endpoint but no token, the CLI gets no plaintext either.
-    const args = ['workflow', 'show', '-w', workflowId, '--output', 'json', '--codec-endpoint', server.url, '--address', address(), '--namespace', 'default'];
+    const args = [
+      'workflow',
+      'show',
+      '-w',
+      workflowId,
+      '--output',
+      'json',
+      '--codec-endpoint',
+      server.url,
+      '--address',
+      address(),
+      '--namespace',
+      process.env.TEMPORAL_NAMESPACE!,
+    ];
     const viaCodec = await asUserAsync([temporalCli, ...args]);
     expect(viaCodec.stdout).not.toContain(MARKER);
     expect(viaCodec.stderr).not.toBe('');

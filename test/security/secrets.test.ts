@@ -3,12 +3,26 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../config/env';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, reloadEnv } from '../../config/env';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
 const stateDir = () => process.env.PAU_STATE_DIR!;
+
+// A state dir of this file's own: the tests below remove and remake the model servers' key, which the run's
+// scripted mock server (started with the run's key) would refuse from then on in every later file of this slot.
+const runStateDir = process.env.PAU_STATE_DIR;
+beforeAll(() => {
+  process.env.PAU_STATE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-secrets-'));
+  reloadEnv();
+});
+afterAll(() => {
+  fs.rmSync(stateDir(), { recursive: true, force: true });
+  process.env.PAU_STATE_DIR = runStateDir;
+  reloadEnv();
+});
 
 describe('secrets', () => {
   it('lives in <PAU_STATE_DIR>/secrets/<name>; made 0600 in a 0700 folder even under umask 000; 32 random bytes, base64url', () => {

@@ -2,12 +2,17 @@
 // server, private to this test run (free ports, a temporary state dir, password authentication as in
 // `stack up`), migrated; stopped and removed afterwards. Test files reach them through the environment
 // (DATABASE_URL with the password, TEMPORAL_ADDRESS, PAU_MOCK_LLM_URL), which forked test workers inherit.
+// Integration files run PAU_TEST_INTEGRATION_WORKERS at once: each worker slot gets its own namespace, database,
+// mock server, model ports and state dir on these servers (test/setup/workerSlots.ts), in PAU_TEST_SLOTS.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { PROJECT_ROOT } from '../../config/env';
+import { readOrCreateSecret } from '../../config/secrets';
 import { connect } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
+import { LOCAL_MODELS } from '../../domain/llm/localModels';
 import { dbMethodLookup, startMockServer } from '../../platform/models/mock/server';
 import { freePort, retryOnPortCollision } from '../../platform/process/processes';
 import { installModel } from '../../platform/models/local/install';
@@ -16,9 +21,58 @@ import { stopAllLocalServers } from '../../platform/models/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
 import { BACKGROUND_RESULT_ENV, startTrainerPytestInBackground } from './trainerPytest';
+import { integrationWorkers, SLOTS_ENV, type SlotEnv, slotDatabase, slotNamespace } from './workerSlots';
 
-export default async function setup(): Promise<() => Promise<void>> {
+type Teardown = () => Promise<void>;
+
+// Both integration projects (vitest.config.ts: the serial files and the parallel ones) name this global setup, and
+// vitest runs a project's global setup once per project, in one process: the first call starts the stack, the
+// others share it, and the last teardown stops it.
+interface SharedStack {
+  users: number;
+  started: Promise<Teardown>;
+}
+const SHARED = '__pauTestStack';
+const holder = globalThis as typeof globalThis & { [SHARED]?: SharedStack };
+
+export default async function setup(): Promise<Teardown> {
+  let shared = holder[SHARED];
+  if (!shared) {
+    shared = { users: 0, started: startStack() };
+    holder[SHARED] = shared;
+  }
+  shared.users += 1;
+  const stop = await shared.started;
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete holder[SHARED];
+    await stop();
+  };
+}
+
+/** `CREATE DATABASE … TEMPLATE`, retried while the template's last session (the migration's) is still closing. */
+async function cloneDatabase(adminUrl: string, template: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`create database "${name}" template "${template}"`);
+        return;
+      } catch (err) {
+        if (attempt >= 50 || !/being accessed by other users/.test(String(err))) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function startStack(): Promise<Teardown> {
   const started = Date.now();
+  const workers = integrationWorkers();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-test-')); // 0700, like a state dir made by `stack up`
   process.env.PAU_STATE_DIR = dir; // the secrets module keeps the cluster's password under it
   // Every test process encrypts Temporal payloads with the committed test key (config/payloadCodec.ts), so
@@ -39,43 +93,74 @@ export default async function setup(): Promise<() => Promise<void>> {
       return p;
     }),
     retryOnPortCollision('test Temporal', async () => {
-      const t = localTemporal(dir, await freePort(), 0, 'default', false);
+      const extra = Array.from({ length: workers - 1 }, (_, i) => slotNamespace(i + 2));
+      const t = localTemporal(dir, await freePort(), 0, slotNamespace(1), false, extra);
       await startTemporal(t, temporalCliPath(process.env.TEMPORAL_CLI_PATH));
       return t;
     }),
   ]);
   const [pgPort, temporalPort] = [pgStack.port, temporal.port];
-  const databaseUrl = localDatabaseUrl(pgPort, password);
+  const databaseUrl = localDatabaseUrl(pgPort, password, slotDatabase(1));
   // Bound only when a test starts a local model server, minutes later: outside the ephemeral range (freePort).
-  const modelPortBase = await freePort(3);
+  // One port per catalogue model (config/models.ts builtinLocalEntry), a range per slot.
+  const modelPorts = LOCAL_MODELS.length;
+  const modelPortBase = await freePort(modelPorts * workers);
   await runMigrations(databaseUrl);
+  // Each further slot's database is the migrated one copied (a template may have no open session: before the
+  // mock server connects).
+  for (let k = 2; k <= workers; k++) await cloneDatabase(localDatabaseUrl(pgPort, password, 'postgres'), slotDatabase(1), slotDatabase(k));
   await provisioned;
-  // The scripted mock model server, as `stack up` runs it beside the workers (never inside them).
-  const mockDb = connect(databaseUrl, 2);
-  const mock = await startMockServer({ lookup: dbMethodLookup(() => mockDb.db) });
-  Object.assign(process.env, {
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
-    TEMPORAL_NAMESPACE: 'default',
-    PAU_STATE_DIR: dir,
-    PAU_TEST_TEMPORAL_CLI: temporalCliPath(process.env.TEMPORAL_CLI_PATH),
-    // Local model servers of this run listen on their own ports (a developer's may run on the default ones).
-    PAU_MODEL_PORT_BASE: String(modelPortBase),
+  // Each slot's state dir holds a copy of the run's secrets (the cluster's password, the model servers' key, which
+  // the mock servers below check), so a slot's local model servers answer the key its processes send.
+  readOrCreateSecret('model-server-key');
+  const slotDir = (k: number) => (k === 1 ? dir : path.join(dir, `slot-${k}`));
+  for (let k = 2; k <= workers; k++) {
+    fs.mkdirSync(slotDir(k), { mode: 0o700 });
+    fs.cpSync(path.join(dir, 'secrets'), path.join(slotDir(k), 'secrets'), { recursive: true });
+  }
+  // The scripted mock model server, as `stack up` runs it beside the workers (never inside them); one per slot,
+  // since it looks the scripted methods up in the slot's database.
+  const mocks = await Promise.all(
+    Array.from({ length: workers }, async (_, i) => {
+      const mockDb = connect(localDatabaseUrl(pgPort, password, slotDatabase(i + 1)), 2);
+      const mock = await startMockServer({ lookup: dbMethodLookup(() => mockDb.db) });
+      return { mock, mockDb };
+    }),
+  );
+  const slots: SlotEnv[] = mocks.map(({ mock }, i) => ({
+    DATABASE_URL: localDatabaseUrl(pgPort, password, slotDatabase(i + 1)),
+    TEMPORAL_NAMESPACE: slotNamespace(i + 1),
     PAU_MOCK_LLM_URL: mock.url,
+    // Local model servers of this run listen on their own ports (a developer's may run on the default ones).
+    PAU_MODEL_PORT_BASE: String(modelPortBase + i * modelPorts),
+    PAU_STATE_DIR: slotDir(i + 1),
     // Checkpoint files fetched by this run's tests go with its state dir, not into the user's cache.
-    PAU_CHECKPOINT_CACHE_DIR: path.join(dir, 'checkpoints'),
+    PAU_CHECKPOINT_CACHE_DIR: path.join(slotDir(i + 1), 'checkpoints'),
+  }));
+  // The main process's environment (what a file run without test/setup/useWorkerSlot.ts would see) is slot 1's.
+  Object.assign(process.env, {
+    ...slots[0],
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    PAU_TEST_TEMPORAL_CLI: temporalCliPath(process.env.TEMPORAL_CLI_PATH),
+    [SLOTS_ENV]: JSON.stringify(slots),
   });
   // The trainer's pytest needs none of the stack and is the longest file by far: in `npm test` it starts once the
   // stack is up (a failed start leaves no pytest behind) and runs beside the integration files;
-  // test/training/pytest.test.ts (sorted last: test/setup/sequencer.ts) waits for its result and asserts on it.
+  // test/training/pytest.test.ts (sorted last: vitest.config.ts) waits for its result and asserts on it.
   const pytest = process.env.PAU_TEST_TRAINER_BACKGROUND === '1' ? startTrainerPytestInBackground(dir) : undefined;
   if (pytest) process.env[BACKGROUND_RESULT_ENV] = pytest.resultFile;
-  console.log(`test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm :${mock.port}, state ${dir} (${Date.now() - started} ms)`);
+  const mockPorts = mocks.map(({ mock }) => `:${mock.port}`).join(' ');
+  console.log(
+    `test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm ${mockPorts}, state ${dir}, ${workers} integration worker${workers === 1 ? '' : 's'} (${Date.now() - started} ms)`,
+  );
   return async () => {
     await pytest?.stop(); // only still running when the run ended before the pytest file's test
-    await mock.close();
-    await mockDb.close();
-    await stopAllLocalServers(dir).catch((err: unknown) => console.error('test stack: stopping local model servers:', err));
+    for (const { mock, mockDb } of mocks) {
+      await mock.close();
+      await mockDb.close();
+    }
+    for (const slot of slots)
+      await stopAllLocalServers(slot.PAU_STATE_DIR).catch((err: unknown) => console.error('test stack: stopping local model servers:', err));
     await Promise.allSettled([stopTemporal(temporal), stopPostgres(pgStack)]);
     if (!process.env.PAU_TEST_KEEP_STATE) {
       removeCluster(pgStack);
