@@ -24,8 +24,8 @@ class BackgroundLastSequencer extends BaseSequencer {
 const PURE = 'test/**/*.pure.test.ts';
 
 // Files that cannot share the machine with another file even on a slot of their own (docs/testing.md, "Two files at
-// once"): they add and remove users of the machine (useradd/userdel take the lock of /etc/passwd; a second
-// useradd at that moment fails).
+// once"): they add and remove users of the machine (useradd/userdel lock /etc/passwd and /etc/group, where a second
+// one waits, then fails).
 const SERIAL = ['test/security/localStack.test.ts', 'test/security/payloadCodec.test.ts'];
 
 const integration = {
