@@ -16,10 +16,13 @@
 //   - the pool on all cores: 2 executors, 2 callers at once, with 1 and 2 spares per executor.
 // CPU ms/call is the CPU time of every process involved (this Node process and the whole sandbox tree;
 // for the baseline, the spawned interpreters), which load disturbs much less than wall time.
-// PAU_BENCH_CALLS (default 300) sets N.
+// PAU_BENCH_CALLS (default 300) sets N. PAU_BENCH_SANDBOX_DIR runs every pool on another copy of the
+// Python side (a directory like sandbox/, e.g. an older executor.py beside today's other files), so two
+// versions can be run in turn on the same machine minutes; unset, the project's sandbox/.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { probePython } from '../../platform/sandbox/isolation';
@@ -223,17 +226,28 @@ async function oneBatch(pool: SandboxPool, c: Case, coverage: boolean, n: number
   return { gaps, wall: performance.now() - t0, cpu: meter() };
 }
 
+/** PAU_BENCH_SANDBOX_DIR as a pool option (unset: none, so the pools use the project's sandbox/). */
+function sandboxDirOption(): { sandboxDir?: string } {
+  const dir = process.env.PAU_BENCH_SANDBOX_DIR;
+  if (dir === undefined || dir === '') return {};
+  const abs = path.resolve(dir);
+  if (!fs.existsSync(path.join(abs, 'executor.py'))) throw new Error(`PAU_BENCH_SANDBOX_DIR=${dir}: no executor.py in ${abs}`);
+  return { sandboxDir: abs };
+}
+
 async function main(): Promise<void> {
   const n = Number(process.env.PAU_BENCH_CALLS ?? 300);
+  const dirOpt = sandboxDirOption();
   const python = env().PAU_PYTHON;
   // The real interpreter, not a version-manager shim (a shim adds ~80 ms per start; see the notes).
   const realPython = probePython(python).realExecutable;
-  const pool = new SandboxPool({ size: 1 });
+  const pool = new SandboxPool({ size: 1, ...dirOpt });
   const mode = await pool.mode();
   // The fork-per-call baseline: the same template, no spares (each call's child forked on its clock).
-  const forkPool = new SandboxPool({ size: 1, spares: 0 });
+  const forkPool = new SandboxPool({ size: 1, spares: 0, ...dirOpt });
   await forkPool.mode();
   const load0 = loadavg();
+  if (dirOpt.sandboxDir) console.log(`sandbox benchmark: Python side from ${dirOpt.sandboxDir} (PAU_BENCH_SANDBOX_DIR)`);
   console.log(`sandbox benchmark: mode ${mode}, ${n} calls per row, ${os.cpus().length} CPUs, python ${python}, load average ${load0}`);
   const rows: Row[] = [];
   const batchOf = new Map<string, { perCall: number; cpu: number }>();
@@ -273,7 +287,7 @@ async function main(): Promise<void> {
   // The pool on all cores (trivial method, no coverage): two executors, one caller, then two at once.
   const c = cases[0]!;
   {
-    const wide = new SandboxPool({ size: 2 });
+    const wide = new SandboxPool({ size: 2, ...dirOpt });
     await wide.mode();
     await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
     const s = await singleCalls(wide, c, false, n, 0, 'default pool of 2, 1 caller');
@@ -282,7 +296,7 @@ async function main(): Promise<void> {
     await wide.close();
   }
   for (const spares of [1, 2]) {
-    const wide = new SandboxPool({ size: 2, spares });
+    const wide = new SandboxPool({ size: 2, spares, ...dirOpt });
     await wide.mode();
     await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
     let meter = cpuMeter();
