@@ -19,6 +19,11 @@
 // PAU_BENCH_CALLS (default 300) sets N. PAU_BENCH_SANDBOX_DIR runs every pool on another copy of the
 // Python side (a directory like sandbox/, e.g. an older executor.py beside today's other files), so two
 // versions can be run in turn on the same machine minutes; unset, the project's sandbox/.
+// PAU_BENCH_SANDBOX_VS=<dir> instead compares two versions in one process (A: PAU_BENCH_SANDBOX_DIR or
+// sandbox/, B: that dir), round by round in alternating order (A B, B A, ...; PAU_BENCH_ROUNDS, default
+// 8): per round and version 40 single calls 20 ms apart and 3 batches of 100, then per version the paced
+// p50/p90, the batch's wall per call, and the CPU and page faults per call of its executor tree. Load
+// moves both alike; run it with A = B once to see the noise.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -235,9 +240,98 @@ function sandboxDirOption(): { sandboxDir?: string } {
   return { sandboxDir: abs };
 }
 
+/** CPU ms and minor page faults of a process tree (live members, plus the children they reaped). */
+function treeUsage(root: number): { cpu: number; faults: number } {
+  let cpu = 0;
+  let faults = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      cpu += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * CLK_TCK_MS;
+      faults += Number(f[7]) + Number(f[8]);
+    } catch {
+      // exited meanwhile
+    }
+    stack.push(...children(pid));
+  }
+  return { cpu, faults };
+}
+
+/** PAU_BENCH_SANDBOX_VS: two versions of the Python side, interleaved in one process (see the top). */
+async function versus(vsDir: string, dirOpt: { sandboxDir?: string }): Promise<void> {
+  const b = path.resolve(vsDir);
+  if (!fs.existsSync(path.join(b, 'executor.py'))) throw new Error(`PAU_BENCH_SANDBOX_VS=${vsDir}: no executor.py in ${b}`);
+  const rounds = Number(process.env.PAU_BENCH_ROUNDS ?? 8);
+  const c = cases[0]!;
+  const names = [dirOpt.sandboxDir ?? 'sandbox/', b];
+  const before = new Set(children(process.pid));
+  const pools: SandboxPool[] = [];
+  const roots: number[] = [];
+  for (const opt of [dirOpt, { sandboxDir: b }]) {
+    const pool = new SandboxPool({ size: 1, ...opt });
+    console.log(`${opt.sandboxDir ?? 'sandbox/'}: mode ${await pool.mode()}`);
+    await pool.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 30 }, () => c.call) }); // warm-up
+    const root = children(process.pid).find((pid) => !before.has(pid) && !roots.includes(pid) && !/esbuild/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8')));
+    if (root === undefined) throw new Error('cannot find the executor process of the pool');
+    pools.push(pool);
+    roots.push(root);
+  }
+  const res = names.map(() => ({ paced: [] as number[], perCall: [] as number[], cpu: [] as number[], faults: [] as number[] }));
+  console.log(`A = ${names[0]}, B = ${names[1]}; ${rounds} rounds, load average ${loadavg()}`);
+  for (let r = 0; r < rounds; r++) {
+    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const pool = pools[i]!;
+      const x = res[i]!;
+      for (let k = 0; k < 40; k++) {
+        await sleep(PACE_MS);
+        const t = performance.now();
+        await pool.runBatch({ source: c.source, entry: c.entry, calls: [c.call] });
+        x.paced.push(performance.now() - t);
+      }
+      for (let k = 0; k < 3; k++) {
+        await sleep(50); // the pool's spare set up again, as before a batch in the main run
+        const u0 = treeUsage(roots[i]!);
+        const t = performance.now();
+        await pool.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: BATCH_OF }, () => c.call) });
+        x.perCall.push((performance.now() - t) / BATCH_OF);
+        await sleep(30); // the last call's child reaped
+        const u1 = treeUsage(roots[i]!);
+        x.cpu.push((u1.cpu - u0.cpu) / BATCH_OF);
+        x.faults.push((u1.faults - u0.faults) / BATCH_OF);
+      }
+    }
+    const last = (xs: number[], k: number) => xs.slice(-k);
+    console.log(
+      `round ${r + 1}, load ${loadavg().split(' ')[0]}: ` +
+        res
+          .map((x, i) => `${'AB'[i]} paced p50 ${pct(last(x.paced, 40), 0.5).toFixed(3)} ms, batch ${pct(last(x.perCall, 3), 0.5).toFixed(3)} ms/call`)
+          .join(' | '),
+    );
+  }
+  for (const p of pools) await p.close();
+  console.log(
+    formatTable(
+      ['version', 'paced p50 ms', 'paced p90 ms', `batch of ${BATCH_OF}: ms/call (median, min)`, 'CPU ms/call', 'page faults/call'],
+      res.map((x, i) => [
+        `${'AB'[i]}: ${names[i]}`,
+        pct(x.paced, 0.5).toFixed(3),
+        pct(x.paced, 0.9).toFixed(3),
+        `${pct(x.perCall, 0.5).toFixed(3)}, ${Math.min(...x.perCall).toFixed(3)}`,
+        pct(x.cpu, 0.5).toFixed(2),
+        pct(x.faults, 0.5).toFixed(0),
+      ]),
+    ),
+  );
+  console.log(`load average ${loadavg()} at the end (${os.cpus().length} CPUs).`);
+}
+
 async function main(): Promise<void> {
   const n = Number(process.env.PAU_BENCH_CALLS ?? 300);
   const dirOpt = sandboxDirOption();
+  const vs = process.env.PAU_BENCH_SANDBOX_VS;
+  if (vs) return versus(vs, dirOpt);
   const python = env().PAU_PYTHON;
   // The real interpreter, not a version-manager shim (a shim adds ~80 ms per start; see the notes).
   const realPython = probePython(python).realExecutable;
