@@ -1,6 +1,6 @@
-// Reports on the client side: produced by the produceReport activity (stored in Postgres, every kind),
-// written to files from there. `pau report`, `pau judge` and `pau grpo report --compare` run the activity's
-// function in-process; `pau bench run`, `npm start`, `pau report show`, `pau sft report` and `pau grpo report`
+// Reports on the client side: produced by the one producer (platform/report/produceReport.ts, stored in
+// Postgres, every kind), written to files from there. `pau report`, `pau judge` and `pau grpo report
+// --compare` run the producer in-process (Postgres only, no worker); `pau bench run`, `npm start`, `pau report show`, `pau sft report` and `pau grpo report`
 // fetch the report the run produced.
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
@@ -11,10 +11,11 @@ import { headlineText } from '../../domain/report/headline';
 import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
 import { ReportError } from '../../domain/report/reportError';
 import { REPORT_KINDS, type ReportKind } from '../../domain/report/reportKinds';
+import type { BenchmarkReportInput, ProduceReportInput } from '../../domain/report/reportRequest';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
+import { produceReport } from '../../platform/report/produceReport';
 import { writeTranscriptPages } from './transcriptPages';
-import { type BenchmarkReportInput, makeProduceReport, type ProduceReportInput } from '../../activities/report/produceReport';
 
 interface ReportFilesBase {
   reportId: number;
@@ -61,17 +62,17 @@ export function writeReportFiles(row: ReportRow, out?: string): ReportFiles {
 
 function reportKindOf(kind: string): Exclude<ReportKind, 'benchmark'> {
   const k = REPORT_KINDS.find((x): x is Exclude<ReportKind, 'benchmark'> => x === kind && x !== 'benchmark');
-  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`);
+  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`, 'unreadable');
   return k;
 }
 
-/** Produces a report now (the same activity code, in this process) and writes its files. */
+/** Produces a report now (the producer the activity wraps, in this process) and writes its files. */
 export async function produceReportFiles(db: Db, input: BenchmarkReportInput, outDir?: string): Promise<BenchmarkReportFiles>;
 export async function produceReportFiles(db: Db, input: ProduceReportInput, outDir?: string): Promise<ReportFiles>;
 export async function produceReportFiles(db: Db, input: ProduceReportInput, outDir?: string): Promise<ReportFiles> {
-  const { reportId } = await makeProduceReport(() => db)(input);
+  const { reportId } = await produceReport(db, input);
   const row = await reportById(db, reportId);
-  if (!row) throw new ReportError(`report ${reportId} vanished`);
+  if (!row) throw new ReportError(`report ${reportId} vanished`, 'unreadable');
   return withTranscripts(db, writeReportFiles(row, outDir));
 }
 
