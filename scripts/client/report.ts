@@ -4,9 +4,10 @@
 // fetch the report the run produced.
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
-import type { Db } from '../../db/client';
+import { connect, type Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { latestReport, reportById, type ReportRow } from '../../db/queries/reports';
+import { runKindAndStatus } from '../../db/queries/runs';
 import { headlineText } from '../../domain/report/headline';
 import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
 import { ReportError } from '../../domain/report/reportError';
@@ -102,7 +103,7 @@ async function withTranscripts<F extends ReportFiles>(db: Db, files: F): Promise
  */
 export async function trainingReportFiles(
   db: Db,
-  input: { kind: 'sft' | 'grpo'; runId: string; compare?: string[]; fresh?: boolean },
+  input: { kind: TrainingKind; runId: string; compare?: string[]; fresh?: boolean },
   out?: string,
 ): Promise<ReportFiles> {
   const produceNow = input.fresh === true || (input.compare?.length ?? 0) > 0;
@@ -113,4 +114,42 @@ export async function trainingReportFiles(
       ? { kind: 'sft', runId: input.runId }
       : { kind: 'grpo', runId: input.runId, ...(input.compare?.length ? { compare: input.compare } : {}) };
   return produceReportFiles(db, request, out);
+}
+
+type TrainingKind = 'sft' | 'grpo';
+
+/**
+ * `pau sft report RUN` / `pau grpo report RUN`: the run's report (the stored one; produced now for a run still
+ * running or a GRPO comparison) written to files and printed; `progress` adds a line for a running run.
+ * Exit 1 when RUN is no run of that kind.
+ */
+export async function printTrainingReport(
+  input: { kind: TrainingKind; runId: string; compare?: string[] },
+  out?: string,
+  progress?: (db: Db) => Promise<string>,
+): Promise<number> {
+  const h = connect(undefined, 1);
+  try {
+    const run = await runKindAndStatus(h.db, input.runId);
+    if (run?.kind !== input.kind) {
+      console.error(`${input.kind}: no ${input.kind.toUpperCase()} run ${input.runId}`);
+      return 1;
+    }
+    const running = run.status === 'running';
+    const files = await trainingReportFiles(h.db, { ...input, fresh: running }, out);
+    if (running && progress) console.log(await progress(h.db));
+    console.log(files.headline);
+    console.log(`wrote ${files.htmlPath}`);
+    return 0;
+  } finally {
+    await h.close();
+  }
+}
+
+/** The end of `pau sft|grpo train`: the report the run stored at its end, its text, `doneLine`, and where it is. */
+export async function printFinishedTraining(db: Db, kind: TrainingKind, runId: string, doneLine: () => string): Promise<void> {
+  const files = await trainingReportFiles(db, { kind, runId });
+  console.log(files.headline);
+  console.log(doneLine());
+  console.log(`report: ${files.htmlPath} (again: npm run pau -- ${kind} report ${runId})`);
 }
