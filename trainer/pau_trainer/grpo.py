@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, length_cut_of, line_requests, too_long_refusal
@@ -461,7 +462,6 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     train_s = float(state.get("train_s", 0.0))
     seen_tokens = int(state.get("seen_tokens", 0))
     saved_at = start
-    assert job.optimizer is not None
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
         epoch, b = divmod(step - 1, per_epoch)
@@ -471,10 +471,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         n_tok = sum(rollouts[i].policy_tokens for i in batch)
         agg = step_backward(job, spec, rollouts, batch, pre)
         tokens = int(agg["tokens"])
-        grad_norm = float(torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm))
-        job.optimizer.step()
-        job.scheduler.step()
-        job.optimizer.zero_grad(set_to_none=True)
+        grad_norm = job.optimizer_step()
         dt = time.monotonic() - t0
         train_s += dt
         seen_tokens += tokens
@@ -520,12 +517,8 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
             "train_s": train_s,
             "seen_tokens": seen_tokens,
         }
-        if step % spec.save_every == 0 or step == total:
-            job.save(step, state)
-            saved_at = step
-        if step < total:
-            job.maybe_cancel(step, state, saved_at)
-    final = job.out / "checkpoints" / f"step-{total:06d}"
+        saved_at = job.end_step(step, total, state, saved_at)
+    final = ckpt.step_dir(job.out, total)
     metrics_out = {
         "rollouts": n_lines,
         "sequences": len(rollouts),

@@ -225,6 +225,26 @@ class Job:
         emit("info", message=f"resumed from {last} (step {state['step']})")
         return int(state["step"]), state
 
+    # ---- one optimizer step (SFT and GRPO alike) ------------------------------------------------------
+    def optimizer_step(self) -> float:
+        """After the step's backward pass: clip to max_grad_norm, step optimizer and schedule, clear; the grad norm."""
+        assert self.optimizer is not None
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(self.trainable(), self.spec.max_grad_norm))
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return grad_norm
+
+    def end_step(self, step: int, total: int, state: dict[str, Any], saved_at: int) -> int:
+        """After step `step` of `total`: save every save_every steps and at the last; stop here on a cancel
+        request (saving `state` first). Returns the step last saved."""
+        if step % self.spec.save_every == 0 or step == total:
+            self.save(step, state)
+            saved_at = step
+        if step < total:
+            self.maybe_cancel(step, state, saved_at)
+        return saved_at
+
     # ---- saving ---------------------------------------------------------------------------------------
     def save(self, step: int, state: dict[str, Any]) -> Path:
         """Rank 0 writes the save (with every rank's RNG state); all ranks return once it is complete."""

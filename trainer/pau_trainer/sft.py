@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, Encoded, length_cut_of, line_requests, too_long_refusal
@@ -172,7 +173,6 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     seen_tokens = int(state.get("seen_tokens", 0))
     saved_at = start
     job.maybe_cancel(start, {}, saved_at)  # cancelled while loading: nothing new to save
-    assert job.optimizer is not None
     step = start
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
@@ -181,10 +181,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             loss, n_tokens, n_trained = step_backward(job, [examples[i] for i in idx], tok.pad_token_id)
         except TrainerError as e:
             raise TrainerError(e.code, f"{e.message} at step {step}") from e
-        grad_norm = torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm)
-        job.optimizer.step()
-        job.scheduler.step()
-        job.optimizer.zero_grad(set_to_none=True)
+        grad_norm = job.optimizer_step()
         dt = time.monotonic() - t0
         train_s += dt
         trained_tokens += n_trained
@@ -197,7 +194,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             lr=job.scheduler.get_last_lr()[0],
             tokens=n_tokens,
             trained_tokens=n_trained,
-            grad_norm=float(grad_norm),
+            grad_norm=grad_norm,
             **job.device_memory(),
         )
         emit(
@@ -211,12 +208,8 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             "trained_tokens": trained_tokens,
             "seen_tokens": seen_tokens,
         }
-        if step % spec.save_every == 0 or step == total:
-            job.save(step, state)
-            saved_at = step
-        if step < total:
-            job.maybe_cancel(step, state, saved_at)
-    final = job.out / "checkpoints" / f"step-{total:06d}"
+        saved_at = job.end_step(step, total, state, saved_at)
+    final = ckpt.step_dir(job.out, total)
     first = losses[: max(1, min(3, len(losses)))]
     lastl = losses[-max(1, min(3, len(losses))) :]
     metrics = {
