@@ -428,23 +428,15 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     start, state = job.resume(last)
     if start > 0 and not (job.out / "precomputed.pt").is_file():
         raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
-    emit(
-        "start",
-        command="grpo-update",
-        protocol=1,
-        pid=os.getpid(),
-        output_dir=str(job.out),
-        total_steps=total,
-        resumed_from_step=start,
+    job.emit_start(
+        total,
+        start,
+        encoder,
         rollouts=n_lines,
         sequences=len(rollouts),
         groups=len({r.group for r in rollouts}),
-        device=job.device,
-        processes=job.dist.world,
-        threads=torch.get_num_threads(),
         policy_tokens=sum(r.policy_tokens for r in rollouts),
         **length_counts(rollouts),
-        tool_calls_in_template=encoder.native_tool_calls,
     )
     if noop:
         # no reference or old log-probs to compute; the loop below runs no step, so save step 0 here

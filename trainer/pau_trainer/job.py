@@ -225,6 +225,24 @@ class Job:
         emit("info", message=f"resumed from {last} (step {state['step']})")
         return int(state["step"]), state
 
+    def emit_start(self, total: int, start: int, encoder: ChatEncoder, **fields: Any) -> None:
+        """The job's `start` event: what every training job reports (protocol, pid, output dir, steps, device,
+        processes, threads, native tool calls), then the command's own `fields`."""
+        emit(
+            "start",
+            command=self.command,
+            protocol=1,
+            pid=os.getpid(),
+            output_dir=str(self.out),
+            total_steps=total,
+            resumed_from_step=start,
+            device=self.device,
+            processes=self.dist.world,
+            threads=torch.get_num_threads(),
+            tool_calls_in_template=encoder.native_tool_calls,
+            **fields,
+        )
+
     # ---- one optimizer step (SFT and GRPO alike) ------------------------------------------------------
     def optimizer_step(self) -> float:
         """After the step's backward pass: clip to max_grad_norm, step optimizer and schedule, clear; the grad norm."""

@@ -8,7 +8,6 @@ So the data cursor is the step number itself, and a resumed job trains exactly t
 from __future__ import annotations
 
 import math
-import os
 import time
 from typing import Any
 
@@ -150,21 +149,13 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     per_epoch, total = plan(len(examples), spec)
     job.build_model(total)
     start, state = job.resume(last)
-    emit(
-        "start",
-        command="sft",
-        protocol=1,
-        pid=os.getpid(),
-        output_dir=str(job.out),
-        total_steps=total,
-        resumed_from_step=start,
-        processes=job.dist.world,
+    job.emit_start(
+        total,
+        start,
+        encoder,
         examples=stats["examples"],
         sequences=len(examples),
         steps_per_epoch=per_epoch,
-        device=job.device,
-        threads=torch.get_num_threads(),
-        tool_calls_in_template=encoder.native_tool_calls,
         **{k: v for k, v in stats.items() if k != "examples"},
     )
     losses: list[float] = list(state.get("losses", []))
