@@ -1,5 +1,6 @@
 // The chaos scripts' private stack: Postgres and a Temporal dev server in a temp dir (migrated), and the
 // environment the workers it starts get. Ports are given (GRPO chaos: the session's own) or free ones.
+import { reloadEnv } from '../../config/env';
 import type { Db } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
 import { datasetMethods, datasets, methods } from '../../db/schema/index';
@@ -8,6 +9,9 @@ import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../
 
 export async function startChaosStack(dir: string, ports: { pg: number; temporal: number; mock: number }, extraEnv: NodeJS.ProcessEnv = {}) {
   process.env.PAU_STATE_DIR = dir;
+  // The caller may have read the environment already (installing the models does): read it again, so the
+  // secrets and local servers go under this state dir and not the checkout's .data/.
+  reloadEnv();
   const pg = localPostgres(dir, ports.pg);
   const password = clusterPassword(pg);
   const temporal = localTemporal(dir, ports.temporal, 0, 'default', false);
@@ -26,6 +30,7 @@ export async function startChaosStack(dir: string, ports: { pg: number; temporal
     ...extraEnv,
   };
   Object.assign(process.env, env);
+  reloadEnv();
   return {
     pg,
     password,
