@@ -5,6 +5,7 @@
 // the teardown; runChaosMain is their common exit.
 import fs from 'node:fs';
 import { Connection, type Client } from '@temporalio/client';
+import { reloadEnv } from '../../config/env';
 import { clientFor } from '../../config/temporal';
 import { connect, type Db, type DbHandle } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
@@ -22,6 +23,9 @@ export interface ChaosPorts {
 
 export async function startChaosStack(dir: string, ports: ChaosPorts, extraEnv: NodeJS.ProcessEnv = {}) {
   process.env.PAU_STATE_DIR = dir;
+  // The caller may have read the environment already (installing the models does): read it again, so the
+  // secrets and local servers go under this state dir and not the checkout's .data/.
+  reloadEnv();
   const pg = localPostgres(dir, ports.pg);
   const password = clusterPassword(pg);
   const temporal = localTemporal(dir, ports.temporal, 0, 'default', false);
@@ -40,6 +44,7 @@ export async function startChaosStack(dir: string, ports: ChaosPorts, extraEnv: 
     ...extraEnv,
   };
   Object.assign(process.env, env);
+  reloadEnv();
   return {
     pg,
     password,
