@@ -204,8 +204,21 @@ async function main(): Promise<number> {
     const job1 = path.join(dir, 'training', grpoJobId(runId, 0));
     {
       await waitFor('epoch 1 update running', async () => trainerChildren(gpu.pid!).length > 0 && fs.existsSync(path.join(job1, 'spec.json')), 3_600_000, 250);
-      // mid optimizer step if the log-probs get precomputed within 3 min, else during the precompute
-      await waitFor('log-probs precomputed', async () => fs.existsSync(path.join(job1, 'precomputed.pt')), 180_000, 250).catch(() => undefined);
+      // mid optimizer step if the log-probs get precomputed within 3 min, else during the precompute; a job whose
+      // group had nothing to learn (equal rewards: docs/training.md) saves the fresh adapter and ends at once, with
+      // no step to kill, and the run goes on without waiting for this script: say so instead of killing a worker
+      // that holds nothing (which left fault 4 waiting an hour for a failure of a run already completed).
+      await waitFor(
+        'log-probs precomputed or the job ended',
+        async () => fs.existsSync(path.join(job1, 'precomputed.pt')) || trainerChildren(gpu.pid!).length === 0,
+        180_000,
+        250,
+      ).catch(() => undefined);
+      if (!fs.existsSync(path.join(job1, 'precomputed.pt')) && trainerChildren(gpu.pid!).length === 0) {
+        throw new Error(
+          "epoch 1's update ended before its first optimizer step (the group's rewards were equal, so there was nothing to learn and no step to kill): faults 3 and 4 cannot be injected in this run; run it again (SmolLM2's samples differ from run to run)",
+        );
+      }
       const phase = fs.existsSync(path.join(job1, 'precomputed.pt')) ? 'log-probs precomputed, step 1 running' : 'computing log-probs';
       const trainers = trainerChildren(gpu.pid!);
       const when = at();
@@ -243,6 +256,9 @@ async function main(): Promise<number> {
       const [ck1] = await d.select().from(checkpoints).where(eq(checkpoints.runId, runId));
       const done = path.join(ck1!.path, 'DONE');
       await waitFor('epoch 2 rollouts', async () => (await runEpisodes()).some((e) => e.sample >= 1000));
+      const [now] = await d.select({ status: runs.status }).from(runs).where(eq(runs.id, runId));
+      if (now?.status !== 'running')
+        throw new Error(`the run is ${now?.status} before fault 4 could be injected: epoch 2's update was not ahead of this script`);
       fs.renameSync(done, `${done}.chaos-hidden`);
       const when = at();
       const t = Date.now();
@@ -251,11 +267,12 @@ async function main(): Promise<number> {
         'the run to fail',
         async () => {
           const r = await d.select({ status: runs.status, error: runs.error }).from(runs).where(eq(runs.id, runId));
-          return r[0]?.status === 'failed' ? r : null;
+          return r[0]?.status === 'failed' || r[0]?.status === 'completed' ? r : null;
         },
         3_600_000,
         1_000,
       );
+      if (failed?.status === 'completed') throw new Error("the run completed although epoch 1's checkpoint had no DONE: epoch 2's update did not read it");
       fs.renameSync(`${done}.chaos-hidden`, done);
       const callsBefore = await runCalls();
       const rerunStarted = Date.now();
