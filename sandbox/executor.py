@@ -595,6 +595,12 @@ def main():
     child.prime()
     gc.collect()
     gc.freeze()  # keep the shared heap out of the collector, so children do not copy it page by page
+    # Give back the free memory that compiling this directory's modules at start left in the C heap
+    # (~0.7-1 MB of resident pages): every fork copies the page-table entries of every resident page and
+    # every child's exit tears them down, ~0.2 ms per MB per call on this VM. glibc only (musl has none).
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
     while ex.top_up():
         pass
     send_json(F_READY, 0, {"pid": os.getpid(), "python": sys.version.split()[0], "seccomp": sec})

@@ -3,7 +3,8 @@
 import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/index';
-import { makeProduceReport, type ProducedReport } from '../report/produceReport';
+import type { ProducedReport } from '../../domain/report/reportRequest';
+import { makeProduceReport } from '../report/produceReport';
 
 export function makePreviousScheduledRun(db: () => Db) {
   /** The latest completed benchmark run of `scheduleId` created before `runId`; null for the first. */

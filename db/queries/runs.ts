@@ -1,5 +1,5 @@
-// A benchmark run's reads: the method ids a config covers and the progress the CLI shows. The activities that
-// write the run (activities/bench/run.ts) and the CLI both read through here.
+// A benchmark run's reads: the method ids a config covers and the progress the CLI shows; any run's kind and
+// status. The activities that write the run (activities/bench/run.ts) and the CLI both read through here.
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../client';
@@ -51,6 +51,12 @@ export interface RunProgress {
   costUsd: number;
   startedAt: Date | null;
   finishedAt: Date | null;
+}
+
+/** A run's kind and status (any kind), or undefined when there is no run of that id. */
+export async function runKindAndStatus(d: Db, runId: string): Promise<{ kind: string; status: string } | undefined> {
+  const [r] = await d.select({ kind: runs.kind, status: runs.status }).from(runs).where(eq(runs.id, runId)).limit(1);
+  return r;
 }
 
 /** Progress from Postgres (what the CLI's progress bar shows). Not an activity. */

@@ -16,10 +16,18 @@
 //   - the pool on all cores: 2 executors, 2 callers at once, with 1 and 2 spares per executor.
 // CPU ms/call is the CPU time of every process involved (this Node process and the whole sandbox tree;
 // for the baseline, the spawned interpreters), which load disturbs much less than wall time.
-// PAU_BENCH_CALLS (default 300) sets N.
+// PAU_BENCH_CALLS (default 300) sets N. PAU_BENCH_SANDBOX_DIR runs every pool on another copy of the
+// Python side (a directory like sandbox/, e.g. an older executor.py beside today's other files), so two
+// versions can be run in turn on the same machine minutes; unset, the project's sandbox/.
+// PAU_BENCH_SANDBOX_VS=<dir> instead compares two versions in one process (A: PAU_BENCH_SANDBOX_DIR or
+// sandbox/, B: that dir), round by round in alternating order (A B, B A, ...; PAU_BENCH_ROUNDS, default
+// 8): per round and version 40 single calls 20 ms apart and 3 batches of 100, then per version the paced
+// p50/p90, the batch's wall per call, and the CPU and page faults per call of its executor tree. Load
+// moves both alike; run it with A = B once to see the noise.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { probePython } from '../../platform/sandbox/isolation';
@@ -223,17 +231,117 @@ async function oneBatch(pool: SandboxPool, c: Case, coverage: boolean, n: number
   return { gaps, wall: performance.now() - t0, cpu: meter() };
 }
 
+/** PAU_BENCH_SANDBOX_DIR as a pool option (unset: none, so the pools use the project's sandbox/). */
+function sandboxDirOption(): { sandboxDir?: string } {
+  const dir = process.env.PAU_BENCH_SANDBOX_DIR;
+  if (dir === undefined || dir === '') return {};
+  const abs = path.resolve(dir);
+  if (!fs.existsSync(path.join(abs, 'executor.py'))) throw new Error(`PAU_BENCH_SANDBOX_DIR=${dir}: no executor.py in ${abs}`);
+  return { sandboxDir: abs };
+}
+
+/** CPU ms and minor page faults of a process tree (live members, plus the children they reaped). */
+function treeUsage(root: number): { cpu: number; faults: number } {
+  let cpu = 0;
+  let faults = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      cpu += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * CLK_TCK_MS;
+      faults += Number(f[7]) + Number(f[8]);
+    } catch {
+      // exited meanwhile
+    }
+    stack.push(...children(pid));
+  }
+  return { cpu, faults };
+}
+
+/** PAU_BENCH_SANDBOX_VS: two versions of the Python side, interleaved in one process (see the top). */
+async function versus(vsDir: string, dirOpt: { sandboxDir?: string }): Promise<void> {
+  const b = path.resolve(vsDir);
+  if (!fs.existsSync(path.join(b, 'executor.py'))) throw new Error(`PAU_BENCH_SANDBOX_VS=${vsDir}: no executor.py in ${b}`);
+  const rounds = Number(process.env.PAU_BENCH_ROUNDS ?? 8);
+  const c = cases[0]!;
+  const names = [dirOpt.sandboxDir ?? 'sandbox/', b];
+  const before = new Set(children(process.pid));
+  const pools: SandboxPool[] = [];
+  const roots: number[] = [];
+  for (const opt of [dirOpt, { sandboxDir: b }]) {
+    const pool = new SandboxPool({ size: 1, ...opt });
+    console.log(`${opt.sandboxDir ?? 'sandbox/'}: mode ${await pool.mode()}`);
+    await pool.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 30 }, () => c.call) }); // warm-up
+    const root = children(process.pid).find((pid) => !before.has(pid) && !roots.includes(pid) && !/esbuild/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8')));
+    if (root === undefined) throw new Error('cannot find the executor process of the pool');
+    pools.push(pool);
+    roots.push(root);
+  }
+  const res = names.map(() => ({ paced: [] as number[], perCall: [] as number[], cpu: [] as number[], faults: [] as number[] }));
+  console.log(`A = ${names[0]}, B = ${names[1]}; ${rounds} rounds, load average ${loadavg()}`);
+  for (let r = 0; r < rounds; r++) {
+    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const pool = pools[i]!;
+      const x = res[i]!;
+      for (let k = 0; k < 40; k++) {
+        await sleep(PACE_MS);
+        const t = performance.now();
+        await pool.runBatch({ source: c.source, entry: c.entry, calls: [c.call] });
+        x.paced.push(performance.now() - t);
+      }
+      for (let k = 0; k < 3; k++) {
+        await sleep(50); // the pool's spare set up again, as before a batch in the main run
+        const u0 = treeUsage(roots[i]!);
+        const t = performance.now();
+        await pool.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: BATCH_OF }, () => c.call) });
+        x.perCall.push((performance.now() - t) / BATCH_OF);
+        await sleep(30); // the last call's child reaped
+        const u1 = treeUsage(roots[i]!);
+        x.cpu.push((u1.cpu - u0.cpu) / BATCH_OF);
+        x.faults.push((u1.faults - u0.faults) / BATCH_OF);
+      }
+    }
+    const last = (xs: number[], k: number) => xs.slice(-k);
+    console.log(
+      `round ${r + 1}, load ${loadavg().split(' ')[0]}: ` +
+        res
+          .map((x, i) => `${'AB'[i]} paced p50 ${pct(last(x.paced, 40), 0.5).toFixed(3)} ms, batch ${pct(last(x.perCall, 3), 0.5).toFixed(3)} ms/call`)
+          .join(' | '),
+    );
+  }
+  for (const p of pools) await p.close();
+  console.log(
+    formatTable(
+      ['version', 'paced p50 ms', 'paced p90 ms', `batch of ${BATCH_OF}: ms/call (median, min)`, 'CPU ms/call', 'page faults/call'],
+      res.map((x, i) => [
+        `${'AB'[i]}: ${names[i]}`,
+        pct(x.paced, 0.5).toFixed(3),
+        pct(x.paced, 0.9).toFixed(3),
+        `${pct(x.perCall, 0.5).toFixed(3)}, ${Math.min(...x.perCall).toFixed(3)}`,
+        pct(x.cpu, 0.5).toFixed(2),
+        pct(x.faults, 0.5).toFixed(0),
+      ]),
+    ),
+  );
+  console.log(`load average ${loadavg()} at the end (${os.cpus().length} CPUs).`);
+}
+
 async function main(): Promise<void> {
   const n = Number(process.env.PAU_BENCH_CALLS ?? 300);
+  const dirOpt = sandboxDirOption();
+  const vs = process.env.PAU_BENCH_SANDBOX_VS;
+  if (vs) return versus(vs, dirOpt);
   const python = env().PAU_PYTHON;
   // The real interpreter, not a version-manager shim (a shim adds ~80 ms per start; see the notes).
   const realPython = probePython(python).realExecutable;
-  const pool = new SandboxPool({ size: 1 });
+  const pool = new SandboxPool({ size: 1, ...dirOpt });
   const mode = await pool.mode();
   // The fork-per-call baseline: the same template, no spares (each call's child forked on its clock).
-  const forkPool = new SandboxPool({ size: 1, spares: 0 });
+  const forkPool = new SandboxPool({ size: 1, spares: 0, ...dirOpt });
   await forkPool.mode();
   const load0 = loadavg();
+  if (dirOpt.sandboxDir) console.log(`sandbox benchmark: Python side from ${dirOpt.sandboxDir} (PAU_BENCH_SANDBOX_DIR)`);
   console.log(`sandbox benchmark: mode ${mode}, ${n} calls per row, ${os.cpus().length} CPUs, python ${python}, load average ${load0}`);
   const rows: Row[] = [];
   const batchOf = new Map<string, { perCall: number; cpu: number }>();
@@ -273,7 +381,7 @@ async function main(): Promise<void> {
   // The pool on all cores (trivial method, no coverage): two executors, one caller, then two at once.
   const c = cases[0]!;
   {
-    const wide = new SandboxPool({ size: 2 });
+    const wide = new SandboxPool({ size: 2, ...dirOpt });
     await wide.mode();
     await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
     const s = await singleCalls(wide, c, false, n, 0, 'default pool of 2, 1 caller');
@@ -282,7 +390,7 @@ async function main(): Promise<void> {
     await wide.close();
   }
   for (const spares of [1, 2]) {
-    const wide = new SandboxPool({ size: 2, spares });
+    const wide = new SandboxPool({ size: 2, spares, ...dirOpt });
     await wide.mode();
     await Promise.all([0, 1].map(() => wide.runBatch({ source: c.source, entry: c.entry, calls: Array.from({ length: 20 }, () => c.call) })));
     let meter = cpuMeter();

@@ -11,10 +11,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
-import { clientFor } from '../../config/temporal';
 import { and, eq, sql } from 'drizzle-orm';
-import { connect, type DbHandle } from '../../db/client';
+import type { DbHandle } from '../../db/client';
 import { episodes, judgments, llmCalls, runs, steps } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../db/queries/ledger';
@@ -25,14 +23,15 @@ import { startTemporal } from '../../platform/stack/temporal';
 import { printTable } from '../../domain/report/table';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
-import { insertChaosMethods, startChaosStack } from './chaosStack';
+import { insertChaosMethods, openChaosRig, runChaosMain } from './chaosStack';
 
 const METHODS = Number(process.env.PAU_CHAOS_METHODS ?? 12);
 const OUTAGE_S = Number(process.env.PAU_CHAOS_OUTAGE_S ?? 45);
 const log = chaosLog('chaos');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-chaos-'));
-const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log);
+const procs = chaosProcesses(dir, log);
+const { kill9, diedByThemselves } = procs;
 
 /** Child processes of `pid` (all its threads' children), from /proc. */
 function childPids(pid: number): number[] {
@@ -65,21 +64,16 @@ function postmasterPid(dataDir: string): number {
 }
 
 async function main(): Promise<number> {
-  const [pgPort, tPort, mockPort] = [await freePort(), await freePort(), await freePort()];
-  const stack = await startChaosStack(dir, { pg: pgPort, temporal: tPort, mock: mockPort });
-  const { pg, password, temporal, cli, databaseUrl, env } = stack;
-  log(`private stack in ${dir}: postgres :${pgPort}, temporal :${tPort}, scripted model server :${mockPort}`);
-  const startMock = () =>
-    spawnTs('scripts/pau.ts', ['mock-llm', '--port', String(mockPort), '--latency-ms', '100'], env, 'scripted mock model server', 'mock-llm');
-  const startMain = () => spawnTs('workers/pau.ts', [], env, 'ready', 'worker-pau');
-  const startSandbox = () => spawnTs('workers/pau-sandbox.ts', [], env, 'ready', 'worker-sandbox');
-  let mock = await startMock();
+  const ports = { pg: await freePort(), temporal: await freePort(), mock: await freePort() };
+  const rig = await openChaosRig(dir, log, procs, { ports, mockLatencyMs: 100 });
+  const { stack, dbh, client } = rig;
+  const { pg, password, temporal, cli } = stack;
+  const startMain = () => rig.startWorker('pau');
+  const startSandbox = () => rig.startWorker('pau-sandbox');
+  let mock = await rig.startMock();
   let main = await startMain();
   let sandbox = await startSandbox();
 
-  const dbh: DbHandle = connect(databaseUrl, 3);
-  const connection = await Connection.connect({ address: `127.0.0.1:${tPort}` });
-  const client = clientFor(connection, 'default');
   try {
     await insertChaosMethods(dbh.db, 'chaos', 'test', METHODS);
     const { launchBenchmark, resumeBenchmark } = await import('../../scripts/client/benchStart');
@@ -197,7 +191,7 @@ async function main(): Promise<number> {
         if (p && p.waiting.length > 0) sawWaiting = true;
         await sleep(1_000);
       }
-      mock = await startMock();
+      mock = await rig.startMock();
       return `turn retries ~17 s; ${sawWaiting ? 'the run showed WAITING for the model' : 'the run never showed WAITING'}`;
     });
     await fault('terminate the run, then rerun --run', async () => {
@@ -251,13 +245,7 @@ async function main(): Promise<number> {
     console.log(ok ? '\nchaos: every fault survived; results equal the clean run' : '\nchaos: FAILED (see above)');
     return ok ? 0 : 1;
   } finally {
-    await connection.close().catch(() => undefined);
-    await dbh.close().catch(() => undefined);
-    await killAll();
-    await stack.stop(Boolean(process.env.PAU_CHAOS_KEEP));
-    if (!process.env.PAU_CHAOS_KEEP) {
-      fs.rmSync(dir, { recursive: true, force: true });
-    } else log(`kept ${dir}`);
+    await rig.close();
   }
 }
 
@@ -344,11 +332,4 @@ async function compare(dbh: DbHandle, clean: string, faulty: string) {
   };
 }
 
-main().then(
-  (code) => process.exit(code),
-  async (err: unknown) => {
-    console.error(`chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    await killAll();
-    process.exit(1);
-  },
-);
+runChaosMain('chaos', main, procs);

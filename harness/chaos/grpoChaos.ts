@@ -17,11 +17,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
-import { clientFor } from '../../config/temporal';
 import { and, asc, eq, like, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
-import { connect } from '../../db/client';
 import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { paidTwice } from '../../db/queries/ledger';
 import { freePort, runningNotZombie, runningPid } from '../../platform/process/processes';
@@ -32,12 +29,13 @@ import { type GrpoConfig, grpoJobId } from '../../domain/training/grpo';
 import { printTable } from '../../domain/report/table';
 import { startGrpo } from '../../scripts/client/starters';
 import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
-import { insertChaosMethods, startChaosStack } from './chaosStack';
+import { insertChaosMethods, openChaosRig, runChaosMain } from './chaosStack';
 
 const log = chaosLog('grpo-chaos');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-chaos-'));
 // workers compile their workflow bundle at start: minutes on a loaded 2-core machine
-const { spawnTs, kill9, killAll, diedByThemselves } = chaosProcesses(dir, log, 600_000);
+const procs = chaosProcesses(dir, log, 600_000);
+const { kill9, diedByThemselves } = procs;
 const MODEL = 'local/smollm2-135m';
 const portOf = async (name: string) => Number(process.env[name] ?? 0) || (await freePort());
 
@@ -80,18 +78,16 @@ async function main(): Promise<number> {
   // Provisioned here, as `stack up` does: the workers' model turns only start a server from a ready install.
   await installModel(MODEL.replace(/^local\//, ''), { log });
   await ensureRuntime(log);
-  const stack = await startChaosStack(dir, ports, { PAU_MODEL_PORT_BASE: String(modelPortBase), PAU_TRAINER_THREADS: '1' });
-  const { env } = stack;
-  log(`private stack in ${dir}: postgres :${ports.pg}, temporal :${ports.temporal}, mock :${ports.mock}, model ports from ${modelPortBase}`);
-  const startMock = () =>
-    spawnTs('scripts/pau.ts', ['mock-llm', '--port', String(ports.mock), '--latency-ms', '10'], env, 'scripted mock model server', 'mock-llm');
-  const startMain = () => spawnTs('workers/pau.ts', [], env, 'ready', 'worker-pau');
-  const startSandbox = () => spawnTs('workers/pau-sandbox.ts', [], env, 'ready', 'worker-sandbox');
-  const startGpu = () => spawnTs('workers/pau-gpu.ts', [], env, 'ready', 'worker-gpu');
-  const dbh = connect(stack.databaseUrl, 3);
+  const rig = await openChaosRig(dir, log, procs, {
+    ports,
+    extraEnv: { PAU_MODEL_PORT_BASE: String(modelPortBase), PAU_TRAINER_THREADS: '1' },
+    mockLatencyMs: 10,
+    note: `, model ports from ${modelPortBase}`,
+  });
+  const { env, dbh, client } = rig;
+  const startMain = () => rig.startWorker('pau');
+  const startGpu = () => rig.startWorker('pau-gpu');
   const d = dbh.db;
-  const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
-  const client = clientFor(connection, 'default');
   const rows: Row[] = [];
   const problems: string[] = [];
   const runId = `grpo-chaos-${Date.now().toString(36)}`;
@@ -100,8 +96,8 @@ async function main(): Promise<number> {
   let main: Awaited<ReturnType<typeof startMain>>;
   let gpu: Awaited<ReturnType<typeof startGpu>>;
   try {
-    await startMock();
-    [main, , gpu] = await Promise.all([startMain(), startSandbox(), startGpu()]);
+    await rig.startMock();
+    [main, , gpu] = await Promise.all([startMain(), rig.startWorker('pau-sandbox'), startGpu()]);
     await insertChaosMethods(d, 'grpo-chaos', 'train', 1);
     const config: GrpoConfig = {
       base: MODEL,
@@ -208,8 +204,21 @@ async function main(): Promise<number> {
     const job1 = path.join(dir, 'training', grpoJobId(runId, 0));
     {
       await waitFor('epoch 1 update running', async () => trainerChildren(gpu.pid!).length > 0 && fs.existsSync(path.join(job1, 'spec.json')), 3_600_000, 250);
-      // mid optimizer step if the log-probs get precomputed within 3 min, else during the precompute
-      await waitFor('log-probs precomputed', async () => fs.existsSync(path.join(job1, 'precomputed.pt')), 180_000, 250).catch(() => undefined);
+      // mid optimizer step if the log-probs get precomputed within 3 min, else during the precompute; a job whose
+      // group had nothing to learn (equal rewards: docs/training.md) saves the fresh adapter and ends at once, with
+      // no step to kill, and the run goes on without waiting for this script: say so instead of killing a worker
+      // that holds nothing (which left fault 4 waiting an hour for a failure of a run already completed).
+      await waitFor(
+        'log-probs precomputed or the job ended',
+        async () => fs.existsSync(path.join(job1, 'precomputed.pt')) || trainerChildren(gpu.pid!).length === 0,
+        180_000,
+        250,
+      ).catch(() => undefined);
+      if (!fs.existsSync(path.join(job1, 'precomputed.pt')) && trainerChildren(gpu.pid!).length === 0) {
+        throw new Error(
+          "epoch 1's update ended before its first optimizer step (the group's rewards were equal, so there was nothing to learn and no step to kill): faults 3 and 4 cannot be injected in this run; run it again (SmolLM2's samples differ from run to run)",
+        );
+      }
       const phase = fs.existsSync(path.join(job1, 'precomputed.pt')) ? 'log-probs precomputed, step 1 running' : 'computing log-probs';
       const trainers = trainerChildren(gpu.pid!);
       const when = at();
@@ -247,6 +256,9 @@ async function main(): Promise<number> {
       const [ck1] = await d.select().from(checkpoints).where(eq(checkpoints.runId, runId));
       const done = path.join(ck1!.path, 'DONE');
       await waitFor('epoch 2 rollouts', async () => (await runEpisodes()).some((e) => e.sample >= 1000));
+      const [now] = await d.select({ status: runs.status }).from(runs).where(eq(runs.id, runId));
+      if (now?.status !== 'running')
+        throw new Error(`the run is ${now?.status} before fault 4 could be injected: epoch 2's update was not ahead of this script`);
       fs.renameSync(done, `${done}.chaos-hidden`);
       const when = at();
       const t = Date.now();
@@ -255,11 +267,12 @@ async function main(): Promise<number> {
         'the run to fail',
         async () => {
           const r = await d.select({ status: runs.status, error: runs.error }).from(runs).where(eq(runs.id, runId));
-          return r[0]?.status === 'failed' ? r : null;
+          return r[0]?.status === 'failed' || r[0]?.status === 'completed' ? r : null;
         },
         3_600_000,
         1_000,
       );
+      if (failed?.status === 'completed') throw new Error("the run completed although epoch 1's checkpoint had no DONE: epoch 2's update did not read it");
       fs.renameSync(`${done}.chaos-hidden`, done);
       const callsBefore = await runCalls();
       const rerunStarted = Date.now();
@@ -332,25 +345,14 @@ async function main(): Promise<number> {
     console.log(ok ? '\ngrpo-chaos: every fault survived; one checkpoint per epoch, lineage linear' : '\ngrpo-chaos: FAILED (see above)');
     return ok ? 0 : 1;
   } finally {
-    await connection.close().catch(() => undefined);
-    await dbh.close().catch(() => undefined);
-    await killAll();
     // model servers are started detached by the workers: stop the ones in this state dir
-    for (const f of fs.existsSync(path.join(dir, 'models')) ? fs.readdirSync(path.join(dir, 'models')) : []) {
-      const pid = f.endsWith('.pid') ? runningPid(path.join(dir, 'models', f)) : undefined;
-      if (pid !== undefined) process.kill(pid, 'SIGKILL');
-    }
-    await stack.stop(Boolean(process.env.PAU_CHAOS_KEEP));
-    if (!process.env.PAU_CHAOS_KEEP) fs.rmSync(dir, { recursive: true, force: true });
-    else log(`kept ${dir}`);
+    await rig.close(() => {
+      for (const f of fs.existsSync(path.join(dir, 'models')) ? fs.readdirSync(path.join(dir, 'models')) : []) {
+        const pid = f.endsWith('.pid') ? runningPid(path.join(dir, 'models', f)) : undefined;
+        if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      }
+    });
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  async (err: unknown) => {
-    console.error(`grpo-chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    await killAll();
-    process.exit(1);
-  },
-);
+runChaosMain('grpo-chaos', main, procs);

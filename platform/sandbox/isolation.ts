@@ -94,10 +94,13 @@ export interface Launch {
 export interface LaunchOptions {
   /** Call children the executor keeps ready (its --spares). */
   spares?: number;
+  /** The Python side's directory (default SANDBOX_SRC); benchmarks point it at another version of it. */
+  sandboxDir?: string;
 }
 
 export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, hashSeed: number, opts: LaunchOptions = {}): Launch {
   const spares = ['--spares', String(opts.spares ?? 1)];
+  const sandboxDir = opts.sandboxDir ?? SANDBOX_SRC;
   if (kind === 'bwrap') {
     const info = probePython(python);
     const binds: string[] = [];
@@ -129,7 +132,7 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
       ...compatPath('/bin'),
       ...binds,
       '--ro-bind',
-      SANDBOX_SRC,
+      sandboxDir,
       SANDBOX_MOUNT,
       '--proc',
       '/proc',
@@ -169,7 +172,7 @@ export function buildLaunch(kind: LaunchKind, python: string, bwrap: string, has
   // Without bubblewrap the scratch dir is a private host temp dir. Under seccomp it is read-only in
   // effect (every write-open is refused); with no isolation at all it is merely the working directory.
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sandbox-'));
-  const args = ['-s', '-B', path.join(SANDBOX_SRC, 'executor.py'), '--scratch', scratch, ...spares];
+  const args = ['-s', '-B', path.join(sandboxDir, 'executor.py'), '--scratch', scratch, ...spares];
   if (kind === 'seccomp') args.push('--seccomp');
   else args.push('--fs-writes');
   return { command: python, args, env: minimalEnv(scratch, hashSeed), hostScratch: scratch };

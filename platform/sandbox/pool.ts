@@ -29,6 +29,8 @@ export interface SandboxPoolOptions {
   hashSeed?: number;
   /** Where the fallback warning goes (stderr by default). */
   warn?: (message: string) => void;
+  /** The Python side's directory (default sandbox/): bench:sandbox compares another version of it. */
+  sandboxDir?: string;
 }
 
 export interface RunOptions {
@@ -68,7 +70,7 @@ interface Waiter {
 }
 
 export class SandboxPool {
-  private readonly opts: Required<Omit<SandboxPoolOptions, 'limits' | 'warn'>> & { warn: (m: string) => void };
+  private readonly opts: Required<Omit<SandboxPoolOptions, 'limits' | 'warn' | 'sandboxDir'>> & { warn: (m: string) => void; sandboxDir?: string };
   private readonly limits: Limits;
   private readonly idle: ExecutorProcess[] = [];
   private readonly all = new Set<ExecutorProcess>();
@@ -87,6 +89,7 @@ export class SandboxPool {
       hashSeed: options.hashSeed ?? 0,
       spares: Math.max(0, Math.min(8, Math.floor(options.spares ?? 1))),
       warn: options.warn ?? ((m) => process.stderr.write(`${m}\n`)),
+      ...(options.sandboxDir === undefined ? {} : { sandboxDir: options.sandboxDir }),
     };
     this.limits = { ...defaultLimits(), ...options.limits };
   }
@@ -142,7 +145,10 @@ export class SandboxPool {
   }
 
   private launch(kind: LaunchKind): Launch {
-    return buildLaunch(kind, this.opts.python, this.opts.bwrap, this.opts.hashSeed, { spares: this.opts.spares });
+    return buildLaunch(kind, this.opts.python, this.opts.bwrap, this.opts.hashSeed, {
+      spares: this.opts.spares,
+      ...(this.opts.sandboxDir === undefined ? {} : { sandboxDir: this.opts.sandboxDir }),
+    });
   }
 
   private adopt(x: ExecutorProcess): void {

@@ -1,20 +1,22 @@
-// Reports on the client side: produced by the produceReport activity (stored in Postgres, every kind),
-// written to files from there. `pau report`, `pau judge` and `pau grpo report --compare` run the activity's
-// function in-process; `pau bench run`, `npm start`, `pau report show`, `pau sft report` and `pau grpo report`
+// Reports on the client side: produced by the one producer (platform/report/produceReport.ts, stored in
+// Postgres, every kind), written to files from there. `pau report`, `pau judge` and `pau grpo report
+// --compare` run the producer in-process (Postgres only, no worker); `pau bench run`, `npm start`, `pau report show`, `pau sft report` and `pau grpo report`
 // fetch the report the run produced.
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
-import type { Db } from '../../db/client';
+import { connect, type Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { latestReport, reportById, type ReportRow } from '../../db/queries/reports';
+import { runKindAndStatus } from '../../db/queries/runs';
 import { headlineText } from '../../domain/report/headline';
 import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
 import { ReportError } from '../../domain/report/reportError';
 import { REPORT_KINDS, type ReportKind } from '../../domain/report/reportKinds';
+import type { BenchmarkReportInput, ProduceReportInput } from '../../domain/report/reportRequest';
 import { reportBaseName } from '../../domain/report/transcriptLinks';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
+import { produceReport } from '../../platform/report/produceReport';
 import { writeTranscriptPages } from './transcriptPages';
-import { type BenchmarkReportInput, makeProduceReport, type ProduceReportInput } from '../../activities/report/produceReport';
 
 interface ReportFilesBase {
   reportId: number;
@@ -61,17 +63,17 @@ export function writeReportFiles(row: ReportRow, out?: string): ReportFiles {
 
 function reportKindOf(kind: string): Exclude<ReportKind, 'benchmark'> {
   const k = REPORT_KINDS.find((x): x is Exclude<ReportKind, 'benchmark'> => x === kind && x !== 'benchmark');
-  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`);
+  if (!k) throw new ReportError(`a stored report of unknown kind ${JSON.stringify(kind)} (this build knows ${REPORT_KINDS.join(', ')})`, 'unreadable');
   return k;
 }
 
-/** Produces a report now (the same activity code, in this process) and writes its files. */
+/** Produces a report now (the producer the activity wraps, in this process) and writes its files. */
 export async function produceReportFiles(db: Db, input: BenchmarkReportInput, outDir?: string): Promise<BenchmarkReportFiles>;
 export async function produceReportFiles(db: Db, input: ProduceReportInput, outDir?: string): Promise<ReportFiles>;
 export async function produceReportFiles(db: Db, input: ProduceReportInput, outDir?: string): Promise<ReportFiles> {
-  const { reportId } = await makeProduceReport(() => db)(input);
+  const { reportId } = await produceReport(db, input);
   const row = await reportById(db, reportId);
-  if (!row) throw new ReportError(`report ${reportId} vanished`);
+  if (!row) throw new ReportError(`report ${reportId} vanished`, 'unreadable');
   return withTranscripts(db, writeReportFiles(row, outDir));
 }
 
@@ -101,7 +103,7 @@ async function withTranscripts<F extends ReportFiles>(db: Db, files: F): Promise
  */
 export async function trainingReportFiles(
   db: Db,
-  input: { kind: 'sft' | 'grpo'; runId: string; compare?: string[]; fresh?: boolean },
+  input: { kind: TrainingKind; runId: string; compare?: string[]; fresh?: boolean },
   out?: string,
 ): Promise<ReportFiles> {
   const produceNow = input.fresh === true || (input.compare?.length ?? 0) > 0;
@@ -112,4 +114,42 @@ export async function trainingReportFiles(
       ? { kind: 'sft', runId: input.runId }
       : { kind: 'grpo', runId: input.runId, ...(input.compare?.length ? { compare: input.compare } : {}) };
   return produceReportFiles(db, request, out);
+}
+
+type TrainingKind = 'sft' | 'grpo';
+
+/**
+ * `pau sft report RUN` / `pau grpo report RUN`: the run's report (the stored one; produced now for a run still
+ * running or a GRPO comparison) written to files and printed; `progress` adds a line for a running run.
+ * Exit 1 when RUN is no run of that kind.
+ */
+export async function printTrainingReport(
+  input: { kind: TrainingKind; runId: string; compare?: string[] },
+  out?: string,
+  progress?: (db: Db) => Promise<string>,
+): Promise<number> {
+  const h = connect(undefined, 1);
+  try {
+    const run = await runKindAndStatus(h.db, input.runId);
+    if (run?.kind !== input.kind) {
+      console.error(`${input.kind}: no ${input.kind.toUpperCase()} run ${input.runId}`);
+      return 1;
+    }
+    const running = run.status === 'running';
+    const files = await trainingReportFiles(h.db, { ...input, fresh: running }, out);
+    if (running && progress) console.log(await progress(h.db));
+    console.log(files.headline);
+    console.log(`wrote ${files.htmlPath}`);
+    return 0;
+  } finally {
+    await h.close();
+  }
+}
+
+/** The end of `pau sft|grpo train`: the report the run stored at its end, its text, `doneLine`, and where it is. */
+export async function printFinishedTraining(db: Db, kind: TrainingKind, runId: string, doneLine: () => string): Promise<void> {
+  const files = await trainingReportFiles(db, { kind, runId });
+  console.log(files.headline);
+  console.log(doneLine());
+  console.log(`report: ${files.htmlPath} (again: npm run pau -- ${kind} report ${runId})`);
 }

@@ -21,7 +21,7 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
-import { trainingReportFiles } from '../client/report';
+import { printFinishedTraining, printTrainingReport } from '../client/report';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -179,12 +179,12 @@ async function train(argv: string[]): Promise<number> {
     const started = Date.now();
     const result = await watch(h.db, handle, runId);
     // The report the run stored at its end (reports table, kind grpo): what the terminal shows is its text.
-    const files = await trainingReportFiles(h.db, { kind: 'grpo', runId });
-    console.log(files.headline);
-    console.log(
-      `run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s: ${result.epochs} epochs, last checkpoint ckpt:${result.lastCheckpointId}`,
+    await printFinishedTraining(
+      h.db,
+      'grpo',
+      runId,
+      () => `run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s: ${result.epochs} epochs, last checkpoint ckpt:${result.lastCheckpointId}`,
     );
-    console.log(`report: ${files.htmlPath} (again: npm run pau -- grpo report ${runId})`);
     return 0;
   } finally {
     await h.close();
@@ -192,30 +192,14 @@ async function train(argv: string[]): Promise<number> {
   }
 }
 
+/** `grpo report RUN [--compare R1,R2]`: the stored report (produced now for a run still running or with --compare). */
 async function report(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, reportOptions);
   if (positionals.length !== 1) throw new UsageError('report takes one RUN id');
   const runId = positionals[0]!;
-  const h = connect(undefined, 1);
-  try {
-    const run = await loadGrpoRun(h.db, runId);
-    if (!run) {
-      console.error(`grpo: no GRPO run ${runId}`);
-      return 1;
-    }
-    // The stored report (reports table, kind grpo); produced now for a run still running or with --compare.
-    const files = await trainingReportFiles(
-      h.db,
-      { kind: 'grpo', runId, fresh: run.status === 'running', ...(values.compare ? { compare: values.compare } : {}) },
-      values.out,
-    );
-    if (run.status === 'running') console.log(await grpoProgressLine(h.db, runId, Date.now()));
-    console.log(files.headline);
-    console.log(`wrote ${files.htmlPath}`);
-    return 0;
-  } finally {
-    await h.close();
-  }
+  return printTrainingReport({ kind: 'grpo', runId, ...(values.compare ? { compare: values.compare } : {}) }, values.out, (db) =>
+    grpoProgressLine(db, runId, Date.now()),
+  );
 }
 
 export async function run(argv: string[]): Promise<number> {

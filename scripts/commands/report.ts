@@ -1,10 +1,8 @@
-// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`: produces the report (the
-// produceReport activity's code, stored in Postgres), writes reports/<runId>.html (static, opens without
+// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`: produces the report (the one
+// producer, platform/report/produceReport.ts, in this process: Postgres only; stored in `reports`), writes reports/<runId>.html (static, opens without
 // a server) and .json from there, and prints the headline table. `--latest`: the newest
 // benchmark run. `pau report show <runId>`: the run's stored report of any kind, as stored.
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { closeSharedDb, getDb } from '../../db/client';
 import { latestRunId } from '../../db/queries/reportRows';
 import { ReportError } from '../../domain/report/reportError';
@@ -68,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`\nreport: ${r.htmlPath}\njson:   ${r.jsonPath}${r.transcriptsDir ? `\nepisode transcripts: ${r.transcriptsDir}/` : ''}`);
     return 0;
   } catch (err) {
-    if (err instanceof ReportError || (err instanceof ApplicationFailure && err.type === FAILURE_TYPES.reportRunNotFound)) {
+    if (err instanceof ReportError) {
       console.error(`pau report: ${err.message}`);
       return 1;
     }

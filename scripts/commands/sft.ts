@@ -27,9 +27,7 @@ import { newRunId } from '../client/bench';
 import { startSftBuild, startSftTrain } from '../client/starters';
 import { watchSft } from '../client/sftWatch';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
-import { trainingReportFiles } from '../client/report';
-import { runs } from '../../db/schema/index';
-import { eq } from 'drizzle-orm';
+import { printFinishedTraining, printTrainingReport } from '../client/report';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
@@ -251,10 +249,12 @@ async function train(argv: string[]): Promise<number> {
     const started = Date.now();
     const result = await watchSft<SftTrainResult>(h.db, handle, () => [sftEvalRunId(runId)]);
     // The report the run stored at its end (reports table, kind sft): what the terminal shows is its text.
-    const files = await trainingReportFiles(h.db, { kind: 'sft', runId });
-    console.log(files.headline);
-    console.log(`run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s; the model is ${result.checkpointModel}`);
-    console.log(`report: ${files.htmlPath} (again: npm run pau -- sft report ${runId})`);
+    await printFinishedTraining(
+      h.db,
+      'sft',
+      runId,
+      () => `run ${runId} done in ${Math.round((Date.now() - started) / 1000)} s; the model is ${result.checkpointModel}`,
+    );
     return 0;
   } finally {
     await h.close();
@@ -266,21 +266,7 @@ async function train(argv: string[]): Promise<number> {
 async function report(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, reportOptions);
   if (positionals.length !== 1) throw new UsageError('report takes one RUN id');
-  const runId = positionals[0]!;
-  const h = connect(undefined, 1);
-  try {
-    const [row] = await h.db.select({ kind: runs.kind, status: runs.status }).from(runs).where(eq(runs.id, runId)).limit(1);
-    if (row?.kind !== 'sft') {
-      console.error(`sft: no SFT run ${runId}`);
-      return 1;
-    }
-    const files = await trainingReportFiles(h.db, { kind: 'sft', runId, fresh: row.status === 'running' }, values.out);
-    console.log(files.headline);
-    console.log(`wrote ${files.htmlPath}`);
-    return 0;
-  } finally {
-    await h.close();
-  }
+  return printTrainingReport({ kind: 'sft', runId: positionals[0]! }, values.out);
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -1,28 +1,20 @@
 // The interactive episode's loop alone (workflows/episode/explorationLoop.ts), in a real workflow on the test
 // server, with a scripted agent: calls and their observations, the final ask when the budgets are used up,
 // its one re-ask, the early end without progress, placement inline, a cancellation at the turn boundary.
-import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
+import { describe, expect, it } from 'vitest';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { ExplorationProbeInput, ExplorationProbeResult } from '../helpers/pieceWorkflows';
-import { startPieceWorker } from '../helpers/pieceWorkers';
-import type { TestWorkers } from '../helpers/workers';
+import { usePieceWorker } from '../helpers/pieceWorkers';
 
-let client: Client;
-let worker: TestWorkers;
-beforeAll(async () => {
-  client = await connectClient();
-  worker = await startPieceWorker({});
-});
-afterAll(async () => {
-  await worker?.shutdown();
-  await client?.connection.close();
-});
+const piece = usePieceWorker();
 
 let n = 0;
 const explore = (x: ExplorationProbeInput): Promise<ExplorationProbeResult> =>
-  client.workflow.execute('explorationLoopProbe', { taskQueue: TASK_QUEUES.main, workflowId: `piece-explore-${Date.now().toString(36)}-${++n}`, args: [x] });
+  piece.client.workflow.execute('explorationLoopProbe', {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: `piece-explore-${Date.now().toString(36)}-${++n}`,
+    args: [x],
+  });
 
 describe('the exploration loop', () => {
   it("runs each turn's calls and sends their observations with the next turn, until the agent submits", async () => {

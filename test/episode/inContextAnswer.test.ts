@@ -1,27 +1,15 @@
 // The in-context setting alone (workflows/episode/inContextAnswer.ts), in a real workflow on the test server:
 // the example inputs run in the real sandbox (a pau-sandbox worker), then one scripted model turn answers.
-import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
+import { describe, expect, it } from 'vitest';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { InContextProbeInput, InContextProbeResult } from '../helpers/pieceWorkflows';
-import { startPieceWorker } from '../helpers/pieceWorkers';
-import { startTestWorkers, type TestWorkers } from '../helpers/workers';
+import { usePieceWorker } from '../helpers/pieceWorkers';
 
-let client: Client;
-let workers: TestWorkers[] = [];
-beforeAll(async () => {
-  client = await connectClient();
-  workers = [await startPieceWorker({}), await startTestWorkers(['pau-sandbox'])];
-});
-afterAll(async () => {
-  for (const w of workers) await w.shutdown();
-  await client?.connection.close();
-});
+const piece = usePieceWorker({ queues: ['pau-sandbox'] });
 
 let n = 0;
 const answer = (x: InContextProbeInput): Promise<InContextProbeResult> =>
-  client.workflow.execute('inContextProbe', { taskQueue: TASK_QUEUES.main, workflowId: `piece-in-context-${Date.now().toString(36)}-${++n}`, args: [x] });
+  piece.client.workflow.execute('inContextProbe', { taskQueue: TASK_QUEUES.main, workflowId: `piece-in-context-${Date.now().toString(36)}-${++n}`, args: [x] });
 
 const CODE = 'def inc(x):\n    if x < 0:\n        raise ValueError("negative")\n    return x + 1\n';
 

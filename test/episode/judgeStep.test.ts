@@ -1,26 +1,14 @@
 // The judge step alone (workflows/episode/judgeStep.ts), in a real workflow on the test server, with a
 // stand-in judge workflow as its child: a completed episode with a judge starts it under the judge's workflow
 // id; no judge or an episode that did not complete starts none; a failing judge never fails the episode.
-import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
+import { describe, expect, it } from 'vitest';
 import type { EpisodeInput, EpisodeOutcome, EpisodeStatus } from '../../domain/episode/types';
 import { judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
-import { startPieceWorker } from '../helpers/pieceWorkers';
-import type { TestWorkers } from '../helpers/workers';
+import { usePieceWorker } from '../helpers/pieceWorkers';
 
-let client: Client;
-let worker: TestWorkers;
-beforeAll(async () => {
-  client = await connectClient();
-  worker = await startPieceWorker({});
-});
-afterAll(async () => {
-  await worker?.shutdown();
-  await client?.connection.close();
-});
+const piece = usePieceWorker();
 
 let n = 0;
 /** Runs the judge step after an episode; returns the judge child's status (null: none was started). */
@@ -36,9 +24,9 @@ async function judgeAfter(status: EpisodeStatus, judge: boolean, tag = 'ok'): Pr
     ...(judge ? { judge: { judgeModel: 'mock-judge' } } : {}),
   };
   const outcome: EpisodeOutcome = { episodeId: input.episodeId, status, endReason: 'submitted', callsMade: 0, turns: 1, tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  await client.workflow.execute('judgeStepProbe', { taskQueue: TASK_QUEUES.main, workflowId: `episode/${input.episodeId}`, args: [{ input, outcome }] });
+  await piece.client.workflow.execute('judgeStepProbe', { taskQueue: TASK_QUEUES.main, workflowId: `episode/${input.episodeId}`, args: [{ input, outcome }] });
   try {
-    return (await client.workflow.getHandle(judgeEpisodeWorkflowId('mock-judge', input.episodeId)).describe()).status.name;
+    return (await piece.client.workflow.getHandle(judgeEpisodeWorkflowId('mock-judge', input.episodeId)).describe()).status.name;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return null;
     throw err;

@@ -1,10 +1,8 @@
 // A model turn through the outage wait alone (workflows/episode/turnWithOutageWait.ts with modelTurn.ts), in a
 // real workflow on the test server; the turn activity is the test's own, scripted to fail as an unreachable
 // model or Postgres would after its retries (one attempt here), and markEpisodeWaiting records what it is told.
-import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
+import { describe, expect, it } from 'vitest';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import type { TurnInput, TurnResult } from '../../domain/episode/types';
 import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
@@ -12,8 +10,7 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { PauWaitingFor } from '../../domain/temporal/searchAttributes';
 import type { OutageWaitProbeInput, OutageWaitProbeResult } from '../helpers/pieceWorkflows';
-import { startPieceWorker } from '../helpers/pieceWorkers';
-import type { TestWorkers } from '../helpers/workers';
+import { usePieceWorker } from '../helpers/pieceWorkers';
 
 /** Per episode: what each try of its turn does, in order (the last one repeats). */
 type Try = 'model-down' | 'db-down' | 'auth' | 'ok';
@@ -38,23 +35,14 @@ const activities = {
   },
 };
 
-let client: Client;
-let worker: TestWorkers;
-beforeAll(async () => {
-  client = await connectClient();
-  worker = await startPieceWorker(activities);
-});
-afterAll(async () => {
-  await worker?.shutdown();
-  await client?.connection.close();
-});
+const piece = usePieceWorker({ activities });
 
 let n = 0;
 function start(script: Try[], waitMs: number) {
   const episodeId = `piece-outage-${Date.now().toString(36)}-${++n}`;
   scripts.set(episodeId, script);
   const input: OutageWaitProbeInput = { episodeId, model: 'piece-model', waitMs };
-  const handle = client.workflow.start('outageWaitProbe', { taskQueue: TASK_QUEUES.main, workflowId: episodeId, args: [input] });
+  const handle = piece.client.workflow.start('outageWaitProbe', { taskQueue: TASK_QUEUES.main, workflowId: episodeId, args: [input] });
   return { episodeId, result: async () => (await (await handle).result()) as OutageWaitProbeResult, handle };
 }
 

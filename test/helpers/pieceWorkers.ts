@@ -1,10 +1,15 @@
 // A worker on the `pau` queue that serves the piece workflows (pieceWorkflows.ts) and the given activities:
 // a piece of a workflow runs on the real Temporal server, alone, against activities the test controls.
+// usePieceWorker is the one setup block of such a file (like stack.ts's useStack): a Temporal client and the
+// piece worker, opened before the file's tests and closed after them.
 import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { TASK_QUEUES } from '../../domain/temporal/queues';
+import { afterAll, beforeAll } from 'vitest';
+import { connectClient } from '../../config/temporal';
+import { TASK_QUEUES, type TaskQueueName } from '../../domain/temporal/queues';
 import { createQueueWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../workers/createWorker';
-import type { TestWorkers } from './workers';
+import { startTestWorkers, type TestWorkers } from './workers';
 
 export async function startPieceWorker(activities: object): Promise<TestWorkers> {
   const workflowBundle = await bundleWorkflowCode({
@@ -18,6 +23,37 @@ export async function startPieceWorker(activities: object): Promise<TestWorkers>
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
+    },
+  };
+}
+
+export interface PieceWorkerOptions {
+  /** The activities the piece workflows call (default none). */
+  activities?: object;
+  /** Other queues to serve with their real workers for the whole file (e.g. `pau-sandbox`). */
+  queues?: Exclude<TaskQueueName, typeof TASK_QUEUES.main>[];
+}
+
+export interface PieceStack {
+  readonly client: Client;
+}
+
+export function usePieceWorker(opts: PieceWorkerOptions = {}): PieceStack {
+  let client: Client | undefined;
+  const workers: TestWorkers[] = [];
+  beforeAll(async () => {
+    client = await connectClient();
+    workers.push(await startPieceWorker(opts.activities ?? {}));
+    if (opts.queues && opts.queues.length > 0) workers.push(await startTestWorkers(opts.queues));
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.shutdown();
+    await client?.connection.close();
+  });
+  return {
+    get client() {
+      if (!client) throw new Error('usePieceWorker: the client is open only inside tests and hooks');
+      return client;
     },
   };
 }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { episodes, judgments } from '../../db/schema/index';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
-import { buildReport } from '../../activities/report/writeReport';
+import { buildReport } from '../../db/queries/benchmarkReportData';
 import { codeMatchRows } from '../../domain/report/summarize';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
 import { insertFixtureDataset } from '../helpers/fixtureDataset';

@@ -1,15 +1,19 @@
-// One producer, one table: SFT and GRPO reports through produceReport(kind) into `reports` (migration 0010),
-// read back by the CLI as stored; benchmark rows from before the kinds still read. Real Postgres, the real CLI.
+// One producer, one table: SFT and GRPO reports through produceReport(kind) (platform/report/) into `reports`
+// (migration 0010), read back by the CLI as stored; benchmark rows from before the kinds still read; the
+// activity that wraps the producer fails typed and non-retryable. Real Postgres, the real CLI.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeProduceReport, type ProduceReportInput } from '../../activities/report/produceReport';
+import { makeProduceReport } from '../../activities/report/produceReport';
 import { connect, type DbHandle } from '../../db/client';
 import { reports, runs } from '../../db/schema/index';
+import { ReportError } from '../../domain/report/reportError';
+import type { ProduceReportInput } from '../../domain/report/reportRequest';
 import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
+import { produceReport } from '../../platform/report/produceReport';
 import { storedReportFiles } from '../../scripts/client/report';
 import { runCli } from '../helpers/cli';
 
@@ -97,7 +101,7 @@ afterAll(async () => {
 
 describe('produceReport(kind)', () => {
   it('stores an SFT report with its kind, text and the counts, and points the run at it', async () => {
-    const r = await makeProduceReport(() => dbh.db)({ kind: 'sft', runId: SFT });
+    const r = await produceReport(dbh.db, { kind: 'sft', runId: SFT });
     expect(r.kind).toBe('sft');
     const [row] = await dbh.db.select().from(reports).where(eq(reports.id, r.reportId));
     expect(row!.kind).toBe('sft');
@@ -110,7 +114,7 @@ describe('produceReport(kind)', () => {
   });
 
   it('stores a GRPO report whose per-epoch and run counts come from the preparation and the update', async () => {
-    const r = await makeProduceReport(() => dbh.db)({ kind: 'grpo', runId: GRPO });
+    const r = await produceReport(dbh.db, { kind: 'grpo', runId: GRPO });
     const [row] = await dbh.db.select().from(reports).where(eq(reports.id, r.reportId));
     expect(row!.kind).toBe('grpo');
     expect(row!.judgeModel).toBe('mock-oracle');
@@ -121,19 +125,31 @@ describe('produceReport(kind)', () => {
     expect(row!.html).toContain('2 (25.0 %) / 1 (16.7 %) / 2');
   });
 
-  it('refuses a kind it does not know and a run of the wrong kind, without retrying', async () => {
-    const produce = makeProduceReport(() => dbh.db);
-    const bad = await produce({ kind: 'dpo', runId: SFT } as unknown as ProduceReportInput).catch((e: unknown) => e);
+  it('refuses a kind it does not know and a run of the wrong kind, saying which', async () => {
+    const bad = await produceReport(dbh.db, { kind: 'dpo', runId: SFT } as unknown as ProduceReportInput).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ReportError);
+    expect((bad as ReportError).reason).toBe('badInput');
+    const wrong = await produceReport(dbh.db, { kind: 'grpo', runId: SFT }).catch((e: unknown) => e);
+    expect((wrong as ReportError).reason).toBe('notFound');
+    expect((wrong as ReportError).message).toContain(`no GRPO run "${SFT}"`);
+  });
+
+  it('as the activity, fails typed and without retrying (a retry would read the same rows)', async () => {
+    const activity = makeProduceReport(() => dbh.db);
+    const bad = await activity({ kind: 'dpo', runId: SFT } as unknown as ProduceReportInput).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ApplicationFailure);
     expect((bad as ApplicationFailure).type).toBe('ReportBadInput');
     expect((bad as ApplicationFailure).nonRetryable).toBe(true);
-    const wrong = await produce({ kind: 'grpo', runId: SFT }).catch((e: unknown) => e);
-    expect((wrong as ApplicationFailure).message).toContain(`no GRPO run "${SFT}"`);
+    const missing = await activity({ kind: 'sft', runId: `${SFT}-none` }).catch((e: unknown) => e);
+    expect((missing as ApplicationFailure).type).toBe('ReportRunNotFound');
+    expect((missing as ApplicationFailure).nonRetryable).toBe(true);
+    expect((missing as ApplicationFailure).message).toContain(`no SFT run "${SFT}-none"`);
+    expect((await activity({ kind: 'sft', runId: SFT })).kind).toBe('sft');
   });
 
   it('reads a benchmark report stored before the kinds (no kind given, no text) as a benchmark report', async () => {
     // A workflow history recorded before 0010 calls produceReport({ runId }): the kind defaults to benchmark.
-    const r = await makeProduceReport(() => dbh.db)({ runId: BENCH });
+    const r = await produceReport(dbh.db, { runId: BENCH });
     expect(r.kind).toBe('benchmark');
     await dbh.db.update(reports).set({ text: null }).where(eq(reports.id, r.reportId));
     const files = await storedReportFiles(dbh.db, BENCH, undefined, out);
@@ -157,5 +173,16 @@ describe('the CLI reads the stored report', () => {
     expect(s.code).toBe(0);
     expect(s.stdout).toContain('sft report');
     expect(s.stdout).toContain('4 of 44 examples not as served (9.1 %)');
+  });
+
+  it('`sft report RUN` prints the stored text and writes the HTML; a run of another kind is refused with exit 1', async () => {
+    const r = await runCli(['sft', 'report', SFT, '--out', path.join(out, 's.html')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('4 of 44 examples not as served (9.1 %)');
+    expect(r.stdout).toContain(`wrote ${path.join(out, 's.html')}`);
+    expect(fs.readFileSync(path.join(out, 's.html'), 'utf8')).toContain('4 of 44 examples not as served (9.1 %)');
+    const wrong = await runCli(['grpo', 'report', SFT, '--out', out]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`grpo: no GRPO run ${SFT}`);
   });
 });

@@ -4,8 +4,11 @@
 // the spare pool and the fork-per-call baseline (spares 0) are served; no spare outlives its executor.
 // The executor's side of this, over its wire protocol without Node: sandbox/tests (pythonTests.test.ts).
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CallResult, SandboxPool } from '../../activities/sandbox/index';
+import { SANDBOX_SRC } from '../../platform/sandbox/isolation';
 import { call1, descendants, newPool } from './helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -170,5 +173,30 @@ describe('pre-forked spares', () => {
     const second = spares().map((s) => s.host);
     await p.close();
     expect(await waitFor(() => second.every((pid) => !alive(pid))), 'spares of a closed pool').toBe(true);
+  });
+
+  it('a pool with sandboxDir runs that copy of the Python side, with and without bubblewrap (how bench:sandbox compares versions)', async () => {
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-sandbox-copy-'));
+    try {
+      fs.cpSync(SANDBOX_SRC, copy, { recursive: true, filter: (src) => !src.includes('__pycache__') });
+      const childPy = path.join(copy, 'child.py');
+      const text = fs.readFileSync(childPy, 'utf8');
+      expect(text).toContain('MODULE_NAME = "__pau_method__"');
+      fs.writeFileSync(childPy, text.replace('MODULE_NAME = "__pau_method__"', 'MODULE_NAME = "__pau_copy__"'));
+      const source = 'def f():\n    return __name__\n';
+      for (const mode of ['bwrap', 'seccomp'] as const) {
+        const fromCopy = newPool({ mode, sandboxDir: copy });
+        const own = newPool({ mode });
+        try {
+          expect(value(await call1(fromCopy, source)), mode).toBe('__pau_copy__');
+          expect(value(await call1(own, source)), mode).toBe('__pau_method__');
+        } finally {
+          await fromCopy.close();
+          await own.close();
+        }
+      }
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

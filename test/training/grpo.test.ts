@@ -15,7 +15,7 @@ import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId
 import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { epochCounts, renderGrpoReport } from '../../domain/report/grpoReport';
 import { countsLine } from '../../domain/report/trainingCounts';
-import { makeProduceReport } from '../../activities/report/produceReport';
+import { produceReport } from '../../platform/report/produceReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
@@ -181,7 +181,7 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     // own last step never ran: produce the report the way `grpo report` does for a run that did not finish.
     const counts = epochCounts(e1, config.maxLength);
     expect(counts).not.toBeNull();
-    await makeProduceReport(() => stack.db)({ kind: 'grpo', runId });
+    await produceReport(stack.db, { kind: 'grpo', runId });
     const [rep] = await stack.db
       .select()
       .from(reports)

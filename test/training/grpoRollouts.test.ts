@@ -1,32 +1,20 @@
 // One GRPO epoch's rollouts alone (workflows/training/grpoRollouts.ts), in a real workflow on the test server
 // with stand-in episode children that take a second each: at most the run's rollout window is in flight at
 // once (read from the workflow's own history), and the outcomes come back in input order.
-import type { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient } from '../../config/temporal';
+import { describe, expect, it } from 'vitest';
 import type { EpisodeInput, EpisodeOutcome } from '../../domain/episode/types';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { DEFAULT_ROLLOUT_WINDOW } from '../../domain/training/grpo';
-import { startPieceWorker } from '../helpers/pieceWorkers';
-import type { TestWorkers } from '../helpers/workers';
+import { usePieceWorker } from '../helpers/pieceWorkers';
 
-let client: Client;
-let worker: TestWorkers;
-beforeAll(async () => {
-  client = await connectClient();
-  worker = await startPieceWorker({});
-});
-afterAll(async () => {
-  await worker?.shutdown();
-  await client?.connection.close();
-});
+const piece = usePieceWorker();
 
 /** The most children the workflow had started and not yet seen end, from its history. */
 async function maxInFlight(workflowId: string): Promise<{ max: number; started: number }> {
   let inFlight = 0;
   let max = 0;
   let started = 0;
-  for (const e of (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) {
+  for (const e of (await piece.client.workflow.getHandle(workflowId).fetchHistory()).events ?? []) {
     if (e.startChildWorkflowExecutionInitiatedEventAttributes) {
       started++;
       max = Math.max(max, ++inFlight);
@@ -47,7 +35,7 @@ async function rollouts(count: number, rolloutWindow?: number): Promise<{ outcom
     sample: g,
   }));
   const workflowId = `grpo/${runId}`;
-  const outcomes = await client.workflow.execute('rolloutsProbe', {
+  const outcomes = await piece.client.workflow.execute('rolloutsProbe', {
     taskQueue: TASK_QUEUES.main,
     workflowId,
     args: [{ runId, config: { split: 'train', ...(rolloutWindow ? { rolloutWindow } : {}) }, epoch: 0, policy: 'policy', inputs }],

@@ -9,7 +9,7 @@ import { insertDatasetRows } from '../fixtures/datasetRows';
 import { summarizeCalibration } from '../../domain/calibration/summarize';
 import type { MethodCalibration } from '../../domain/calibration/types';
 import { startCalibration } from '../../scripts/client/calibration';
-import { buildReport } from '../../activities/report/writeReport';
+import { buildReport } from '../../db/queries/benchmarkReportData';
 import { renderHtml } from '../../domain/report/renderHtml';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';

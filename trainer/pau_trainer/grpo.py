@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, length_cut_of, line_requests, too_long_refusal
@@ -427,23 +428,15 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     start, state = job.resume(last)
     if start > 0 and not (job.out / "precomputed.pt").is_file():
         raise TrainerError("internal", f"{job.out} has saves but no precomputed.pt; cannot resume this update")
-    emit(
-        "start",
-        command="grpo-update",
-        protocol=1,
-        pid=os.getpid(),
-        output_dir=str(job.out),
-        total_steps=total,
-        resumed_from_step=start,
+    job.emit_start(
+        total,
+        start,
+        encoder,
         rollouts=n_lines,
         sequences=len(rollouts),
         groups=len({r.group for r in rollouts}),
-        device=job.device,
-        processes=job.dist.world,
-        threads=torch.get_num_threads(),
         policy_tokens=sum(r.policy_tokens for r in rollouts),
         **length_counts(rollouts),
-        tool_calls_in_template=encoder.native_tool_calls,
     )
     if noop:
         # no reference or old log-probs to compute; the loop below runs no step, so save step 0 here
@@ -461,7 +454,6 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     train_s = float(state.get("train_s", 0.0))
     seen_tokens = int(state.get("seen_tokens", 0))
     saved_at = start
-    assert job.optimizer is not None
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
         epoch, b = divmod(step - 1, per_epoch)
@@ -471,10 +463,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         n_tok = sum(rollouts[i].policy_tokens for i in batch)
         agg = step_backward(job, spec, rollouts, batch, pre)
         tokens = int(agg["tokens"])
-        grad_norm = float(torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm))
-        job.optimizer.step()
-        job.scheduler.step()
-        job.optimizer.zero_grad(set_to_none=True)
+        grad_norm = job.optimizer_step()
         dt = time.monotonic() - t0
         train_s += dt
         seen_tokens += tokens
@@ -520,12 +509,8 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
             "train_s": train_s,
             "seen_tokens": seen_tokens,
         }
-        if step % spec.save_every == 0 or step == total:
-            job.save(step, state)
-            saved_at = step
-        if step < total:
-            job.maybe_cancel(step, state, saved_at)
-    final = job.out / "checkpoints" / f"step-{total:06d}"
+        saved_at = job.end_step(step, total, state, saved_at)
+    final = ckpt.step_dir(job.out, total)
     metrics_out = {
         "rollouts": n_lines,
         "sequences": len(rollouts),

@@ -225,6 +225,44 @@ class Job:
         emit("info", message=f"resumed from {last} (step {state['step']})")
         return int(state["step"]), state
 
+    def emit_start(self, total: int, start: int, encoder: ChatEncoder, **fields: Any) -> None:
+        """The job's `start` event: what every training job reports (protocol, pid, output dir, steps, device,
+        processes, threads, native tool calls), then the command's own `fields`."""
+        emit(
+            "start",
+            command=self.command,
+            protocol=1,
+            pid=os.getpid(),
+            output_dir=str(self.out),
+            total_steps=total,
+            resumed_from_step=start,
+            device=self.device,
+            processes=self.dist.world,
+            threads=torch.get_num_threads(),
+            tool_calls_in_template=encoder.native_tool_calls,
+            **fields,
+        )
+
+    # ---- one optimizer step (SFT and GRPO alike) ------------------------------------------------------
+    def optimizer_step(self) -> float:
+        """After the step's backward pass: clip to max_grad_norm, step optimizer and schedule, clear; the grad norm."""
+        assert self.optimizer is not None
+        grad_norm = float(torch.nn.utils.clip_grad_norm_(self.trainable(), self.spec.max_grad_norm))
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return grad_norm
+
+    def end_step(self, step: int, total: int, state: dict[str, Any], saved_at: int) -> int:
+        """After step `step` of `total`: save every save_every steps and at the last; stop here on a cancel
+        request (saving `state` first). Returns the step last saved."""
+        if step % self.spec.save_every == 0 or step == total:
+            self.save(step, state)
+            saved_at = step
+        if step < total:
+            self.maybe_cancel(step, state, saved_at)
+        return saved_at
+
     # ---- saving ---------------------------------------------------------------------------------------
     def save(self, step: int, state: dict[str, Any]) -> Path:
         """Rank 0 writes the save (with every rank's RNG state); all ranks return once it is complete."""

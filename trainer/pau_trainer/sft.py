@@ -8,13 +8,13 @@ So the data cursor is the step number itself, and a resumed job trains exactly t
 from __future__ import annotations
 
 import math
-import os
 import time
 from typing import Any
 
 import numpy as np
 import torch
 
+from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, Encoded, length_cut_of, line_requests, too_long_refusal
@@ -149,21 +149,13 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     per_epoch, total = plan(len(examples), spec)
     job.build_model(total)
     start, state = job.resume(last)
-    emit(
-        "start",
-        command="sft",
-        protocol=1,
-        pid=os.getpid(),
-        output_dir=str(job.out),
-        total_steps=total,
-        resumed_from_step=start,
-        processes=job.dist.world,
+    job.emit_start(
+        total,
+        start,
+        encoder,
         examples=stats["examples"],
         sequences=len(examples),
         steps_per_epoch=per_epoch,
-        device=job.device,
-        threads=torch.get_num_threads(),
-        tool_calls_in_template=encoder.native_tool_calls,
         **{k: v for k, v in stats.items() if k != "examples"},
     )
     losses: list[float] = list(state.get("losses", []))
@@ -172,7 +164,6 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
     seen_tokens = int(state.get("seen_tokens", 0))
     saved_at = start
     job.maybe_cancel(start, {}, saved_at)  # cancelled while loading: nothing new to save
-    assert job.optimizer is not None
     step = start
     for step in range(start + 1, total + 1):
         t0 = time.monotonic()
@@ -181,10 +172,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             loss, n_tokens, n_trained = step_backward(job, [examples[i] for i in idx], tok.pad_token_id)
         except TrainerError as e:
             raise TrainerError(e.code, f"{e.message} at step {step}") from e
-        grad_norm = torch.nn.utils.clip_grad_norm_(job.trainable(), spec.max_grad_norm)
-        job.optimizer.step()
-        job.scheduler.step()
-        job.optimizer.zero_grad(set_to_none=True)
+        grad_norm = job.optimizer_step()
         dt = time.monotonic() - t0
         train_s += dt
         trained_tokens += n_trained
@@ -197,7 +185,7 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             lr=job.scheduler.get_last_lr()[0],
             tokens=n_tokens,
             trained_tokens=n_trained,
-            grad_norm=float(grad_norm),
+            grad_norm=grad_norm,
             **job.device_memory(),
         )
         emit(
@@ -211,12 +199,8 @@ def run_sft(spec: SftSpec, cancel: Cancel) -> dict[str, Any]:
             "trained_tokens": trained_tokens,
             "seen_tokens": seen_tokens,
         }
-        if step % spec.save_every == 0 or step == total:
-            job.save(step, state)
-            saved_at = step
-        if step < total:
-            job.maybe_cancel(step, state, saved_at)
-    final = job.out / "checkpoints" / f"step-{total:06d}"
+        saved_at = job.end_step(step, total, state, saved_at)
+    final = ckpt.step_dir(job.out, total)
     first = losses[: max(1, min(3, len(losses)))]
     lastl = losses[-max(1, min(3, len(losses))) :]
     metrics = {

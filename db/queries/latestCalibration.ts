@@ -1,8 +1,9 @@
-// The latest completed calibration run of a dataset split: what a benchmark report on that split shows.
+// The latest completed calibration run of a dataset split: what a benchmark report on that split shows
+// (benchmarkReportData.ts).
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { runs } from '../../db/schema/index';
-import { parseJsonb } from '../../db/jsonb';
+import type { Db } from '../client';
+import { runs } from '../schema/index';
+import { parseJsonb } from '../jsonb';
 import { type CalibrationSummary, calibrationRunSummarySchema } from '../../domain/calibration/summarize';
 
 export async function latestCalibration(db: Db, dataset: string, split: string): Promise<{ runId: string; summary: CalibrationSummary } | undefined> {

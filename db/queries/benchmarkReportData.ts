@@ -1,14 +1,16 @@
-// Builds a benchmark run's report document from Postgres (buildReport, used by the produceReport activity).
-// Stored reports are read back by db/queries/reports.ts and written as files by the CLI (scripts/client/report.ts).
-import { getDb, type Db } from '../../db/client';
+// What a benchmark run's report reads from Postgres, as its document (buildReport): the episodes with one
+// judge's judgments, their summary, the judge card and the latest calibration of the run's split, and the
+// deltas against a compared run. The producer (platform/report/produceReport.ts) renders and stores it;
+// stored reports are read back by reports.ts.
+import { getDb, type Db } from '../client';
 import type { ReportDocument } from '../../domain/report/renderHtml';
-import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from '../../db/queries/reportRows';
-import { latestCalibration } from '../calibration/latest';
+import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
+import { latestCalibration } from './latestCalibration';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
-import { judgeCardStatus } from '../../db/queries/judgeCards';
+import { judgeCardStatus } from './judgeCards';
 import { ReportError } from '../../domain/report/reportError';
 
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */
