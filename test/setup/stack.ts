@@ -21,7 +21,7 @@ import { stopAllLocalServers } from '../../platform/models/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
 import { BACKGROUND_RESULT_ENV, startTrainerPytestInBackground } from './trainerPytest';
-import { integrationWorkers, SLOTS_ENV, type SlotEnv, slotDatabase, slotNamespace } from './workerSlots';
+import { integrationWorkers, SLOTS_ENV, slotCount, type SlotEnv, slotDatabase, slotNamespace } from './workerSlots';
 
 type Teardown = () => Promise<void>;
 
@@ -73,6 +73,7 @@ async function cloneDatabase(adminUrl: string, template: string, name: string): 
 async function startStack(): Promise<Teardown> {
   const started = Date.now();
   const workers = integrationWorkers();
+  const slotTotal = slotCount(workers);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-test-')); // 0700, like a state dir made by `stack up`
   process.env.PAU_STATE_DIR = dir; // the secrets module keeps the cluster's password under it
   // Every test process encrypts Temporal payloads with the committed test key (config/payloadCodec.ts), so
@@ -93,7 +94,7 @@ async function startStack(): Promise<Teardown> {
       return p;
     }),
     retryOnPortCollision('test Temporal', async () => {
-      const extra = Array.from({ length: workers - 1 }, (_, i) => slotNamespace(i + 2));
+      const extra = Array.from({ length: slotTotal - 1 }, (_, i) => slotNamespace(i + 2));
       const t = localTemporal(dir, await freePort(), 0, slotNamespace(1), false, extra);
       await startTemporal(t, temporalCliPath(process.env.TEMPORAL_CLI_PATH));
       return t;
@@ -104,24 +105,24 @@ async function startStack(): Promise<Teardown> {
   // Bound only when a test starts a local model server, minutes later: outside the ephemeral range (freePort).
   // One port per catalogue model (config/models.ts builtinLocalEntry), a range per slot.
   const modelPorts = LOCAL_MODELS.length;
-  const modelPortBase = await freePort(modelPorts * workers);
+  const modelPortBase = await freePort(modelPorts * slotTotal);
   await runMigrations(databaseUrl);
   // Each further slot's database is the migrated one copied (a template may have no open session: before the
   // mock server connects).
-  for (let k = 2; k <= workers; k++) await cloneDatabase(localDatabaseUrl(pgPort, password, 'postgres'), slotDatabase(1), slotDatabase(k));
+  for (let k = 2; k <= slotTotal; k++) await cloneDatabase(localDatabaseUrl(pgPort, password, 'postgres'), slotDatabase(1), slotDatabase(k));
   await provisioned;
   // Each slot's state dir holds a copy of the run's secrets (the cluster's password, the model servers' key, which
   // the mock servers below check), so a slot's local model servers answer the key its processes send.
   readOrCreateSecret('model-server-key');
   const slotDir = (k: number) => (k === 1 ? dir : path.join(dir, `slot-${k}`));
-  for (let k = 2; k <= workers; k++) {
+  for (let k = 2; k <= slotTotal; k++) {
     fs.mkdirSync(slotDir(k), { mode: 0o700 });
     fs.cpSync(path.join(dir, 'secrets'), path.join(slotDir(k), 'secrets'), { recursive: true });
   }
   // The scripted mock model server, as `stack up` runs it beside the workers (never inside them); one per slot,
   // since it looks the scripted methods up in the slot's database.
   const mocks = await Promise.all(
-    Array.from({ length: workers }, async (_, i) => {
+    Array.from({ length: slotTotal }, async (_, i) => {
       const mockDb = connect(localDatabaseUrl(pgPort, password, slotDatabase(i + 1)), 2);
       const mock = await startMockServer({ lookup: dbMethodLookup(() => mockDb.db) });
       return { mock, mockDb };
@@ -151,7 +152,7 @@ async function startStack(): Promise<Teardown> {
   if (pytest) process.env[BACKGROUND_RESULT_ENV] = pytest.resultFile;
   const mockPorts = mocks.map(({ mock }) => `:${mock.port}`).join(' ');
   console.log(
-    `test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm ${mockPorts}, state ${dir}, ${workers} integration worker${workers === 1 ? '' : 's'} (${Date.now() - started} ms)`,
+    `test stack: postgres :${pgPort}, temporal :${temporalPort}, mock-llm ${mockPorts}, state ${dir}, ${workers} integration worker${workers === 1 ? '' : 's'} on ${slotTotal} slots (${Date.now() - started} ms)`,
   );
   return async () => {
     await pytest?.stop(); // only still running when the run ended before the pytest file's test
