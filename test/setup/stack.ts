@@ -105,7 +105,8 @@ async function startStack(): Promise<Teardown> {
     }),
   ]);
   const [pgPort, temporalPort] = [pgStack.port, temporal.port];
-  const databaseUrl = localDatabaseUrl(pgPort, password, slotDatabase(1));
+  const slotUrl = (k: number) => localDatabaseUrl(pgPort, password, slotDatabase(k));
+  const databaseUrl = slotUrl(1);
   // Bound only when a test starts a local model server, minutes later: outside the ephemeral range (freePort).
   // One port per catalogue model (config/models.ts builtinLocalEntry), a range per slot.
   const modelPorts = LOCAL_MODELS.length;
@@ -127,13 +128,13 @@ async function startStack(): Promise<Teardown> {
   // since it looks the scripted methods up in the slot's database.
   const mocks = await Promise.all(
     Array.from({ length: slotTotal }, async (_, i) => {
-      const mockDb = connect(localDatabaseUrl(pgPort, password, slotDatabase(i + 1)), 2);
+      const mockDb = connect(slotUrl(i + 1), 2);
       const mock = await startMockServer({ lookup: dbMethodLookup(() => mockDb.db) });
       return { mock, mockDb };
     }),
   );
   const slots: SlotEnv[] = mocks.map(({ mock }, i) => ({
-    DATABASE_URL: localDatabaseUrl(pgPort, password, slotDatabase(i + 1)),
+    DATABASE_URL: slotUrl(i + 1),
     TEMPORAL_NAMESPACE: slotNamespace(i + 1),
     PAU_MOCK_LLM_URL: mock.url,
     // Local model servers of this run listen on their own ports (a developer's may run on the default ones).
