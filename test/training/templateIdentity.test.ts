@@ -95,7 +95,7 @@ function nativeTextCallsEpisode(): { conv: ChatCompletionMessageParam[]; tools: 
 }
 
 /** The requests as agentTurn sends them (the conversation before each assistant message) and the line. */
-function caseOf(name: string, ep: { conv: ChatCompletionMessageParam[]; tools: (ChatCompletionTool[] | null)[] }) {
+function caseOf(name: string, ep: { conv: ChatCompletionMessageParam[]; tools: (ChatCompletionTool[] | null)[] }, completion = true) {
   const assistants = ep.conv.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
   const served: Served[] = assistants.map((i, k) => ({ message: i, messages: ep.conv.slice(0, i), tools: ep.tools[k] ?? null }));
   const r = servedLine(
@@ -103,7 +103,7 @@ function caseOf(name: string, ep: { conv: ChatCompletionMessageParam[]; tools: (
     served.map((s) => ({ request: { model: 'm', messages: s.messages, ...(s.tools ? { tools: s.tools } : {}), temperature: 0 } })),
   );
   if (!r.ok) throw new Error(r.reason);
-  return { name, line: r.line, served };
+  return { name, line: r.line, served, completion };
 }
 
 interface CheckResult {
@@ -116,7 +116,7 @@ interface CheckResult {
       message: number;
       tools: string[];
       served_tokens: number;
-      completion_prompt_tokens: number;
+      completion_prompt_tokens: number | null;
       trainer_tokens: number;
       identical: boolean;
       trainer_differing: number;
@@ -140,7 +140,10 @@ describe('the trainer renders each request as llama.cpp served it', () => {
         file,
         JSON.stringify({
           gguf,
-          cases: [caseOf('native', nativeEpisode()), caseOf('native-text-calls', nativeTextCallsEpisode()), caseOf('text', textEpisode())],
+          // The chat completion that confirms /apply-template's count evaluates the whole prompt (most of the 1.5B's
+          // time): the text episode's requests have no tools, a path the native cases' tool-less requests (the
+          // re-ask, the plain final ask) already confirm, and differ from them only in the messages' text.
+          cases: [caseOf('native', nativeEpisode()), caseOf('native-text-calls', nativeTextCallsEpisode()), caseOf('text', textEpisode(), false)],
         }),
       );
       const out = execFileSync(py, ['-m', 'pau_trainer.template_check', file], {
@@ -168,7 +171,8 @@ describe('the trainer renders each request as llama.cpp served it', () => {
       expect(served.length).toBeGreaterThanOrEqual(2);
       for (const c of served)
         for (const r of c.requests) {
-          expect(r.completion_prompt_tokens, `${c.name} message ${r.message}: /apply-template is what a chat completion sends`).toBe(r.served_tokens);
+          if (c.name !== 'text')
+            expect(r.completion_prompt_tokens, `${c.name} message ${r.message}: /apply-template is what a chat completion sends`).toBe(r.served_tokens);
           expect(r.identical, `${entry.short} ${c.name} message ${r.message}: ${JSON.stringify(r.first_difference)}`).toBe(true);
         }
       // The final ask (submit tool only) and the re-ask (no tools) were rendered with every tool before.
