@@ -95,7 +95,7 @@ function nativeTextCallsEpisode(): { conv: ChatCompletionMessageParam[]; tools: 
 }
 
 /** The requests as agentTurn sends them (the conversation before each assistant message) and the line. */
-function caseOf(name: string, ep: { conv: ChatCompletionMessageParam[]; tools: (ChatCompletionTool[] | null)[] }, completion = true) {
+function caseOf(name: string, ep: { conv: ChatCompletionMessageParam[]; tools: (ChatCompletionTool[] | null)[] }) {
   const assistants = ep.conv.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
   const served: Served[] = assistants.map((i, k) => ({ message: i, messages: ep.conv.slice(0, i), tools: ep.tools[k] ?? null }));
   const r = servedLine(
@@ -103,7 +103,7 @@ function caseOf(name: string, ep: { conv: ChatCompletionMessageParam[]; tools: (
     served.map((s) => ({ request: { model: 'm', messages: s.messages, ...(s.tools ? { tools: s.tools } : {}), temperature: 0 } })),
   );
   if (!r.ok) throw new Error(r.reason);
-  return { name, line: r.line, served, completion };
+  return { name, line: r.line, served };
 }
 
 interface CheckResult {
@@ -116,7 +116,7 @@ interface CheckResult {
       message: number;
       tools: string[];
       served_tokens: number;
-      completion_prompt_tokens: number | null;
+      completion_prompt_tokens: number;
       trainer_tokens: number;
       identical: boolean;
       trainer_differing: number;
@@ -140,10 +140,7 @@ describe('the trainer renders each request as llama.cpp served it', () => {
         file,
         JSON.stringify({
           gguf,
-          // The chat completion that confirms /apply-template's count evaluates the whole prompt (most of the 1.5B's
-          // time): the text episode's requests have no tools, a path the native cases' tool-less requests (the
-          // re-ask, the plain final ask) already confirm, and differ from them only in the messages' text.
-          cases: [caseOf('native', nativeEpisode()), caseOf('native-text-calls', nativeTextCallsEpisode()), caseOf('text', textEpisode(), false)],
+          cases: [caseOf('native', nativeEpisode()), caseOf('native-text-calls', nativeTextCallsEpisode()), caseOf('text', textEpisode())],
         }),
       );
       const out = execFileSync(py, ['-m', 'pau_trainer.template_check', file], {
@@ -171,8 +168,7 @@ describe('the trainer renders each request as llama.cpp served it', () => {
       expect(served.length).toBeGreaterThanOrEqual(2);
       for (const c of served)
         for (const r of c.requests) {
-          if (c.name !== 'text')
-            expect(r.completion_prompt_tokens, `${c.name} message ${r.message}: /apply-template is what a chat completion sends`).toBe(r.served_tokens);
+          expect(r.completion_prompt_tokens, `${c.name} message ${r.message}: /apply-template is what a chat completion sends`).toBe(r.served_tokens);
           expect(r.identical, `${entry.short} ${c.name} message ${r.message}: ${JSON.stringify(r.first_difference)}`).toBe(true);
         }
       // The final ask (submit tool only) and the re-ask (no tools) were rendered with every tool before.

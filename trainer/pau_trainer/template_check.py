@@ -1,14 +1,13 @@
 """Is what the trainer trains what llama.cpp served? Token for token, per request.
 
 python -m pau_trainer.template_check CASES.json   (test/training/templateIdentity.test.ts writes it)
-CASES.json: {"gguf": PATH, "tokenizer"?: DIR, "cases": [{"name": .., "line": <trainer line>, "completion"?: bool,
+CASES.json: {"gguf": PATH, "tokenizer"?: DIR, "cases": [{"name": .., "line": <trainer line>,
              "served": [{"message": i, "messages": [...], "tools": [...] | null}]}]}
 `served` are the requests exactly as the harness sent them (messages + tools). For each one:
 - served ids: llama.cpp renders the request (its /apply-template, the same code path as /v1/chat/completions,
   with this GGUF's template and llama.cpp's own handling of tools) and tokenises the prompt as a chat
   completion does (/tokenize with add_special and parse_special); a chat completion of 1 token confirms the
-  prompt's token count (usage.prompt_tokens; null for a case with "completion": false, whose requests take a
-  path another case's completions cover: the completion evaluates the whole prompt, the check's main cost);
+  prompt's token count (usage.prompt_tokens);
 - trainer ids: the trainer's sequence that trains message i (ChatEncoder.encode_served on the line), up to the
   first token of message i's span: the context the trainer gives that message;
 - before ids: the same from the old rendering, one sequence of the whole conversation with the union of
@@ -101,11 +100,7 @@ def main(argv: list[str]) -> int:
             body = {"messages": s["messages"], **({"tools": s["tools"]} if s.get("tools") else {})}
             prompt = post("/apply-template", body)["prompt"]
             served = post("/tokenize", {"content": prompt, "add_special": True, "parse_special": True})["tokens"]
-            usage = (
-                post("/v1/chat/completions", {**body, "max_tokens": 1, "temperature": 0})["usage"]["prompt_tokens"]
-                if case.get("completion", True)
-                else None
-            )
+            usage = post("/v1/chat/completions", {**body, "max_tokens": 1, "temperature": 0})["usage"]["prompt_tokens"]
             trainer = context_ids(segments, s["message"])
             r: dict[str, Any] = {
                 "message": s["message"],
