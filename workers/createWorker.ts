@@ -7,7 +7,7 @@ import { temporalDataConverter } from '../config/payloadCodec';
 import { connectWorker } from '../config/temporal';
 import { payloadGuardActivityInterceptor } from './payloadGuard';
 import { workflowBundleFor } from './workflowBundle';
-import { workerLogConsoleLine, workerLogFileText } from './workerLog';
+import { workerLogConsoleLine, workerLogFileText } from '../domain/temporal/workerLog';
 
 export { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflowBundle';
 
@@ -15,7 +15,7 @@ let runtimeInstalled = false;
 /**
  * Quieter SDK logs at the configured level; once per process (the first call's options hold). With `logFile`
  * (the workers inside `npm start`), every entry goes to that file and a warning or error is one line on the
- * console (workerLog.ts).
+ * console (domain/temporal/workerLog.ts).
  */
 export function installRuntime(opts: { logFile?: string } = {}): void {
   if (runtimeInstalled) return;

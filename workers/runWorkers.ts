@@ -10,7 +10,7 @@ export interface RunningWorkers {
   shutdown(): Promise<void>;
 }
 
-/** `logFile`: the SDK's log entries go there, a warning or error as one console line (workers/workerLog.ts). */
+/** `logFile`: the SDK's log entries go there, a warning or error as one console line (domain/temporal/workerLog.ts). */
 export async function startWorkers(
   queues: TaskQueueName[],
   log: (line: string) => void = console.log,

@@ -1,6 +1,6 @@
-// The workers inside `npm start` log to a file and say a failure in one console line (workers/workerLog.ts).
+// The workers inside `npm start` log to a file and say a failure in one console line (domain/temporal/workerLog.ts).
 import { describe, expect, it } from 'vitest';
-import { workerLogConsoleLine, workerLogFileText, type WorkerLogEntry } from '../../workers/workerLog';
+import { workerLogConsoleLine, workerLogFileText, type WorkerLogEntry } from '../../domain/temporal/workerLog';
 
 class APIUserAbortError extends Error {
   override name = 'APIUserAbortError';

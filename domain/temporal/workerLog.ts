@@ -2,7 +2,7 @@
 // error's stack) goes to a log file, and a warning or error gets one line on the console that says what failed,
 // where, and on which attempt. Without this a judge call timing out under load printed ~30 lines of
 // taskToken, stack and empty fields into the progress bars (seen in a first run, session 10).
-import type { LogLevel, LogMetadata } from '@temporalio/worker';
+import type { LogLevel, LogMetadata } from '@temporalio/common';
 
 export interface WorkerLogEntry {
   level: LogLevel;
