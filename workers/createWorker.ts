@@ -4,7 +4,7 @@ import { env } from '../config/env';
 import { temporalDataConverter } from '../config/payloadCodec';
 import { connectWorker } from '../config/temporal';
 import { payloadGuardActivityInterceptor } from './payloadGuard';
-import { bundleWorkflowsInChild } from './workflowBundle';
+import { workflowBundleFor } from './workflowBundle';
 
 export { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './workflowBundle';
 
@@ -29,7 +29,7 @@ export interface QueueWorkerOptions {
   /** Serve workflows too (the `pau` queue). */
   workflows?: boolean;
   connection?: NativeConnection;
-  /** Pre-built bundle (tests build it once); else bundleWorkflowsInChild() builds it from WORKFLOWS_PATH. */
+  /** Pre-built bundle (the piece tests' own workflows); else workflowBundleFor() (cached, or built in a child). */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
@@ -50,7 +50,7 @@ export async function createQueueWorker(opts: QueueWorkerOptions): Promise<Worke
     interceptors: { activity: [payloadGuardActivityInterceptor] },
     ...(opts.workflows
       ? {
-          workflowBundle: opts.workflowBundle ?? (await bundleWorkflowsInChild()),
+          workflowBundle: opts.workflowBundle ?? (await workflowBundleFor()),
           maxConcurrentWorkflowTaskExecutions: Math.min(e.PAU_WORKER_WORKFLOW_CONCURRENCY, 500),
           maxCachedWorkflows: e.PAU_WORKER_WORKFLOW_CONCURRENCY,
         }

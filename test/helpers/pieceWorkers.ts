@@ -4,19 +4,15 @@
 // piece worker, opened before the file's tests and closed after them.
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { connectClient } from '../../config/temporal';
 import { TASK_QUEUES, type TaskQueueName } from '../../domain/temporal/queues';
-import { createQueueWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../workers/createWorker';
+import { createQueueWorker } from '../../workers/createWorker';
+import { workflowBundleFor } from '../../workers/workflowBundle';
 import { startTestWorkers, type TestWorkers } from './workers';
 
 export async function startPieceWorker(activities: object): Promise<TestWorkers> {
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('./pieceWorkflows.ts', import.meta.url)),
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
+  const workflowBundle = await workflowBundleFor(fileURLToPath(new URL('./pieceWorkflows.ts', import.meta.url)));
   const worker = await createQueueWorker({ taskQueue: TASK_QUEUES.main, activities, maxConcurrentActivities: 8, workflows: true, workflowBundle });
   const running = worker.run();
   return {

@@ -1,18 +1,14 @@
-// In-process workers for tests, against the run's Temporal dev server. The workflow bundle is built once
-// per test file (webpack takes a second or two).
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+// In-process workers for tests, against the run's Temporal dev server. The workflow bundle is the workers'
+// own (workers/workflowBundle.ts): built once per change of the sources and cached, not once per test file.
 import type { Worker } from '@temporalio/worker';
 import type { TaskQueueName } from '../../domain/temporal/queues';
-import { createQueueWorker, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../workers/createWorker';
+import { createQueueWorker } from '../../workers/createWorker';
 import { queueSpecs } from '../../workers/queues';
+import { type WorkflowBundle, workflowBundleFor } from '../../workers/workflowBundle';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
+let bundle: Promise<WorkflowBundle> | undefined;
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= workflowBundleFor();
   return bundle;
 }
 
