@@ -28,8 +28,8 @@ let dirs: PrivateTrainerDirs | undefined;
 
 // The validation benchmark runs at the benchmark's budgets and the model's own request params (its registry
 // entry), not the training ones. The built-in SmolLM2 entry asks for up to 384 tokens a turn, and SmolLM2 at
-// temperature 0 writes prose up to that limit turn after turn (about 1,500 tokens an episode at 1 thread:
-// 40 % of this test's time). A models file gives the same built-in entry a default of EVAL_MAX_TOKENS instead
+// temperature 0 writes prose up to that limit turn after turn (about 1,500 tokens an episode at 1 thread: a
+// third of this test's time). A models file gives the same built-in entry a default of EVAL_MAX_TOKENS instead
 // (a value no training setting uses, so the eval's requests show it came from the registry, checked below).
 const EVAL_MAX_TOKENS = 40;
 const modelsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-models-')), 'models.json');
