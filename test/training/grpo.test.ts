@@ -6,6 +6,9 @@
 // stored per step, the update changed the adapter, the validation benchmark ran on the new checkpoint, and
 // the second epoch's rollouts were sampled from it (served by llama.cpp with its GGUF adapter).
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { and, asc, eq, isNotNull, like } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkpoints, episodes, llmCalls, reports, runs, steps } from '../../db/schema/index';
@@ -23,6 +26,29 @@ import { maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs } from 
 
 let dirs: PrivateTrainerDirs | undefined;
 
+// The validation benchmark runs at the benchmark's budgets and the model's own request params (its registry
+// entry), not the training ones. The built-in SmolLM2 entry asks for up to 384 tokens a turn, and SmolLM2 at
+// temperature 0 writes prose up to that limit turn after turn (about 1,500 tokens an episode at 1 thread: a
+// third of this test's time). A models file gives the same built-in entry a default of EVAL_MAX_TOKENS instead
+// (a value no training setting uses, so the eval's requests show it came from the registry, checked below).
+const EVAL_MAX_TOKENS = 40;
+const modelsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pau-grpo-models-')), 'models.json');
+fs.writeFileSync(
+  modelsFile,
+  JSON.stringify({
+    models: {
+      'local/smollm2-135m': {
+        provider: 'local',
+        model: 'smollm2-135m',
+        maxConcurrency: 2,
+        timeoutMs: 600_000,
+        params: { temperature: 0, max_tokens: EVAL_MAX_TOKENS },
+      },
+    },
+  }),
+);
+process.env.PAU_MODELS_FILE = modelsFile; // read once by this process's registry (and its in-process workers)
+
 const stack = useStack({
   workers: ['pau', 'pau-sandbox', 'pau-gpu'],
   timeoutMs: 2_700_000,
@@ -33,7 +59,10 @@ const stack = useStack({
   },
 });
 
-afterAll(() => dirs?.release());
+afterAll(() => {
+  dirs?.release();
+  fs.rmSync(path.dirname(modelsFile), { recursive: true, force: true });
+});
 
 /** Largest |lora_B| in an adapter file (peft initialises B to zero, so > 0 means the update moved it). */
 async function maxLoraB(file: string): Promise<number> {
@@ -152,7 +181,7 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       (c) => [config.base, checkpointModelName(ckpts[0]!.id)].includes(c.model) && (c.request as { temperature?: number }).temperature === 1,
     );
     expect(policyCalls.length).toBeGreaterThanOrEqual(6);
-    for (const c of policyCalls) expect(c.request).toMatchObject({ temperature: 1, top_k: 0, top_p: 1, min_p: 0 });
+    for (const c of policyCalls) expect(c.request).toMatchObject({ temperature: 1, top_k: 0, top_p: 1, min_p: 0, max_tokens: config.maxTokens });
 
     // The validation benchmark ran on the new checkpoint beside the base, judged.
     const ev = e1.eval!;
@@ -167,6 +196,12 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     expect(evalRun!.config).not.toHaveProperty('params');
     expect(ev.counting).toBe('all');
     expect(ev.paired!.score.n).toBe(1);
+    // ... and its requests carried the model's own params (the registry's max_tokens), not the training ones.
+    const evalCalls = (await stack.db.select({ model: llmCalls.model, request: llmCalls.request }).from(llmCalls)).filter(
+      (c) => [config.base, checkpointModelName(ckpts[0]!.id)].includes(c.model) && (c.request as { temperature?: number }).temperature === 0,
+    );
+    expect(new Set(evalCalls.map((c) => c.model))).toEqual(new Set([config.base, checkpointModelName(ckpts[0]!.id)]));
+    for (const c of evalCalls) expect(c.request).toMatchObject({ temperature: 0, max_tokens: EVAL_MAX_TOKENS });
 
     // Every rollout has a verdict: policy failures (no description) count at the minimum reward in their group,
     // the rest as judged (the scripted judge judges every completed episode, so no group is skipped).

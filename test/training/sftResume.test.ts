@@ -2,6 +2,9 @@
 // saves and stops; Temporal notices the lost worker by the missed heartbeat and retries the activity on a
 // new worker, which resumes the job from its last complete save. The run ends with one checkpoint row.
 import type { ChildProcess } from 'node:child_process';
+import type { WorkflowHandle } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import type { temporal } from '@temporalio/proto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +44,33 @@ const gpuWorker = async () => {
   return c;
 };
 
+const SHORT_HEARTBEAT_S = 15;
+
+/** UpdateActivityOptions on the workflow's trainer activity (runTrainerJob). */
+async function activityOptions(
+  workflowId: string,
+  change: Pick<temporal.api.workflowservice.v1.IUpdateActivityOptionsRequest, 'activityOptions' | 'updateMask' | 'restoreOriginal'>,
+) {
+  await stack.client.connection.workflowService.updateActivityOptions({
+    namespace: stack.client.options.namespace,
+    execution: { workflowId },
+    type: 'runTrainerJob',
+    identity: 'test/training/sftResume',
+    ...change,
+  });
+}
+
+/** Waits until the trainer activity runs its second attempt (the retry on the new worker). */
+async function retryRunning(handle: WorkflowHandle): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const pending = (await handle.describe()).raw.pendingActivities ?? [];
+    if (pending.some((a) => a.activityType?.name === 'runTrainerJob' && (a.attempt ?? 0) >= 2)) return;
+    if (Date.now() > deadline) throw new Error('the trainer activity was not retried within 10 minutes');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 describe('sft train across a gpu worker crash', () => {
   it('resumes from the last save after SIGKILL and registers one checkpoint', async () => {
     const data = `resume-${Date.now().toString(36)}`;
@@ -67,8 +97,20 @@ describe('sft train across a gpu worker crash', () => {
       await new Promise((r) => setTimeout(r, 500));
     }
     first.kill('SIGKILL');
+    const killedAt = Date.now();
     await new Promise((r) => first.once('exit', r));
+    // Temporal notices the lost worker only when the activity's heartbeat timeout passes (1 minute, POLICIES.training):
+    // most of this test's time was that wait. The killed attempt's timeout is shortened here (the server's
+    // UpdateActivityOptions), so the retry still comes from the missed heartbeat, just sooner; once the retry runs,
+    // the original options are restored (the new worker keeps heartbeating well within either timeout).
+    await activityOptions(handle.workflowId, {
+      activityOptions: { heartbeatTimeout: msToTs(`${SHORT_HEARTBEAT_S}s`) },
+      updateMask: { paths: ['heartbeat_timeout'] },
+    });
     await gpuWorker();
+    await retryRunning(handle);
+    console.log(`sft resume: the trainer activity's second attempt came ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the worker's SIGKILL`);
+    await activityOptions(handle.workflowId, { restoreOriginal: true });
 
     const result = await handle.result();
     expect(result.training.steps).toBe(4);

@@ -68,6 +68,9 @@ def test_grpo_update_cancel_resume_and_metrics(grpo_run):
     )
     # later steps have moved away from the reference
     assert run.of("progress")[-1]["kl"] > 0
+    # a fresh adapter adds exactly nothing: its old log-probs are the reference ones (copied, not recomputed)
+    pre = torch.load(d / "out" / "precomputed.pt", weights_only=False)
+    assert len(pre["old"]) == len(pre["ref"]) > 0 and all(torch.equal(o, r) for o, r in zip(pre["old"], pre["ref"]))
     done = run.of("done")[0]
     assert done["steps"] == 4 and len(done["metrics"]["history"]) == 4
     # TensorBoard beside the job: the two attempts' files read as one curve of the 4 steps
@@ -108,11 +111,17 @@ def test_grpo_changes_only_the_adapter_and_starts_from_init_adapter(grpo_run, sm
     assert nxt.rc == 0, nxt.stderr[-2000:]
     p = nxt.of("progress")[0]
     assert p["kl"] > 0  # the policy (previous adapter) already differs from the reference (base)
+    # ... so its old log-probs were computed with the adapter, not copied from the reference
+    pre = torch.load(tmp_path / "next" / "precomputed.pt", weights_only=False)
+    assert any(not torch.equal(o, r) for o, r in zip(pre["old"], pre["ref"]))
     w2 = load_file(nxt.of("done")[0]["adapter"])
     assert w2.keys() == w.keys() and any(not torch.equal(w2[k], w[k]) for k in w)
 
 
-def test_old_logprobs_that_do_not_retokenise_are_rejected(smollm2, tmp_path):
+# The next two check the trainer's data checks and its no-op rule, not what a model computes: they run on the
+# tiny random Llama with SmolLM2's vocabulary and template (conftest.tiny_smollm2; the same tokenizer, so the
+# same re-tokenisation), which the 2-process tests build anyway.
+def test_old_logprobs_that_do_not_retokenise_are_rejected(tiny_smollm2, tmp_path):
     row = json.loads(open(DATA / "tiny_rollouts.jsonl").readline())
     row.pop("rewards")
     row["advantage"] = 1.0
@@ -121,14 +130,14 @@ def test_old_logprobs_that_do_not_retokenise_are_rejected(smollm2, tmp_path):
     f.write_text(json.dumps(row) + "\n")
     r = run_trainer(
         "grpo-update",
-        grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "given"}),
+        grpo_spec(tiny_smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "given"}),
         tmp_path / "s.json",
     )
     assert r.rc == ExitCode.INVALID_DATA
     assert "does not re-tokenise" in r.of("error")[0]["message"]
 
 
-def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(smollm2, tmp_path):
+def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(tiny_smollm2, tmp_path):
     # every group scored alike: outcome advantages are all 0, and a fresh adapter is the reference, so no
     # step could move the policy; the trainer saves the fresh adapter as the checkpoint, 0 steps
     rows = [json.loads(line) for line in open(DATA / "tiny_rollouts.jsonl")]
@@ -138,7 +147,7 @@ def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(smollm2, tmp_p
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
     r = run_trainer(
         "grpo-update",
-        grpo_spec(smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "outcome"}),
+        grpo_spec(tiny_smollm2, tmp_path / "o", rollouts=str(f), advantage={"mode": "outcome"}),
         tmp_path / "s.json",
     )
     assert r.rc == 0, r.stderr[-2000:]
@@ -155,7 +164,7 @@ def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(smollm2, tmp_p
     f.write_text("".join(json.dumps(r) + "\n" for r in rows))
     r2 = run_trainer(
         "grpo-update",
-        grpo_spec(smollm2, tmp_path / "o2", rollouts=str(f), advantage={"mode": "outcome"}, max_steps=1),
+        grpo_spec(tiny_smollm2, tmp_path / "o2", rollouts=str(f), advantage={"mode": "outcome"}, max_steps=1),
         tmp_path / "s2.json",
     )
     assert r2.rc == 0, r2.stderr[-2000:]
