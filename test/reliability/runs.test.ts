@@ -272,6 +272,8 @@ const outageConfig = (dataset: string, waitSeconds: number): BenchmarkConfig => 
   outageWaitSeconds: waitSeconds,
   // The activity's own retries, shortened so the workflow's wait takes over within a second.
   modelRetry: { maximumAttempts: 2, initialInterval: '200ms', maximumInterval: '200ms' },
+  // The wait's tries 0.5, 1, 2 s apart instead of 5, 10, 20 s: the episodes come back soon after the model does.
+  outageFirstRetrySeconds: 0.5,
 });
 
 describe('model outage', () => {
@@ -294,7 +296,7 @@ describe('model outage', () => {
       return n === 3 ? n : undefined;
     });
     expect(waiting).toBe(3);
-    await sleep(3_000); // longer than the activity's own retries: only the wait keeps the episodes alive
+    await sleep(2_000); // longer than the activity's own retries (2 × 200 ms): only the wait keeps the episodes alive
     await flaky.up();
     const result = await handle.result();
     expect(result.totals).toMatchObject({ done: 3, failed: 0 });
@@ -307,7 +309,7 @@ describe('model outage', () => {
   it('a model down past the outage wait fails its episodes, and the run says completed_with_failures', async () => {
     await flaky.down();
     const id = `rel-deadline-${uid()}`;
-    const { handle } = await launchBenchmark(stack.client, stack.db, id, outageConfig('rel-deadline', 4));
+    const { handle } = await launchBenchmark(stack.client, stack.db, id, outageConfig('rel-deadline', 2));
     const result = await handle.result();
     expect(result.totals).toMatchObject({ done: 2, failed: 2 });
     const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));
