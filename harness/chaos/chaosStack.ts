@@ -77,8 +77,9 @@ export interface ChaosRig {
   startMock(): ReturnType<ChaosProcesses['spawnTs']>;
   /** Starts one worker process for `queue`; resolves once it is ready. */
   startWorker(queue: TaskQueueName): ReturnType<ChaosProcesses['spawnTs']>;
-  /** Closes the connections, kills every child, runs `cleanup`, stops the stack; removes the dir unless PAU_CHAOS_KEEP. */
-  close(cleanup?: () => void): Promise<void>;
+  /** Closes the connections, kills every child, runs the options' `cleanup`, stops the stack; removes the dir unless
+   * PAU_CHAOS_KEEP. Also run on SIGINT/SIGTERM. */
+  close(): Promise<void>;
 }
 
 export interface ChaosRigOptions {
@@ -89,6 +90,8 @@ export interface ChaosRigOptions {
   mockLatencyMs: number;
   /** Appended to the line that says where the stack is. */
   note?: string;
+  /** Run by close() after the children are killed, before the stack stops (what the script started outside them). */
+  cleanup?: () => void;
 }
 
 export async function openChaosRig(dir: string, log: (s: string) => void, procs: ChaosProcesses, opts: ChaosRigOptions): Promise<ChaosRig> {
@@ -98,6 +101,34 @@ export async function openChaosRig(dir: string, log: (s: string) => void, procs:
   const dbh = connect(stack.databaseUrl, 3);
   const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
   const { env } = stack;
+  // Killed by SIGINT/SIGTERM (Ctrl-C, a timeout), the script would skip its `finally` and leave the private
+  // stack running: stop it the same way, then exit with the signal's code.
+  let closing: Promise<void> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the private stack`);
+    // main() is still polling: its calls fail once the connections close and the servers stop; those
+    // errors must not end the process before the stack is down.
+    process.on('uncaughtException', () => undefined);
+    process.on('unhandledRejection', () => undefined);
+    void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await connection.close().catch(() => undefined);
+      await dbh.close().catch(() => undefined);
+      await procs.killAll();
+      opts.cleanup?.();
+      const keep = Boolean(process.env.PAU_CHAOS_KEEP);
+      await stack.stop(keep);
+      if (keep) log(`kept ${dir}`);
+      else fs.rmSync(dir, { recursive: true, force: true });
+    })();
+    return closing;
+  }
   return {
     stack,
     env,
@@ -112,16 +143,7 @@ export async function openChaosRig(dir: string, log: (s: string) => void, procs:
         'mock-llm',
       ),
     startWorker: (queue) => procs.spawnTs(WORKERS[queue].script, [], env, 'ready', WORKERS[queue].name),
-    async close(cleanup) {
-      await connection.close().catch(() => undefined);
-      await dbh.close().catch(() => undefined);
-      await procs.killAll();
-      cleanup?.();
-      const keep = Boolean(process.env.PAU_CHAOS_KEEP);
-      await stack.stop(keep);
-      if (keep) log(`kept ${dir}`);
-      else fs.rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

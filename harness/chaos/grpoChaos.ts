@@ -83,6 +83,13 @@ async function main(): Promise<number> {
     extraEnv: { PAU_MODEL_PORT_BASE: String(modelPortBase), PAU_TRAINER_THREADS: '1' },
     mockLatencyMs: 10,
     note: `, model ports from ${modelPortBase}`,
+    // model servers are started detached by the workers: stop the ones in this state dir
+    cleanup: () => {
+      for (const f of fs.existsSync(path.join(dir, 'models')) ? fs.readdirSync(path.join(dir, 'models')) : []) {
+        const pid = f.endsWith('.pid') ? runningPid(path.join(dir, 'models', f)) : undefined;
+        if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      }
+    },
   });
   const { env, dbh, client } = rig;
   const startMain = () => rig.startWorker('pau');
@@ -345,13 +352,7 @@ async function main(): Promise<number> {
     console.log(ok ? '\ngrpo-chaos: every fault survived; one checkpoint per epoch, lineage linear' : '\ngrpo-chaos: FAILED (see above)');
     return ok ? 0 : 1;
   } finally {
-    // model servers are started detached by the workers: stop the ones in this state dir
-    await rig.close(() => {
-      for (const f of fs.existsSync(path.join(dir, 'models')) ? fs.readdirSync(path.join(dir, 'models')) : []) {
-        const pid = f.endsWith('.pid') ? runningPid(path.join(dir, 'models', f)) : undefined;
-        if (pid !== undefined) process.kill(pid, 'SIGKILL');
-      }
-    });
+    await rig.close();
   }
 }
 
