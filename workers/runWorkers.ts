@@ -10,15 +10,21 @@ export interface RunningWorkers {
   shutdown(): Promise<void>;
 }
 
-export async function startWorkers(queues: TaskQueueName[], log: (line: string) => void = console.log): Promise<RunningWorkers> {
+/** `logFile`: the SDK's log entries go there, a warning or error as one console line (workers/workerLog.ts). */
+export async function startWorkers(
+  queues: TaskQueueName[],
+  log: (line: string) => void = console.log,
+  opts: { logFile?: string } = {},
+): Promise<RunningWorkers> {
   // Loaded here, not at the top: runWorkers' stack check answers before the SDK and every activity load (~10 s under load).
-  const [{ closeSharedDb }, { detectDevice }, { closeSharedSandboxPool }, { createQueueWorker }, { queueSpecs }] = await Promise.all([
+  const [{ closeSharedDb }, { detectDevice }, { closeSharedSandboxPool }, { createQueueWorker, installRuntime }, { queueSpecs }] = await Promise.all([
     import('../db/client'),
     import('../platform/models/device'),
     import('../activities/sandbox/index'),
     import('./createWorker'),
     import('./queues'),
   ]);
+  installRuntime(opts);
   const specs = queueSpecs();
   const workers: Worker[] = [];
   for (const q of queues) {

@@ -1,9 +1,11 @@
 // `npm start`: the main job. The plan first (stages, estimates), then the stack with the local model
 // install beside it, workers in this process, the doctor, then the job; keeps the UI up until Ctrl-C, or
 // exits when the job is done with --once. Ends with the time each stage took (docs/cli.md, "npm start").
+import path from 'node:path';
 import { z } from 'zod';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
+import { env } from '../../config/env';
 import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
 import { installedModels } from '../../platform/models/local/install';
@@ -50,7 +52,9 @@ export async function run(argv: string[]): Promise<number> {
   console.log('== stack');
   await clock.time('stack', () => stackUp(console.log));
   console.log('== workers');
-  const workers = await clock.time('workers', () => startWorkers([TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu]));
+  const workers = await clock.time('workers', () =>
+    startWorkers([TASK_QUEUES.main, TASK_QUEUES.sandbox, TASK_QUEUES.gpu], console.log, { logFile: path.join(env().PAU_STATE_DIR, 'logs', 'workers.log') }),
+  );
   const client = await connectClient();
   let code = 0;
   let datasetReady = false;

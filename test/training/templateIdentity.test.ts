@@ -117,6 +117,7 @@ interface CheckResult {
       tools: string[];
       served_tokens: number;
       completion_prompt_tokens: number;
+      completion_evaluated: boolean;
       trainer_tokens: number;
       identical: boolean;
       trainer_differing: number;
@@ -140,6 +141,9 @@ describe('the trainer renders each request as llama.cpp served it', () => {
         file,
         JSON.stringify({
           gguf,
+          // The server's smallest context: a chat completion of a longer prompt is refused with the count it
+          // tokenised (exceed_context_size_error, n_prompt_tokens) before any evaluation (template_check.py).
+          ctx: 256,
           cases: [caseOf('native', nativeEpisode()), caseOf('native-text-calls', nativeTextCallsEpisode()), caseOf('text', textEpisode())],
         }),
       );
@@ -156,7 +160,8 @@ describe('the trainer renders each request as llama.cpp served it', () => {
         console.log(`${entry.short} ${c.name}: ${c.segments} segment(s) of ${c.segment_tokens.join(' + ')} tokens`);
         for (const r of c.requests) {
           console.log(
-            `  message ${r.message} [${r.tools.join(',') || 'no tools'}]: served ${r.served_tokens} tokens, trainer ${r.trainer_tokens} ` +
+            `  message ${r.message} [${r.tools.join(',') || 'no tools'}]: served ${r.served_tokens} tokens ` +
+              `(a completion counted ${r.completion_prompt_tokens}${r.completion_evaluated ? ', evaluated' : ', refused unevaluated'}), trainer ${r.trainer_tokens} ` +
               `(${r.identical ? 'identical' : `${r.trainer_differing} differ: ${JSON.stringify(r.first_difference)}`}); ` +
               `before: ${r.before_tokens} tokens, ${r.before_differing} differ`,
           );

@@ -6,8 +6,11 @@ CASES.json: {"gguf": PATH, "tokenizer"?: DIR, "cases": [{"name": .., "line": <tr
 `served` are the requests exactly as the harness sent them (messages + tools). For each one:
 - served ids: llama.cpp renders the request (its /apply-template, the same code path as /v1/chat/completions,
   with this GGUF's template and llama.cpp's own handling of tools) and tokenises the prompt as a chat
-  completion does (/tokenize with add_special and parse_special); a chat completion of 1 token confirms the
-  prompt's token count (usage.prompt_tokens);
+  completion does (/tokenize with add_special and parse_special); a chat completion of the same request
+  confirms the prompt's token count: the count it tokenised, either usage.prompt_tokens, or, when the prompt
+  is longer than the server's context ("ctx"), the n_prompt_tokens of the exceed_context_size_error it answers
+  before evaluating anything (templateIdentity.test.ts sets the smallest context, 256, so the check costs no
+  prompt evaluation: at 1 thread that was most of the 1.5B's time);
 - trainer ids: the trainer's sequence that trains message i (ChatEncoder.encode_served on the line), up to the
   first token of message i's span: the context the trainer gives that message;
 - before ids: the same from the old rendering, one sequence of the whole conversation with the union of
@@ -23,6 +26,7 @@ import json
 import os
 import secrets
 import sys
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -78,6 +82,17 @@ def main(argv: list[str]) -> int:
         with urllib.request.urlopen(req, timeout=600) as r:
             return json.load(r)
 
+    def completion_prompt_tokens(body: dict[str, Any]) -> tuple[int, bool]:
+        """(the prompt's token count as the chat completion tokenised it, whether the prompt was evaluated)."""
+        try:
+            usage = post("/v1/chat/completions", {**body, "max_tokens": 1, "temperature": 0})["usage"]
+            return usage["prompt_tokens"], True
+        except urllib.error.HTTPError as e:
+            err = json.loads(e.read() or b"{}").get("error") or {}
+            if e.code == 400 and err.get("type") == "exceed_context_size_error":
+                return int(err["n_prompt_tokens"]), False
+            raise
+
     if cfg.get("tokenizer"):  # a transformers dir with the same vocabulary and template (tests' tiny models)
         from transformers import AutoTokenizer
 
@@ -100,13 +115,14 @@ def main(argv: list[str]) -> int:
             body = {"messages": s["messages"], **({"tools": s["tools"]} if s.get("tools") else {})}
             prompt = post("/apply-template", body)["prompt"]
             served = post("/tokenize", {"content": prompt, "add_special": True, "parse_special": True})["tokens"]
-            usage = post("/v1/chat/completions", {**body, "max_tokens": 1, "temperature": 0})["usage"]["prompt_tokens"]
+            usage, evaluated = completion_prompt_tokens(body)
             trainer = context_ids(segments, s["message"])
             r: dict[str, Any] = {
                 "message": s["message"],
                 "tools": [t["function"]["name"] for t in s.get("tools") or []],
                 "served_tokens": len(served),
                 "completion_prompt_tokens": usage,
+                "completion_evaluated": evaluated,
                 "trainer_tokens": len(trainer),
                 "identical": trainer == served,
                 "trainer_differing": differing(trainer, served),
