@@ -22,5 +22,6 @@ export function episodeInputFor(runId: string, config: BenchmarkConfig, methodId
     ...(config.judgeModel ? { judge: { judgeModel: config.judgeModel } } : {}),
     ...(config.outageWaitSeconds !== undefined ? { outageWaitSeconds: config.outageWaitSeconds } : {}),
     ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
+    ...(config.outageFirstRetrySeconds !== undefined ? { outageFirstRetrySeconds: config.outageFirstRetrySeconds } : {}),
   };
 }

@@ -40,6 +40,8 @@ export interface BenchmarkConfig {
   scheduleId?: string;
   /** The longest an episode waits for an unreachable model before it fails (default 6 h: DEFAULT_OUTAGE_WAIT_SECONDS). */
   outageWaitSeconds?: number;
+  /** The first sleep between an outage's tries (seconds, doubling; default 5): tests shorten it, as modelRetry. */
+  outageFirstRetrySeconds?: number;
   /** Overrides the model turn's activity retries before the outage wait takes over (tests, the chaos script). */
   modelRetry?: ModelRetry;
 }

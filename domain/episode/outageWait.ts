@@ -28,7 +28,10 @@ export function isDbOutage(err: unknown): boolean {
 /** The PauWaitingFor value of an episode waiting for Postgres (a model's name otherwise). */
 export const WAITING_FOR_DATABASE = 'postgres';
 
-/** Sleep before the next try: doubling from 5 s, at most 2 minutes, never past the deadline. */
-export function outageBackoffMs(tries: number, msLeft: number): number {
-  return Math.max(0, Math.min(5_000 * 2 ** Math.min(tries, 10), 120_000, msLeft));
+/** The first sleep between tries of an outage, by default (run config `outageFirstRetrySeconds`). */
+export const DEFAULT_OUTAGE_FIRST_RETRY_MS = 5_000;
+
+/** Sleep before the next try: doubling from `firstMs` (5 s), at most 2 minutes, never past the deadline. */
+export function outageBackoffMs(tries: number, msLeft: number, firstMs = DEFAULT_OUTAGE_FIRST_RETRY_MS): number {
+  return Math.max(0, Math.min(firstMs * 2 ** Math.min(tries, 10), 120_000, msLeft));
 }

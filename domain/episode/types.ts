@@ -53,6 +53,8 @@ export interface EpisodeInput {
   sandbox?: SandboxPlacement;
   /** The longest this episode waits for an unreachable model (seconds; default DEFAULT_OUTAGE_WAIT_SECONDS). */
   outageWaitSeconds?: number;
+  /** The first sleep between tries while an outage is waited out (seconds, doubling; default 5: DEFAULT_OUTAGE_FIRST_RETRY_MS). */
+  outageFirstRetrySeconds?: number;
   /** Overrides the model turn's activity retries (the chaos script shortens them; default POLICIES.llm). */
   modelRetry?: ModelRetry;
   /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */

@@ -38,10 +38,10 @@ const activities = {
 const piece = usePieceWorker({ activities });
 
 let n = 0;
-function start(script: Try[], waitMs: number) {
+function start(script: Try[], waitMs: number, firstRetryMs?: number) {
   const episodeId = `piece-outage-${Date.now().toString(36)}-${++n}`;
   scripts.set(episodeId, script);
-  const input: OutageWaitProbeInput = { episodeId, model: 'piece-model', waitMs };
+  const input: OutageWaitProbeInput = { episodeId, model: 'piece-model', waitMs, ...(firstRetryMs !== undefined ? { firstRetryMs } : {}) };
   const handle = piece.client.workflow.start('outageWaitProbe', { taskQueue: TASK_QUEUES.main, workflowId: episodeId, args: [input] });
   return { episodeId, result: async () => (await (await handle).result()) as OutageWaitProbeResult, handle };
 }
@@ -56,13 +56,14 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30
 
 describe('a turn through the outage wait', () => {
   it('waits out an unreachable model, saying so on the episode row, and clears it when the model answers', async () => {
-    const run = start(['model-down', 'ok'], 3_000);
+    // Tries 0.5 s apart (the run config's outageFirstRetrySeconds), not 5 s: what is checked is the tries and the rows.
+    const run = start(['model-down', 'ok'], 3_000, 500);
     expect(await run.result()).toEqual({ end: 'answered', tries: 2, text: 'back' });
     expect(waiting.get(run.episodeId)).toEqual(['piece-model', null]);
   });
 
   it('Postgres down: no row to write while it is, the row says so once the wait turns into a model wait', async () => {
-    const run = start(['db-down', 'model-down', 'ok'], 10_000);
+    const run = start(['db-down', 'model-down', 'ok'], 10_000, 500);
     expect(await run.result()).toEqual({ end: 'answered', tries: 3, text: 'back' });
     expect(waiting.get(run.episodeId)).toEqual(['piece-model', null]);
   });

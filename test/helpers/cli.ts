@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
+import { compiledEntry } from './cliBuild';
 
 export interface CliResult {
   code: number | null;
@@ -9,12 +10,19 @@ export interface CliResult {
   stderr: string;
 }
 
-// `node --import tsx` rather than the tsx wrapper: one process, so a signal reaches the real program.
-const NODE_ARGS = ['--import', 'tsx'];
+/**
+ * Node's arguments for `script`: its compiled entry (test/helpers/cliBuild.ts), else the source with tsx's loader
+ * (`node --import tsx` rather than the tsx wrapper: one process, so a signal reaches the real program).
+ */
+async function nodeArgs(script: string): Promise<string[]> {
+  const compiled = await compiledEntry(script);
+  return compiled ? [compiled] : ['--import', 'tsx', path.join(PROJECT_ROOT, script)];
+}
 
-export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliResult> {
+export async function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliResult> {
+  const entry = await nodeArgs(script);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, path.join(PROJECT_ROOT, script), ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -31,9 +39,10 @@ export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv
 export const runCli = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs?: number) => runScript('scripts/pau.ts', args, env, timeoutMs);
 
 /** Starts a long-running script (a worker process) and resolves once `readyText` appears on stdout. */
-export function startScript(script: string, readyText: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ChildProcess> {
+export async function startScript(script: string, readyText: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<ChildProcess> {
+  const entry = await nodeArgs(script);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, path.join(PROJECT_ROOT, script)], {
+    const child = spawn(process.execPath, entry, {
       cwd: PROJECT_ROOT,
       env: { ...process.env, ...env },
       detached: false,

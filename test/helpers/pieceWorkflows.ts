@@ -30,6 +30,8 @@ export interface OutageWaitProbeInput {
   episodeId: string;
   model: string;
   waitMs: number;
+  /** The first sleep between tries (OutageWait.firstRetryMs; default 5 s). */
+  firstRetryMs?: number;
 }
 export type OutageWaitProbeResult =
   | { end: 'answered'; tries: number; text?: string }
@@ -48,7 +50,7 @@ export async function outageWaitProbe(x: OutageWaitProbeInput): Promise<OutageWa
           tries = n + 1;
           return modelTurn({ ...TURN, episodeId: x.episodeId, model: x.model }, n);
         },
-        { episodeId: x.episodeId, model: x.model, waitMs: x.waitMs, root },
+        { episodeId: x.episodeId, model: x.model, waitMs: x.waitMs, ...(x.firstRetryMs !== undefined ? { firstRetryMs: x.firstRetryMs } : {}), root },
       );
       return r === CANCELLED ? { end: 'cancelled', tries } : { end: 'answered', tries, ...(r.text ? { text: r.text } : {}) };
     } catch (err) {

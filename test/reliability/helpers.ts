@@ -10,14 +10,20 @@ export interface Provider {
   readonly port: number;
   up(): Promise<void>;
   down(): Promise<void>;
+  /** Each answer's delay from now on (the server reads it per request): a test slows a run only while it must. */
+  setLatency(ms: number): void;
 }
 
 export function provider(port: number, latencyMs = 0): Provider {
   let server: MockServer | undefined;
+  const opts = { port, latencyMs };
   return {
     port,
     async up() {
-      server ??= await startMockServer({ port, latencyMs });
+      server ??= await startMockServer(opts);
+    },
+    setLatency(ms: number) {
+      opts.latencyMs = ms;
     },
     async down() {
       await server?.close();

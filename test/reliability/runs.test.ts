@@ -16,7 +16,9 @@ import { useStack } from '../helpers/stack';
 import { freePort, modelsFile, provider } from './helpers';
 
 const flaky = provider(await freePort());
-const slow = provider(await freePort(), 250);
+// The slow model answers after SLOW_MS while a test needs its run to be mid-way when it acts on it.
+const SLOW_MS = 250;
+const slow = provider(await freePort(), SLOW_MS);
 process.env.PAU_MODELS_FILE = await modelsFile({
   flaky: { policy: 'oracle', port: flaky.port, timeoutMs: 5_000 },
   'slow-steps': { policy: 'steps', port: slow.port },
@@ -160,6 +162,7 @@ async function expectContiguousSteps(runId: string) {
 describe('cancel and reconcile', () => {
   it('runs cancel stops episodes at a turn boundary, marks the rows cancelled; rerun continues without redoing finished episodes', async () => {
     const id = `rel-cancel-${uid()}`;
+    slow.setLatency(SLOW_MS);
     const { handle } = await launchBenchmark(stack.client, stack.db, id, slowConfig('rel-cancel'));
     await until('a finished episode', async () => (await episodeRows(id)).some((e) => e.status === 'completed'), 90_000);
     const r = await runCli(['runs', 'cancel', id]);
@@ -195,6 +198,9 @@ describe('cancel and reconcile', () => {
 
     const list = await runCli(['runs', 'list']);
     expect(list.stdout).toMatch(new RegExp(`${id}\\s+benchmark\\s+cancelled`));
+    // The latency only had to make the run outlast the cancel's arrival; what the rerun is checked for (every
+    // episode completed, none redone, the flag cleared, contiguous steps) does not depend on the model's speed.
+    slow.setLatency(0);
     const cont = await runCli(['rerun', '--run', id], {}, 180_000);
     expect(cont.code).toBe(0);
     const final = await episodeRows(id);
@@ -208,6 +214,7 @@ describe('cancel and reconcile', () => {
 
   it('a terminated run is reconciled (runs list shows it stopped, rows marked) and rerun continues it', async () => {
     const id = `rel-term-${uid()}`;
+    slow.setLatency(SLOW_MS);
     const { handle } = await launchBenchmark(stack.client, stack.db, id, slowConfig('rel-terminate'));
     await until('a finished episode', async () => (await episodeRows(id)).some((e) => e.status === 'completed'), 90_000);
     await handle.terminate('test: terminate');
@@ -220,6 +227,7 @@ describe('cancel and reconcile', () => {
     expect(eps.filter((e) => e.status === 'running' || e.status === 'pending')).toHaveLength(0);
     const done = await finishedBefore(id);
 
+    slow.setLatency(0); // as in the cancel test: the resume's checks do not need a slow model
     const resumed = await resumeBenchmark(stack.client, stack.db, id);
     const result = await resumed.handle.result();
     expect(result.totals).toMatchObject({ done: 6, failed: 0 });
@@ -264,6 +272,8 @@ const outageConfig = (dataset: string, waitSeconds: number): BenchmarkConfig => 
   outageWaitSeconds: waitSeconds,
   // The activity's own retries, shortened so the workflow's wait takes over within a second.
   modelRetry: { maximumAttempts: 2, initialInterval: '200ms', maximumInterval: '200ms' },
+  // The wait's tries 0.5, 1, 2 s apart instead of 5, 10, 20 s: the episodes come back soon after the model does.
+  outageFirstRetrySeconds: 0.5,
 });
 
 describe('model outage', () => {
@@ -286,7 +296,7 @@ describe('model outage', () => {
       return n === 3 ? n : undefined;
     });
     expect(waiting).toBe(3);
-    await sleep(3_000); // longer than the activity's own retries: only the wait keeps the episodes alive
+    await sleep(2_000); // longer than the activity's own retries (2 × 200 ms): only the wait keeps the episodes alive
     await flaky.up();
     const result = await handle.result();
     expect(result.totals).toMatchObject({ done: 3, failed: 0 });
@@ -299,7 +309,7 @@ describe('model outage', () => {
   it('a model down past the outage wait fails its episodes, and the run says completed_with_failures', async () => {
     await flaky.down();
     const id = `rel-deadline-${uid()}`;
-    const { handle } = await launchBenchmark(stack.client, stack.db, id, outageConfig('rel-deadline', 4));
+    const { handle } = await launchBenchmark(stack.client, stack.db, id, outageConfig('rel-deadline', 2));
     const result = await handle.result();
     expect(result.totals).toMatchObject({ done: 2, failed: 2 });
     const [row] = await stack.db.select().from(runs).where(eq(runs.id, id));

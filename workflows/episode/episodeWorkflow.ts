@@ -51,7 +51,13 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
       root,
       ...(input.modelRetry ? { modelRetry: input.modelRetry } : {}),
     });
-    const wait = { episodeId: input.episodeId, model: input.model, waitMs: (input.outageWaitSeconds ?? DEFAULT_OUTAGE_WAIT_SECONDS) * 1000, root };
+    const wait = {
+      episodeId: input.episodeId,
+      model: input.model,
+      waitMs: (input.outageWaitSeconds ?? DEFAULT_OUTAGE_WAIT_SECONDS) * 1000,
+      ...(input.outageFirstRetrySeconds !== undefined ? { firstRetryMs: input.outageFirstRetrySeconds * 1000 } : {}),
+      root,
+    };
     const turn: Turn = (t) => turnWithOutageWait((tries) => modelTurn(t, tries), wait);
     if (input.setting === 'in-context') {
       end = await inContextAnswer({ base, prep, ...(input.sandboxLimits ? { sandboxLimits: input.sandboxLimits } : {}), turn, tally });

@@ -22,6 +22,8 @@ export interface OutageWait {
   model: string;
   /** The longest an outage is waited out, from its first failed try. */
   waitMs: number;
+  /** The first sleep between tries, doubling (default DEFAULT_OUTAGE_FIRST_RETRY_MS). */
+  firstRetryMs?: number;
   root: CancellationScope;
 }
 
@@ -74,7 +76,7 @@ export async function turnWithOutageWait(attempt: (tries: number) => Promise<Tur
           `waiting for ${what} (unreachable since ${new Date(since).toISOString()}; gives up after ${Math.round(w.waitMs / 1000)} s): ${error}`,
         );
       }
-      if (await condition(() => w.root.consideredCancelled, outageBackoffMs(tries, left))) return CANCELLED;
+      if (await condition(() => w.root.consideredCancelled, outageBackoffMs(tries, left, w.firstRetryMs))) return CANCELLED;
     }
   }
 }
