@@ -21,7 +21,7 @@ import { stopAllLocalServers } from '../../platform/models/local/server';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
 import { BACKGROUND_RESULT_ENV, startTrainerPytestInBackground } from './trainerPytest';
-import { integrationWorkers, SLOTS_ENV, slotCount, type SlotEnv, slotDatabase, slotNamespace } from './workerSlots';
+import { integrationWorkers, SLOT_LOCKS_ENV, SLOTS_ENV, slotCount, type SlotEnv, slotDatabase, slotNamespace } from './workerSlots';
 
 type Teardown = () => Promise<void>;
 
@@ -149,6 +149,8 @@ async function startStack(): Promise<Teardown> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     PAU_TEST_TEMPORAL_CLI: temporalCliPath(process.env.TEMPORAL_CLI_PATH),
     [SLOTS_ENV]: JSON.stringify(slots),
+    // Each file's process claims its slot here (test/setup/slotClaim.ts).
+    [SLOT_LOCKS_ENV]: path.join(dir, 'slot-locks'),
   });
   // The trainer's pytest needs none of the stack and is the longest file by far: in `npm test` it starts once the
   // stack is up (a failed start leaves no pytest behind) and runs beside the integration files;

@@ -1,8 +1,10 @@
-// The integration files' worker slots (test/setup/workerSlots.ts): this file's process runs on the slot vitest
-// gave it (VITEST_POOL_ID), and the run's slots share nothing a test writes: each has a migrated database of its
+// The integration files' worker slots (test/setup/workerSlots.ts): this file's process runs on the slot it claimed
+// (test/setup/slotClaim.ts), a claim holds a slot for one live process only, and the run's slots share nothing a test writes: each has a migrated database of its
 // own, a Temporal namespace with the project's search attributes, a scripted mock server reading its own database,
 // its own model ports and state dir. With PAU_TEST_INTEGRATION_WORKERS=1 the checks across slots have one slot.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,11 +17,12 @@ import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
 import { MOCK_METHOD_HEADER } from '../../platform/models/mock/seam';
 import { insertFixtureMethods, type FixtureMethod } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
-import { integrationWorkers, SLOTS_ENV, slotCount, slotDatabase, slotEnv, slotEnvSchema, slotNamespace } from './workerSlots';
+import { claimSlot, releaseSlot, slotHolder } from './slotClaim';
+import { integrationWorkers, SLOT_ENV, SLOT_LOCKS_ENV, SLOTS_ENV, slotCount, slotDatabase, slotEnv, slotEnvSchema, slotNamespace } from './workerSlots';
 
 const stack = useStack();
 const slots = z.array(slotEnvSchema).parse(JSON.parse(process.env[SLOTS_ENV] ?? '[]'));
-const k = Number(process.env.VITEST_POOL_ID);
+const k = Number(process.env[SLOT_ENV]);
 const others = slots.filter((_, i) => i + 1 !== k);
 
 /** The oracle's first reply about `methodId` from the mock server at `url`: its probes, when it knows the method. */
@@ -35,9 +38,10 @@ async function oracleProbes(url: string, methodId: string): Promise<string[]> {
 }
 
 describe('worker slots', () => {
-  it('this file runs on its slot: the namespace, database, mock server, model ports and state dir vitest gave it', async () => {
+  it('this file runs on the slot it holds: its namespace, database, mock server, model ports and state dir', async () => {
     expect(slots).toHaveLength(slotCount());
-    const mine = slotEnv(process.env.VITEST_POOL_ID, process.env[SLOTS_ENV]);
+    expect(slotHolder(process.env[SLOT_LOCKS_ENV]!, k)).toBe(process.pid);
+    const mine = slotEnv(k, process.env[SLOTS_ENV]);
     expect(env()).toMatchObject({
       DATABASE_URL: mine.DATABASE_URL,
       TEMPORAL_NAMESPACE: slotNamespace(k),
@@ -110,11 +114,38 @@ describe('worker slots', () => {
     }
   });
 
+  it('a claim holds a slot for one live process: the lowest free one, taken over from a dead owner, freed on release, and a clear error when none frees', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-slot-claim-'));
+    try {
+      // Pid 1 (init) is always alive. Pids above Linux's largest pid_max (2^22) name no process: an owner that is gone.
+      const gone = 4_194_305;
+      const alive = process.ppid; // the vitest main process, alive for this whole file
+      expect(await claimSlot(dir, 3, { pid: alive })).toBe(1);
+      expect(await claimSlot(dir, 3, { pid: alive })).toBe(1); // the same process keeps its slot
+      fs.writeFileSync(path.join(dir, 'slot-2.pid'), `${gone}\n`);
+      expect(slotHolder(dir, 2)).toBeUndefined();
+      expect(await claimSlot(dir, 3, { pid: process.pid })).toBe(2); // taken over from the dead owner
+      expect(slotHolder(dir, 2)).toBe(process.pid);
+      await expect(claimSlot(dir, 2, { pid: 1, waitMs: 200 })).rejects.toThrow(
+        /no free worker slot of 2 after 200 ms \(1: pid \d+, 2: pid \d+\): more files run at once than the global setup made slots for/,
+      );
+      releaseSlot(dir, 2, process.pid);
+      expect(slotHolder(dir, 2)).toBeUndefined();
+      releaseSlot(dir, 1, process.pid); // not its holder: nothing freed
+      expect(slotHolder(dir, 1)).toBe(alive);
+      // Two claims at once never get the same slot.
+      const [a, b] = await Promise.all([claimSlot(dir, 3, { pid: 1 }), claimSlot(dir, 3, { pid: process.pid })]);
+      expect(new Set([a, b]).size).toBe(2);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a slot the global setup did not make, or a bad worker count, is a clear error', () => {
-    expect(() => slotEnv(String(slots.length + 1), process.env[SLOTS_ENV])).toThrow(
-      new RegExp(`vitest worker slot ${slots.length + 1}, but the global setup made ${slots.length} \\(PAU_TEST_INTEGRATION_WORKERS=${slots.length}\\)`),
+    expect(() => slotEnv(slots.length + 1, process.env[SLOTS_ENV])).toThrow(
+      new RegExp(`worker slot ${slots.length + 1}, but the global setup made ${slots.length} \\(PAU_TEST_INTEGRATION_WORKERS=${slots.length}\\)`),
     );
-    expect(() => slotEnv('1', undefined)).toThrow(/PAU_TEST_SLOTS is not set: integration files need the global setup/);
+    expect(() => slotEnv(1, undefined)).toThrow(/PAU_TEST_SLOTS is not set: integration files need the global setup/);
     expect(() => integrationWorkers('0')).toThrow(/PAU_TEST_INTEGRATION_WORKERS="0": expected a whole number from 1 to 8/);
     expect(() => integrationWorkers('two')).toThrow(/PAU_TEST_INTEGRATION_WORKERS="two"/);
     expect([integrationWorkers(''), integrationWorkers(' 3 ')]).toEqual([1, 3]);

@@ -1,6 +1,6 @@
 // The integration tier runs PAU_TEST_INTEGRATION_WORKERS files at once (default 1, one at a time as
-// before). Each vitest worker slot (VITEST_POOL_ID, 1..N: a file runs in one slot, and no two files in the same
-// slot at once) gets a stack of its own on the run's one Postgres and Temporal server: a Temporal namespace (its
+// before). Each worker slot (1..N: a running file claims one, and no two files hold the same slot at once:
+// test/setup/slotClaim.ts) gets a stack of its own on the run's one Postgres and Temporal server: a Temporal namespace (its
 // workers poll only their own task queues), a database cloned from the migrated one, a scripted mock model server
 // reading that database, a range of local model ports and a state dir (local model servers, trainer jobs, reports).
 // The global setup (test/setup/stack.ts) makes them and passes them in PAU_TEST_SLOTS; test/setup/useWorkerSlot.ts
@@ -9,6 +9,10 @@ import { z } from 'zod';
 
 export const WORKERS_ENV = 'PAU_TEST_INTEGRATION_WORKERS';
 export const SLOTS_ENV = 'PAU_TEST_SLOTS';
+/** The folder of the slots' lock files (test/setup/slotClaim.ts), made by the global setup. */
+export const SLOT_LOCKS_ENV = 'PAU_TEST_SLOT_LOCKS';
+/** The slot a file's process claimed, set by test/setup/useWorkerSlot.ts. */
+export const SLOT_ENV = 'PAU_TEST_SLOT';
 
 const workersSchema = z.coerce.number().int().min(1).max(8);
 
@@ -45,16 +49,20 @@ export type SlotEnv = z.infer<typeof slotEnvSchema>;
 export const slotNamespace = (k: number) => (k === 1 ? 'default' : `pau-test-${k}`);
 export const slotDatabase = (k: number) => (k === 1 ? 'pau' : `pau_test_${k}`);
 
-/** The environment of slot `poolId` (VITEST_POOL_ID), read from what the global setup passed. */
-export function slotEnv(poolId: string | undefined, encoded: string | undefined): SlotEnv {
+/** The slots the global setup passed in PAU_TEST_SLOTS. */
+export function decodeSlots(encoded: string | undefined): SlotEnv[] {
   if (!encoded) throw new Error(`${SLOTS_ENV} is not set: integration files need the global setup test/setup/stack.ts`);
-  const slots = z.array(slotEnvSchema).min(1).parse(JSON.parse(encoded));
-  const k = Number(poolId);
-  if (!Number.isInteger(k) || k < 1) throw new Error(`VITEST_POOL_ID=${JSON.stringify(poolId)}: expected the vitest worker slot, 1 or more`);
+  return z.array(slotEnvSchema).min(1).parse(JSON.parse(encoded));
+}
+
+/** The environment of slot k, read from what the global setup passed. */
+export function slotEnv(k: number, encoded: string | undefined): SlotEnv {
+  const slots = decodeSlots(encoded);
+  if (!Number.isInteger(k) || k < 1) throw new Error(`worker slot ${JSON.stringify(k)}: expected a whole number, 1 or more`);
   const slot = slots[k - 1];
   if (!slot) {
     throw new Error(
-      `vitest worker slot ${k}, but the global setup made ${slots.length} (${WORKERS_ENV}=${slots.length}): run at most that many files at once (--maxWorkers) or raise ${WORKERS_ENV}`,
+      `worker slot ${k}, but the global setup made ${slots.length} (${WORKERS_ENV}=${slots.length}): run at most that many files at once (--maxWorkers) or raise ${WORKERS_ENV}`,
     );
   }
   return slot;
