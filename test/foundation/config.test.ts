@@ -15,7 +15,7 @@ describe('configuration', () => {
   it('links to the Web UI of the server in use: the local UI, a remote dev server, Temporal Cloud, or PAU_TEMPORAL_UI_URL', () => {
     const saved = { ...process.env };
     const ui = (vars: Record<string, string>) => {
-      for (const k of ['TEMPORAL_ADDRESS', 'PAU_TEMPORAL_UI_URL', 'PAU_TEMPORAL_UI_PORT']) delete process.env[k];
+      for (const k of ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'PAU_TEMPORAL_UI_URL', 'PAU_TEMPORAL_UI_PORT']) delete process.env[k];
       Object.assign(process.env, vars);
       reloadEnv();
       return temporalUiUrl();
@@ -26,6 +26,9 @@ describe('configuration', () => {
       expect(ui({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233' })).toBe('https://cloud.temporal.io');
       expect(ui({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', PAU_TEMPORAL_UI_URL: 'https://ui.example/' })).toBe('https://ui.example');
       expect(workflowUiLink('bench/r 1', 'abc')).toBe('https://ui.example/namespaces/default/workflows/bench%2Fr%201/abc/history');
+      // The link names the namespace in use (a test file's worker slot has its own: test/setup/workerSlots.ts).
+      ui({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', PAU_TEMPORAL_UI_URL: 'https://ui.example/', TEMPORAL_NAMESPACE: 'research' });
+      expect(workflowUiLink('bench/r 1', 'abc')).toBe('https://ui.example/namespaces/research/workflows/bench%2Fr%201/abc/history');
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);

@@ -1,6 +1,5 @@
-// The integration tier runs PAU_TEST_INTEGRATION_WORKERS files at once (default 1, one at a time as
-// before). Each worker slot (1..N: a running file claims one, and no two files hold the same slot at once:
-// test/setup/slotClaim.ts) gets a stack of its own on the run's one Postgres and Temporal server: a Temporal namespace (its
+// The integration tier runs PAU_TEST_INTEGRATION_WORKERS files at once (default 2). Each worker slot (1..N: a
+// running file claims one, and no two files hold the same slot at once: test/setup/slotClaim.ts) gets a stack of its own on the run's one Postgres and Temporal server: a Temporal namespace (its
 // workers poll only their own task queues), a database cloned from the migrated one, a scripted mock model server
 // reading that database, a range of local model ports and a state dir (local model servers, trainer jobs, reports).
 // The global setup (test/setup/stack.ts) makes them and passes them in PAU_TEST_SLOTS; test/setup/useWorkerSlot.ts
@@ -17,12 +16,13 @@ export const SLOT_ENV = 'PAU_TEST_SLOT';
 const workersSchema = z.coerce.number().int().min(1).max(8);
 
 /**
- * How many integration files run at once: PAU_TEST_INTEGRATION_WORKERS, 1 to 8, default 1. Two at once was measured
- * in a fresh-clone run on 2 cores (session 9): slower per file (judging 63 -> 250 s, grpo 125 -> 302 s: the files are
- * CPU-bound on model servers and the trainer) and 5 of the first 15 files failed, so it is opt-in (docs/testing.md).
+ * How many integration files run at once: PAU_TEST_INTEGRATION_WORKERS, 1 to 8, default 2. On 2 idle cores a fresh-clone
+ * run took vitest 845 s with two at once against 1,167 s one at a time (session 11), once each file claimed a slot of
+ * its own (test/setup/slotClaim.ts); 1 runs them one at a time (docs/testing.md, "Two files at once").
  */
+export const DEFAULT_INTEGRATION_WORKERS = 2;
 export function integrationWorkers(value = process.env[WORKERS_ENV]): number {
-  if (value === undefined || value.trim() === '') return 1;
+  if (value === undefined || value.trim() === '') return DEFAULT_INTEGRATION_WORKERS;
   const parsed = workersSchema.safeParse(value.trim());
   if (!parsed.success) throw new Error(`${WORKERS_ENV}=${JSON.stringify(value)}: expected a whole number from 1 to 8 (integration files run at once)`);
   return parsed.data;
