@@ -18,7 +18,7 @@ class BackgroundLastSequencer extends BaseSequencer {
 // Two tiers (docs/testing.md). `pure`: files named `*.pure.test.ts`, which need no stack, start no process and
 // load no model (the rule in .dependency-cruiser.pure.cjs checks what they import); they
 // run first, in parallel, without the global setup. Integration: every other `*.test.ts`, against the one
-// private stack of the run (test/setup/stack.ts), PAU_TEST_INTEGRATION_WORKERS files at once (default 2), each
+// private stack of the run (test/setup/stack.ts), PAU_TEST_INTEGRATION_WORKERS files at once (default 3), each
 // worker slot on a namespace, database, mock server, model ports and state dir of its own (test/setup/workerSlots.ts),
 // except the SERIAL files, which run one at a time before the others. `npm test` runs all; `npm run test:pure` the first.
 const PURE = 'test/**/*.pure.test.ts';

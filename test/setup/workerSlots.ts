@@ -1,4 +1,4 @@
-// The integration tier runs PAU_TEST_INTEGRATION_WORKERS files at once (default 2). Each worker slot (1..N: a
+// The integration tier runs PAU_TEST_INTEGRATION_WORKERS files at once (default 3). Each worker slot (1..N: a
 // running file claims one, and no two files hold the same slot at once: test/setup/slotClaim.ts) gets a stack of its own on the run's one Postgres and Temporal server: a Temporal namespace (its
 // workers poll only their own task queues), a database cloned from the migrated one, a scripted mock model server
 // reading that database, a range of local model ports and a state dir (local model servers, trainer jobs, reports).
@@ -16,11 +16,11 @@ export const SLOT_ENV = 'PAU_TEST_SLOT';
 const workersSchema = z.coerce.number().int().min(1).max(8);
 
 /**
- * How many integration files run at once: PAU_TEST_INTEGRATION_WORKERS, 1 to 8, default 2. On 2 idle cores a fresh-clone
- * run took vitest 845 s with two at once against 1,167 s one at a time (session 11), once each file claimed a slot of
- * its own (test/setup/slotClaim.ts); 1 runs them one at a time (docs/testing.md, "Two files at once").
+ * How many integration files run at once: PAU_TEST_INTEGRATION_WORKERS, 1 to 8, default 3. Fresh-clone runs on 2 idle
+ * cores (session 11), once each file claimed a slot of its own (test/setup/slotClaim.ts): vitest 1,167 s one at a
+ * time, 845 s two at once, 764 s three at once; 1 runs them one at a time (docs/testing.md, "Files at once").
  */
-export const DEFAULT_INTEGRATION_WORKERS = 2;
+export const DEFAULT_INTEGRATION_WORKERS = 3;
 export function integrationWorkers(value = process.env[WORKERS_ENV]): number {
   if (value === undefined || value.trim() === '') return DEFAULT_INTEGRATION_WORKERS;
   const parsed = workersSchema.safeParse(value.trim());
