@@ -8,7 +8,8 @@ import { sha256Hex } from '../../domain/common/hash';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods, referenceDescriptions } from '../../db/schema/index';
 import { buildDescribeMessages, DESCRIBE_PROMPT_VERSION, extractDescription, keepsDescription } from '../../domain/describe/describePrompt';
-import type { DescribeMethodResult, DescribePlan, DescribeSplit } from '../../domain/describe/types';
+import type { DescribeMethodResult, DescribeSplit } from '../../domain/describe/types';
+import type { CodeMatchPlan } from '../../domain/judge/codeMatchInputs';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
@@ -50,7 +51,7 @@ export function createDescribeActivities(db: () => Db) {
     },
 
     /** What the sandbox runs: the method and its code-match inputs (the judge's set: dataset held-out inputs). */
-    async planDescription(input: { methodId: string }): Promise<DescribePlan> {
+    async planDescription(input: { methodId: string }): Promise<CodeMatchPlan> {
       const plan = codeMatchPlan(await loadMethod(db(), input.methodId), DEFAULT_HELDOUT);
       return { ...plan, excluded: plan.excluded ?? (plan.heldout.length === 0 ? 'no-heldout-inputs' : null) };
     },
@@ -88,7 +89,7 @@ export function createDescribeActivities(db: () => Db) {
 
     /** Code match on the held-out inputs, the verdict, and one upsert keyed (method, model, prompt version). */
     async recordReferenceDescription(input: {
-      plan: DescribePlan;
+      plan: CodeMatchPlan;
       model: string;
       coderModel: string;
       threshold: number;

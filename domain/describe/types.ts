@@ -1,6 +1,5 @@
 // Types of the reference-description workflows (`pau dataset describe`), shared by activities, workflows
 // and the CLI (workflows import them as types only).
-import type { CodeMatchPlan } from '../judge/codeMatchInputs';
 export type DescribeSplit = 'train' | 'validation' | 'test' | 'all';
 
 export interface DescribeRunInput {
@@ -29,9 +28,6 @@ export interface DescribeMethodInput {
   /** The describe run (parent workflow id), recorded with the description. */
   runWorkflowId?: string;
 }
-
-/** The judge's code-match plan; `excluded` also says why a method with no held-out input cannot be checked (then no model is asked). */
-export type DescribePlan = CodeMatchPlan;
 
 export interface DescribeMethodResult {
   methodId: string;

@@ -7,9 +7,6 @@
 import type { StepLike } from '../episode/observedCalls';
 import type { CriticCall } from './criticPrompt';
 
-/** A stored step (the columns read here: the same as the observed-calls reader's). */
-export type RolloutStep = StepLike;
-
 /** An assistant step and the calls it made, in order. */
 export interface ExplorationStep {
   /** The assistant step's index. */
@@ -18,7 +15,7 @@ export interface ExplorationStep {
   submitted: boolean;
 }
 
-function criticCall(entryPoint: string, s: RolloutStep): CriticCall | undefined {
+function criticCall(entryPoint: string, s: StepLike): CriticCall | undefined {
   const c = s.call ?? {};
   const o = s.observation ?? {};
   const text = o.text ?? '(no result)';
@@ -32,7 +29,7 @@ function criticCall(entryPoint: string, s: RolloutStep): CriticCall | undefined 
 }
 
 /** The assistant steps of an episode with their calls (steps in index order). */
-export function explorationSteps(steps: readonly RolloutStep[], entryPoint: string): ExplorationStep[] {
+export function explorationSteps(steps: readonly StepLike[], entryPoint: string): ExplorationStep[] {
   const out: ExplorationStep[] = [];
   for (const s of steps) {
     if (s.kind === 'assistant') {

@@ -31,8 +31,6 @@ export class SandboxCrash extends Error {
   }
 }
 
-export type ReadyInfo = ReadyRecord;
-
 export interface BatchProgress {
   index: number;
   result: CallResult;
@@ -62,7 +60,7 @@ export class ExecutorProcess {
   private stderrTail = '';
   private exited = false;
   private killed = false;
-  readonly ready: Promise<ReadyInfo>;
+  readonly ready: Promise<ReadyRecord>;
 
   constructor(
     private readonly launch: Launch,
@@ -74,9 +72,9 @@ export class ExecutorProcess {
     this.proc.stderr.on('data', (d: string) => {
       this.stderrTail = (this.stderrTail + d).slice(-4000);
     });
-    let readyResolve: (r: ReadyInfo) => void = () => undefined;
+    let readyResolve: (r: ReadyRecord) => void = () => undefined;
     let readyReject: (e: Error) => void = () => undefined;
-    this.ready = new Promise<ReadyInfo>((res, rej) => {
+    this.ready = new Promise<ReadyRecord>((res, rej) => {
       readyResolve = res;
       readyReject = rej;
     });
@@ -125,7 +123,7 @@ export class ExecutorProcess {
     });
   }
 
-  private onFrame(kind: number, seq: number, payload: Buffer, onReady: (r: ReadyInfo) => void): void {
+  private onFrame(kind: number, seq: number, payload: Buffer, onReady: (r: ReadyRecord) => void): void {
     if (kind === FRAME.ready) {
       onReady(readyRecordSchema.parse(JSON.parse(payload.toString('utf8'))));
       return;

@@ -8,7 +8,6 @@ import proto, { type temporal } from '@temporalio/proto';
 import Long from 'long';
 
 const E = proto.temporal.api.enums.v1.EventType;
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 export interface ResetPoint {
   /** The WorkflowTaskCompleted event the new run resumes after. */
@@ -22,7 +21,9 @@ function num(v: unknown): number {
 }
 
 /** The failing event and the id of the event that scheduled/started the failed step. */
-function firstFailure(events: HistoryEvent[]): { event: HistoryEvent; causeEventId: number; what: string } | undefined {
+function firstFailure(
+  events: temporal.api.history.v1.IHistoryEvent[],
+): { event: temporal.api.history.v1.IHistoryEvent; causeEventId: number; what: string } | undefined {
   for (const ev of events) {
     const id = num(ev.eventId);
     switch (ev.eventType) {
@@ -57,7 +58,7 @@ function firstFailure(events: HistoryEvent[]): { event: HistoryEvent; causeEvent
   return undefined;
 }
 
-export function findResetPoint(events: HistoryEvent[]): ResetPoint | undefined {
+export function findResetPoint(events: temporal.api.history.v1.IHistoryEvent[]): ResetPoint | undefined {
   const failure = firstFailure(events);
   if (!failure) return undefined;
   let point = 0;
