@@ -19,14 +19,9 @@ class BackgroundLastSequencer extends BaseSequencer {
 // load no model (the rule in .dependency-cruiser.pure.cjs checks what they import); they
 // run first, in parallel, without the global setup. Integration: every other `*.test.ts`, against the one
 // private stack of the run (test/setup/stack.ts), PAU_TEST_INTEGRATION_WORKERS files at once (default 3), each
-// worker slot on a namespace, database, mock server, model ports and state dir of its own (test/setup/workerSlots.ts),
-// except the SERIAL files, which run one at a time before the others. `npm test` runs all; `npm run test:pure` the first.
+// worker slot on a namespace, database, mock server, model ports and state dir of its own (test/setup/workerSlots.ts).
+// `npm test` runs all; `npm run test:pure` the first.
 const PURE = 'test/**/*.pure.test.ts';
-
-// Files that cannot share the machine with another file even on a slot of their own (docs/testing.md, "Two files at
-// once"): they add and remove users of the machine (useradd/userdel lock /etc/passwd and /etc/group, where a second
-// one waits, then fails).
-const SERIAL = ['test/security/localStack.test.ts', 'test/security/payloadCodec.test.ts'];
 
 const integration = {
   // One real Temporal dev server and one real Postgres for the whole run, on free ports; the setup file points each
@@ -58,21 +53,9 @@ export default defineConfig({
         extends: true,
         test: {
           ...integration,
-          name: 'integration-serial',
-          include: SERIAL,
-          // Alone, before the parallel group: beside the trainer's pytest, which starts with the stack and takes
-          // about one core for its first minutes.
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          ...integration,
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [PURE, ...SERIAL],
+          exclude: [PURE],
           // The last group, so test/training/pytest.test.ts, sorted last, waits for the background pytest last.
           maxWorkers: integrationWorkers(),
           sequence: { groupOrder: 2 },

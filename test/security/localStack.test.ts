@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from '../../config/env';
 import { freePort, portOpen, retryOnPortCollision } from '../../platform/process/processes';
 import { localPostgres, removeCluster } from '../../platform/stack/postgres';
 import { runCli, type CliResult } from '../helpers/cli';
+import { addThrowawayUser, removeThrowawayUser } from '../helpers/throwawayUser';
 
 const isRoot = process.getuid?.() === 0;
 const title = isRoot
@@ -68,12 +69,12 @@ describe.skipIf(!isRoot)(title, () => {
       return r;
     });
     password = fs.readFileSync(path.join(state, 'secrets', 'postgres-password'), 'utf8').trim();
-    execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', user]);
+    await addThrowawayUser(user);
   }, 240_000);
 
   afterAll(async () => {
     await runCli(['stack', 'down'], env);
-    spawnSync('userdel', [user]);
+    await removeThrowawayUser(user);
     removeCluster(localPostgres(state, ports.pg));
     fs.rmSync(parent, { recursive: true, force: true });
   });

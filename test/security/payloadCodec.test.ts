@@ -4,7 +4,7 @@
 // before any activity runs, and the owner's codec endpoint decodes with its token only. As root, a
 // throwaway user of the machine tries the same with nothing but the `temporal` binary and loopback.
 // The episode's history is the `episode-encrypted.json` replay fixture (PAU_RECORD_HISTORIES=1).
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -28,6 +28,7 @@ import { insertTestRun } from '../fixtures/runs';
 import { activitiesOf, decodedHistoryText, historyPayloads, maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 import { runEpisode } from '../episode/helpers';
+import { addThrowawayUser, removeThrowawayUser } from '../helpers/throwawayUser';
 
 // The test run's key is the committed test key (test/setup/stack.ts), so this history can be a replay fixture.
 
@@ -187,7 +188,7 @@ describe.skipIf(!isRoot)(rootTitle, () => {
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755);
-    execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', user]);
+    await addThrowawayUser(user);
     server = await startCodecServer({ port: 0, uiPort: 8233 }); // the stack's token (a 0600 secret)
     const row = { id: 1, runId: 'sec-run', html: `<p>${MARKER}</p>`, json: { runId: 'sec-run', headline: [] } } as unknown as ReportRow;
     try {
@@ -199,7 +200,7 @@ describe.skipIf(!isRoot)(rootTitle, () => {
 
   afterAll(async () => {
     await server?.close();
-    spawnSync('userdel', [user]);
+    await removeThrowawayUser(user);
     fs.rmSync(parent, { recursive: true, force: true });
   });
 
