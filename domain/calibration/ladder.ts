@@ -3,6 +3,7 @@
 // sentence), a wrong one (another method's gold) and an empty one — and we measure how often its scores
 // keep that order. A judge that cannot rank these cannot rank agents. Pure code.
 import { z } from 'zod';
+import { recordOf } from '../common/recordOf';
 
 export const RUNGS = ['gold', 'partial', 'wrong', 'empty'] as const;
 export type Rung = (typeof RUNGS)[number];
@@ -86,7 +87,7 @@ export function summarizeLadder(rows: readonly LadderScores[]): LadderSummary {
   const n = complete.length;
   const share = (pred: (s: number[]) => boolean) => (n === 0 ? null : complete.filter(pred).length / n);
   const taus = complete.map((s) => kendallTauB(EXPECTED, s)).filter((t): t is number => t !== null);
-  const meanByRung = Object.fromEntries(RUNGS.map((k, i) => [k, n === 0 ? null : complete.reduce((a, s) => a + s[i]!, 0) / n])) as Record<Rung, number | null>;
+  const meanByRung = recordOf(RUNGS, (_, i) => (n === 0 ? null : complete.reduce((a, s) => a + s[i]!, 0) / n));
   return {
     methods: rows.length,
     scored: n,

@@ -14,6 +14,7 @@ import {
   type JudgeCardKey,
   type JudgeCardMeasures,
 } from './card';
+import { recordOf } from '../common/recordOf';
 
 const REQUIRED: readonly CardRung[] = ['gold', 'wrong', 'empty', 'injection'];
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, x) => a + x, 0) / xs.length);
@@ -25,7 +26,7 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
   const complete = rows.filter((r) => REQUIRED.every((k) => num(r.scores[k])));
   const s = (r: CardMethodRow, k: CardRung) => r.scores[k] as number;
   const share = (xs: readonly CardMethodRow[], pred: (r: CardMethodRow) => boolean) => (xs.length === 0 ? null : xs.filter(pred).length / xs.length);
-  const meanByRung = Object.fromEntries(CARD_RUNGS.map((k) => [k, mean(rows.map((r) => r.scores[k]).filter(num))])) as Record<CardRung, number | null>;
+  const meanByRung = recordOf(CARD_RUNGS, (k) => mean(rows.map((r) => r.scores[k]).filter(num)));
   const withNear = rows.filter((r) => num(r.scores.gold) && num(r.scores.nearMiss));
   const withLookup = rows.filter((r) => num(r.scores.gold) && num(r.scores.lookup));
   const ladder = rows.filter((r) => (['gold', 'partial', 'wrong', 'empty'] as const).every((k) => num(r.scores[k])));

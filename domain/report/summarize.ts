@@ -8,6 +8,7 @@
 // code: the rows come from reportRows.ts (or a test).
 import type { EpisodeDiagnostics } from '../judge/diagnostics';
 import { bootstrapOverMethods, pairedDifference, type BootstrapOptions, type Estimate, type PairedEstimate } from './stats';
+import { recordOf } from '../common/recordOf';
 
 export interface EpisodeRow {
   episodeId: string;
@@ -204,8 +205,7 @@ export function pairedMetric(
   return pairedDifference(byMethod(a, m, counting), byMethod(b, m, counting), { ...bootstrap, lowerIsBetter: m === 'failRate' });
 }
 
-const estimates = (rows: EpisodeRow[], counting: Counting, b: Partial<BootstrapOptions>) =>
-  Object.fromEntries(METRICS.map((m) => [m, metricEstimate(rows, m, counting, b)])) as Record<Metric, Estimate>;
+const estimates = (rows: EpisodeRow[], counting: Counting, b: Partial<BootstrapOptions>) => recordOf(METRICS, (m) => metricEstimate(rows, m, counting, b));
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const avg = (xs: number[]) => (xs.length === 0 ? null : sum(xs) / xs.length);
 

@@ -7,6 +7,7 @@
 import { fmtEstimate, fmtPaired, type Metric, metricEstimate, pairedMetric } from '../report/summarize';
 import type { EpisodeRow } from '../report/summarize';
 import type { Estimate, PairedEstimate } from '../report/stats';
+import { recordOf } from '../common/recordOf';
 
 /** The metrics a GRPO evaluation pairs: the judge's score, the failure rate, code match on unseen inputs. */
 export const GRPO_EVAL_METRICS = ['score', 'failRate', 'codeMatchUnobserved'] as const satisfies readonly Metric[];
@@ -47,7 +48,7 @@ const ended = (r: Pick<EpisodeRow, 'status'>) => r.status !== 'pending' && r.sta
 export function grpoEvalModelFigures(model: string, rows: readonly GrpoEvalRow[]): GrpoEvalModelFigures {
   const rs = rows.filter((r) => r.model === model);
   const done = rs.filter(ended);
-  const estimates = Object.fromEntries(GRPO_EVAL_METRICS.map((m) => [m, metricEstimate(rs, m, 'all')])) as Record<GrpoEvalMetric, Estimate>;
+  const estimates = recordOf(GRPO_EVAL_METRICS, (m) => metricEstimate(rs, m, 'all'));
   const judged = rs.filter((r) => r.judged);
   const calls = judged.reduce((a, r) => a + (r.diagnostics?.calls ?? 0), 0);
   const repeated = judged.reduce((a, r) => a + (r.diagnostics?.repeatedCalls ?? 0), 0);
@@ -67,7 +68,7 @@ export function grpoEvalModelFigures(model: string, rows: readonly GrpoEvalRow[]
 
 /** Rows a minus rows b on every GRPO evaluation metric, paired by method, every ended episode counted. */
 export function grpoEvalPaired(a: readonly EpisodeRow[], b: readonly EpisodeRow[]): Record<GrpoEvalMetric, PairedEstimate> {
-  return Object.fromEntries(GRPO_EVAL_METRICS.map((m) => [m, pairedMetric(a, b, m, 'all')])) as Record<GrpoEvalMetric, PairedEstimate>;
+  return recordOf(GRPO_EVAL_METRICS, (m) => pairedMetric(a, b, m, 'all'));
 }
 
 /** An evaluation run's figures: the checkpoint and the base, and the checkpoint paired against the base. */
