@@ -229,6 +229,13 @@ describe.skipIf(!isRoot)(title, () => {
     }
   });
 
+  it('the Temporal dev server runs with GOGC=50 and no soft memory limit (GOMEMLIMIT: a long-lived server past it collects without pause)', () => {
+    const pid = Number(fs.readFileSync(path.join(state, 'temporal.pid'), 'utf8').trim());
+    const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(environ).toContain('GOGC=50');
+    expect(environ.filter((v) => v.startsWith('GOMEMLIMIT='))).toEqual([]);
+  });
+
   it('stack down stops the scripted mock model server it started', async () => {
     const down = await runCli(['stack', 'down'], env);
     expect(down.stdout).toContain('mock-llm: stopped');

@@ -94,10 +94,6 @@ async function startStack(): Promise<Teardown> {
       return p;
     }),
     retryOnPortCollision('test Temporal', async () => {
-      // No soft memory limit for the test run's dev server (`stack up` keeps GOMEMLIMIT=96MiB for its footprint):
-      // over a whole run its heap outgrows 96 MiB (RSS 207 MB after 30 min), and Go then collects almost without
-      // pause, up to its GC CPU cap of half the cores: the server used 16 CPU-minutes of a 30-minute run (session 9).
-      process.env.GOMEMLIMIT ??= 'off';
       const extra = Array.from({ length: slotTotal - 1 }, (_, i) => slotNamespace(i + 2));
       const t = localTemporal(dir, await freePort(), 0, slotNamespace(1), false, extra);
       await startTemporal(t, temporalCliPath(process.env.TEMPORAL_CLI_PATH));
