@@ -1,7 +1,8 @@
 // One name per type (issue 28: "no type declared twice under two names"), checked in `npm run lint` over every
 // TypeScript file outside test/: a plain alias (`type A = B`, a second name for a type that already has one) and a
 // shape declared twice (under two names, or under one name in two files, like the two `PyValue`s the issue found)
-// are findings. Import the first declaration instead, or give the second its own members. The check is pure (`typeNameFindings`); run as a script it reads the code folders.
+// are findings. Import the first declaration instead, or give the second its own members. The check is pure
+// (`typeNameFindings`); run as a script it reads the code folders.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

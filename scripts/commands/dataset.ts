@@ -1,3 +1,5 @@
+// `pau dataset build|show|export|list`: build the PAU method set (BuildDatasetWorkflow) with a live
+// progress bar, and read it back from Postgres.
 import path from 'node:path';
 import { env } from '../../config/env';
 import { z } from 'zod';

@@ -3,8 +3,7 @@
 // moment (integration files run several at once), one of them can fail with "cannot lock /etc/passwd": such a
 // failure is retried, any other is an error.
 import { spawnSync } from 'node:child_process';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep } from '../../platform/process/processes';
 
 async function withLockRetries(what: string, args: string[], tries = 20): Promise<void> {
   let last = '';
@@ -13,7 +12,7 @@ async function withLockRetries(what: string, args: string[], tries = 20): Promis
     if (r.status === 0) return;
     last = `${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim();
     if (!/lock/i.test(last)) break;
-    await sleep(250 * attempt);
+    if (attempt < tries) await sleep(250 * attempt);
   }
   throw new Error(`${what}: ${args.join(' ')} failed: ${last}`);
 }

@@ -1,14 +1,12 @@
 // Which worker slot (test/setup/workerSlots.ts) a running integration file takes. Not VITEST_POOL_ID: vitest 4.1.12
-// hands the same id to two files at once after an earlier project group (any group before it: the pure tier, the
-// serial files), because the earlier group's last task frees its id after the next group has reset the ids. Two
+// hands the same id to two files at once after an earlier project group (any group before it, such as the pure
+// tier), because the earlier group's last task frees its id after the next group has reset the ids. Two
 // files then shared one namespace, database and mock server, and served each other's workflows (docs/testing.md).
 // So each file's process claims a slot itself: a lock file per slot, `slot-<k>.pid`, holding the process's pid,
 // written under a short directory lock, freed when the process exits and taken over once its owner is gone.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readPid, runningNotZombie } from '../../platform/process/processes';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { readPid, runningNotZombie, sleep } from '../../platform/process/processes';
 
 const lockFile = (dir: string, k: number) => path.join(dir, `slot-${k}.pid`);
 

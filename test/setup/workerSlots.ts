@@ -1,6 +1,7 @@
 // The integration tier runs PAU_TEST_INTEGRATION_WORKERS files at once (default 3). Each worker slot (1..N: a
-// running file claims one, and no two files hold the same slot at once: test/setup/slotClaim.ts) gets a stack of its own on the run's one Postgres and Temporal server: a Temporal namespace (its
-// workers poll only their own task queues), a database cloned from the migrated one, a scripted mock model server
+// running file claims one, and no two files hold the same slot at once: test/setup/slotClaim.ts) gets a stack of
+// its own on the run's one Postgres and Temporal server: a Temporal namespace (its workers poll only their own
+// task queues), a database cloned from the migrated one, a scripted mock model server
 // reading that database, a range of local model ports and a state dir (local model servers, trainer jobs, reports).
 // The global setup (test/setup/stack.ts) makes them and passes them in PAU_TEST_SLOTS; test/setup/useWorkerSlot.ts
 // applies a file's slot before the file loads. Slot 1 is exactly the stack of a one-worker run.
@@ -20,7 +21,7 @@ const workersSchema = z.coerce.number().int().min(1).max(8);
  * cores (session 11), once each file claimed a slot of its own (test/setup/slotClaim.ts): vitest 1,167 s one at a
  * time, 845 s two at once, 764 s three at once; 1 runs them one at a time (docs/testing.md, "Files at once").
  */
-export const DEFAULT_INTEGRATION_WORKERS = 3;
+const DEFAULT_INTEGRATION_WORKERS = 3;
 export function integrationWorkers(value = process.env[WORKERS_ENV]): number {
   if (value === undefined || value.trim() === '') return DEFAULT_INTEGRATION_WORKERS;
   const parsed = workersSchema.safeParse(value.trim());
