@@ -32,6 +32,7 @@ import { env } from '../../config/env';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { probePython } from '../../platform/sandbox/isolation';
 import { formatTable } from '../../domain/report/table';
+import { sleep } from '../../platform/process/processes';
 
 const TRIVIAL = 'def f(x):\n    return x + 1\n';
 const HE0 = `from typing import List
@@ -153,7 +154,6 @@ function row(method: string, how: string, lat: number[], wallMs: number, cpuMs: 
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function singleCalls(
   pool: SandboxPool,

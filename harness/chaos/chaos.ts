@@ -17,12 +17,12 @@ import { episodes, judgments, llmCalls, runs, steps } from '../../db/schema/inde
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { paidTwice } from '../../db/queries/ledger';
 import { runProgress } from '../../db/queries/runs';
-import { freePort } from '../../platform/process/processes';
+import { freePort, sleep } from '../../platform/process/processes';
 import { startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { startTemporal } from '../../platform/stack/temporal';
 import { printTable } from '../../domain/report/table';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
-import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
+import { chaosLog, chaosProcesses } from './chaosProcesses';
 import { insertChaosMethods, openChaosRig, runChaosMain } from './chaosStack';
 
 const METHODS = Number(process.env.PAU_CHAOS_METHODS ?? 12);

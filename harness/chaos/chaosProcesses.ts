@@ -6,8 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export function chaosLog(prefix: string): (s: string) => void {
   return (s) => console.log(`${prefix} ${new Date().toISOString().slice(11, 19)}  ${s}`);
 }

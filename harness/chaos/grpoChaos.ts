@@ -21,14 +21,14 @@ import { and, asc, eq, like, sql } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import { checkpoints, episodes, llmCalls, runs, steps } from '../../db/schema/index';
 import { paidTwice } from '../../db/queries/ledger';
-import { freePort, runningNotZombie, runningPid } from '../../platform/process/processes';
+import { freePort, runningNotZombie, runningPid, sleep } from '../../platform/process/processes';
 import { installModel } from '../../platform/models/local/install';
 import { ensureRuntime } from '../../platform/models/local/runtime';
 import { serverFiles } from '../../platform/models/local/server';
 import { type GrpoConfig, grpoJobId } from '../../domain/training/grpo';
 import { printTable } from '../../domain/report/table';
 import { startGrpo } from '../../scripts/client/starters';
-import { chaosLog, chaosProcesses, sleep } from './chaosProcesses';
+import { chaosLog, chaosProcesses } from './chaosProcesses';
 import { insertChaosMethods, openChaosRig, runChaosMain } from './chaosStack';
 
 const log = chaosLog('grpo-chaos');

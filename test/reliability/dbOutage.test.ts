@@ -19,6 +19,7 @@ import { maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { freePort, modelsFile, provider } from './helpers';
+import { sleep } from '../../platform/process/processes';
 
 const model = provider(await freePort());
 process.env.PAU_MODELS_FILE = await modelsFile({ steady: { policy: 'oracle', port: model.port } });
@@ -54,7 +55,6 @@ afterAll(async () => {
 });
 
 const uid = () => Date.now().toString(36) + Math.random().toString(36).slice(2, 5);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const config = (dataset: string, waitSeconds: number): BenchmarkConfig => ({
   dataset,

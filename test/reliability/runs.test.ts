@@ -14,6 +14,7 @@ import { runCli } from '../helpers/cli';
 import { activitiesOf, maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 import { freePort, modelsFile, provider } from './helpers';
+import { sleep } from '../../platform/process/processes';
 
 const flaky = provider(await freePort());
 // The slow model answers after SLOW_MS while a test needs its run to be mid-way when it acts on it.
@@ -50,7 +51,6 @@ afterAll(async () => {
 });
 
 const uid = () => Date.now().toString(36) + Math.random().toString(36).slice(2, 5);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function episodeRows(runId: string) {
   return stack.db.select().from(episodes).where(eq(episodes.runId, runId));

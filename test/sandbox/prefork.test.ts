@@ -10,8 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { CallResult, SandboxPool } from '../../activities/sandbox/index';
 import { SANDBOX_SRC } from '../../platform/sandbox/isolation';
 import { call1, descendants, newPool } from './helpers';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep } from '../../platform/process/processes';
 
 function value(r: CallResult | undefined): unknown {
   if (!r?.ok) throw new Error(`call failed: ${JSON.stringify(r)}`);

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, SandboxPool } from '../../activities/sandbox/index';
 import { call1, newPool } from './helpers';
+import { sleep } from '../../platform/process/processes';
 
 let pool: SandboxPool;
 beforeAll(async () => {
@@ -44,8 +45,6 @@ function sandboxProcesses(): { executors: number[]; spares: number[] } {
   const spares = pythons.filter((p) => executors.includes(p.ppid)).map((p) => p.pid);
   return { executors, spares };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function untilOneSpare(): Promise<void> {
   for (let i = 0; i < 200 && sandboxProcesses().spares.length !== 1; i++) await sleep(10);
