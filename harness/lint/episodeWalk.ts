@@ -1,0 +1,41 @@
+// `npm run walk:episode [-- --list]`: how many files one episode reaches at run time (issue 28's measure,
+// the same count since session 8): the episode and judge workflows and the activity modules they call, and
+// every file they import that is not type-only. Prints the count per folder and what brings the most (the
+// files reached only through it). Reads dependency-cruiser's JSON on stdin, like lint:deps.
+import { perFolder, reached, runtimeGraph, soleContributions, type WalkedModule } from './importWalk';
+
+/** The episode's workflows, and the modules that build the activities they call on `pau` and `pau-sandbox`. */
+export const EPISODE_ROOTS = [
+  'workflows/episode/episodeWorkflow.ts',
+  'workflows/judge/judgeEpisodeWorkflow.ts',
+  'activities/episode/index.ts',
+  'activities/judge/activities.ts',
+  'activities/sandbox/index.ts',
+] as const;
+
+async function main(): Promise<number> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  let modules: WalkedModule[];
+  try {
+    modules = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { modules: WalkedModule[] }).modules;
+  } catch {
+    console.error('walk:episode: dependency-cruiser gave no JSON result on stdin; run it alone to see why');
+    return 2;
+  }
+  const graph = runtimeGraph(modules);
+  const missing = EPISODE_ROOTS.filter((r) => !graph.has(r));
+  if (missing.length > 0) {
+    console.error(`walk:episode: roots not in the cruise: ${missing.join(', ')} (moved? update EPISODE_ROOTS)`);
+    return 2;
+  }
+  const files = reached(graph, EPISODE_ROOTS);
+  const folders = Object.entries(perFolder(files)).sort((a, b) => b[1] - a[1]);
+  console.log(`one episode reaches ${files.size} files: ${folders.map(([f, n]) => `${f} ${n}`).join(', ')}`);
+  console.log('what brings the most (files reached only through it, itself included):');
+  for (const { file, files: n } of soleContributions(graph, EPISODE_ROOTS).slice(0, 12)) console.log(`  ${String(n).padStart(3)}  ${file}`);
+  if (process.argv.includes('--list')) for (const f of [...files].sort()) console.log(f);
+  return 0;
+}
+
+process.exitCode = await main();
