@@ -97,6 +97,15 @@ module.exports = {
       to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'tables-from-their-file',
+      comment:
+        'A table is imported from its domain file (db/schema/<domain>.ts); the barrel db/schema/index.ts exists for ' +
+        'drizzle-kit, so loading one table does not load every table (an episode reached all ten files through it).',
+      severity: 'error',
+      from: { pathNot: '^db/drizzle\\.config\\.ts$' },
+      to: { path: '^db/schema/index\\.ts$' },
+    },
+    {
       name: 'nothing-imports-tests',
       severity: 'error',
       from: { pathNot: '^test/' },

@@ -1,6 +1,8 @@
 // Activities served by workers on the `pau` queue (Postgres and LLM work). Each domain contributes a
 // factory; dependencies are injected so tests can pass their own database.
 import { getDb, type Db } from '../db/client';
+import type { ModelEndpoints } from './llm/endpoints';
+import { hostEndpoints } from './llm/hostEndpoints';
 import { makeCheckDatabase, makeRecordDoctorResults } from './doctor/checkDatabase';
 import { createDatasetMainActivities } from './dataset/index';
 import { createBenchActivities } from './bench/index';
@@ -18,25 +20,27 @@ import { createSftDataActivities } from './training/sftData';
 
 export interface MainDeps {
   db: () => Db;
+  /** How model calls reach their endpoints: this host's providers (local llama.cpp, vLLM, checkpoints, remote). */
+  endpoints: ModelEndpoints;
 }
 
-export function createMainActivities(deps: MainDeps = { db: getDb }) {
+export function createMainActivities(deps: MainDeps = { db: getDb, endpoints: hostEndpoints }) {
   return {
     checkDatabase: makeCheckDatabase(deps.db),
     recordDoctorResults: makeRecordDoctorResults(deps.db),
     ...createDatasetMainActivities(deps.db),
-    ...createEpisodeActivities(deps.db),
+    ...createEpisodeActivities(deps.db, deps.endpoints),
     ...createBenchActivities(deps.db),
-    ...createJudgeActivities(deps.db),
-    ...createDescribeActivities(deps.db),
+    ...createJudgeActivities(deps.db, deps.endpoints),
+    ...createDescribeActivities(deps.db, deps.endpoints),
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
-    ...createLadderActivities(deps.db),
-    ...createContradictionActivities(deps.db),
-    ...createJudgeCardActivities(deps.db),
+    ...createLadderActivities(deps.db, deps.endpoints),
+    ...createContradictionActivities(deps.db, deps.endpoints),
+    ...createJudgeCardActivities(deps.db, deps.endpoints),
     ...createSftDataActivities(deps.db),
     ...createCheckpointActivities(deps.db),
-    ...createGrpoActivities(deps.db),
+    ...createGrpoActivities(deps.db, deps.endpoints),
   };
 }
 

@@ -2,9 +2,9 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { databaseUrl } from '../config/services';
-import * as schema from './schema/index';
-
-export type Db = NodePgDatabase<typeof schema>;
+// No schema handed to drizzle: nothing uses its relational `db.query` API, and without it a module that
+// needs one table loads that table's file, not all of them (callers import from db/schema/<domain>.ts).
+export type Db = NodePgDatabase<Record<string, never>>;
 
 export interface DbHandle {
   db: Db;
@@ -36,7 +36,7 @@ export function surviveServerLoss(pool: pg.Pool, label: string): pg.Pool {
 
 export function connect(url: string = databaseUrl(), max = 10): DbHandle {
   const pool = surviveServerLoss(new pg.Pool({ ...POOL_DEFAULTS, connectionString: url, max, connectionTimeoutMillis: 10_000 }), 'postgres pool');
-  const db = drizzle(pool, { schema });
+  const db = drizzle(pool);
   return { db, pool, close: () => pool.end() };
 }
 

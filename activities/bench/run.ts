@@ -3,7 +3,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { episodes, judgments, runs } from '../../db/schema/index';
+import { episodes, judgments, runs } from '../../db/schema/runs';
 import { callingWorkflowId } from '../common/workflowContext';
 import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';

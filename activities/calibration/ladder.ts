@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { Db } from '../../db/client';
+import type { ModelEndpoints } from '../llm/endpoints';
 import { models } from '../../config/models';
 import { getDatasetMethods } from '../../platform/dataset/store';
 import { buildLadders, ladderRunInputSchema, RUNGS, type LadderRunInput, type Rung } from '../../domain/calibration/ladder';
@@ -28,7 +29,7 @@ function parsed<T>(schema: z.ZodType<T>, input: unknown): T {
   });
 }
 
-export function createLadderActivities(db: () => Db) {
+export function createLadderActivities(db: () => Db, endpoints: ModelEndpoints) {
   /** The run's methods (with a gold description) and their ladders; the same for every call of a run. */
   async function ladders(input: LadderRunInput) {
     const all = await getDatasetMethods(db(), input.dataset, { split: input.split });
@@ -71,7 +72,7 @@ export function createLadderActivities(db: () => Db) {
         callKey: `ladder/${m.id}/${input.judgeModel}/${rung === 'wrong' ? `wrong-from/${l.wrongFrom}` : rung}`,
         about: { methodId: m.id },
       },
-      { db },
+      { db, endpoints },
     );
     const text = r.message.content ?? r.message.refusal ?? '';
     return { score: parseScore(text), rationale: text };

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { sha256Hex } from '../../domain/common/hash';
 import { BuildLimits, InputsConfig } from '../../domain/dataset/config';
 import { RUNTIME_REASONS, runtimeVerdict, type RuntimeVerdict } from '../../domain/dataset/filters';
-import type { MethodRow } from '../../db/schema/index';
+import type { MethodRow } from '../../db/schema/datasets';
 import { methodsByIds, recordCheck } from '../../platform/dataset/store';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout } from '../../domain/dataset/heldout';
 import type { ClassifiedCall, StoredOutcome } from '../../domain/dataset/outcome';

@@ -6,7 +6,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { sha256Hex } from '../../domain/common/hash';
 import type { Db } from '../../db/client';
-import { datasetMethods, methods, referenceDescriptions } from '../../db/schema/index';
+import type { ModelEndpoints } from '../llm/endpoints';
+import { datasetMethods, methods } from '../../db/schema/datasets';
+import { referenceDescriptions } from '../../db/schema/descriptions';
 import { buildDescribeMessages, DESCRIBE_PROMPT_VERSION, extractDescription, keepsDescription } from '../../domain/describe/describePrompt';
 import type { DescribeMethodResult, DescribeSplit } from '../../domain/describe/types';
 import type { CodeMatchPlan } from '../../domain/judge/codeMatchInputs';
@@ -26,7 +28,7 @@ async function loadMethod(db: Db, methodId: string) {
   return m;
 }
 
-export function createDescribeActivities(db: () => Db) {
+export function createDescribeActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     /** Members of the dataset (split) without a gold description and without an attempt by this model and prompt (all with `force`). */
     async listMethodsToDescribe(input: { dataset: string; split: DescribeSplit; model: string; force?: boolean; limit?: number }): Promise<string[]> {
@@ -65,7 +67,7 @@ export function createDescribeActivities(db: () => Db) {
       const messages = buildDescribeMessages({ signature: m.signature ?? `def ${entryPointOf(m)}(...):`, code: m.code });
       const r = await chat(
         { model: input.model, messages, callKey: `describe/${DESCRIBE_PROMPT_VERSION}/${input.model}/${m.id}`, about: { methodId: m.id } },
-        activityChatDeps(db),
+        activityChatDeps(db, endpoints),
       );
       return { description: extractDescription(r.message.content ?? r.message.refusal), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
     },
@@ -82,7 +84,7 @@ export function createDescribeActivities(db: () => Db) {
           callKey: `describe/${DESCRIBE_PROMPT_VERSION}/code/${input.coderModel}/${m.id}/${sha256Hex(input.description).slice(0, 16)}`,
           about: { methodId: m.id },
         },
-        activityChatDeps(db),
+        activityChatDeps(db, endpoints),
       );
       return { code: extractCode(r.message.content, entry) };
     },

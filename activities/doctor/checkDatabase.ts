@@ -2,7 +2,7 @@
 import { callingWorkflowId } from '../common/workflowContext';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { doctorChecks } from '../../db/schema/index';
+import { doctorChecks } from '../../db/schema/ops';
 
 export interface DoctorPartResult {
   part: string;

@@ -5,7 +5,9 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { models } from '../../config/models';
 import type { Db } from '../../db/client';
-import { episodes, methods, runs, steps } from '../../db/schema/index';
+import type { ModelEndpoints } from '../llm/endpoints';
+import { methods } from '../../db/schema/datasets';
+import { episodes, runs, steps } from '../../db/schema/runs';
 import { activityChatDeps } from '../llm/activity';
 import { chatDeferred } from '../llm/chat';
 import { storedObservation, observationText } from '../../domain/episode/observation';
@@ -58,8 +60,8 @@ async function runCancelRequested(d: Db, episodeId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-export function makeAgentTurn(db: () => Db) {
-  const turn = makeTurn(db);
+export function makeAgentTurn(db: () => Db, endpoints: ModelEndpoints) {
+  const turn = makeTurn(db, endpoints);
   // A Postgres outage is typed (DbUnavailable) so the episode waits it out like a model outage.
   return async function agentTurn(input: TurnInput): Promise<TurnResult> {
     try {
@@ -70,7 +72,7 @@ export function makeAgentTurn(db: () => Db) {
   };
 }
 
-function makeTurn(db: () => Db) {
+function makeTurn(db: () => Db, endpoints: ModelEndpoints) {
   return async function turn(input: TurnInput): Promise<TurnResult> {
     const d = db();
     let idx = input.idx;
@@ -162,7 +164,7 @@ function makeTurn(db: () => Db) {
         callKey: `${input.episodeId}#${assistantIdx}`,
         about: { methodId: input.methodId },
       },
-      { ...activityChatDeps(db), before: preWritten },
+      { ...activityChatDeps(db, endpoints), before: preWritten },
     );
 
     // Tool-call ids are echoed back in tool messages; make sure each is present and unique.

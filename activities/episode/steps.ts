@@ -12,7 +12,7 @@
 //   example         call = { arguments };                         observation = as for `call`  (in-context)
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { steps } from '../../db/schema/index';
+import { steps } from '../../db/schema/runs';
 import { parseJsonb } from '../../db/jsonb';
 import {
   type StepAgentMessage,

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Db } from '../../db/client';
-import { episodes } from '../../db/schema/index';
+import { episodes } from '../../db/schema/runs';
 import { TEXT_RESULTS_HEADING } from '../../domain/episode/prompts';
 import { loadSteps } from './steps';
 import type { StoredStep } from '../../domain/episode/stepRecord';

@@ -6,8 +6,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import type { ModelEndpoints } from '../llm/endpoints';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { episodes, judgments, methods, runs } from '../../db/schema/index';
+import { methods } from '../../db/schema/datasets';
+import { episodes, judgments, runs } from '../../db/schema/runs';
 import { activityChatDeps } from '../llm/activity';
 import { LLM_ERROR_TYPES } from '../llm/errors';
 import { ModelConfigError, models } from '../../config/models';
@@ -88,8 +90,16 @@ async function loadEpisode(db: Db, episodeId: string) {
 
 // The registry's params for the model (not a forced temperature 0, which reasoning models reject),
 // with the run's overrides as planned; chat() applies the same rule, so this is what is sent.
-function judgeChat(db: () => Db, model: string, methodId: string, callKey: string, messages: ChatMessage[], params: ModelParams | undefined) {
-  return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db));
+function judgeChat(
+  db: () => Db,
+  endpoints: ModelEndpoints,
+  model: string,
+  methodId: string,
+  callKey: string,
+  messages: ChatMessage[],
+  params: ModelParams | undefined,
+) {
+  return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db, endpoints));
 }
 
 /**
@@ -98,10 +108,11 @@ function judgeChat(db: () => Db, model: string, methodId: string, callKey: strin
  */
 export async function scoreDescription(
   db: () => Db,
+  endpoints: ModelEndpoints,
   req: { model: string; methodId: string; callKey: string; input: JudgeInput; params: ModelParams | undefined },
 ): Promise<DescriptionVerdict> {
   const messages = buildJudgeMessages(req.input);
-  const first = await judgeChat(db, req.model, req.methodId, req.callKey, messages, req.params);
+  const first = await judgeChat(db, endpoints, req.model, req.methodId, req.callKey, messages, req.params);
   const firstText = first.message.content ?? first.message.refusal ?? '';
   let score = parseScore(firstText);
   let rationale = firstText;
@@ -109,6 +120,7 @@ export async function scoreDescription(
   if (score === null) {
     const retry = await judgeChat(
       db,
+      endpoints,
       req.model,
       req.methodId,
       `${req.callKey}-retry`,
@@ -131,14 +143,15 @@ export async function scoreDescription(
 /** Code the coder model writes for a method from a description alone (the benchmark's coder prompt). */
 export async function writeCode(
   db: () => Db,
+  endpoints: ModelEndpoints,
   req: { model: string; methodId: string; callKey: string; signature: string; entryPoint: string; description: string; params: ModelParams | undefined },
 ): Promise<GeneratedCode> {
   const messages = buildCoderMessages({ signature: req.signature, entryPoint: req.entryPoint, description: req.description });
-  const r = await judgeChat(db, req.model, req.methodId, req.callKey, messages, req.params);
+  const r = await judgeChat(db, endpoints, req.model, req.methodId, req.callKey, messages, req.params);
   return { code: extractCode(r.message.content, req.entryPoint), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
 }
 
-export function createJudgeActivities(db: () => Db) {
+export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
       const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
@@ -168,7 +181,7 @@ export function createJudgeActivities(db: () => Db) {
     /** The description score: the judge model with the planned params; one retry when unparsable. */
     async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
-      return scoreDescription(db, {
+      return scoreDescription(db, endpoints, {
         model: input.judgeModel,
         methodId: m.id,
         // The retry's key is this plus `-retry` (`.../score-retry`, as before).
@@ -187,7 +200,7 @@ export function createJudgeActivities(db: () => Db) {
     async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GeneratedCode> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       const entry = entryPointOf(m);
-      return writeCode(db, {
+      return writeCode(db, endpoints, {
         model: input.coderModel,
         methodId: m.id,
         callKey: `judge/${e.id}/${input.coderModel}/code`,
@@ -210,7 +223,7 @@ export function createJudgeActivities(db: () => Db) {
       const gold = m.goldDescription?.trim() ? m.goldDescription : ref?.description;
       if (!gold?.trim()) return { code: null, noGold: true, tokensIn: 0, tokensOut: 0, costUsd: 0 };
       const entry = entryPointOf(m);
-      return writeCode(db, {
+      return writeCode(db, endpoints, {
         model: input.coderModel,
         methodId: m.id,
         callKey: ref ? `gold-code/${m.id}/${input.coderModel}/reference` : `gold-code/${m.id}/${input.coderModel}`,

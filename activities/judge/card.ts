@@ -6,7 +6,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { judgeCards, type MethodRow, methods } from '../../db/schema/index';
+import type { ModelEndpoints } from '../llm/endpoints';
+import { type MethodRow, methods } from '../../db/schema/datasets';
+import { judgeCards } from '../../db/schema/judgeCards';
 import { getDatasetMethods } from '../../platform/dataset/store';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import type { Split } from '../../domain/dataset/split';
@@ -92,7 +94,7 @@ async function itemOf(db: Db, methodIds: readonly string[], methodId: string) {
 /** The call key of one rung: `wrong` depends on which method lent its gold, like the older ladder's. */
 const rungKey = (item: CardItem, rung: CardRung) => (rung === 'wrong' || rung === 'injection' ? `${rung}-from/${item.wrongFrom}` : rung);
 
-export function createJudgeCardActivities(db: () => Db) {
+export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     /** The card's key and methods; creates (or, with force, resets) its row. */
     async planJudgeCard(input: JudgeCardInput): Promise<JudgeCardPlan> {
@@ -151,7 +153,7 @@ export function createJudgeCardActivities(db: () => Db) {
     /** The judge's score of one rung, with the benchmark's prompt (the method's own gold as reference). */
     async scoreCardRung(input: { methodIds: string[]; methodId: string; rung: CardRung; judgeModel: string; params: Record<string, unknown> }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
-      const v = await scoreDescription(db, {
+      const v = await scoreDescription(db, endpoints, {
         model: input.judgeModel,
         methodId: m.id,
         callKey: `card/${m.id}/${input.judgeModel}/${rungKey(item, input.rung)}`,
@@ -170,7 +172,7 @@ export function createJudgeCardActivities(db: () => Db) {
     async writeCardCode(input: { methodIds: string[]; methodId: string; rung: CardRung; coderModel: string; params: Record<string, unknown> }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const entry = entryPointOf(m);
-      const g = await writeCode(db, {
+      const g = await writeCode(db, endpoints, {
         model: input.coderModel,
         methodId: m.id,
         callKey: `card-code/${m.id}/${input.coderModel}/${rungKey(item, input.rung)}`,
@@ -207,7 +209,7 @@ export function createJudgeCardActivities(db: () => Db) {
             callKey: `card-classify/${m.id}/${input.judgeModel}/${label}`,
             about: { methodId: m.id },
           },
-          activityChatDeps(db),
+          activityChatDeps(db, endpoints),
         );
         const parsed = parseContradiction(r.message.content ?? r.message.refusal ?? '', cm.observations.length);
         if (!parsed) unparsable++;

@@ -5,7 +5,9 @@
 import { eq } from 'drizzle-orm';
 import type { ModelParams } from '../../domain/llm/modelParams';
 import type { Db } from '../../db/client';
-import { episodes, methods } from '../../db/schema/index';
+import type { ModelEndpoints } from '../llm/endpoints';
+import { methods } from '../../db/schema/datasets';
+import { episodes } from '../../db/schema/runs';
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { buildContradictionMessages, parseContradiction, type ContradictionVerdict } from '../../domain/judge/contradictionPrompt';
 import { isEvidence } from '../../domain/judge/diagnostics';
@@ -26,7 +28,7 @@ export interface ContradictionResult {
   costUsd: number;
 }
 
-export function createContradictionActivities(db: () => Db) {
+export function createContradictionActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     async classifyContradiction(input: { episodeId: string; judgeModel: string; params?: ModelParams }): Promise<ContradictionResult> {
       const [row] = await db()
@@ -55,7 +57,7 @@ export function createContradictionActivities(db: () => Db) {
           callKey: `judge/${e.id}/${input.judgeModel}/contradiction`,
           about: { methodId: m.id },
         },
-        activityChatDeps(db),
+        activityChatDeps(db, endpoints),
       );
       const text = r.message.content ?? r.message.refusal ?? '';
       const parsed = parseContradiction(text, observations.length);

@@ -4,23 +4,17 @@
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
-import { apiKeyFor, costUsd, ModelConfigError, type ModelSpec } from '../../config/models';
+import { costUsd, ModelConfigError, type ModelSpec } from '../../config/models';
+import type { Endpoint, ModelEndpoints } from './endpoints';
 import type { ModelParams } from '../../domain/llm/modelParams';
-import { resolveModel } from './checkpointModels';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
-import { llmCalls } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
 import { storedCompletionSchema } from '../../domain/llm/storedCall';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
 import { LLM_ERROR_TYPES, toFailure } from './errors';
 import { type ChatSubject, mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
-import { ModelCorruptError, ModelInstallError, ModelNotInstalledError } from '../../platform/models/local/install';
-import { ensureLocalServer, forgetHealth, planFor } from '../../platform/models/local/server';
-import { ensureLoraLoaded, ensureVllmServer } from '../../platform/models/vllm/server';
-import { checkpointFileFailure } from '../training/checkpointFiles';
-import { readOrCreateSecret } from '../../config/secrets';
-import { mockLlmUrl } from '../../config/services';
 import { requestHash } from './requestHash';
 import { requestParams } from '../../domain/llm/requestParams';
 import { IDEMPOTENCY_HEADER, recordReply, recordSend, recordSendError } from './ledger';
@@ -70,23 +64,11 @@ export interface ChatResult {
 
 export interface ChatDeps {
   db: () => Db;
+  /** How model names become specs and endpoints on this host (the workers pass hostEndpoints.ts's). */
+  endpoints: ModelEndpoints;
   /** Called while waiting for a slot and during the request (activities heartbeat here). */
   onProgress?: (what: string) => void;
   signal?: AbortSignal;
-}
-
-/** What identifies an endpoint in the cache key: a local model by its weights (and adapters), not its port. */
-function endpointIdentity(spec: ModelSpec): string | undefined {
-  if (spec.provider === 'mock') return 'pau-scripted-mock';
-  if (spec.provider === 'local') {
-    const plan = planFor(spec);
-    // A stored checkpoint's adapter by its content (the same on every host that fetched it); others by path.
-    const lora = spec.adapterSha256 ? `sha256:${spec.adapterSha256}` : plan.lora.join(',');
-    return `local:${plan.sha256 ?? plan.modelPath}${lora ? `+lora:${lora}` : ''}`;
-  }
-  // vLLM: its weights by the model it serves, a checkpoint's adapter by its content.
-  if (spec.provider === 'vllm') return `vllm:${spec.loraModule?.base ?? spec.model}${spec.adapterSha256 ? `+lora:sha256:${spec.adapterSha256}` : ''}`;
-  return spec.baseUrl;
 }
 
 /** Deterministic params make a request cacheable across runs: temperature 0 or a fixed seed. */
@@ -104,24 +86,6 @@ function clientFor(baseURL: string, apiKey: string, timeout: number): OpenAI {
     clients.set(key, c);
   }
   return c;
-}
-
-async function endpointFor(spec: ModelSpec, onProgress?: (what: string) => void): Promise<{ baseURL: string; apiKey: string }> {
-  if (spec.provider === 'local') {
-    // Provisioned by `stack up` / `models install`, never from a turn: connected to, or started from a ready
-    // install (a server that died since the last call is restarted here); a missing install is ModelNotInstalledError.
-    const baseURL = await ensureLocalServer(spec, { install: false, ...(onProgress ? { progress: onProgress, log: onProgress } : {}) });
-    return { baseURL, apiKey: readOrCreateSecret('model-server-key') };
-  }
-  if (spec.provider === 'vllm') {
-    // Started on this (CUDA) host when needed; a checkpoint's adapter is loaded as a LoRA module first.
-    const endpoint = await ensureVllmServer(spec, onProgress ? { progress: onProgress, log: onProgress } : {});
-    if (spec.loraModule) await ensureLoraLoaded(endpoint.baseURL, endpoint.apiKey, spec.loraModule);
-    return endpoint;
-  }
-  // The scripted mock runs as its own server (the stack's, or PAU_MOCK_LLM_URL): never inside a worker.
-  if (spec.provider === 'mock') return { baseURL: spec.baseUrl ?? mockLlmUrl(), apiKey: readOrCreateSecret('model-server-key') };
-  return { baseURL: spec.baseUrl!, apiKey: apiKeyFor(spec) ?? 'no-key' };
 }
 
 function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReason: string | null } {
@@ -176,12 +140,10 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   const db = deps.db();
   let spec: ModelSpec;
   try {
-    // Registry names, and `ckpt:<id>` looked up in Postgres now (new checkpoints need no worker restart).
-    spec = await resolveModel(req.model, db);
+    spec = await deps.endpoints.resolve(req.model, db);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
-    // A checkpoint's stored file that is corrupt or missing: non-retryable, typed.
-    throw checkpointFileFailure(err) ?? err;
+    throw err;
   }
   const params: ModelParams = requestParams(spec, req.params);
   const body = {
@@ -192,7 +154,7 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   };
   const cacheable = isCacheable(params, req.replay);
   const extras = spec.provider === 'mock' ? mockExtras(req.about) : NO_EXTRAS;
-  const hash = requestHash({ endpoint: endpointIdentity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
+  const hash = requestHash({ endpoint: deps.endpoints.identity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
 
   // 1. The cache / the ledger of a call already paid for.
   const [[hit]] = await Promise.all([
@@ -211,13 +173,11 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   }
 
   // 2. A slot of this model's cross-worker concurrency cap, then the request.
-  let endpoint: { baseURL: string; apiKey: string };
+  let endpoint: Endpoint;
   try {
-    endpoint = await endpointFor(spec, deps.onProgress);
+    endpoint = await deps.endpoints.connect(spec, deps.onProgress);
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
-    if (err instanceof ModelNotInstalledError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.notInstalled);
-    if (err instanceof ModelCorruptError || err instanceof ModelInstallError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
   const slot = await acquireSlot(spec.name, spec.maxConcurrency, { signal: deps.signal, onWait: () => deps.onProgress?.('waiting for a model slot') });
@@ -246,8 +206,7 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
       },
     )) as ChatCompletion;
   } catch (err) {
-    // A local server that died mid-request: check (and restart) it before the retried attempt.
-    if (spec.provider === 'local') forgetHealth(spec);
+    deps.endpoints.lost(spec);
     await recordSendError(db, hash, err, toFailure(err, spec.name, [endpoint.apiKey]).message).catch(() => undefined);
     // Retryable like any provider outage (the episode waits for it, saying so): a stack whose mock server
     // restarts continues by itself; the message says how to start one.

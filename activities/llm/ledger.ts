@@ -4,7 +4,7 @@
 import OpenAI from 'openai';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { llmCalls } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { AnyDocument } from '../../domain/common/jsonDocument';
 

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { episodes, runs } from '../../db/schema/index';
+import { episodes, runs } from '../../db/schema/runs';
 import { parseJsonb } from '../../db/jsonb';
 import { type BenchmarkConfig, storedBenchmarkConfigSchema } from '../../domain/bench/types';
 import type { Setting } from '../../domain/episode/types';

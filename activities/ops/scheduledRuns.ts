@@ -2,7 +2,7 @@
 // regressions flagged, is produceReport's).
 import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
 import type { ProducedReport } from '../../domain/report/reportRequest';
 import { makeProduceReport } from '../report/produceReport';
 

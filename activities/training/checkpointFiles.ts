@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { blobStoreConfig, checkpointCacheDir } from '../../config/blobStore';
 import type { Db } from '../../db/client';
-import { checkpointFiles } from '../../db/schema/index';
+import { checkpointFiles } from '../../db/schema/blobs';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { CHECKPOINT_FILE_NAMES, type CheckpointFile } from '../../domain/training/checkpointRecord';
 import { BlobCorruptError, BlobMissingError, BlobStore, BlobStoreUnavailableError, sha256File } from '../../platform/storage/blobStore';

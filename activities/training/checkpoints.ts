@@ -4,7 +4,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { checkpointFiles, checkpoints, runs } from '../../db/schema/index';
+import { checkpointFiles } from '../../db/schema/blobs';
+import { runs } from '../../db/schema/runs';
+import { checkpoints } from '../../db/schema/training';
 import { callingWorkflowId } from '../common/workflowContext';
 import { loadEpisodeRows, judgeModelsOf } from '../../db/queries/reportRows';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';

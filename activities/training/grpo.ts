@@ -4,7 +4,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { datasetMethods, methods, runs, steps } from '../../db/schema/index';
+import type { ModelEndpoints } from '../llm/endpoints';
+import { datasetMethods, methods } from '../../db/schema/datasets';
+import { runs, steps } from '../../db/schema/runs';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import { callingWorkflowId } from '../common/workflowContext';
 import { type FinishRunInput, finishRunRow } from './checkpoints';
@@ -36,7 +38,7 @@ export interface CriticResult {
   unparsable: number;
 }
 
-export function createGrpoActivities(db: () => Db) {
+export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     /** The run's row (kind grpo), so `runs list` shows it; a rerun with the same id keeps its summary. */
     async startGrpoRun(input: { runId: string; config: GrpoConfig }): Promise<void> {
@@ -94,7 +96,7 @@ export function createGrpoActivities(db: () => Db) {
       const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
       const rows = await loadSteps(d, input.episodeId);
       const ex = explorationSteps(rows, entry);
-      const deps = activityChatDeps(db);
+      const deps = activityChatDeps(db, endpoints);
       const rewards: (number | null)[] = [];
       let rated = 0;
       let unparsable = 0;

@@ -1,7 +1,7 @@
 // A checkpoint's row, read by the model registry (activities/llm/checkpointModels.ts) and the CLI's judge choice.
 import { eq } from 'drizzle-orm';
 import type { Db } from '../client';
-import { checkpoints } from '../schema/index';
+import { checkpoints } from '../schema/training';
 
 export type Checkpoint = typeof checkpoints.$inferSelect;
 

@@ -2,7 +2,8 @@
 // best and worst groups' rollouts with their step rewards.
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../client';
-import { episodes, methods, runs, steps } from '../schema/index';
+import { methods } from '../schema/datasets';
+import { episodes, runs, steps } from '../schema/runs';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { parseJsonb } from '../jsonb';

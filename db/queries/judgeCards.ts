@@ -2,7 +2,7 @@
 // main job and `calibrate judge` alike. The card is computed by the judge-card activities (activities/judge/card.ts).
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { judgeCards } from '../schema/index';
+import { judgeCards } from '../schema/judgeCards';
 import { ModelConfigError, models } from '../../config/models';
 import type { ModelParams } from '../../domain/llm/modelParams';
 import { JUDGE_PROMPT_VERSION, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';

@@ -2,7 +2,7 @@
 // (benchmarkReportData.ts).
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { runs } from '../schema/index';
+import { runs } from '../schema/runs';
 import { parseJsonb } from '../jsonb';
 import { type CalibrationSummary, calibrationRunSummarySchema } from '../../domain/calibration/summarize';
 

@@ -2,7 +2,7 @@
 // activities/llm/ledger.ts, beside the calls they record).
 import { like, or, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { llmCalls } from '../schema/index';
+import { llmCalls } from '../schema/llm';
 
 export interface PaidTwice {
   /** Calls sent again after a send with no recorded outcome (a crash mid-request). */

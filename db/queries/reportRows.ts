@@ -2,7 +2,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../client';
-import { episodes, judgments, methods, runs } from '../schema/index';
+import { methods } from '../schema/datasets';
+import { episodes, judgments, runs } from '../schema/runs';
 import { parseJsonb } from '../jsonb';
 import { episodeDiagnosticsSchema } from '../../domain/judge/diagnostics';
 import type { RunInfo } from '../../domain/report/renderHtml';

@@ -2,7 +2,7 @@
 // activity writes them; the CLI writes them out as files (scripts/client/report.ts).
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../client';
-import { reports } from '../schema/index';
+import { reports } from '../schema/reports';
 import type { ReportKind } from '../../domain/report/reportKinds';
 
 export type ReportRow = typeof reports.$inferSelect;

@@ -3,7 +3,7 @@
 // by the epoch's figures (queue pau) and the update's input (pau-gpu), so both count the same rollouts.
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../client';
-import { episodes } from '../schema/index';
+import { episodes } from '../schema/runs';
 import type { EpisodeRow } from '../../domain/report/summarize';
 import type { RolloutOutcomeRow } from '../../domain/training/rolloutOutcome';
 import { loadEpisodeRows } from './reportRows';

@@ -3,7 +3,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { datasetMethods, datasets, episodes, methods, runs, steps } from '../schema/index';
+import { datasetMethods, datasets, methods } from '../schema/datasets';
+import { episodes, runs, steps } from '../schema/runs';
 import { type BenchmarkConfig, type StoredConfig, storedBenchmarkConfigSchema } from '../../domain/bench/types';
 import { parseJsonb } from '../jsonb';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';

@@ -4,7 +4,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Db } from '../client';
 import { parseJsonb } from '../jsonb';
-import { sftDatasets, sftExamples } from '../schema/index';
+import { sftDatasets, sftExamples } from '../schema/training';
 import { chatMessagesSchema, chatToolsSchema, sftBuildConfigSchema, sftBuildSummarySchema } from '../../domain/training/sftData';
 
 export interface StoredSftExample {

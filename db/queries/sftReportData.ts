@@ -2,7 +2,7 @@
 // (training figures, checkpoint, evaluation run, the comparison with the base).
 import { eq } from 'drizzle-orm';
 import type { Db } from '../client';
-import { runs } from '../schema/index';
+import { runs } from '../schema/runs';
 import type { SftReportDocument } from '../../domain/report/sftReport';
 import type { SftComparison } from '../../domain/report/sftComparison';
 import type { SftTrainConfig, SftTrainingFigures } from '../../domain/training/sftTrain';

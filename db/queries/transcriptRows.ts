@@ -3,7 +3,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../client';
-import { episodes, judgments, methods, steps } from '../schema/index';
+import { methods } from '../schema/datasets';
+import { episodes, judgments, steps } from '../schema/runs';
 import { buildTranscript, type Transcript, type TranscriptJudgmentRow } from '../../domain/report/transcript';
 import type { StoredStep } from '../../domain/episode/stepRecord';
 import { entryPointOf } from '../../domain/dataset/entryPoint';

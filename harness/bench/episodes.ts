@@ -77,7 +77,8 @@ async function run(): Promise<void> {
   const { runMigrations } = await import('../../db/migrate');
   const { connect } = await import('../../db/client');
   const { connectClient } = await import('../../config/temporal');
-  const { datasets, datasetMethods, methods, episodes, steps } = await import('../../db/schema/index');
+  const { datasets, datasetMethods, methods } = await import('../../db/schema/datasets');
+  const { episodes, steps } = await import('../../db/schema/runs');
   const { startWorkers } = await import('../../workers/runWorkers');
   const { createSandboxActivities } = await import('../../activities/sandbox/index');
   const { createQueueWorker } = await import('../../workers/createWorker');

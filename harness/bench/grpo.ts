@@ -12,7 +12,8 @@ import path from 'node:path';
 import { desc, eq, like, or } from 'drizzle-orm';
 import { PROJECT_ROOT } from '../../config/env';
 import { connect } from '../../db/client';
-import { episodes, llmCalls, runs, steps } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
+import { episodes, runs, steps } from '../../db/schema/runs';
 import { loadGrpoRun } from '../../db/queries/grpoReportData';
 import { printTable } from '../../domain/report/table';
 

@@ -9,7 +9,7 @@ import { reloadEnv } from '../../config/env';
 import { clientFor } from '../../config/temporal';
 import { connect, type Db, type DbHandle } from '../../db/client';
 import { runMigrations } from '../../db/migrate';
-import { datasetMethods, datasets, methods } from '../../db/schema/index';
+import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
 import { clusterPassword, localDatabaseUrl, localPostgres, removeCluster, startPostgres, stopPostgres } from '../../platform/stack/postgres';
 import { localTemporal, startTemporal, stopTemporal, temporalCliPath } from '../../platform/stack/temporal';
 import type { TaskQueueName } from '../../domain/temporal/queues';

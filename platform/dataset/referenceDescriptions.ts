@@ -3,7 +3,7 @@
 // AAC-GRPO critic) reads gold descriptions through `goldOrReference`.
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { referenceDescriptions } from '../../db/schema/index';
+import { referenceDescriptions } from '../../db/schema/descriptions';
 
 export type ReferenceDescription = typeof referenceDescriptions.$inferSelect;
 

@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
-import { datasetMethods, datasets, type MethodRow, methods } from '../../db/schema/index';
+import { datasetMethods, datasets, type MethodRow, methods } from '../../db/schema/datasets';
 import { type AnyDocument, jsonObjectSchema } from '../../domain/common/jsonDocument';
 import { type StoredOutcome, storedOutcomesSchema } from '../../domain/dataset/outcome';
 import { type BuildSummary, buildSummarySchema } from '../../domain/dataset/summary';

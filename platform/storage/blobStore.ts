@@ -9,7 +9,7 @@ import path from 'node:path';
 import { and, eq, gte, lt } from 'drizzle-orm';
 import type { BlobStoreConfig } from '../../config/blobStore';
 import type { Db } from '../../db/client';
-import { blobChunks, blobs } from '../../db/schema/index';
+import { blobChunks, blobs } from '../../db/schema/blobs';
 
 export const CHUNK_BYTES = 1 << 20;
 /** Chunks read per query when fetching (8 MiB in memory at most). */

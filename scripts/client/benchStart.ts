@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { resolveMethods, storedConfigOf } from '../../db/queries/runs';
 import { ModelConfigError, models } from '../../config/models';
 import type { Db } from '../../db/client';
-import { runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
 import { requestedConfig } from '../../domain/bench/runConfig';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';

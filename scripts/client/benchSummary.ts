@@ -2,7 +2,8 @@
 // then per source × model × setting: episodes, failures, how they ended, calls, tokens, cost.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { episodes, methods } from '../../db/schema/index';
+import { methods } from '../../db/schema/datasets';
+import { episodes } from '../../db/schema/runs';
 import { formatTable } from '../../domain/report/table';
 
 export interface SummaryRow {

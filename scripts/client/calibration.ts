@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
 import type { CalibrationConfig } from '../../domain/calibration/types';
 import { calibrationSearchAttributes, calibrationWorkflowId } from '../../domain/calibration/workflowIds';
 import { TASK_QUEUES } from '../../domain/temporal/queues';

@@ -12,7 +12,7 @@ import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetW
 import { formatTable } from '../../domain/report/table';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { datasetMethods, methods } from '../../db/schema/index';
+import { datasetMethods, methods } from '../../db/schema/datasets';
 
 export { datasetWorkflowId };
 

@@ -1,7 +1,7 @@
 // Judge cards from the client side: the progress of a card being computed, and the gate before judging.
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { judgeCards } from '../../db/schema/index';
+import { judgeCards } from '../../db/schema/judgeCards';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { UsageError } from '../lib/args';

@@ -10,7 +10,7 @@ import { countRollouts, loadGrpoRun } from '../../db/queries/grpoReportData';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
-import { datasetMethods } from '../../db/schema/index';
+import { datasetMethods } from '../../db/schema/datasets';
 import { and, eq, inArray } from 'drizzle-orm';
 import { checkJudgeCard } from '../client/judgeCard';
 import { maxLengthFor } from '../lib/trainingArgs';

@@ -12,7 +12,7 @@ import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
-import { episodes, runs } from '../../db/schema/index';
+import { episodes, runs } from '../../db/schema/runs';
 import { checkpointBases, checkSelfJudge } from '../client/judgeChoice';
 import type { SelfJudgePair } from '../../domain/judge/selfJudge';
 import { eq, sql } from 'drizzle-orm';

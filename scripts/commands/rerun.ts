@@ -4,7 +4,7 @@
 // config; episodes that ended are counted, not run again.
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { startRerun } from '../client/starters';
 import { workflowUiLink } from '../../config/services';

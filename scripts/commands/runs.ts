@@ -8,7 +8,7 @@ import { runProgress } from '../../db/queries/runs';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
-import { runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';

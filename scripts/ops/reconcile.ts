@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { and, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { episodes, runs } from '../../db/schema/index';
+import { episodes, runs } from '../../db/schema/runs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { type ExecutionStatusName, reconcileRun } from '../../domain/ops/reconcile';
 

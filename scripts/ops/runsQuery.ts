@@ -1,7 +1,8 @@
 // Runs and their episodes, as operators list them.
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { episodes, llmCalls, runs } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
+import { episodes, runs } from '../../db/schema/runs';
 
 export interface RunRow {
   id: string;

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeCheckMethodsBatch } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
-import { datasetMethods, methods } from '../../db/schema/index';
+import { datasetMethods, methods } from '../../db/schema/datasets';
 import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
 import { humanEvalFromText } from '../../domain/dataset/records/humaneval';
 import { getDataset, getDatasetMethods } from '../../platform/dataset/store';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeCheckMethodsBatch } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
-import { methods } from '../../db/schema/index';
+import { methods } from '../../db/schema/datasets';
 import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
 import { getDataset } from '../../platform/dataset/store';
 import { useStack } from '../helpers/stack';

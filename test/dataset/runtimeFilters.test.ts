@@ -5,7 +5,7 @@ import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { BuildLimits } from '../../domain/dataset/config';
 import { runtimeVerdict } from '../../domain/dataset/filters';
-import type { MethodRow } from '../../db/schema/index';
+import type { MethodRow } from '../../db/schema/datasets';
 
 const limits = BuildLimits.parse({ timeoutMs: 1000 });
 const sandbox = poolDatasetSandbox();

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadEpisodeTranscript } from '../../activities/episode/transcript';
 import { MOCK_MARK } from '../../platform/models/mock/policies';
-import { episodes } from '../../db/schema/index';
+import { episodes } from '../../db/schema/runs';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { maybeRecordHistory } from '../helpers/histories';
 import { ADD, insertFixtureMethods, LOOPS, RAISES, REVERSE } from '../fixtures/episodeMethods';

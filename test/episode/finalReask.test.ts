@@ -2,7 +2,8 @@
 // the 0.5B does): the re-ask says the call was not run, goes without tools, and is asked once only.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { episodes, llmCalls } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
+import { episodes } from '../../db/schema/runs';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { FINAL_ASK_MARK } from '../../domain/episode/prompts';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';

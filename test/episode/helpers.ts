@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { asc, eq } from 'drizzle-orm';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import type { Db } from '../../db/client';
-import { steps } from '../../db/schema/index';
+import { steps } from '../../db/schema/runs';
 import { insertTestRun } from '../fixtures/runs';
 import { episodeIdOf, type EpisodeInput, type EpisodeOutcome, type Setting } from '../../domain/episode/types';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';

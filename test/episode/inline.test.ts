@@ -7,7 +7,7 @@ import { localTurnsFor } from '../../activities/episode/lifecycle';
 import { messagesFromSteps } from '../../activities/episode/transcript';
 import { reloadEnv } from '../../config/env';
 import { models } from '../../config/models';
-import { llmCalls } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { insertFixtureMethods, ADD, RAISES } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
-import { doctorChecks } from '../../db/schema/index';
+import { doctorChecks } from '../../db/schema/ops';
 import { runDoctor } from '../../scripts/client/doctor';
 import { runCli, startScript } from '../helpers/cli';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';

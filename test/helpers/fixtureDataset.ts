@@ -1,7 +1,7 @@
 // A dataset of fixture methods written straight to Postgres (no build): the dataset row, the method rows
 // and their split memberships, each inserted once (a second call changes nothing).
 import type { Db } from '../../db/client';
-import { datasetMethods, datasets, methods } from '../../db/schema/index';
+import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
 
 export type FixtureMethod = typeof methods.$inferInsert & { split?: 'train' | 'validation' | 'test' };
 

@@ -3,7 +3,8 @@
 // and code writer qualify, the scripted random judge does not, the card is stored once and reused.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { judgeCards, runs } from '../../db/schema/index';
+import { judgeCards } from '../../db/schema/judgeCards';
+import { runs } from '../../db/schema/runs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { cardChecks, DEFAULT_THRESHOLDS, qualification, type CardMethodRow } from '../../domain/judge/card';
 import { buildCardItems, contradictionPair, lookupTable, nearMiss, otherValue, pickCardMethods } from '../../domain/judge/cardRungs';

@@ -1,7 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { datasetMethods, datasets, episodes, judgments, methods } from '../../db/schema/index';
+import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
+import { episodes, judgments } from '../../db/schema/runs';
 import { startBenchmark } from '../../scripts/client/starters';
 import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';

@@ -4,7 +4,8 @@
 // run's stored config). No workers: forced runs are started with --detach and terminated.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { checkpoints, episodes, runs } from '../../db/schema/index';
+import { episodes, runs } from '../../db/schema/runs';
+import { checkpoints } from '../../db/schema/training';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { grpoWorkflowId } from '../../domain/training/grpo';
 import { runCli } from '../helpers/cli';

@@ -7,7 +7,7 @@
 // are real; then the report's rows and headline read the stored figure.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { episodes, judgments } from '../../db/schema/index';
+import { episodes, judgments } from '../../db/schema/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { buildReport } from '../../db/queries/benchmarkReportData';

@@ -17,6 +17,7 @@ import { TOOLS } from '../../domain/episode/prompts';
 import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 /** A real-looking OpenAI-compatible endpoint that records each request's headers and body. */
 function recordingProvider() {
@@ -70,7 +71,7 @@ afterAll(async () => {
   await new Promise((resolve) => provider?.server.close(resolve));
 });
 
-const deps = () => ({ db: () => stack.db });
+const deps = () => ({ db: () => stack.db, endpoints: hostEndpoints });
 const messages = [{ role: 'user' as const, content: `seam test ${Date.now()}` }];
 
 describe('what a call is about', () => {

@@ -18,7 +18,7 @@ import { judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { models, type ModelSpec } from '../../config/models';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
-import { episodes, judgments } from '../../db/schema/index';
+import { episodes, judgments } from '../../db/schema/runs';
 import { runningPid } from '../../platform/process/processes';
 import { judgeEpisodeWorkflow } from '../../workflows/judge/judgeEpisodeWorkflow';
 import { runEpisode, stepsOf } from '../episode/helpers';

@@ -13,6 +13,7 @@ import { reloadModels } from '../../config/models';
 import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
 import { serverFiles } from '../../platform/models/local/server';
 import { useStack } from '../helpers/stack';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const stack = useStack();
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-not-installed-'));
@@ -43,7 +44,10 @@ function registryWith(name: string) {
 }
 
 async function turnError(model: string): Promise<unknown> {
-  return chat({ model, messages: [{ role: 'user', content: 'hi' }], callKey: `not-installed-${tag}#${model}` }, { db: () => stack.db }).then(
+  return chat(
+    { model, messages: [{ role: 'user', content: 'hi' }], callKey: `not-installed-${tag}#${model}` },
+    { db: () => stack.db, endpoints: hostEndpoints },
+  ).then(
     () => undefined,
     (e: unknown) => e,
   );

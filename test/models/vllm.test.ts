@@ -23,6 +23,7 @@ import { buildRegistry, ModelConfigError, modelsFileSchema, reloadModels } from 
 import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
 import { insertTestRun } from '../fixtures/runs';
 import { useStack } from '../helpers/stack';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const stack = useStack();
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-vllm-'));
@@ -290,7 +291,7 @@ describe('checkpoints served by vLLM (a stand-in server)', () => {
 
   it('chat(): the adapter is loaded once before its first request; the next epoch is loaded beside it, no restart', async () => {
     const ask = (id: string, content: string) =>
-      chat({ model: `ckpt:${id}`, messages: [{ role: 'user', content }], callKey: `${runId}#${content}` }, { db: () => stack.db });
+      chat({ model: `ckpt:${id}`, messages: [{ role: 'user', content }], callKey: `${runId}#${content}` }, { db: () => stack.db, endpoints: hostEndpoints });
     const r1 = await ask(ids[0]!, 'first');
     expect(r1.message.content).toBe(`stand-in answer from ckpt:${ids[0]}`);
     await ask(ids[0]!, 'second');
@@ -324,7 +325,10 @@ describe('checkpoints served by vLLM (a stand-in server)', () => {
     const modelsFile = path.join(root, 'pau.models.cpu.json');
     fs.writeFileSync(modelsFile, JSON.stringify({ models: { 'vllm/local-gpu': { provider: 'vllm', model: BASE_HF, port: 8602 } } }));
     setEnv('PAU_MODELS_FILE', modelsFile);
-    const err = await chat({ model: 'vllm/local-gpu', messages: [{ role: 'user', content: 'hi' }], callKey: `${runId}#cpu` }, { db: () => stack.db }).then(
+    const err = await chat(
+      { model: 'vllm/local-gpu', messages: [{ role: 'user', content: 'hi' }], callKey: `${runId}#cpu` },
+      { db: () => stack.db, endpoints: hostEndpoints },
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { reports, runs } from '../../db/schema/index';
+import { reports } from '../../db/schema/reports';
+import { runs } from '../../db/schema/runs';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEpisodeActivities } from '../../activities/episode/index';
 import { connect, type DbHandle, getDb } from '../../db/client';
-import { episodes, runs } from '../../db/schema/index';
+import { episodes, runs } from '../../db/schema/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { WAITING_FOR_DATABASE } from '../../domain/episode/outageWait';
 import { launchBenchmark } from '../../scripts/client/benchStart';
@@ -20,6 +20,7 @@ import { useStack } from '../helpers/stack';
 import { startTestWorkers, type TestWorkers } from '../helpers/workers';
 import { freePort, modelsFile, provider } from './helpers';
 import { sleep } from '../../platform/process/processes';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const model = provider(await freePort());
 process.env.PAU_MODELS_FILE = await modelsFile({ steady: { policy: 'oracle', port: model.port } });
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = '/no_such_database';
   wrongDatabase = connect(url.toString(), 1);
-  const turnActivities = createEpisodeActivities(() => (turnDb === 'up' ? getDb() : turnDb === 'down' ? nowhere.db : wrongDatabase.db));
+  const turnActivities = createEpisodeActivities(() => (turnDb === 'up' ? getDb() : turnDb === 'down' ? nowhere.db : wrongDatabase.db), hostEndpoints);
   workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: { ...queueSpecs().pau.activities(), agentTurn: turnActivities.agentTurn } });
 });
 afterAll(async () => {

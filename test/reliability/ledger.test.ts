@@ -5,11 +5,12 @@ import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { chat } from '../../activities/llm/chat';
-import { llmCalls } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
 import { IDEMPOTENCY_HEADER } from '../../activities/llm/ledger';
 import { paidTwice } from '../../db/queries/ledger';
 import { useStack } from '../helpers/stack';
 import { freePort, modelsFile, provider } from './helpers';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const port = await freePort();
 const mock = provider(port);
@@ -42,7 +43,7 @@ const request = (runId: string, content: string) => ({
 describe('llm_calls ledger', () => {
   it('a request re-sent after a send with no outcome is counted once as paid twice, with its cost', async () => {
     const runId = `ledger-${Date.now().toString(36)}`;
-    const deps = { db: () => stack.db };
+    const deps = { db: () => stack.db, endpoints: hostEndpoints };
     const hole = await blackHole();
     const abort = new AbortController();
     const lost = chat(request(runId, 'describe add'), { ...deps, signal: abort.signal });
@@ -81,7 +82,7 @@ describe('llm_calls ledger', () => {
 
   it('each send carries an Idempotency-Key: the same after a lost send, a new one after an answered error', async () => {
     const runId = `idem-${Date.now().toString(36)}`;
-    const deps = { db: () => stack.db };
+    const deps = { db: () => stack.db, endpoints: hostEndpoints };
     // (A question of its own: the model is deterministic, so an earlier identical one is answered from the cache.)
     const server = await recordingServer();
     try {

@@ -3,7 +3,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runProgress } from '../../db/queries/runs';
-import { episodes, judgments, runs, steps } from '../../db/schema/index';
+import { episodes, judgments, runs, steps } from '../../db/schema/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchWorkflowId, episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { launchBenchmark, resumeBenchmark } from '../../scripts/client/benchStart';

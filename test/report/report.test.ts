@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headlineRows, pairedRows, summarize, type EpisodeRow } from '../../domain/report/summarize';
 import { produceReportFiles } from '../../scripts/client/report';
 import { connect, type DbHandle } from '../../db/client';
-import { episodes, judgments, methods, runs } from '../../db/schema/index';
+import { methods } from '../../db/schema/datasets';
+import { episodes, judgments, runs } from '../../db/schema/runs';
 import { runCli } from '../helpers/cli';
 
 let dbh: DbHandle;

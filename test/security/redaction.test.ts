@@ -17,11 +17,12 @@ import { closeSlotPool } from '../../activities/llm/concurrency';
 import { toFailure } from '../../activities/llm/errors';
 import { ConfigError, parseEnv } from '../../config/env';
 import { maskUrl, redact, REDACTED } from '../../config/redact';
-import { llmCalls } from '../../db/schema/index';
+import { llmCalls } from '../../db/schema/llm';
 import { runEpisode } from '../episode/helpers';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { decodedHistoryText } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 // A key in no well-known format: only the "replace the key in use" rule can catch it.
 const KEY = `pau-fake-${crypto.randomBytes(20).toString('hex')}`;
@@ -141,7 +142,7 @@ afterAll(async () => {
 });
 
 const callKey = () => `redaction-test#${crypto.randomBytes(4).toString('hex')}`;
-const deps = () => ({ db: () => stack.db });
+const deps = () => ({ db: () => stack.db, endpoints: hostEndpoints });
 const databasePassword = () => decodeURIComponent(new URL(process.env.DATABASE_URL!).password);
 
 describe('provider API keys', () => {

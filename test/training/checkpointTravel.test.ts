@@ -19,7 +19,7 @@ import { materializeCheckpoint, storeCheckpointFiles } from '../../activities/tr
 import { registerCheckpointRow } from '../../activities/training/checkpoints';
 import { createTrainingActivities, withLocalInitAdapter } from '../../activities/training/runTrainerJob';
 import { reloadEnv } from '../../config/env';
-import { blobChunks, blobs, checkpointFiles } from '../../db/schema/index';
+import { blobChunks, blobs, checkpointFiles } from '../../db/schema/blobs';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
 import { CHECKPOINT_FILE_NAMES, checkpointFilesOf, trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
@@ -27,6 +27,7 @@ import type { TrainerJobInput, TrainerJobResult } from '../../domain/training/tr
 import { insertTestRun } from '../fixtures/runs';
 import { useStack } from '../helpers/stack';
 import { smollm2Path, TRAINER_DATA } from './helpers';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const stack = useStack();
 const tag = Date.now().toString(36);
@@ -140,7 +141,7 @@ describe('checkpoints that travel', () => {
     try {
       const r = await chat(
         { model, messages: [{ role: 'user', content: 'Say hello.' }], params: { max_tokens: 8 }, callKey: `${runId}#serve` },
-        { db: () => stack.db },
+        { db: () => stack.db, endpoints: hostEndpoints },
       );
       expect(r.cached).toBe(false);
       expect(r.tokensOut).toBeGreaterThan(0);
@@ -217,7 +218,10 @@ describe('checkpoints that travel', () => {
       await expect(materializeCheckpoint(stack.db, ckptId, { cacheDir: hostC.cache })).rejects.toThrow(/corrupt.*refused/);
       expect(fs.existsSync(path.join(hostC.cache, ckptId)) ? fs.readdirSync(path.join(hostC.cache, ckptId)).filter((n) => n.includes('gguf')) : []).toEqual([]);
       setEnv('PAU_CHECKPOINT_CACHE_DIR', hostC.cache);
-      const err = await chat({ model, messages: [{ role: 'user', content: 'hi' }], callKey: `${runId}#tampered` }, { db: () => stack.db }).then(
+      const err = await chat(
+        { model, messages: [{ role: 'user', content: 'hi' }], callKey: `${runId}#tampered` },
+        { db: () => stack.db, endpoints: hostEndpoints },
+      ).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkpoints } from '../../db/schema/index';
+import { checkpoints } from '../../db/schema/training';
 import { startSftTrain } from '../../scripts/client/starters';
 import { sftJobId } from '../../domain/training/checkpointIds';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';

@@ -9,7 +9,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpoints, episodes, reports, runs } from '../../db/schema/index';
+import { reports } from '../../db/schema/reports';
+import { episodes, runs } from '../../db/schema/runs';
+import { checkpoints } from '../../db/schema/training';
 import { createCheckpointActivities, registerCheckpointRow } from '../../activities/training/checkpoints';
 import { startSftTrain } from '../../scripts/client/starters';
 import { checkpointModelName, sftCheckpointId, sftJobId } from '../../domain/training/checkpointIds';
@@ -24,6 +26,7 @@ import { buildOracleSftData, maybeRecordHistory, type PrivateTrainerDirs, privat
 import { resolveModel } from '../../activities/llm/checkpointModels';
 import { chat } from '../../activities/llm/chat';
 import { planFor, stopLocalServer } from '../../platform/models/local/server';
+import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const DATA = 'sft-train-fixture';
 let dirs: PrivateTrainerDirs | undefined;
@@ -174,7 +177,7 @@ describe('sft train', () => {
     try {
       const r = await chat(
         { model, messages: [{ role: 'user', content: 'Say hello.' }], params: { max_tokens: 8 }, callKey: `${runId}#serve` },
-        { db: () => stack.db },
+        { db: () => stack.db, endpoints: hostEndpoints },
       );
       expect(r.cached).toBe(false);
       expect(r.tokensOut).toBeGreaterThan(0);

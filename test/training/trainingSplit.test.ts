@@ -2,7 +2,8 @@
 // --allow-test-split: sft build, grpo train, and sft train on a data set built from the test split. The real
 // CLI as a user runs it, against the test stack's Postgres (no workflow is started by a refusal).
 import { describe, expect, it } from 'vitest';
-import { runs, sftDatasets } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
+import { sftDatasets } from '../../db/schema/training';
 import { runCli } from '../helpers/cli';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';

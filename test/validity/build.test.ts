@@ -9,7 +9,7 @@ import { makeCheckMethodsBatch } from '../../activities/dataset/checkBatch';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { connect, type DbHandle } from '../../db/client';
-import { datasetMethods, methods } from '../../db/schema/index';
+import { datasetMethods, methods } from '../../db/schema/datasets';
 import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
 import { codeAlpacaFromText } from '../../domain/dataset/records/codealpaca';
 import { cruxEvalFromText } from '../../domain/dataset/records/cruxeval';

@@ -4,7 +4,7 @@
 // reason, and `pau calibrate` prints the controls.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { runs } from '../../db/schema/index';
+import { runs } from '../../db/schema/runs';
 import { insertDatasetRows } from '../fixtures/datasetRows';
 import { summarizeCalibration } from '../../domain/calibration/summarize';
 import type { MethodCalibration } from '../../domain/calibration/types';

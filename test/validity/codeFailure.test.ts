@@ -8,7 +8,7 @@
 // "coder" returns (broken, misnamed, or correct as the control). The sandbox, Temporal and Postgres are real.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { episodes, judgments } from '../../db/schema/index';
+import { episodes, judgments } from '../../db/schema/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { codeFailure } from '../../domain/judge/codeFailure';
 import { SandboxPool } from '../../activities/sandbox/index';

@@ -5,7 +5,7 @@
 // coder turns that back into the original), `null` answers a fixed description that says nothing.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { referenceDescriptions } from '../../db/schema/index';
+import { referenceDescriptions } from '../../db/schema/descriptions';
 import { acceptedReferenceDescriptions, goldOrReference, referenceAttempts } from '../../platform/dataset/referenceDescriptions';
 import { DESCRIBE_PROMPT_VERSION } from '../../domain/describe/describePrompt';
 import { NULL_DESCRIPTION } from '../../domain/describe/scriptedDescriber';

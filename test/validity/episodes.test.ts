@@ -4,7 +4,7 @@
 // held-out inputs (raising inputs count) or no code match with the recorded exclusion reason.
 import { and, asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { episodes, judgments, steps } from '../../db/schema/index';
+import { episodes, judgments, steps } from '../../db/schema/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { inputKey } from '../../domain/inputs/generator';

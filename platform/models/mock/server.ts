@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { MOCK_POLICIES, type MockPolicy } from '../../../config/models';
 import { bearsSecret, readOrCreateSecret } from '../../../config/secrets';
 import { getDb, type Db } from '../../../db/client';
-import { methods } from '../../../db/schema/index';
+import { methods } from '../../../db/schema/datasets';
 import { scriptedDescriberReply } from '../../../domain/describe/scriptedDescriber';
 import { scriptedJudgeOrCoderReply } from '../../../domain/judge/scriptedJudge';
 import { scriptedCriticReply } from '../../../domain/training/scriptedCritic';
