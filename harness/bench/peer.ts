@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { cacheDir, PROJECT_ROOT } from '../../config/env';
 import { quantileSorted } from '../../domain/report/stats';
+import { compiledPath, ensureBuilt } from '../../platform/build/entries';
 
 const INSPECT_REQUIREMENT = 'inspect_ai==0.3.285';
 const HARNESS = path.join(PROJECT_ROOT, 'harness', 'bench', 'peer_harness.py');
@@ -172,17 +173,16 @@ async function main(): Promise<void> {
   }));
   const itemsFile = path.join(dir, 'items.json');
   fs.writeFileSync(itemsFile, JSON.stringify(items));
+  const build = await ensureBuilt();
   const harnesses = {
     'this project': (round: number) =>
       measured(
         'python3',
         [
-          // As `npm run bench:episodes` runs it (its V8 flag and MALLOC_ARENA_MAX, package.json), without tsx's launcher process.
+          // As `npm run bench:episodes` runs it (package.json): the compiled entry, its V8 flag and MALLOC_ARENA_MAX.
           process.execPath,
           '--max-semi-space-size=4',
-          '--import',
-          'tsx',
-          'harness/bench/episodes.ts',
+          compiledPath(build.dir, 'harness/bench/episodes.ts'),
           '--methods',
           String(METHODS),
           '--calls',
