@@ -2,6 +2,8 @@
 // the same count since session 8): the episode and judge workflows and the activity modules they call, and
 // every file they import that is not type-only. Prints the count per folder and what brings the most (the
 // files reached only through it). Reads dependency-cruiser's JSON on stdin, like lint:deps.
+import fs from 'node:fs';
+import { z } from 'zod';
 import { perFolder, reached, runtimeGraph, soleContributions, type WalkedModule } from './importWalk';
 
 /** The episode's workflows, and the modules that build the activities they call on `pau` and `pau-sandbox`. */
@@ -13,12 +15,27 @@ export const EPISODE_ROOTS = [
   'activities/sandbox/index.ts',
 ] as const;
 
-async function main(): Promise<number> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
+/** What the walk reads of dependency-cruiser's JSON (harness/lint/importWalk.ts, WalkedModule). */
+const cruiseSchema = z.object({
+  modules: z.array(
+    z.object({
+      source: z.string(),
+      dependencies: z.array(
+        z.object({
+          resolved: z.string(),
+          coreModule: z.boolean().optional(),
+          couldNotResolve: z.boolean().optional(),
+          dependencyTypes: z.array(z.string()).optional(),
+        }),
+      ),
+    }),
+  ),
+});
+
+function main(): number {
   let modules: WalkedModule[];
   try {
-    modules = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { modules: WalkedModule[] }).modules;
+    modules = cruiseSchema.parse(JSON.parse(fs.readFileSync(0, 'utf8'))).modules;
   } catch {
     console.error('walk:episode: dependency-cruiser gave no JSON result on stdin; run it alone to see why');
     return 2;
@@ -38,4 +55,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main();
+process.exitCode = main();

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, stop } from 'esbuild';
+import { z } from 'zod';
 import { PROJECT_ROOT } from '../../config/env';
 
 /** The scripts that are compiled; any other script runs with tsx. */
@@ -25,11 +26,8 @@ export const COMPILED_ENTRIES = [
 /** Where the current build is: a link to the latest folder under `.build/`, swapped in one rename. */
 export const BUILD_LINK = path.join(PROJECT_ROOT, '.build', 'current');
 
-interface Stamp {
-  file: string;
-  mtimeMs: number;
-  size: number;
-}
+const stampSchema = z.object({ file: z.string(), mtimeMs: z.number(), size: z.number() });
+type Stamp = z.infer<typeof stampSchema>;
 
 const stampOf = (file: string): Stamp | undefined => {
   try {
@@ -43,7 +41,7 @@ const stampOf = (file: string): Stamp | undefined => {
 /** A build is current while every file it read is unchanged (a new import changes the file that imports it). */
 export function buildIsCurrent(dir = BUILD_LINK): boolean {
   try {
-    const stamps = JSON.parse(fs.readFileSync(path.join(dir, 'inputs.json'), 'utf8')) as Stamp[];
+    const stamps = z.array(stampSchema).parse(JSON.parse(fs.readFileSync(path.join(dir, 'inputs.json'), 'utf8')));
     return stamps.every((s) => {
       const now = stampOf(s.file);
       return now?.mtimeMs === s.mtimeMs && now.size === s.size;
