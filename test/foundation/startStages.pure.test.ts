@@ -35,7 +35,7 @@ describe('npm start plan', () => {
     // The benchmark starts once its methods are checked (head) and the models serve, beside the rest of
     // the build, which the calibration follows; the report waits for both branches.
     const scale = 2 / cores;
-    const expected = Math.max(Math.max(20 + 15 + 5 + 45 * scale, 45) + 300, 20 + 15 + 5 + 420 * scale + 24 * scale) + 5;
+    const expected = Math.max(Math.max(20 + 15 + 5 + 10 * scale, 45) + 400, 20 + 15 + 5 + 590 * scale + 24 * scale) + 5;
     expect(text).toContain('the benchmark starts on its methods as soon as they are checked, beside the rest of the build');
     expect(text).toContain(`about ${expected >= 90 ? `${(expected / 60).toFixed(1)} min` : `${expected.toFixed(0)} s`} in all`);
   });
