@@ -4,7 +4,8 @@
 // files reached only through it). Reads dependency-cruiser's JSON on stdin, like lint:deps.
 import fs from 'node:fs';
 import { z } from 'zod';
-import { perFolder, reached, runtimeGraph, soleContributions, type WalkedModule } from './importWalk';
+import type { CruisedModule } from './folderCycles';
+import { perFolder, reached, runtimeGraph, soleContributions } from './importWalk';
 
 /** The episode's workflows, and the modules that build the activities they call on `pau` and `pau-sandbox`. */
 export const EPISODE_ROOTS = [
@@ -15,7 +16,7 @@ export const EPISODE_ROOTS = [
   'activities/sandbox/index.ts',
 ] as const;
 
-/** What the walk reads of dependency-cruiser's JSON (harness/lint/importWalk.ts, WalkedModule). */
+/** What the walk reads of dependency-cruiser's JSON (harness/lint/folderCycles.ts, CruisedModule). */
 const cruiseSchema = z.object({
   modules: z.array(
     z.object({
@@ -33,7 +34,7 @@ const cruiseSchema = z.object({
 });
 
 function main(): number {
-  let modules: WalkedModule[];
+  let modules: CruisedModule[];
   try {
     modules = cruiseSchema.parse(JSON.parse(fs.readFileSync(0, 'utf8'))).modules;
   } catch {

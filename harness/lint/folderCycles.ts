@@ -3,10 +3,11 @@
 // miss a cycle between folders that no single chain of modules closes (issue 28: `config ↔ domain`, held up
 // by type imports), so every edge counts here, type-only ones included. Pure: the modules in, the cycles out.
 
-/** The part of a dependency-cruiser module this check reads. */
+/** The part of a dependency-cruiser module the lint scripts read (this check, and importWalk.ts's run-time walk). */
 export interface CruisedModule {
   source: string;
-  dependencies: { resolved: string; coreModule?: boolean; couldNotResolve?: boolean }[];
+  /** `dependencyTypes` holds `type-only` for an import erased at run time (the walk skips those; this check does not). */
+  dependencies: { resolved: string; coreModule?: boolean; couldNotResolve?: boolean; dependencyTypes?: string[] }[];
 }
 
 /** One folder-level edge and the first module import that makes it (so the fix can be found). */

@@ -3,16 +3,12 @@
 // this way (episodeWalk.ts); what a single file brings is the files reached only through it. Pure: the
 // modules in, the sets out.
 
-/** The part of a dependency-cruiser module this walk reads. */
-export interface WalkedModule {
-  source: string;
-  dependencies: { resolved: string; coreModule?: boolean; couldNotResolve?: boolean; dependencyTypes?: string[] }[];
-}
+import type { CruisedModule } from './folderCycles';
 
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 /** Each module's run-time imports of project files. */
-export function runtimeGraph(modules: readonly WalkedModule[]): ImportGraph {
+export function runtimeGraph(modules: readonly CruisedModule[]): ImportGraph {
   const graph = new Map<string, string[]>();
   for (const m of modules) {
     const deps = m.dependencies.filter(

@@ -1,9 +1,10 @@
 // The import walk behind `npm run walk:episode` (harness/lint/importWalk.ts): type-only imports, Node
 // built-ins and node_modules are not walked; a file's sole contribution is what only it brings.
 import { describe, expect, it } from 'vitest';
-import { perFolder, reached, runtimeGraph, soleContributions, type WalkedModule } from '../../harness/lint/importWalk';
+import type { CruisedModule } from '../../harness/lint/folderCycles';
+import { perFolder, reached, runtimeGraph, soleContributions } from '../../harness/lint/importWalk';
 
-const mod = (source: string, ...deps: (string | [string, string])[]): WalkedModule => ({
+const mod = (source: string, ...deps: (string | [string, string])[]): CruisedModule => ({
   source,
   dependencies: deps.map((d) => (typeof d === 'string' ? { resolved: d, dependencyTypes: ['local'] } : { resolved: d[0], dependencyTypes: ['local', d[1]] })),
 });
