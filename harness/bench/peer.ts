@@ -23,6 +23,7 @@ import { compiledPath, ensureBuilt } from '../../platform/build/entries';
 
 const INSPECT_REQUIREMENT = 'inspect_ai==0.3.285';
 const HARNESS = path.join(PROJECT_ROOT, 'harness', 'bench', 'peer_harness.py');
+const RUN_COMPILED = path.join(PROJECT_ROOT, 'scripts', 'runCompiled.sh');
 
 const { values: opts } = parseArgs({
   options: {
@@ -179,9 +180,10 @@ async function main(): Promise<void> {
       measured(
         'python3',
         [
-          // As `npm run bench:episodes` runs it (package.json): the compiled entry, its V8 flag and MALLOC_ARENA_MAX.
-          process.execPath,
-          '--max-semi-space-size=4',
+          // As `npm run bench:episodes` runs it (package.json): the compiled entry through the launcher that sets
+          // the memory settings (scripts/runCompiled.sh execs node, so the measured process is node itself).
+          'bash',
+          RUN_COMPILED,
           compiledPath(build.dir, 'harness/bench/episodes.ts'),
           '--methods',
           String(METHODS),
@@ -190,8 +192,7 @@ async function main(): Promise<void> {
           '--marks',
           ...(opts.window ? ['--window', opts.window] : []),
         ],
-        // As package.json runs it: glibc's malloc arenas capped (docs/sandbox.md, "Memory beside inspect_ai").
-        { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+        process.env,
         path.join(dir, `project-${round}.log`),
       ),
     inspect_ai: (round: number) =>

@@ -1,12 +1,22 @@
 // The compiled entry points `npm start`, `npm run workers`, `npm run bench:episodes` and the tests run
 // (platform/build/entries.ts): every entry is built, the build is reused while its sources are unchanged and
-// redone when one changes, and the compiled CLI runs with plain node.
+// redone when one changes, and the compiled CLI runs with plain node through the launcher that sets the
+// memory settings (scripts/runCompiled.sh).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../config/env';
 import { COMPILED_ENTRIES, buildIsCurrent, compiledPath, ensureBuilt } from '../../platform/build/entries';
+
+const LAUNCHER = path.join(PROJECT_ROOT, 'scripts', 'runCompiled.sh');
+const MALLOC_VARS = ['MALLOC_ARENA_MAX', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_MMAP_THRESHOLD_'] as const;
+/** This environment without the launcher's variables, plus `extra`. */
+const envWith = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !(MALLOC_VARS as readonly string[]).includes(k))),
+  ...extra,
+});
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-build-test-'));
 const link = path.join(root, 'current');
@@ -42,5 +52,30 @@ describe('compiled entry points', () => {
     const bad = spawnSync(process.execPath, [pau, 'no-such-verb'], { encoding: 'utf8' });
     expect(bad.status).not.toBe(0);
     expect(bad.stderr + bad.stdout).toMatch(/no-such-verb/);
+    const launched = spawnSync('bash', [LAUNCHER, pau, '--help'], { encoding: 'utf8' });
+    expect(launched.status).toBe(0);
+    expect(launched.stdout).toMatch(/usage: npm run pau -- <verb>/);
+  });
+
+  it('the launcher runs node with the memory settings, keeps a value the environment sets, and refuses a missing entry', () => {
+    const probe = path.join(root, 'probe.mjs');
+    fs.writeFileSync(
+      probe,
+      `console.log(JSON.stringify({ argv: process.argv.slice(2), execArgv: process.execArgv, env: Object.fromEntries(${JSON.stringify(MALLOC_VARS)}.map((k) => [k, process.env[k]])) }));`,
+    );
+    const read = (extra: Record<string, string>) => {
+      const r = spawnSync('bash', [LAUNCHER, probe, 'a', 'b c'], { encoding: 'utf8', env: envWith(extra) });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { argv: string[]; execArgv: string[]; env: Record<string, string> };
+    };
+    const plain = read({});
+    expect(plain.argv).toEqual(['a', 'b c']);
+    expect(plain.execArgv).toEqual(['--max-semi-space-size=4', '--optimize-for-size']);
+    expect(plain.env).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(read({ MALLOC_ARENA_MAX: '4' }).env.MALLOC_ARENA_MAX).toBe('4');
+
+    const missing = spawnSync('bash', [LAUNCHER, path.join(root, 'absent.mjs')], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/usage: bash scripts\/runCompiled.sh <compiled entry .mjs>.*npm run build/);
   });
 });
