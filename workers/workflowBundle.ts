@@ -14,13 +14,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { cacheDir, PROJECT_ROOT } from '../config/env';
+import { leanBundleCode } from '../domain/temporal/leanBundle';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** Workflow interceptors every bundle includes: the payload guard (refuses input the codec could not authenticate). */
 export const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('../workflows/common/payloadGuard.ts', import.meta.url))];
 const SELF = fileURLToPath(import.meta.url);
-/** Bumped when what goes into a bundle changes in a way the hashed files do not show. */
-const CACHE_FORMAT = 1;
+/** Bumped when what goes into a bundle changes in a way the hashed files do not show (2: leanBundleCode). */
+const CACHE_FORMAT = 2;
 /** Bundles kept in the cache (newest first); ~4 MB each. */
 const KEEP = 8;
 
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: toStderr, error: toStderr },
   });
-  process.stdout.write(code);
+  process.stdout.write(leanBundleCode(code));
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {

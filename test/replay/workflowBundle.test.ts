@@ -1,6 +1,7 @@
 // The workers build their workflow bundle in a child process (workers/workflowBundle.ts, for memory) and keep
 // it in the machine's cache, named by a hash of its sources. The bundle must be the code the in-process
-// bundler makes (the recorded histories replay on it: replay.test.ts), a cached bundle must be the one a
+// bundler makes, made lean (domain/temporal/leanBundle.ts; the recorded histories replay on it:
+// replay.test.ts), a cached bundle must be the one a
 // fresh build makes, and a change to any source the bundle is made from must name a new bundle.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, expect, it } from 'vitest';
 import { reloadEnv } from '../../config/env';
+import { leanBundleCode } from '../../domain/temporal/leanBundle';
 import { bundleWorkflowsInChild, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH, workflowBundleFor, workflowBundleKey } from '../../workers/workflowBundle';
 
 const quiet = () => undefined;
@@ -31,7 +33,7 @@ it('the bundle built in a child process is the in-process bundle; the cached one
       logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
     }),
   ]);
-  expect(child.code).toBe(inProcess.code);
+  expect(child.code).toBe(leanBundleCode(inProcess.code));
   const file = path.join(cache, 'workflow-bundles', `${workflowBundleKey()}.js`);
   expect(fs.existsSync(file)).toBe(false);
   const built = await workflowBundleFor(); // not cached: built in a child, then stored
