@@ -182,8 +182,19 @@ export function clusterPassword(p: LocalPostgres): string {
   return readOrCreateSecret('postgres-password');
 }
 
+/**
+ * `max_logical_replication_workers=0`: nothing here replicates, and at 0 the server starts no logical
+ * replication launcher, one process fewer (~2 MiB of PSS, docs/sandbox.md "Memory beside inspect_ai").
+ */
 const startOptions = (port: number) =>
-  [`-p ${port}`, '-c listen_addresses=127.0.0.1', "-c unix_socket_directories=''", '-c max_connections=200', '-c fsync=on'].join(' ');
+  [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    "-c unix_socket_directories=''",
+    '-c max_connections=200',
+    '-c fsync=on',
+    '-c max_logical_replication_workers=0',
+  ].join(' ');
 
 /**
  * initdb (once, with password authentication), start, create the `pau` database. A trust-auth cluster
