@@ -10,14 +10,22 @@
 #   --max-semi-space-size=4     V8's young generation 2 x 4 MiB instead of 2 x 16 (per isolate).
 #   --optimize-for-size         V8 grows its heaps less before collecting: the workers wait on models and
 #                               Postgres, so memory is worth more to them than the CPU a collection costs.
-# Processes it starts (the local stack, sandbox executors, llama.cpp servers) inherit the glibc variables,
-# as they inherited MALLOC_ARENA_MAX before; a stack started by `npm run pau -- stack up` does not.
+# They are for this Node process alone: scripts/nodeOnlyEnv.cjs (preloaded) removes the ones it set from its
+# environment, so the processes it starts (the local stack, sandbox executors, llama.cpp) do not inherit them.
 set -euo pipefail
 if [ $# -lt 1 ] || [ ! -f "$1" ]; then
   echo "usage: bash scripts/runCompiled.sh <compiled entry .mjs> [args...] (run npm run build first)" >&2
   exit 2
 fi
-export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-131072}"
-export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
-exec node --max-semi-space-size=4 --optimize-for-size "$@"
+node_only=()
+set_default() {
+  if [ -z "${!1+x}" ]; then
+    export "$1=$2"
+    node_only+=("$1")
+  fi
+}
+set_default MALLOC_ARENA_MAX 2
+set_default MALLOC_TRIM_THRESHOLD_ 131072
+set_default MALLOC_MMAP_THRESHOLD_ 131072
+export PAU_NODE_ONLY_ENV="${node_only[*]-}"
+exec node --require "$(dirname "$0")/nodeOnlyEnv.cjs" --max-semi-space-size=4 --optimize-for-size "$@"

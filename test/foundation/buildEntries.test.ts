@@ -57,22 +57,36 @@ describe('compiled entry points', () => {
     expect(launched.stdout).toMatch(/usage: npm run pau -- <verb>/);
   });
 
-  it('the launcher runs node with the memory settings, keeps a value the environment sets, and refuses a missing entry', () => {
+  it('the launcher runs node with the memory settings, for that process alone; a value the environment sets is kept and passed on', () => {
     const probe = path.join(root, 'probe.mjs');
+    // What the process started with (/proc/self/environ: what glibc read) and what a process it starts inherits.
     fs.writeFileSync(
       probe,
-      `console.log(JSON.stringify({ argv: process.argv.slice(2), execArgv: process.execArgv, env: Object.fromEntries(${JSON.stringify(MALLOC_VARS)}.map((k) => [k, process.env[k]])) }));`,
+      `import fs from 'node:fs';
+const names = ${JSON.stringify(MALLOC_VARS)};
+const started = Object.fromEntries(fs.readFileSync('/proc/self/environ', 'utf8').split('\\0').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+console.log(JSON.stringify({ argv: process.argv.slice(2), execArgv: process.execArgv, started: Object.fromEntries(names.map((k) => [k, started[k]])), inherited: Object.fromEntries(names.map((k) => [k, process.env[k]])), marker: process.env.PAU_NODE_ONLY_ENV }));`,
     );
     const read = (extra: Record<string, string>) => {
       const r = spawnSync('bash', [LAUNCHER, probe, 'a', 'b c'], { encoding: 'utf8', env: envWith(extra) });
       expect(r.status, r.stderr).toBe(0);
-      return JSON.parse(r.stdout) as { argv: string[]; execArgv: string[]; env: Record<string, string> };
+      return JSON.parse(r.stdout) as {
+        argv: string[];
+        execArgv: string[];
+        started: Record<string, string | undefined>;
+        inherited: Record<string, string | undefined>;
+        marker?: string;
+      };
     };
     const plain = read({});
     expect(plain.argv).toEqual(['a', 'b c']);
-    expect(plain.execArgv).toEqual(['--max-semi-space-size=4', '--optimize-for-size']);
-    expect(plain.env).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' });
-    expect(read({ MALLOC_ARENA_MAX: '4' }).env.MALLOC_ARENA_MAX).toBe('4');
+    expect(plain.execArgv).toEqual(['--require', path.join(PROJECT_ROOT, 'scripts', 'nodeOnlyEnv.cjs'), '--max-semi-space-size=4', '--optimize-for-size']);
+    expect(plain.started).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(plain.inherited).toEqual({});
+    expect(plain.marker).toBeUndefined();
+    const own = read({ MALLOC_ARENA_MAX: '4' });
+    expect(own.started.MALLOC_ARENA_MAX).toBe('4');
+    expect(own.inherited).toEqual({ MALLOC_ARENA_MAX: '4' });
 
     const missing = spawnSync('bash', [LAUNCHER, path.join(root, 'absent.mjs')], { encoding: 'utf8' });
     expect(missing.status).toBe(2);
