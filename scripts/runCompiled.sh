@@ -28,4 +28,6 @@ set_default MALLOC_ARENA_MAX 2
 set_default MALLOC_TRIM_THRESHOLD_ 131072
 set_default MALLOC_MMAP_THRESHOLD_ 131072
 export PAU_NODE_ONLY_ENV="${node_only[*]-}"
-exec node --require "$(dirname "$0")/nodeOnlyEnv.cjs" --max-semi-space-size=4 --optimize-for-size "$@"
+# An absolute path: `--require scripts/x.cjs` would be looked up as a package name.
+here="$(cd "$(dirname "$0")" && pwd)"
+exec node --require "$here/nodeOnlyEnv.cjs" --max-semi-space-size=4 --optimize-for-size "$@"

@@ -68,7 +68,8 @@ const started = Object.fromEntries(fs.readFileSync('/proc/self/environ', 'utf8')
 console.log(JSON.stringify({ argv: process.argv.slice(2), execArgv: process.execArgv, started: Object.fromEntries(names.map((k) => [k, started[k]])), inherited: Object.fromEntries(names.map((k) => [k, process.env[k]])), marker: process.env.PAU_NODE_ONLY_ENV }));`,
     );
     const read = (extra: Record<string, string>) => {
-      const r = spawnSync('bash', [LAUNCHER, probe, 'a', 'b c'], { encoding: 'utf8', env: envWith(extra) });
+      // As package.json runs it: a relative path from the project root.
+      const r = spawnSync('bash', ['scripts/runCompiled.sh', probe, 'a', 'b c'], { cwd: PROJECT_ROOT, encoding: 'utf8', env: envWith(extra) });
       expect(r.status, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as {
         argv: string[];
