@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { cacheDir, PROJECT_ROOT } from '../config/env';
-import { leanBundleCode } from '../domain/temporal/leanBundle';
+import { leanBundleCode } from '../platform/build/leanBundle';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /** Workflow interceptors every bundle includes: the payload guard (refuses input the codec could not authenticate). */

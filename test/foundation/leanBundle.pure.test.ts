@@ -1,8 +1,8 @@
-// The workflow bundle as workers keep it (domain/temporal/leanBundle.ts): the same program in one-byte text, and a
+// The workflow bundle as workers keep it (platform/build/leanBundle.ts): the same program in one-byte text, and a
 // source map that still maps but no longer carries every source file.
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { asciiOnly, leanBundleCode } from '../../domain/temporal/leanBundle';
+import { asciiOnly, leanBundleCode } from '../../platform/build/leanBundle';
 
 const run = (code: string): unknown => vm.runInNewContext(code);
 const inlineMap = (map: object) => `//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;

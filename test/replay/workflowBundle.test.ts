@@ -1,6 +1,6 @@
 // The workers build their workflow bundle in a child process (workers/workflowBundle.ts, for memory) and keep
 // it in the machine's cache, named by a hash of its sources. The bundle must be the code the in-process
-// bundler makes, made lean (domain/temporal/leanBundle.ts; the recorded histories replay on it:
+// bundler makes, made lean (platform/build/leanBundle.ts; the recorded histories replay on it:
 // replay.test.ts), a cached bundle must be the one a
 // fresh build makes, and a change to any source the bundle is made from must name a new bundle.
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { afterAll, expect, it } from 'vitest';
 import { reloadEnv } from '../../config/env';
-import { leanBundleCode } from '../../domain/temporal/leanBundle';
+import { leanBundleCode } from '../../platform/build/leanBundle';
 import { bundleWorkflowsInChild, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH, workflowBundleFor, workflowBundleKey } from '../../workers/workflowBundle';
 
 const quiet = () => undefined;
