@@ -27,10 +27,21 @@ export async function runScript(script: string, args: string[], env: NodeJS.Proc
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (killed) {
+        // The exit code is then null and says nothing: leave what the program had printed in the test's log.
+        stderr += `\n[killed by the test after ${timeoutMs} ms]`;
+        console.error(
+          `${script} ${args.join(' ')}: killed after ${timeoutMs} ms\n--- stdout (last 4000 characters)\n${stdout.slice(-4000)}\n--- stderr (last 4000 characters)\n${stderr.slice(-4000)}`,
+        );
+      }
       resolve({ code, stdout, stderr });
     });
   });
