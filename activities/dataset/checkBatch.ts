@@ -7,7 +7,8 @@ import type { MethodRow } from '../../db/schema/datasets';
 import { methodsByIds, recordCheck } from '../../platform/dataset/store';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout } from '../../domain/dataset/heldout';
 import type { ClassifiedCall, StoredOutcome } from '../../domain/dataset/outcome';
-import { fromSandboxBatch, portLimits, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
+import { fromSandboxBatch, portLimits, tallied, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
+import type { SandboxWork } from '../../domain/sandbox/work';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
 import { parseArgs } from '../../domain/python/literal';
 import { literal } from '../../domain/python/print';
@@ -36,6 +37,8 @@ export interface CheckBatchResult {
   checked: number;
   accepted: number;
   rejected: number;
+  /** The sandbox calls this batch ran (absent in results recorded before it was counted). */
+  work?: SandboxWork;
 }
 
 export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limits: BuildLimits): Promise<RuntimeVerdict> {
@@ -112,6 +115,7 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
     const inputsCfg = InputsConfig.parse(input.inputs ?? {});
     const rows = await methodsByIds(deps.db(), input.ids);
     const out: CheckBatchResult = { checked: 0, accepted: 0, rejected: 0 };
+    const { sandbox, total } = tallied(deps.sandbox());
     const ctx = currentActivity();
     for (const m of rows) {
       if (ctx?.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('cancelled');
@@ -123,8 +127,8 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
         else out.rejected++;
         continue;
       }
-      let v = await checkOneMethod(deps.sandbox(), m, limits);
-      if (timedOut(v)) v = await checkOneMethod(deps.sandbox(), m, limits);
+      let v = await checkOneMethod(sandbox, m, limits);
+      if (timedOut(v)) v = await checkOneMethod(sandbox, m, limits);
       const dropped = new Set(v.droppedInputs);
       const nProbe = m.probeInputs.length;
       const keep = (i: number) => !v.accepted || !dropped.has(i);
@@ -134,7 +138,7 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
       const heldoutOutputs = heldIdx.map((i) => v.outcomes[i] ?? { ok: false });
       const gen = v.accepted
         ? await checkGenerated(
-            deps.sandbox(),
+            sandbox,
             m,
             [...probeIdx, ...heldIdx].map((i) => all[i]!),
             heldoutOutputs,
@@ -167,6 +171,6 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
       if (v.accepted) out.accepted++;
       else out.rejected++;
     }
-    return out;
+    return { ...out, work: total() };
   };
 }

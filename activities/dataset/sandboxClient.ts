@@ -24,7 +24,7 @@ export function poolDatasetSandbox(pool: SandboxPool = sharedSandboxPool()): Dat
           ? { mode: first.mode, results: first.results, coverage: null, sourceError: first.sourceError, events: first.events, staticFlags: first.staticFlags }
           : undefined;
       const v = await checkDeterminism(pool, req(input), { freshPool: otherSeedPool, ...(runA ? { runA } : {}) });
-      return { deterministic: v.deterministic, stateless: v.stateless, flags: v.flags };
+      return { deterministic: v.deterministic, stateless: v.stateless, flags: v.flags, work: v.work };
     },
   };
 }

@@ -5,6 +5,7 @@ import type { BuildLimits } from './config';
 import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
 import { isLimit, isNotRun } from '../sandbox/errorTypes';
 import type { ClassifiedCall } from './outcome';
+import { addWork, NO_WORK, workOf, type SandboxWork } from '../sandbox/work';
 
 /** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */
 export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'> & Partial<Pick<BatchResult, 'mode' | 'events' | 'staticFlags'>>;
@@ -14,6 +15,8 @@ export interface DeterminismCheck {
   deterministic: boolean;
   stateless: boolean;
   flags: string[];
+  /** The calls the check ran itself (not the caller's first run). */
+  work?: SandboxWork;
 }
 
 export interface PortRunInput {
@@ -33,6 +36,29 @@ export interface DatasetSandbox {
    * run (not repeated).
    */
   checkDeterminism?(input: PortRunInput, first?: PortBatchResult): Promise<DeterminismCheck>;
+}
+
+/**
+ * The same sandbox, adding up the work of every call made through it (`total()`): what a check batch
+ * reports, so the build can say how many calls it ran and how much of their time went to time limits.
+ */
+export function tallied(sandbox: DatasetSandbox): { sandbox: DatasetSandbox; total: () => SandboxWork } {
+  let work = NO_WORK;
+  const counted: DatasetSandbox = {
+    runBatch: async (input) => {
+      const r = await sandbox.runBatch(input);
+      work = addWork(work, workOf(r.results));
+      return r;
+    },
+  };
+  const check = sandbox.checkDeterminism?.bind(sandbox);
+  if (check)
+    counted.checkDeterminism = async (input, first) => {
+      const v = await check(input, first);
+      if (v.work) work = addWork(work, v.work);
+      return v;
+    };
+  return { sandbox: counted, total: () => work };
 }
 
 /** True when the typed encoding holds a value that is not a Python literal (an `other` object). */

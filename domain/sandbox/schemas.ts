@@ -3,6 +3,7 @@
 // fails loudly.
 import { z } from 'zod';
 import { encodedValueSchema } from '../python/codec';
+import { sandboxWorkSchema } from './work';
 
 /** A call's arguments: one Python-literal string per argument, or one string with the whole list. */
 export const callSpecSchema = z.union([z.array(z.string().max(1_000_000)).max(64), z.string().max(1_000_000)]);
@@ -98,6 +99,8 @@ export const determinismVerdictSchema = z.object({
   deterministic: z.boolean(),
   stateless: z.boolean(),
   flags: z.array(z.string()),
+  /** The calls this check ran itself (runs B and C, and A when the caller did not give it): see domain/sandbox/work.ts. */
+  work: sandboxWorkSchema,
   details: z.object({
     runs: z.array(z.string()),
     mismatches: z.array(z.object({ call: z.number().int(), outcomes: z.array(z.string()) })),

@@ -10,6 +10,7 @@ import { SandboxPool } from './pool';
 import { determinismInputSchema, type BatchResult, type DeterminismInput, type DeterminismVerdict } from '../../domain/sandbox/schemas';
 import { outcomeKey } from '../../domain/sandbox/outcomeKey';
 import { isTimeout } from '../../domain/sandbox/errorTypes';
+import { addWork, workOf } from '../../domain/sandbox/work';
 
 const NONDETERMINISM = [/^imports-nondeterministic:/, /^outputs-differ$/, /^hash-seed-dependent$/, /^timeouts$/, /^calls:(id|input|hash)$/, /^sleeps$/];
 const STATEFUL = [
@@ -58,6 +59,7 @@ export async function checkDeterminism(pool: SandboxPool, input: DeterminismInpu
   const base = { source: req.source, entry: req.entry, limits: req.limits };
   if (opts.runA && (opts.runA.results.length !== n || !opts.runA.events || !opts.runA.staticFlags))
     throw new Error(`checkDeterminism: runA must be an audited run of the same ${n} calls`);
+  const ownA = opts.runA === undefined;
   const runA = opts.runA ?? (await pool.runBatch({ ...base, calls: req.calls, audit: true }));
   const fresh = opts.freshPool?.() ?? new SandboxPool({ size: 1, hashSeed: 1 });
   let reversed: BatchResult;
@@ -90,6 +92,7 @@ export async function checkDeterminism(pool: SandboxPool, input: DeterminismInpu
     deterministic: !list.some((f) => NONDETERMINISM.some((re) => re.test(f))),
     stateless: !list.some((f) => STATEFUL.some((re) => re.test(f))),
     flags: list,
+    work: [reversed, runC, ...(ownA ? [runA] : [])].map((r) => workOf(r.results)).reduce(addWork),
     details: { runs, mismatches, eventsByCall, staticFlags: runA.staticFlags ?? [], mode: runA.mode },
   };
 }

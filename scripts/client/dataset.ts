@@ -10,6 +10,7 @@ import { SOURCE_NAMES } from '../../domain/dataset/sources';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { formatTable } from '../../domain/report/table';
+import { sandboxWorkSchema, workLine } from '../../domain/sandbox/work';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods } from '../../db/schema/datasets';
@@ -31,7 +32,13 @@ export function progressLine(p: DatasetBuildProgress, startedMs: number, width =
   const filled = Math.round(frac * width);
   const elapsed = (Date.now() - startedMs) / 1000;
   const eta = p.checked > 0 && p.total > p.checked ? ((elapsed / p.checked) * (p.total - p.checked)).toFixed(0) + 's' : p.total ? '-' : '0s';
-  return `checking [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.checked}/${p.total} (${p.accepted} ok, ${p.rejected} rejected; ${p.alreadyChecked} cached, ${p.staticRejected} static rejects)  ETA ${eta}`;
+  return `checking [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.checked}/${p.total} (${p.accepted} ok, ${p.rejected} rejected; ${p.alreadyChecked} cached, ${p.staticRejected} static rejects${p.work ? `; ${p.work.calls.toLocaleString('en-US')} calls, ${p.work.timeouts} timed out` : ''})  ETA ${eta}`;
+}
+
+/** The line on a build's sandbox work from its workflow result (BuildResult), or null for a result without it. */
+export function buildWorkLine(result: unknown): string | null {
+  const work = sandboxWorkSchema.safeParse((result as { work?: unknown } | null | undefined)?.work);
+  return work.success ? workLine(work.data) : null;
 }
 
 export function formatSummary(s: BuildSummary): string {

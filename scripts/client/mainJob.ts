@@ -11,7 +11,7 @@ import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
 import { startBenchmark, startJudgeCard } from './starters';
 import { runSummaryText } from './benchSummary';
-import { datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from './dataset';
+import { buildWorkLine, datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
@@ -74,7 +74,11 @@ async function openDataset(client: Client, log: (s: string) => void, cfg: StartD
     const db = connect(undefined, 1);
     const follow = followBuildWithHead(db.db, handle, first, { beside });
     const ready = follow.done.then(
-      async () => ((await getDataset(db.db, cfg.name))?.status === 'ready' ? ('built' as const) : ('failed' as const)),
+      async (result) => {
+        const work = buildWorkLine(result);
+        if (work) log(`dataset ${cfg.name}: ${work}`);
+        return (await getDataset(db.db, cfg.name))?.status === 'ready' ? ('built' as const) : ('failed' as const);
+      },
       (err: unknown) => {
         const e = err as Error & { cause?: Error & { cause?: Error } };
         log(`dataset ${cfg.name}: build FAILED: ${e.cause?.cause?.message ?? e.cause?.message ?? e.message}`);

@@ -12,7 +12,7 @@ import { getDataset, getDatasetMethods, listDatasets } from '../../platform/data
 import type { BuildSummary } from '../../domain/dataset/summary';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { formatTable } from '../../domain/report/table';
-import { formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
+import { buildWorkLine, formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 import { startDescribeRun } from '../client/starters';
 import { requireKnownModels } from '../lib/benchArgs';
 import { models } from '../../config/models';
@@ -134,8 +134,11 @@ async function build(argv: string[]): Promise<number> {
     console.log(`building dataset ${config.name}: workflow ${workflowId}\n  ${uiLink}`);
     const result = watchDatasetBuild(handle, started);
     let summary: BuildSummary;
+    let workText: string | null;
     try {
-      summary = (await result) as BuildSummary;
+      const done = await result;
+      summary = done as BuildSummary;
+      workText = buildWorkLine(done);
     } catch (err) {
       const cause = (err as Error & { cause?: Error & { cause?: Error } }).cause;
       console.error(`dataset build FAILED: ${cause?.cause?.message ?? cause?.message ?? (err as Error).message}`);
@@ -146,6 +149,7 @@ async function build(argv: string[]): Promise<number> {
     try {
       const row = await getDataset(dbh.db, config.name);
       console.log(formatSummary(row?.summary ?? summary));
+      if (workText) console.log(workText);
     } finally {
       await dbh.close();
     }

@@ -13,8 +13,8 @@ import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
 import { humanEvalFromText } from '../../domain/dataset/records/humaneval';
 import { getDataset, getDatasetMethods } from '../../platform/dataset/store';
 import type { BuildSummary } from '../../domain/dataset/summary';
-import { startDatasetBuild } from '../../scripts/client/dataset';
-import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
+import { buildWorkLine, startDatasetBuild } from '../../scripts/client/dataset';
+import type { BuildResult, DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
 
@@ -32,7 +32,8 @@ async function members(name: string) {
 describe('BuildDatasetWorkflow', () => {
   it('builds over all four sources, persists members by split, and a second build gives the same rows and hash', { timeout: 240_000 }, async () => {
     const first = await startDatasetBuild(stack.client, config);
-    const s1 = (await first.handle.result()) as BuildSummary;
+    const r1 = (await first.handle.result()) as BuildResult;
+    const s1: BuildSummary = r1;
     expect(Object.keys(s1.sources).sort()).toEqual(['codealpaca', 'cruxeval', 'humaneval', 'mbpp']);
     expect(s1.splits.test).toBe(12);
     expect(s1.splits.validation).toBe(4);
@@ -41,6 +42,11 @@ describe('BuildDatasetWorkflow', () => {
     expect(p1.phase).toBe('done');
     expect(p1.total).toBeGreaterThan(20);
     expect(p1.checked).toBe(p1.total);
+    // Every method checked ran its known inputs three times (determinism) and, when accepted, its generated
+    // ones: more calls than methods, all counted in the result and the progress alike.
+    expect(r1.work.calls).toBeGreaterThan(3 * p1.total);
+    expect(p1.work).toEqual(r1.work);
+    expect(r1.work.timeoutMs).toBeLessThanOrEqual(r1.work.ms);
     // Stratified: every source with accepted methods is in the test split.
     for (const src of ['humaneval', 'mbpp', 'cruxeval']) expect(s1.sources[src]!.splits.test).toBeGreaterThan(0);
 
@@ -66,6 +72,8 @@ describe('BuildDatasetWorkflow', () => {
     const s2 = (await second.handle.result()) as BuildSummary;
     const p2 = await second.handle.query<DatasetBuildProgress>('datasetProgress');
     expect(p2.total).toBe(0); // nothing changed: no method is rerun
+    expect(p2.work.calls).toBe(0);
+    expect(buildWorkLine(await second.handle.result())).toBe('sandbox calls: none (every verdict was already recorded)');
     expect(p2.alreadyChecked).toBe(p1.total);
     expect(s2.contentHash).toBe(s1.contentHash);
     const rows2 = await members('ds-test');
@@ -161,6 +169,8 @@ describe('pau dataset CLI', () => {
     expect(r.stdout).toMatch(/source\s+raw\s+accepted\s+rejected\s+test\s+validation\s+train/);
     expect(r.stdout).toMatch(/humaneval\s+6\s+\d+/);
     expect(r.stdout).toMatch(/test split: 4 methods \(paper: 741/);
+    // The sandbox's work (these methods' verdicts may already be recorded by the build above: then none).
+    expect(r.stdout).toMatch(/sandbox calls: (none \(every verdict was already recorded\)|[\d,]+ \(each in a fresh process\), [\d.]+ s of executor time; )/);
     expect(r.stdout).toMatch(/build time: [\d.]+ s/);
 
     const show = await runCli(['dataset', 'show', 'ds-cli']);

@@ -74,6 +74,8 @@ describe('a build that checks the benchmark methods first', () => {
       expect(at(/the benchmark's 10 methods are checked .* the benchmark starts on them, the build goes on beside it/), text).toBeGreaterThan(-1);
       expect(at(/^run id: /)).toBeLessThan(at(/^calibrated \d+ methods/));
       expect(at(/^calibrated \d+ methods/)).toBeGreaterThan(-1);
+      // The build's end says what it cost in sandbox calls (the slice's verdicts may be recorded already: then none).
+      expect(at(/^dataset ds-start: sandbox calls: (none|[\d,]+ \(each in a fresh process\))/), text).toBeGreaterThan(-1);
       expect(at(/(are the finished test split's first 10|NOTE: the benchmark ran before the build ended)/), text).toBeGreaterThan(-1);
       expect(at(/^report: /)).toBeGreaterThan(at(/^calibrated/));
       const runId = /^run id: (\S+)/m.exec(text)![1]!;

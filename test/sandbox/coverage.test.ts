@@ -116,6 +116,22 @@ describe('determinism and statelessness', () => {
   it('a pure function passes', async () => {
     const v = await checkDeterminism(pool, { source: 'def f(xs):\n    return sorted(set(xs))\n', entry: 'f', calls: [['[3, 1, 3]'], ['[]'], ['["b", "a"]']] });
     expect(v).toMatchObject({ deterministic: true, stateless: true });
+    // Its own three runs of the three calls, none stopped by a limit.
+    expect(v.work).toMatchObject({ calls: 9, timeouts: 0, timeoutMs: 0 });
+    expect(v.work.ms).toBeGreaterThan(0);
+  });
+  it('counts a call its time limit stopped in each run that made it', async () => {
+    const v = await checkDeterminism(pool, {
+      source: 'def f(n):\n    while n:\n        pass\n    return n\n',
+      entry: 'f',
+      calls: [['0'], ['1']],
+      limits: { timeoutMs: 300 },
+    });
+    expect(v.deterministic).toBe(false);
+    expect(v.flags).toContain('timeouts');
+    expect(v.work).toMatchObject({ calls: 6, timeouts: 3 });
+    expect(v.work.timeoutMs).toBeGreaterThanOrEqual(3 * 300);
+    expect(v.work.ms).toBeGreaterThanOrEqual(v.work.timeoutMs);
   });
   it('random is flagged and its outputs differ', async () => {
     const v = await checkDeterminism(pool, { source: 'import random\ndef f(n):\n    return random.random() * n\n', entry: 'f', calls: [['1'], ['2']] });

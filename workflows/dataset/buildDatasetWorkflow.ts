@@ -9,6 +9,7 @@ import { errorText } from '../../domain/temporal/errorText';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import type { BuildConfigInput } from '../../domain/dataset/config';
 import type { BuildSummary } from '../../domain/dataset/summary';
+import { addWork, NO_WORK, type SandboxWork } from '../../domain/sandbox/work';
 import { fanOut } from '../common/fanOut';
 import { datasetBuild as main } from '../proxies/mainQueue';
 import { datasetCheck as sandbox } from '../proxies/sandboxQueue';
@@ -29,13 +30,18 @@ export interface DatasetBuildProgress {
   checked: number;
   accepted: number;
   rejected: number;
+  /** The sandbox calls this build ran so far (none for verdicts already recorded). */
+  work: SandboxWork;
   /** With `first`: the likeliest test-split head, in order, and whether all of it is checked. */
   head?: { ids: string[]; checked: boolean };
 }
 
 export const datasetProgressQuery = defineQuery<DatasetBuildProgress>('datasetProgress');
 
-export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<BuildSummary> {
+/** The summary as finalised, and the sandbox work this run of the build did. */
+export type BuildResult = BuildSummary & { work: SandboxWork };
+
+export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<BuildResult> {
   const config = input.config ?? {};
   const name = config.name ?? 'pau-v1';
   const batchSize = config.batchSize ?? 25;
@@ -49,6 +55,7 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
     checked: 0,
     accepted: 0,
     rejected: 0,
+    work: NO_WORK,
   };
   setHandler(datasetProgressQuery, () => progress);
   try {
@@ -74,6 +81,7 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
         progress.checked += r.checked;
         progress.accepted += r.accepted;
         progress.rejected += r.rejected;
+        progress.work = addWork(progress.work, r.work ?? NO_WORK);
         if (head && --headLeft === 0 && progress.head) progress.head.checked = true;
       },
       { window: concurrency, failFast: true, pauseWhenSuggested: false },
@@ -83,7 +91,7 @@ export async function buildDatasetWorkflow(input: BuildDatasetInput): Promise<Bu
     progress.phase = 'finalizing';
     const summary = await main.finalizeDatasetBuild({ name });
     progress.phase = 'done';
-    return summary;
+    return { ...summary, work: progress.work };
   } catch (err) {
     progress.phase = 'failed';
     const message = errorText(err);
