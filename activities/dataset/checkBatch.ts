@@ -8,7 +8,7 @@ import { methodsByIds, recordCheck } from '../../platform/dataset/store';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout } from '../../domain/dataset/heldout';
 import type { ClassifiedCall, StoredOutcome } from '../../domain/dataset/outcome';
 import { fromSandboxBatch, portLimits, tallied, type DatasetSandbox } from '../../domain/dataset/sandboxPort';
-import type { SandboxWork } from '../../domain/sandbox/work';
+import type { SandboxWork } from '../../domain/sandbox/schemas';
 import { fingerprintPlan, generateInputs, inputSpec } from '../../domain/inputs/generator';
 import { parseArgs } from '../../domain/python/literal';
 import { literal } from '../../domain/python/print';

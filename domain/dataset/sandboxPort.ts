@@ -2,10 +2,10 @@
 // (domain/sandbox/schemas), not by the sandbox's internals: run a batch of calls, and (when offered) its determinism check.
 // `fromSandboxBatch` classifies the sandbox's per-call results for the filters.
 import type { BuildLimits } from './config';
-import type { BatchResult, CallResult, SandboxLimits } from '../sandbox/schemas';
+import type { BatchResult, CallResult, SandboxLimits, SandboxWork } from '../sandbox/schemas';
 import { isLimit, isNotRun } from '../sandbox/errorTypes';
 import type { ClassifiedCall } from './outcome';
-import { addWork, NO_WORK, workOf, type SandboxWork } from '../sandbox/work';
+import { addWork, NO_WORK, workOf } from '../sandbox/work';
 
 /** What a batch gave back; a run with `audit` also carries its audit events, static flags and mode. */
 export type PortBatchResult = Pick<BatchResult, 'results' | 'sourceError'> & Partial<Pick<BatchResult, 'mode' | 'events' | 'staticFlags'>>;

@@ -3,7 +3,6 @@
 // fails loudly.
 import { z } from 'zod';
 import { encodedValueSchema } from '../python/codec';
-import { sandboxWorkSchema } from './work';
 
 /** A call's arguments: one Python-literal string per argument, or one string with the whole list. */
 export const callSpecSchema = z.union([z.array(z.string().max(1_000_000)).max(64), z.string().max(1_000_000)]);
@@ -94,6 +93,18 @@ export const determinismInputSchema = z.object({
   limits: sandboxLimitsSchema.optional(),
 });
 export type DeterminismInput = z.infer<typeof determinismInputSchema>;
+
+/** How much sandbox work some calls were (sums: domain/sandbox/work.ts). */
+export const sandboxWorkSchema = z.object({
+  /** Calls run, each in its own fresh process. */
+  calls: z.number().int().nonnegative(),
+  /** Their summed wall time as the executor measured it, ms. */
+  ms: z.number().nonnegative(),
+  /** Calls stopped by their time limit, and the part of `ms` they took. */
+  timeouts: z.number().int().nonnegative(),
+  timeoutMs: z.number().nonnegative(),
+});
+export type SandboxWork = z.infer<typeof sandboxWorkSchema>;
 
 export const determinismVerdictSchema = z.object({
   deterministic: z.boolean(),

@@ -1,19 +1,7 @@
 // How much sandbox work some calls were: each call is a fresh process, and a call a time limit stopped
 // ran for its whole limit. A dataset build adds these up so its summary can say where its time went.
-import { z } from 'zod';
-import type { CallResult } from './schemas';
+import type { CallResult, SandboxWork } from './schemas';
 import { isTimeout } from './errorTypes';
-
-export const sandboxWorkSchema = z.object({
-  /** Calls run, each in its own fresh process. */
-  calls: z.number().int().nonnegative(),
-  /** Their summed wall time as the executor measured it, ms. */
-  ms: z.number().nonnegative(),
-  /** Calls stopped by their time limit, and the part of `ms` they took. */
-  timeouts: z.number().int().nonnegative(),
-  timeoutMs: z.number().nonnegative(),
-});
-export type SandboxWork = z.infer<typeof sandboxWorkSchema>;
 
 export const NO_WORK: SandboxWork = { calls: 0, ms: 0, timeouts: 0, timeoutMs: 0 };
 

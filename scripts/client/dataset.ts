@@ -10,7 +10,9 @@ import { SOURCE_NAMES } from '../../domain/dataset/sources';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import type { DatasetBuildProgress } from '../../workflows/dataset/buildDatasetWorkflow';
 import { formatTable } from '../../domain/report/table';
-import { sandboxWorkSchema, workLine } from '../../domain/sandbox/work';
+import { z } from 'zod';
+import { sandboxWorkSchema } from '../../domain/sandbox/schemas';
+import { workLine } from '../../domain/sandbox/work';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods } from '../../db/schema/datasets';
@@ -37,8 +39,8 @@ export function progressLine(p: DatasetBuildProgress, startedMs: number, width =
 
 /** The line on a build's sandbox work from its workflow result (BuildResult), or null for a result without it. */
 export function buildWorkLine(result: unknown): string | null {
-  const work = sandboxWorkSchema.safeParse((result as { work?: unknown } | null | undefined)?.work);
-  return work.success ? workLine(work.data) : null;
+  const r = z.object({ work: sandboxWorkSchema }).safeParse(result);
+  return r.success ? workLine(r.data.work) : null;
 }
 
 export function formatSummary(s: BuildSummary): string {
