@@ -23,7 +23,7 @@ export function addWork(a: SandboxWork, b: SandboxWork): SandboxWork {
   return { calls: a.calls + b.calls, ms: a.ms + b.ms, timeouts: a.timeouts + b.timeouts, timeoutMs: a.timeoutMs + b.timeoutMs };
 }
 
-/** One line for a summary: `86,530 sandbox calls (each in a fresh process), 571 s; 307 stopped at their time limit: 344 s of it`. */
+/** One line for a summary: `sandbox calls: 86,530 (each in a fresh process), 571 s of executor time; 307 stopped at their time limit: 344 s of it (60 %)`. */
 export function workLine(w: SandboxWork): string {
   if (w.calls === 0) return 'sandbox calls: none (every verdict was already recorded)';
   const s = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
