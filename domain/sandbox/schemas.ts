@@ -98,7 +98,8 @@ export type DeterminismInput = z.infer<typeof determinismInputSchema>;
 export const sandboxWorkSchema = z.object({
   /** Calls run, each in its own fresh process. */
   calls: z.number().int().nonnegative(),
-  /** Their summed wall time as the executor measured it, ms. */
+  /** Their summed run time, ms (`CallResult.ms`: a finished call's own time in its process, set-up excluded; a
+   * stopped call's time until the executor stopped it). */
   ms: z.number().nonnegative(),
   /** Calls stopped by their time limit, and the part of `ms` they took. */
   timeouts: z.number().int().nonnegative(),

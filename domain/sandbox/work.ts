@@ -23,7 +23,11 @@ export function addWork(a: SandboxWork, b: SandboxWork): SandboxWork {
   return { calls: a.calls + b.calls, ms: a.ms + b.ms, timeouts: a.timeouts + b.timeouts, timeoutMs: a.timeoutMs + b.timeoutMs };
 }
 
-/** One line for a summary: `sandbox calls: 86,530 (each in a fresh process), 571 s of executor time; 307 stopped at their time limit: 344 s of it (60 %)`. */
+/**
+ * One line for a summary, e.g. (a full `pau-v1` build): `sandbox calls: 84,137 (each in a fresh process), 360 s of
+ * run time; 307 stopped at their time limit: 344 s of it (96 %)`. Run time is the calls' own (`CallResult.ms`), not
+ * the process set-up around them.
+ */
 export function workLine(w: SandboxWork): string {
   if (w.calls === 0) return 'sandbox calls: none (every verdict was already recorded)';
   const s = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -31,5 +35,5 @@ export function workLine(w: SandboxWork): string {
     w.timeouts === 0
       ? 'none stopped at its time limit'
       : `${w.timeouts.toLocaleString('en-US')} stopped at their time limit: ${s(w.timeoutMs)} of it (${Math.round((100 * w.timeoutMs) / Math.max(1, w.ms))} %)`;
-  return `sandbox calls: ${w.calls.toLocaleString('en-US')} (each in a fresh process), ${s(w.ms)} of executor time; ${limited}`;
+  return `sandbox calls: ${w.calls.toLocaleString('en-US')} (each in a fresh process), ${s(w.ms)} of run time; ${limited}`;
 }

@@ -170,7 +170,7 @@ describe('pau dataset CLI', () => {
     expect(r.stdout).toMatch(/humaneval\s+6\s+\d+/);
     expect(r.stdout).toMatch(/test split: 4 methods \(paper: 741/);
     // The sandbox's work (these methods' verdicts may already be recorded by the build above: then none).
-    expect(r.stdout).toMatch(/sandbox calls: (none \(every verdict was already recorded\)|[\d,]+ \(each in a fresh process\), [\d.]+ s of executor time; )/);
+    expect(r.stdout).toMatch(/sandbox calls: (none \(every verdict was already recorded\)|[\d,]+ \(each in a fresh process\), [\d.]+ s of run time; )/);
     expect(r.stdout).toMatch(/build time: [\d.]+ s/);
 
     const show = await runCli(['dataset', 'show', 'ds-cli']);
