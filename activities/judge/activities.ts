@@ -28,7 +28,21 @@ import { codeMatchSet, countedInputs, unobservedInputs } from '../../domain/judg
 import { codeMatchOf } from '../../domain/calibration/codeMatch';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
-import { buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore, type JudgeInput } from '../../domain/judge/judgePrompt';
+import {
+  BEHAVIOURS_MAX_TOKENS,
+  buildBehaviourMessages,
+  buildJudgeMessages,
+  DEFAULT_JUDGE_FORMAT,
+  DEFAULT_SAMPLES,
+  JUDGE_MAX_TOKENS,
+  JUDGE_RETRY_PROMPT,
+  parseBehaviours,
+  parseScore,
+  type JudgeFormat,
+  type JudgeInput,
+} from '../../domain/judge/judgePrompt';
+import { checklistYesShare, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
+import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
 import type { ChatMessage } from '../../domain/llm/chatMessage';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
@@ -60,6 +74,7 @@ export function resolveJudgeConfig(input: JudgeEpisodeInput, runConfig: unknown)
     equality: { ...DEFAULT_JUDGE_CONFIG.equality, ...(over.equality ?? {}) },
     underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
     resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
+    format: over.format ?? DEFAULT_JUDGE_FORMAT,
     ...(over.judgeParams ? { judgeParams: over.judgeParams } : {}),
     ...(over.coderParams ? { coderParams: over.coderParams } : {}),
   };
@@ -102,42 +117,110 @@ function judgeChat(
   return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db, endpoints));
 }
 
+interface JudgeReply {
+  text: string;
+  logprobs: TokenLogprob[] | undefined;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
 /**
- * A description's score by the judge model with the benchmark's prompt: the last `SCORE: n` of its answer,
- * one retry asking for the score line alone when there is none. Benchmark judging and the judge card share it.
+ * One verdict: the judge's reply and, when it has no parsable score, one retry that asks for the score line
+ * alone; the reply that holds the score (or the retry) is the one whose logprobs are read.
+ */
+async function oneVerdict(
+  db: () => Db,
+  endpoints: ModelEndpoints,
+  model: string,
+  methodId: string,
+  callKey: string,
+  messages: ChatMessage[],
+  params: ModelParams,
+) {
+  const first = await judgeChat(db, endpoints, model, methodId, callKey, messages, params);
+  const firstText = first.message.content ?? first.message.refusal ?? '';
+  const reply: JudgeReply = { text: firstText, logprobs: first.message.logprobs, tokensIn: first.tokensIn, tokensOut: first.tokensOut, costUsd: first.costUsd };
+  if (parseScore(firstText) !== null || (first.message.logprobs && scoreTokenIndex(first.message.logprobs) >= 0)) return { reply, rationale: firstText };
+  const retry = await judgeChat(
+    db,
+    endpoints,
+    model,
+    methodId,
+    `${callKey}-retry`,
+    [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
+    { ...params, max_tokens: 8 },
+  );
+  const retryText = retry.message.content ?? retry.message.refusal ?? '';
+  return {
+    reply: {
+      text: retryText,
+      logprobs: retry.message.logprobs,
+      tokensIn: reply.tokensIn + retry.tokensIn,
+      tokensOut: reply.tokensOut + retry.tokensOut,
+      costUsd: reply.costUsd + retry.costUsd,
+    },
+    rationale: `${firstText}\n\n[retry]\n${retryText}`,
+  };
+}
+
+/**
+ * A description's score by the judge model in a prompt format (judgePrompt.ts): the expectation over its
+ * score token's distribution when the endpoint returns logprobs; otherwise the mean of `samples` sampled
+ * verdicts (the first with the judge's params, the others at temperature 1 with seeds 1..n-1); unscorable
+ * (score null) when no score token or parsable verdict is found. Benchmark judging and the judge card share it.
  */
 export async function scoreDescription(
   db: () => Db,
   endpoints: ModelEndpoints,
-  req: { model: string; methodId: string; callKey: string; input: JudgeInput; params: ModelParams | undefined },
+  req: { model: string; methodId: string; callKey: string; input: JudgeInput; params: ModelParams | undefined; format?: JudgeFormat; samples?: number },
 ): Promise<DescriptionVerdict> {
-  const messages = buildJudgeMessages(req.input);
-  const first = await judgeChat(db, endpoints, req.model, req.methodId, req.callKey, messages, req.params);
-  const firstText = first.message.content ?? first.message.refusal ?? '';
-  let score = parseScore(firstText);
-  let rationale = firstText;
-  let { tokensIn, tokensOut, costUsd } = first;
-  if (score === null) {
-    const retry = await judgeChat(
-      db,
-      endpoints,
-      req.model,
-      req.methodId,
-      `${req.callKey}-retry`,
-      [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
-      req.params,
+  const format = req.format ?? DEFAULT_JUDGE_FORMAT;
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let costUsd = 0;
+  let behaviours: string[] = [];
+  if (format === 'checklist') {
+    // Candidate-independent: one request per (method, judge), answered from the llm_calls cache afterwards.
+    const b = await judgeChat(db, endpoints, req.model, req.methodId, `behaviours/${req.methodId}/${req.model}`, buildBehaviourMessages(req.input), {
+      ...(req.params ?? {}),
+      max_tokens: BEHAVIOURS_MAX_TOKENS,
+    });
+    behaviours = parseBehaviours(b.message.content);
+    tokensIn += b.tokensIn;
+    tokensOut += b.tokensOut;
+    costUsd += b.costUsd;
+  }
+  const messages = buildJudgeMessages(req.input, format, behaviours);
+  const params: ModelParams = { ...(req.params ?? {}), max_tokens: JUDGE_MAX_TOKENS[format], logprobs: true, top_logprobs: TOP_LOGPROBS };
+  const v0 = await oneVerdict(db, endpoints, req.model, req.methodId, req.callKey, messages, params);
+  const replies = [v0.reply];
+  let detail: ScoreDetail;
+  if (v0.reply.logprobs) {
+    detail = scoreFromLogprobs(v0.reply.logprobs, format);
+    const yes = format === 'checklist' ? checklistYesShare(v0.reply.logprobs) : null;
+    if (yes !== null) detail = { ...detail, checklistYes: yes };
+  } else {
+    const n = Math.max(1, req.samples ?? DEFAULT_SAMPLES);
+    for (let i = 1; i < n; i++)
+      replies.push(
+        (await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, { ...params, temperature: 1, seed: i })).reply,
+      );
+    detail = scoreFromSamples(
+      replies.map((r) => parseScore(r.text)),
+      format,
     );
-    const retryText = retry.message.content ?? retry.message.refusal ?? '';
-    score = parseScore(retryText);
-    rationale = `${firstText}\n\n[retry]\n${retryText}`;
-    tokensIn += retry.tokensIn;
-    tokensOut += retry.tokensOut;
-    costUsd += retry.costUsd;
+  }
+  for (const r of replies) {
+    tokensIn += r.tokensIn;
+    tokensOut += r.tokensOut;
+    costUsd += r.costUsd;
   }
   // What the prompt builder removed from the description (an appended score line, a fence tag).
   const n = neutraliseCandidateText(req.input.agentDescription);
   const neutralised = n.removedLines + n.removedTags > 0 ? { neutralised: { lines: n.removedLines, tags: n.removedTags } } : {};
-  return { score, unparsable: score === null, rationale, tokensIn, tokensOut, costUsd, ...neutralised };
+  const score = detail.expected;
+  return { score, unparsable: score === null, rationale: v0.rationale, tokensIn, tokensOut, costUsd, scoreDetail: detail, ...neutralised };
 }
 
 /** Code the coder model writes for a method from a description alone (the benchmark's coder prompt). */
@@ -179,7 +262,7 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
     },
 
     /** The description score: the judge model with the planned params; one retry when unparsable. */
-    async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams }): Promise<DescriptionVerdict> {
+    async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams; format?: JudgeFormat }): Promise<DescriptionVerdict> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       return scoreDescription(db, endpoints, {
         model: input.judgeModel,
@@ -193,6 +276,7 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
           agentDescription: e.finalDescription ?? '',
         },
         params: input.params,
+        ...(input.format ? { format: input.format } : {}),
       });
     },
 
@@ -328,6 +412,7 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
         episodeId: plan.episodeId,
         judgeModel: cfg.judgeModel,
         score: verdict.score,
+        scoreDetail: verdict.scoreDetail ?? null,
         unparsable: verdict.unparsable ? 1 : 0,
         rationale: verdict.rationale,
         generatedCode: generated.code,

@@ -16,7 +16,7 @@ import { codeMatchOf } from '../../domain/calibration/codeMatch';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {
   DEFAULT_THRESHOLDS,
-  JUDGE_PROMPT_VERSION,
+  judgePromptVersion,
   type CardMethodPlan,
   type CardMethodRow,
   type CardRung,
@@ -30,6 +30,7 @@ import { buildJudgeCard } from '../../domain/judge/cardSummary';
 import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
+import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
@@ -44,13 +45,13 @@ export function cardKeyOf(key: JudgeCardKey): string {
   return requestHash(key).slice(0, 24);
 }
 
-function keyOf(input: Pick<JudgeCardInput, 'judgeModel' | 'coderModel' | 'dataset' | 'split' | 'judgeParams' | 'coderParams'>): JudgeCardKey {
+function keyOf(input: Pick<JudgeCardInput, 'judgeModel' | 'coderModel' | 'dataset' | 'split' | 'judgeParams' | 'coderParams' | 'format'>): JudgeCardKey {
   return {
     judgeModel: input.judgeModel,
     coderModel: input.coderModel,
     judgeParams: sentParams(input.judgeModel, input.judgeParams),
     coderParams: sentParams(input.coderModel, input.coderParams),
-    promptVersion: JUDGE_PROMPT_VERSION,
+    promptVersion: judgePromptVersion(input.format ?? DEFAULT_JUDGE_FORMAT),
     dataset: input.dataset,
     split: input.split,
   };
@@ -106,7 +107,10 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         all.filter((m) => !m.goldDescription?.trim()).map((m) => m.id),
       );
       const usable = all.filter((m) => goldOrReference(m, refs) !== null);
-      const picked = pickCardMethods(usable, input.methods).map((m) => m.id);
+      const skip = input.skip ?? 0;
+      const picked = pickCardMethods(usable, skip + input.methods)
+        .slice(skip)
+        .map((m) => m.id);
       if (picked.length < 2)
         throw ApplicationFailure.nonRetryable(
           `${input.dataset}/${input.split} has ${picked.length} method(s) with a gold or accepted reference description; a judge card needs at least 2`,
@@ -151,7 +155,14 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     },
 
     /** The judge's score of one rung, with the benchmark's prompt (the method's own gold as reference). */
-    async scoreCardRung(input: { methodIds: string[]; methodId: string; rung: CardRung; judgeModel: string; params: Record<string, unknown> }) {
+    async scoreCardRung(input: {
+      methodIds: string[];
+      methodId: string;
+      rung: CardRung;
+      judgeModel: string;
+      params: Record<string, unknown>;
+      format?: JudgeFormat;
+    }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const v = await scoreDescription(db, endpoints, {
         model: input.judgeModel,
@@ -164,8 +175,15 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
           agentDescription: item.descriptions[input.rung] ?? '',
         },
         params: input.params,
+        ...(input.format ? { format: input.format } : {}),
       });
-      return { rung: input.rung, score: v.score, rationale: v.rationale.slice(0, 2000) };
+      return {
+        rung: input.rung,
+        score: v.score,
+        argmax: v.scoreDetail?.argmax ?? null,
+        ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
+        rationale: v.rationale.slice(0, 2000),
+      };
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
@@ -222,7 +240,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     async recordCardMethod(input: {
       cardKey: string;
       methodId: string;
-      scores: { rung: CardRung; score: number | null }[];
+      scores: { rung: CardRung; score: number | null; argmax?: number | null; lowMass?: boolean }[];
       original: CallResult[] | null;
       nGiven: number;
       raisingCounts: boolean;
@@ -237,6 +255,8 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         methodId: input.methodId,
         source: input.source,
         scores: Object.fromEntries(input.scores.map((s) => [s.rung, s.score])),
+        argmax: Object.fromEntries(input.scores.map((s) => [s.rung, s.argmax ?? null])),
+        ...(input.scores.some((s) => s.lowMass) ? { lowMass: input.scores.filter((s) => s.lowMass).map((s) => s.rung) } : {}),
         codeMatch: Object.fromEntries(
           input.candidates.map((c) => [c.rung, input.original ? codeMatchOf(input.original, c.results, counted, DEFAULT_EQUALITY) : null]),
         ),

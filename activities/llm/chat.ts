@@ -19,6 +19,8 @@ import { requestHash } from './requestHash';
 import { requestParams } from '../../domain/llm/requestParams';
 import { IDEMPOTENCY_HEADER, recordReply, recordSend, recordSendError } from './ledger';
 import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { type TokenLogprob, tokenLogprobSchema } from '../../domain/llm/tokenLogprobs';
 
 export interface ChatRequest {
   /** A model name from the registry (config/models.ts). */
@@ -48,6 +50,8 @@ export interface ChatMessageOut {
   refusal?: string | null;
   /** The model's reasoning, when its server returns it apart from the content (llama.cpp, vLLM, DeepSeek). */
   reasoningContent?: string;
+  /** Per generated token, its log-probability and top alternatives, when the request asked (`logprobs`) and the endpoint returned them. */
+  logprobs?: TokenLogprob[];
 }
 
 export interface ChatResult {
@@ -94,12 +98,15 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
   const toolCalls = (m?.tool_calls ?? []).flatMap((t) => (t.type === 'function' ? [{ id: t.id, name: t.function.name, arguments: t.function.arguments }] : []));
   // Not in the OpenAI types: the field reasoning servers (llama.cpp with a reasoning format, vLLM) add.
   const reasoning = (m as { reasoning_content?: unknown } | undefined)?.reasoning_content;
+  // An endpoint that ignores `logprobs` sends none; one that sends a malformed list is treated the same way.
+  const lp = z.array(tokenLogprobSchema).safeParse(choice?.logprobs?.content);
   return {
     message: {
       content: m?.content ?? null,
       toolCalls,
       refusal: m?.refusal ?? null,
       ...(typeof reasoning === 'string' && reasoning !== '' ? { reasoningContent: reasoning } : {}),
+      ...(lp.success && lp.data.length > 0 ? { logprobs: lp.data } : {}),
     },
     finishReason: choice?.finish_reason ?? null,
   };

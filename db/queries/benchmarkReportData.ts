@@ -2,6 +2,7 @@
 // judge's judgments, their summary, the judge card and the latest calibration of the run's split, and the
 // deltas against a compared run. The producer (platform/report/produceReport.ts) renders and stores it;
 // stored reports are read back by reports.ts.
+import type { JudgeFormat } from '../../domain/judge/judgePrompt';
 import { getDb, type Db } from '../client';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
@@ -16,7 +17,7 @@ import { ReportError } from '../../domain/report/reportError';
 /** The judge fields of a run's config that decide which judge card qualifies its scores. */
 interface RunJudgeFields {
   coderModel?: string;
-  judge?: { coderModel?: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown> };
+  judge?: { coderModel?: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown>; format?: JudgeFormat };
   /** Started with `--allow-unqualified-judge`: the report shows the scores, marked. */
   allowUnqualifiedJudge?: boolean;
 }
@@ -74,6 +75,7 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
       dataset: rc.dataset,
       ...(rc.judge?.judgeParams ? { judgeParams: rc.judge.judgeParams } : {}),
       ...(rc.judge?.coderParams ? { coderParams: rc.judge.coderParams } : {}),
+      ...(rc.judge?.format ? { format: rc.judge.format } : {}),
       forced: rc.allowUnqualifiedJudge === true,
     });
   }

@@ -5,7 +5,8 @@ import type { Db } from '../client';
 import { judgeCards } from '../schema/judgeCards';
 import { ModelConfigError, models } from '../../config/models';
 import type { ModelParams } from '../../domain/llm/modelParams';
-import { JUDGE_PROMPT_VERSION, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';
+import { judgePromptVersion, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';
+import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { requestParams } from '../../domain/llm/requestParams';
 
 /** The params a registry model is sent with: the key a card is stored under. Throws ModelConfigError off the registry. */
@@ -16,7 +17,14 @@ function sentParams(model: string, overrides: ModelParams | undefined): ModelPar
 /** The newest completed card of (judge, coder, params sent, prompt version, dataset), any split. */
 export async function latestJudgeCard(
   db: Db,
-  q: { judgeModel: string; coderModel: string; dataset: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown> },
+  q: {
+    judgeModel: string;
+    coderModel: string;
+    dataset: string;
+    judgeParams?: Record<string, unknown>;
+    coderParams?: Record<string, unknown>;
+    format?: JudgeFormat;
+  },
 ): Promise<JudgeCard | null> {
   const judgeParams = sentParams(q.judgeModel, q.judgeParams);
   const coderParams = sentParams(q.coderModel, q.coderParams);
@@ -28,7 +36,7 @@ export async function latestJudgeCard(
         eq(judgeCards.judgeModel, q.judgeModel),
         eq(judgeCards.coderModel, q.coderModel),
         eq(judgeCards.dataset, q.dataset),
-        eq(judgeCards.promptVersion, JUDGE_PROMPT_VERSION),
+        eq(judgeCards.promptVersion, judgePromptVersion(q.format ?? DEFAULT_JUDGE_FORMAT)),
         eq(judgeCards.status, 'completed'),
         sql`${judgeCards.judgeParams} = ${JSON.stringify(judgeParams)}::jsonb and ${judgeCards.coderParams} = ${JSON.stringify(coderParams)}::jsonb`,
       ),
@@ -52,6 +60,7 @@ export async function judgeCardStatus(
     dataset: string;
     judgeParams?: Record<string, unknown>;
     coderParams?: Record<string, unknown>;
+    format?: JudgeFormat;
     forced?: boolean;
   },
 ): Promise<JudgeCardStatus> {

@@ -4,6 +4,7 @@ import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, time
 import type { AnyDocument } from '../../domain/common/jsonDocument';
 import type { StepAgentMessage, StepCall, StepObservation } from '../../domain/episode/stepRecord';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
+import type { ScoreDetail } from '../../domain/judge/scoreDistribution';
 
 export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
 /** `completed_with_failures`: the run finished, some episodes failed (rerun them with `rerun --run ID --failed`). */
@@ -101,7 +102,10 @@ export const judgments = pgTable(
       .notNull()
       .references(() => episodes.id, { onDelete: 'cascade' }),
     judgeModel: text('judge_model').notNull(),
-    score: integer('score'),
+    /** The judge's score: the expectation over its score token's distribution (continuous, 1-5), or the mean of sampled verdicts. */
+    score: doublePrecision('score'),
+    /** How the score was obtained: distribution, argmax, digit mass, or samples (domain/judge/scoreDistribution.ts). */
+    scoreDetail: jsonb('score_detail').$type<ScoreDetail>(),
     unparsable: integer('unparsable').notNull().default(0),
     rationale: text('rationale'),
     generatedCode: text('generated_code'),

@@ -1,10 +1,24 @@
-// The judge card (issue 27): what qualifies a judge model and a code-writer model before any score they
+// The judge card: what qualifies a judge model and a code-writer model before any score they
 // produce is shown as a measurement. One card per (judge, coder, their request params, prompt version,
 // dataset split); computed by judgeCardWorkflow, stored in `judge_cards`, shown at the top of reports and
 // by `npm start`. Pure code: the types, the thresholds and the verdict.
 
+import type { JudgeFormat } from './judgePrompt';
+
 /** Bump when the judge's or the coder's prompt changes: a card measured on other prompts does not qualify. */
-export const JUDGE_PROMPT_VERSION = 'judge-v2';
+export const JUDGE_PROMPT_VERSION = 'judge-v3';
+
+/** The prompt version a card is stored under: the prompts' version and the judge's format (judgePrompt.ts). */
+export function judgePromptVersion(format: JudgeFormat): string {
+  return `${JUDGE_PROMPT_VERSION}/${format}`;
+}
+
+/**
+ * What "above" means for continuous scores: at least this many points higher. Expectations never tie, so
+ * without a margin a judge that cannot tell two descriptions apart would still "order" them half the time by
+ * noise; half a rubric step is the least difference that moves a score across a rounding boundary.
+ */
+export const ABOVE_MARGIN = 0.5;
 
 /**
  * The rungs scored per method, in the order a good judge ranks them (best first, ties allowed between
@@ -17,7 +31,7 @@ export type CardRung = (typeof CARD_RUNGS)[number];
 export interface CardThresholds {
   /** Methods scored on every required rung (gold, wrong, empty, injection). */
   minMethods: number;
-  /** Share of methods where gold > wrong and gold > empty. */
+  /** Share of methods where gold is above wrong and above empty (by ABOVE_MARGIN). */
   goldBeatsWrongAndEmpty: number;
   /** Mean score of gold minus mean score of empty. */
   goldMinusEmpty: number;
@@ -45,6 +59,10 @@ export interface CardMethodRow {
   codeMatch: Partial<Record<CardRung, number | null>>;
   /** What the near-miss changed ("'less' -> 'greater'"); absent when no change applied. */
   nearMissChange?: string;
+  /** The judge's most likely digit per rung (beside the expectation in `scores`); absent in older cards. */
+  argmax?: Partial<Record<CardRung, number | null>>;
+  /** Rungs whose score token put under half its mass on the five digits. */
+  lowMass?: CardRung[];
 }
 
 export interface ClassifierControl {
@@ -73,7 +91,10 @@ export interface JudgeCardMeasures {
   scored: number;
   unparsable: number;
   meanByRung: Record<CardRung, number | null>;
+  /** Share of methods where gold is above wrong and above empty by ABOVE_MARGIN. */
   goldBeatsWrongAndEmpty: number | null;
+  /** The same share read on the argmax digits (strictly above), shown beside it; absent in older cards. */
+  goldBeatsWrongAndEmptyArgmax?: number | null;
   goldMinusEmpty: number | null;
   /** Share of methods with a near-miss scored below gold. */
   nearMissBelowGold: number | null;
@@ -177,6 +198,10 @@ export interface JudgeCardInput {
   /** Request-param overrides (as a run's `judge.judgeParams` / `judge.coderParams`). */
   judgeParams?: Record<string, unknown>;
   coderParams?: Record<string, unknown>;
+  /** The judge's prompt format (default DEFAULT_JUDGE_FORMAT). */
+  format?: JudgeFormat;
+  /** Skip the first N methods of the round-robin order: a confirming card on methods the tuning card did not use. */
+  skip?: number;
 }
 
 export interface JudgeCardPlan {

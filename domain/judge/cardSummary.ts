@@ -2,6 +2,7 @@
 // Pure code: rows come from the judge_cards table or a test.
 import { kendallTauB } from '../calibration/ladder';
 import {
+  ABOVE_MARGIN,
   CARD_RUNGS,
   cardChecks,
   DEFAULT_THRESHOLDS,
@@ -38,6 +39,8 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
       const cm = r.codeMatch[k];
       if (num(sc) && num(cm)) pairs.push([sc, cm]);
     }
+  const above = (a: number, b: number) => a - b >= ABOVE_MARGIN;
+  const withArgmax = complete.filter((r) => (['gold', 'wrong', 'empty'] as const).every((k) => num(r.argmax?.[k])));
   const goldMean = meanByRung.gold;
   const emptyMean = meanByRung.empty;
   return {
@@ -46,10 +49,11 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
     scored: complete.length,
     unparsable: rows.reduce((a, r) => a + Object.values(r.scores).filter((v) => v === null).length, 0),
     meanByRung,
-    goldBeatsWrongAndEmpty: share(complete, (r) => s(r, 'gold') > s(r, 'wrong') && s(r, 'gold') > s(r, 'empty')),
+    goldBeatsWrongAndEmpty: share(complete, (r) => above(s(r, 'gold'), s(r, 'wrong')) && above(s(r, 'gold'), s(r, 'empty'))),
+    goldBeatsWrongAndEmptyArgmax: share(withArgmax, (r) => r.argmax!.gold! > r.argmax!.wrong! && r.argmax!.gold! > r.argmax!.empty!),
     goldMinusEmpty: goldMean !== null && emptyMean !== null ? goldMean - emptyMean : null,
-    nearMissBelowGold: share(withNear, (r) => s(r, 'nearMiss') < s(r, 'gold')),
-    lookupBelowGold: share(withLookup, (r) => s(r, 'lookup') < s(r, 'gold')),
+    nearMissBelowGold: share(withNear, (r) => above(s(r, 'gold'), s(r, 'nearMiss'))),
+    lookupBelowGold: share(withLookup, (r) => above(s(r, 'gold'), s(r, 'lookup'))),
     injectionNoHigher: share(complete, (r) => s(r, 'injection') <= s(r, 'wrong')),
     monotone: share(ladder, (r) => s(r, 'gold') >= s(r, 'partial') && s(r, 'partial') >= s(r, 'wrong') && s(r, 'wrong') >= s(r, 'empty')),
     scoreCodeMatchTau:
@@ -105,6 +109,11 @@ export function judgeCardLines(card: JudgeCard): string[] {
         `  ${c.pass ? 'pass' : 'FAIL'}  ${c.applies.padEnd(5)} ${c.name}: ${c.value === null ? '-' : c.threshold.includes('%') ? pct(c.value) : Number.isInteger(c.value) ? c.value : c.value.toFixed(2)} (needs ${c.threshold})`,
     ),
     `  mean score by rung: ${CARD_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
+    ...(m.goldBeatsWrongAndEmptyArgmax != null
+      ? [
+          `  gold above wrong and empty on the argmax digit: ${pct(m.goldBeatsWrongAndEmptyArgmax)} (beside the expectation's ${pct(m.goldBeatsWrongAndEmpty)}, margin ${ABOVE_MARGIN})`,
+        ]
+      : []),
     `  near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, monotone ladder ${pct(m.monotone)}`,
     `  score vs code match: Kendall tau-b ${f2(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} (method, description) pairs; code-match floor of an empty description ${pct(m.emptyFloor)}`,
     ...(m.classifier

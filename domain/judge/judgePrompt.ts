@@ -61,8 +61,77 @@ export function readBlock(text: string, tag: string): string | undefined {
   return found;
 }
 
-export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
+/**
+ * The judge's prompt formats, chosen by the judge card (docs/judging.md, "Prompt formats"):
+ * - `rationale`: a short rationale, then `SCORE: n` (the score token is the digit after the last label);
+ * - `score-first`: the digit alone, nothing before it;
+ * - `checklist` (reference-guided): the judge first lists the function's behaviours from the code and the
+ *   reference (once per method, candidate-independent, so cached), then marks each as stated or not by the
+ *   candidate, then writes `SCORE: n`.
+ * Every format puts the method's code and reference before the candidate, so a server's prompt cache reuses
+ * that prefix across the descriptions of one method.
+ */
+export const JUDGE_FORMATS = ['rationale', 'score-first', 'checklist'] as const;
+export type JudgeFormat = (typeof JUDGE_FORMATS)[number];
+
+const RULES_AND_RUBRIC = JUDGE_SYSTEM.slice(0, JUDGE_SYSTEM.indexOf('Answer with a short rationale'));
+
+export const SCORE_FIRST_SYSTEM = `${RULES_AND_RUBRIC}Answer with the score digit alone (1 to 5), nothing else.`;
+
+export const CHECKLIST_SYSTEM = [
+  RULES_AND_RUBRIC.trimEnd(),
+  '',
+  'You also get a numbered list of behaviours of the function. For each behaviour, decide whether the description',
+  'states it (in any words): "yes" or "no". A behaviour the description gets wrong is a "no". An empty description',
+  'states nothing; a description of a different function states none of them.',
+  'Answer with exactly one line per behaviour, in order (`1: yes`, `2: no`, ...), then a final line of exactly the form',
+  'SCORE: n',
+  'where n is an integer from 1 to 5 given by the rubric. Nothing else.',
+].join('\n');
+
+export const BEHAVIOURS_SYSTEM =
+  'You read Python functions and list their behaviours: what they return for which inputs, the conditions and cases they distinguish, the errors they raise. Short, checkable statements.';
+
+/** At most this many behaviours are listed and checked per method. */
+export const MAX_BEHAVIOURS = 5;
+
+/** The request that lists a method's behaviours (checklist format): the code and the reference, never a candidate. */
+export function buildBehaviourMessages(input: Omit<JudgeInput, 'agentDescription'>): ChatMessage[] {
+  const parts = [
+    `Function signature: ${input.signature.trim()}`,
+    '',
+    block('method_code', input.code),
+    '',
+    input.goldDescription && input.goldDescription.trim()
+      ? `Reference description:\n${block('reference_description', input.goldDescription)}`
+      : 'There is no reference description.',
+    '',
+    `List at most ${MAX_BEHAVIOURS} behaviours as numbered lines (\`1. ...\`), nothing else.`,
+  ];
+  return [
+    { role: 'system', content: BEHAVIOURS_SYSTEM },
+    { role: 'user', content: parts.join('\n') },
+  ];
+}
+
+/** The numbered behaviour lines of a behaviours reply (at most MAX_BEHAVIOURS); [] when there are none. */
+export function parseBehaviours(text: string | null | undefined): string[] {
+  return (text ?? '')
+    .split(/\r?\n/)
+    .map((l) => /^\s*(?:\d+[.):]|[-*])\s+(.+)$/.exec(l)?.[1]?.trim())
+    .filter((l): l is string => !!l)
+    .slice(0, MAX_BEHAVIOURS);
+}
+
+export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat = 'rationale', behaviours: readonly string[] = []): ChatMessage[] {
   const candidate = neutralised(input.agentDescription);
+  const checklist = format === 'checklist' && behaviours.length > 0;
+  const ask =
+    format === 'score-first'
+      ? 'Score (one digit, 1-5):'
+      : checklist
+        ? `${behaviours.length} behaviours: one line each (\`1: yes\` or \`1: no\`), then \`SCORE: n\`.`
+        : 'Give your rationale, then the final line `SCORE: n`.';
   const parts = [
     `Function signature: ${input.signature.trim()}`,
     '',
@@ -73,16 +142,30 @@ export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
       ? `Reference description (written by the benchmark's authors):\n${block('reference_description', input.goldDescription)}`
       : 'There is no reference description for this function: judge against the code alone.',
     '',
+    ...(checklist ? ['Behaviours to check:', block('behaviours', behaviours.map((b, i) => `${i + 1}. ${b}`).join('\n')), ''] : []),
     'The description to grade:',
     block('candidate_description', candidate.trim() === '' ? '(empty)' : candidate),
     '',
-    'Give your rationale, then the final line `SCORE: n`.',
+    ask,
   ];
+  const system = format === 'score-first' ? SCORE_FIRST_SYSTEM : checklist ? CHECKLIST_SYSTEM : JUDGE_SYSTEM;
   return [
-    { role: 'system', content: JUDGE_SYSTEM },
+    { role: 'system', content: system },
     { role: 'user', content: parts.join('\n') },
   ];
 }
+
+/** The format judges use unless a run or card names another; no format has qualified a local judge yet (docs/judging.md). */
+export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'rationale';
+
+/** Sampled verdicts averaged when an endpoint returns no logprobs. */
+export const DEFAULT_SAMPLES = 3;
+
+/** max_tokens of the behaviours list (checklist format). */
+export const BEHAVIOURS_MAX_TOKENS = 160;
+
+/** max_tokens of a judge reply per format: the digit alone, a checklist, a rationale. */
+export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { 'score-first': 1, checklist: 64, rationale: 400 };
 
 /** The follow-up sent once when the judge's answer had no parsable score. */
 export const JUDGE_RETRY_PROMPT =

@@ -2,6 +2,8 @@
 import type { ModelParams } from '../llm/modelParams';
 import type { EqualityOptions } from './outcomeEquality';
 import type { HeldoutOptions } from './heldoutInputs';
+import type { JudgeFormat } from './judgePrompt';
+import type { ScoreDetail } from './scoreDistribution';
 
 export interface JudgeConfig {
   /** The model that scores descriptions. */
@@ -21,6 +23,8 @@ export interface JudgeConfig {
   underExploredThreshold: number;
   /** Per-call result size cap for judging batches (keeps workflow payloads small). */
   resultBytes: number;
+  /** The judge's prompt format (judgePrompt.ts); absent in configs from before formats: the default. */
+  format?: JudgeFormat;
 }
 
 export interface JudgeEpisodeInput {
@@ -62,6 +66,8 @@ export interface DescriptionVerdict {
   costUsd: number;
   /** What the neutralisation removed from the candidate description (candidateText.ts); absent: nothing. */
   neutralised?: { lines: number; tags: number };
+  /** How the score was obtained: the score token's distribution, sampled verdicts, or why it is unscorable. */
+  scoreDetail?: ScoreDetail;
 }
 
 export interface GeneratedCode {

@@ -23,9 +23,9 @@ export function judgeEpisodeSearchAttributes(runId: string, judgeModel: string, 
   return [...judgeRunSearchAttributes(runId, judgeModel), { key: PauMethodId, value: methodId }];
 }
 
-/** One card computation at a time per (judge, coder, dataset split); a finished one can be started again. */
-export function judgeCardWorkflowId(judgeModel: string, coderModel: string, dataset: string, split: string): string {
-  return `judge-card/${judgeModel}/${coderModel}/${dataset}/${split}`;
+/** One card computation at a time per (judge, coder, dataset split, judge format); a finished one can be started again. */
+export function judgeCardWorkflowId(judgeModel: string, coderModel: string, dataset: string, split: string, format: string): string {
+  return `judge-card/${judgeModel}/${coderModel}/${dataset}/${split}/${format}`;
 }
 
 export function judgeCardSearchAttributes(judgeModel: string): SearchAttributePair[] {

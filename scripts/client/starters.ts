@@ -1,6 +1,7 @@
 // Every workflow a client starts, started here: by function reference (the workflow type is the
 // function's name), with typed arguments, ids and search attributes from domain/. No casts, no type names
 // as strings. The CLI, `npm start`, the Schedule and the tests use these.
+import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
 import os from 'node:os';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { ScheduleOptionsAction } from '@temporalio/client';
@@ -89,14 +90,14 @@ export function startJudgeRun(client: Client, input: JudgeRunInput): Promise<Wor
 
 /** Starts the card's computation, or attaches to the one already running for the same judge, coder and split. */
 export async function startJudgeCard(client: Client, input: JudgeCardInput): Promise<WorkflowHandle<typeof judgeCardWorkflow>> {
-  const workflowId = judgeCardWorkflowId(input.judgeModel, input.coderModel, input.dataset, input.split);
+  const workflowId = judgeCardWorkflowId(input.judgeModel, input.coderModel, input.dataset, input.split, input.format ?? DEFAULT_JUDGE_FORMAT);
   try {
     return await client.workflow.start(judgeCardWorkflow, {
       taskQueue: TASK_QUEUES.main,
       workflowId,
       args: [input],
       typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
-      staticSummary: `judge card: judge ${input.judgeModel}, coder ${input.coderModel}, ${input.methods} methods of ${input.dataset}/${input.split}`,
+      staticSummary: `judge card: judge ${input.judgeModel} (${input.format ?? DEFAULT_JUDGE_FORMAT}), coder ${input.coderModel}, ${input.methods} methods of ${input.dataset}/${input.split}${input.skip ? ` after the first ${input.skip}` : ''}`,
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof judgeCardWorkflow>(workflowId);

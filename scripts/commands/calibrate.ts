@@ -5,6 +5,7 @@
 // run's row (kind `calibration`); reports of benchmark runs on the same split show the latest one.
 // `pau calibrate ladder --judge M [--methods 10] [--dataset pau-v1] [--split test]`: a real judge scores
 // gold / partial / wrong / empty descriptions per method; prints its rank agreement (domain/calibration/ladder.ts).
+import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
 import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
@@ -49,6 +50,8 @@ const judgeOptions = defineOptions({
   window: z.coerce.number().int().min(1).max(20).default(2),
   force: z.boolean().default(false),
   'min-methods': z.coerce.number().int().min(1).optional(),
+  format: z.enum(JUDGE_FORMATS).default(DEFAULT_JUDGE_FORMAT),
+  skip: z.coerce.number().int().min(0).default(0),
 });
 
 export const usage = `pau calibrate ${options.usage}\n       pau calibrate ladder ${ladderOptions.usage}\n       pau calibrate judge ${judgeOptions.usage}`;
@@ -70,10 +73,12 @@ async function judgeCard(argv: string[]): Promise<number> {
       methods: values.methods,
       window: values.window,
       force: values.force,
+      format: values.format,
+      ...(values.skip > 0 ? { skip: values.skip } : {}),
       ...(values['min-methods'] ? { thresholds: { minMethods: values['min-methods'] } } : {}),
     });
     console.log(
-      `judge card of ${values.judge} (coder ${coder}) on ${values.methods} methods of ${values.dataset}/${values.split}: ${workflowUiLink(handle.workflowId)}`,
+      `judge card of ${values.judge} (format ${values.format}; coder ${coder}) on ${values.methods} methods of ${values.dataset}/${values.split}${values.skip > 0 ? ` after the first ${values.skip}` : ''}: ${workflowUiLink(handle.workflowId)}`,
     );
     const timer = setInterval(() => {
       void judgeCardProgress(getDb(), handle.workflowId).then((done) => {

@@ -1,6 +1,7 @@
 // The judge card (issue 27): its rungs (near-miss, lookup table, injection, classifier pair), its measures
 // and checks computed by hand, and `pau calibrate judge` end to end on the real stack: the scripted judge
 // and code writer qualify, the scripted random judge does not, the card is stored once and reused.
+import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { judgeCards } from '../../db/schema/judgeCards';
@@ -207,7 +208,10 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     expect(r.stdout).toMatch(/pass {2}judge gold above wrong and empty \(share of methods\): 100%/);
     expect(r.stdout).toMatch(/pass {2}coder coder fidelity: code match of code from the gold description: 100%/);
     expect(r.code).toBe(0);
-    await maybeRecordHistory(stack.client.workflow.getHandle(judgeCardWorkflowId('mock-oracle', 'mock-oracle', DATASET, 'validation')), 'judgeCard.json');
+    await maybeRecordHistory(
+      stack.client.workflow.getHandle(judgeCardWorkflowId('mock-oracle', 'mock-oracle', DATASET, 'validation', DEFAULT_JUDGE_FORMAT)),
+      'judgeCard.json',
+    );
     const rows = await stack.db.select().from(judgeCards).where(eq(judgeCards.judgeModel, 'mock-oracle'));
     expect(rows).toHaveLength(1);
     const card = rows[0]!.card!;

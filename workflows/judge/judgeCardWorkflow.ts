@@ -9,6 +9,12 @@ import { sandbox } from '../proxies/sandboxQueue';
 
 const LIMITS = { resultBytes: 16_384 };
 
+async function sequentially<T, R>(xs: readonly T[], f: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const x of xs) out.push(await f(x));
+  return out;
+}
+
 export async function judgeCardWorkflow(input: JudgeCardInput) {
   const plan = await judge.planJudgeCard(input);
   const { cardKey, methodIds } = plan;
@@ -18,8 +24,11 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
     async (methodId) => {
       const mp = await judge.prepareCardMethod({ methodIds, methodId });
       const base = { methodIds, methodId };
+      const format = input.format ? { format: input.format } : {};
       const [scores, codes, original, classifier] = await Promise.all([
-        Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams }))),
+        // One method's rungs one after another: each reuses the method's prompt prefix in the server's cache
+        // (its code and reference come before the candidate), while the window keeps every slot busy.
+        sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format })),
         Promise.all(mp.coded.map((rung) => judge.writeCardCode({ ...base, rung, coderModel: input.coderModel, params: plan.coderParams }))),
         mp.heldout
           ? sandbox.runMethodBatch({ source: mp.heldout.source, entry: mp.heldout.entryPoint, calls: mp.heldout.calls, limits: LIMITS, allowSourceError: true })
@@ -39,7 +48,7 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
         cardKey,
         methodId,
         source: mp.source,
-        scores: scores.map((s) => ({ rung: s.rung, score: s.score })),
+        scores: scores.map((s) => ({ rung: s.rung, score: s.score, argmax: s.argmax, ...(s.lowMass ? { lowMass: true } : {}) })),
         original: usable,
         nGiven: heldout?.nGiven ?? 0,
         raisingCounts: heldout?.raisingCounts ?? false,

@@ -36,7 +36,12 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
       ? judge.writeCodeFromGold({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams })
       : Promise.resolve(null);
   const [verdict, generated, original, observed, contradiction, gold] = await Promise.all([
-    judge.judgeDescription({ episodeId: plan.episodeId, judgeModel: config.judgeModel, params: config.judgeParams }),
+    judge.judgeDescription({
+      episodeId: plan.episodeId,
+      judgeModel: config.judgeModel,
+      params: config.judgeParams,
+      ...(config.format ? { format: config.format } : {}),
+    }),
     judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams }),
     heldout.length > 0 ? sandbox.runMethodBatch({ source: plan.source, entry: plan.entryPoint, calls: heldout, limits }) : Promise.resolve(null),
     plan.observedArgs.length > 0

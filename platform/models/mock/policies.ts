@@ -22,6 +22,8 @@ export interface MockRequest {
   model: string;
   messages: RequestMessage[];
   tools?: { type?: string; function?: { name?: string } }[];
+  /** Asked for token logprobs (the judge does): the scripted server answers with certain ones. */
+  logprobs?: boolean;
 }
 
 export interface MockToolCall {

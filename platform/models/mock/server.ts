@@ -162,7 +162,7 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
           index: 0,
           message: { role: 'assistant', content: out.content, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
           finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-          logprobs: null,
+          logprobs: body.logprobs && out.content ? { content: certainLogprobs(out.content) } : null,
         },
       ],
       usage: { prompt_tokens: approxTokens(JSON.stringify(body.messages)), completion_tokens: approxTokens(completionText), total_tokens: 0 },
@@ -192,4 +192,12 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Logprobs of a scripted reply: its words, digits and punctuation as tokens, each certain (logprob 0, itself
+ * its only alternative). A scripted judge is deterministic, so its score distribution is its digit.
+ */
+export function certainLogprobs(text: string): { token: string; logprob: number; top_logprobs: { token: string; logprob: number }[] }[] {
+  return (text.match(/\s+|[A-Za-z_]+|\d|[^\sA-Za-z_\d]/g) ?? []).map((token) => ({ token, logprob: 0, top_logprobs: [{ token, logprob: 0 }] }));
 }

@@ -1,0 +1,136 @@
+// Probability-weighted judge scores (G-Eval, Liu et al. 2023): the judge's score is the expectation over
+// the distribution of its score token (1-5), read from the endpoint's logprobs, not the digit it happened to
+// emit. A 1.5B judge orders descriptions by that expectation far better than by its argmax digit, and the
+// expectation never ties. Where an endpoint returns no logprobs, the score is the mean of n sampled verdicts.
+// Pure code: the logprob shape as the OpenAI wire sends it, the distribution, the score detail stored per
+// judgment.
+import { z } from 'zod';
+import type { TokenLogprob } from '../llm/tokenLogprobs';
+
+/** Alternatives asked for at each position: enough that all five digits are seen when they carry mass. */
+export const TOP_LOGPROBS = 10;
+
+/** Below this share of probability on the five digits the distribution is flagged (the judge meant something else). */
+export const LOW_DIGIT_MASS = 0.5;
+
+/** How a judgment's score was obtained; stored per judgment (judgments.score_detail) and per card rung. */
+export const scoreDetailSchema = z.object({
+  /** `logprobs`: the expectation over the score token; `sampled`: the mean of n sampled verdicts; `parsed`: one parsed digit. */
+  method: z.enum(['logprobs', 'sampled', 'parsed']),
+  /** The judge prompt format (domain/judge/judgePrompt.ts). */
+  format: z.string(),
+  /** The score: the expectation (logprobs), the mean (sampled) or the digit (parsed); null: unscorable. */
+  expected: z.number().nullable(),
+  /** The most likely digit (logprobs) or the digit the judge wrote. */
+  argmax: z.number().int().nullable(),
+  /** P(1..5), renormalised over the digits (logprobs only). */
+  dist: z.array(z.number()).length(5).optional(),
+  /** The probability mass on the five digits before renormalising (logprobs only). */
+  mass: z.number().optional(),
+  /** mass < LOW_DIGIT_MASS: the score token was mostly not a digit. */
+  lowMass: z.boolean().optional(),
+  /** Sampled verdicts (sampled only): each parsed score, null where unparsable. */
+  samples: z.array(z.number().nullable()).optional(),
+  /** Why there is no score (no digit token, no parsable sample). */
+  unscorable: z.string().optional(),
+  /** Checklist format: the share of behaviours the judge marked as stated (expected over yes/no tokens). */
+  checklistYes: z.number().optional(),
+});
+export type ScoreDetail = z.infer<typeof scoreDetailSchema>;
+
+const DIGIT = /^\s*\**\s*([1-5])\s*$/;
+
+export interface DigitDistribution {
+  /** P(1..5), renormalised. */
+  dist: number[];
+  mass: number;
+  expected: number;
+  argmax: number;
+}
+
+/** The distribution over 1..5 at one token position (its top alternatives); null when no digit is among them. */
+export function digitDistributionAt(t: TokenLogprob): DigitDistribution | null {
+  const raw = [0, 0, 0, 0, 0];
+  const alts = t.top_logprobs.length > 0 ? t.top_logprobs : [{ token: t.token, logprob: t.logprob }];
+  for (const a of alts) {
+    const m = DIGIT.exec(a.token);
+    if (m) raw[Number(m[1]) - 1]! += Math.exp(a.logprob);
+  }
+  const mass = raw.reduce((a, b) => a + b, 0);
+  if (mass <= 0) return null;
+  const dist = raw.map((p) => p / mass);
+  const expected = dist.reduce((a, p, i) => a + p * (i + 1), 0);
+  let argmax = 0;
+  for (let i = 1; i < 5; i++) if (dist[i]! > dist[argmax]!) argmax = i;
+  return { dist, mass, expected, argmax: argmax + 1 };
+}
+
+/**
+ * The position of the score token in a reply: the digit right after the last `SCORE:` label (markdown
+ * emphasis allowed), or, for a reply that is the digit alone (the score-first format), its first token.
+ * -1 when there is none.
+ */
+export function scoreTokenIndex(tokens: readonly TokenLogprob[]): number {
+  let text = '';
+  let found = -1;
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!.token;
+    if (DIGIT.test(tok) && /score\s*\**\s*[:=]\s*\**\s*$/i.test(text)) found = i;
+    text += tok;
+  }
+  if (found >= 0) return found;
+  const first = tokens.findIndex((t) => t.token.trim() !== '');
+  return first >= 0 && DIGIT.test(tokens[first]!.token) && tokens.slice(first + 1).every((t) => t.token.trim() === '') ? first : -1;
+}
+
+/** A judgment's score from its reply's logprobs; unscorable (expected null) when the reply has no score token. */
+export function scoreFromLogprobs(tokens: readonly TokenLogprob[], format: string): ScoreDetail {
+  const i = scoreTokenIndex(tokens);
+  const d = i >= 0 ? digitDistributionAt(tokens[i]!) : null;
+  if (!d)
+    return {
+      method: 'logprobs',
+      format,
+      expected: null,
+      argmax: null,
+      unscorable: i < 0 ? 'no score token in the reply' : "no digit 1-5 among the score token's alternatives",
+    };
+  return {
+    method: 'logprobs',
+    format,
+    expected: d.expected,
+    argmax: d.argmax,
+    dist: d.dist,
+    mass: d.mass,
+    ...(d.mass < LOW_DIGIT_MASS ? { lowMass: true } : {}),
+  };
+}
+
+/** The mean of n sampled verdicts (an endpoint without logprobs); unscorable when none parsed. */
+export function scoreFromSamples(samples: readonly (number | null)[], format: string): ScoreDetail {
+  const ok = samples.filter((s): s is number => s !== null);
+  if (ok.length === 0)
+    return { method: 'sampled', format, expected: null, argmax: null, samples: [...samples], unscorable: 'no sampled verdict had a parsable score' };
+  const mean = ok.reduce((a, b) => a + b, 0) / ok.length;
+  const counts = [1, 2, 3, 4, 5].map((k) => ok.filter((s) => s === k).length);
+  return { method: 'sampled', format, expected: mean, argmax: counts.indexOf(Math.max(...counts)) + 1, samples: [...samples] };
+}
+
+/**
+ * The share of `yes` over the yes/no verdict tokens of a checklist reply: per verdict P(yes) / (P(yes)+P(no)),
+ * averaged. Null when the reply has no yes/no token.
+ */
+export function checklistYesShare(tokens: readonly TokenLogprob[]): number | null {
+  const ps: number[] = [];
+  for (const t of tokens) {
+    if (!/^\s*(yes|no)\s*$/i.test(t.token)) continue;
+    let y = 0;
+    let n = 0;
+    for (const a of t.top_logprobs.length > 0 ? t.top_logprobs : [t]) {
+      if (/^\s*yes\s*$/i.test(a.token)) y += Math.exp(a.logprob);
+      else if (/^\s*no\s*$/i.test(a.token)) n += Math.exp(a.logprob);
+    }
+    if (y + n > 0) ps.push(y / (y + n));
+  }
+  return ps.length === 0 ? null : ps.reduce((a, b) => a + b, 0) / ps.length;
+}
