@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { checklistYesShare, digitDistributionAt, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex } from '../../domain/judge/scoreDistribution';
+import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
+
+const tok = (token: string, alts: [string, number][] = [[token, 1]]): TokenLogprob => ({
+  token,
+  logprob: Math.log(alts.find((a) => a[0] === token)?.[1] ?? 1),
+  top_logprobs: alts.map(([t, p]) => ({ token: t, logprob: Math.log(p) })),
+});
+
+describe('probability-weighted scores', () => {
+  it('is the expectation over the digits, renormalised, with the argmax and mass', () => {
+    const d = digitDistributionAt(
+      tok('4', [
+        ['4', 0.5],
+        ['5', 0.3],
+        ['3', 0.1],
+        ['x', 0.1],
+      ]),
+    );
+    expect(d).not.toBeNull();
+    expect(d!.mass).toBeCloseTo(0.9);
+    expect(d!.expected).toBeCloseTo((4 * 0.5 + 5 * 0.3 + 3 * 0.1) / 0.9);
+    expect(d!.argmax).toBe(4);
+  });
+
+  it('reads the digit after the last SCORE label, not an earlier digit', () => {
+    const toks = [
+      tok('It'),
+      tok(' returns'),
+      tok(' 3'),
+      tok('.\n'),
+      tok('SCORE'),
+      tok(':'),
+      tok(' '),
+      tok('2', [
+        ['2', 0.6],
+        ['1', 0.4],
+      ]),
+    ];
+    expect(scoreTokenIndex(toks)).toBe(7);
+    const s = scoreFromLogprobs(toks, 'rationale');
+    expect(s.expected).toBeCloseTo(1.6);
+    expect(s.argmax).toBe(2);
+    expect(s.lowMass).toBeUndefined();
+  });
+
+  it('reads a reply that is the digit alone (score-first)', () => {
+    expect(
+      scoreTokenIndex([
+        tok('5', [
+          ['5', 0.7],
+          ['4', 0.3],
+        ]),
+      ]),
+    ).toBe(0);
+    expect(scoreTokenIndex([tok('The'), tok(' 5')])).toBe(-1);
+  });
+
+  it('flags a score token with under half its mass on digits, and is unscorable with none', () => {
+    const low = scoreFromLogprobs(
+      [
+        tok('SCORE'),
+        tok(':'),
+        tok('3', [
+          ['3', 0.3],
+          ['x', 0.7],
+        ]),
+      ],
+      'rationale',
+    );
+    expect(low.lowMass).toBe(true);
+    expect(low.expected).toBeCloseTo(3);
+    const none = scoreFromLogprobs([tok('no'), tok(' score')], 'rationale');
+    expect(none.expected).toBeNull();
+    expect(none.unscorable).toMatch(/no score token/);
+  });
+
+  it('averages sampled verdicts, never a silent number when none parsed', () => {
+    expect(scoreFromSamples([4, 5, null], 'rationale')).toMatchObject({ method: 'sampled', expected: 4.5, samples: [4, 5, null] });
+    expect(scoreFromSamples([null, null], 'rationale')).toMatchObject({ expected: null, unscorable: expect.stringMatching(/no sampled verdict/) });
+  });
+
+  it('gives the checklist share of yes over the verdict tokens', () => {
+    const toks = [
+      tok('1'),
+      tok(':'),
+      tok(' yes', [
+        [' yes', 0.8],
+        [' no', 0.2],
+      ]),
+      tok('\n'),
+      tok('2'),
+      tok(':'),
+      tok(' no', [[' no', 1]]),
+    ];
+    expect(checklistYesShare(toks)).toBeCloseTo(0.4);
+    expect(checklistYesShare([tok('SCORE')])).toBeNull();
+  });
+});
