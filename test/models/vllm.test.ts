@@ -50,6 +50,7 @@ describe('vllm entries in the models file', () => {
       loraBases: ['local/qwen2.5-coder-0.5b'],
       maxLoraRank: 16,
       maxLoras: 4,
+      maxNumSeqs: 64,
       args: [],
       executable: 'vllm',
       loadTimeoutS: 900,
@@ -120,21 +121,51 @@ describe('vllm entries in the models file', () => {
         '64',
         '--max-loras',
         '2',
+        '--enable-auto-tool-choice',
+        '--tool-call-parser',
+        'hermes',
+        '--generation-config',
+        'vllm',
+        '--max-model-len',
+        '16384',
+        '--reasoning-parser',
+        'qwen3',
         '--gpu-memory-utilization',
         '0.85',
         '--tensor-parallel-size',
         '8',
-        '--max-model-len',
-        '16384',
+        '--max-num-seqs',
+        '64',
         '--dtype',
         'bfloat16',
         '--enforce-eager',
       ],
       env: { VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' },
     });
-    // Defaults: vLLM's port, rank 16, 4 adapters per batch.
+    // Defaults: vLLM's port, rank 16, 4 adapters per batch, the trainer's max length, 64 sequences at once.
     const d = vllmPlan(buildRegistry(modelsFileSchema.parse({ models: { v: { provider: 'vllm', model: 'm' } } })).get('v'));
-    expect(d.launch.args).toEqual(['serve', 'm', '--host', '127.0.0.1', '--port', '8000', '--enable-lora', '--max-lora-rank', '16', '--max-loras', '4']);
+    expect(d.launch.args).toEqual([
+      'serve',
+      'm',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8000',
+      '--enable-lora',
+      '--max-lora-rank',
+      '16',
+      '--max-loras',
+      '4',
+      '--enable-auto-tool-choice',
+      '--tool-call-parser',
+      'hermes',
+      '--generation-config',
+      'vllm',
+      '--max-model-len',
+      '8192',
+      '--max-num-seqs',
+      '64',
+    ]);
   });
 
   it('on a host without CUDA (this one): one clear line, no process started', async () => {
