@@ -137,7 +137,8 @@ export interface GrpoEpochFigures {
   };
   /**
    * What the update's data preparation handed to the trainer and left out, by reason (PrepareGrpoResult:
-   * `not_as_served`, `group_skipped`, `no_policy_message`). Absent in runs recorded before the count.
+   * `not_as_served`, `group_skipped`, `no_policy_message`, `no_transcript`, `group_dropped`). Absent in runs
+   * recorded before the count.
    */
   prepared?: { rollouts: number; skipped: Record<string, number> };
   /** Wall time of the epoch's phases (ms, workflow clock). */

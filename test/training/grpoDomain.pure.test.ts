@@ -23,7 +23,7 @@ import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } fro
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';
-import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict } from '../../domain/training/rolloutOutcome';
+import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict, wholeGroupLines } from '../../domain/training/rolloutOutcome';
 
 const ran = (idx: number, args: string, text: string, ok = true): StepLike => ({
   idx,
@@ -210,6 +210,29 @@ describe('rollout outcomes: policy failures stay in their group at the minimum r
     const a = g.rollouts.filter((r) => r.trained).map((r) => r.reward!);
     const mean = a.reduce((x, y) => x + y, 0) / a.length;
     expect(a.map((r) => Math.sign(r - mean))).toEqual([1, -1, -1]);
+  });
+});
+
+describe('a rollout dropped alone drops its group', () => {
+  it('not_as_served, no transcript or no policy message: the group is left out whole, the counts say why', () => {
+    const r = wholeGroupLines([
+      { group: 'a', line: 'a0' },
+      { group: 'a', line: 'a1' },
+      { group: 'b', line: 'b0' },
+      { group: 'b', drop: 'not_as_served' },
+      { group: 'b', line: 'b2' },
+      { group: 'c', drop: 'no_transcript' },
+      { group: 'c', line: 'c1' },
+      { group: 'd', line: 'd0' },
+      { group: 'd', drop: 'no_policy_message' },
+      { group: 'e', line: 'e0' },
+    ]);
+    expect(r.lines).toEqual(['a0', 'a1', 'e0']);
+    expect(r.dropped).toEqual({ not_as_served: 1, no_transcript: 1, no_policy_message: 1, group_dropped: 4 });
+  });
+
+  it('nothing dropped: every line, in order, no counts', () => {
+    expect(wholeGroupLines([{ group: 'a', line: 1 }, { group: 'b', line: 2 }, { group: 'a', line: 3 }])).toEqual({ lines: [1, 2, 3], dropped: {} });
   });
 });
 
