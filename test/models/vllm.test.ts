@@ -170,11 +170,11 @@ describe('vllm entries in the models file', () => {
 
   it('on a host without CUDA (this one): one clear line, no process started', async () => {
     const spec = buildRegistry(modelsFileSchema.parse({ models: { 'vllm/x': { provider: 'vllm', model: 'Qwen/Qwen3-8B', port: 8601 } } })).get('vllm/x');
-    const line = await cudaMissing(spec, async () => ({ kind: 'cpu', description: 'cpu only (2 cores, 8 GiB)' }));
+    const line = await cudaMissing(spec, async () => ({ kind: 'cpu', description: 'cpu only (2 cores, 8 GiB)', gpus: 0 }));
     expect(line).toBe(
       'model vllm/x (provider "vllm") needs a CUDA GPU and this host has none (cpu only (2 cores, 8 GiB)): run it on a GPU host, or use a provider "local" (llama.cpp) model here',
     );
-    expect(await cudaMissing(spec, async () => ({ kind: 'cuda', description: 'GPU0: H200' }))).toBeUndefined();
+    expect(await cudaMissing(spec, async () => ({ kind: 'cuda', description: 'GPU0: H200', gpus: 1 }))).toBeUndefined();
     // The real check of this host (nvidia-smi): no GPU here.
     const err = await ensureVllmServer(spec).then(
       () => undefined,
