@@ -94,6 +94,15 @@ export interface GrpoConfig {
  */
 export const DEFAULT_ROLLOUT_WINDOW = 4;
 
+/**
+ * The rollout window of a policy served by vLLM when `--rollout-window` is not given: the engine batches
+ * `maxConcurrency` requests (its `--max-num-seqs`), so that many rollouts run at once, at most the epoch's
+ * (methods x group). A llama.cpp policy keeps DEFAULT_ROLLOUT_WINDOW (its 2 slots).
+ */
+export function engineRolloutWindow(maxConcurrency: number, epochRollouts: number): number {
+  return Math.max(1, Math.min(maxConcurrency, epochRollouts));
+}
+
 /** What one epoch produced (stored in the run's summary, drawn by the report). */
 export interface GrpoEpochFigures {
   epoch: number;

@@ -13,7 +13,7 @@ import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/tra
 import { datasetMethods } from '../../db/schema/datasets';
 import { and, eq, inArray } from 'drizzle-orm';
 import { checkJudgeCard } from '../client/judgeCard';
-import { maxLengthFor } from '../lib/trainingArgs';
+import { maxLengthFor, rolloutWindowFor } from '../lib/trainingArgs';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
@@ -102,6 +102,8 @@ async function train(argv: string[]): Promise<number> {
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   // The trained rollouts fit what the policy is served with: max_length defaults to its serving context.
   const maxLength = maxLengthFor(v.base, v['max-length']);
+  // A policy on vLLM: as many rollouts in flight as its engine batches (llama.cpp: the default window).
+  const rolloutWindow = rolloutWindowFor(v.base, v['rollout-window'], v['methods-per-epoch'] * v.group);
   const bases = await checkpointBases([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const judgeModel = requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)', bases);
   // The judge scores the rollouts (the outcome reward) and the validation runs: it must not be the policy,
@@ -124,7 +126,7 @@ async function train(argv: string[]): Promise<number> {
     split: v.split,
     methodsPerEpoch: v['methods-per-epoch'],
     group: v.group,
-    ...(v['rollout-window'] !== undefined ? { rolloutWindow: v['rollout-window'] } : {}),
+    ...(rolloutWindow !== undefined ? { rolloutWindow } : {}),
     epochs: v.epochs,
     budgets: { maxCalls: v['max-calls'], ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) },
     temperature: v.temperature,

@@ -11,6 +11,8 @@ import {
   advantageOf,
   criticUnparsableFigures,
   DEFAULT_GRPO_REWARD,
+  DEFAULT_ROLLOUT_WINDOW,
+  engineRolloutWindow,
   grpoEvalConfig,
   type GrpoConfig,
   ROLLOUT_SAMPLING,
@@ -210,6 +212,15 @@ describe('rollout outcomes: policy failures stay in their group at the minimum r
     const a = g.rollouts.filter((r) => r.trained).map((r) => r.reward!);
     const mean = a.reduce((x, y) => x + y, 0) / a.length;
     expect(a.map((r) => Math.sign(r - mean))).toEqual([1, -1, -1]);
+  });
+});
+
+describe('rollout window sized to the engine', () => {
+  it('a vLLM policy runs as many rollouts as its engine batches, at most the epoch’s', () => {
+    expect(engineRolloutWindow(64, 16 * 8)).toBe(64);
+    expect(engineRolloutWindow(64, 4 * 4)).toBe(16);
+    expect(engineRolloutWindow(64, 0)).toBe(1);
+    expect(DEFAULT_ROLLOUT_WINDOW).toBe(4); // llama.cpp policies (2 slots) keep the default
   });
 });
 

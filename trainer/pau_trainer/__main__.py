@@ -87,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         from . import distributed
 
         if args.command != "export-gguf-lora":
-            distributed.setup(getattr(spec, "device", "cpu"))
+            d = distributed.setup(getattr(spec, "device", "cpu"))
+            if args.command == "grpo-update" and d.enabled:
+                from .grpo import sized_to_ranks
+
+                spec = sized_to_ranks(spec, d.world, given="mini_batch_size" in raw)  # type: ignore[arg-type]
         try:
             if args.command == "sft":
                 from .sft import run_sft

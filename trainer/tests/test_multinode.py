@@ -188,3 +188,17 @@ def test_a_hung_peer_fails_a_collective_within_the_timeout(tmp_path):
     )
     assert got["waited_s"] < 30
     assert torch.distributed.is_available()
+
+
+def test_the_default_mini_batch_is_a_multiple_of_the_ranks():
+    from pau_trainer.grpo import default_mini_batch, sized_to_ranks
+    from pau_trainer.protocol import parse_spec
+
+    assert [default_mini_batch(w) for w in (1, 2, 3, 4, 5, 8, 16)] == [4, 4, 6, 4, 5, 8, 16]
+    spec = parse_spec("grpo-update", {"base_model": "b.gguf", "rollouts": "r.jsonl", "output_dir": "o"})
+    assert spec.mini_batch_size == 4
+    assert sized_to_ranks(spec, 8, given=False).mini_batch_size == 8
+    given = parse_spec(
+        "grpo-update", {"base_model": "b.gguf", "rollouts": "r.jsonl", "output_dir": "o", "mini_batch_size": 4}
+    )
+    assert sized_to_ranks(given, 8, given=True).mini_batch_size == 4  # a job's own choice is kept
