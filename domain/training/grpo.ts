@@ -72,6 +72,8 @@ export interface GrpoConfig {
   seed: number;
   /** The judge's card failed and the run was started with --allow-unqualified-judge (its reports mark the scores). */
   allowUnqualifiedJudge?: boolean;
+  /** The evaluation may pair a checkpoint and a base served by different stacks (--allow-mixed-stacks; the report names both). */
+  allowMixedStacks?: boolean;
   /** Benchmark the checkpoint every K epochs (and after the last); 0: never. */
   evalEvery: number;
   evalSplit: string;

@@ -57,6 +57,10 @@ const trainOptions = defineOptions({
     schema: z.boolean().optional(),
     help: 'train and evaluate with a judge that failed its judge card (recorded; the reports mark its scores)',
   },
+  'allow-mixed-stacks': {
+    schema: z.boolean().optional(),
+    help: 'evaluate the checkpoint beside its base even when the two are served by different stacks (vLLM and llama.cpp; recorded, the report names each arm’s stack)',
+  },
   'allow-self-judge': {
     schema: z.boolean().optional(),
     help: 'let a judge or critic that is the policy, its base or a checkpoint of it grade the rollouts (recorded in the config)',
@@ -145,6 +149,7 @@ async function train(argv: string[]): Promise<number> {
     evalSplit: v['eval-split'],
     ...(v['eval-limit'] !== undefined ? { evalLimit: v['eval-limit'] } : {}),
     ...(v['allow-unqualified-judge'] ? { allowUnqualifiedJudge: true } : {}),
+    ...(v['allow-mixed-stacks'] ? { allowMixedStacks: true } : {}),
     ...(v['eval-methods'] ? { evalMethodIds: v['eval-methods'] } : {}),
     ...(v.methods ? { methodIds: v.methods } : {}),
     ...(selfJudge.length > 0 ? { selfJudge } : {}),

@@ -24,6 +24,7 @@ import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
 import { insertTestRun } from '../fixtures/runs';
 import { useStack } from '../helpers/stack';
 import { hostEndpoints } from '../../activities/llm/hostEndpoints';
+import { createGrpoActivities } from '../../activities/training/grpo';
 
 const stack = useStack();
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-vllm-'));
@@ -317,6 +318,33 @@ describe('checkpoints served by vLLM (a stand-in server)', () => {
       loraModule: { name: `ckpt:${ids[0]}`, path: dir, base: BASE_HF },
     });
     expect(fs.readdirSync(dir).sort()).toEqual(['DONE', 'adapter_config.json', 'adapter_model.safetensors']);
+    expect(standIn.requests).toEqual([]); // resolving talks to no server
+  });
+
+  it('the base it serves resolves to the same server, no adapter: both arms of an evaluation on one stack', async () => {
+    const base = await resolveModel('local/smollm2-135m', stack.db);
+    expect(base).toMatchObject({ name: 'local/smollm2-135m', provider: 'vllm', model: BASE_HF, baseUrl: url });
+    expect(base.loraModule).toBeUndefined();
+    expect(hostEndpoints.identity(base)).toBe(`vllm:${BASE_HF}`);
+    // A base no vllm entry lists stays on llama.cpp.
+    expect((await resolveModel('local/qwen2.5-coder-0.5b', stack.db)).provider).toBe('local');
+
+    const grpo = createGrpoActivities(() => stack.db, hostEndpoints);
+    expect(await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/smollm2-135m', allowMixed: false })).toEqual({
+      checkpoint: `vLLM ${BASE_HF} at ${url}`,
+      base: `vLLM ${BASE_HF} at ${url}`,
+    });
+    // Arms on two stacks: refused, non-retryable, naming both; allowed by the run's flag and marked.
+    const err = await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/qwen2.5-coder-0.5b', allowMixed: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect((err as ApplicationFailure).type).toBe('MixedServingStacks');
+    expect((err as ApplicationFailure).nonRetryable).toBe(true);
+    expect((err as ApplicationFailure).message).toContain(`checkpoint ckpt:${ids[0]}: vLLM ${BASE_HF} at ${url}; base local/qwen2.5-coder-0.5b: llama.cpp qwen2.5-coder-0.5b (GGUF)`);
+    expect(await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/qwen2.5-coder-0.5b', allowMixed: true })).toEqual({
+      checkpoint: `vLLM ${BASE_HF} at ${url}`,
+      base: 'llama.cpp qwen2.5-coder-0.5b (GGUF)',
+      mixedAllowed: true,
+    });
     expect(standIn.requests).toEqual([]); // resolving talks to no server
   });
 

@@ -21,10 +21,10 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
+import { bestAndWorstGroups, type GrpoReportInput, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
-import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';
+import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';
 import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict, wholeGroupLines } from '../../domain/training/rolloutOutcome';
 
 const ran = (idx: number, args: string, text: string, ok = true): StepLike => ({
@@ -492,7 +492,7 @@ describe('report helpers', () => {
       timing: { rolloutsMs: 0, criticMs: 0, updateMs: 0, exportMs: 0, evalMs: 0 },
       eval: ev,
     };
-    const html = renderGrpoReport({
+    const input: GrpoReportInput = {
       runId: 'r',
       status: 'completed',
       config: {
@@ -516,12 +516,24 @@ describe('report helpers', () => {
       examples: [],
       generatedAt: 'now',
       comparisons: [{ otherRunId: 'r-aac', otherReward: 'aac', epoch: 0, evalRunIds: ['r-eval-e1', 'r-aac-eval-e1'], paired: ev.paired! }],
-    });
+    };
+    const html = renderGrpoReport(input);
     expect(html).toContain('Validation (benchmark runs)');
     expect(html).toContain('npm run pau -- report r-eval-e1');
     expect(html).toContain('+1.00 [0.00, 2.00] 1/1/0'); // ckpt - base on score, paired by method
     expect(html).toContain('2 (no_description 2) / 1 (not_judged 1) / 1');
     expect(html).toContain('Against other reward modes');
     expect(html).toContain('<code>r-aac</code> (aac)');
+    expect(html).toContain('<th>served by ckpt / base</th>');
+    expect(html).toMatch(/<td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
+    // The stack of each arm: one stack said once; two (allowed by the run) both, marked.
+    const one = renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'vLLM Qwen/Qwen3-8B' } } }] });
+    expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td></tr>');
+    const two = { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'llama.cpp qwen3-8b (GGUF)', mixedAllowed: true } };
+    expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: two }] })).toContain(
+      '<td>vLLM Qwen/Qwen3-8B vs llama.cpp qwen3-8b (GGUF) (DIFFERENT STACKS, --allow-mixed-stacks)</td>',
+    );
+    expect(grpoEvalLine(two)).toMatch(/; served by vLLM Qwen\/Qwen3-8B vs llama\.cpp qwen3-8b \(GGUF\) \(DIFFERENT STACKS, --allow-mixed-stacks\)$/);
+    expect(grpoEvalLine(ev)).not.toContain('served by');
   });
 });
