@@ -199,7 +199,11 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
       const stacks = await Promise.all(arms.map(async (a) => ({ ...a, stack: servingStackOf(await endpoints.resolve(a.model, db())) })));
       const refusal = mixedStacksRefusal(stacks, input.allowMixed);
       if (refusal) throw ApplicationFailure.nonRetryable(refusal, FAILURE_TYPES.mixedServingStacks);
-      return { checkpoint: stacks[0]!.stack, base: stacks[1]!.stack, ...(input.allowMixed && stacks[0]!.stack !== stacks[1]!.stack ? { mixedAllowed: true } : {}) };
+      return {
+        checkpoint: stacks[0]!.stack,
+        base: stacks[1]!.stack,
+        ...(input.allowMixed && stacks[0]!.stack !== stacks[1]!.stack ? { mixedAllowed: true } : {}),
+      };
     },
 
     /** Epoch figures into the run's summary (`epochs[e]`, rewritten on a retry). */

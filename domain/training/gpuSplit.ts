@@ -38,7 +38,10 @@ export interface GpuSplit {
 const list = (g: number[] | undefined) => (g ? g.join(',') : 'all');
 
 export function gpuSplit(input: GpuSplitInput): GpuSplit {
-  const owners: { name: string; gpus?: number[] }[] = [...input.servers, { name: 'the trainer (PAU_TRAINER_GPUS)', ...(input.trainer ? { gpus: input.trainer } : {}) }];
+  const owners: { name: string; gpus?: number[] }[] = [
+    ...input.servers,
+    { name: 'the trainer (PAU_TRAINER_GPUS)', ...(input.trainer ? { gpus: input.trainer } : {}) },
+  ];
   const line = `GPUs: ${owners.map((o) => `${o.name} ${list(o.gpus)}`).join('; ')}`;
   if (input.visible !== undefined) {
     for (const o of owners) {

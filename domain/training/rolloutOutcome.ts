@@ -122,7 +122,10 @@ export type RolloutLineCandidate<T> = { group: string; line: T } | { group: stri
  * computed without its reward (the same bias as an unjudged rollout), so one dropped rollout drops its
  * group: the culprit is counted under its reason, its siblings that had a line under `group_dropped`.
  */
-export function wholeGroupLines<T>(candidates: readonly RolloutLineCandidate<T>[]): { lines: T[]; dropped: Partial<Record<LineDrop | 'group_dropped', number>> } {
+export function wholeGroupLines<T>(candidates: readonly RolloutLineCandidate<T>[]): {
+  lines: T[];
+  dropped: Partial<Record<LineDrop | 'group_dropped', number>>;
+} {
   const broken = new Set(candidates.filter((c) => 'drop' in c).map((c) => c.group));
   const dropped: Partial<Record<LineDrop | 'group_dropped', number>> = {};
   const lines: T[] = [];

@@ -339,7 +339,9 @@ describe('checkpoints served by vLLM (a stand-in server)', () => {
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).type).toBe('MixedServingStacks');
     expect((err as ApplicationFailure).nonRetryable).toBe(true);
-    expect((err as ApplicationFailure).message).toContain(`checkpoint ckpt:${ids[0]}: vLLM ${BASE_HF} at ${url}; base local/qwen2.5-coder-0.5b: llama.cpp qwen2.5-coder-0.5b (GGUF)`);
+    expect((err as ApplicationFailure).message).toContain(
+      `checkpoint ckpt:${ids[0]}: vLLM ${BASE_HF} at ${url}; base local/qwen2.5-coder-0.5b: llama.cpp qwen2.5-coder-0.5b (GGUF)`,
+    );
     expect(await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/qwen2.5-coder-0.5b', allowMixed: true })).toEqual({
       checkpoint: `vLLM ${BASE_HF} at ${url}`,
       base: 'llama.cpp qwen2.5-coder-0.5b (GGUF)',

@@ -17,7 +17,15 @@ describe('GPU split between serving and training', () => {
     expect(gpuSplit({ trainer: [0, 1, 2, 3, 4, 5, 6], servers: [{ name: 'vllm/qwen3-8b', gpus: [6, 7] }], visible: 8 }).problem).toBe(
       'vllm/qwen3-8b and the trainer (PAU_TRAINER_GPUS) both use GPU 6: give each its own set',
     );
-    expect(gpuSplit({ trainer: [0], servers: [{ name: 'a', gpus: [1] }, { name: 'b', gpus: [1, 2] }] }).problem).toBe('a and b both use GPU 1: give each its own set');
+    expect(
+      gpuSplit({
+        trainer: [0],
+        servers: [
+          { name: 'a', gpus: [1] },
+          { name: 'b', gpus: [1, 2] },
+        ],
+      }).problem,
+    ).toBe('a and b both use GPU 1: give each its own set');
     expect(gpuSplit({ trainer: [0, 8], servers: [{ name: 'v', gpus: [1] }], visible: 8 }).problem).toBe(
       'the trainer (PAU_TRAINER_GPUS) names GPU 8, but this host has 8 (0-7)',
     );

@@ -243,7 +243,13 @@ describe('a rollout dropped alone drops its group', () => {
   });
 
   it('nothing dropped: every line, in order, no counts', () => {
-    expect(wholeGroupLines([{ group: 'a', line: 1 }, { group: 'b', line: 2 }, { group: 'a', line: 3 }])).toEqual({ lines: [1, 2, 3], dropped: {} });
+    expect(
+      wholeGroupLines([
+        { group: 'a', line: 1 },
+        { group: 'b', line: 2 },
+        { group: 'a', line: 3 },
+      ]),
+    ).toEqual({ lines: [1, 2, 3], dropped: {} });
   });
 });
 
@@ -527,7 +533,10 @@ describe('report helpers', () => {
     expect(html).toContain('<th>served by ckpt / base</th>');
     expect(html).toMatch(/<td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
     // The stack of each arm: one stack said once; two (allowed by the run) both, marked.
-    const one = renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'vLLM Qwen/Qwen3-8B' } } }] });
+    const one = renderGrpoReport({
+      ...input,
+      epochs: [{ ...epoch, eval: { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'vLLM Qwen/Qwen3-8B' } } }],
+    });
     expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td></tr>');
     const two = { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'llama.cpp qwen3-8b (GGUF)', mixedAllowed: true } };
     expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: two }] })).toContain(
