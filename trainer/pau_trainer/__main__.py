@@ -75,7 +75,12 @@ def main(argv: list[str] | None = None) -> int:
             nodes = resolve_nodes(os.environ)
             if n > 1 or nodes.count > 1:
                 job_argv = list(argv if argv is not None else sys.argv[1:])
-                job_id = os.path.basename(os.path.normpath(str(getattr(spec, "output_dir", "job"))))
+                output_dir = str(getattr(spec, "output_dir", "job"))
+                job_id = os.path.basename(os.path.normpath(output_dir))
+                if nodes.count > 1 and nodes.rank == 0:
+                    from .peer import announce
+
+                    announce(args.command, args.spec, output_dir, job_id)  # the other hosts join it (peer.py)
                 return launch(n, job_argv, cancelled=cancel.requested, nodes=nodes, job_id=job_id)
         if args.command != "export-gguf-lora":  # the export needs neither torch nor threads
             import torch

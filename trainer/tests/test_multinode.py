@@ -202,3 +202,94 @@ def test_the_default_mini_batch_is_a_multiple_of_the_ranks():
         "grpo-update", {"base_model": "b.gguf", "rollouts": "r.jsonl", "output_dir": "o", "mini_batch_size": 4}
     )
     assert sized_to_ranks(given, 8, given=True).mini_batch_size == 4  # a job's own choice is kept
+
+
+def test_a_peer_joins_what_node_0_announces_once_per_attempt(tmp_path):
+    from pau_trainer.peer import announce, pending
+
+    jobs = tmp_path / "jobs"
+    nodes = Nodes(2, 1, "gpu0", 29400, join_timeout_s=600)
+    assert pending(jobs, nodes) == []
+    first = announce("sft", str(tmp_path / "s.json"), str(jobs / "sft-a"), "sft-a")
+    assert first["spec"] == str((tmp_path / "s.json").resolve())
+    assert [e["job_id"] for e in pending(jobs, nodes)] == ["sft-a"]
+    (jobs / ".peers" / "sft-a.node1").write_text(first["attempt"] + "\n")  # run by node 1
+    assert pending(jobs, nodes) == []
+    assert [e["job_id"] for e in pending(jobs, Nodes(3, 2, "gpu0", 29400))] == ["sft-a"]  # node 2 has not
+    retry = announce("sft", str(tmp_path / "s.json"), str(jobs / "sft-a"), "sft-a")  # the activity's retry
+    assert [e["attempt"] for e in pending(jobs, nodes)] == [retry["attempt"]]
+    assert pending(jobs, nodes, now=retry["created"] + 601) == []  # node 0 gave up on it by then
+
+
+def test_a_peer_host_trains_the_job_node_0_starts(tiny_smollm2, tmp_path):
+    jobs = tmp_path / "jobs"
+    job = jobs / "sft-peer"
+    job.mkdir(parents=True)
+    spec_path = job / "spec.json"
+    spec_path.write_text(json.dumps(marker_spec(tiny_smollm2, job, batch_size=2, max_steps=1)))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(TRAINER_DIR),
+        "PAU_TRAINER_THREADS": "1",
+        "PAU_TRAINER_PROCESSES": "1",
+        "PAU_TRAINER_NODES": "2",
+        "PAU_TRAINER_NODE_RANK": "1",
+        "PAU_TRAINER_MASTER": f"127.0.0.1:{port}",
+        "PAU_TRAINER_JOBS_DIR": str(jobs),
+    }
+    peer = subprocess.Popen(
+        [sys.executable, "-m", "pau_trainer.peer"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        node0 = _node(0, port, spec_path)
+        out, err = node0.communicate(timeout=600)
+        assert node0.returncode == 0, err[-3000:]
+        events = [json.loads(line) for line in out.splitlines()]
+        assert next(e for e in events if e["type"] == "start")["processes"] == 2
+        assert any(e["type"] == "done" for e in events)
+        deadline = time.monotonic() + 120
+        marker = jobs / ".peers" / "sft-peer.node1"
+        while time.monotonic() < deadline and not marker.is_file():
+            time.sleep(0.2)
+        assert marker.is_file()
+    finally:
+        peer.send_signal(__import__("signal").SIGTERM)
+        pout, perr = peer.communicate(timeout=120)
+    assert peer.returncode == 0, perr[-3000:]
+    lines = pout.strip().splitlines()
+    assert lines[0] == f"pau_trainer.peer: node 1 of 2, watching {jobs / '.peers'}"
+    assert (
+        len(lines) == 2 and lines[1].startswith("pau_trainer.peer: job sft-peer attempt ") and ": exit 0 (" in lines[1]
+    ), lines
+
+
+def test_a_peer_needs_the_hosts_variables(tmp_path):
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PAU_TRAINER_")}
+    for extra, message in (
+        ({}, "PAU_TRAINER_JOBS_DIR"),
+        ({"PAU_TRAINER_JOBS_DIR": str(tmp_path)}, "a peer is a host of rank 1 or more"),
+        (
+            {
+                "PAU_TRAINER_JOBS_DIR": str(tmp_path),
+                "PAU_TRAINER_NODES": "2",
+                "PAU_TRAINER_NODE_RANK": "0",
+                "PAU_TRAINER_MASTER": "h:1",
+            },
+            "a peer is a host of rank 1 or more",
+        ),
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", "pau_trainer.peer"],
+            cwd=TRAINER_DIR,
+            env={**base, **extra},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode == 2 and message in p.stderr, (extra, p.stderr)
