@@ -26,6 +26,16 @@ export async function startWorkers(
   ]);
   installRuntime(opts);
   const specs = queueSpecs();
+  // The pau-gpu worker's host: its device, and on CUDA the split of its GPUs between vLLM and the trainer,
+  // checked before any worker starts (an overlap would run the trainer out of memory beside vLLM).
+  const gpu = queues.includes('pau-gpu')
+    ? await (async () => {
+        const device = await detectDevice();
+        const split = device.kind === 'cuda' ? await hostGpuSplit(device.gpus) : undefined;
+        if (split?.problem) throw new Error(`worker pau-gpu: ${split.problem} (vllm.gpus in the models file, PAU_TRAINER_GPUS; docs/training.md, "Scale")`);
+        return { device, split };
+      })()
+    : undefined;
   const workers: Worker[] = [];
   for (const q of queues) {
     const spec = specs[q];
@@ -37,16 +47,7 @@ export async function startWorkers(
         workflows: spec.workflows,
       }),
     );
-    let extra = '';
-    if (q === 'pau-gpu') {
-      const device = await detectDevice();
-      const split = device.kind === 'cuda' ? await hostGpuSplit(device.gpus) : undefined;
-      if (split?.problem) {
-        await Promise.all(workers.map(async (w) => w.shutdown()));
-        throw new Error(`worker pau-gpu: ${split.problem} (vllm.gpus in the models file, PAU_TRAINER_GPUS; docs/training.md, "Scale")`);
-      }
-      extra = `, device: ${device.description}${split ? `; ${split.line}` : ''}`;
-    }
+    const extra = q === 'pau-gpu' && gpu ? `, device: ${gpu.device.description}${gpu.split ? `; ${gpu.split.line}` : ''}` : '';
     log(`worker ${q}: ready (activities in flight ≤ ${spec.maxConcurrentActivities}${spec.workflows ? ', serves workflows' : ''}${extra})`);
   }
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
