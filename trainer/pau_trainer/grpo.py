@@ -426,7 +426,7 @@ def default_mini_batch(world: int) -> int:
 
 def sized_to_ranks(spec: GrpoSpec, world: int, given: bool) -> GrpoSpec:
     """A spec's mini-batch for `world` ranks: the default sized to them when the spec sets none; a given one
-    kept (a job's result must not depend on where it runs), said when it leaves ranks idle."""
+    kept (its result then does not depend on the ranks), said when it leaves ranks idle."""
     if not given:
         return dataclasses.replace(spec, mini_batch_size=default_mini_batch(world))
     if spec.mini_batch_size % world:
