@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { maskUrl } from './redact';
+import { parseGpuList } from '../domain/training/gpuSplit';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -84,6 +85,20 @@ export const envSchema = z.object({
   // Unset: 4 per sandbox executor (batches then wait in the pool's own queue, not for a Temporal task slot).
   PAU_WORKER_SANDBOX_CONCURRENCY: positiveInt.optional(),
   PAU_WORKER_GPU_CONCURRENCY: positiveInt.default(1),
+  // The GPUs training jobs of this host's pau-gpu worker use (their CUDA_VISIBLE_DEVICES: `0-5`, `0,1,2`),
+  // so they do not share the vLLM servers' (`vllm.gpus`); unset: every GPU (docs/training.md, "Scale").
+  PAU_TRAINER_GPUS: z
+    .string()
+    .trim()
+    .min(1)
+    .superRefine((raw, ctx) => {
+      try {
+        parseGpuList(raw);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
   PAU_WORKER_WORKFLOW_CONCURRENCY: positiveInt.default(200),
   // The most model calls the whole deployment can have in flight (the sum of PAU_WORKER_MAIN_CONCURRENCY
   // over its `pau` workers). A model whose cap is at least this cannot reach it: its advisory-lock slots

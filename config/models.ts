@@ -11,33 +11,69 @@ import { modelParamsSchema } from '../domain/llm/modelParams';
 /** vLLM's accepted --max-lora-rank values. */
 export const VLLM_LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;
 
+/** `--max-num-seqs` of a vllm entry that sets none, and its `maxConcurrency` then: the engine batches this many sequences at once. */
+export const VLLM_DEFAULT_MAX_NUM_SEQS = 64;
+
 /** Provider `vllm` only: how the stack starts the server (domain/llm/vllmCommand.ts) and what it serves. */
-export const vllmOptionsSchema = z.strictObject({
-  /** Registry names of the bases (e.g. `local/qwen2.5-coder-0.5b`) whose checkpoints this server serves as LoRA modules. */
-  loraBases: z.array(z.string().min(1)).default([]),
-  /** `--max-lora-rank`: at least the rank of every adapter it loads. */
-  maxLoraRank: z
-    .number()
-    .int()
-    .refine((r) => (VLLM_LORA_RANKS as readonly number[]).includes(r), `one of ${VLLM_LORA_RANKS.join(', ')} (vLLM's choices)`)
-    .default(16),
-  /** `--max-loras`: adapters in one batch. */
-  maxLoras: z.number().int().min(1).max(64).default(4),
-  gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
-  /** `--tensor-parallel-size`; default vLLM's (1). */
-  tensorParallelSize: z.number().int().min(1).optional(),
-  maxModelLen: z.number().int().min(256).optional(),
-  dtype: z.enum(['auto', 'bfloat16', 'float16']).optional(),
-  /** More `vllm serve` arguments, passed as they are. */
-  args: z.array(z.string()).default([]),
-  /** The `vllm` executable (a path, or a name on the PATH). */
-  executable: z.string().min(1).default('vllm'),
-  /** Seconds to wait for the server to load the model. */
-  loadTimeoutS: z.number().int().min(10).default(900),
-});
+export const vllmOptionsSchema = z
+  .strictObject({
+    /**
+     * Registry names of the bases (e.g. `local/qwen2.5-coder-0.5b`) this server serves: the base itself (no
+     * adapter) and its checkpoints as LoRA modules, so the policy, the critic, the base arm of an evaluation
+     * and every checkpoint share one engine, one set of weights and one tool parser.
+     */
+    loraBases: z.array(z.string().min(1)).default([]),
+    /** `--max-lora-rank`: at least the rank of every adapter it loads. */
+    maxLoraRank: z
+      .number()
+      .int()
+      .refine((r) => (VLLM_LORA_RANKS as readonly number[]).includes(r), `one of ${VLLM_LORA_RANKS.join(', ')} (vLLM's choices)`)
+      .default(16),
+    /** `--max-loras`: adapters in one batch. */
+    maxLoras: z.number().int().min(1).max(64).default(4),
+    gpuMemoryUtilization: z.number().gt(0).max(1).optional(),
+    /** `--tensor-parallel-size`; default the number of `gpus` (1 when unset). */
+    tensorParallelSize: z.number().int().min(1).optional(),
+    /** `--max-model-len`; default the trainer's max_length (8,192). */
+    maxModelLen: z.number().int().min(256).optional(),
+    /** `--max-num-seqs`, and the entry's default `maxConcurrency`. */
+    maxNumSeqs: z.number().int().min(1).max(4096).default(VLLM_DEFAULT_MAX_NUM_SEQS),
+    dtype: z.enum(['auto', 'bfloat16', 'float16']).optional(),
+    /** `--reasoning-parser`; default `qwen3` for a Qwen3 model, else none; null: none. */
+    reasoningParser: z.string().min(1).nullable().optional(),
+    /**
+     * The GPUs this server uses (its CUDA_VISIBLE_DEVICES); the trainer gets the others (PAU_TRAINER_GPUS,
+     * docs/training.md "Scale"). Unset: every visible GPU.
+     */
+    gpus: z.array(z.number().int().min(0)).min(1).optional(),
+    /** More `vllm serve` arguments, passed as they are. */
+    args: z.array(z.string()).default([]),
+    /** The `vllm` executable (a path, or a name on the PATH). */
+    executable: z.string().min(1).default('vllm'),
+    /** Seconds to wait for the server to load the model. */
+    loadTimeoutS: z.number().int().min(10).default(900),
+  })
+  .superRefine((o, ctx) => {
+    if (o.gpus && new Set(o.gpus).size !== o.gpus.length) ctx.addIssue({ code: 'custom', path: ['gpus'], message: 'lists a GPU twice' });
+    if (o.gpus && o.tensorParallelSize !== undefined && o.tensorParallelSize !== o.gpus.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tensorParallelSize'],
+        message: `${o.tensorParallelSize} differs from the ${o.gpus.length} GPU(s) in gpus: vLLM shards the model over exactly the GPUs it sees`,
+      });
+  });
 export type VllmOptions = z.infer<typeof vllmOptionsSchema>;
 
-export const modelEntrySchema = z
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A vllm entry that sets no `maxConcurrency` gets its engine's `--max-num-seqs`: the requests it batches at once. */
+function vllmConcurrencyDefault(raw: unknown): unknown {
+  if (!isRecord(raw) || raw.provider !== 'vllm' || raw.maxConcurrency !== undefined) return raw;
+  const seqs = isRecord(raw.vllm) && typeof raw.vllm.maxNumSeqs === 'number' ? raw.vllm.maxNumSeqs : VLLM_DEFAULT_MAX_NUM_SEQS;
+  return { ...raw, maxConcurrency: Math.min(1000, seqs) };
+}
+
+const modelEntryObject = z
   .object({
     /**
      * `openai`: any OpenAI-compatible endpoint. `mock`: the project's scripted model server (not a real LLM).
@@ -109,6 +145,7 @@ export const modelEntrySchema = z
       });
     }
   });
+export const modelEntrySchema = z.preprocess(vllmConcurrencyDefault, modelEntryObject);
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export interface ModelSpec extends ModelEntry {
   name: string;

@@ -26,6 +26,16 @@ export async function startWorkers(
   ]);
   installRuntime(opts);
   const specs = queueSpecs();
+  // The pau-gpu worker's host: its device, and on CUDA the split of its GPUs between vLLM and the trainer,
+  // checked before any worker starts (an overlap would run the trainer out of memory beside vLLM).
+  const gpu = queues.includes('pau-gpu')
+    ? await (async () => {
+        const device = await detectDevice();
+        const split = device.kind === 'cuda' ? await hostGpuSplit(device.gpus) : undefined;
+        if (split?.problem) throw new Error(`worker pau-gpu: ${split.problem} (vllm.gpus in the models file, PAU_TRAINER_GPUS; docs/training.md, "Scale")`);
+        return { device, split };
+      })()
+    : undefined;
   const workers: Worker[] = [];
   for (const q of queues) {
     const spec = specs[q];
@@ -37,7 +47,7 @@ export async function startWorkers(
         workflows: spec.workflows,
       }),
     );
-    const extra = q === 'pau-gpu' ? `, device: ${(await detectDevice()).description}` : '';
+    const extra = q === 'pau-gpu' && gpu ? `, device: ${gpu.device.description}${gpu.split ? `; ${gpu.split.line}` : ''}` : '';
     log(`worker ${q}: ready (activities in flight ≤ ${spec.maxConcurrentActivities}${spec.workflows ? ', serves workflows' : ''}${extra})`);
   }
   const done = Promise.all(workers.map((w) => w.run())).then(async () => {
@@ -49,6 +59,20 @@ export async function startWorkers(
     await done;
   };
   return { done, shutdown };
+}
+
+/** This host's GPU split: the stack's vLLM entries' `vllm.gpus` against PAU_TRAINER_GPUS (domain/training/gpuSplit.ts). */
+async function hostGpuSplit(visible: number) {
+  const [{ models }, { stackVllmEntries }, { gpuSplit, parseGpuList }, { env }] = await Promise.all([
+    import('../config/models'),
+    import('../platform/models/vllm/server'),
+    import('../domain/training/gpuSplit'),
+    import('../config/env'),
+  ]);
+  const registry = models();
+  const servers = stackVllmEntries(registry.names().map((n) => registry.get(n))).map((s) => ({ name: s.name, ...(s.vllm?.gpus ? { gpus: s.vllm.gpus } : {}) }));
+  const raw = env().PAU_TRAINER_GPUS;
+  return gpuSplit({ servers, visible, ...(raw ? { trainer: parseGpuList(raw) } : {}) });
 }
 
 /**

@@ -2,7 +2,8 @@
 // key), so a worker that was running when the checkpoint was registered serves it without a restart.
 // A checkpoint is served as its base model plus its LoRA adapter (docs/training.md, "Serving"): by the
 // vLLM entry that lists its base in `vllm.loraBases` when there is one (a GPU host), else by llama.cpp
-// with the GGUF export. Checkpoints whose files were stored (docs/training.md, "Checkpoints that travel")
+// with the GGUF export. A base such an entry lists is served by it too (no adapter), so both arms of a
+// checkpoint-vs-base comparison share one stack. Checkpoints whose files were stored (docs/training.md, "Checkpoints that travel")
 // are served from this host's checkpoint cache, fetched and verified by hash on first use; older ones from
 // the directory recorded at registration.
 import path from 'node:path';
@@ -43,6 +44,15 @@ export function vllmCheckpointSpec(name: string, server: ModelSpec, loraDir: str
   return { ...server, name, model: name, loraModule: { name, path: loraDir, base: server.model }, adapterSha256 };
 }
 
+/**
+ * A base served by its vLLM entry (the entry lists it in `vllm.loraBases`): the server's entry under the
+ * base's name, no adapter, so the base, the critic and the policy at epoch 1 share the checkpoints' engine,
+ * weights and tool parser (docs/training.md, "Scale").
+ */
+export function vllmBaseSpec(name: string, server: ModelSpec): ModelSpec {
+  return { ...server, name };
+}
+
 /** A loopback port per checkpoint: PAU_MODEL_PORT_BASE + 100 + (FNV-1a of the id mod 400). */
 export function checkpointPort(id: string, portBase = env().PAU_MODEL_PORT_BASE): number {
   return portBase + 100 + (fnv1a(id) % 400);
@@ -56,7 +66,10 @@ export interface ResolveOptions extends MaterializeOptions {
 export async function resolveModel(name: string, db: Db, opts: ResolveOptions = {}): Promise<ModelSpec> {
   const registry = opts.registry ?? models();
   const id = checkpointIdOf(name);
-  if (id === undefined) return registry.get(name);
+  if (id === undefined) {
+    const server = registry.vllmServerFor(name);
+    return server ? vllmBaseSpec(name, server) : registry.get(name);
+  }
   const row = await loadCheckpoint(db, id);
   if (!row) throw new ModelConfigError(`unknown model ${JSON.stringify(name)}: no checkpoint ${JSON.stringify(id)} is registered`);
   if (!row.baseModel) throw new ModelConfigError(`model ${name}: checkpoint ${id} has no base model recorded`);

@@ -19,7 +19,8 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
 import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnparsableFigures, meanOf, sampleStratified } from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
-import { grpoEvalFigures } from '../../domain/training/grpoEval';
+import { type GrpoEvalStacks, grpoEvalFigures } from '../../domain/training/grpoEval';
+import { mixedStacksRefusal, servingStackOf } from '../../domain/llm/servingStack';
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
@@ -184,6 +185,25 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
     async summarizeGrpoEval(input: { evalRunId: string; checkpointModel: string; base: string; judgeModel: string }): Promise<GrpoEvalFigures> {
       const rows = await loadRolloutRows(db(), input.evalRunId, input.judgeModel, null);
       return grpoEvalFigures(input.evalRunId, rows, input.checkpointModel, input.base);
+    },
+
+    /**
+     * The stack each arm of a paired evaluation is served by, as this host resolves them; refused
+     * (non-retryable) when they differ, unless the run allows it (`--allow-mixed-stacks`).
+     */
+    async servingStacks(input: { checkpointModel: string; base: string; allowMixed: boolean }): Promise<GrpoEvalStacks> {
+      const arms = [
+        { arm: 'checkpoint', model: input.checkpointModel },
+        { arm: 'base', model: input.base },
+      ];
+      const stacks = await Promise.all(arms.map(async (a) => ({ ...a, stack: servingStackOf(await endpoints.resolve(a.model, db())) })));
+      const refusal = mixedStacksRefusal(stacks, input.allowMixed);
+      if (refusal) throw ApplicationFailure.nonRetryable(refusal, FAILURE_TYPES.mixedServingStacks);
+      return {
+        checkpoint: stacks[0]!.stack,
+        base: stacks[1]!.stack,
+        ...(input.allowMixed && stacks[0]!.stack !== stacks[1]!.stack ? { mixedAllowed: true } : {}),
+      };
     },
 
     /** Epoch figures into the run's summary (`epochs[e]`, rewritten on a retry). */

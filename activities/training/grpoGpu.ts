@@ -8,7 +8,7 @@ import { loadEpisodeTranscript } from '../episode/transcript';
 import { sftConversation } from '../../domain/training/sftData';
 import { servedLine } from '../../domain/training/servedLine';
 import { rolloutLine } from '../../domain/training/grpoRollouts';
-import { groupRollouts } from '../../domain/training/rolloutOutcome';
+import { groupRollouts, type RolloutLineCandidate, wholeGroupLines } from '../../domain/training/rolloutOutcome';
 import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
 import { baseModelFile, writeIfChanged } from './sftGpu';
 import { servedTurns } from './sftData';
@@ -30,9 +30,10 @@ export interface PrepareGrpoResult {
   rollouts: number;
   /**
    * Rollouts left out, by reason: `group_skipped` (a rollout of its group had no usable reward for a reason
-   * outside the policy: domain/training/rolloutOutcome.ts), `no_policy_message` (nothing the policy wrote).
+   * outside the policy: domain/training/rolloutOutcome.ts), `no_policy_message` (nothing the policy wrote),
+   * `not_as_served` (a request not in the ledger as the transcript says: servedLine.ts), `no_transcript`, and
+   * `group_dropped` (the siblings of a rollout left out for one of those three: the whole group goes).
    * Policy failures are not left out: they train with the minimum reward.
-   * `not_as_served`: a request not in the ledger as the transcript says (servedLine.ts).
    */
   skipped: Record<string, number>;
   /** Policy messages (assistant turns) over all rollouts, and those the critic rated. */
@@ -49,34 +50,39 @@ export function createGrpoGpuActivities(db: () => Db) {
       const d = db();
       const grouped = groupRollouts(await loadRolloutRows(d, input.runId, input.judgeModel, input.episodeIds), input.codeMatchWeight);
       const skipped: Record<string, number> = {};
-      const lines: string[] = [];
-      let policyMessages = 0;
-      let ratedMessages = 0;
-      let lengthCut = 0;
+      const candidates: RolloutLineCandidate<{ text: string; rewards: (number | null)[]; lengthCut: number }>[] = [];
       for (const { row: r, reward: outcome, trained } of grouped.rollouts) {
         if (!trained || outcome === null) {
           skipped.group_skipped = (skipped.group_skipped ?? 0) + 1;
           continue;
         }
         const t = await loadEpisodeTranscript(d, r.episodeId);
-        if (!t) continue;
+        if (!t) {
+          candidates.push({ group: r.methodId, drop: 'no_transcript' });
+          continue;
+        }
         const assistants = t.steps.filter((s) => s.kind === 'assistant');
         if (assistants.length === 0) {
-          skipped.no_policy_message = (skipped.no_policy_message ?? 0) + 1;
+          candidates.push({ group: r.methodId, drop: 'no_policy_message' });
           continue;
         }
         // Each policy message in the request it was sampled from (its tools, its reasoning): servedLine.ts.
         const served = servedLine(sftConversation(t.messages), (await servedTurns(d, [r.episodeId])).get(r.episodeId) ?? []);
         if (!served.ok) {
-          skipped.not_as_served = (skipped.not_as_served ?? 0) + 1;
+          candidates.push({ group: r.methodId, drop: 'not_as_served' });
           continue;
         }
         const rewards = assistants.map((s) => s.criticReward);
-        policyMessages += rewards.length;
-        ratedMessages += rewards.filter((x) => x !== null).length;
-        lengthCut += served.lengthCut.length;
-        lines.push(JSON.stringify(rolloutLine(r.episodeId, r.methodId, served.line, rewards, outcome)));
+        const text = JSON.stringify(rolloutLine(r.episodeId, r.methodId, served.line, rewards, outcome));
+        candidates.push({ group: r.methodId, line: { text, rewards, lengthCut: served.lengthCut.length } });
       }
+      // One rollout dropped drops its group (domain/training/rolloutOutcome.ts, wholeGroupLines).
+      const whole = wholeGroupLines(candidates);
+      for (const [k, n] of Object.entries(whole.dropped)) skipped[k] = n;
+      const lines = whole.lines.map((l) => l.text);
+      const policyMessages = whole.lines.reduce((n, l) => n + l.rewards.length, 0);
+      const ratedMessages = whole.lines.reduce((n, l) => n + l.rewards.filter((x) => x !== null).length, 0);
+      const lengthCut = whole.lines.reduce((n, l) => n + l.lengthCut, 0);
       if (lines.length === 0) {
         throw ApplicationFailure.nonRetryable(`no usable rollout among ${input.episodeIds.length} (${JSON.stringify(skipped)})`, TRAINER_FAILURE.invalidData);
       }

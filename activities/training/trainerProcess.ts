@@ -11,7 +11,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { PROJECT_ROOT } from '../../config/env';
+import { env, PROJECT_ROOT } from '../../config/env';
+import { parseGpuList } from '../../domain/training/gpuSplit';
 import { trainerEventSchema, type TrainerCommand, type TrainerEvent } from '../../domain/training/trainerProtocol';
 
 export const TRAINER_DIR = path.join(PROJECT_ROOT, 'trainer');
@@ -63,6 +64,11 @@ export interface TrainerRunResult {
   stderrTail: string;
 }
 
+/** The trainer's GPU set (PAU_TRAINER_GPUS) as its CUDA_VISIBLE_DEVICES; nothing when unset. */
+export function trainerGpuEnv(raw: string | undefined = env().PAU_TRAINER_GPUS): NodeJS.ProcessEnv {
+  return raw ? { CUDA_VISIBLE_DEVICES: parseGpuList(raw).join(',') } : {};
+}
+
 /** Run the trainer to completion (or cancellation, or death) and return what it reported. */
 export async function runTrainerProcess(command: TrainerCommand, specFile: string, opts: TrainerRunOptions = {}): Promise<TrainerRunResult> {
   const py = await ensureTrainerPython();
@@ -71,7 +77,7 @@ export async function runTrainerProcess(command: TrainerCommand, specFile: strin
     stdio: ['pipe', 'pipe', 'pipe'],
     // the pid the trainer's watchdog compares getppid() with (closes the race with a parent that dies
     // before the trainer has set its death signal)
-    env: { ...process.env, PYTHONUNBUFFERED: '1', ...opts.env, PAU_TRAINER_PARENT_PID: String(process.pid) },
+    env: { ...process.env, PYTHONUNBUFFERED: '1', ...trainerGpuEnv(), ...opts.env, PAU_TRAINER_PARENT_PID: String(process.pid) },
   });
   const events: TrainerEvent[] = [];
   let stderrTail = '';

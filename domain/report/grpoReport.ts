@@ -7,7 +7,7 @@ import { esc, PALETTE, REPORT_STYLE, table } from './renderHtml';
 import { fmtEstimate, fmtPaired } from './summarize';
 import type { PairedEstimate } from './stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
-import { grpoEvalLine, type GrpoEvalMetric } from '../training/grpoEval';
+import { grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
 
 export interface GrpoTrajectoryStep {
@@ -185,6 +185,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
       `${pct(c.repeatedCallRate)} / ${pct(b.repeatedCallRate)}`,
       `${fmt(c.meanCalls, 1)} / ${fmt(b.meanCalls, 1)}`,
       `${c.failed + (c.unjudged ?? 0)} / ${b.failed + (b.unjudged ?? 0)}`,
+      servedByText(v.stacks) ?? '-',
     ];
   });
   let html =
@@ -203,6 +204,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
         'repeated calls ckpt / base',
         'calls per episode ckpt / base',
         'failed or unjudged ckpt / base',
+        'served by ckpt / base',
       ],
       rows,
       [1],

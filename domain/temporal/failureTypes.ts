@@ -6,6 +6,8 @@ export const FAILURE_TYPES = {
   // benchmark runs
   datasetNotFound: 'DatasetNotFound',
   emptySplit: 'EmptySplit',
+  /** A paired evaluation whose arms are served by different stacks (domain/llm/servingStack.ts). */
+  mixedServingStacks: 'MixedServingStacks',
   runPlanChanged: 'RunPlanChanged',
   runNotFound: 'RunNotFound',
   runNotBenchmark: 'RunNotBenchmark',

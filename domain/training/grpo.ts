@@ -72,6 +72,8 @@ export interface GrpoConfig {
   seed: number;
   /** The judge's card failed and the run was started with --allow-unqualified-judge (its reports mark the scores). */
   allowUnqualifiedJudge?: boolean;
+  /** The evaluation may pair a checkpoint and a base served by different stacks (--allow-mixed-stacks; the report names both). */
+  allowMixedStacks?: boolean;
   /** Benchmark the checkpoint every K epochs (and after the last); 0: never. */
   evalEvery: number;
   evalSplit: string;
@@ -93,6 +95,15 @@ export interface GrpoConfig {
  * on a 2-core host without piling up episodes that only wait for a slot.
  */
 export const DEFAULT_ROLLOUT_WINDOW = 4;
+
+/**
+ * The rollout window of a policy served by vLLM when `--rollout-window` is not given: the engine batches
+ * `maxConcurrency` requests (its `--max-num-seqs`), so that many rollouts run at once, at most the epoch's
+ * (methods x group). A llama.cpp policy keeps DEFAULT_ROLLOUT_WINDOW (its 2 slots).
+ */
+export function engineRolloutWindow(maxConcurrency: number, epochRollouts: number): number {
+  return Math.max(1, Math.min(maxConcurrency, epochRollouts));
+}
 
 /** What one epoch produced (stored in the run's summary, drawn by the report). */
 export interface GrpoEpochFigures {
@@ -137,7 +148,8 @@ export interface GrpoEpochFigures {
   };
   /**
    * What the update's data preparation handed to the trainer and left out, by reason (PrepareGrpoResult:
-   * `not_as_served`, `group_skipped`, `no_policy_message`). Absent in runs recorded before the count.
+   * `not_as_served`, `group_skipped`, `no_policy_message`, `no_transcript`, `group_dropped`). Absent in runs
+   * recorded before the count.
    */
   prepared?: { rollouts: number; skipped: Record<string, number> };
   /** Wall time of the epoch's phases (ms, workflow clock). */

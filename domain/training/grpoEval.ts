@@ -33,8 +33,17 @@ export interface GrpoEvalModelFigures {
   repeatedCallRate?: number | null;
 }
 
+/** The serving stack of each arm (domain/llm/servingStack.ts); `mixedAllowed` when they differ by --allow-mixed-stacks. */
+export interface GrpoEvalStacks {
+  checkpoint: string;
+  base: string;
+  mixedAllowed?: boolean;
+}
+
 export interface GrpoEvalFigures {
   runId: string;
+  /** Which stack served each arm (absent in runs recorded before the check). */
+  stacks?: GrpoEvalStacks;
   checkpoint: GrpoEvalModelFigures;
   base: GrpoEvalModelFigures;
   /** Checkpoint minus base, paired by method (absent in runs recorded before issue 23). */
@@ -85,6 +94,13 @@ export function grpoEvalFigures(runId: string, rows: readonly GrpoEvalRow[], che
   };
 }
 
+/** What served each arm: one stack said once, or both (different, allowed by the run); undefined before the check. */
+export function servedByText(stacks: GrpoEvalStacks | undefined): string | undefined {
+  if (!stacks) return undefined;
+  if (stacks.checkpoint === stacks.base) return stacks.checkpoint;
+  return `${stacks.checkpoint} vs ${stacks.base}${stacks.mixedAllowed ? ' (DIFFERENT STACKS, --allow-mixed-stacks)' : ''}`;
+}
+
 const fmtE = (e: Estimate | undefined, percent = false) => (e ? fmtEstimate(e, percent) : '-');
 
 /** One line of an epoch's evaluation for the CLI: score and unseen code match of both sides, and the paired difference. */
@@ -99,6 +115,7 @@ export function grpoEvalLine(ev: GrpoEvalFigures): string {
     `val ${ev.runId} (${c.episodes} + ${b.episodes} episodes, all counted): score ${fmtE(c.estimates.score)} vs base ${fmtE(b.estimates.score)}, ` +
     `ckpt - base ${fmtPaired(ev.paired.score)}; code match (unseen) ${fmtE(c.estimates.codeMatchUnobserved, true)} vs ${fmtE(b.estimates.codeMatchUnobserved, true)}, ` +
     `${fmtPaired(ev.paired.codeMatchUnobserved, true)}; described ${pct(c.described)} vs ${pct(b.described)}; ` +
-    `repeated calls ${pct(c.repeatedCallRate)} vs ${pct(b.repeatedCallRate)}; calls/episode ${c.meanCalls?.toFixed(1) ?? '-'} vs ${b.meanCalls?.toFixed(1) ?? '-'}`
+    `repeated calls ${pct(c.repeatedCallRate)} vs ${pct(b.repeatedCallRate)}; calls/episode ${c.meanCalls?.toFixed(1) ?? '-'} vs ${b.meanCalls?.toFixed(1) ?? '-'}` +
+    (ev.stacks ? `; served by ${servedByText(ev.stacks)}` : '')
   );
 }

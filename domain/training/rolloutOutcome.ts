@@ -107,3 +107,32 @@ export function groupRollouts(rows: readonly RolloutOutcomeRow[], codeMatchWeigh
   });
   return { rollouts, figures };
 }
+
+/**
+ * A rollout of a trained group that still cannot become a trainer line: its transcript is gone
+ * (`no_transcript`), a request is not in the ledger as the transcript says (`not_as_served`), or the policy
+ * wrote no message (`no_policy_message`).
+ */
+export type LineDrop = 'no_transcript' | 'not_as_served' | 'no_policy_message';
+
+export type RolloutLineCandidate<T> = { group: string; line: T } | { group: string; drop: LineDrop };
+
+/**
+ * The trainer lines of whole groups only. A rollout dropped alone would leave its siblings' advantages
+ * computed without its reward (the same bias as an unjudged rollout), so one dropped rollout drops its
+ * group: the culprit is counted under its reason, its siblings that had a line under `group_dropped`.
+ */
+export function wholeGroupLines<T>(candidates: readonly RolloutLineCandidate<T>[]): {
+  lines: T[];
+  dropped: Partial<Record<LineDrop | 'group_dropped', number>>;
+} {
+  const broken = new Set(candidates.filter((c) => 'drop' in c).map((c) => c.group));
+  const dropped: Partial<Record<LineDrop | 'group_dropped', number>> = {};
+  const lines: T[] = [];
+  for (const c of candidates) {
+    if ('drop' in c) dropped[c.drop] = (dropped[c.drop] ?? 0) + 1;
+    else if (broken.has(c.group)) dropped.group_dropped = (dropped.group_dropped ?? 0) + 1;
+    else lines.push(c.line);
+  }
+  return { lines, dropped };
+}

@@ -36,6 +36,8 @@ export const startEventSchema = z.looseObject({
   resumed_from_step: z.number().int(),
   /** Processes of the job (torch.distributed ranks; PAU_TRAINER_PROCESSES); absent from older trainers. */
   processes: z.number().int().positive().optional(),
+  /** The frozen base's dtype on rank 0 (bfloat16 on CUDA, float32 on CPU); absent from older trainers. */
+  dtype: z.string().optional(),
 });
 export const infoEventSchema = z.object({
   type: z.literal('info'),

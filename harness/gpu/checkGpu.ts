@@ -1,36 +1,48 @@
 // `npm run check:gpu [-- --model M --processes N --cpu-threads T --plan --skip-episode --keep]`: the GPU path,
-// end to end, on a CUDA host. Installs what it needs (the trainer venv, vLLM in its own venv; exact pins from
-// PyPI), trains one SFT step and one GRPO step of the 0.5B in bf16 with one process per visible GPU (torchrun +
-// DDP over NCCL, through the workers' own runTrainerProcess), the same steps on CPU for comparison, serves the
-// SFT checkpoint with vLLM as a LoRA module, runs one episode against it, and prints tokens/s, peak GPU memory
-// and each step's loss beside the CPU one. Without CUDA it says so in one line and exits 3 (GPU_CHECK_EXIT).
-// The pure parts (arguments, GPU count, plan, table) are in gpuCheck.ts.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+// end to end, on a CUDA host, as GRPO runs it. Checks the host first (driver for the trainer's CUDA, bf16;
+// one line of what it lacks, exit 4), installs what it needs (the trainer venv, vLLM in its own venv; exact
+// pins from PyPI), trains one SFT step and one GRPO step of the 0.5B in bf16 with one process per visible GPU
+// (torchrun + DDP over NCCL, through the workers' own runTrainerProcess) and the same steps on CPU, compares
+// them (SFT loss; GRPO gradient norm: step 1's loss is -mean(advantage) whatever the model), serves the base
+// through the model registry's `vllm` kind (the stack's own command line), loads the SFT checkpoint into it at
+// run time as GRPO loads each epoch's, sends a tool request through the adapter, runs one tool episode against
+// the base on the same server, and prints dtype, tokens/s, peak GPU memory and each step beside the CPU one.
+// Without CUDA it says so in one line and exits 3 (GPU_CHECK_EXIT). The pure parts are in gpuCheck.ts.
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../config/env';
+import { PROJECT_ROOT, reloadEnv } from '../../config/env';
+import { models, reloadModels } from '../../config/models';
+import { ensureLoraLoaded, ensureVllmServer, startVllmServer, vllmPlan } from '../../platform/models/vllm/server';
+import { serverFiles } from '../../platform/models/local/server';
+import { runningPid, stopPid } from '../../platform/process/processes';
 import { freePort } from '../../platform/process/processes';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
 import type { DoneEvent, ProgressEvent, TrainerCommand } from '../../domain/training/trainerProtocol';
 import { UsageError } from '../../scripts/lib/args';
 import {
+  baseEntryOf,
+  checkFailures,
   formatFigures,
   GPU_CHECK_EXIT,
+  GPU_QUERY,
   type GpuCheckArgs,
   type GpuCheckFigures,
   gpuCheckPlan,
   gpuCheckUsage,
+  hostLacks,
   LORA_NAME,
-  LOSS_GAP_MAX,
-  lossGap,
   noCudaLine,
   parseGpuCheckArgs,
+  parseGpuQuery,
   processesOf,
   sftBatch,
   type StepFigures,
+  trainerCudaOf,
   visibleGpus,
+  VLLM_ENTRY,
   VLLM_REQUIREMENTS,
 } from './gpuCheck';
 
@@ -60,19 +72,27 @@ async function trainerStep(
   const file = path.join(dir, 'spec.json');
   fs.writeFileSync(file, JSON.stringify(spec, null, 2));
   let progress: ProgressEvent | undefined;
+  let dtype: string | undefined;
   const r = await runTrainerProcess(command, file, {
     env,
     onEvent: (e) => {
       if (e.type === 'progress') progress = e;
+      if (e.type === 'start' && typeof e.dtype === 'string') dtype = e.dtype;
       if (e.type === 'info' || e.type === 'start' || e.type === 'error')
         log(`${label}: ${e.type === 'start' ? `start, ${e.processes ?? 1} process(es)` : e.message}`);
     },
   });
   const done = r.events.find((e): e is DoneEvent => e.type === 'done');
   if (r.exitCode !== 0 || !done || !progress) throw new StepFailed(`${label}: exit ${r.exitCode ?? r.signal}; stderr: ${r.stderrTail.slice(-3000)}`);
-  const figures: StepFigures = { loss: progress.loss, tokensPerS: progress.tokens_per_s, stepS: typeof progress.step_s === 'number' ? progress.step_s : null };
+  const figures: StepFigures = {
+    ...(dtype ? { dtype } : {}),
+    loss: progress.loss,
+    gradNorm: typeof progress.grad_norm === 'number' ? progress.grad_norm : null,
+    tokensPerS: progress.tokens_per_s,
+    stepS: typeof progress.step_s === 'number' ? progress.step_s : null,
+  };
   if (progress.peak_memory_bytes !== undefined) figures.peakMemoryBytes = progress.peak_memory_bytes;
-  log(`${label}: loss ${figures.loss} ${figures.tokensPerS} tok/s`);
+  log(`${label}: ${dtype ?? 'dtype not reported'}, loss ${figures.loss}, grad norm ${figures.gradNorm ?? '-'}, ${figures.tokensPerS} tok/s`);
   return { figures, done };
 }
 
@@ -91,71 +111,83 @@ function ensureVllm(trainerPy: string): string {
   return path.join(venv, 'bin', 'vllm');
 }
 
-async function serveWithVllm(vllm: string, baseDir: string, adapterDir: string, work: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const logFile = path.join(work, 'vllm.log');
-  const out = fs.openSync(logFile, 'w');
-  const child = spawn(
-    vllm,
-    [
-      'serve',
-      baseDir,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--dtype',
-      'bfloat16',
-      '--max-model-len',
-      '4096',
-      '--gpu-memory-utilization',
-      '0.5',
-    ].concat(['--enable-lora', '--lora-modules', `${LORA_NAME}=${adapterDir}`]),
-    { stdio: ['ignore', out, out], detached: true },
-  );
-  const url = `http://127.0.0.1:${port}/v1`;
-  const deadline = Date.now() + 15 * 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new StepFailed(`vllm serve exited ${child.exitCode}; log ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
-    try {
-      const r = await fetch(`${url}/models`);
-      if (r.ok && JSON.stringify(await r.json()).includes(`"${LORA_NAME}"`)) return { child, url };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 2000));
+/**
+ * The base served the way the stack serves a `vllm` registry entry: a models file naming it (its executable
+ * the check's vLLM venv, `loraBases` the trainer's base), started by startVllmServer (vllmCommand's command
+ * line), the SFT checkpoint loaded at run time with ensureLoraLoaded, as chat() does for `ckpt:<id>`.
+ */
+async function serveThroughRegistry(
+  vllm: string,
+  baseDir: string,
+  model: string,
+  adapterDir: string,
+  work: string,
+): Promise<{ url: string; apiKey: string; modelsFile: string; stop: () => Promise<void> }> {
+  const modelsFile = path.join(work, 'pau.models.json');
+  const entry = {
+    provider: 'vllm',
+    model: baseDir,
+    port: await freePort(),
+    params: { temperature: 0, max_tokens: 256 },
+    vllm: { loraBases: [baseEntryOf(model)], executable: vllm, gpuMemoryUtilization: 0.5, loadTimeoutS: 900 },
+  };
+  fs.writeFileSync(modelsFile, JSON.stringify({ models: { [VLLM_ENTRY]: entry } }, null, 2));
+  process.env.PAU_MODELS_FILE = modelsFile;
+  reloadEnv();
+  reloadModels();
+  const spec = models().get(VLLM_ENTRY);
+  const plan = vllmPlan(spec);
+  log(`vllm: ${plan.launch.command} ${plan.launch.args.join(' ')}`);
+  const stop = async () => {
+    const pid = runningPid(serverFiles(plan.slug).pidFile);
+    if (pid !== undefined) await stopPid(pid, 30_000);
+  };
+  try {
+    log(`${VLLM_ENTRY}: ${await startVllmServer(spec, { log, progress: log })}`);
+    const { baseURL, apiKey } = await ensureVllmServer(spec);
+    log(`LoRA ${LORA_NAME}: ${await ensureLoraLoaded(baseURL, apiKey, { name: LORA_NAME, path: adapterDir })} at run time from ${adapterDir}`);
+    return { url: baseURL, apiKey, modelsFile, stop };
+  } catch (e) {
+    await stop();
+    throw new StepFailed(`vLLM through the registry: ${(e as Error).message}; log ${serverFiles(plan.slug).logFile}`);
   }
-  throw new StepFailed(`vllm serve did not list ${LORA_NAME} within 15 min; log ${logFile}`);
 }
 
-async function oneCompletion(url: string): Promise<{ tokensPerS: number; completionTokens: number }> {
+/** One request with a tool through the adapter: tool_choice auto needs the server's tool-call parser (else HTTP 400). */
+async function oneToolCompletion(url: string, apiKey: string): Promise<{ tokensPerS: number; completionTokens: number; toolCalls: number }> {
   const t0 = Date.now();
   const r = await fetch(`${url}/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
     body: JSON.stringify({
       model: LORA_NAME,
-      messages: [{ role: 'user', content: 'Describe in two sentences what a Python function f(x) that returns 2 * x does.' }],
+      messages: [{ role: 'user', content: 'Call f with x = 3 to see what the Python function f(x) returns.' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'call_f',
+            description: 'Call the function f on one argument and return its result.',
+            parameters: { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'] },
+          },
+        },
+      ],
+      tool_choice: 'auto',
       max_tokens: 128,
       temperature: 0,
     }),
   });
-  if (!r.ok) throw new StepFailed(`chat completion through ${LORA_NAME}: HTTP ${r.status} ${await r.text()}`);
-  const body = (await r.json()) as { usage?: { completion_tokens?: number } };
+  if (!r.ok) throw new StepFailed(`chat completion with a tool through ${LORA_NAME}: HTTP ${r.status} ${await r.text()}`);
+  const body = (await r.json()) as { usage?: { completion_tokens?: number }; choices?: { message?: { tool_calls?: unknown[] } }[] };
   const tokens = body.usage?.completion_tokens ?? 0;
-  return { tokensPerS: tokens / ((Date.now() - t0) / 1000), completionTokens: tokens };
+  return { tokensPerS: tokens / ((Date.now() - t0) / 1000), completionTokens: tokens, toolCalls: body.choices?.[0]?.message?.tool_calls?.length ?? 0 };
 }
 
 /**
- * One episode against the served checkpoint through the real stack. LATER MERGE: the model registry's `vllm`
- * kind (issue 26, "A GPU serving path") replaces this private `openai`-provider entry and the server above.
+ * One tool episode through the real stack: the base, which the models file's vllm entry serves (the same
+ * server and weights as the checkpoint above), native tool calls.
  */
-async function oneEpisode(url: string, work: string): Promise<{ status: string; detail: string }> {
-  const modelsFile = path.join(work, 'pau.models.json');
-  fs.writeFileSync(
-    modelsFile,
-    JSON.stringify({ models: { 'gpu-check-vllm': { baseUrl: url, model: LORA_NAME, maxConcurrency: 2, params: { temperature: 0 } } } }, null, 2),
-  );
+async function oneEpisode(modelsFile: string, model: string): Promise<{ status: string; detail: string }> {
   const env = { PAU_MODELS_FILE: modelsFile };
   const pau = (args: string[]) =>
     spawnSync('npm', ['run', '--silent', 'pau', '--', ...args], { cwd: PROJECT_ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
@@ -194,7 +226,7 @@ async function oneEpisode(url: string, work: string): Promise<{ status: string; 
       '--split',
       'test',
       '--models',
-      'gpu-check-vllm',
+      baseEntryOf(model),
       '--limit',
       '1',
       '--settings',
@@ -214,7 +246,7 @@ async function check(args: GpuCheckArgs, gpus: string[]): Promise<number> {
   const n = processesOf({ args, gpus });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-check-gpu-'));
   const figures: GpuCheckFigures = { processes: n, gpu: {}, cpu: {} };
-  let vllmChild: ChildProcess | undefined;
+  let stopVllm: (() => Promise<void>) | undefined;
   try {
     log('trainer venv (trainer/setup.sh)');
     const py = await ensureTrainerPython((l) => log(l));
@@ -267,28 +299,24 @@ async function check(args: GpuCheckArgs, gpus: string[]): Promise<number> {
     const baseSha = sftGpu.done.base_sha256;
     if (!baseSha) throw new StepFailed('the SFT done event has no base_sha256 (an older trainer?)');
     const baseDir = path.join(cacheDir(), 'trainer', 'bases', baseSha.slice(0, 16));
-    log(`vllm serve ${baseDir} with LoRA ${LORA_NAME}=${sftGpu.done.checkpoint}`);
-    const served = await serveWithVllm(vllm, baseDir, sftGpu.done.checkpoint, work);
-    vllmChild = served.child;
-    figures.serving = await oneCompletion(served.url);
-    log(`vLLM + LoRA: ${figures.serving.completionTokens} tokens, ${figures.serving.tokensPerS.toFixed(1)} tok/s`);
-    if (!args['skip-episode']) figures.episode = await oneEpisode(served.url, work);
+    const served = await serveThroughRegistry(vllm, baseDir, args.model, sftGpu.done.checkpoint, work);
+    stopVllm = served.stop;
+    figures.serving = await oneToolCompletion(served.url, served.apiKey);
+    log(`vLLM + LoRA: ${figures.serving.completionTokens} tokens, ${figures.serving.toolCalls} tool call(s), ${figures.serving.tokensPerS.toFixed(1)} tok/s`);
+    if (!args['skip-episode']) figures.episode = await oneEpisode(served.modelsFile, args.model);
   } catch (e) {
     if (!(e instanceof StepFailed)) throw e;
     console.log(`\n${formatFigures(figures)}\n\ncheck:gpu FAILED: ${e.message}`);
     return GPU_CHECK_EXIT.failed;
   } finally {
-    if (vllmChild?.pid && vllmChild.exitCode === null) process.kill(-vllmChild.pid, 'SIGTERM');
+    await stopVllm?.();
     if (args.keep) log(`work directory kept: ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
   }
   console.log(`\n${formatFigures(figures)}`);
-  const gaps = (['sft', 'grpo'] as const).map((k) => [k, lossGap(figures.gpu[k]?.loss, figures.cpu[k]?.loss)] as const);
-  const bad = gaps.filter(([, g]) => g === null || g > LOSS_GAP_MAX);
-  if (bad.length || figures.episode?.status.startsWith('failed')) {
-    console.log(
-      `check:gpu FAILED: ${bad.map(([k, g]) => `${k} loss gap ${g === null ? 'unknown' : `${(g * 100).toFixed(2)} %`} > ${LOSS_GAP_MAX * 100} %`).join('; ')} ${figures.episode?.status ?? ''}`,
-    );
+  const failures = checkFailures(figures);
+  if (failures.length > 0) {
+    console.log(`check:gpu FAILED: ${failures.join('; ')}`);
     return GPU_CHECK_EXIT.failed;
   }
   console.log('check:gpu passed');
@@ -318,6 +346,14 @@ async function main(): Promise<number> {
         : 'no GPU visible (CUDA_VISIBLE_DEVICES or none installed)';
     console.log(noCudaLine(reason));
     return GPU_CHECK_EXIT.noCuda;
+  }
+  // The host before anything is installed: a driver too old for the trainer's CUDA, or GPUs without bf16.
+  const query = spawnSync('nvidia-smi', GPU_QUERY, { encoding: 'utf8' });
+  const info = query.status === 0 ? parseGpuQuery(query.stdout) : [];
+  const lacks = hostLacks(info, trainerCudaOf(fs.readFileSync(path.join(TRAINER_DIR, 'requirements.txt'), 'utf8')));
+  if (lacks) {
+    console.log(lacks);
+    return GPU_CHECK_EXIT.hostLacks;
   }
   console.log(`check:gpu on ${gpus.length} GPU(s):\n${gpus.map((g) => `  ${g}`).join('\n')}\n${gpuCheckPlan({ args, gpus }).join('\n')}\n`);
   return check(args, gpus);

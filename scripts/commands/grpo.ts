@@ -13,7 +13,7 @@ import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/tra
 import { datasetMethods } from '../../db/schema/datasets';
 import { and, eq, inArray } from 'drizzle-orm';
 import { checkJudgeCard } from '../client/judgeCard';
-import { maxLengthFor } from '../lib/trainingArgs';
+import { maxLengthFor, rolloutWindowFor } from '../lib/trainingArgs';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { commaList, requireKnownModels } from '../lib/benchArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
@@ -56,6 +56,10 @@ const trainOptions = defineOptions({
   'allow-unqualified-judge': {
     schema: z.boolean().optional(),
     help: 'train and evaluate with a judge that failed its judge card (recorded; the reports mark its scores)',
+  },
+  'allow-mixed-stacks': {
+    schema: z.boolean().optional(),
+    help: 'evaluate the checkpoint beside its base even when the two are served by different stacks (vLLM and llama.cpp; recorded, the report names each arm’s stack)',
   },
   'allow-self-judge': {
     schema: z.boolean().optional(),
@@ -102,6 +106,8 @@ async function train(argv: string[]): Promise<number> {
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   // The trained rollouts fit what the policy is served with: max_length defaults to its serving context.
   const maxLength = maxLengthFor(v.base, v['max-length']);
+  // A policy on vLLM: as many rollouts in flight as its engine batches (llama.cpp: the default window).
+  const rolloutWindow = rolloutWindowFor(v.base, v['rollout-window'], v['methods-per-epoch'] * v.group);
   const bases = await checkpointBases([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const judgeModel = requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)', bases);
   // The judge scores the rollouts (the outcome reward) and the validation runs: it must not be the policy,
@@ -124,7 +130,7 @@ async function train(argv: string[]): Promise<number> {
     split: v.split,
     methodsPerEpoch: v['methods-per-epoch'],
     group: v.group,
-    ...(v['rollout-window'] !== undefined ? { rolloutWindow: v['rollout-window'] } : {}),
+    ...(rolloutWindow !== undefined ? { rolloutWindow } : {}),
     epochs: v.epochs,
     budgets: { maxCalls: v['max-calls'], ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) },
     temperature: v.temperature,
@@ -143,6 +149,7 @@ async function train(argv: string[]): Promise<number> {
     evalSplit: v['eval-split'],
     ...(v['eval-limit'] !== undefined ? { evalLimit: v['eval-limit'] } : {}),
     ...(v['allow-unqualified-judge'] ? { allowUnqualifiedJudge: true } : {}),
+    ...(v['allow-mixed-stacks'] ? { allowMixedStacks: true } : {}),
     ...(v['eval-methods'] ? { evalMethodIds: v['eval-methods'] } : {}),
     ...(v.methods ? { methodIds: v.methods } : {}),
     ...(selfJudge.length > 0 ? { selfJudge } : {}),

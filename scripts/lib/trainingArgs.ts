@@ -3,12 +3,27 @@ import { models } from '../../config/models';
 import { planFor } from '../../platform/models/local/server';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { trainingMaxLength } from '../../domain/training/maxLength';
+import { engineRolloutWindow } from '../../domain/training/grpo';
+import { TRAINER_MAX_LENGTH } from '../../domain/llm/vllmCommand';
 import { UsageError } from './args';
 
-/** The serving context of a local base (the registry's ctxPerSlot, else the catalogue's); null when not local. */
+/**
+ * The serving context of a base: its vLLM server's max model length when a vllm entry serves it (default the
+ * trainer's max_length), else a local base's (the registry's ctxPerSlot, else the catalogue's); null otherwise.
+ */
 export function servingContextOf(base: string): number | null {
-  const spec = models().get(base);
+  const registry = models();
+  const server = registry.vllmServerFor(base);
+  if (server) return server.vllm?.maxModelLen ?? TRAINER_MAX_LENGTH;
+  const spec = registry.get(base);
   return spec.provider === 'local' ? planFor(spec).ctxPerSlot : null;
+}
+
+/** `--rollout-window` unless given: sized to the policy's vLLM engine when a vllm entry serves the base, else the run's default. */
+export function rolloutWindowFor(base: string, given: number | undefined, epochRollouts: number): number | undefined {
+  if (given !== undefined || isCheckpointModel(base)) return given;
+  const server = models().vllmServerFor(base);
+  return server ? engineRolloutWindow(server.maxConcurrency, epochRollouts) : undefined;
 }
 
 /** max_length for a run on `base`: the given one (refused above the serving context), else the serving context. */

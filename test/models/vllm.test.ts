@@ -24,6 +24,7 @@ import { LLM_ERROR_TYPES } from '../../domain/llm/errorTypes';
 import { insertTestRun } from '../fixtures/runs';
 import { useStack } from '../helpers/stack';
 import { hostEndpoints } from '../../activities/llm/hostEndpoints';
+import { createGrpoActivities } from '../../activities/training/grpo';
 
 const stack = useStack();
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-vllm-'));
@@ -50,6 +51,7 @@ describe('vllm entries in the models file', () => {
       loraBases: ['local/qwen2.5-coder-0.5b'],
       maxLoraRank: 16,
       maxLoras: 4,
+      maxNumSeqs: 64,
       args: [],
       executable: 'vllm',
       loadTimeoutS: 900,
@@ -120,30 +122,60 @@ describe('vllm entries in the models file', () => {
         '64',
         '--max-loras',
         '2',
+        '--enable-auto-tool-choice',
+        '--tool-call-parser',
+        'hermes',
+        '--generation-config',
+        'vllm',
+        '--max-model-len',
+        '16384',
+        '--reasoning-parser',
+        'qwen3',
         '--gpu-memory-utilization',
         '0.85',
         '--tensor-parallel-size',
         '8',
-        '--max-model-len',
-        '16384',
+        '--max-num-seqs',
+        '64',
         '--dtype',
         'bfloat16',
         '--enforce-eager',
       ],
       env: { VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True' },
     });
-    // Defaults: vLLM's port, rank 16, 4 adapters per batch.
+    // Defaults: vLLM's port, rank 16, 4 adapters per batch, the trainer's max length, 64 sequences at once.
     const d = vllmPlan(buildRegistry(modelsFileSchema.parse({ models: { v: { provider: 'vllm', model: 'm' } } })).get('v'));
-    expect(d.launch.args).toEqual(['serve', 'm', '--host', '127.0.0.1', '--port', '8000', '--enable-lora', '--max-lora-rank', '16', '--max-loras', '4']);
+    expect(d.launch.args).toEqual([
+      'serve',
+      'm',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '8000',
+      '--enable-lora',
+      '--max-lora-rank',
+      '16',
+      '--max-loras',
+      '4',
+      '--enable-auto-tool-choice',
+      '--tool-call-parser',
+      'hermes',
+      '--generation-config',
+      'vllm',
+      '--max-model-len',
+      '8192',
+      '--max-num-seqs',
+      '64',
+    ]);
   });
 
   it('on a host without CUDA (this one): one clear line, no process started', async () => {
     const spec = buildRegistry(modelsFileSchema.parse({ models: { 'vllm/x': { provider: 'vllm', model: 'Qwen/Qwen3-8B', port: 8601 } } })).get('vllm/x');
-    const line = await cudaMissing(spec, async () => ({ kind: 'cpu', description: 'cpu only (2 cores, 8 GiB)' }));
+    const line = await cudaMissing(spec, async () => ({ kind: 'cpu', description: 'cpu only (2 cores, 8 GiB)', gpus: 0 }));
     expect(line).toBe(
       'model vllm/x (provider "vllm") needs a CUDA GPU and this host has none (cpu only (2 cores, 8 GiB)): run it on a GPU host, or use a provider "local" (llama.cpp) model here',
     );
-    expect(await cudaMissing(spec, async () => ({ kind: 'cuda', description: 'GPU0: H200' }))).toBeUndefined();
+    expect(await cudaMissing(spec, async () => ({ kind: 'cuda', description: 'GPU0: H200', gpus: 1 }))).toBeUndefined();
     // The real check of this host (nvidia-smi): no GPU here.
     const err = await ensureVllmServer(spec).then(
       () => undefined,
@@ -286,6 +318,35 @@ describe('checkpoints served by vLLM (a stand-in server)', () => {
       loraModule: { name: `ckpt:${ids[0]}`, path: dir, base: BASE_HF },
     });
     expect(fs.readdirSync(dir).sort()).toEqual(['DONE', 'adapter_config.json', 'adapter_model.safetensors']);
+    expect(standIn.requests).toEqual([]); // resolving talks to no server
+  });
+
+  it('the base it serves resolves to the same server, no adapter: both arms of an evaluation on one stack', async () => {
+    const base = await resolveModel('local/smollm2-135m', stack.db);
+    expect(base).toMatchObject({ name: 'local/smollm2-135m', provider: 'vllm', model: BASE_HF, baseUrl: url });
+    expect(base.loraModule).toBeUndefined();
+    expect(hostEndpoints.identity(base)).toBe(`vllm:${BASE_HF}`);
+    // A base no vllm entry lists stays on llama.cpp.
+    expect((await resolveModel('local/qwen2.5-coder-0.5b', stack.db)).provider).toBe('local');
+
+    const grpo = createGrpoActivities(() => stack.db, hostEndpoints);
+    expect(await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/smollm2-135m', allowMixed: false })).toEqual({
+      checkpoint: `vLLM ${BASE_HF} at ${url}`,
+      base: `vLLM ${BASE_HF} at ${url}`,
+    });
+    // Arms on two stacks: refused, non-retryable, naming both; allowed by the run's flag and marked.
+    const err = await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/qwen2.5-coder-0.5b', allowMixed: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect((err as ApplicationFailure).type).toBe('MixedServingStacks');
+    expect((err as ApplicationFailure).nonRetryable).toBe(true);
+    expect((err as ApplicationFailure).message).toContain(
+      `checkpoint ckpt:${ids[0]}: vLLM ${BASE_HF} at ${url}; base local/qwen2.5-coder-0.5b: llama.cpp qwen2.5-coder-0.5b (GGUF)`,
+    );
+    expect(await grpo.servingStacks({ checkpointModel: `ckpt:${ids[0]}`, base: 'local/qwen2.5-coder-0.5b', allowMixed: true })).toEqual({
+      checkpoint: `vLLM ${BASE_HF} at ${url}`,
+      base: 'llama.cpp qwen2.5-coder-0.5b (GGUF)',
+      mixedAllowed: true,
+    });
     expect(standIn.requests).toEqual([]); // resolving talks to no server
   });
 

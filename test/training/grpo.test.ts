@@ -191,6 +191,9 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     expect(ev.runId).toBe(grpoEvalRunId(runId, 0));
     expect(ev.checkpoint).toMatchObject({ model: checkpointModelName(ckpts[0]!.id), episodes: 1 });
     expect(ev.base).toMatchObject({ model: 'local/smollm2-135m', episodes: 1 });
+    // Both arms on one serving stack (no vllm entry here: llama.cpp), named in the figures.
+    expect(ev.stacks?.base).toMatch(/^llama\.cpp .*smollm2-135m.* \(GGUF\)$/);
+    expect(ev.stacks).toEqual({ checkpoint: ev.stacks?.base, base: ev.stacks?.base });
     expect(ev.checkpoint.meanScore).not.toBeNull();
     // ... at the benchmark's budgets and params (bench run's defaults, not the training budget of 2 calls),
     // summarised like a benchmark run: every episode counted, the checkpoint paired with the base by method.

@@ -11,6 +11,8 @@ import {
   advantageOf,
   criticUnparsableFigures,
   DEFAULT_GRPO_REWARD,
+  DEFAULT_ROLLOUT_WINDOW,
+  engineRolloutWindow,
   grpoEvalConfig,
   type GrpoConfig,
   ROLLOUT_SAMPLING,
@@ -19,11 +21,11 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
+import { bestAndWorstGroups, type GrpoReportInput, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
-import { type GrpoEvalRow, grpoEvalFigures } from '../../domain/training/grpoEval';
-import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict } from '../../domain/training/rolloutOutcome';
+import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';
+import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict, wholeGroupLines } from '../../domain/training/rolloutOutcome';
 
 const ran = (idx: number, args: string, text: string, ok = true): StepLike => ({
   idx,
@@ -210,6 +212,44 @@ describe('rollout outcomes: policy failures stay in their group at the minimum r
     const a = g.rollouts.filter((r) => r.trained).map((r) => r.reward!);
     const mean = a.reduce((x, y) => x + y, 0) / a.length;
     expect(a.map((r) => Math.sign(r - mean))).toEqual([1, -1, -1]);
+  });
+});
+
+describe('rollout window sized to the engine', () => {
+  it('a vLLM policy runs as many rollouts as its engine batches, at most the epoch’s', () => {
+    expect(engineRolloutWindow(64, 16 * 8)).toBe(64);
+    expect(engineRolloutWindow(64, 4 * 4)).toBe(16);
+    expect(engineRolloutWindow(64, 0)).toBe(1);
+    expect(DEFAULT_ROLLOUT_WINDOW).toBe(4); // llama.cpp policies (2 slots) keep the default
+  });
+});
+
+describe('a rollout dropped alone drops its group', () => {
+  it('not_as_served, no transcript or no policy message: the group is left out whole, the counts say why', () => {
+    const r = wholeGroupLines([
+      { group: 'a', line: 'a0' },
+      { group: 'a', line: 'a1' },
+      { group: 'b', line: 'b0' },
+      { group: 'b', drop: 'not_as_served' },
+      { group: 'b', line: 'b2' },
+      { group: 'c', drop: 'no_transcript' },
+      { group: 'c', line: 'c1' },
+      { group: 'd', line: 'd0' },
+      { group: 'd', drop: 'no_policy_message' },
+      { group: 'e', line: 'e0' },
+    ]);
+    expect(r.lines).toEqual(['a0', 'a1', 'e0']);
+    expect(r.dropped).toEqual({ not_as_served: 1, no_transcript: 1, no_policy_message: 1, group_dropped: 4 });
+  });
+
+  it('nothing dropped: every line, in order, no counts', () => {
+    expect(
+      wholeGroupLines([
+        { group: 'a', line: 1 },
+        { group: 'b', line: 2 },
+        { group: 'a', line: 3 },
+      ]),
+    ).toEqual({ lines: [1, 2, 3], dropped: {} });
   });
 });
 
@@ -458,7 +498,7 @@ describe('report helpers', () => {
       timing: { rolloutsMs: 0, criticMs: 0, updateMs: 0, exportMs: 0, evalMs: 0 },
       eval: ev,
     };
-    const html = renderGrpoReport({
+    const input: GrpoReportInput = {
       runId: 'r',
       status: 'completed',
       config: {
@@ -482,12 +522,27 @@ describe('report helpers', () => {
       examples: [],
       generatedAt: 'now',
       comparisons: [{ otherRunId: 'r-aac', otherReward: 'aac', epoch: 0, evalRunIds: ['r-eval-e1', 'r-aac-eval-e1'], paired: ev.paired! }],
-    });
+    };
+    const html = renderGrpoReport(input);
     expect(html).toContain('Validation (benchmark runs)');
     expect(html).toContain('npm run pau -- report r-eval-e1');
     expect(html).toContain('+1.00 [0.00, 2.00] 1/1/0'); // ckpt - base on score, paired by method
     expect(html).toContain('2 (no_description 2) / 1 (not_judged 1) / 1');
     expect(html).toContain('Against other reward modes');
     expect(html).toContain('<code>r-aac</code> (aac)');
+    expect(html).toContain('<th>served by ckpt / base</th>');
+    expect(html).toMatch(/<td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
+    // The stack of each arm: one stack said once; two (allowed by the run) both, marked.
+    const one = renderGrpoReport({
+      ...input,
+      epochs: [{ ...epoch, eval: { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'vLLM Qwen/Qwen3-8B' } } }],
+    });
+    expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td></tr>');
+    const two = { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'llama.cpp qwen3-8b (GGUF)', mixedAllowed: true } };
+    expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: two }] })).toContain(
+      '<td>vLLM Qwen/Qwen3-8B vs llama.cpp qwen3-8b (GGUF) (DIFFERENT STACKS, --allow-mixed-stacks)</td>',
+    );
+    expect(grpoEvalLine(two)).toMatch(/; served by vLLM Qwen\/Qwen3-8B vs llama\.cpp qwen3-8b \(GGUF\) \(DIFFERENT STACKS, --allow-mixed-stacks\)$/);
+    expect(grpoEvalLine(ev)).not.toContain('served by');
   });
 });

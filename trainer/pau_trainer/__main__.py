@@ -69,11 +69,19 @@ def main(argv: list[str] | None = None) -> int:
             raise TrainerError("invalid_spec", f"spec {args.spec} is not JSON: {e}") from e
         spec = parse_spec(args.command, raw)
         if args.command != "export-gguf-lora" and not rank_of_a_launch:
-            from .launch import launch, resolve_processes
+            from .launch import launch, resolve_nodes, resolve_processes
 
             n = resolve_processes(os.environ.get(ENV_PROCESSES), getattr(spec, "device", "cpu"))
-            if n > 1:
-                return launch(n, list(argv if argv is not None else sys.argv[1:]), cancelled=cancel.requested)
+            nodes = resolve_nodes(os.environ)
+            if n > 1 or nodes.count > 1:
+                job_argv = list(argv if argv is not None else sys.argv[1:])
+                output_dir = str(getattr(spec, "output_dir", "job"))
+                job_id = os.path.basename(os.path.normpath(output_dir))
+                if nodes.count > 1 and nodes.rank == 0:
+                    from .peer import announce
+
+                    announce(args.command, args.spec, output_dir, job_id)  # the other hosts join it (peer.py)
+                return launch(n, job_argv, cancelled=cancel.requested, nodes=nodes, job_id=job_id)
         if args.command != "export-gguf-lora":  # the export needs neither torch nor threads
             import torch
 
@@ -84,7 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         from . import distributed
 
         if args.command != "export-gguf-lora":
-            distributed.setup(getattr(spec, "device", "cpu"))
+            d = distributed.setup(getattr(spec, "device", "cpu"))
+            if args.command == "grpo-update" and d.enabled:
+                from .grpo import sized_to_ranks
+
+                spec = sized_to_ranks(spec, d.world, given="mini_batch_size" in raw)  # type: ignore[arg-type]
         try:
             if args.command == "sft":
                 from .sft import run_sft

@@ -18,7 +18,7 @@ With N = 1 none of this runs: no process group, no torchrun, the single-process 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -26,9 +26,26 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 ENV_PROCESSES = "PAU_TRAINER_PROCESSES"
-# A collective waits for the slowest rank's step; on a loaded CPU a step of a 0.5B model took minutes.
-# A rank that dies closes its sockets, so its peers fail at once rather than after this.
-COLLECTIVE_TIMEOUT = timedelta(hours=2)
+ENV_COLLECTIVE_TIMEOUT = "PAU_TRAINER_COLLECTIVE_TIMEOUT_S"
+# How long a collective waits for the slowest rank. On GPUs a step of a LoRA update takes seconds to a minute,
+# so a peer that hung (another host's GPU wedged, a network partition) fails the job in 10 minutes, not after
+# torch's default 30 min (NCCL) or hours; the activity's retry resumes from the last save. On a loaded CPU a
+# step of a 0.5B model took minutes, so CPU jobs keep 2 hours. A rank that dies closes its sockets, so its
+# peers fail at once rather than after this.
+CUDA_COLLECTIVE_TIMEOUT = timedelta(minutes=10)
+CPU_COLLECTIVE_TIMEOUT = timedelta(hours=2)
+
+
+def collective_timeout(raw: str | None, cuda: bool) -> timedelta:
+    """PAU_TRAINER_COLLECTIVE_TIMEOUT_S (seconds) or the device's default."""
+    if raw is None or not raw.strip():
+        return CUDA_COLLECTIVE_TIMEOUT if cuda else CPU_COLLECTIVE_TIMEOUT
+    value = raw.strip()
+    if not value.isdigit() or int(value) < 1:
+        from .protocol import TrainerError
+
+        raise TrainerError("invalid_spec", f"{ENV_COLLECTIVE_TIMEOUT}={raw!r}: expected a positive number of seconds")
+    return timedelta(seconds=int(value))
 
 
 @dataclass(frozen=True)
@@ -76,9 +93,34 @@ def setup(device_choice: str) -> Dist:
     cuda = device_choice == "cuda" or (device_choice == "auto" and torch.cuda.is_available())
     if cuda:
         torch.cuda.set_device(local)
-    dist.init_process_group(backend="nccl" if cuda else "gloo", timeout=COLLECTIVE_TIMEOUT)
+    global _timeout
+    _timeout = collective_timeout(os.environ.get(ENV_COLLECTIVE_TIMEOUT), cuda)
+    dist.init_process_group(backend="nccl" if cuda else "gloo", timeout=_timeout)
     _current = Dist(rank=rank, world=world, local_rank=local)
     return _current
+
+
+_timeout = CPU_COLLECTIVE_TIMEOUT
+
+
+def _collective(d: Dist, what: str, fn: Callable[[], T]) -> T:
+    """Run one collective; a peer that does not answer within the timeout, or is gone, is a TrainerError that
+    says so (the rank, the timeout, where to look) instead of a backend traceback."""
+    import torch.distributed as dist
+
+    try:
+        return fn()
+    except (dist.DistError, RuntimeError) as e:
+        from .protocol import TrainerError
+
+        raise TrainerError(
+            "internal",
+            f"rank {d.rank} of {d.world}: {what} got no answer from a peer rank within "
+            f"{int(_timeout.total_seconds())} s ({ENV_COLLECTIVE_TIMEOUT}), or lost it: a rank on this or another "
+            f"host died, hung or runs another job. The job stops here; its retry resumes from the last save. "
+            f"Look at the other ranks' stderr (and NCCL_DEBUG=WARN on GPUs; docs/training.md, Scale). "
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+        ) from e
 
 
 def shutdown() -> None:
@@ -111,7 +153,9 @@ def any_true(d: Dist, flag: bool) -> bool:
     import torch.distributed as dist
 
     t = torch.tensor([1 if flag else 0], dtype=torch.int32, device=_collective_device())
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    _collective(
+        d, "an all-reduce (the step boundary's stop decision)", lambda: dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    )
     return bool(t.item())
 
 
@@ -123,7 +167,7 @@ def sum_floats(d: Dist, values: Sequence[float]) -> list[float]:
     import torch.distributed as dist
 
     t = torch.tensor(list(values), dtype=torch.float64, device=_collective_device())
-    dist.all_reduce(t, op=dist.ReduceOp.SUM)
+    _collective(d, "an all-reduce (the step's metrics)", lambda: dist.all_reduce(t, op=dist.ReduceOp.SUM))
     return [float(x) for x in t.cpu().tolist()]
 
 
@@ -134,7 +178,9 @@ def broadcast(d: Dist, obj: T | None) -> T:
     import torch.distributed as dist
 
     box = [obj]
-    dist.broadcast_object_list(box, src=0, device=_collective_device())
+    _collective(
+        d, "a broadcast from rank 0", lambda: dist.broadcast_object_list(box, src=0, device=_collective_device())
+    )
     return box[0]  # type: ignore[return-value]
 
 
@@ -145,7 +191,7 @@ def gather(d: Dist, obj: T) -> list[T]:
     import torch.distributed as dist
 
     out: list[Any] = [None] * d.world
-    dist.all_gather_object(out, obj)
+    _collective(d, "an all-gather", lambda: dist.all_gather_object(out, obj))
     return out
 
 
@@ -153,7 +199,7 @@ def barrier(d: Dist) -> None:
     if d.enabled:
         import torch.distributed as dist
 
-        dist.barrier()
+        _collective(d, "a barrier", lambda: dist.barrier())
 
 
 def broadcast_trainable(d: Dist, params: Sequence[Any]) -> None:
@@ -163,4 +209,4 @@ def broadcast_trainable(d: Dist, params: Sequence[Any]) -> None:
     import torch.distributed as dist
 
     for p in params:
-        dist.broadcast(p.data, src=0)
+        _collective(d, "the adapter's broadcast from rank 0", lambda p=p: dist.broadcast(p.data, src=0))

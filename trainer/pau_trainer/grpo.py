@@ -26,6 +26,7 @@ The update (verl/TRL GRPO; math in core_algos.py):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import time
@@ -414,6 +415,28 @@ def step_backward(
         r = min((rollouts[i] for i in batch), key=lambda x: x.input_ids.shape[1])
         (model(input_ids=r.input_ids.to(job.device)).logits.sum() * 0.0).backward()
     return dict(zip(METRIC_SUMS, distributed.sum_floats(d, [agg[k] for k in METRIC_SUMS])))
+
+
+def default_mini_batch(world: int) -> int:
+    """The mini-batch of a spec that sets none: the smallest multiple of the ranks that is at least the
+    single-process default (4), so every rank trains in every step (8 ranks: 8, not 4 with half idle)."""
+    base = GrpoSpec.mini_batch_size
+    return world * math.ceil(base / world)
+
+
+def sized_to_ranks(spec: GrpoSpec, world: int, given: bool) -> GrpoSpec:
+    """A spec's mini-batch for `world` ranks: the default sized to them when the spec sets none; a given one
+    kept (its result then does not depend on the ranks), said when it leaves ranks idle."""
+    if not given:
+        return dataclasses.replace(spec, mini_batch_size=default_mini_batch(world))
+    if spec.mini_batch_size % world:
+        idle = world - spec.mini_batch_size % world
+        emit(
+            "info",
+            message=f"mini_batch_size {spec.mini_batch_size} on {world} ranks: {idle} rank(s) idle in a full "
+            f"step; a multiple of {world} uses every device",
+        )
+    return spec
 
 
 def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:

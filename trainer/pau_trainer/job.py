@@ -51,6 +51,7 @@ class Job:
         self.optimizer: torch.optim.Optimizer | None = None
         self.scheduler: Any = None
         self.device = "cpu"
+        self.dtype = "float32"  # the frozen base's dtype on this rank (models.train_dtype)
         self.base_sha256 = ""
         self.total_steps = 0
 
@@ -153,6 +154,7 @@ class Job:
         from peft import LoraConfig, PeftModel, get_peft_model
 
         base = load_model(self.base_dir, self.device)
+        self.dtype = str(base.dtype).removeprefix("torch.")
         # LoRA's A matrices start random: seed first so a job (and its rerun elsewhere) starts identically
         torch.manual_seed(self.spec.seed)
         random.seed(self.spec.seed)
@@ -237,6 +239,7 @@ class Job:
             total_steps=total,
             resumed_from_step=start,
             device=self.device,
+            dtype=self.dtype,
             processes=self.dist.world,
             threads=torch.get_num_threads(),
             tool_calls_in_template=encoder.native_tool_calls,

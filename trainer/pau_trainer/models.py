@@ -155,11 +155,23 @@ def pick_device(choice: str) -> str:
     return "cpu"
 
 
+def is_cuda(device: str) -> bool:
+    """A CUDA device string: "cuda" or "cuda:<index>" (each rank of a multi-GPU job gets its own index)."""
+    return device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit())
+
+
+def train_dtype(device: str, bf16_supported: bool) -> str:
+    """The dtype a job trains in on `device`: bfloat16 on every CUDA device that supports it, else float32
+    (CPU: bf16 matmuls are slower there than fp32, and fp32 is what the equivalence tests compare)."""
+    return "bfloat16" if is_cuda(device) and bf16_supported else "float32"
+
+
 def load_model(base_dir: Path, device: str) -> Any:
     import torch
     from transformers import AutoModelForCausalLM
 
-    dtype = torch.bfloat16 if device == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    bf16 = is_cuda(device) and torch.cuda.is_bf16_supported()
+    dtype = getattr(torch, train_dtype(device, bf16))
     model = AutoModelForCausalLM.from_pretrained(str(base_dir), dtype=dtype)
     model.to(device)
     model.config.use_cache = False

@@ -44,3 +44,39 @@ def test_gguf_tokenizer_is_built_once_and_the_saved_one_tokenises_as_the_built_o
         assert tok.apply_chat_template(conv, tokenize=False) == text
         assert tok(text, add_special_tokens=True)["input_ids"] == built(text, add_special_tokens=True)["input_ids"]
         assert tok.get_vocab() == built.get_vocab()
+
+
+@pytest.mark.parametrize(
+    ("device", "bf16", "expected"),
+    [
+        ("cuda", True, "bfloat16"),
+        # every rank of a multi-GPU job gets its own index: all of them train in bf16
+        ("cuda:0", True, "bfloat16"),
+        ("cuda:7", True, "bfloat16"),
+        ("cuda:12", True, "bfloat16"),
+        # a GPU without bf16 (before Ampere) trains in fp32
+        ("cuda:1", False, "float32"),
+        ("cpu", True, "float32"),
+        ("cpu", False, "float32"),
+        # not CUDA device strings
+        ("cudax", True, "float32"),
+        ("cuda:", True, "float32"),
+        ("cuda:a", True, "float32"),
+    ],
+)
+def test_the_training_dtype_per_device_string(device: str, bf16: bool, expected: str) -> None:
+    from pau_trainer.models import train_dtype
+
+    assert train_dtype(device, bf16) == expected
+
+
+def test_load_model_on_cpu_is_float32(tiny_smollm2: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from pau_trainer.models import load_model, prepare_base
+
+    monkeypatch.setenv("PAU_CACHE_DIR", str(tmp_path))
+    base_dir, _ = prepare_base(tiny_smollm2)
+    model = load_model(base_dir, "cpu")
+    assert model.dtype == torch.float32
+    assert {p.dtype for p in model.parameters()} == {torch.float32}

@@ -115,6 +115,10 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       stage = 'evaluate';
       const evalRunId = grpoEvalRunId(runId, epoch);
       const checkpointModel = checkpointModelName(checkpointId);
+      // Both arms on one serving stack, or the run allowed otherwise (patched: histories recorded before had no check).
+      const stacks = patched('grpo-eval-serving-stacks')
+        ? await db.servingStacks({ checkpointModel, base: config.base, allowMixed: config.allowMixedStacks ?? false })
+        : undefined;
       // At the benchmark's budgets and params, like `bench run` (patched: histories recorded before evaluated
       // at the training budgets).
       const bench = grpoEvalConfig(config, checkpointModel, patched('grpo-eval-benchmark-budgets'));
@@ -126,6 +130,7 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
         staticSummary: `GRPO ${runId} epoch ${epoch + 1}: ${checkpointModel} beside ${config.base} on ${config.dataset}/${config.evalSplit}`,
       });
       evalFigures = await report.summarizeGrpoEval({ evalRunId, checkpointModel, base: config.base, judgeModel: config.judgeModel });
+      if (stacks) evalFigures = { ...evalFigures, stacks };
     }
     const evalMs = Date.now() - t;
 

@@ -48,6 +48,9 @@ export function vllmPlan(spec: ModelSpec): VllmPlan {
       ...(o.tensorParallelSize !== undefined ? { tensorParallelSize: o.tensorParallelSize } : {}),
       ...(o.maxModelLen !== undefined ? { maxModelLen: o.maxModelLen } : {}),
       ...(o.dtype !== undefined ? { dtype: o.dtype } : {}),
+      maxNumSeqs: o.maxNumSeqs,
+      ...(o.reasoningParser !== undefined ? { reasoningParser: o.reasoningParser } : {}),
+      ...(o.gpus !== undefined ? { gpus: o.gpus } : {}),
     }),
   };
 }
