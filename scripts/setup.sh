@@ -57,8 +57,9 @@ python_venv() {
 
 # --- inspect_ai --------------------------------------------------------------------------------------------
 # Its own virtualenv, shared by every checkout: $PAU_CACHE_DIR/venvs/inspect-<first 12 hex of the sha256 of
-# platform/export/requirements.txt> (platform/export/inspectVenv.ts computes the same path). Built in a
-# temporary folder under a lock and renamed into place, so a half-built one is never used (~330 MB, about a
+# platform/export/requirements.txt> (platform/export/inspectVenv.ts computes the same path). Built in place
+# under a lock (its console scripts, `inspect` among them, name the venv's own path, so it cannot be renamed
+# into place); the `.complete` marker is written last, so a half-built one is never used (~330 MB, about a
 # minute from PyPI).
 inspect_venv() {
   cache=${PAU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pau}
@@ -70,15 +71,12 @@ inspect_venv() {
   flock 8
   if [ ! -f "$venv/.complete" ]; then
     say "creating the inspect_ai virtualenv $venv ($(grep -E '^inspect_ai==' "$req"))"
-    tmp=$venv.tmp-$$
-    rm -rf "$tmp"
-    "$PY" -m venv "$tmp" || die "python3 -m venv failed; install your distro's python3-venv package"
-    "$tmp/bin/python" -m pip install -q --disable-pip-version-check --only-binary=:all: -r "$req" \
-      || { rm -rf "$tmp"; die "could not install inspect_ai from PyPI ($req)"; }
-    "$tmp/bin/python" -c 'import inspect_ai.log' || { rm -rf "$tmp"; die "the inspect_ai virtualenv does not import inspect_ai"; }
-    date -u +%FT%TZ > "$tmp/.complete"
-    rm -rf "$venv"
-    mv "$tmp" "$venv"
+    rm -rf "$venv"   # a leftover from an interrupted build: never trusted
+    "$PY" -m venv "$venv" || die "python3 -m venv failed; install your distro's python3-venv package"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --only-binary=:all: -r "$req" \
+      || die "could not install inspect_ai from PyPI ($req)"
+    "$venv/bin/inspect" --version >/dev/null || die "the inspect_ai virtualenv does not run inspect"
+    date -u +%FT%TZ > "$venv/.complete"
   fi
   exec 8>&-
 }
