@@ -6,7 +6,7 @@
 import { esc, table } from './renderHtml';
 import type { ReportView } from './judgeCardView';
 import type { BootstrapOptions, PairedEstimate } from './stats';
-import { type EpisodeRow, fmtPaired, isShare, METRIC_LABEL, type Metric, metricShown, metricValue, pairedMetric } from './summarize';
+import { type EpisodeRow, fmtPaired, isShare, METRIC_LABEL, MIN_METHODS_TO_COMPARE, type Metric, metricShown, metricValue, pairedMetric } from './summarize';
 import { transcriptHref } from './transcriptLinks';
 
 /** The metrics compared: the judge's, code match on unseen inputs, and the judge-free coverage. */
@@ -168,6 +168,9 @@ export function comparisonSection(runId: string, other: string, c: RunComparison
     ]);
   return (
     `<h3>Paired by method</h3><p>For each model × setting both runs ran: per method, the mean over its samples in each run (all episodes counted, as in the headline), then the mean of the per-method differences (this run minus ${esc(other)}) with a 95% bootstrap interval over methods; wins/ties/losses: methods where this run is better / equal / worse (for the fail rate, lower is better). Methods run by only one side are counted as unpaired and left out.</p>` +
+    (shown.some((p) => p.diff.n < MIN_METHODS_TO_COMPARE)
+      ? `<p class="withheld">Some pairs cover fewer than ${MIN_METHODS_TO_COMPARE} methods: their intervals say little.</p>`
+      : '') +
     `<div class="plots">${pairedDiffPlotSvg(c.paired, lead, `${METRIC_LABEL[lead]}: this run − ${other}`)}</div>` +
     table(['model / setting', 'metric', 'this run - other [95% CI] wins/ties/losses', 'methods', 'unpaired'], rows) +
     `<h3>Methods that moved most (${esc(METRIC_LABEL[lead])})</h3>` +
