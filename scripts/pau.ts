@@ -40,6 +40,11 @@ const COMMANDS: Record<string, { summary: string; needs?: (argv: string[]) => St
     summary: 'write reports/<runId>.html and .json for a run and print its headline table (--compare <runId>)',
     load: () => import('./commands/report'),
   },
+  export: {
+    needs: () => PG,
+    summary: 'inspect <runId> [--out DIR]: a benchmark run as inspect_ai eval logs (one per model x setting) for `inspect view`',
+    load: () => import('./commands/export'),
+  },
   calibrate: {
     needs: () => BOTH,
     summary: 'calibration suite independent of any judge: code match of the original, its mutants, constant and identity functions (--dataset --split --limit)',

@@ -2,7 +2,8 @@
 # Setup that assumes nothing is installed. Run first by `npm start` and `npm test`; a no-op (well under a
 # second) when everything is already in place. Installs, project-locally where it can:
 #   node_modules (npm ci), the Temporal CLI (.tools/temporal), Ruff (.tools/ruff), a Python virtualenv (.venv),
-#   and, when running as root on Debian, the postgresql and bubblewrap packages when missing.
+#   inspect_ai's virtualenv in the shared cache (the reader and viewer of `pau export inspect`'s logs), and, when
+#   running as root on Debian, the postgresql, bubblewrap and chromium packages when missing.
 set -euo pipefail
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
 cd "$(dirname "$0")/.."
@@ -54,6 +55,32 @@ python_venv() {
   fi
 }
 
+# --- inspect_ai --------------------------------------------------------------------------------------------
+# Its own virtualenv, shared by every checkout: $PAU_CACHE_DIR/venvs/inspect-<first 12 hex of the sha256 of
+# platform/export/requirements.txt> (platform/export/inspectVenv.ts computes the same path). Built in place
+# under a lock (its console scripts, `inspect` among them, name the venv's own path, so it cannot be renamed
+# into place); the `.complete` marker is written last, so a half-built one is never used (~330 MB, about a
+# minute from PyPI).
+inspect_venv() {
+  cache=${PAU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pau}
+  req=platform/export/requirements.txt
+  venv=$cache/venvs/inspect-$(sha256sum "$req" | cut -c1-12)
+  [ -f "$venv/.complete" ] && return 0
+  mkdir -p "$cache/venvs"
+  exec 8>"$venv.lock"
+  flock 8
+  if [ ! -f "$venv/.complete" ]; then
+    say "creating the inspect_ai virtualenv $venv ($(grep -E '^inspect_ai==' "$req"))"
+    rm -rf "$venv"   # a leftover from an interrupted build: never trusted
+    "$PY" -m venv "$venv" || die "python3 -m venv failed; install your distro's python3-venv package"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --only-binary=:all: -r "$req" \
+      || die "could not install inspect_ai from PyPI ($req)"
+    "$venv/bin/inspect" --version >/dev/null || die "the inspect_ai virtualenv does not run inspect"
+    date -u +%FT%TZ > "$venv/.complete"
+  fi
+  exec 8>&-
+}
+
 # --- Temporal CLI ----------------------------------------------------------------------------------------
 # TEMPORAL_CLI_PATH, else `temporal` on PATH, else the project-local copy from PyPI.
 temporal_cli() {
@@ -84,7 +111,7 @@ ruff_tool() {
   fi
 }
 
-# --- Debian packages: Postgres, bubblewrap (the sandbox's strongest mode) -------------------------------
+# --- Debian packages: Postgres, bubblewrap (the sandbox's strongest mode), Chromium (the browser tests) ----
 debian_packages() {
   if [ -z "${DATABASE_URL:-}" ]; then
     pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -102,6 +129,12 @@ debian_packages() {
     apt_lock apt-get install -y -q bubblewrap >/dev/null 2>&1 || { apt_lock apt-get update -q >/dev/null && apt_lock apt-get install -y -q bubblewrap >/dev/null 2>&1; } \
       || echo "setup: warning: could not install bubblewrap; the sandbox will run in its weaker fallback mode" >&2
   fi
+  # Headless Chromium opens the HTML report and `inspect view` in the tests (test/helpers/browser.ts).
+  if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing Chromium (Debian package chromium) for the browser tests"
+    apt_lock apt-get install -y -q chromium >/dev/null 2>&1 || { apt_lock apt-get update -q >/dev/null && apt_lock apt-get install -y -q chromium >/dev/null 2>&1; } \
+      || echo "setup: warning: could not install chromium; the browser tests will fail (install the chromium package)" >&2
+  fi
 }
 
 # apt-get, one at a time among the parts (python3-venv and the packages above may both need it).
@@ -112,6 +145,7 @@ node_deps & pids+=($!)
 python_venv & pids+=($!)
 temporal_cli & pids+=($!)
 ruff_tool & pids+=($!)
+inspect_venv & pids+=($!)
 debian_packages & pids+=($!)
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done

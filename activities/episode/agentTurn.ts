@@ -34,7 +34,7 @@ import {
   type ParsedToolCall,
 } from '../../domain/episode/toolCalls';
 import { paramNames, parseTextToolCalls } from '../../domain/episode/textToolCalls';
-import { messagesFromSteps } from './transcript';
+import { messagesFromSteps } from '../../domain/episode/conversation';
 import { typedDbFailure } from '../common/dbUnavailable';
 import { currentActivity } from '../common/workflowContext';
 import { asConversationRows, cachedConversation, conversationKey, rememberConversation, withRows } from './conversationCache';

@@ -8,6 +8,7 @@ import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
 import { latestCalibration } from './latestCalibration';
 import { compareSummaries, summarize } from '../../domain/report/summarize';
+import { compareRuns } from '../../domain/report/runComparison';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
@@ -86,8 +87,9 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     // The compared run is read with the same judge when it has judgments by it, else its own main judge.
     const otherJudges = (await judgeModelsOf(db, opts.compare)).map((j) => j.judgeModel);
     const cj = judgeModel && otherJudges.includes(judgeModel) ? judgeModel : (otherJudges[0] ?? null);
-    const prev = summarize(await loadEpisodeRows(db, opts.compare, cj), opts.bootstrap);
-    doc.compare = { runId: opts.compare, judgeModel: cj, deltas: compareSummaries(summary, prev) };
+    const prevRows = await loadEpisodeRows(db, opts.compare, cj);
+    const prev = summarize(prevRows, opts.bootstrap);
+    doc.compare = { runId: opts.compare, judgeModel: cj, deltas: compareSummaries(summary, prev), comparison: compareRuns(episodes, prevRows, opts.bootstrap) };
     if (cj !== judgeModel) notes.push(`The compared run was judged by ${cj ?? 'nobody'}, this one by ${judgeModel ?? 'nobody'}: deltas mix judges.`);
   }
   return doc;

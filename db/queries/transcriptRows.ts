@@ -13,6 +13,8 @@ export interface LoadedTranscript {
   transcript: Transcript;
   /** The name calls are shown with. */
   entryPoint: string;
+  /** The stored steps in order (the conversation as sent is rebuilt from them: domain/episode/conversation.ts). */
+  steps: StoredStep[];
 }
 
 export async function loadTranscripts(db: Db, runId: string, episodeId?: string): Promise<LoadedTranscript[]> {
@@ -49,6 +51,7 @@ export async function loadTranscripts(db: Db, runId: string, episodeId?: string)
   for (const { j } of judgmentRows) judgmentsBy.set(j.episodeId, [...(judgmentsBy.get(j.episodeId) ?? []), j]);
   return eps.map(({ e, signature, entryPoint }) => ({
     entryPoint: entryPointOf({ entryPoint, signature }),
+    steps: stepsBy.get(e.id) ?? [],
     transcript: buildTranscript({
       episode: e,
       signature,

@@ -26,6 +26,7 @@ import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 import type { JudgeCardStatus } from '../judge/card';
 import { cardCheckRows, cardMeasureLines, cardTitle, reportView, selfJudgeText, type ReportView } from './judgeCardView';
 import { intervalPlotSvg, modelLegend, settingScatterSvg } from './plots';
+import { comparisonSection, type RunComparison } from './runComparison';
 
 /** A run as the report shows it. */
 export interface RunInfo {
@@ -48,7 +49,8 @@ export interface ReportDocument {
   otherJudgeModels: string[];
   summary: RunSummary;
   episodes: EpisodeRow[];
-  compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[] };
+  /** Another run beside this one: group deltas, and (documents built since) paired per-method differences and movers. */
+  compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[]; comparison?: RunComparison };
   /** The latest calibration run of the run's dataset split (controls independent of the judge). */
   calibration?: ReportCalibration;
   notes: string[];
@@ -254,7 +256,9 @@ export function renderHtml(doc: ReportDocument): string {
         d.delta === null ? '-' : `${d.delta >= 0 ? '+' : ''}${d.delta.toFixed(3)}`,
       ]);
     sections.push(
-      `<h2>Compared with ${esc(doc.compare.runId)}</h2><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
+      `<h2>Compared with ${esc(doc.compare.runId)}</h2>` +
+        (doc.compare.comparison ? comparisonSection(doc.runId, doc.compare.runId, doc.compare.comparison, view) : '') +
+        `<h3>Group means</h3><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
     );
   }
   if (s.paired.length + s.modelPairs.length > 0) {

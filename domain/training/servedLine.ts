@@ -3,7 +3,7 @@
 // its own request's messages and tools (docs/training.md, "Train what was served"). Pure.
 //
 // A request's messages are the conversation before its message (the harness rebuilds them from the steps,
-// the same way for every turn: activities/episode/transcript.ts); only its tools vary (the exploration tools,
+// the same way for every turn: domain/episode/conversation.ts); only its tools vary (the exploration tools,
 // the submit tool alone at the final ask, none for text callers and re-asks). So a line carries each distinct
 // tool list once (`tool_sets`) and per assistant message its index (`requests`). A request whose stored
 // messages are not the conversation's prefix was not what this line would render: the episode is left out

@@ -8,20 +8,19 @@
 // over its run phase only (stack start-up excluded): wall time, episodes/min, CPU of all its processes,
 // peak summed RSS and PSS, and memory per part of the stack (Temporal, Postgres, Node, sandbox, ...).
 // Medians over `--rounds`, the order alternating per round; `--only` runs one side (memory work).
-// inspect_ai 0.3.285 lives in a benchmark-only virtualenv, $PAU_CACHE_DIR/venvs/peer-<hash>, installed
-// from PyPI on first use. Not part of `npm test`.
-import { spawn, spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
+// inspect_ai runs from the project's pinned inspect_ai virtualenv (platform/export/requirements.txt, made by
+// scripts/setup.sh in $PAU_CACHE_DIR/venvs/inspect-<hash>). Not part of `npm test`.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { cacheDir, PROJECT_ROOT } from '../../config/env';
+import { PROJECT_ROOT } from '../../config/env';
 import { quantileSorted } from '../../domain/report/stats';
 import { compiledPath, ensureBuilt } from '../../platform/build/entries';
+import { inspectPython } from '../../platform/export/inspectVenv';
 
-const INSPECT_REQUIREMENT = 'inspect_ai==0.3.285';
 const HARNESS = path.join(PROJECT_ROOT, 'harness', 'bench', 'peer_harness.py');
 const RUN_COMPILED = path.join(PROJECT_ROOT, 'scripts', 'runCompiled.sh');
 
@@ -57,31 +56,6 @@ const resultSchema = z.object({ episodes: z.number().int(), failed: z.number().i
 type Measured = z.infer<typeof measuredSchema> & z.infer<typeof resultSchema>;
 /** The parts in the order printed (peer_harness.py PART_RULES, then "other"). */
 const PART_ORDER = ['temporal', 'postgres', 'node', 'tsx launcher', 'esbuild', 'sandbox', 'inspect_ai', 'tool calls', 'other'];
-
-/** The benchmark's virtualenv with inspect_ai, made once per requirement and Python (rename = complete). */
-function inspectPython(): string {
-  const py = process.env.PAU_PYTHON ?? 'python3';
-  const version = spawnSync(py, ['-c', 'import sys; print(sys.version)'], { encoding: 'utf8' }).stdout.trim();
-  const hash = crypto.createHash('sha256').update(`${INSPECT_REQUIREMENT}\n${version}`).digest('hex').slice(0, 12);
-  const dir = path.join(cacheDir(), 'venvs', `peer-${hash}`);
-  const bin = path.join(dir, 'bin', 'python');
-  if (fs.existsSync(bin)) return bin;
-  const tmp = `${dir}.tmp-${process.pid}`;
-  console.log(`installing ${INSPECT_REQUIREMENT} into ${dir} (once) ...`);
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const run = (cmd: string, args: string[]) => {
-    const r = spawnSync(cmd, args, { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status})`);
-  };
-  try {
-    run(py, ['-m', 'venv', tmp]);
-    run(path.join(tmp, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', INSPECT_REQUIREMENT]);
-    fs.renameSync(tmp, dir);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  }
-  return bin;
-}
 
 /** Runs one harness under peer_harness.py `measure`; its `@@peer result` and `@@peer measured` lines. */
 function measured(python: string, cmd: string[], env: NodeJS.ProcessEnv, log: string): Promise<Measured> {

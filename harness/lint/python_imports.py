@@ -21,7 +21,8 @@ TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "nump
 
 # (folder, what it is, the third-party modules it may import, folders whose modules it imports by name). The
 # third-party modules are those its environment installs: requirements.txt (the sandbox), trainer/requirements.txt,
-# platform/models/local/requirements.txt; inspect_ai for the peer benchmark.
+# platform/models/local/requirements.txt; inspect_ai (platform/export/requirements.txt) for the peer benchmark and
+# the export test's reader.
 HOMES = [
     ("sandbox/", "the sandbox executor", {"coverage"}, ["sandbox", "sandbox/tests"]),
     ("trainer/pau_trainer/", "the trainer", TRAINER_PACKAGES, ["trainer"]),
@@ -31,6 +32,7 @@ HOMES = [
     ("platform/models/local/", "the local model server's helpers", {"xllamacpp"}, ["platform/models/local"]),
     ("harness/bench/", "the inspect_ai side of bench:peer", {"inspect_ai"}, ["harness/bench"]),
     ("harness/lint/", "this rule", set(), ["harness/lint"]),
+    ("test/report/", "the export test's reader of eval logs", {"inspect_ai"}, ["test/report"]),
 ]
 
 

@@ -89,11 +89,26 @@ export async function storedReportFiles(db: Db, runId: string, kind?: ReportKind
   return row ? withTranscripts(db, writeReportFiles(row, outDir)) : undefined;
 }
 
-/** The episode transcript pages a benchmark report links to, written beside it. */
+/** The episode transcript pages a benchmark report links to, written beside it (the compared run's too). */
 async function withTranscripts<F extends ReportFiles>(db: Db, files: F): Promise<F> {
   if (files.kind !== 'benchmark') return files;
   const { dir } = await writeTranscriptPages(db, files.document.runId, path.dirname(files.htmlPath));
+  if (files.document.compare) await writeComparedRun(db, files.document.compare.runId, path.dirname(files.htmlPath));
   return { ...files, transcriptsDir: dir };
+}
+
+/**
+ * The compared run beside a comparison: its episode pages (the movers link to them) and its own latest report
+ * (those pages link back to it), produced when it has none. Not its own comparison's pages: one level only.
+ */
+async function writeComparedRun(db: Db, runId: string, dir: string): Promise<void> {
+  const row = await latestReport(db, runId, undefined, 'benchmark');
+  if (!row) {
+    await produceReportFiles(db, { runId }, dir);
+    return;
+  }
+  writeReportFiles(row, dir);
+  await writeTranscriptPages(db, runId, dir);
 }
 
 /**

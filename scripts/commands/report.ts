@@ -1,4 +1,4 @@
-// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`: produces the report (the one
+// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`, `pau report --compare A,B`: produces the report (the one
 // producer, platform/report/produceReport.ts, in this process: Postgres only; stored in `reports`), writes reports/<runId>.html (static, opens without
 // a server) and .json from there, and prints the headline table. `--latest`: the newest
 // benchmark run. `pau report show <runId>`: the run's stored report of any kind, as stored.
@@ -11,7 +11,7 @@ import { REPORT_KINDS } from '../../domain/report/reportKinds';
 import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 
 const options = defineOptions({
-  compare: { schema: z.string().min(1).optional(), arg: '<runId>' },
+  compare: { schema: z.string().min(1).optional(), arg: '<runId>|<A,B>', help: 'beside another run; A,B: run A beside run B' },
   'judge-model': { schema: z.string().min(1).optional(), arg: '<model>' },
   out: { schema: z.string().min(1).optional(), arg: '<dir>' },
   latest: z.boolean().optional(),
@@ -22,9 +22,11 @@ const showOptions = defineOptions({
   out: { schema: z.string().min(1).optional(), arg: '<dir>' },
 });
 
-export const usage = [`pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`, `       pau report show <runId> ${showOptions.usage}`].join(
-  '\n',
-);
+export const usage = [
+  `pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`,
+  '       pau report --compare <A>,<B> [--judge-model <model>] [--out <dir>]',
+  `       pau report show <runId> ${showOptions.usage}`,
+].join('\n');
 
 /** `report show RUN`: the run's latest stored report of any kind (benchmark, sft, grpo), never produced here. */
 async function show(argv: string[]): Promise<number> {
@@ -54,11 +56,18 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, options);
   if (positionals.length > 1) throw new UsageError(`one run id, got ${positionals.length}`);
   try {
-    const runId = positionals[0] ?? (values.latest ? await latestRunId(getDb()) : undefined);
+    // `--compare A,B`: run A beside run B (no run id before it); `RUN --compare B`: the same with A = RUN.
+    const pair = values.compare?.includes(',') ? values.compare.split(',') : undefined;
+    if (pair && (pair.length !== 2 || pair.some((x) => x.length === 0)))
+      throw new UsageError(`--compare A,B takes two run ids, got ${JSON.stringify(values.compare)}`);
+    if (pair && (positionals.length > 0 || values.latest)) throw new UsageError('--compare A,B names both runs: give no other run id');
+    const runId = pair?.[0] ?? positionals[0] ?? (values.latest ? await latestRunId(getDb()) : undefined);
+    const compare = pair?.[1] ?? values.compare;
     if (!runId) throw new UsageError(values.latest ? 'no benchmark run in the database' : 'which run? give a run id or --latest');
+    if (compare === runId) throw new UsageError(`a run compared with itself (${runId})`);
     const r = await produceReportFiles(
       getDb(),
-      { runId, ...(values.compare ? { compare: values.compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) },
+      { runId, ...(compare ? { compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) },
       values.out,
     );
     console.log(r.headline);

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { localTurnsFor } from '../../activities/episode/lifecycle';
-import { messagesFromSteps } from '../../activities/episode/transcript';
+import { messagesFromSteps } from '../../domain/episode/conversation';
 import { reloadEnv } from '../../config/env';
 import { models } from '../../config/models';
 import { llmCalls } from '../../db/schema/llm';

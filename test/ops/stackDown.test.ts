@@ -54,6 +54,7 @@ const VERBS: [string, string[]][] = [
   ['doctor', ['doctor']],
   ['rerun', ['rerun', 'some-workflow']],
   ['report', ['report', 'some-run']],
+  ['export', ['export', 'inspect', 'some-run']],
   ['workers', ['workers']],
 ];
 
