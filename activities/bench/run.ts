@@ -9,7 +9,8 @@ import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/benc
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { resolveMethods, storedConfigOf } from '../../db/queries/runs';
+import { resolveMethods } from '../../db/queries/runs';
+import { parseRunConfig } from '../../db/runDocuments';
 
 export function makeStartRun(db: () => Db) {
   /**
@@ -20,7 +21,7 @@ export function makeStartRun(db: () => Db) {
     const d = db();
     const workflowId = callingWorkflowId();
     const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
-    const stored = existing?.kind === 'benchmark' ? storedConfigOf(input.runId, existing.config) : undefined;
+    const stored = existing?.kind === 'benchmark' ? parseRunConfig('benchmark', existing.config, input.runId) : undefined;
     if (existing && (existing.kind !== 'benchmark' || (stored && !sameRunConfig(stored, input.config))))
       throw ApplicationFailure.nonRetryable(
         `run id ${input.runId} is already used by another run (${existing.kind}, created ${existing.createdAt.toISOString()}); a run id names one run`,
@@ -53,7 +54,7 @@ export function makeStartRun(db: () => Db) {
 export function makeMethodPage(db: () => Db) {
   return async function methodPage(input: { runId: string; offset: number; limit: number }): Promise<string[]> {
     const [row] = await db().select({ config: runs.config }).from(runs).where(eq(runs.id, input.runId)).limit(1);
-    const ids = (row ? storedConfigOf(input.runId, row.config) : undefined)?.resolvedMethodIds ?? [];
+    const ids = (row ? parseRunConfig('benchmark', row.config, input.runId) : undefined)?.resolvedMethodIds ?? [];
     return ids.slice(input.offset, input.offset + input.limit);
   };
 }

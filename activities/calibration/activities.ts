@@ -12,8 +12,7 @@ import { methods } from '../../db/schema/datasets';
 import { runs } from '../../db/schema/runs';
 import { codeMatchOf, lookupTableCodeMatch } from '../../domain/calibration/codeMatch';
 import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
-import { parseJsonb } from '../../db/jsonb';
-import { calibrationRunSummarySchema, summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
+import { summarizeCalibration, type CalibrationSummary } from '../../domain/calibration/summarize';
 import type { CalibrationInput, CalibrationPlan, CandidateRun, MethodCalibration } from '../../domain/calibration/types';
 import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
@@ -23,6 +22,7 @@ import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
 import { resolveMethods } from '../../db/queries/runs';
+import { parseRunSummary } from '../../db/runDocuments';
 
 const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
 
@@ -123,7 +123,7 @@ export function createCalibrationActivities(db: () => Db) {
     /** Sums the stored per-method rows up (summary.calibration) and closes the run. */
     async finishCalibration(input: { runId: string; failed: number }): Promise<CalibrationSummary> {
       const [r] = await db().select({ summary: runs.summary }).from(runs).where(eq(runs.id, input.runId)).limit(1);
-      const stored = r ? parseJsonb(calibrationRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: input.runId }) : null;
+      const stored = r ? parseRunSummary('calibration', r.summary, input.runId) : null;
       const rows = Object.values(stored?.methods ?? {});
       const summary = summarizeCalibration(rows);
       await db()

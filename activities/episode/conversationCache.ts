@@ -6,8 +6,7 @@
 // reset episode: a new run id) misses and reads Postgres as before.
 import { Context } from '@temporalio/activity';
 import type { z } from 'zod';
-import { type StoredStep, stepAgentMessageSchema, stepCallSchema, stepObservationSchema } from '../../domain/episode/stepRecord';
-import type { StepRow } from './steps';
+import { type StepRow, type StoredStep, stepAgentMessageSchema, stepCallSchema, stepObservationSchema } from '../../domain/episode/stepRecord';
 
 interface Entry {
   nextIdx: number;

@@ -14,26 +14,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { steps } from '../../db/schema/runs';
 import { parseJsonb } from '../../db/jsonb';
-import {
-  type StepAgentMessage,
-  type StepCall,
-  type StepObservation,
-  stepAgentMessageSchema,
-  stepCallSchema,
-  stepObservationSchema,
-} from '../../domain/episode/stepRecord';
-
-export type StepKind = 'system' | 'user' | 'assistant' | 'call' | 'problem' | 'submit' | 'example';
-
-export interface StepRow {
-  idx: number;
-  kind: StepKind;
-  agentMessage?: StepAgentMessage | null;
-  call?: StepCall | null;
-  observation?: StepObservation | null;
-  tokensIn?: number;
-  tokensOut?: number;
-}
+import { type StepRow, stepAgentMessageSchema, stepCallSchema, stepObservationSchema } from '../../domain/episode/stepRecord';
 
 export async function upsertSteps(db: Db, episodeId: string, rows: StepRow[]): Promise<void> {
   if (rows.length === 0) return;

@@ -4,10 +4,10 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { episodes, runs } from '../../db/schema/runs';
-import { parseJsonb } from '../../db/jsonb';
-import { type BenchmarkConfig, storedBenchmarkConfigSchema } from '../../domain/bench/types';
+import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { Setting } from '../../domain/episode/types';
 import { finishedRunStatus } from '../../domain/bench/runConfig';
+import { parseRunConfig } from '../../db/runDocuments';
 
 export interface FailedEpisode {
   episodeId: string;
@@ -35,7 +35,7 @@ export function makeFailedEpisodes(db: () => Db) {
       .where(and(eq(episodes.runId, input.runId), eq(episodes.status, 'failed'), ...(input.afterId !== undefined ? [gt(episodes.id, input.afterId)] : [])))
       .orderBy(episodes.id)
       .limit(input.limit ?? 500);
-    const config = parseJsonb(storedBenchmarkConfigSchema, run.config, { table: 'runs', column: 'config', row: input.runId });
+    const config = parseRunConfig('benchmark', run.config, input.runId);
     return { config, split: config.split ?? 'test', failed: rows };
   };
 }

@@ -2,7 +2,6 @@
 // judge's judgments, their summary, the judge card and the latest calibration of the run's split, and the
 // deltas against a compared run. The producer (platform/report/produceReport.ts) renders and stores it;
 // stored reports are read back by reports.ts.
-import type { JudgeFormat } from '../../domain/judge/judgePrompt';
 import { getDb, type Db } from '../client';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { judgeModelsOf, loadEpisodeRows, loadRun, loadToolCallSources } from './reportRows';
@@ -14,14 +13,8 @@ import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { judgeCardStatus } from './judgeCards';
 import { ReportError } from '../../domain/report/reportError';
-
-/** The judge fields of a run's config that decide which judge card qualifies its scores. */
-interface RunJudgeFields {
-  coderModel?: string;
-  judge?: { coderModel?: string; judgeParams?: Record<string, unknown>; coderParams?: Record<string, unknown>; format?: JudgeFormat };
-  /** Started with `--allow-unqualified-judge`: the report shows the scores, marked. */
-  allowUnqualifiedJudge?: boolean;
-}
+import { coderModelOf, type RunJudgeFields } from '../../domain/judge/config';
+import { parseRunConfig } from '../runDocuments';
 
 export interface ReportOptions {
   runId: string;
@@ -68,11 +61,13 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     notes,
     toolCallSources,
   };
-  const rc = (run.config ?? {}) as RunJudgeFields & { dataset?: string; split?: string };
+  // The judge fields decide which judge card qualifies the scores; the dataset and split, which calibration is shown.
+  const rc: RunJudgeFields & { dataset?: string; split?: string } =
+    run.kind === 'benchmark' || run.kind === 'grpo' ? parseRunConfig(run.kind, run.config, run.id) : {};
   if (judgeModel && rc.dataset) {
     doc.judgeCard = await judgeCardStatus(db, {
       judgeModel,
-      coderModel: rc.judge?.coderModel ?? rc.coderModel ?? judgeModel,
+      coderModel: coderModelOf(rc, judgeModel),
       dataset: rc.dataset,
       ...(rc.judge?.judgeParams ? { judgeParams: rc.judge.judgeParams } : {}),
       ...(rc.judge?.coderParams ? { coderParams: rc.judge.coderParams } : {}),

@@ -6,12 +6,12 @@ import { methods } from '../schema/datasets';
 import { episodes, runs, steps } from '../schema/runs';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-import { parseJsonb } from '../jsonb';
-import { type GrpoConfig, type GrpoEpochFigures, grpoConfigSchema, grpoRunSummarySchema } from '../../domain/training/grpo';
+import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
 import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/report/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
 import { rolloutVerdict } from '../../domain/training/rolloutOutcome';
+import { parseRunConfig, parseRunSummary } from '../runDocuments';
 
 export interface GrpoRunState {
   runId: string;
@@ -26,12 +26,12 @@ export interface GrpoRunState {
 export async function loadGrpoRun(db: Db, runId: string): Promise<GrpoRunState | undefined> {
   const [r] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!r || r.kind !== 'grpo') return undefined;
-  const summary = parseJsonb(grpoRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: runId });
+  const summary = parseRunSummary('grpo', r.summary, runId);
   const epochs = (summary?.epochs ?? []).filter((e): e is GrpoEpochFigures => !!e);
   return {
     runId,
     status: r.status,
-    config: parseJsonb(grpoConfigSchema, r.config, { table: 'runs', column: 'config', row: runId }),
+    config: parseRunConfig('grpo', r.config, runId),
     epochs,
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,

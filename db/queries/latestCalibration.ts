@@ -3,8 +3,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { runs } from '../schema/runs';
-import { parseJsonb } from '../jsonb';
-import { type CalibrationSummary, calibrationRunSummarySchema } from '../../domain/calibration/summarize';
+import { parseRunSummary } from '../runDocuments';
+import type { CalibrationSummary } from '../../domain/calibration/summarize';
 
 export async function latestCalibration(db: Db, dataset: string, split: string): Promise<{ runId: string; summary: CalibrationSummary } | undefined> {
   const [r] = await db
@@ -21,6 +21,6 @@ export async function latestCalibration(db: Db, dataset: string, split: string):
     )
     .orderBy(desc(runs.finishedAt))
     .limit(1);
-  const calibration = r && parseJsonb(calibrationRunSummarySchema.nullable(), r.summary, { table: 'runs', column: 'summary', row: r.id })?.calibration;
+  const calibration = r && parseRunSummary('calibration', r.summary, r.id)?.calibration;
   return r && calibration ? { runId: r.id, summary: calibration } : undefined;
 }

@@ -5,16 +5,11 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { datasetMethods, datasets, methods } from '../schema/datasets';
 import { episodes, runs, steps } from '../schema/runs';
-import { type BenchmarkConfig, type StoredConfig, storedBenchmarkConfigSchema } from '../../domain/bench/types';
-import { parseJsonb } from '../jsonb';
+import type { BenchmarkConfig, StoredConfig } from '../../domain/bench/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
+import { parseRunConfig } from '../runDocuments';
 
 export type { StoredConfig };
-
-/** A benchmark run's stored config, parsed at the read. */
-export function storedConfigOf(runId: string, config: unknown): StoredConfig {
-  return parseJsonb(storedBenchmarkConfigSchema, config, { table: 'runs', column: 'config', row: runId });
-}
 
 /** The method ids a config covers; throws a non-retryable failure naming what is wrong (the CLI checks this before starting). */
 export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' | 'split' | 'limit' | 'methodIds'>): Promise<string[]> {
@@ -65,7 +60,7 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
   const [run] = await d.select().from(runs).where(eq(runs.id, runId)).limit(1);
   if (!run) return undefined;
   // Another kind of run has no benchmark config: it counts no planned episodes (as before).
-  const c: Partial<StoredConfig> = run.kind === 'benchmark' ? storedConfigOf(runId, run.config) : {};
+  const c: Partial<StoredConfig> = run.kind === 'benchmark' ? parseRunConfig('benchmark', run.config, runId) : {};
   const total = (c.resolvedMethodIds?.length ?? 0) * (c.models?.length ?? 0) * (c.settings?.length ?? 0) * (c.samples ?? 1);
   const [agg] = await d
     .select({

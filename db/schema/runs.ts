@@ -1,12 +1,12 @@
 // Runs (a benchmark, an SFT or GRPO training, a judging pass, a doctor check) and what each produced.
 import { sql } from 'drizzle-orm';
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { AnyDocument } from '../../domain/common/jsonDocument';
+import { RUN_KINDS, type RunConfig, type RunSummary } from '../../domain/runs/runDocuments';
 import type { StepAgentMessage, StepCall, StepObservation } from '../../domain/episode/stepRecord';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import type { ScoreDetail } from '../../domain/judge/scoreDistribution';
 
-export const runKinds = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
+export const runKinds = RUN_KINDS;
 /** `completed_with_failures`: the run finished, some episodes failed (rerun them with `rerun --run ID --failed`). */
 export const runStatuses = ['pending', 'running', 'completed', 'completed_with_failures', 'failed', 'cancelled'] as const;
 /** `cancelled`: stopped by a run cancellation (at a turn boundary) or reconciled after the run's workflow was terminated. */
@@ -18,10 +18,11 @@ export const runs = pgTable(
     id: text('id').primaryKey(),
     kind: text('kind', { enum: runKinds }).notNull(),
     status: text('status', { enum: runStatuses }).notNull().default('pending'),
-    /** Per kind: a benchmark's StoredConfig, a GRPO run's GrpoConfig, ... (readers parse the kind's schema). */
-    config: jsonb('config').$type<AnyDocument>().notNull(),
+    /** Per kind (domain/runs/runDocuments.ts): a benchmark's StoredConfig, a GRPO run's GrpoConfig, ...; read with db/runDocuments.ts parseRunConfig. */
+    config: jsonb('config').$type<RunConfig>().notNull(),
     workflowId: text('workflow_id'),
-    summary: jsonb('summary').$type<AnyDocument>(),
+    /** Per kind, like config; read with parseRunSummary. */
+    summary: jsonb('summary').$type<RunSummary>(),
     error: text('error'),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

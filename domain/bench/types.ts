@@ -5,6 +5,7 @@ import { documentSchema } from '../common/jsonDocument';
 import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
 import type { SandboxLimits } from '../sandbox/schemas';
 import type { SelfJudgePair } from '../judge/selfJudge';
+import { type RunJudgeFields, runJudgeFieldsShape } from '../judge/config';
 
 export interface BenchmarkConfig {
   dataset: string;
@@ -73,11 +74,12 @@ export interface BenchmarkRunResult {
 }
 
 /** A benchmark run's runs.config: the config as started, and the method ids frozen when it starts. */
-export interface StoredConfig extends BenchmarkConfig {
+export interface StoredConfig extends BenchmarkConfig, Pick<RunJudgeFields, 'coderModel' | 'judge'> {
   /** Frozen when the run starts (absent while the row only records a start that has not resolved yet). */
   resolvedMethodIds?: string[];
 }
 export const storedBenchmarkConfigSchema = documentSchema<StoredConfig>({
+  ...runJudgeFieldsShape,
   dataset: z.string(),
   split: z.string(),
   models: z.array(z.string()),
@@ -85,3 +87,7 @@ export const storedBenchmarkConfigSchema = documentSchema<StoredConfig>({
   samples: z.number(),
   resolvedMethodIds: z.array(z.string()).optional(),
 });
+
+/** A benchmark run's runs.summary: its totals once it ended. */
+export type BenchmarkRunSummary = RunTotals & { total: number };
+export const benchmarkRunSummarySchema = documentSchema<BenchmarkRunSummary>({ done: z.number(), failed: z.number() });

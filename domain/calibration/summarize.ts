@@ -154,6 +154,8 @@ export function calibrationRows(s: CalibrationSummary): [string, string, string]
 export interface CalibrationRunSummary {
   methods?: Record<string, MethodCalibration>;
   calibration?: CalibrationSummary;
+  /** How many methods failed to calibrate. */
+  failedMethods?: number;
 }
 export const calibrationRunSummarySchema = documentSchema<CalibrationRunSummary>({
   methods: z.record(z.string(), z.looseObject({ methodId: z.string(), scores: z.array(z.unknown()) })).optional(),

@@ -1,6 +1,8 @@
 // Types of the calibration suite (controls that do not depend on any judge model): code match of the
 // original against itself, of small mutants of it, of constant and identity functions. Shared by the
 // activities, the workflows and the CLI (workflows import these as types only).
+import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import type { CodeMatchPlan } from '../judge/codeMatchInputs';
 import type { CallResult } from '../sandbox/schemas';
 
@@ -12,6 +14,16 @@ export interface CalibrationConfig {
   /** Methods calibrated at once. */
   window?: number;
 }
+
+/** A calibration run's runs.config: the config as started, and the method ids frozen when it starts. */
+export interface StoredCalibrationConfig extends CalibrationConfig {
+  resolvedMethodIds: string[];
+}
+export const storedCalibrationConfigSchema = documentSchema<StoredCalibrationConfig>({
+  dataset: z.string(),
+  split: z.string(),
+  resolvedMethodIds: z.array(z.string()),
+});
 
 export interface CalibrationInput {
   runId: string;

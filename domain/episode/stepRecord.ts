@@ -43,6 +43,20 @@ export const stepObservationSchema = z.looseObject({
 });
 export type StepObservation = z.infer<typeof stepObservationSchema>;
 
+/** The kinds of step (activities/episode/steps.ts lists which columns each one fills). */
+export type StepKind = 'system' | 'user' | 'assistant' | 'call' | 'problem' | 'submit' | 'example';
+
+/** A step as a turn writes it: absent columns are stored as null, absent token counts as 0. */
+export interface StepRow {
+  idx: number;
+  kind: StepKind;
+  agentMessage?: StepAgentMessage | null;
+  call?: StepCall | null;
+  observation?: StepObservation | null;
+  tokensIn?: number;
+  tokensOut?: number;
+}
+
 /** A stored step as its readers see it (the conversation for the next turn, the transcript): the row's index and kind and its three jsonb columns (null where the kind leaves one empty). */
 export interface StoredStep {
   idx: number;

@@ -69,3 +69,10 @@ export function selfJudgeRefusal(pairs: readonly SelfJudgePair[], otherFlags: st
     'to run it anyway (the run records the relation in its config, field selfJudge, and its report says so).'
   );
 }
+
+/** `held` with the pairs of `pairs` it does not hold yet (one per agent, grader and role), in order. */
+export function withSelfJudgePairs(held: readonly SelfJudgePair[], pairs: readonly SelfJudgePair[]): SelfJudgePair[] {
+  const key = (p: SelfJudgePair) => `${p.agent}\u0000${p.judge}\u0000${p.role}`;
+  const seen = new Set(held.map(key));
+  return [...held, ...pairs.filter((p) => !seen.has(key(p)))];
+}

@@ -5,6 +5,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
 import type { BenchmarkConfig } from '../bench/types';
+import { runJudgeFieldsShape } from '../judge/config';
 import { episodeWorkflowId } from '../bench/workflowIds';
 import { fnv1a } from '../common/hash';
 import { episodeIdOf, type EpisodeBudgets, type EpisodeInput, type SandboxPlacement } from '../episode/types';
@@ -381,6 +382,7 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
 
 /** A GRPO run's runs.config as stored (checked at the fields every start writes). */
 export const grpoConfigSchema = documentSchema<GrpoConfig>({
+  ...runJudgeFieldsShape,
   base: z.string(),
   critic: z.string(),
   judgeModel: z.string(),
@@ -392,7 +394,14 @@ export const grpoConfigSchema = documentSchema<GrpoConfig>({
   seed: z.number(),
 });
 
-/** A GRPO run's runs.summary: each finished epoch's figures, by epoch (null: not finished). */
-export const grpoRunSummarySchema = documentSchema<{ epochs?: (GrpoEpochFigures | null)[] }>({
+/** A GRPO run's runs.summary: each finished epoch's figures, by epoch (null: not finished), and how it ended. */
+export interface GrpoRunSummary {
+  epochs?: (GrpoEpochFigures | null)[];
+  epochsDone?: number;
+  lastCheckpointId?: string;
+  failedEpoch?: number;
+  stage?: string;
+}
+export const grpoRunSummarySchema = documentSchema<GrpoRunSummary>({
   epochs: z.array(z.looseObject({ epoch: z.number() }).nullable()).optional(),
 });

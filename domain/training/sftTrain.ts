@@ -1,5 +1,7 @@
 // An SFT run (`pau sft train`): its configuration, the trainer spec built from it, and its result. Pure.
+import { z } from 'zod';
 import type { BenchmarkConfig } from '../bench/types';
+import { documentSchema } from '../common/jsonDocument';
 import type { EpisodeBudgets, Setting } from '../episode/types';
 import type { SftComparison } from '../report/sftComparison';
 import type { TrainerJobInput } from './trainerProtocol';
@@ -51,6 +53,9 @@ export interface SftTrainConfig {
   eval: SftEvalConfig | null;
 }
 
+/** An SFT run's runs.config as stored (checked at the fields every start writes). */
+export const sftTrainConfigSchema = documentSchema<SftTrainConfig>({ data: z.string(), base: z.string() });
+
 export interface SftTrainInput {
   runId: string;
   config: SftTrainConfig;
@@ -74,6 +79,17 @@ export interface SftTrainingFigures {
   /** Examples left out before training: their requests were not in the ledger as served (servedLine.ts). */
   notAsServed?: number | null;
 }
+
+/** An SFT run's runs.summary: the checkpoint, its figures, its evaluation run and the comparison with the base; the stage a failed run stopped at. */
+export interface SftRunSummary {
+  checkpointId?: string;
+  checkpointModel?: string;
+  training?: SftTrainingFigures;
+  evalRunId?: string | null;
+  comparison?: SftComparison;
+  stage?: string;
+}
+export const sftRunSummarySchema = documentSchema<SftRunSummary>({ checkpointModel: z.string().optional(), evalRunId: z.string().nullable().optional() });
 
 export interface SftTrainResult {
   runId: string;

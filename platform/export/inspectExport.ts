@@ -10,7 +10,7 @@ import { ModelConfigError, models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { buildReport } from '../../db/queries/benchmarkReportData';
 import { loadRun } from '../../db/queries/reportRows';
-import { storedConfigOf } from '../../db/queries/runs';
+import { parseRunConfig } from '../../db/runDocuments';
 import { loadTranscripts } from '../../db/queries/transcriptRows';
 import { datasets } from '../../db/schema/datasets';
 import { messagesFromSteps } from '../../domain/episode/conversation';
@@ -45,7 +45,7 @@ export async function buildInspectLogs(db: Db, runId: string): Promise<InspectLo
   if (run.kind !== 'benchmark') throw new InspectExportError(`run ${runId} is a ${run.kind} run; only benchmark runs are exported`);
   if (run.status === 'pending' || run.status === 'running' || !run.startedAt)
     throw new InspectExportError(`run ${runId} is still ${run.status}; export it when it has ended (pau bench status ${runId})`);
-  const config = storedConfigOf(runId, run.config);
+  const config = parseRunConfig('benchmark', run.config, runId);
   const doc = await buildReport({ runId, db });
   const loaded = new Map((await loadTranscripts(db, runId)).map((t) => [t.transcript.episodeId, t]));
   const [ds] = await db.select({ name: datasets.name, contentHash: datasets.contentHash }).from(datasets).where(eq(datasets.name, config.dataset)).limit(1);

@@ -4,7 +4,8 @@
 import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
-import { resolveMethods, storedConfigOf } from '../../db/queries/runs';
+import { resolveMethods } from '../../db/queries/runs';
+import { parseRunConfig } from '../../db/runDocuments';
 import { ModelConfigError, models } from '../../config/models';
 import type { Db } from '../../db/client';
 import { runs } from '../../db/schema/runs';
@@ -85,7 +86,7 @@ export async function resumeBenchmark(client: Client, db: Db, runId: string): Pr
   if (!existing) throw new StartRefused(`no run ${runId} to resume`);
   if (existing.kind !== 'benchmark') throw new StartRefused(`run ${runId} is a ${existing.kind} run, not a benchmark`);
   if (await workflowRunning(client, benchWorkflowId(runId))) throw new StartRefused(`run ${runId} is still running (${benchWorkflowId(runId)})`);
-  const stored = requestedConfig(storedConfigOf(runId, existing.config));
+  const stored = requestedConfig(parseRunConfig('benchmark', existing.config, runId));
   const problem = await startProblem(db, stored);
   if (problem) throw new StartRefused(`run ${runId} cannot resume: ${problem}`);
   await db.update(runs).set({ status: 'pending', error: null, updatedAt: new Date() }).where(eq(runs.id, runId));

@@ -1,4 +1,5 @@
 // Starting a calibration run and watching it (progress from the run's row), for `pau calibrate` and `npm start`.
+import { parseRunConfig, parseRunSummary } from '../../db/runDocuments';
 import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -22,7 +23,7 @@ export function startCalibration(client: Client, runId: string, config: Calibrat
 export async function calibrationProgress(db: Db, runId: string): Promise<{ done: number; total: number } | undefined> {
   const [r] = await db.select({ config: runs.config, summary: runs.summary }).from(runs).where(eq(runs.id, runId)).limit(1);
   if (!r) return undefined;
-  const total = ((r.config as { resolvedMethodIds?: string[] }).resolvedMethodIds ?? []).length;
-  const done = Object.keys((r.summary as { methods?: object } | null)?.methods ?? {}).length;
+  const total = parseRunConfig('calibration', r.config, runId).resolvedMethodIds.length;
+  const done = Object.keys(parseRunSummary('calibration', r.summary, runId)?.methods ?? {}).length;
   return { done, total };
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client';
 import { judgeCards } from '../../db/schema/judgeCards';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
+import { coderModelOf } from '../../domain/judge/config';
 import { UsageError } from '../lib/args';
 
 /** Methods recorded so far by the card computed by this workflow; null before its row exists. */
@@ -23,7 +24,7 @@ export async function judgeCardProgress(db: Db, workflowId: string): Promise<num
  * withheld until `calibrate judge` has measured it. Returns the lines to print.
  */
 export async function checkJudgeCard(db: Db, q: { judgeModel: string; coderModel?: string; dataset: string; allowUnqualified: boolean }): Promise<string[]> {
-  const coderModel = q.coderModel ?? q.judgeModel;
+  const coderModel = coderModelOf({}, q.judgeModel, q.coderModel);
   const status = await judgeCardStatus(db, { judgeModel: q.judgeModel, coderModel, dataset: q.dataset, forced: q.allowUnqualified });
   if (status.status === 'missing') {
     return [

@@ -12,6 +12,7 @@ import { LOCAL_PREFIX, LOCAL_STRENGTH_ORDER, SMALL_JUDGE_WARNING } from '../../d
 import { models } from '../../config/models';
 import { checkpointIdOf, isCheckpointModel } from '../../domain/training/checkpointIds';
 import { type GraderRole, type SelfJudgePair, selfJudgeRefusal, selfJudgeRelation, selfJudgePairs } from '../../domain/judge/selfJudge';
+import { automaticJudge } from '../../domain/judge/config';
 import { loadCheckpoint } from '../../db/queries/checkpoints';
 import { connect } from '../../db/client';
 import { UsageError } from '../lib/args';
@@ -55,11 +56,12 @@ export function chooseJudge(agentModels: string[], explicit?: string, bases: Che
     return { judgeModel: wanted, note: `judge: ${wanted}${providerOf(wanted) === 'local' ? ` (${SMALL_JUDGE_WARNING})` : ''}` };
   }
   const providers = agentModels.map(providerOf);
-  if (providers.every((p) => p === 'mock')) {
-    return { judgeModel: 'mock-oracle', note: 'judge: mock-oracle (the scripted judge, not a real LLM: every agent model here is scripted)' };
+  const auto = automaticJudge(providers, () => strongestInstalledLocal(agentModels, bases));
+  if (auto.kind === 'scripted') {
+    return { judgeModel: auto.judgeModel, note: `judge: ${auto.judgeModel} (the scripted judge, not a real LLM: every agent model here is scripted)` };
   }
-  if (providers.every((p) => p === 'mock' || p === 'local')) {
-    const judge = strongestInstalledLocal(agentModels, bases);
+  if (auto.kind === 'local' || auto.kind === 'no-local') {
+    const judge = auto.kind === 'local' ? auto.judgeModel : undefined;
     if (judge)
       return {
         judgeModel: judge,

@@ -12,10 +12,12 @@ import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
-import { episodes, runs } from '../../db/schema/runs';
+import { episodes } from '../../db/schema/runs';
 import { checkpointBases, checkSelfJudge } from '../client/judgeChoice';
-import type { SelfJudgePair } from '../../domain/judge/selfJudge';
-import { eq, sql } from 'drizzle-orm';
+import { withSelfJudgePairs } from '../../domain/judge/selfJudge';
+import { storedCoderModel } from '../../domain/judge/config';
+import { mergeRunJudgeFields, runJudgeFieldsOf } from '../../db/queries/runConfig';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 
 const options = defineOptions({
@@ -37,25 +39,10 @@ async function agentModelsOf(db: Db, runId: string): Promise<string[]> {
   return rows.map((r) => r.model).sort();
 }
 
-/** The code writer the run's config names (resolveJudgeConfig's order after the flag), if any. */
+/** The code writer the run's config names (domain/judge/config.ts, after the flag), if any. */
 async function storedCoderOf(db: Db, runId: string): Promise<string | undefined> {
-  const [row] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
-  const rc = (row?.config ?? {}) as { coderModel?: unknown; judge?: { coderModel?: unknown } };
-  const coder = rc.judge?.coderModel ?? rc.coderModel;
-  return typeof coder === 'string' ? coder : undefined;
-}
-
-/** A forced judging recorded in the run's config: `selfJudge` gains the pairs it did not hold yet. */
-async function recordSelfJudge(db: Db, runId: string, pairs: SelfJudgePair[]): Promise<void> {
-  const [row] = await db.select({ config: runs.config }).from(runs).where(eq(runs.id, runId));
-  const held = ((row?.config as { selfJudge?: SelfJudgePair[] } | null)?.selfJudge ?? []).filter((p) => p && typeof p === 'object');
-  const key = (p: SelfJudgePair) => `${p.agent}\u0000${p.judge}\u0000${p.role}`;
-  const seen = new Set(held.map(key));
-  const all = [...held, ...pairs.filter((p) => !seen.has(key(p)))];
-  await db
-    .update(runs)
-    .set({ config: sql`${runs.config} || ${JSON.stringify({ selfJudge: all })}::jsonb`, updatedAt: new Date() })
-    .where(eq(runs.id, runId));
+  const fields = await runJudgeFieldsOf(db, runId);
+  return fields && storedCoderModel(fields);
 }
 
 export const usage = `pau judge ${options.usage}`;
@@ -77,7 +64,8 @@ export async function run(argv: string[]): Promise<number> {
     ];
     const selfJudge = checkSelfJudge(agents, graders, { allow: values['allow-self-judge'], bases, otherFlags: '--judge-model M, --coder-model M' });
     if (selfJudge.length > 0) {
-      await recordSelfJudge(getDb(), values.run, selfJudge);
+      // A forced judging is recorded in the run's config: `selfJudge` gains the pairs it did not hold yet.
+      await mergeRunJudgeFields(getDb(), values.run, (held) => ({ selfJudge: withSelfJudgePairs(held.selfJudge ?? [], selfJudge) }));
       console.log(`SELF-JUDGING forced (--allow-self-judge): ${selfJudge.map((p) => `${p.role} ${p.judge} ${p.relation} ${p.agent}`).join(', ')}`);
     }
   } catch (err) {

@@ -21,6 +21,7 @@ import { requestParams } from '../../domain/llm/requestParams';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
 import { hostEndpoints } from '../../activities/llm/hostEndpoints';
+import { benchmarkConfig } from '../fixtures/runs';
 
 // SmolLM2 by default (the fastest real model); PAU_CANARY_JUDGE=local/qwen2.5-coder-0.5b measures another.
 const JUDGE = process.env.PAU_CANARY_JUDGE ?? 'local/smollm2-135m';
@@ -39,7 +40,7 @@ const stack = useStack({
     await insertFixtureMethods(db, 'fixture-canary', METHODS);
     await db
       .insert(runs)
-      .values({ id: RUN, kind: 'benchmark', status: 'completed', config: { judgeModel: JUDGE } })
+      .values({ id: RUN, kind: 'benchmark', status: 'completed', config: benchmarkConfig({ judgeModel: JUDGE }) })
       .onConflictDoNothing();
   },
 });

@@ -11,6 +11,7 @@ import { grpoWorkflowId } from '../../domain/training/grpo';
 import { runCli } from '../helpers/cli';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
+import { benchmarkConfig } from '../fixtures/runs';
 
 const Q05 = 'local/qwen2.5-coder-0.5b';
 const Q15 = 'local/qwen2.5-coder-1.5b';
@@ -101,7 +102,7 @@ describe('judge --run', () => {
     const runId = 'self-judge-stored';
     await stack.db
       .insert(runs)
-      .values({ id: runId, kind: 'benchmark', status: 'completed', config: { models: [`ckpt:${CKPT}`] } })
+      .values({ id: runId, kind: 'benchmark', status: 'completed', config: benchmarkConfig({ models: [`ckpt:${CKPT}`] }) })
       .onConflictDoNothing();
     await stack.db
       .insert(episodes)

@@ -9,6 +9,7 @@ import { connect, type DbHandle } from '../../db/client';
 import { methods } from '../../db/schema/datasets';
 import { episodes, judgments, runs } from '../../db/schema/runs';
 import { runCli } from '../helpers/cli';
+import { benchmarkConfig } from '../fixtures/runs';
 
 let dbh: DbHandle;
 const stamp = Date.now();
@@ -16,9 +17,15 @@ const RUN = `report-test-${stamp}`;
 const RUN2 = `report-test-prev-${stamp}`;
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-report-'));
 
+// Forced past the judge card (none is computed here): this file is about the figures, the card has its own tests.
 async function seedRun(runId: string, oracleScore: number) {
   const db = dbh.db;
-  await db.insert(runs).values({ id: runId, kind: 'benchmark', status: 'completed', config: { models: ['mock-oracle', 'mock-null'] } });
+  await db.insert(runs).values({
+    id: runId,
+    kind: 'benchmark',
+    status: 'completed',
+    config: benchmarkConfig({ models: ['mock-oracle', 'mock-null'], allowUnqualifiedJudge: true }),
+  });
   for (let i = 0; i < 6; i++) {
     const methodId = `${i % 2 ? 'mbpp' : 'humaneval'}/rt-${stamp}-${i}`;
     await db

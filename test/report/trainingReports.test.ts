@@ -17,6 +17,7 @@ import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
 import { produceReport } from '../../platform/report/produceReport';
 import { storedReportFiles } from '../../scripts/client/report';
 import { runCli } from '../helpers/cli';
+import { benchmarkConfig } from '../fixtures/runs';
 
 let dbh: DbHandle;
 const stamp = Date.now();
@@ -91,7 +92,7 @@ beforeAll(async () => {
       },
     },
     { id: GRPO, kind: 'grpo', status: 'completed', config: grpoConfig, summary: { epochs: [grpoEpoch] } },
-    { id: BENCH, kind: 'benchmark', status: 'completed', config: { models: ['mock-oracle'] } },
+    { id: BENCH, kind: 'benchmark', status: 'completed', config: benchmarkConfig({ models: ['mock-oracle'] }) },
   ]);
 });
 afterAll(async () => {

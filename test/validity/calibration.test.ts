@@ -13,6 +13,7 @@ import { buildReport } from '../../db/queries/benchmarkReportData';
 import { renderHtml } from '../../domain/report/renderHtml';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
+import { benchmarkConfig } from '../fixtures/runs';
 
 const DATASET = 'fixture-calibration';
 const METHODS = [
@@ -94,7 +95,7 @@ describe('calibration suite', () => {
 
     // A benchmark report on the same split shows these controls.
     const benchId = `${runId}-bench`;
-    await stack.db.insert(runs).values({ id: benchId, kind: 'benchmark', status: 'completed', config: { dataset: DATASET, split: 'test' } });
+    await stack.db.insert(runs).values({ id: benchId, kind: 'benchmark', status: 'completed', config: benchmarkConfig({ dataset: DATASET, split: 'test' }) });
     const doc = await buildReport({ runId: benchId, db: stack.db });
     expect(doc.calibration?.latest?.runId).toBe(runId);
     const html = renderHtml(doc);

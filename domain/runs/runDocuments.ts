@@ -1,0 +1,44 @@
+// A run's two documents, `runs.config` and `runs.summary`, one schema per run kind: the benchmark's, the
+// trainings', the calibration's. Kinds that store no config of their own (a judging pass, a dataset build,
+// a doctor check: their documents live in their own tables) hold an empty object. db/runDocuments.ts
+// reads both through parseJsonb.
+import type { z } from 'zod';
+import { benchmarkRunSummarySchema, storedBenchmarkConfigSchema } from '../bench/types';
+import { storedCalibrationConfigSchema } from '../calibration/types';
+import { calibrationRunSummarySchema } from '../calibration/summarize';
+import { documentSchema } from '../common/jsonDocument';
+import { grpoConfigSchema, grpoRunSummarySchema } from '../training/grpo';
+import { sftRunSummarySchema, sftTrainConfigSchema } from '../training/sftTrain';
+
+export const RUN_KINDS = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+const noDocument = documentSchema<Record<string, never>>({});
+
+export const runConfigSchemas = {
+  benchmark: storedBenchmarkConfigSchema,
+  grpo: grpoConfigSchema,
+  sft: sftTrainConfigSchema,
+  calibration: storedCalibrationConfigSchema,
+  judge: noDocument,
+  dataset: noDocument,
+  doctor: noDocument,
+} satisfies Record<RunKind, z.ZodType>;
+
+export const runSummarySchemas = {
+  benchmark: benchmarkRunSummarySchema,
+  grpo: grpoRunSummarySchema,
+  sft: sftRunSummarySchema,
+  calibration: calibrationRunSummarySchema,
+  judge: noDocument,
+  dataset: noDocument,
+  doctor: noDocument,
+} satisfies Record<RunKind, z.ZodType>;
+
+export type RunConfigOf<K extends RunKind> = z.output<(typeof runConfigSchemas)[K]>;
+/** Any kind's summary also points at the run's latest report (`report`: reports.id; platform/report/produceReport.ts). */
+export type RunSummaryOf<K extends RunKind> = z.output<(typeof runSummarySchemas)[K]> & { report?: number };
+/** What a `runs.config` cell holds: one of the kinds' configs. */
+export type RunConfig = RunConfigOf<RunKind>;
+/** What a `runs.summary` cell holds: one of the kinds' summaries. */
+export type RunSummary = RunSummaryOf<RunKind>;

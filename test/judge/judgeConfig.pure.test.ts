@@ -1,0 +1,68 @@
+// Which judge and code writer score a run (domain/judge/config.ts), the automatic judge, the self-judging
+// pairs a forced run records, and each run kind's stored documents read through one reader (db/runDocuments.ts).
+import { describe, expect, it } from 'vitest';
+import { automaticJudge, coderModelOf, DEFAULT_JUDGE_MODEL, judgeModelOf, storedCoderModel } from '../../domain/judge/config';
+import { type SelfJudgePair, withSelfJudgePairs } from '../../domain/judge/selfJudge';
+import { parseRunConfig, parseRunJudgeFields, parseRunSummary } from '../../db/runDocuments';
+import { StoredJsonError } from '../../db/jsonb';
+
+describe('the judge precedence', () => {
+  it('the code writer: the caller, then judge.coderModel, then coderModel, then the judge', () => {
+    expect(coderModelOf({ judge: { coderModel: 'a' }, coderModel: 'b' }, 'j', 'x')).toBe('x');
+    expect(coderModelOf({ judge: { coderModel: 'a' }, coderModel: 'b' }, 'j')).toBe('a');
+    expect(coderModelOf({ coderModel: 'b' }, 'j')).toBe('b');
+    expect(coderModelOf({}, 'j')).toBe('j');
+    expect(storedCoderModel({})).toBeUndefined();
+  });
+
+  it('the judge: the caller, then judge.judgeModel, then judgeModel, then the scripted oracle', () => {
+    expect(judgeModelOf({ judge: { judgeModel: 'a' }, judgeModel: 'b' }, 'x')).toBe('x');
+    expect(judgeModelOf({ judge: { judgeModel: 'a' }, judgeModel: 'b' })).toBe('a');
+    expect(judgeModelOf({ judgeModel: 'b' })).toBe('b');
+    expect(judgeModelOf({})).toBe(DEFAULT_JUDGE_MODEL);
+  });
+
+  it('the automatic judge: scripted for scripted agents, the strongest local for local ones, none otherwise', () => {
+    const never = () => {
+      throw new Error('asked for a local judge');
+    };
+    expect(automaticJudge(['mock', 'mock'], never)).toEqual({ kind: 'scripted', judgeModel: 'mock-oracle' });
+    expect(automaticJudge(['local', 'mock'], () => 'local/qwen')).toEqual({ kind: 'local', judgeModel: 'local/qwen' });
+    expect(automaticJudge(['local'], () => undefined)).toEqual({ kind: 'no-local' });
+    expect(automaticJudge(['local', 'openai'], never)).toEqual({ kind: 'none' });
+  });
+
+  it('a forced run records each self-judging pair once', () => {
+    const pair = (agent: string, role: 'judge' | 'coder'): SelfJudgePair => ({ agent, judge: 'm', role, relation: 'same' });
+    expect(withSelfJudgePairs([pair('a', 'judge')], [pair('a', 'judge'), pair('a', 'coder'), pair('b', 'judge')])).toEqual([
+      pair('a', 'judge'),
+      pair('a', 'coder'),
+      pair('b', 'judge'),
+    ]);
+  });
+});
+
+describe('a run kind config and summary, one reader', () => {
+  const bench = { dataset: 'd', split: 'test', models: ['m'], settings: ['interactive'], samples: 1, coderModel: 'c', extra: 1 };
+
+  it('parses each kind with its schema, keeping fields it does not check', () => {
+    expect(parseRunConfig('benchmark', bench, 'r1')).toEqual(bench);
+    expect(parseRunConfig('sft', { data: 'd', base: 'b', eval: null }, 'r2').base).toBe('b');
+    expect(parseRunConfig('calibration', { dataset: 'd', split: 's', resolvedMethodIds: ['x'] }, 'r3').resolvedMethodIds).toEqual(['x']);
+    expect(parseRunSummary('calibration', null, 'r3')).toBeNull();
+    expect(parseRunSummary('benchmark', { done: 2, failed: 0, total: 2, report: 7 }, 'r1')?.report).toBe(7);
+  });
+
+  it('a row that does not fit its kind fails naming the run, the column and the field', () => {
+    expect(() => parseRunConfig('benchmark', { models: ['m'] }, 'r9')).toThrow(StoredJsonError);
+    expect(() => parseRunConfig('benchmark', { models: ['m'] }, 'r9')).toThrow(/runs\.config of row r9 does not fit its schema: dataset/);
+    expect(() => parseRunConfig('grpo', { ...bench, base: 'b' }, 'r8')).toThrow(/runs\.config of row r8/);
+    expect(() => parseRunSummary('sft', { evalRunId: 3 }, 'r7')).toThrow(/runs\.summary of row r7 .*evalRunId/);
+    expect(() => parseRunConfig('benchmark', { ...bench, coderModel: 5 }, 'r6')).toThrow(/coderModel/);
+  });
+
+  it('judge fields come from the kinds that hold them', () => {
+    expect(parseRunJudgeFields('benchmark', bench, 'r1')).toMatchObject({ coderModel: 'c' });
+    expect(parseRunJudgeFields('calibration', { anything: true }, 'r3')).toEqual({});
+  });
+});
