@@ -18,9 +18,7 @@ import pyarrow as pa
 import pyarrow.json as paj
 import pyarrow.parquet as pq
 
-_OUTCOME = pa.struct(
-    [("ok", pa.bool_()), ("repr", pa.string()), ("excType", pa.string()), ("message", pa.string())]
-)
+_OUTCOME = pa.struct([("ok", pa.bool_()), ("repr", pa.string()), ("excType", pa.string()), ("message", pa.string())])
 _REFERENCE = pa.struct(
     [
         ("text", pa.string()),
