@@ -15,7 +15,6 @@ import {
   recordsText,
   verifyLines,
 } from '../../domain/dataset/fileRecord';
-import { writePrivateFile } from '../process/privateFiles';
 
 /** Where the repository ships a dataset: datasets/<name>/<name>.jsonl.gz. */
 export function shippedDatasetFile(name: string): string {
@@ -93,8 +92,10 @@ export function writeDatasetFile(dataFile: string, name: string, records: Datase
     [dataFile, data],
     [manifestFile, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8')],
   ] as const) {
+    // A fresh temporary file, 0600 like every export of run data (docs/security.md), renamed over the target.
     const tmp = `${file}.tmp-${process.pid}`;
-    writePrivateFile(tmp, bytes);
+    fs.rmSync(tmp, { force: true });
+    fs.writeFileSync(tmp, bytes, { mode: 0o600 });
     fs.renameSync(tmp, file);
   }
   return manifest;

@@ -61,9 +61,10 @@ export async function compareWithShipped(db: Db, name: string, file = shippedDat
     const calls = rows.get(id)?.meta?.limitedCalls;
     return Array.isArray(calls) && calls.length ? `; stopped at a limit here: ${calls.map((c) => `(${String(c)})`).join(', ')}` : '';
   };
+  const candidates = new Set(row.candidateIds);
   const why = (id: string): string => {
     const m = rows.get(id);
-    if (!m) return 'not a candidate of this build';
+    if (!m || !candidates.has(id)) return 'not a candidate of this build';
     if (m.verdict === 'rejected') {
       const detail = typeof m.meta?.checkDetail === 'string' ? ` (${m.meta.checkDetail})` : '';
       return `rejected here: ${m.rejectReasons.join(', ')}${detail}${limited(id)}`;

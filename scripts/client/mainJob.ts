@@ -19,7 +19,7 @@ import { buildWorkLine, datasetWorkflowId, followBuildWithHead, headAgainstSplit
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
-import type { StageClock } from './startStages';
+import { START_DATASET, type StageClock } from './startStages';
 import { env } from '../../config/env';
 import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
@@ -30,7 +30,7 @@ import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_LOCAL_JUDGE, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
-export const START_DATASET = 'pau-v1';
+export { START_DATASET };
 type StartDatasetConfig = BuildConfigInput & { name: string };
 /** Methods of the test split the start-up benchmark covers. */
 export const START_SAMPLE_METHODS = 10;

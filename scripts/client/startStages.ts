@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { env } from '../../config/env';
 import { formatTable } from '../../domain/report/table';
 import { shippedDatasetFile } from '../../platform/dataset/file';
-import { START_DATASET } from './mainJob';
 
 export type StartStage = 'stack' | 'models' | 'workers' | 'doctor' | 'head' | 'dataset' | 'calibration' | 'benchmark' | 'report';
 const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report'] as const;
@@ -33,6 +32,9 @@ const REFERENCE_S: Record<StartStage, number> = {
   benchmark: 400,
   report: 5,
 };
+/** The dataset `npm start` benchmarks on (the main job's, scripts/client/mainJob.ts). */
+export const START_DATASET = 'pau-v1';
+
 /** Loading the shipped dataset file instead of building it (verify, import in one transaction; docs/datasets.md). */
 const LOAD_S = 10;
 const LOAD_WHAT = 'load the shipped pau-v1 file (datasets/pau-v1/: verify its hashes, import in one transaction), not build it';

@@ -12,7 +12,7 @@ import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } fr
 import { DatasetFileError } from '../../domain/dataset/fileRecord';
 import { manifestPathOf, shippedDatasetFile, writeDatasetFile } from '../../platform/dataset/file';
 import { datasetRecords, loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
-import { ensureTrainerPython, TRAINER_DIR } from '../../activities/training/trainerProcess';
+import { ensureTrainerPython, TRAINER_DIR } from '../../platform/process/trainerPython';
 import { compareWithShipped } from '../client/datasetFile';
 import { START_DATASET } from '../client/mainJob';
 import { SOURCE_NAMES, type SourceName } from '../../domain/dataset/sources';
