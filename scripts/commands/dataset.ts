@@ -223,11 +223,13 @@ async function exportCmd(argv: string[]): Promise<number> {
       const lines = path.join(tmp, `${name}.jsonl.gz`);
       const m = writeDatasetFile(lines, name, records, source);
       const py = await ensureTrainerPython((l) => console.error(l));
+      fs.mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
       const r = spawnSync(py, ['-m', 'pau_trainer.dataset_file', 'to-parquet', lines, path.resolve(values.out)], { cwd: TRAINER_DIR, encoding: 'utf8' });
       if (r.status !== 0) {
         console.error(`parquet conversion FAILED (exit ${r.status}): ${(r.stderr || r.stdout || '').trim().slice(-2000)}`);
         return 1;
       }
+      fs.chmodSync(values.out, 0o600); // run data, as every export (docs/security.md)
       writePrivateFile(manifestPathOf(values.out), `${JSON.stringify({ ...m, file: path.basename(values.out) }, null, 2)}\n`);
       console.log(`wrote ${m.records} methods of ${name} (${m.contentHash}) to ${values.out}, manifest ${manifestPathOf(values.out)}`);
       return 0;

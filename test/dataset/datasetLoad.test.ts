@@ -107,7 +107,7 @@ describe('loading the shipped dataset file', () => {
     expect(await snapshot(db)).toEqual(before);
   });
 
-  it('loads in one transaction within 10 s, reads back as the file, and a second load changes nothing', { timeout: 120_000 }, async () => {
+  it('loads in one transaction within 10 s, reads back as the file, a second load changes nothing, and exports as the file', { timeout: 900_000 }, async () => {
     const db = stack.db;
     const first = await loadDatasetFile(db, SHIPPED);
     console.log(`load of the shipped pau-v1 into a fresh database: ${first.seconds.toFixed(2)} s (${first.methodsWritten} method rows written)`);
@@ -127,6 +127,21 @@ describe('loading the shipped dataset file', () => {
     expect(cli.code).toBe(0);
     expect(cli.stdout).toMatch(/dataset pau-v1: loaded 2167 methods \(sha256:904ad912\w+\) in [\d.]+ s: already loaded, nothing changed/);
     expect(await snapshot(db)).toEqual(after);
+
+    // Exported again, the loaded dataset is the shipped file, byte for byte (its manifest too, but for when it was built).
+    const out = path.join(dir, 'export', 'pau-v1.jsonl.gz');
+    const ex = await runCli(['dataset', 'export', 'pau-v1', '--out', out]);
+    expect(ex.code).toBe(0);
+    expect(fs.readFileSync(out)).toEqual(fs.readFileSync(SHIPPED));
+    const manifest = (f: string) => ({ ...JSON.parse(fs.readFileSync(manifestPathOf(f), 'utf8')), builtAt: null });
+    expect(manifest(out)).toEqual(manifest(SHIPPED));
+    // As Parquet (pyarrow in the trainer's venv): the same rows.
+    const pq = path.join(dir, 'export', 'test.parquet');
+    const px = await runCli(['dataset', 'export', 'pau-v1', '--format', 'parquet', '--split', 'test', '--out', pq], {}, 600_000);
+    expect(px.code, px.stderr).toBe(0);
+    expect(px.stdout).toContain(`wrote 741 methods of pau-v1 (${first.contentHash}) to ${pq}`);
+    expect(fs.readFileSync(pq).subarray(0, 4).toString()).toBe('PAR1');
+    expect(JSON.parse(fs.readFileSync(manifestPathOf(pq), 'utf8'))).toMatchObject({ file: 'test.parquet', onlySplit: 'test', records: 741 });
   });
 
   it('a build of a slice of the sources gives the shipped rows for that slice', { timeout: 600_000 }, async () => {
@@ -134,7 +149,9 @@ describe('loading the shipped dataset file', () => {
     const name = 'ds-file-slice';
     const prep = await prepareBuild(db, { name, limit: 5, split: { test: 8, validation: 2 } }, 'test/file-slice');
     const check = makeCheckMethodsBatch({ db: () => db, sandbox: () => poolDatasetSandbox() });
-    await check({ ids: prep.toCheck }); // the loaded rows carry no check key: every one of the slice is checked here
+    // The loaded rows carry no check key: every method of the slice is checked here, none kept from the file.
+    expect(prep.toCheck.length).toBe(prep.candidates - prep.staticRejected);
+    await check({ ids: prep.toCheck });
     await finalizeBuild(db, name);
     const built = await datasetRecords(db, name);
     const shipped = readDatasetFile(SHIPPED).records;
