@@ -57,7 +57,13 @@ interface StartupDataset {
   loaded?: boolean;
 }
 
-async function openDataset(client: Client, log: (s: string) => void, cfg: StartDatasetConfig, first: number, beside: () => boolean): Promise<StartupDataset> {
+export async function openDataset(
+  client: Client,
+  log: (s: string) => void,
+  cfg: StartDatasetConfig,
+  first: number,
+  beside: () => boolean,
+): Promise<StartupDataset> {
   const h = connect(undefined, 1);
   try {
     const ds = await getDataset(h.db, cfg.name);

@@ -1,18 +1,21 @@
 // The shipped pau-v1 file against a real Postgres: a truncated, tampered or schema-violating file, or one
 // whose content hash is not its manifest's, is refused with nothing imported (also when the import fails
 // inside its transaction); the file loads in one transaction within 10 s and reads back as the same records;
-// a second load changes nothing; a build of a slice of the sources gives the shipped rows for that slice.
+// a second load changes nothing; npm start loads it rather than building; a build of a slice of the sources gives the shipped rows for that slice.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeCheckMethodsBatch } from '../../activities/dataset/checkBatch';
 import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
 import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import type { Db } from '../../db/client';
+import { datasets } from '../../db/schema/datasets';
+import { datasetWorkflowId } from '../../scripts/client/dataset';
+import { openDataset } from '../../scripts/client/mainJob';
 import { DatasetFileError, diffRecords } from '../../domain/dataset/fileRecord';
 import { manifestPathOf, readDatasetFile, shippedDatasetFile, writeDatasetFile } from '../../platform/dataset/file';
 import { datasetRecords, loadDatasetFile } from '../../platform/dataset/fileStore';
@@ -142,6 +145,35 @@ describe('loading the shipped dataset file', () => {
     expect(px.stdout).toContain(`wrote 741 methods of pau-v1 (${first.contentHash}) to ${pq}`);
     expect(fs.readFileSync(pq).subarray(0, 4).toString()).toBe('PAR1');
     expect(JSON.parse(fs.readFileSync(manifestPathOf(pq), 'utf8'))).toMatchObject({ file: 'test.parquet', onlySplit: 'test', records: 741 });
+  });
+
+  it("npm start's dataset stage loads the shipped file when the dataset is missing, and starts no build", { timeout: 120_000 }, async () => {
+    const db = stack.db;
+    await db.delete(datasets).where(eq(datasets.name, 'pau-v1')); // its members go with it
+    const lines: string[] = [];
+    const opened = await openDataset(
+      stack.client,
+      (l) => lines.push(l),
+      { name: 'pau-v1' },
+      1,
+      () => false,
+    );
+    expect(opened.head).toBeUndefined();
+    expect(await opened.ready).toBe('loaded');
+    expect(lines.join('\n')).toMatch(/^dataset pau-v1: loaded 2167 methods \(sha256:904ad912\w+\) in [\d.]+ s: 0 method rows written, 2167 unchanged$/m);
+    expect((await getDataset(db, 'pau-v1'))?.status).toBe('ready');
+    await expect(stack.client.workflow.getHandle(datasetWorkflowId('pau-v1')).describe()).rejects.toThrow(/not found/i);
+    expect(
+      await (
+        await openDataset(
+          stack.client,
+          () => undefined,
+          { name: 'pau-v1' },
+          1,
+          () => false,
+        )
+      ).ready,
+    ).toBe('present');
   });
 
   it('a build of a slice of the sources gives the shipped rows for that slice', { timeout: 600_000 }, async () => {
