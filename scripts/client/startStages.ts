@@ -110,7 +110,8 @@ export function startPlanLines(input: StartPlanInput): string[] {
     add('head');
     add('dataset');
   }
-  add('calibration');
+  if (loads || datasetBuilt) add('calibration', 'code-match controls on the start-up methods (no judge), before the benchmark');
+  else add('calibration');
   add('benchmark');
   add('report');
   const s = (stage: StartStage) => rows.find((r) => r[0] === stage)?.[2].s ?? 0;
