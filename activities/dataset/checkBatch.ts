@@ -41,20 +41,26 @@ export interface CheckBatchResult {
   work?: SandboxWork;
 }
 
-export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limits: BuildLimits): Promise<RuntimeVerdict> {
+/** A verdict, and which of the known inputs (indexes) a limit stopped on its first run. */
+export type CheckedVerdict = RuntimeVerdict & { limited: number[] };
+
+const limitedIndexes = (calls: ClassifiedCall[]) => calls.flatMap((c, i) => (c.limit ? [i] : []));
+
+export async function checkOneMethod(sandbox: DatasetSandbox, m: MethodRow, limits: BuildLimits): Promise<CheckedVerdict> {
   const inputs = [...m.probeInputs, ...m.heldoutInputs];
   const req = { source: m.code, entry: m.entryPoint ?? '', calls: inputs, limits: portLimits(limits) };
   // With the sandbox's determinism check, this first run is that check's run A (audited), not a run of its own.
   const run = await sandbox.runBatch(sandbox.checkDeterminism ? { ...req, audit: true } : req);
   const first = fromSandboxBatch(run);
+  const limited = limitedIndexes(first.calls);
   if (first.sourceError || first.calls.some((c) => c.limit || c.sandboxError))
-    return runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {});
+    return { ...runtimeVerdict(first.calls, null, first.sourceError ? { sourceError: first.sourceError } : {}), limited };
   if (sandbox.checkDeterminism) {
     const determinism = await sandbox.checkDeterminism(req, run);
-    return runtimeVerdict(first.calls, null, { determinism });
+    return { ...runtimeVerdict(first.calls, null, { determinism }), limited };
   }
   const second = fromSandboxBatch(await sandbox.runBatch(req));
-  return runtimeVerdict(first.calls, second.calls);
+  return { ...runtimeVerdict(first.calls, second.calls), limited: [...new Set([...limited, ...limitedIndexes(second.calls)])] };
 }
 
 export interface GeneratedCheck {
@@ -64,6 +70,8 @@ export interface GeneratedCheck {
   behaviourKey: string | null;
   /** The fingerprint's input types (e.g. `(list[int], int)`), for the summary and for reading clusters. */
   fingerprintTypes: string | null;
+  /** Generated inputs (candidates, fingerprint) a limit stopped: on another machine they may finish, and change the rows. */
+  limitedCalls: string[];
 }
 
 /** The generated part of an accepted method's check: one sandbox batch of held-out candidates and
@@ -99,7 +107,10 @@ export async function checkGenerated(
     held = selectGeneratedHeldout(candidates, candidateOutcomes, select);
   }
   const fpText = fp ? fingerprintText(fp.key, firstRun.slice(firstN), fpInputs.map(firstArgText)) : null;
+  const ran = [...candidates.slice(0, candidateOutcomes.length), ...fpInputs];
+  const ranOutcomes = [...candidateOutcomes, ...firstRun.slice(firstN)];
   return {
+    limitedCalls: limitedIndexes(ranOutcomes).map((i) => ran[i]!),
     heldoutGenerated: held.inputs,
     heldoutGeneratedOutputs: held.outcomes,
     codeMatchExclusion: codeMatchExclusion([...givenOutcomes, ...held.outcomes], cfg.minDistinctOutputs),
@@ -148,6 +159,8 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
         : null;
       // Known inputs the build generated (no example call in the source) that all raise: say so.
       const generatedKnown = typeof m.meta?.inputsGenerated === 'number';
+      // The calls a time limit stopped, named (`dataset build` explains a row that differs from the shipped file with them).
+      const limitedCalls = [...v.limited.map((i) => all[i]!), ...(gen?.limitedCalls ?? [])];
       await recordCheck(deps.db(), {
         id: m.id,
         accepted: v.accepted,
@@ -163,9 +176,11 @@ export function makeCheckMethodsBatch(deps: { db: () => Db; sandbox: () => Datas
               heldoutGeneratedOutputs: gen.heldoutGeneratedOutputs,
               codeMatchExclusion: gen.codeMatchExclusion,
               behaviourKey: gen.behaviourKey,
-              meta: { fingerprintTypes: gen.fingerprintTypes },
+              meta: { fingerprintTypes: gen.fingerprintTypes, ...(limitedCalls.length ? { limitedCalls } : {}) },
             }
-          : {}),
+          : limitedCalls.length
+            ? { meta: { limitedCalls } }
+            : {}),
       });
       out.checked++;
       if (v.accepted) out.accepted++;

@@ -9,39 +9,15 @@
 // its N ranks under it (trainer/pau_trainer/launch.py); it keeps this contract: rank 0's events on stdout, the
 // job's exit code, SIGTERM forwarded to every rank, and no rank outlives it.
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import readline from 'node:readline';
-import { env, PROJECT_ROOT } from '../../config/env';
+import { env } from '../../config/env';
 import { parseGpuList } from '../../domain/training/gpuSplit';
 import { trainerEventSchema, type TrainerCommand, type TrainerEvent } from '../../domain/training/trainerProtocol';
 
-export const TRAINER_DIR = path.join(PROJECT_ROOT, 'trainer');
+// The venv and its python live in platform/ (the CLI's `dataset export --format parquet` uses them too).
+import { ensureTrainerPython, TRAINER_DIR } from '../../platform/process/trainerPython';
 
-let python: Promise<string> | undefined;
-
-/** The trainer venv's python, creating the venv on first use (minutes; a no-op once it exists). */
-export function ensureTrainerPython(onProgress?: (line: string) => void): Promise<string> {
-  python ??= new Promise<string>((resolve, reject) => {
-    const child = spawn('bash', [path.join(TRAINER_DIR, 'setup.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    readline.createInterface({ input: child.stderr }).on('line', (line) => {
-      err = (err + line + '\n').slice(-4000);
-      onProgress?.(line);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const py = out.trim().split('\n').pop() ?? '';
-      if (code === 0 && py) resolve(py);
-      else reject(new Error(`trainer/setup.sh failed (exit ${code}): ${err.trim().slice(-1500)}`));
-    });
-  }).catch((e: unknown) => {
-    python = undefined; // a later call may succeed (e.g. the registry was unreachable)
-    throw e;
-  });
-  return python;
-}
+export { ensureTrainerPython, TRAINER_DIR };
 
 export interface TrainerRunOptions {
   /** Called for every event, in order. */

@@ -18,6 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # psutil: pinned in trainer/requirements.txt (a dependency of accelerate); the torchrun launcher and the tests
 # use it to find and stop the ranks.
 TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "numpy", "gguf", "xllamacpp", "psutil"}
+# pyarrow: pinned in trainer/requirements.txt (a dependency of datasets); pau_trainer.dataset_file writes the
+# dataset file as Parquet with it. datasets and pandas (pinned there too): the tests read the shipped dataset
+# file with them, as a user outside the project would.
+DATASET_FILE_PACKAGES = {"pyarrow"}
+DATASET_FILE_TEST_PACKAGES = {"datasets", "pandas"}
 
 # (folder, what it is, the third-party modules it may import, folders whose modules it imports by name). The
 # third-party modules are those its environment installs: requirements.txt (the sandbox), trainer/requirements.txt,
@@ -25,8 +30,13 @@ TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "nump
 # the export test's reader.
 HOMES = [
     ("sandbox/", "the sandbox executor", {"coverage"}, ["sandbox", "sandbox/tests"]),
-    ("trainer/pau_trainer/", "the trainer", TRAINER_PACKAGES, ["trainer"]),
-    ("trainer/tests/", "the trainer's tests", TRAINER_PACKAGES | {"pytest"}, ["trainer", "trainer/tests"]),
+    ("trainer/pau_trainer/", "the trainer", TRAINER_PACKAGES | DATASET_FILE_PACKAGES, ["trainer"]),
+    (
+        "trainer/tests/",
+        "the trainer's tests",
+        TRAINER_PACKAGES | DATASET_FILE_PACKAGES | DATASET_FILE_TEST_PACKAGES | {"pytest"},
+        ["trainer", "trainer/tests"],
+    ),
     ("activities/dataset/", "the static analysis of methods, run with python -I", set(), ["activities/dataset"]),
     ("activities/calibration/", "the calibration mutants, run in the sandbox", set(), ["activities/calibration"]),
     ("platform/models/local/", "the local model server's helpers", {"xllamacpp"}, ["platform/models/local"]),

@@ -1,5 +1,6 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
 // sample with the configured models — or, when none is configured, with a real local model beside the scripted anchors.
+import fs from 'node:fs';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import type { BuildConfigInput } from '../../domain/dataset/config';
@@ -7,6 +8,9 @@ import { models, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
 import { getDataset } from '../../platform/dataset/store';
+import { shippedDatasetFile } from '../../platform/dataset/file';
+import { loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
+import { DatasetFileError } from '../../domain/dataset/fileRecord';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
 import { startBenchmark, startJudgeCard } from './starters';
@@ -15,7 +19,7 @@ import { buildWorkLine, datasetWorkflowId, followBuildWithHead, headAgainstSplit
 import { chooseJudge, judgeFields } from './judgeChoice';
 import { fetchReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
-import type { StageClock } from './startStages';
+import { START_DATASET, type StageClock } from './startStages';
 import { env } from '../../config/env';
 import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
@@ -26,7 +30,7 @@ import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_LOCAL_JUDGE, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import type { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 
-export const START_DATASET = 'pau-v1';
+export { START_DATASET };
 type StartDatasetConfig = BuildConfigInput & { name: string };
 /** Methods of the test split the start-up benchmark covers. */
 export const START_SAMPLE_METHODS = 10;
@@ -47,17 +51,36 @@ export const START_LOCAL_BUDGETS = { maxCalls: 6, maxTurns: 6 };
  */
 interface StartupDataset {
   head?: Promise<string[]>;
-  /** The build's outcome (already 'present' when nothing had to be built). */
-  ready: Promise<'present' | 'built' | 'failed'>;
+  /** The build's outcome ('present': nothing to do; 'loaded': imported from the shipped file, not built). */
+  ready: Promise<'present' | 'loaded' | 'built' | 'failed'>;
+  /** Imported from the shipped file just now. */
+  loaded?: boolean;
 }
 
-async function openDataset(client: Client, log: (s: string) => void, cfg: StartDatasetConfig, first: number, beside: () => boolean): Promise<StartupDataset> {
+export async function openDataset(
+  client: Client,
+  log: (s: string) => void,
+  cfg: StartDatasetConfig,
+  first: number,
+  beside: () => boolean,
+): Promise<StartupDataset> {
   const h = connect(undefined, 1);
   try {
     const ds = await getDataset(h.db, cfg.name);
     if (ds?.status === 'ready') {
       log(`dataset ${cfg.name}: present`);
       return { ready: Promise.resolve('present') };
+    }
+    // The repository ships the built dataset (datasets/<name>/): loading it takes seconds, a build minutes.
+    const shipped = shippedDatasetFile(cfg.name);
+    if (fs.existsSync(shipped)) {
+      try {
+        log(loadLine(await loadDatasetFile(h.db, shipped)));
+        return { ready: Promise.resolve('loaded'), loaded: true };
+      } catch (err) {
+        if (!(err instanceof DatasetFileError)) throw err;
+        log(`dataset ${cfg.name}: the shipped file was refused, nothing imported (${err.message}); building it instead`);
+      }
     }
     log(`dataset ${cfg.name}: ${ds ? `status ${ds.status}` : 'missing'}; building it (BuildDatasetWorkflow)`);
     let handle: WorkflowHandle<typeof buildDatasetWorkflow>;
@@ -184,10 +207,10 @@ export async function runMainJob(
   const cfg = opts.dataset ?? { name: START_DATASET };
   const dataset = await openDataset(client, log, cfg, limit, () => benchmarkDrawing);
   // The benchmark starts on the build's checked head when there is one, else once the build has ended.
-  if (!dataset.head) clock?.end('head', 'already built');
+  if (!dataset.head) clock?.end('head', dataset.loaded ? 'loaded, not built' : 'already built');
   const early = dataset.head ? await dataset.head : [];
   const ready = dataset.ready.then((outcome) => {
-    clock?.end('dataset', outcome === 'present' ? 'already built' : undefined);
+    clock?.end('dataset', outcome === 'present' ? 'already built' : outcome === 'loaded' ? 'loaded from the shipped file' : undefined);
     return outcome;
   });
   if (early.length > 0) {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { env } from '../../config/env';
 import { formatTable } from '../../domain/report/table';
+import { shippedDatasetFile } from '../../platform/dataset/file';
 
 export type StartStage = 'stack' | 'models' | 'workers' | 'doctor' | 'head' | 'dataset' | 'calibration' | 'benchmark' | 'report';
 const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report'] as const;
@@ -31,6 +32,12 @@ const REFERENCE_S: Record<StartStage, number> = {
   benchmark: 400,
   report: 5,
 };
+/** The dataset `npm start` benchmarks on (the main job's, scripts/client/mainJob.ts). */
+export const START_DATASET = 'pau-v1';
+
+/** Loading the shipped dataset file instead of building it (verify, import in one transaction; docs/datasets.md). */
+const LOAD_S = 10;
+const LOAD_WHAT = 'load the shipped pau-v1 file (datasets/pau-v1/: verify its hashes, import in one transaction), not build it';
 const SCALES_WITH_CORES: readonly StartStage[] = ['head', 'dataset', 'calibration'];
 const REFERENCE_CORES = 2;
 
@@ -71,6 +78,8 @@ export interface StartPlanInput {
   modelsToInstall: string[];
   /** Local models served by this start. */
   modelsInUse: string[];
+  /** The repository ships the start-up dataset as a file, so a first start loads it (default: whether the file is there). */
+  shippedDataset?: boolean;
 }
 
 /** The plan, as lines: each stage, its estimate and basis, and the wall time with the parallel groups. */
@@ -95,11 +104,14 @@ export function startPlanLines(input: StartPlanInput): string[] {
     );
   add('workers');
   add('doctor');
-  if (!datasetBuilt) {
+  const loads = !datasetBuilt && (input.shippedDataset ?? fs.existsSync(shippedDatasetFile(START_DATASET)));
+  if (loads) add('dataset', LOAD_WHAT, { s: LOAD_S, basis: 'reference' });
+  else if (!datasetBuilt) {
     add('head');
     add('dataset');
   }
-  add('calibration');
+  if (loads || datasetBuilt) add('calibration', 'code-match controls on the start-up methods (no judge), before the benchmark');
+  else add('calibration');
   add('benchmark');
   add('report');
   const s = (stage: StartStage) => rows.find((r) => r[0] === stage)?.[2].s ?? 0;
@@ -107,9 +119,10 @@ export function startPlanLines(input: StartPlanInput): string[] {
   // The model install runs beside the stack, workers, doctor and the build. With a build, the benchmark
   // starts once its methods are checked (and the models serve), beside the rest of the build, which the
   // calibration follows; without one, the calibration and then the benchmark run after the models.
-  const total = datasetBuilt
-    ? Math.max(setup, s('models')) + s('calibration') + s('benchmark') + s('report')
-    : Math.max(Math.max(setup + s('head'), s('models')) + s('benchmark'), setup + s('dataset') + s('calibration')) + s('report');
+  const total =
+    datasetBuilt || loads
+      ? Math.max(setup + s('dataset'), s('models')) + s('calibration') + s('benchmark') + s('report')
+      : Math.max(Math.max(setup + s('head'), s('models')) + s('benchmark'), setup + s('dataset') + s('calibration')) + s('report');
   const fmt = (x: number) => (x >= 90 ? `${(x / 60).toFixed(1)} min` : `${x.toFixed(0)} s`);
   return [
     `npm start will run these stages on this machine (${cores} cores); estimates from ${rec ? `this machine's last start (${recordFile()}), else ` : ''}the reference machine (2 cores, idle, nothing cached):`,
@@ -117,7 +130,9 @@ export function startPlanLines(input: StartPlanInput): string[] {
       ['stage', 'what', 'estimate', 'basis'],
       rows.map(([stage, what, est]) => [stage, what, fmt(est.s), est.basis]),
     ),
-    `about ${fmt(total)} in all${datasetBuilt ? ' (the dataset is already built here)' : ''}; the model install runs beside the stack and the dataset build${datasetBuilt ? '' : ', and the benchmark starts on its methods as soon as they are checked, beside the rest of the build'}.`,
+    loads
+      ? `about ${fmt(total)} in all (the dataset is loaded from the shipped file, not built); the model install runs beside the stack and the load.`
+      : `about ${fmt(total)} in all${datasetBuilt ? ' (the dataset is already built here)' : ''}; the model install runs beside the stack and the dataset build${datasetBuilt ? '' : ', and the benchmark starts on its methods as soon as they are checked, beside the rest of the build'}.`,
   ];
 }
 

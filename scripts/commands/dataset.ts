@@ -1,12 +1,20 @@
 // `pau dataset build|show|export|list`: build the PAU method set (BuildDatasetWorkflow) with a live
 // progress bar, and read it back from Postgres.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { env } from '../../config/env';
 import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } from '../../domain/dataset/config';
-import { Method } from '../../domain/dataset/method';
+import { DatasetFileError } from '../../domain/dataset/fileRecord';
+import { manifestPathOf, shippedDatasetFile, writeDatasetFile } from '../../platform/dataset/file';
+import { datasetRecords, loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
+import { ensureTrainerPython, TRAINER_DIR } from '../../platform/process/trainerPython';
+import { compareWithShipped } from '../client/datasetFile';
+import { START_DATASET } from '../client/mainJob';
 import { SOURCE_NAMES, type SourceName } from '../../domain/dataset/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../platform/dataset/store';
 import type { BuildSummary } from '../../domain/dataset/summary';
@@ -29,7 +37,8 @@ export const usage = [
   '       pau dataset describe <name> --model M [--coder-model M] [--split train|validation|test|all] [--threshold 1.0]',
   '                  [--limit N] [--window 4] [--force]',
   '       pau dataset show <name>',
-  '       pau dataset export <name> --out F.jsonl [--split test|validation|train]',
+  '       pau dataset export <name> --out F.jsonl.gz|F.jsonl|F.parquet [--format jsonl|parquet] [--split test|validation|train]',
+  '       pau dataset load [--file datasets/pau-v1/pau-v1.jsonl.gz]',
   '       pau dataset list',
 ].join('\n');
 
@@ -150,11 +159,13 @@ async function build(argv: string[]): Promise<number> {
       const row = await getDataset(dbh.db, config.name);
       console.log(formatSummary(row?.summary ?? summary));
       if (workText) console.log(workText);
+      console.log(`build time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      // Ends with the shipped file of the same name, when there is one (it is never overwritten here).
+      for (const line of (await compareWithShipped(dbh.db, config.name)).lines) console.log(line);
+      return 0;
     } finally {
       await dbh.close();
     }
-    console.log(`build time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return 0;
   } finally {
     await client.connection.close();
   }
@@ -179,60 +190,70 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, defineOptions({ out: z.string().min(1), split: z.enum(['train', 'validation', 'test']).optional() }));
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    defineOptions({
+      out: z.string().min(1),
+      format: z.enum(['jsonl', 'parquet']).optional(),
+      split: z.enum(['train', 'validation', 'test']).optional(),
+    }),
+  );
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
+  const format = values.format ?? (values.out.endsWith('.parquet') ? 'parquet' : 'jsonl');
+  if (format === 'parquet' ? !values.out.endsWith('.parquet') : !/\.jsonl(\.gz)?$/.test(values.out))
+    throw new UsageError(`--format ${format} writes ${format === 'parquet' ? 'F.parquet' : 'F.jsonl.gz or F.jsonl'}, not ${values.out}`);
   const dbh = connect(undefined, 2);
   try {
     const row = await getDataset(dbh.db, name);
-    if (!row || row.status !== 'ready') {
+    if (!row || row.status !== 'ready' || !row.summary) {
       console.error(`no ready dataset named ${name}`);
       return 1;
     }
-    const ms = await getDatasetMethods(dbh.db, name, values.split ? { split: values.split } : {});
-    const refs = await acceptedReferenceDescriptions(
-      dbh.db,
-      ms.filter((m) => !m.goldDescription).map((m) => m.id),
-    );
-    const lines = ms.map((m) => {
-      const ref = refs.get(m.id);
-      const reference = ref
-        ? {
-            referenceDescription: {
-              text: ref.description,
-              model: ref.model,
-              promptVersion: ref.promptVersion,
-              coderModel: ref.coderModel,
-              codeMatch: ref.codeMatch,
-              createdAt: ref.createdAt,
-            },
-          }
-        : {};
-      const method = Method.parse({
-        ...m,
-        entryPoint: m.entryPoint ?? '',
-        signature: m.signature ?? '',
-        codeHash: m.codeHash ?? '',
-        nearHash: m.nearHash ?? '',
-        goldKind: m.goldKind ?? 'code-only',
-        meta: m.meta ?? {},
-      });
-      return JSON.stringify({
-        dataset: name,
-        split: m.split,
-        position: m.position,
-        ...method,
-        probeOutputs: m.probeOutputs,
-        heldoutOutputs: m.heldoutOutputs,
-        heldoutGenerated: m.heldoutGenerated,
-        heldoutGeneratedOutputs: m.heldoutGeneratedOutputs,
-        codeMatchExclusion: m.codeMatchExclusion,
-        ...reference,
-      });
-    });
-    writePrivateFile(values.out, lines.join('\n') + (lines.length ? '\n' : ''));
-    console.log(`wrote ${lines.length} methods of ${name} (${row.contentHash}) to ${values.out}`);
+    const records = await datasetRecords(dbh.db, name, values.split ? { split: values.split } : {});
+    const source = { contentHash: row.contentHash, config: row.config, summary: row.summary, builtAt: row.updatedAt, onlySplit: values.split ?? null };
+    if (format === 'jsonl') {
+      const m = writeDatasetFile(values.out, name, records, source);
+      console.log(`wrote ${m.records} methods of ${name} (${m.contentHash}) to ${values.out}, manifest ${manifestPathOf(values.out)}`);
+      return 0;
+    }
+    // Parquet: the same lines, converted by pyarrow in the trainer's venv (trainer/pau_trainer/dataset_file.py).
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-export-'));
+    try {
+      const lines = path.join(tmp, `${name}.jsonl.gz`);
+      const m = writeDatasetFile(lines, name, records, source);
+      const py = await ensureTrainerPython((l) => console.error(l));
+      fs.mkdirSync(path.dirname(path.resolve(values.out)), { recursive: true });
+      const r = spawnSync(py, ['-m', 'pau_trainer.dataset_file', 'to-parquet', lines, path.resolve(values.out)], { cwd: TRAINER_DIR, encoding: 'utf8' });
+      if (r.status !== 0) {
+        console.error(`parquet conversion FAILED (exit ${r.status}): ${(r.stderr || r.stdout || '').trim().slice(-2000)}`);
+        return 1;
+      }
+      fs.chmodSync(values.out, 0o600); // run data, as every export (docs/security.md)
+      writePrivateFile(manifestPathOf(values.out), `${JSON.stringify({ ...m, file: path.basename(values.out) }, null, 2)}\n`);
+      console.log(`wrote ${m.records} methods of ${name} (${m.contentHash}) to ${values.out}, manifest ${manifestPathOf(values.out)}`);
+      return 0;
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  } finally {
+    await dbh.close();
+  }
+}
+
+/** `dataset load`: verifies a dataset file and imports it in one transaction (the same file again changes nothing). */
+async function load(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, defineOptions({ file: z.string().min(1).optional() }));
+  if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const file = path.resolve(values.file ?? shippedDatasetFile(START_DATASET));
+  const dbh = connect(undefined, 2);
+  try {
+    console.log(loadLine(await loadDatasetFile(dbh.db, file)));
     return 0;
+  } catch (err) {
+    if (!(err instanceof DatasetFileError)) throw err;
+    console.error(`dataset load REFUSED, nothing imported: ${err.message}`);
+    return 1;
   } finally {
     await dbh.close();
   }
@@ -362,6 +383,8 @@ export async function run(argv: string[]): Promise<number> {
       return exportCmd(rest);
     case 'list':
       return list(rest);
+    case 'load':
+      return load(rest);
     default:
       throw new UsageError(sub ? `unknown subcommand ${sub}` : 'a subcommand is needed');
   }

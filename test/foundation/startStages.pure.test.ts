@@ -25,7 +25,7 @@ afterAll(() => {
 
 describe('npm start plan', () => {
   it('first start: every stage from the reference figures, the model install beside the stack and the build', () => {
-    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: ['local/a'] }).join('\n');
+    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: ['local/a'], shippedDataset: false }).join('\n');
     for (const stage of ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report'])
       expect(text).toMatch(new RegExp(`^${stage} `, 'm'));
     expect(text).toContain('install (download, verify) and serve the local models: local/a (beside the stack)');
@@ -38,6 +38,15 @@ describe('npm start plan', () => {
     const expected = Math.max(Math.max(20 + 15 + 5 + 10 * scale, 45) + 400, 20 + 15 + 5 + 590 * scale + 24 * scale) + 5;
     expect(text).toContain('the benchmark starts on its methods as soon as they are checked, beside the rest of the build');
     expect(text).toContain(`about ${expected >= 90 ? `${(expected / 60).toFixed(1)} min` : `${expected.toFixed(0)} s`} in all`);
+  });
+
+  it('with the dataset shipped as a file, the first start loads it: no build, no head, the benchmark after the load', () => {
+    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: ['local/a'], shippedDataset: true }).join('\n');
+    expect(text).toMatch(/^dataset +load the shipped pau-v1 file .* 10 s +reference\s*$/m);
+    expect(text).not.toMatch(/^head /m);
+    const scale = 2 / os.cpus().length;
+    const expected = Math.max(20 + 15 + 5 + 10, 45) + 24 * scale + 400 + 5;
+    expect(text).toContain(`about ${(expected / 60).toFixed(1)} min in all (the dataset is loaded from the shipped file, not built)`);
   });
 
   it('a start records its stage times; the next plan uses them and skips the dataset build it made', () => {

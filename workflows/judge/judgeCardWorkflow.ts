@@ -2,6 +2,7 @@
 // code from the coded rungs, the sandbox runs the original and that code on the held-out set, and the
 // classifier labels one consistent and one contradicting description; methods run in a sliding window
 // (fanOut) and each is recorded as it finishes, so a rerun resumes where the last one stopped.
+import { patched } from '@temporalio/workflow';
 import type { CardRung, JudgeCardInput } from '../../domain/judge/card';
 import { fanOut } from '../common/fanOut';
 import { judge } from '../proxies/mainQueue';
@@ -28,7 +29,10 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
       const [scores, codes, original, classifier] = await Promise.all([
         // One method's rungs one after another: each reuses the method's prompt prefix in the server's cache
         // (its code and reference come before the candidate), while the window keeps every slot busy.
-        sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format })),
+        // (Behind a patch: histories recorded when the rungs ran side by side replay as they were.)
+        patched('card-rungs-in-order')
+          ? sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))
+          : Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))),
         Promise.all(mp.coded.map((rung) => judge.writeCardCode({ ...base, rung, coderModel: input.coderModel, params: plan.coderParams }))),
         mp.heldout
           ? sandbox.runMethodBatch({ source: mp.heldout.source, entry: mp.heldout.entryPoint, calls: mp.heldout.calls, limits: LIMITS, allowSourceError: true })
