@@ -14,7 +14,7 @@ import { activityChatDeps } from '../llm/activity';
 import { LLM_ERROR_TYPES } from '../llm/errors';
 import { ModelConfigError, models } from '../../config/models';
 import type { ModelParams } from '../../domain/llm/modelParams';
-import { requestParams } from '../../domain/llm/requestParams';
+import { requestParams, sampleParams, withTokenLimit } from '../../domain/llm/requestParams';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
 import type { CallResult, Coverage, ErrorInfo } from '../../domain/sandbox/schemas';
@@ -149,7 +149,7 @@ async function oneVerdict(
     methodId,
     `${callKey}-retry`,
     [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
-    { ...params, max_tokens: 8 },
+    withTokenLimit(params, 8),
   );
   const retryText = retry.message.content ?? retry.message.refusal ?? '';
   return {
@@ -167,7 +167,7 @@ async function oneVerdict(
 /**
  * A description's score by the judge model in a prompt format (judgePrompt.ts): the expectation over its
  * score token's distribution when the endpoint returns logprobs; otherwise the mean of `samples` sampled
- * verdicts (the first with the judge's params, the others at temperature 1 with seeds 1..n-1); unscorable
+ * verdicts (the first with the judge's params, the others with seeds 1..n-1, at temperature 1 where the params set one); unscorable
  * (score null) when no score token or parsable verdict is found. Benchmark judging and the judge card share it.
  */
 export async function scoreDescription(
@@ -182,17 +182,23 @@ export async function scoreDescription(
   let behaviours: string[] = [];
   if (format === 'checklist') {
     // Candidate-independent: one request per (method, judge), answered from the llm_calls cache afterwards.
-    const b = await judgeChat(db, endpoints, req.model, req.methodId, `behaviours/${req.methodId}/${req.model}`, buildBehaviourMessages(req.input), {
-      ...(req.params ?? {}),
-      max_tokens: BEHAVIOURS_MAX_TOKENS,
-    });
+    const b = await judgeChat(
+      db,
+      endpoints,
+      req.model,
+      req.methodId,
+      `behaviours/${req.methodId}/${req.model}`,
+      buildBehaviourMessages(req.input),
+      withTokenLimit(sentParams(req.model, req.params), BEHAVIOURS_MAX_TOKENS),
+    );
     behaviours = parseBehaviours(b.message.content);
     tokensIn += b.tokensIn;
     tokensOut += b.tokensOut;
     costUsd += b.costUsd;
   }
   const messages = buildJudgeMessages(req.input, format, behaviours);
-  const params: ModelParams = { ...(req.params ?? {}), max_tokens: JUDGE_MAX_TOKENS[format], logprobs: true, top_logprobs: TOP_LOGPROBS };
+  // From what is sent (registry and run), so the token cap and the samples' temperature follow the endpoint's rules.
+  const params: ModelParams = { ...withTokenLimit(sentParams(req.model, req.params), JUDGE_MAX_TOKENS[format]), logprobs: true, top_logprobs: TOP_LOGPROBS };
   const v0 = await oneVerdict(db, endpoints, req.model, req.methodId, req.callKey, messages, params);
   const replies = [v0.reply];
   let detail: ScoreDetail;
@@ -203,9 +209,7 @@ export async function scoreDescription(
   } else {
     const n = Math.max(1, req.samples ?? DEFAULT_SAMPLES);
     for (let i = 1; i < n; i++)
-      replies.push(
-        (await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, { ...params, temperature: 1, seed: i })).reply,
-      );
+      replies.push((await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, sampleParams(params, i))).reply);
     detail = scoreFromSamples(
       replies.map((r) => parseScore(r.text)),
       format,

@@ -17,3 +17,21 @@ export function requestParams(entry: ParamsSource, overrides: ModelParams = {}):
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return merged;
 }
+
+/**
+ * Caps the reply's length with `max_tokens`, except where the params use `max_completion_tokens` (reasoning
+ * models, which reject `max_tokens` and count their hidden reasoning in the cap): there the registry's
+ * budget stands, since a cap sized for the visible reply would cut the reasoning and leave no answer.
+ */
+export function withTokenLimit(params: ModelParams, limit: number): ModelParams {
+  return params.max_completion_tokens !== undefined ? params : { ...params, max_tokens: limit };
+}
+
+/**
+ * The params of the i-th extra sample of a verdict: seed i, and temperature 1 where the params set a
+ * temperature. Where they leave it to the endpoint (reasoning models answer 400 to it), its default already
+ * samples, so none is added.
+ */
+export function sampleParams(params: ModelParams, i: number): ModelParams {
+  return { ...params, seed: i, ...(params.temperature !== undefined ? { temperature: 1 } : {}) };
+}

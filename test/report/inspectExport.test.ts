@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { models } from '../../config/models';
 import { judgeCards } from '../../db/schema/judgeCards';
 import { episodes, runs } from '../../db/schema/runs';
-import { JUDGE_PROMPT_VERSION } from '../../domain/judge/card';
+import { judgePromptVersion } from '../../domain/judge/card';
+import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
 import { requestParams } from '../../domain/llm/requestParams';
 import { inspectPython, readyInspectBin } from '../../platform/export/inspectVenv';
 import { startBenchmark } from '../../scripts/client/starters';
@@ -189,7 +190,7 @@ describe('pau export inspect', () => {
       coderModel: 'mock-oracle',
       judgeParams: params,
       coderParams: params,
-      promptVersion: JUDGE_PROMPT_VERSION,
+      promptVersion: judgePromptVersion(DEFAULT_JUDGE_FORMAT),
       dataset: DATASET,
       split: 'validation',
       status: 'completed',

@@ -120,7 +120,9 @@ describe('judge params from the registry, on the real stack', () => {
       expect(j?.codeMatch).toBe(1);
       expect((j?.diagnostics as { requestParams?: unknown } | undefined)?.requestParams).toEqual({ judge: REASONING, coder: REASONING });
       const calls = await stack.db.select().from(llmCalls).where(eq(llmCalls.model, judgeModel));
-      expect(calls).toHaveLength(4); // the score, the agent's code, the code from the gold description (the control) and the contradiction classification
+      // Three verdicts (no logprobs come back, so the score is the mean of 3 samples), the agent's code, the code
+      // from the gold description (the control) and the contradiction classification.
+      expect(calls).toHaveLength(6);
       for (const c of calls) {
         const req = c.request as Record<string, unknown>;
         expect(req).not.toHaveProperty('temperature');
