@@ -269,12 +269,13 @@ export function shouldEvaluate(config: GrpoConfig, epoch: number): boolean {
 
 /**
  * The trainer's advantage settings for a reward choice (docs/training.md, "Advantages"): the step term is the
- * mean of the group-normalised critic rewards over the rated steps to go, and the final message always gets
+ * mean of the group-normalised critic rewards over the rated steps to go, centred on the group-mates' rated
+ * steps (leave-one-out: no baseline that moves with the rollout's own length), and the final message always gets
  * the outcome advantage (the trainer's defaults, written out so the checkpoint's recorded spec says them).
  */
 export function advantageOf(reward: GrpoReward): NonNullable<Extract<TrainerJobInput, { command: 'grpo-update' }>['spec']['advantage']> {
   if (reward === 'outcome') return { mode: 'outcome' };
-  const step = { step_aggregate: 'mean' as const, final_outcome: true };
+  const step = { step_aggregate: 'mean' as const, final_outcome: true, step_baseline: 'leave_one_out' as const };
   if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0, ...step };
   return { mode: 'aac', step_weight: 1, outcome_weight: 1, ...step };
 }

@@ -180,6 +180,8 @@ export const grpoSpecSchema = z.strictObject({
       epsilon: z.number().positive().optional(),
       step_aggregate: z.enum(['mean', 'sum']).optional(),
       final_outcome: z.boolean().optional(),
+      /** The step rewards' group baseline (docs/training.md, "Step advantage under policy-chosen stopping"). */
+      step_baseline: z.enum(['leave_one_out', 'pooled']).optional(),
     })
     .optional(),
 });

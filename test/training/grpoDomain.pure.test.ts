@@ -404,8 +404,22 @@ describe('run configuration', () => {
 
   it('reward choices map to the trainer advantage modes; evaluation every K epochs and after the last', () => {
     expect(advantageOf('outcome')).toEqual({ mode: 'outcome' });
-    expect(advantageOf('aac')).toEqual({ mode: 'aac', step_weight: 1, outcome_weight: 0, step_aggregate: 'mean', final_outcome: true });
-    expect(advantageOf('mix')).toEqual({ mode: 'aac', step_weight: 1, outcome_weight: 1, step_aggregate: 'mean', final_outcome: true });
+    expect(advantageOf('aac')).toEqual({
+      mode: 'aac',
+      step_weight: 1,
+      outcome_weight: 0,
+      step_aggregate: 'mean',
+      final_outcome: true,
+      step_baseline: 'leave_one_out',
+    });
+    expect(advantageOf('mix')).toEqual({
+      mode: 'aac',
+      step_weight: 1,
+      outcome_weight: 1,
+      step_aggregate: 'mean',
+      final_outcome: true,
+      step_baseline: 'leave_one_out',
+    });
     expect(DEFAULT_GRPO_REWARD).toBe('mix');
     expect([0, 1, 2].map((e) => shouldEvaluate(config, e))).toEqual([false, true, true]);
   });

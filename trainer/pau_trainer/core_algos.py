@@ -3,7 +3,7 @@
 Follows verl's `verl/trainer/ppo/core_algos.py` (compute_grpo_outcome_advantage, compute_policy_loss_vanilla,
 kl_penalty "low_var_kl", agg_loss "token-mean") and TRL's GRPOTrainer (same k3 estimator, same clipped
 objective); the AAC step advantage follows GRPO's process supervision (Shao et al. 2024, DeepSeekMath,
-section 4.1.3), with the mean instead of the sum over the steps to go by default. Formulas, with the choices made where those differ, are in docs/training.md.
+section 4.1.3), with the mean instead of the sum over the steps to go and a leave-one-out baseline by default. Formulas, with the choices made where those differ, are in docs/training.md.
 
 Shapes: per-token tensors are (batch, seq); masks are 0/1 floats or bools of the same shape.
 """
@@ -59,6 +59,10 @@ def group_outcome_advantages(
 
 
 STEP_AGGREGATES = ("mean", "sum")
+# leave_one_out (default): a rollout's steps are centred on the mean of the OTHER rollouts' rated steps, so the
+# baseline does not depend on what this rollout did nor on when it stopped; pooled: on the mean of every rated
+# step of the group, this rollout's included with the weight of its share of them (the form used before).
+STEP_BASELINES = ("leave_one_out", "pooled")
 
 
 def group_step_advantages(
@@ -67,22 +71,33 @@ def group_step_advantages(
     norm_by_std: bool = True,
     epsilon: float = 1e-6,
     aggregate: str = "mean",
+    baseline: str = "leave_one_out",
 ) -> list[list[float]]:
-    """Process-supervised GRPO on the critic's per-step rewards (docs/training.md, "Advantages").
+    """Process-supervised GRPO on the critic's per-step rewards (docs/training.md, "Advantages" and "Step
+    advantage under policy-chosen stopping").
 
-    r~_{i,t} = (r_{i,t} - mean_g r) / (std_g r + eps), the statistics over every rated step of every rollout
-    in group g. Then each step's advantage aggregates the normalised rewards of the rated steps to go
-    (t' >= t):
+    r~_{i,t} = k (r_{i,t} - b_i) / (std_g r + eps), std over every rated step of every rollout in group g, and
+      baseline="leave_one_out" (default): b_i = mean of the rated steps of the group's other rollouts,
+                                          k = (G-1)/G (G rollouts in the group; the outcome term's unit)
+      baseline="pooled":                  b_i = mean of every rated step of the group (rollout i's included), k = 1
+    Then each step's advantage aggregates the normalised rewards of the rated steps to go (t' >= t):
       aggregate="mean" (default): A_{i,t} = mean_{t' >= t, rated} r~_{i,t'}   (0 when none is left)
       aggregate="sum" (DeepSeekMath 4.1.3):  A_{i,t} = sum_{t' >= t} r~_{i,t'}
     The sum grows with the number of rated steps to go (one critic point over ten steps is ten sigma), so a
-    long rollout outweighs its group's outcome; the mean stays in the z-score's range whatever the length.
+    long rollout outweighs its group's outcome, and it subtracts the baseline once per step to go, a number
+    the rollout's own stopping sets; the mean subtracts it once: A_{i,t} = (mean_{t' >= t} r_{i,t'} - b_i) / s.
+    The pooled baseline holds rollout i's own ratings with weight n_i / N (its share of the group's rated
+    steps), so at its first rated step A_pooled = (1 - n_i/N) / k * A_leave_one_out: the credit shrinks with the
+    rollout's own length, which the policy chose; the leave-one-out one does not move with it.
     A step the critic did not rate (None; e.g. the final answer) takes no part in the statistics nor in the
     aggregate, but still receives the aggregate of later rated steps (0 when there is none).
-    Zero variance within a group gives r~ = 0 for all its steps.
+    Zero variance within a group gives r~ = 0 for all its steps; a group with fewer than 2 rated steps, and
+    under leave_one_out a rollout whose group-mates rated none, get 0 (nothing to compare with).
     """
     if aggregate not in STEP_AGGREGATES:
         raise ValueError(f"aggregate must be one of {STEP_AGGREGATES}, got {aggregate!r}")
+    if baseline not in STEP_BASELINES:
+        raise ValueError(f"baseline must be one of {STEP_BASELINES}, got {baseline!r}")
     if len(step_rewards) != len(groups):
         raise ValueError(f"{len(step_rewards)} step-reward lists but {len(groups)} group ids")
     by_group: dict[Hashable, list[int]] = {}
@@ -91,13 +106,25 @@ def group_step_advantages(
     normed: list[list[float | None]] = [[None] * len(r) for r in step_rewards]
     for idx in by_group.values():
         rated = [float(r) for i in idx for r in step_rewards[i] if r is not None]
-        if len(rated) < 2:
+        if len(rated) < 2 or min(rated) == max(rated):
+            # nothing to compare, or a zero-variance group: every r~ is 0 exactly (not a rounding residue / eps)
             for i in idx:
                 normed[i] = [None if r is None else 0.0 for r in step_rewards[i]]
             continue
         mean, scale = _group_stats(rated, norm_by_std, epsilon)
+        # (G-1)/G: the outcome term's group mean holds the rollout itself, which makes it (G-1)/G times its
+        # leave-one-out difference; the same factor keeps both terms in one unit (w_step, w_outcome compare)
+        loo = (len(idx) - 1) / len(idx)
         for i in idx:
-            normed[i] = [None if r is None else (float(r) - mean) / scale for r in step_rewards[i]]
+            if baseline == "pooled":
+                b, k = mean, 1.0
+            else:
+                others = [float(r) for j in idx if j != i for r in step_rewards[j] if r is not None]
+                if not others:
+                    normed[i] = [None if r is None else 0.0 for r in step_rewards[i]]
+                    continue
+                b, k = sum(others) / len(others), loo
+            normed[i] = [None if r is None else k * (float(r) - b) / scale for r in step_rewards[i]]
     out: list[list[float]] = []
     for row in normed:
         acc = 0.0
@@ -123,6 +150,7 @@ def aac_advantages(
     epsilon: float = 1e-6,
     step_aggregate: str = "mean",
     final_outcome: bool = True,
+    step_baseline: str = "leave_one_out",
 ) -> list[list[float]]:
     """AAC-GRPO per-step advantage: A_{i,t} = w_s * A^step_{i,t} + w_o * A^outcome_i for t < T_i, and for the
     final policy message T_i (the description the judge scored) w_s * A^step_{i,T} + A^outcome_i: the final
@@ -134,7 +162,7 @@ def aac_advantages(
     w_s = 0 gives plain outcome GRPO (the paper's ablation), w_o = 0 critic-only on the steps.
     Returns one list per rollout, one value per policy step.
     """
-    step = group_step_advantages(step_rewards, groups, norm_by_std, epsilon, step_aggregate)
+    step = group_step_advantages(step_rewards, groups, norm_by_std, epsilon, step_aggregate, step_baseline)
     outcome = group_outcome_advantages(outcome_rewards, groups, norm_by_std, epsilon)
     out: list[list[float]] = []
     for row, o in zip(step, outcome):

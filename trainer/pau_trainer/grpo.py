@@ -142,6 +142,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
                     a.epsilon,
                     a.step_aggregate,
                     a.final_outcome,
+                    a.step_baseline,
                 )
             )
         sizes: dict[str, int] = {}

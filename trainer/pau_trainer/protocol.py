@@ -220,6 +220,9 @@ class AdvantageSpec:
     step_aggregate: Literal["mean", "sum"] = "mean"
     # the final policy message carries the outcome advantage with weight 1 whatever outcome_weight is
     final_outcome: bool = True
+    # the step rewards' group baseline: the other rollouts' rated steps (default) or all of the group's
+    # (pooled, the form before; docs/training.md, "Step advantage under policy-chosen stopping")
+    step_baseline: Literal["leave_one_out", "pooled"] = "leave_one_out"
     norm_by_std: bool = True
     epsilon: float = 1e-6
 
@@ -452,7 +455,16 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         a = _expect_obj(obj["advantage"], "advantage")
         _unknown(
             a,
-            {"mode", "step_weight", "outcome_weight", "norm_by_std", "epsilon", "step_aggregate", "final_outcome"},
+            {
+                "mode",
+                "step_weight",
+                "outcome_weight",
+                "norm_by_std",
+                "epsilon",
+                "step_aggregate",
+                "final_outcome",
+                "step_baseline",
+            },
             "advantage",
         )
         mode = _take(a, "mode", str, "advantage")
@@ -467,6 +479,9 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         if agg is not None and agg not in ("mean", "sum"):
             spec_error(f"advantage.step_aggregate must be mean or sum, got {agg!r}")
         fo = _take(a, "final_outcome", bool, "advantage")
+        sb = _take(a, "step_baseline", str, "advantage")
+        if sb is not None and sb not in ("leave_one_out", "pooled"):
+            spec_error(f"advantage.step_baseline must be leave_one_out or pooled, got {sb!r}")
         adv = AdvantageSpec(
             mode=mode or adv.mode,  # type: ignore[arg-type]
             step_weight=float(sw) if sw is not None else adv.step_weight,
@@ -475,6 +490,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
             epsilon=float(eps) if eps is not None else adv.epsilon,
             step_aggregate=agg or adv.step_aggregate,  # type: ignore[arg-type]
             final_outcome=fo if fo is not None else adv.final_outcome,
+            step_baseline=sb or adv.step_baseline,  # type: ignore[arg-type]
         )
     return GrpoSpec(
         **common,

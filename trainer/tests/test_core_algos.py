@@ -40,7 +40,8 @@ def test_outcome_advantages_rejects_misaligned_inputs():
 
 def test_step_advantages_sum_is_deepseekmath_reward_to_go():
     # rollout 1: steps rated 1, 0.5, then an unrated final answer; rollout 2: 0, 1
-    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"], aggregate="sum")
+    # the pooled baseline (every rated step of the group), as DeepSeekMath normalises
+    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"], aggregate="sum", baseline="pooled")
     rated = [1.0, 0.5, 0.0, 1.0]
     mean = sum(rated) / 4
     std = math.sqrt(sum((r - mean) ** 2 for r in rated) / 3) + 1e-6
@@ -53,7 +54,7 @@ def test_step_advantages_sum_is_deepseekmath_reward_to_go():
 
 
 def test_step_advantages_mean_over_rated_steps_to_go():
-    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"])
+    adv = group_step_advantages([[1.0, 0.5, None], [0.0, 1.0]], ["g", "g"], baseline="pooled")
     # same z-scores as above (0.783349, -0.261116, -1.305581, 0.783349); the mean of the rated ones to go
     assert adv[0] == pytest.approx([(0.783349 - 0.261116) / 2, -0.261116, 0.0], abs=1e-5)
     assert adv[1] == pytest.approx([(-1.305581 + 0.783349) / 2, 0.783349], abs=1e-5)
@@ -63,22 +64,32 @@ def test_step_advantages_mean_over_rated_steps_to_go():
     )
     with pytest.raises(ValueError):
         group_step_advantages([[1.0]], ["g"], aggregate="max")
+    with pytest.raises(ValueError, match="baseline must be one of"):
+        group_step_advantages([[1.0]], ["g"], baseline="median")
 
 
 def test_step_advantage_scale_does_not_grow_with_rated_steps():
     # every rollout's steps rated alike within it: under the mean, a rollout's first-step advantage is its
     # steps' z-score whatever their number; under the sum it is that times the number of steps
     steps = [[0.7] * 10, [0.6] * 2, [0.7], [0.6] * 5]
-    mean_adv = group_step_advantages(steps, ["g"] * 4)
-    sum_adv = group_step_advantages(steps, ["g"] * 4, aggregate="sum")
+    mean_adv = group_step_advantages(steps, ["g"] * 4, baseline="pooled")
+    sum_adv = group_step_advantages(steps, ["g"] * 4, aggregate="sum", baseline="pooled")
     assert mean_adv[0][0] == pytest.approx(mean_adv[2][0])
     assert sum_adv[0][0] == pytest.approx(10 * sum_adv[2][0])
     assert max(abs(v) for row in mean_adv for v in row) < 2
+    # the same under the default baseline: the sum is the mean times the rated steps to go
+    loo_mean = group_step_advantages(steps, ["g"] * 4)
+    loo_sum = group_step_advantages(steps, ["g"] * 4, aggregate="sum")
+    assert loo_sum[0][0] == pytest.approx(10 * loo_mean[0][0])
+    assert max(abs(v) for row in loo_mean for v in row) < 2
 
 
 def test_step_advantages_zero_variance_group_is_zero():
     assert group_step_advantages([[0.5, 0.5], [0.5]], ["g", "g"]) == [[0.0, 0.0], [0.0]]
     assert group_step_advantages([[0.5, 0.5], [0.5]], ["g", "g"], aggregate="sum") == [[0.0, 0.0], [0.0]]
+    # exactly 0 also where the means of 0.7s do not round back to 0.7
+    assert group_step_advantages([[0.7] * 3, [0.7] * 7], ["g", "g"]) == [[0.0] * 3, [0.0] * 7]
+    assert group_step_advantages([[0.7] * 3, [0.7] * 7], ["g", "g"], baseline="pooled") == [[0.0] * 3, [0.0] * 7]
 
 
 def test_aac_adds_weighted_outcome_to_every_step_and_the_outcome_to_the_final_message():
@@ -110,8 +121,10 @@ WORKED_OUTCOMES = [3.0, 3.0, 5.0, 2.0]
 def test_worked_example_old_form_pushed_the_best_description_down():
     # what the issue measured: the sum, outcome weight 1 on every message (mix) -> first-message step
     # advantages +4.18, -3.48, -1.74, +1.04 and the best-described rollout's steps pushed down
-    old = aac_advantages(WORKED_STEPS, WORKED_OUTCOMES, ["g"] * 4, step_aggregate="sum", final_outcome=False)
-    step = group_step_advantages(WORKED_STEPS, ["g"] * 4, aggregate="sum")
+    old = aac_advantages(
+        WORKED_STEPS, WORKED_OUTCOMES, ["g"] * 4, step_aggregate="sum", final_outcome=False, step_baseline="pooled"
+    )
+    step = group_step_advantages(WORKED_STEPS, ["g"] * 4, aggregate="sum", baseline="pooled")
     assert [row[0] for row in step] == pytest.approx([4.18, -3.48, -1.74, 1.04], abs=0.01)
     assert group_outcome_advantages(WORKED_OUTCOMES, ["g"] * 4) == pytest.approx([-0.2, -0.2, 1.39, -0.99], abs=0.01)
     assert old[2][0] < 0
@@ -128,9 +141,78 @@ def test_worked_example_under_the_default_rewards_the_best_description():
     # every final message carries its outcome advantage
     o = group_outcome_advantages(WORKED_OUTCOMES, ["g"] * 4)
     assert [row[-1] for row in adv] == pytest.approx(o)
-    # and no step term exceeds the z-scores' range: one critic point is about one sigma, not four
+    # and no step term exceeds the z-scores' range: one critic point is about one sigma, not four. The largest
+    # is rollout 1's (.7 x 4): its group-mates' 7 ratings average (6 x .6 + .7) / 7 = .614286, the group's 11
+    # ratings have std .0522233, so 3/4 x (.7 - .614286) / .0522233 = 1.2310 (pooled: (.7 - .645455) / s = 1.0445)
     s = group_step_advantages(WORKED_STEPS, ["g"] * 4)
-    assert max(abs(v) for row in s for v in row) == pytest.approx(1.0445, abs=1e-3)
+    assert max(abs(v) for row in s for v in row) == pytest.approx(1.2310, abs=1e-3)
+    pooled = group_step_advantages(WORKED_STEPS, ["g"] * 4, baseline="pooled")
+    assert max(abs(v) for row in pooled for v in row) == pytest.approx(1.0445, abs=1e-3)
+
+
+# A group whose rollouts stopped when they chose: 2, 1 and 3 rated exploration steps, each then an unrated
+# description (docs/training.md, "Step advantage under policy-chosen stopping").
+UNEQUAL = [[4.0, 8.0, None], [6.0, None], [2.0, 2.0, 8.0, None]]
+
+
+def test_step_advantages_of_unequal_lengths_worked_by_hand():
+    # Without the std (norm_by_std=False) the numbers stay whole. G = 3, k = (G-1)/G = 2/3.
+    # Leave-one-out baselines, the mean of the OTHER rollouts' rated steps:
+    #   a: (6 + 2 + 2 + 8) / 4 = 4.5     b: (4 + 8 + 2 + 2 + 8) / 5 = 4.8     c: (4 + 8 + 6) / 3 = 6
+    # A_{i,t} = k * (mean of i's rated steps to go - b_i):
+    #   a: t0 2/3 (6 - 4.5) = 1, t1 2/3 (8 - 4.5) = 7/3, description 0 (no rated step left)
+    #   b: t0 2/3 (6 - 4.8) = 0.8, description 0
+    #   c: t0 2/3 (4 - 6) = -4/3, t1 2/3 (5 - 6) = -2/3, t2 2/3 (8 - 6) = 4/3, description 0
+    loo = group_step_advantages(UNEQUAL, ["g"] * 3, norm_by_std=False)
+    assert loo[0] == pytest.approx([1.0, 7 / 3, 0.0], abs=1e-12)
+    assert loo[1] == pytest.approx([0.8, 0.0], abs=1e-12)
+    assert loo[2] == pytest.approx([-4 / 3, -2 / 3, 4 / 3, 0.0], abs=1e-12)
+    # The pooled form: one baseline for all, (4 + 8 + 6 + 2 + 2 + 8) / 6 = 5, k = 1:
+    #   a: 6 - 5 = 1, 8 - 5 = 3, 0     b: 6 - 5 = 1, 0     c: 4 - 5 = -1, 5 - 5 = 0, 8 - 5 = 3, 0
+    # At the first step that is (1 - n_i / N) / k times the leave-one-out value, n_i of the N = 6 rated steps
+    # being the rollout's own: a (4/6)/(2/3) x 1 = 1, b (5/6)/(2/3) x 0.8 = 1, c (3/6)/(2/3) x -4/3 = -1.
+    pooled = group_step_advantages(UNEQUAL, ["g"] * 3, norm_by_std=False, baseline="pooled")
+    assert pooled == [[1.0, 3.0, 0.0], [1.0, 0.0], [-1.0, 0.0, 3.0, 0.0]]
+    for i, n in enumerate((2, 1, 3)):
+        assert pooled[i][0] == pytest.approx((1 - n / 6) / (2 / 3) * loo[i][0], abs=1e-12)
+    # The sum (DeepSeekMath) subtracts the baseline once per rated step to go, a count the rollout's stopping
+    # sets: c's first step sums 2/3 ((2 - 6) + (2 - 6) + (8 - 6)) = -4 = 3 x its mean-form value.
+    loo_sum = group_step_advantages(UNEQUAL, ["g"] * 3, norm_by_std=False, aggregate="sum")
+    assert loo_sum[2][0] == pytest.approx(-4.0, abs=1e-12)
+    # With the std (the default): the 6 ratings have mean 5, squared deviations 1+9+1+9+9+9 = 38, unbiased
+    # variance 38/5 = 7.6, so every value above is divided by sqrt(7.6) + 1e-6.
+    scaled = group_step_advantages(UNEQUAL, ["g"] * 3)
+    s = math.sqrt(7.6) + 1e-6
+    for got, want in zip(scaled, loo):
+        assert got == pytest.approx([v / s for v in want], abs=1e-12)
+
+
+def test_leave_one_out_credit_does_not_shrink_with_the_rollouts_own_length():
+    # c explores badly (every call rated 2) and either stops after one call or makes nine. Group-mates: [4, 8]
+    # and [6], mean 18/3 = 6. Leave-one-out: c's first-step credit is 2/3 (2 - 6) = -8/3 either way. Pooled:
+    # one call: baseline (18 + 2) / 4 = 5, credit -3; nine calls: (18 + 18) / 12 = 3, credit -1. The pooled
+    # form punishes the long bad exploration a third as much, for being long.
+    def first(c: list[float | None], baseline: str) -> float:
+        return group_step_advantages([[4.0, 8.0], [6.0], c], ["g"] * 3, norm_by_std=False, baseline=baseline)[2][0]
+
+    assert first([2.0, None], "leave_one_out") == pytest.approx(-8 / 3, abs=1e-12)
+    assert first([2.0] * 9 + [None], "leave_one_out") == pytest.approx(-8 / 3, abs=1e-12)
+    assert first([2.0, None], "pooled") == pytest.approx(-3.0, abs=1e-12)
+    assert first([2.0] * 9 + [None], "pooled") == pytest.approx(-1.0, abs=1e-12)
+
+
+def test_leave_one_out_rollout_without_rated_group_mates_gets_zero():
+    # only rollout 0 has rated steps: nothing to compare its steps with, so 0 (pooled: its own mean)
+    assert group_step_advantages([[1.0, 0.0], [None], [None]], ["g"] * 3) == [[0.0, 0.0], [0.0], [0.0]]
+    pooled = group_step_advantages([[1.0, 0.0], [None], [None]], ["g"] * 3, norm_by_std=False, baseline="pooled")
+    assert pooled == [[0.0, -0.5], [0.0], [0.0]]
+
+
+def test_aac_passes_the_step_baseline_through():
+    on = aac_advantages(UNEQUAL, [3.0, 3.0, 3.0], ["g"] * 3, norm_by_std=False)
+    assert [row[0] for row in on] == pytest.approx([1.0, 0.8, -4 / 3], abs=1e-12)
+    old = aac_advantages(UNEQUAL, [3.0, 3.0, 3.0], ["g"] * 3, norm_by_std=False, step_baseline="pooled")
+    assert [row[0] for row in old] == pytest.approx([1.0, 1.0, -1.0], abs=1e-12)
 
 
 def test_kl_k3_values_and_sign():

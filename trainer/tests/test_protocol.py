@@ -66,16 +66,23 @@ def test_grpo_spec_clip_and_advantage():
     assert (s.clip_eps_low, s.clip_eps_high, s.lr) == (0.3, 0.28, 1e-5)
     assert (s.advantage.mode, s.advantage.step_weight, s.advantage.outcome_weight) == ("aac", 0.5, 1.0)
     assert (s.advantage.step_aggregate, s.advantage.final_outcome) == ("mean", True)
+    assert s.advantage.step_baseline == "leave_one_out"
     s2 = parse_spec(
         "grpo-update",
         {
             "base_model": "/m",
             "output_dir": "/o",
             "rollouts": "/r",
-            "advantage": {"mode": "aac", "step_aggregate": "sum", "final_outcome": False},
+            "advantage": {"mode": "aac", "step_aggregate": "sum", "final_outcome": False, "step_baseline": "pooled"},
         },
     )
     assert (s2.advantage.step_aggregate, s2.advantage.final_outcome) == ("sum", False)
+    assert s2.advantage.step_baseline == "pooled"
+    with pytest.raises(TrainerError, match="step_baseline must be leave_one_out or pooled"):
+        parse_spec(
+            "grpo-update",
+            {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_baseline": "mean"}},
+        )
     with pytest.raises(TrainerError, match="step_aggregate must be mean or sum"):
         parse_spec(
             "grpo-update",
