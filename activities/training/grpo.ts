@@ -144,6 +144,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
         | 'meanReward'
         | 'meanScore'
         | 'meanCodeMatch'
+        | 'meanCodeMatchUnobserved'
         | 'meanCriticReward'
         | 'ratedSteps'
         | 'criticUnparsable'
@@ -164,6 +165,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
         meanReward: meanOf(grouped.rollouts.map((r) => r.reward)),
         meanScore: meanOf(rows.map((r) => r.score)),
         meanCodeMatch: meanOf(rows.map((r) => r.codeMatch)),
+        meanCodeMatchUnobserved: meanOf(rows.map((r) => r.codeMatchUnobserved)),
         meanCriticReward: meanOf(allSteps),
         ratedSteps: allSteps.filter((x) => x !== null).length,
         ...criticUnparsableFigures(input.critic),

@@ -34,7 +34,7 @@ export async function buildSftData(db: Db, config: SftBuildConfig, runId: string
         judged: r.judged,
         score: r.score,
         unparsable: r.unparsable,
-        codeMatch: r.codeMatch,
+        codeMatchUnobserved: r.codeMatchUnobserved ?? null,
         hasDescription: !!t?.finalDescription?.trim(),
         contradictsObserved: r.diagnostics?.contradictsObserved ?? null,
       },

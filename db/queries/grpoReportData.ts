@@ -70,7 +70,7 @@ async function groupExample(db: Db, run: GrpoRunState, g: ReturnType<typeof best
         sample: r.sample,
         reward: ((v) => (v.kind === 'unjudged' ? null : v.reward))(rolloutVerdict(r, run.config.codeMatchWeight)),
         score: r.score,
-        codeMatch: r.codeMatch,
+        codeMatchUnobserved: r.codeMatchUnobserved,
         finalDescription: eps.find((x) => x.id === r.episodeId)?.d ?? null,
         steps: explorationSteps(mine, entry).map((s) => {
           const row = byIdx.get(s.idx);

@@ -31,7 +31,7 @@ export async function loadRolloutRows(db: Db, runId: string, judgeModel: string,
   return rows
     .map((r) => {
       const e = extra.get(r.episodeId);
-      return { ...r, error: e?.error ?? null, hasDescription: !!e?.finalDescription?.trim() };
+      return { ...r, codeMatchUnobserved: r.codeMatchUnobserved ?? null, error: e?.error ?? null, hasDescription: !!e?.finalDescription?.trim() };
     })
     .sort((a, b) => a.episodeId.localeCompare(b.episodeId));
 }

@@ -23,7 +23,8 @@ export interface GrpoTrajectory {
   sample: number;
   reward: number | null;
   score: number | null;
-  codeMatch: number | null;
+  /** On the held-out inputs the agent never saw (the reward's). */
+  codeMatchUnobserved: number | null;
   finalDescription: string | null;
   steps: GrpoTrajectoryStep[];
 }
@@ -154,7 +155,7 @@ function trajectoryHtml(t: GrpoTrajectory): string {
     s.criticReward === null ? '-' : s.criticReward.toFixed(2),
     esc((s.rationale ?? '').slice(0, 300)),
   ]);
-  return `<h4>rollout ${t.sample % 1000}: reward ${fmt(t.reward, 2)} (score ${fmt(t.score, 0)}, code match ${fmt(t.codeMatch, 2)})</h4>${table(['step', 'calls', 'critic reward', 'critic rationale'], rows, [1, 3])}<p><b>Final description:</b> ${esc(t.finalDescription ?? '(none)')}</p>`;
+  return `<h4>rollout ${t.sample % 1000}: reward ${fmt(t.reward, 2)} (score ${fmt(t.score, 0)}, code match on unseen inputs ${fmt(t.codeMatchUnobserved, 2)})</h4>${table(['step', 'calls', 'critic reward', 'critic rationale'], rows, [1, 3])}<p><b>Final description:</b> ${esc(t.finalDescription ?? '(none)')}</p>`;
 }
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)} %`);
@@ -307,7 +308,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           'policy failures (minimum reward) / unjudged / groups skipped',
           'reward',
           'score',
-          'code match',
+          "code match unseen (the reward's) / all",
           'critic reward (rated steps)',
           'critic unparsable',
           'update steps',
@@ -328,7 +329,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           outcomeCounts(e),
           fmt(e.meanReward),
           fmt(e.meanScore),
-          fmt(e.meanCodeMatch),
+          `${fmt(e.meanCodeMatchUnobserved ?? null)} / ${fmt(e.meanCodeMatch)}`,
           `${fmt(e.meanCriticReward)} (${e.ratedSteps})`,
           e.criticUnparsable === undefined ? '-' : `${e.criticUnparsable} (${fmt((e.criticUnparsableShare ?? 0) * 100, 0)} %)`,
           String(e.update.steps),
@@ -351,7 +352,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
   );
   sections.push(validationSection(es, r.comparisons ?? [], r.comparisonNotes ?? []));
   sections.push(
-    `<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match).</p>${rewardStripSvg(es)}`,
+    `<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match on the unseen held-out inputs).</p>${rewardStripSvg(es)}`,
   );
   for (const g of r.examples) {
     sections.push(

@@ -61,7 +61,7 @@ export interface GrpoConfig {
   /** Cap on generated tokens per policy turn (keeps CPU rollouts short). */
   maxTokens?: number;
   reward: GrpoReward;
-  /** outcome reward = judge score (1-5) + codeMatchWeight x code match (0-1). */
+  /** outcome reward = judge score (1-5) + codeMatchWeight x code match on the unseen held-out inputs (0-1). */
   codeMatchWeight: number;
   klBeta?: number;
   clipEps?: number;
@@ -124,6 +124,8 @@ export interface GrpoEpochFigures {
   meanReward: number | null;
   meanScore: number | null;
   meanCodeMatch: number | null;
+  /** Mean code match on the unseen held-out inputs, the reward's (absent in runs recorded before). */
+  meanCodeMatchUnobserved?: number | null;
   /** Mean critic reward over the rated steps, and how many steps were rated. */
   meanCriticReward: number | null;
   ratedSteps: number;

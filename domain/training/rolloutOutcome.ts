@@ -1,6 +1,7 @@
 // What each GRPO rollout contributes to its group (issue 23, item 5). Pure.
 //
-// - Judged: the outcome reward (judge score + weight x code match).
+// - Judged: the outcome reward (judge score + weight x code match on the held-out inputs the agent never
+//   saw, the headline's figure: code match on all of them pays for tabulating the calls the agent made).
 // - Failed because of the policy (no description at the end, or a transcript that outgrew the model's
 //   context): the minimum reward, and it stays in its group. Dropping it would hide exactly the behaviour the
 //   update should push down, and would leave the group's mean to its successful siblings.
@@ -30,7 +31,11 @@ export interface RolloutOutcomeRow {
   hasDescription: boolean;
   judged: boolean;
   score: number | null;
-  codeMatch: number | null;
+  /**
+   * Code match on the counted held-out inputs the agent never observed (judgments.diagnostics); null when
+   * none is left or the method is excluded from code match: then no code-match reward.
+   */
+  codeMatchUnobserved: number | null;
 }
 
 export type RolloutVerdict =
@@ -60,7 +65,7 @@ export function rolloutVerdict(r: RolloutOutcomeRow, codeMatchWeight: number): R
   if (!r.hasDescription) return { kind: 'policy_failure', reward: POLICY_FAILURE_REWARD, reason: 'no_description' };
   if (!r.judged) return { kind: 'unjudged', reason: 'not_judged' };
   if (r.score === null) return { kind: 'unjudged', reason: 'unparsable_score' };
-  return { kind: 'judged', reward: r.score + codeMatchWeight * (r.codeMatch ?? 0) };
+  return { kind: 'judged', reward: r.score + codeMatchWeight * (r.codeMatchUnobserved ?? 0) };
 }
 
 export interface RolloutGroupFigures {

@@ -9,7 +9,10 @@ import type { EpisodeBudgets, Setting } from '../episode/types';
 export interface SftThresholds {
   /** Keep episodes whose judge score is at least this (1-5; default 4). */
   minScore: number;
-  /** Keep episodes whose code match is at least this (0-1; default 0.8). */
+  /**
+   * Keep episodes whose code match on the held-out inputs the agent never saw is at least this (0-1; default
+   * 0.8): the headline's figure, on which a description that tabulates the observed calls scores nothing.
+   */
   minCodeMatch: number;
   /** Drop episodes whose final description contradicts a call the agent observed (default true). */
   dropContradicting: boolean;
@@ -50,7 +53,8 @@ export interface SftCandidate {
   judged: boolean;
   score: number | null;
   unparsable: boolean;
-  codeMatch: number | null;
+  /** Code match on the counted held-out inputs the agent never observed (null: none left, or excluded). */
+  codeMatchUnobserved: number | null;
   hasDescription: boolean;
   contradictsObserved: boolean | null;
 }
@@ -63,8 +67,8 @@ export function sftVerdict(c: SftCandidate, t: SftThresholds): { keep: true } | 
   if (c.unparsable || c.score === null) return drop('unparsable_score');
   if (!c.hasDescription) return drop('no_description');
   if (c.score < t.minScore) return drop('score_below_min');
-  if (t.minCodeMatch > 0 && c.codeMatch === null) return drop('no_code_match');
-  if (c.codeMatch !== null && c.codeMatch < t.minCodeMatch) return drop('code_match_below_min');
+  if (t.minCodeMatch > 0 && c.codeMatchUnobserved === null) return drop('no_code_match');
+  if (c.codeMatchUnobserved !== null && c.codeMatchUnobserved < t.minCodeMatch) return drop('code_match_below_min');
   if (t.dropContradicting && c.contradictsObserved === true) return drop('contradicts_observed');
   return { keep: true };
 }

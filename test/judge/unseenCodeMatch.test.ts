@@ -4,10 +4,15 @@
 // description (the scripted `malformed` policy answers with the gold text, as in codeFailure.test.ts).
 // One fixture's code is a lookup table of the probe inputs, which here are also held-out inputs: it
 // scores on those and nothing on the held-out inputs the agent never saw. Sandbox, Temporal and Postgres
-// are real; then the report's rows and headline read the stored figure.
+// are real; then the report's rows and headline read the stored figure, and so do the GRPO outcome reward
+// and the SFT filter (a lookup table earns no code-match reward and is not kept).
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { episodes, judgments } from '../../db/schema/runs';
+import { sftExamples } from '../../db/schema/training';
+import { loadRolloutRows } from '../../db/queries/rolloutRows';
+import { buildSftData } from '../../activities/training/sftData';
+import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { buildReport } from '../../db/queries/benchmarkReportData';
@@ -103,5 +108,41 @@ describe('code match on unseen held-out inputs', () => {
     const t = codeMatchRows(doc.summary);
     expect(t.headers).toEqual(['model', 'setting', 'code match (unseen)', 'code match (all inputs)', 'held-out inputs unseen']);
     expect(t.rows.find((r) => r[1] === 'interactive')).toEqual(['mock-oracle', 'interactive', '50.0% [0.0%, 100.0%]', '75.0% [50.0%, 100.0%]', '4/8']);
+
+    // The GRPO outcome reward (score + weight x code match) reads the same stored figure: the lookup table
+    // earns its score alone, although it matches half of all held-out inputs; the control earns score + 1.
+    const rollouts = await loadRolloutRows(stack.db, runId, 'mock-oracle', null);
+    const rewarded = groupRollouts(rollouts, 1).rollouts;
+    expect(rewarded).toHaveLength(4);
+    for (const r of rewarded) {
+      expect(r.row.score, r.row.episodeId).not.toBeNull();
+      const bonus = r.row.methodId === 'unseen/lookup' ? 0 : 1;
+      expect(r.verdict, r.row.episodeId).toEqual({ kind: 'judged', reward: r.row.score! + bonus });
+    }
+
+    // The SFT filter too: at --min-code-match 0.5 the lookup table (0.5 on all inputs, 0 on unseen) is dropped.
+    const name = `${runId}-sft`;
+    const summary = await buildSftData(
+      stack.db,
+      {
+        name,
+        dataset: DATASET,
+        split: 'test',
+        teacher: 'mock-oracle',
+        judgeModel: 'mock-oracle',
+        settings: ['interactive', 'in-context'],
+        samples: 1,
+        minScore: 1,
+        minCodeMatch: 0.5,
+        dropContradicting: false,
+      },
+      runId,
+    );
+    expect(summary).toMatchObject({ episodes: 4, kept: 2, dropped: { code_match_below_min: 2 } });
+    const kept = await stack.db
+      .select({ episodeId: sftExamples.episodeId, methodId: sftExamples.methodId })
+      .from(sftExamples)
+      .where(eq(sftExamples.runId, runId));
+    expect(kept.map((k) => k.methodId).sort()).toEqual(['unseen/control', 'unseen/control']);
   });
 });

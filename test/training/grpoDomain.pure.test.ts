@@ -153,12 +153,14 @@ describe('rollout outcomes: policy failures stay in their group at the minimum r
     hasDescription: true,
     judged: true,
     score: 3,
-    codeMatch: 0.5,
+    codeMatchUnobserved: 0.5,
     ...o,
   });
 
-  it('judged: score + weight x code match; no description or an outgrown context: the minimum; infrastructure: unjudged', () => {
+  it('judged: score + weight x code match on the unseen inputs; no description or an outgrown context: the minimum; infrastructure: unjudged', () => {
     expect(rolloutVerdict(row({ methodId: 'm', sample: 0 }), 2)).toEqual({ kind: 'judged', reward: 4 });
+    // no unseen input left (or the method excluded from code match): no code-match reward
+    expect(rolloutVerdict(row({ methodId: 'm', sample: 0, codeMatchUnobserved: null }), 2)).toEqual({ kind: 'judged', reward: 3 });
     // a judge's score for the empty text does not matter: no description is the policy's failure
     expect(rolloutVerdict(row({ methodId: 'm', sample: 0, hasDescription: false, endReason: 'no_description_after_reask_unparsable', score: 4 }), 1)).toEqual({
       kind: 'policy_failure',
@@ -185,10 +187,10 @@ describe('rollout outcomes: policy failures stay in their group at the minimum r
   it('a group keeps its policy failures (reward below its siblings) and is skipped whole when a rollout is unjudged; counts for the epoch', () => {
     const g = groupRollouts(
       [
-        row({ methodId: 'a', sample: 0, score: 3, codeMatch: 0 }),
+        row({ methodId: 'a', sample: 0, score: 3, codeMatchUnobserved: 0 }),
         row({ methodId: 'a', sample: 1, hasDescription: false, endReason: 'no_description_empty', score: 5 }),
         row({ methodId: 'a', sample: 2, status: 'failed', endReason: 'error', error: 'exceed_context_size_error' }),
-        row({ methodId: 'b', sample: 0, score: 4, codeMatch: 0 }),
+        row({ methodId: 'b', sample: 0, score: 4, codeMatchUnobserved: 0 }),
         row({ methodId: 'b', sample: 1, judged: false, score: null }),
       ],
       1,

@@ -6,7 +6,7 @@ import { DEFAULT_SFT_THRESHOLDS, hfLine, openAiLine, sftConversation, sftVerdict
 import { compareWithBase, formatSftComparison } from '../../domain/report/sftComparison';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 
-const good = { status: 'completed', judged: true, score: 5, unparsable: false, codeMatch: 1, hasDescription: true, contradictsObserved: false };
+const good = { status: 'completed', judged: true, score: 5, unparsable: false, codeMatchUnobserved: 1, hasDescription: true, contradictsObserved: false };
 
 describe('sftVerdict', () => {
   it('keeps a passing episode and names the first failing check otherwise', () => {
@@ -16,10 +16,10 @@ describe('sftVerdict', () => {
     expect(sftVerdict({ ...good, judged: false }, t)).toEqual({ keep: false, reason: 'not_judged' });
     expect(sftVerdict({ ...good, score: null }, t)).toEqual({ keep: false, reason: 'unparsable_score' });
     expect(sftVerdict({ ...good, hasDescription: false }, t)).toEqual({ keep: false, reason: 'no_description' });
-    expect(sftVerdict({ ...good, score: 3, codeMatch: 0 }, t)).toEqual({ keep: false, reason: 'score_below_min' });
-    expect(sftVerdict({ ...good, score: 4, codeMatch: null }, t)).toEqual({ keep: false, reason: 'no_code_match' });
-    expect(sftVerdict({ ...good, score: 4, codeMatch: null }, { ...t, minCodeMatch: 0 })).toEqual({ keep: true });
-    expect(sftVerdict({ ...good, codeMatch: 0.79 }, t)).toEqual({ keep: false, reason: 'code_match_below_min' });
+    expect(sftVerdict({ ...good, score: 3, codeMatchUnobserved: 0 }, t)).toEqual({ keep: false, reason: 'score_below_min' });
+    expect(sftVerdict({ ...good, score: 4, codeMatchUnobserved: null }, t)).toEqual({ keep: false, reason: 'no_code_match' });
+    expect(sftVerdict({ ...good, score: 4, codeMatchUnobserved: null }, { ...t, minCodeMatch: 0 })).toEqual({ keep: true });
+    expect(sftVerdict({ ...good, codeMatchUnobserved: 0.79 }, t)).toEqual({ keep: false, reason: 'code_match_below_min' });
     expect(sftVerdict({ ...good, contradictsObserved: true }, t)).toEqual({ keep: false, reason: 'contradicts_observed' });
     expect(sftVerdict({ ...good, contradictsObserved: true }, { ...t, dropContradicting: false })).toEqual({ keep: true });
   });
