@@ -294,6 +294,8 @@ export function grpoTrainerSpec(
     base_model: baseFile,
     rollouts: rolloutsFile,
     advantage: advantageOf(config.reward),
+    // the ratio and the KL are those of the distribution the rollouts were drawn from
+    temperature: config.temperature,
     seed: config.seed + epoch,
     save_every: 1,
     ...(initAdapter ? { init_adapter: initAdapter } : {}),

@@ -171,6 +171,8 @@ export const grpoSpecSchema = z.strictObject({
   clip_eps_low: z.number().positive().lt(1).optional(),
   clip_eps_high: z.number().positive().optional(),
   kl_beta: z.number().min(0).optional(),
+  /** The rollouts' sampling temperature: the trainer takes every log-prob as log_softmax(logits / T). */
+  temperature: z.number().positive().optional(),
   advantage: z
     .strictObject({
       mode: z.enum(['given', 'outcome', 'aac']).optional(),

@@ -14,6 +14,7 @@ import {
   DEFAULT_ROLLOUT_WINDOW,
   engineRolloutWindow,
   grpoEvalConfig,
+  grpoTrainerSpec,
   type GrpoConfig,
   ROLLOUT_SAMPLING,
   rolloutEpisodeInput,
@@ -402,6 +403,13 @@ describe('run configuration', () => {
     expect(sent).toMatchObject({ temperature: 1, top_k: 0, top_p: 1, min_p: 0, max_tokens: 64, seed: rolloutSeed(config, 0, 'm', 0) });
     // a run started before the field existed keeps the requests it recorded
     expect(rolloutEpisodeInput('r', config, 0, 'local/x', 'm', 0).params).not.toHaveProperty('top_k');
+  });
+
+  it("the update's spec carries the rollouts' temperature, the trainer's log-prob temperature", () => {
+    const input = rolloutEpisodeInput('r', { ...config, temperature: 0.7 }, 0, 'local/x', 'm', 0);
+    const spec = grpoTrainerSpec({ ...config, temperature: 0.7 }, 0, '/r.jsonl', '/b.gguf', null);
+    expect(spec.temperature).toBe(input.params?.temperature);
+    expect(spec.temperature).toBe(0.7);
   });
 
   it('reward choices map to the trainer advantage modes; evaluation every K epochs and after the last', () => {

@@ -244,12 +244,18 @@ def clipped_policy_loss(
     )
 
 
-def token_logprobs(logits: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
-    """log p(token_t | tokens_<t) for t = 1..T-1: shape (batch, T-1), aligned with input_ids[:, 1:].
+def token_logprobs(logits: torch.Tensor, input_ids: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+    """log p_T(token_t | tokens_<t) for t = 1..T-1: shape (batch, T-1), aligned with input_ids[:, 1:], under the
+    distribution the sampler drew from at `temperature`: log_softmax(logits / T) (verl's logits.div_(temperature),
+    TRL's logits / self.temperature), so the ratio and the KL are those of the sampled policy.
 
     Computed row by row with logsumexp to avoid materialising a (batch, T, vocab) log-softmax twice.
     """
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
     targets = input_ids[:, 1:]
     shifted = logits[:, :-1, :].float()
+    if temperature != 1.0:
+        shifted = shifted / temperature
     picked = torch.gather(shifted, -1, targets.unsqueeze(-1)).squeeze(-1)
     return picked - torch.logsumexp(shifted, dim=-1)

@@ -276,10 +276,10 @@ def length_counts(rollouts: list[Rollout]) -> dict[str, int]:
     }
 
 
-def _logprobs(model: Any, r: Rollout, device: str) -> torch.Tensor:
+def _logprobs(model: Any, r: Rollout, device: str, temperature: float) -> torch.Tensor:
     ids = r.input_ids.to(device)
     logits = model(input_ids=ids).logits
-    return token_logprobs(logits, ids).float().cpu()
+    return token_logprobs(logits, ids, temperature).float().cpu()
 
 
 def adapter_is_zero(model: Any) -> bool:
@@ -287,11 +287,12 @@ def adapter_is_zero(model: Any) -> bool:
     return all(not bool(p.detach().any()) for n, p in model.named_parameters() if "lora_B" in n)
 
 
-def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor]]:
+def precompute(job: Job, rollouts: list[Rollout], temperature: float = 1.0) -> dict[str, list[torch.Tensor]]:
     """Reference (adapter off) and old (adapter as loaded) log-probs, once per job, saved before step 1.
     With N processes rank r computes rollouts r, r+N, ..., every rank gets all of them, rank 0 saves.
     With a fresh adapter (epoch 1: every LoRA B is zero) the old log-probs are the reference ones, bit for
-    bit (the adapter adds zeros), so they are copied instead of computed: one forward pass per rollout less."""
+    bit (the adapter adds zeros), so they are copied instead of computed: one forward pass per rollout less.
+    Both at the rollouts' sampling temperature (token_logprobs), as the step's new log-probs."""
     d = job.dist
     path = job.out / "precomputed.pt"
     if distributed.broadcast(d, path.is_file() if d.main else None):
@@ -314,11 +315,11 @@ def precompute(job: Job, rollouts: list[Rollout]) -> dict[str, list[torch.Tensor
                 k = mine[n]
                 r = rollouts[k]
                 with model.disable_adapter():
-                    ref[k] = _logprobs(model, r, job.device)
+                    ref[k] = _logprobs(model, r, job.device, temperature)
                 if r.old_logprobs is not None:
                     old[k] = r.old_logprobs
                 else:
-                    old[k] = ref[k].clone() if fresh else _logprobs(model, r, job.device)
+                    old[k] = ref[k].clone() if fresh else _logprobs(model, r, job.device, temperature)
             if job.stop_requested():
                 stopped = True
                 break
@@ -386,7 +387,9 @@ def step_backward(
         # DDP all-reduces in the backward of a rank's last rollout of the step, and only there
         with contextlib.nullcontext() if last or not d.enabled else model.no_sync():
             logp = (
-                token_logprobs(model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device))
+                token_logprobs(
+                    model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device), spec.temperature
+                )
                 .float()
                 .cpu()
             )
@@ -483,7 +486,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         pre: dict[str, list[torch.Tensor]] = {}
     else:
         job.maybe_cancel(start, {}, start)
-        pre = precompute(job, rollouts)
+        pre = precompute(job, rollouts, spec.temperature)
         job.maybe_cancel(start, {}, start)
     history: list[dict[str, Any]] = list(state.get("history", []))
     train_s = float(state.get("train_s", 0.0))

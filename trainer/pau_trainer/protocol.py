@@ -235,6 +235,8 @@ class GrpoSpec(CommonSpec):
     clip_eps_low: float = 0.2
     clip_eps_high: float = 0.2
     kl_beta: float = 0.04
+    # the rollouts' sampling temperature: every log-prob (old, new, reference) is log_softmax(logits / T)
+    temperature: float = 1.0
     advantage: AdvantageSpec = field(default_factory=AdvantageSpec)
     lr: float = 1e-5
 
@@ -426,6 +428,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
             "clip_eps_low",
             "clip_eps_high",
             "kl_beta",
+            "temperature",
             "advantage",
         },
         "spec",
@@ -440,6 +443,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
     clip_low = _take(obj, "clip_eps_low", (int, float), "spec")
     clip_high = _take(obj, "clip_eps_high", (int, float), "spec")
     beta = _take(obj, "kl_beta", (int, float), "spec")
+    temp = _take(obj, "temperature", (int, float), "spec")
     _positive(ppo_epochs, "spec.ppo_epochs")
     _positive(mbs, "spec.mini_batch_size")
     for n, v in (("clip_eps", clip), ("clip_eps_low", clip_low), ("clip_eps_high", clip_high)):
@@ -449,6 +453,9 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
     if clip is not None and clip >= 1:
         spec_error("spec.clip_eps must be < 1")
     _positive(beta, "spec.kl_beta", allow_zero=True)
+    if temp is not None and not temp > 0:
+        # greedy (0) draws no distribution to take a ratio against
+        spec_error(f"spec.temperature must be > 0 (the rollouts' sampling temperature), got {temp!r}")
     d = GrpoSpec(base_model="", output_dir="")
     adv = AdvantageSpec()
     if obj.get("advantage") is not None:
@@ -500,6 +507,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
         clip_eps_low=float(clip_low if clip_low is not None else clip if clip is not None else d.clip_eps_low),
         clip_eps_high=float(clip_high if clip_high is not None else clip if clip is not None else d.clip_eps_high),
         kl_beta=float(beta) if beta is not None else d.kl_beta,
+        temperature=float(temp) if temp is not None else d.temperature,
         advantage=adv,
     )
 

@@ -46,7 +46,7 @@ def grpo_step(spec_path: str) -> dict:
     _, encoder = job.load_base()
     rollouts = grpo.load_rollouts(spec, encoder)
     job.build_model(1)
-    pre = grpo.precompute(job, rollouts)
+    pre = grpo.precompute(job, rollouts, spec.temperature)
     import numpy as np
 
     batch = [int(i) for i in np.random.default_rng([spec.seed, 0]).permutation(len(rollouts))[: spec.mini_batch_size]]

@@ -282,6 +282,20 @@ def test_token_logprobs_match_log_softmax():
     assert torch.allclose(token_logprobs(logits, ids), want, atol=1e-6)
 
 
+def test_token_logprobs_at_the_sampling_temperature_are_log_softmax_of_logits_over_t():
+    torch.manual_seed(0)
+    logits = torch.randn(2, 5, 7) * 3
+    ids = torch.randint(0, 7, (2, 5))
+    at = token_logprobs(logits, ids, temperature=0.7)
+    want = torch.log_softmax(logits / 0.7, -1)[:, :-1].gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    assert torch.allclose(at, want, atol=1e-6)
+    # not the T = 1 values: the sampler's distribution at 0.7 is sharper
+    assert not torch.allclose(at, token_logprobs(logits, ids), atol=1e-3)
+    for bad in (0.0, -1.0):
+        with pytest.raises(ValueError, match="temperature must be > 0"):
+            token_logprobs(logits, ids, temperature=bad)
+
+
 def test_a_policy_failure_at_the_minimum_reward_stays_in_its_group():
     # issue 23: a rollout that failed because of the policy (no description) gets the rubric's minimum (1)
     # and stays in its group (domain/training/rolloutOutcome.ts). Dropped, its two siblings that described

@@ -169,3 +169,43 @@ def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(tiny_smollm2, 
     )
     assert r2.rc == 0, r2.stderr[-2000:]
     assert r2.of("done")[0]["steps"] == 1 and r2.steps() == [1]
+
+
+def test_reference_old_and_new_logprobs_are_taken_at_the_sampling_temperature(tiny_smollm2, tmp_path):
+    # rollouts sampled at T = 0.7: the reference (adapter off) and old log-probs precomputed, and the step's new
+    # ones, are all log_softmax(logits / 0.7), so with a fresh adapter (policy = reference) the ratio is 1 exactly
+    from pau_trainer import grpo
+    from pau_trainer.cancel import Cancel
+    from pau_trainer.job import Job
+    from pau_trainer.protocol import parse_spec
+
+    spec = parse_spec("grpo-update", grpo_spec(tiny_smollm2, tmp_path / "o", temperature=0.7, max_steps=1))
+    assert spec.temperature == 0.7
+    job = Job("grpo-update", spec, Cancel(), spec.rollouts)
+    _, encoder = job.load_base()
+    rollouts = grpo.load_rollouts(spec, encoder)
+    job.build_model(1)
+    pre = grpo.precompute(job, rollouts, spec.temperature)
+    r = rollouts[0]
+    with torch.no_grad(), job.model.disable_adapter():
+        logits = job.model(input_ids=r.input_ids.to(job.device)).logits.float().cpu()
+    ids = r.input_ids[:, 1:].unsqueeze(-1)
+    want = torch.log_softmax(logits / 0.7, -1)[:, :-1].gather(-1, ids).squeeze(-1)
+    assert torch.allclose(pre["ref"][0], want, atol=1e-5)
+    assert not torch.allclose(
+        pre["ref"][0], torch.log_softmax(logits, -1)[:, :-1].gather(-1, ids).squeeze(-1), atol=1e-3
+    )
+    assert torch.equal(pre["old"][0], pre["ref"][0])  # a fresh adapter: copied
+    batch = list(range(len(rollouts)))[: spec.mini_batch_size]
+    metrics = grpo.step_backward(job, spec, rollouts, batch, pre)
+    # the token-weighted mean ratio of the step: 1 when new and old are taken at the same temperature
+    assert metrics["ratio"] == pytest.approx(1.0, abs=1e-5)
+    assert metrics["kl"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_temperature_that_is_not_positive_is_refused():
+    from pau_trainer.protocol import TrainerError, parse_spec
+
+    for bad in (0, -0.5):
+        with pytest.raises(TrainerError, match=r"spec.temperature must be > 0"):
+            parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "temperature": bad})
