@@ -7,7 +7,7 @@ import { episodes, runs, steps } from '../schema/runs';
 import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
-import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/report/grpoReport';
+import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/trainingReport/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
 import { rolloutVerdict } from '../../domain/training/rolloutOutcome';

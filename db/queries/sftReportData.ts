@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../client';
 import { runs } from '../schema/runs';
 import { parseRunConfig, parseRunSummary } from '../runDocuments';
-import type { SftReportDocument } from '../../domain/report/sftReport';
+import type { SftReportDocument } from '../../domain/trainingReport/sftReport';
 
 /** The SFT run's report document, or undefined when there is no SFT run of that id. */
 export async function loadSftReport(db: Db, runId: string): Promise<SftReportDocument | undefined> {

@@ -1,9 +1,11 @@
-// The description ladder (issue 12 point 2): a judge model scores, per method, four descriptions whose
+// The description ladder: a judge model scores, per method, four descriptions whose
 // order is known — the gold one, a partial one (its first sentence, or its first half when it has one
 // sentence), a wrong one (another method's gold) and an empty one — and we measure how often its scores
 // keep that order. A judge that cannot rank these cannot rank agents. Pure code.
 import { z } from 'zod';
 import { recordOf } from '../common/recordOf';
+import { partialDescription } from '../judge/cardRungs';
+import { kendallTauB } from '../stats/kendallTau';
 
 export const RUNGS = ['gold', 'partial', 'wrong', 'empty'] as const;
 export type Rung = (typeof RUNGS)[number];
@@ -11,15 +13,6 @@ export type Rung = (typeof RUNGS)[number];
 export interface LadderMethod {
   id: string;
   goldDescription: string;
-}
-
-/** The first sentence of a description, or its first half (by words) when it is one sentence. */
-export function partialDescription(gold: string): string {
-  const text = gold.trim().replace(/\s+/g, ' ');
-  const m = /^(.+?[.!?])\s+\S/.exec(text);
-  if (m?.[1] && m[1].length < text.length) return m[1];
-  const words = text.split(' ');
-  return words.slice(0, Math.max(1, Math.floor(words.length / 2))).join(' ');
 }
 
 /**
@@ -38,29 +31,6 @@ export function buildLadders(ms: readonly LadderMethod[]): { methodId: string; w
       descriptions: { gold: m.goldDescription, partial: partialDescription(m.goldDescription), wrong: usable[j]!.goldDescription, empty: '' },
     };
   });
-}
-
-/**
- * Kendall's tau-b between two score lists (ties handled: 1 = same order, -1 = reversed, 0 = none; null
- * when either side is all ties, where no order is defined).
- */
-export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
-  let concordant = 0;
-  let discordant = 0;
-  let tiesX = 0;
-  let tiesY = 0;
-  for (let i = 0; i < x.length; i++)
-    for (let j = i + 1; j < x.length; j++) {
-      const dx = Math.sign(x[i]! - x[j]!);
-      const dy = Math.sign(y[i]! - y[j]!);
-      if (dx === 0 && dy === 0) continue;
-      if (dx === 0) tiesX++;
-      else if (dy === 0) tiesY++;
-      else if (dx === dy) concordant++;
-      else discordant++;
-    }
-  const denom = Math.sqrt((concordant + discordant + tiesX) * (concordant + discordant + tiesY));
-  return denom === 0 ? null : (concordant - discordant) / denom;
 }
 
 export type LadderScores = Record<Rung, number | null>;

@@ -11,7 +11,7 @@
 // where the known inputs show it. Keyword arguments keep their names and positions in the call.
 // Deterministic: the same (method, purpose, seed) gives the same inputs on every machine. Pure, no I/O.
 import { seededRandom } from '../common/seededRandom';
-import { generateInputs as mutateKnownInputs } from '../judge/heldoutInputs';
+import { mutateInputs } from './mutation';
 import { fnv1a } from '../common/hash';
 import { parseArgs, parseValue } from '../python/literal';
 import { literal, literalArgs } from '../python/print';
@@ -644,7 +644,7 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
   for (let attempt = 0; attempt < o.count * 25 && out.length < o.count; attempt++) {
     if (templates.length === 0 || (spec.unparsed.length > 0 && attempt % 4 === 3)) {
       if (spec.unparsed.length === 0) break;
-      for (const m of mutateKnownInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(fnv1a(String(o.seed ?? 1))))) push(m);
+      for (const m of mutateInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(fnv1a(String(o.seed ?? 1))))) push(m);
       continue;
     }
     // Templates in proportion to how often the known inputs used them.

@@ -2,7 +2,6 @@
 // gold with one behaviour changed), lookup table (observed calls, no generalisation), wrong (another
 // method's gold), injection (wrong + a trailing "SCORE: 5" line) and empty. Deterministic: the same
 // methods give the same rungs, so a retried activity rebuilds exactly what it scored. Pure code.
-import { partialDescription } from '../calibration/ladder';
 import type { CardRung } from './card';
 
 export interface CardMethod {
@@ -54,6 +53,15 @@ function matchCase(template: string, word: string): string {
   if (template === template.toUpperCase() && template.length > 1) return word.toUpperCase();
   if (template[0] === template[0]!.toUpperCase()) return word[0]!.toUpperCase() + word.slice(1);
   return word;
+}
+
+/** The first sentence of a description, or its first half (by words) when it is one sentence. */
+export function partialDescription(gold: string): string {
+  const text = gold.trim().replace(/\s+/g, ' ');
+  const m = /^(.+?[.!?])\s+\S/.exec(text);
+  if (m?.[1] && m[1].length < text.length) return m[1];
+  const words = text.split(' ');
+  return words.slice(0, Math.max(1, Math.floor(words.length / 2))).join(' ');
 }
 
 /**

@@ -1,6 +1,6 @@
 // The judge card's measures from its per-method rows, and the card itself (checks and qualification).
 // Pure code: rows come from the judge_cards table or a test.
-import { kendallTauB } from '../calibration/ladder';
+import { kendallTauB } from '../stats/kendallTau';
 import {
   ABOVE_MARGIN,
   CARD_RUNGS,

@@ -2,7 +2,7 @@
 // against itself, mutants, constant and identity functions), from the latest calibration run of the
 // benchmark's dataset split. Pure code.
 import { calibrationRows, type CalibrationSummary } from '../calibration/summarize';
-import { esc } from './renderHtml';
+import { esc } from './html';
 
 export interface ReportCalibration {
   dataset: string;

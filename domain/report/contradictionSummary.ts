@@ -3,7 +3,7 @@
 // share of failures (score <= 2) whose description contradicts an observation: the paper's 43.3% figure.
 // Beside it, the code-based check (code written from the description disagrees with a value the agent
 // saw returned). Pure code.
-import { esc } from './renderHtml';
+import { esc } from './html';
 import type { EpisodeRow } from './summarize';
 
 export interface ContradictionGroup {

@@ -1,7 +1,7 @@
-// The report's at-a-glance plots (issue 27, item 8), hand-built SVG like the others in renderHtml.ts: the
+// The report's at-a-glance plots, hand-built SVG like the others in renderHtml.ts: the
 // mean of a metric per model x setting with its 95% interval, and interactive against in-context per method
 // (one point per method and model). Pure code.
-import { esc, PALETTE } from './renderHtml';
+import { esc, PALETTE } from './html';
 import { metricValue, METRIC_LABEL, settingLabel, type EpisodeRow, type GroupSummary, type Metric } from './summarize';
 
 interface Scale {

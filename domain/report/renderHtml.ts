@@ -19,6 +19,7 @@ import {
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
 import { seededRandom } from './stats';
+import { esc, PALETTE, REPORT_STYLE, table } from './html';
 import { transcriptHref, transcriptsDirName } from './transcriptLinks';
 import { calibrationSection, type ReportCalibration } from './calibrationSection';
 import { contradictionSection } from './contradictionSummary';
@@ -62,18 +63,6 @@ export interface ReportDocument {
    */
   judgeCard?: JudgeCardStatus;
 }
-
-export function esc(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
-
-export function table(headers: string[], rows: string[][], rawCols: number[] = []): string {
-  const head = headers.map((h) => `<th>${esc(h)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td>${rawCols.includes(i) ? c : esc(c)}</td>`).join('')}</tr>`).join('\n');
-  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
-}
-
-export const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 
 /** Grouped bars: for each model x setting, the share of judged episodes at each score (and unparsable). */
 export function scoreDistributionSvg(s: RunSummary): string {
@@ -152,17 +141,6 @@ export function coverageScatterSvg(rows: EpisodeRow[]): string {
 
 const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
 const num = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
-
-/** The stylesheet every HTML report shares. */
-export const REPORT_STYLE = `
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;color:#222;max-width:1200px}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
-th{background:#f3f3f3}tbody tr:nth-child(even){background:#fafafa}.legend{font-size:12px;margin-bottom:1em}
-.key i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}code{background:#f3f3f3;padding:0 3px}
-.banner{border:2px solid #c0392b;background:#fdecea;color:#7b241c;padding:.6em 1em;font-weight:600;margin:1em 0}
-.card{border:1px solid #bbb;padding:.3em 1em;margin:1em 0}.card.ok{border-color:#59a14f;background:#f3faf1}.card.bad{border-color:#c0392b;background:#fff8f7}
-.withheld{font-weight:600;color:#7b241c}.plots{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
-`;
 
 /** The judge card at the top of the report: who judged and wrote code, each check against its threshold. */
 export function judgeCardSection(status: JudgeCardStatus | undefined, view: ReportView): string {

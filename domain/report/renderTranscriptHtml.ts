@@ -1,6 +1,6 @@
 // An episode transcript as one self-contained HTML page (inline styles, no scripts, no external assets).
 // Every stored text is escaped: descriptions, observations and generated code are untrusted. Pure code.
-import { esc } from './renderHtml';
+import { esc } from './html';
 import { unseenText, type Transcript, type TranscriptEntry, type TranscriptJudgment } from './transcript';
 import { reportBaseName } from './transcriptLinks';
 

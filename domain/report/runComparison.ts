@@ -3,7 +3,7 @@
 // (stats.ts pairedDifference, through summarize.ts pairedMetric), one plot of them, and the methods that
 // moved most, each linked to its transcript in both runs. Counted as in the headline (every ended episode).
 // Pure code.
-import { esc, table } from './renderHtml';
+import { esc, table } from './html';
 import type { ReportView } from './judgeCardView';
 import type { BootstrapOptions, PairedEstimate } from './stats';
 import { type EpisodeRow, fmtPaired, isShare, METRIC_LABEL, MIN_METHODS_TO_COMPARE, type Metric, metricShown, metricValue, pairedMetric } from './summarize';

@@ -1,7 +1,7 @@
 // What a worker's SDK log entry becomes when the workers run inside `npm start`: the whole entry (meta and the
 // error's stack) goes to a log file, and a warning or error gets one line on the console that says what failed,
 // where, and on which attempt. Without this a judge call timing out under load printed ~30 lines of
-// taskToken, stack and empty fields into the progress bars (seen in a first run, session 10).
+// taskToken, stack and empty fields into the progress bars (seen in a first run, 2026-12-02).
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 
 export interface WorkerLogEntry {

@@ -1,8 +1,22 @@
 // `npm run lint:deps`, first half: reads dependency-cruiser's JSON result on stdin, prints the rule
-// violations as its `err` reporter does, then fails on any folder-level cycle (folderCycles.ts), which no
-// rule in .dependency-cruiser.cjs can express. One cruise serves both checks.
+// violations as its `err` reporter does, then fails on any folder-level cycle (folderCycles.ts), between
+// top-level folders or between the concept folders inside domain/, which no rule in .dependency-cruiser.cjs
+// can express. One cruise serves all the checks.
 import { format, type ICruiseResult } from 'dependency-cruiser';
-import { folderCycles } from './folderCycles';
+import { domainConcept, folderCycles, topFolder } from './folderCycles';
+
+const LEVELS = [
+  {
+    rule: 'no-folder-cycles',
+    folderOf: topFolder,
+    fix: 'The top-level folders import one way only (docs/architecture.md): move the shared type or function to the lower folder.',
+  },
+  {
+    rule: 'no-domain-concept-cycles',
+    folderOf: domainConcept,
+    fix: 'The concept folders in domain/ import one way only: move the shared piece into the lower concept (or a leaf such as domain/stats/).',
+  },
+];
 
 async function main(): Promise<number> {
   const chunks: Buffer[] = [];
@@ -17,14 +31,17 @@ async function main(): Promise<number> {
   }
   const rules = await format(result, { outputType: 'err' });
   process.stdout.write(rules.output as string);
-  const cycles = folderCycles(result.modules);
-  for (const c of cycles) {
-    console.error(`\n  error no-folder-cycles: ${c.folders.join(' ↔ ')}`);
-    for (const e of c.edges) console.error(`    ${e.from} → ${e.to}, e.g. ${e.example.from} → ${e.example.to}`);
+  let cycleCount = 0;
+  for (const level of LEVELS) {
+    const cycles = folderCycles(result.modules, level.folderOf);
+    for (const c of cycles) {
+      console.error(`\n  error ${level.rule}: ${c.folders.join(' ↔ ')}`);
+      for (const e of c.edges) console.error(`    ${e.from} → ${e.to}, e.g. ${e.example.from} → ${e.example.to}`);
+    }
+    if (cycles.length > 0) console.error(`\n  ${level.fix}\n`);
+    cycleCount += cycles.length;
   }
-  if (cycles.length > 0)
-    console.error('\n  The top-level folders import one way only (docs/architecture.md): move the shared type or function to the lower folder.\n');
-  return rules.exitCode > 0 || cycles.length > 0 ? 1 : 0;
+  return rules.exitCode > 0 || cycleCount > 0 ? 1 : 0;
 }
 
 process.exitCode = await main();

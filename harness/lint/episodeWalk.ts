@@ -1,5 +1,5 @@
-// `npm run walk:episode [-- --list]`: how many files one episode reaches at run time (issue 28's measure,
-// the same count since session 8): the episode and judge workflows and the activity modules they call, and
+// `npm run walk:episode [-- --list]`: how many files one episode reaches at run time (counted the same way
+// since 2026-12-01): the episode and judge workflows and the activity modules they call, and
 // every file they import that is not type-only. Prints the count per folder and what brings the most (the
 // files reached only through it). Reads dependency-cruiser's JSON on stdin, like lint:deps.
 import fs from 'node:fs';

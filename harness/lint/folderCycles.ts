@@ -1,7 +1,8 @@
 // Folder-level cycles in a dependency-cruiser result: the top-level folders (domain, config, db, platform,
-// activities, workflows, workers, scripts, harness, test) must form a one-way house. Module-level cycle rules
-// miss a cycle between folders that no single chain of modules closes (issue 28: `config ↔ domain`, held up
-// by type imports), so every edge counts here, type-only ones included. Pure: the modules in, the cycles out.
+// activities, workflows, workers, scripts, harness, test) must form a one-way house, and so must the concept
+// folders inside domain/ (domain/judge, domain/calibration, ...). Module-level cycle rules miss a cycle
+// between folders that no single chain of modules closes (`config ↔ domain` held up by type imports alone),
+// so every edge counts here, type-only ones included. Pure: the modules in, the cycles out.
 
 /** The part of a dependency-cruiser module the lint scripts read (this check, and importWalk.ts's run-time walk). */
 export interface CruisedModule {
@@ -17,20 +18,31 @@ export interface FolderEdge {
   example: { from: string; to: string };
 }
 
-const topFolder = (p: string): string | null => {
+/** The folder a module path belongs to, for one level of the check; null: not in any folder of that level. */
+export type FolderOf = (path: string) => string | null;
+
+/** The top-level folder (`domain/llm/x.ts` → `domain`); null for a file at the root and for node_modules. */
+export const topFolder: FolderOf = (p) => {
   const i = p.indexOf('/');
-  return i > 0 ? p.slice(0, i) : null;
+  const f = i > 0 ? p.slice(0, i) : null;
+  return f === 'node_modules' ? null : f;
 };
 
-export function folderEdges(modules: CruisedModule[]): FolderEdge[] {
+/** The concept folder inside domain/ (`domain/llm/x.ts` → `domain/llm`); null outside domain/ and for a file directly in it. */
+export const domainConcept: FolderOf = (p) => {
+  const m = /^domain\/([^/]+)\//.exec(p);
+  return m ? `domain/${m[1]}` : null;
+};
+
+export function folderEdges(modules: CruisedModule[], folderOf: FolderOf = topFolder): FolderEdge[] {
   const edges = new Map<string, FolderEdge>();
   for (const m of modules) {
-    const a = topFolder(m.source);
-    if (a === null || a === 'node_modules') continue;
+    const a = folderOf(m.source);
+    if (a === null) continue;
     for (const d of m.dependencies) {
       if (d.coreModule || d.couldNotResolve) continue;
-      const b = topFolder(d.resolved);
-      if (b === null || b === a || b === 'node_modules') continue;
+      const b = folderOf(d.resolved);
+      if (b === null || b === a) continue;
       const key = `${a}\n${b}`;
       if (!edges.has(key)) edges.set(key, { from: a, to: b, example: { from: m.source, to: d.resolved } });
     }
@@ -39,8 +51,8 @@ export function folderEdges(modules: CruisedModule[]): FolderEdge[] {
 }
 
 /** The strongly connected groups of two or more folders (Tarjan), each with the edges inside it. */
-export function folderCycles(modules: CruisedModule[]): { folders: string[]; edges: FolderEdge[] }[] {
-  const edges = folderEdges(modules);
+export function folderCycles(modules: CruisedModule[], folderOf: FolderOf = topFolder): { folders: string[]; edges: FolderEdge[] }[] {
+  const edges = folderEdges(modules, folderOf);
   const out = new Map<string, string[]>();
   for (const e of edges) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
   const index = new Map<string, number>();

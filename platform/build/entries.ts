@@ -2,7 +2,7 @@
 // `npm start`, `npm run workers` and `npm run bench:episodes` run the compiled entry with plain `node`, and the
 // tests spawn it. Under tsx every such process kept tsx's loader (hooks on their own thread with their own heap,
 // and esbuild's service process) for its whole life: about 80 MiB of PSS of a ~360 MiB worker process
-// (bench:peer, session 12); and every spawn paid about 1.2 s of CPU for the hooks over the whole import graph.
+// (bench:peer, 2026-12-02, 2 cores); and every spawn paid about 1.2 s of CPU for the hooks over the whole import graph.
 // The program is the same code: every TypeScript file bundled as written, `import.meta.url` replaced by its own
 // file's URL (so paths next to a file resolve as under tsx), packages loaded from node_modules, each verb's lazy
 // import kept lazy by code splitting. `npm run pau` still runs the sources with tsx (a one-off command).

@@ -13,14 +13,14 @@ import { loadSftReport } from '../../db/queries/sftReportData';
 import { reports } from '../../db/schema/reports';
 import { runs } from '../../db/schema/runs';
 import type { AnyDocument } from '../../domain/common/jsonDocument';
-import { renderGrpoReport, renderGrpoText } from '../../domain/report/grpoReport';
+import { renderGrpoReport, renderGrpoText } from '../../domain/trainingReport/grpoReport';
 import { headlineText } from '../../domain/report/headline';
 import { describeRegression, findRegressions } from '../../domain/report/regressions';
 import { renderHtml } from '../../domain/report/renderHtml';
 import { ReportError } from '../../domain/report/reportError';
 import type { ReportKind } from '../../domain/report/reportKinds';
 import { type ProducedReport, type ProduceReportInput, produceReportInputSchema } from '../../domain/report/reportRequest';
-import { renderSftHtml, renderSftText } from '../../domain/report/sftReport';
+import { renderSftHtml, renderSftText } from '../../domain/trainingReport/sftReport';
 
 interface StoredReport {
   kind: ReportKind;

@@ -65,8 +65,8 @@ export async function temporalReady(address: string, namespace: string): Promise
 
 /**
  * The dev server's Go heap kept smaller (unless set in the environment): a GC at 50% growth instead of 100%.
- * No soft limit (GOMEMLIMIT): once a long-lived server's heap outgrew the 96 MiB it had until session 11, Go
- * collected almost without pause, up to half the cores (16 CPU-minutes in a 30-minute test run), while the
+ * No soft limit (GOMEMLIMIT): once a long-lived server's heap outgrew a 96 MiB limit, Go collected almost
+ * without pause, up to half the cores (16 CPU-minutes in a 30-minute test run, 2026-12-02, 2 cores), while the
  * limit saved 3 MiB of PSS in bench:peer (docs/sandbox.md, "Memory beside inspect_ai").
  */
 const GO_MEMORY = { GOGC: '50' };

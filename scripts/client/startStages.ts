@@ -16,8 +16,8 @@ const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'cali
 /**
  * Seconds per stage on the reference machine (2 cores, idle), used until this machine has its own record.
  * `dataset` and `calibration` run in the sandbox on every core, so they are scaled by 2 / cores; the others
- * wait on one process each. Stack, models and workers: issue 25's fresh `npm start -- --once` with nothing
- * cached (811 s in all). Head, dataset, calibration and benchmark: session 12's fresh clone (623 s in all; the
+ * wait on one process each. Stack, models and workers: a fresh `npm start -- --once` with nothing cached
+ * (2026-12-01, 811 s in all). Head, dataset, calibration and benchmark: a fresh clone (2026-12-02, 623 s in all; the
  * models and the workflow bundle were in the machine's cache): the build beside the benchmark took 593 s, the
  * benchmark 404 s, the head 7 s (the figures before, 420 and 300 s, promised a first run 2 minutes shorter than it was).
  */

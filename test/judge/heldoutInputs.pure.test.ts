@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { generateInputs, heldoutSet, mutateLiteral } from '../../domain/judge/heldoutInputs';
+import { heldoutSet } from '../../domain/judge/heldoutInputs';
+import { mutateInputs, mutateLiteral } from '../../domain/inputs/mutation';
 import { tokenize } from '../../domain/python/literal';
-import { seededRandom } from '../../domain/report/stats';
+import { seededRandom } from '../../domain/common/seededRandom';
 
 const shape = (s: string) =>
   tokenize(s)
@@ -24,18 +25,18 @@ describe('held-out input generation', () => {
 
   it('is deterministic, distinct from the known inputs and from each other, and respects the count', () => {
     const known = ['[1, 2, 3]', '[5, 0, 7]', "'hello', 2"];
-    const a = generateInputs(known, 12, 'humaneval/1');
-    expect(a).toEqual(generateInputs(known, 12, 'humaneval/1'));
+    const a = mutateInputs(known, 12, 'humaneval/1', 1);
+    expect(a).toEqual(mutateInputs(known, 12, 'humaneval/1', 1));
     expect(a).toHaveLength(12);
     expect(new Set(a).size).toBe(12);
     for (const x of a) expect(known).not.toContain(x);
-    expect(generateInputs(known, 12, 'humaneval/2')).not.toEqual(a); // another method, another sample
+    expect(mutateInputs(known, 12, 'humaneval/2', 1)).not.toEqual(a); // another method, another sample
   });
 
   it('gives up gracefully when there is nothing to vary', () => {
-    expect(generateInputs(['None', '[]'], 5, 'm')).toEqual([]);
-    expect(generateInputs([], 5, 'm')).toEqual([]);
-    expect(generateInputs(['1'], 0, 'm')).toEqual([]);
+    expect(mutateInputs(['None', '[]'], 5, 'm', 1)).toEqual([]);
+    expect(mutateInputs([], 5, 'm', 1)).toEqual([]);
+    expect(mutateInputs(['1'], 0, 'm', 1)).toEqual([]);
   });
 
   it('the held-out set keeps the given held-out inputs and adds the generated ones', () => {

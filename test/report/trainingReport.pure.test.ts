@@ -1,9 +1,9 @@
 // The SFT and GRPO reports' counts of what training left out (issue 23: no silent truncation): the figures
 // are right, and every summary the terminal and the HTML show carries them.
 import { describe, expect, it } from 'vitest';
-import { epochCounts, grpoEpochLine, renderGrpoReport, renderGrpoText, runCounts, type GrpoReportInput } from '../../domain/report/grpoReport';
-import { renderSftHtml, renderSftText, type SftReportDocument } from '../../domain/report/sftReport';
-import { countsFigures, countsLine, sumCounts } from '../../domain/report/trainingCounts';
+import { epochCounts, grpoEpochLine, renderGrpoReport, renderGrpoText, runCounts, type GrpoReportInput } from '../../domain/trainingReport/grpoReport';
+import { renderSftHtml, renderSftText, type SftReportDocument } from '../../domain/trainingReport/sftReport';
+import { countsFigures, countsLine, sumCounts } from '../../domain/trainingReport/trainingCounts';
 import type { GrpoEpochFigures } from '../../domain/training/grpo';
 
 describe('training counts', () => {

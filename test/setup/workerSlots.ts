@@ -18,8 +18,8 @@ const workersSchema = z.coerce.number().int().min(1).max(8);
 
 /**
  * How many integration files run at once: PAU_TEST_INTEGRATION_WORKERS, 1 to 8, default 3. Fresh-clone runs on 2 idle
- * cores (session 11), once each file claimed a slot of its own (test/setup/slotClaim.ts): vitest 1,167 s one at a
- * time, 845 s two at once, 764 s three at once; 1 runs them one at a time (docs/testing.md, "Files at once").
+ * cores (2026-12-02), once each file claimed a slot of its own (test/setup/slotClaim.ts): vitest 1,167 s one at a
+ * time, 845 s two at once, 764 s three at once; 1 runs them one at a time (docs/results/test-time.md).
  */
 const DEFAULT_INTEGRATION_WORKERS = 3;
 export function integrationWorkers(value = process.env[WORKERS_ENV]): number {

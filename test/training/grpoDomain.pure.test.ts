@@ -22,7 +22,7 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, type GrpoReportInput, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/report/grpoReport';
+import { bestAndWorstGroups, type GrpoReportInput, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';

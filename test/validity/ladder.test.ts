@@ -2,7 +2,9 @@
 // end to end with the scripted judge (word overlap with the gold description) on the real stack: the CLI
 // starts ladderWorkflow on a real `pau` worker.
 import { describe, expect, it } from 'vitest';
-import { buildLadders, kendallTauB, partialDescription, summarizeLadder } from '../../domain/calibration/ladder';
+import { buildLadders, summarizeLadder } from '../../domain/calibration/ladder';
+import { partialDescription } from '../../domain/judge/cardRungs';
+import { kendallTauB } from '../../domain/stats/kendallTau';
 import { insertDatasetRows } from '../fixtures/datasetRows';
 import { runCli } from '../helpers/cli';
 import { activitiesOf, maybeRecordHistory } from '../helpers/histories';

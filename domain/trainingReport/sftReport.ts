@@ -2,9 +2,9 @@
 // what the data left out and why (not as served, too long, cut turns: issue 23), and the checkpoint beside
 // its base with paired differences. HTML and the terminal's text from one document. Pure.
 import type { SftTrainConfig, SftTrainingFigures } from '../training/sftTrain';
-import { esc, REPORT_STYLE, table } from './renderHtml';
-import { type SftComparison, formatSftComparison } from './sftComparison';
-import { METRIC_LABEL, fmtPaired, isShare } from './summarize';
+import { esc, REPORT_STYLE, table } from '../report/html';
+import { type SftComparison, formatSftComparison } from '../report/sftComparison';
+import { METRIC_LABEL, fmtPaired, isShare } from '../report/summarize';
 import { countsLine, type TrainingCounts } from './trainingCounts';
 
 export interface SftReportDocument {

@@ -3,9 +3,9 @@
 // the base as a line), what each update left out (not as served, too long, cut turns), the reward
 // distribution per group, and the best and worst groups' trajectories with their step rewards; and its
 // terminal text. Pure: HTML and text from data the produceReport activity loads.
-import { esc, PALETTE, REPORT_STYLE, table } from './renderHtml';
-import { fmtEstimate, fmtPaired } from './summarize';
-import type { PairedEstimate } from './stats';
+import { esc, PALETTE, REPORT_STYLE, table } from '../report/html';
+import { fmtEstimate, fmtPaired } from '../report/summarize';
+import type { PairedEstimate } from '../report/stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
 import { grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
