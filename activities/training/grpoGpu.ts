@@ -9,7 +9,7 @@ import { sftConversation } from '../../domain/training/sftData';
 import { servedLine } from '../../domain/training/servedLine';
 import { rolloutLine } from '../../domain/training/grpoRollouts';
 import { groupRollouts, type RolloutLineCandidate, wholeGroupLines } from '../../domain/training/rolloutOutcome';
-import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
+import { TRAINER_FAILURE } from '../../domain/temporal/failureTypes';
 import { baseModelFile, writeIfChanged } from './sftGpu';
 import { servedTurns } from './sftData';
 import { trainerJobDir } from './runTrainerJob';

@@ -14,10 +14,10 @@ import path from 'node:path';
 import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { env } from '../../config/env';
+import { TRAINER_FAILURE } from '../../domain/temporal/failureTypes';
 import { ensureTrainerPython, runTrainerProcess, type TrainerRunResult } from './trainerProcess';
 import {
   TRAINER_EXIT,
-  TRAINER_FAILURE,
   trainerJobInputSchema,
   type DoneEvent,
   type TrainerEvent,

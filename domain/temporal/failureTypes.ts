@@ -63,3 +63,16 @@ export const FAILURE_TYPES = {
 } as const;
 
 export type FailureType = (typeof FAILURE_TYPES)[keyof typeof FAILURE_TYPES];
+
+/** ApplicationFailure types of runTrainerJob. The first three are non-retryable (a retry cannot fix them). */
+export const TRAINER_FAILURE = {
+  invalidSpec: 'TrainerInvalidSpec',
+  baseModel: 'TrainerBaseModel',
+  invalidData: 'TrainerInvalidData',
+  /** The trainer crashed or was killed: retryable, and a retry resumes from the last complete save. */
+  crashed: 'TrainerCrashed',
+  /** The trainer stopped on SIGTERM that this activity did not send (e.g. the worker shut down): retryable. */
+  interrupted: 'TrainerInterrupted',
+  /** The trainer's virtualenv could not be set up (trainer/setup.sh failed). */
+  setup: 'TrainerSetupFailed',
+} as const;

@@ -9,19 +9,6 @@ export type TrainerCommand = (typeof TRAINER_COMMANDS)[number];
 /** Exit codes of `python -m pau_trainer` (ExitCode in protocol.py). */
 export const TRAINER_EXIT = { ok: 0, internal: 1, invalidSpec: 2, baseModel: 3, invalidData: 4, cancelled: 5 } as const;
 
-/** ApplicationFailure types of runTrainerJob. The first three are non-retryable (a retry cannot fix them). */
-export const TRAINER_FAILURE = {
-  invalidSpec: 'TrainerInvalidSpec',
-  baseModel: 'TrainerBaseModel',
-  invalidData: 'TrainerInvalidData',
-  /** The trainer crashed or was killed: retryable, and a retry resumes from the last complete save. */
-  crashed: 'TrainerCrashed',
-  /** The trainer stopped on SIGTERM that this activity did not send (e.g. the worker shut down): retryable. */
-  interrupted: 'TrainerInterrupted',
-  /** The trainer's virtualenv could not be set up (trainer/setup.sh failed). */
-  setup: 'TrainerSetupFailed',
-} as const;
-
 const num = z.number().nullable(); // the trainer writes non-finite floats as null
 /** A path in a spec: blank is refused (the trainer says which field). */
 const pathText = z.string().regex(/\S/, 'must not be blank');

@@ -17,7 +17,7 @@ import { startSftTrain } from '../../scripts/client/starters';
 import { checkpointModelName, sftCheckpointId, sftJobId } from '../../domain/training/checkpointIds';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
+import { TRAINER_FAILURE } from '../../domain/temporal/failureTypes';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
 import { insertTestRun } from '../fixtures/runs';
 import { runEpisode } from '../episode/helpers';

@@ -10,7 +10,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTrainingActivities, trainerJobDir } from '../../activities/training/runTrainerJob';
-import { TRAINER_FAILURE, type TrainerHeartbeat, type TrainerJobInput, type TrainerJobResult } from '../../domain/training/trainerProtocol';
+import { TRAINER_FAILURE } from '../../domain/temporal/failureTypes';
+import type { TrainerHeartbeat, TrainerJobInput, TrainerJobResult } from '../../domain/training/trainerProtocol';
 import { smollm2Path, TRAINER_DATA } from './helpers';
 
 let model = '';

@@ -2,9 +2,8 @@
 // this folder (mainQueue.ts, sandboxQueue.ts, gpuQueue.ts); no workflow writes its own options.
 import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
-import { FAILURE_TYPES as F } from '../../domain/temporal/failureTypes';
+import { FAILURE_TYPES as F, TRAINER_FAILURE } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
-import { TRAINER_FAILURE } from '../../domain/training/trainerProtocol';
 
 /** Errors of the run's own making (a missing dataset, method, run or episode): no retry can fix them. */
 const NOT_FOUND_OR_UNUSABLE = [
