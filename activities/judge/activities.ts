@@ -35,13 +35,13 @@ import {
   DEFAULT_JUDGE_FORMAT,
   DEFAULT_SAMPLES,
   JUDGE_MAX_TOKENS,
-  JUDGE_RETRY_PROMPT,
+  judgeRetryPrompt,
   parseBehaviours,
-  parseScore,
+  parseJudgeReply,
   type JudgeFormat,
   type JudgeInput,
 } from '../../domain/judge/judgePrompt';
-import { checklistYesShare, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
+import { checklistYesShare, hasAnswerToken, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
 import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
 import type { ChatMessage } from '../../domain/llm/chatMessage';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
@@ -137,18 +137,20 @@ async function oneVerdict(
   callKey: string,
   messages: ChatMessage[],
   params: ModelParams,
+  format: JudgeFormat,
 ) {
   const first = await judgeChat(db, endpoints, model, methodId, callKey, messages, params);
   const firstText = first.message.content ?? first.message.refusal ?? '';
   const reply: JudgeReply = { text: firstText, logprobs: first.message.logprobs, tokensIn: first.tokensIn, tokensOut: first.tokensOut, costUsd: first.costUsd };
-  if (parseScore(firstText) !== null || (first.message.logprobs && scoreTokenIndex(first.message.logprobs) >= 0)) return { reply, rationale: firstText };
+  if (parseJudgeReply(firstText, format) !== null || (first.message.logprobs && hasAnswerToken(first.message.logprobs, format)))
+    return { reply, rationale: firstText };
   const retry = await judgeChat(
     db,
     endpoints,
     model,
     methodId,
     `${callKey}-retry`,
-    [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: JUDGE_RETRY_PROMPT }],
+    [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: judgeRetryPrompt(format) }],
     withTokenLimit(params, 8),
   );
   const retryText = retry.message.content ?? retry.message.refusal ?? '';
@@ -199,7 +201,7 @@ export async function scoreDescription(
   const messages = buildJudgeMessages(req.input, format, behaviours);
   // From what is sent (registry and run), so the token cap and the samples' temperature follow the endpoint's rules.
   const params: ModelParams = { ...withTokenLimit(sentParams(req.model, req.params), JUDGE_MAX_TOKENS[format]), logprobs: true, top_logprobs: TOP_LOGPROBS };
-  const v0 = await oneVerdict(db, endpoints, req.model, req.methodId, req.callKey, messages, params);
+  const v0 = await oneVerdict(db, endpoints, req.model, req.methodId, req.callKey, messages, params, format);
   const replies = [v0.reply];
   let detail: ScoreDetail;
   if (v0.reply.logprobs) {
@@ -209,9 +211,9 @@ export async function scoreDescription(
   } else {
     const n = Math.max(1, req.samples ?? DEFAULT_SAMPLES);
     for (let i = 1; i < n; i++)
-      replies.push((await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, sampleParams(params, i))).reply);
+      replies.push((await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, sampleParams(params, i), format)).reply);
     detail = scoreFromSamples(
-      replies.map((r) => parseScore(r.text)),
+      replies.map((r) => parseJudgeReply(r.text, format)),
       format,
     );
   }

@@ -67,11 +67,13 @@ export function readBlock(text: string, tag: string): string | undefined {
  * - `score-first`: the digit alone, nothing before it;
  * - `checklist` (reference-guided): the judge first lists the function's behaviours from the code and the
  *   reference (once per method, candidate-independent, so cached), then marks each as stated or not by the
- *   candidate, then writes `SCORE: n`.
+ *   candidate, then writes `SCORE: n`;
+ * - `verify` (reference-guided, binary): one yes/no question, does the candidate state what the function does
+ *   (the code and the reference beside it); the score is 1 + 4 P(yes) (scoreDistribution.ts).
  * Every format puts the method's code and reference before the candidate, so a server's prompt cache reuses
  * that prefix across the descriptions of one method.
  */
-export const JUDGE_FORMATS = ['rationale', 'score-first', 'checklist'] as const;
+export const JUDGE_FORMATS = ['rationale', 'score-first', 'checklist', 'verify'] as const;
 export type JudgeFormat = (typeof JUDGE_FORMATS)[number];
 
 const RULES_AND_RUBRIC = JUDGE_SYSTEM.slice(0, JUDGE_SYSTEM.indexOf('Answer with a short rationale'));
@@ -88,6 +90,75 @@ export const CHECKLIST_SYSTEM = [
   'SCORE: n',
   'where n is an integer from 1 to 5 given by the rubric. Nothing else.',
 ].join('\n');
+
+/**
+ * The verify format's system prompt: one binary question, short, with no rubric to weigh. A small judge
+ * answers a yes/no question about a reference it can see far more reliably than it places a description on
+ * a five-level scale (docs/judging.md, "Formats measured").
+ */
+export const VERIFY_SYSTEM = [
+  "You check descriptions of Python functions. You can read the function's code and a correct reference description.",
+  'A candidate description was written by someone who could only call the function. Decide whether the candidate',
+  'correctly states what the function does: the same results for the same inputs as the code and the reference (in any words).',
+  'A candidate that is empty, vague, describes a different function or gets the main behaviour wrong is "no".',
+  'Answer with one word: yes or no.',
+].join('\n');
+
+export const VERIFY_QUESTION = 'Does the candidate correctly state what the function does? Answer yes or no.';
+
+/**
+ * The verify format's worked examples, sent before every request as earlier turns: two correct paraphrases
+ * (yes), an empty description, one of another function and a vague one (no). Functions of their own, in no
+ * dataset, so no benchmark method's answer is shown. With them the 1.5B's mean P(yes) on the tuning set moved
+ * from 0.74 / 0.25 / 0.35 (gold / wrong / empty) to 0.84 / 0.09 / 0.32 (docs/judging.md, "Formats measured").
+ */
+export const VERIFY_EXAMPLES: readonly { input: JudgeInput; answer: 'yes' | 'no' }[] = [
+  {
+    input: {
+      signature: 'def is_even(n)',
+      code: 'def is_even(n):\n    return n % 2 == 0',
+      goldDescription: 'Check whether a number is even.',
+      agentDescription: 'Returns True when n is divisible by 2 and False otherwise.',
+    },
+    answer: 'yes',
+  },
+  {
+    input: {
+      signature: 'def longest(words)',
+      code: 'def longest(words):\n    if not words:\n        return None\n    return max(words, key=len)',
+      goldDescription: 'Return the longest string in the list; None for an empty list.',
+      agentDescription: '',
+    },
+    answer: 'no',
+  },
+  {
+    input: {
+      signature: 'def count_vowels(s)',
+      code: "def count_vowels(s):\n    return sum(1 for ch in s.lower() if ch in 'aeiou')",
+      goldDescription: 'Count the vowels in a string, ignoring case.',
+      agentDescription: 'Returns the string reversed.',
+    },
+    answer: 'no',
+  },
+  {
+    input: {
+      signature: 'def word_lengths(text)',
+      code: 'def word_lengths(text):\n    return [len(w) for w in text.split()]',
+      goldDescription: 'Return the length of each word in the text.',
+      agentDescription: 'It processes the input and returns a result.',
+    },
+    answer: 'no',
+  },
+  {
+    input: {
+      signature: 'def clamp(x, lo, hi)',
+      code: 'def clamp(x, lo, hi):\n    return max(lo, min(x, hi))',
+      goldDescription: 'Limit x to the range [lo, hi].',
+      agentDescription: 'Gives lo if x is below lo, hi if x is above hi, else x itself.',
+    },
+    answer: 'yes',
+  },
+];
 
 export const BEHAVIOURS_SYSTEM =
   'You read Python functions and list their behaviours: what they return for which inputs, the conditions and cases they distinguish, the errors they raise. Short, checkable statements.';
@@ -124,15 +195,32 @@ export function parseBehaviours(text: string | null | undefined): string[] {
 }
 
 export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat = 'rationale', behaviours: readonly string[] = []): ChatMessage[] {
-  const candidate = neutralised(input.agentDescription);
   const checklist = format === 'checklist' && behaviours.length > 0;
   const ask =
     format === 'score-first'
       ? 'Score (one digit, 1-5):'
-      : checklist
-        ? `${behaviours.length} behaviours: one line each (\`1: yes\` or \`1: no\`), then \`SCORE: n\`.`
-        : 'Give your rationale, then the final line `SCORE: n`.';
-  const parts = [
+      : format === 'verify'
+        ? VERIFY_QUESTION
+        : checklist
+          ? `${behaviours.length} behaviours: one line each (\`1: yes\` or \`1: no\`), then \`SCORE: n\`.`
+          : 'Give your rationale, then the final line `SCORE: n`.';
+  const user: ChatMessage = { role: 'user', content: judgeUserText(input, ask, checklist ? behaviours : []) };
+  if (format === 'verify') {
+    // The worked examples come first, the same for every request, so the server's prompt cache keeps them.
+    const shots = VERIFY_EXAMPLES.flatMap((e): ChatMessage[] => [
+      { role: 'user', content: judgeUserText({ ...e.input }, ask, []) },
+      { role: 'assistant', content: e.answer },
+    ]);
+    return [{ role: 'system', content: VERIFY_SYSTEM }, ...shots, user];
+  }
+  const system = format === 'score-first' ? SCORE_FIRST_SYSTEM : checklist ? CHECKLIST_SYSTEM : JUDGE_SYSTEM;
+  return [{ role: 'system', content: system }, user];
+}
+
+/** The request's text: signature, code, reference, (behaviours,) the neutralised candidate, the question. */
+function judgeUserText(input: JudgeInput, ask: string, behaviours: readonly string[]): string {
+  const candidate = neutralised(input.agentDescription);
+  return [
     `Function signature: ${input.signature.trim()}`,
     '',
     "The function's code:",
@@ -142,17 +230,12 @@ export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat = 'rat
       ? `Reference description (written by the benchmark's authors):\n${block('reference_description', input.goldDescription)}`
       : 'There is no reference description for this function: judge against the code alone.',
     '',
-    ...(checklist ? ['Behaviours to check:', block('behaviours', behaviours.map((b, i) => `${i + 1}. ${b}`).join('\n')), ''] : []),
+    ...(behaviours.length > 0 ? ['Behaviours to check:', block('behaviours', behaviours.map((b, i) => `${i + 1}. ${b}`).join('\n')), ''] : []),
     'The description to grade:',
     block('candidate_description', candidate.trim() === '' ? '(empty)' : candidate),
     '',
     ask,
-  ];
-  const system = format === 'score-first' ? SCORE_FIRST_SYSTEM : checklist ? CHECKLIST_SYSTEM : JUDGE_SYSTEM;
-  return [
-    { role: 'system', content: system },
-    { role: 'user', content: parts.join('\n') },
-  ];
+  ].join('\n');
 }
 
 /** The format judges use unless a run or card names another; no format has qualified a local judge yet (docs/judging.md). */
@@ -165,11 +248,41 @@ export const DEFAULT_SAMPLES = 3;
 export const BEHAVIOURS_MAX_TOKENS = 160;
 
 /** max_tokens of a judge reply per format: the digit alone, a checklist, a rationale. */
-export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { 'score-first': 1, checklist: 64, rationale: 400 };
+export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { 'score-first': 1, checklist: 64, rationale: 400, verify: 1 };
 
 /** The follow-up sent once when the judge's answer had no parsable score. */
 export const JUDGE_RETRY_PROMPT =
   'Your answer did not end with a parsable score. Reply with one line of exactly the form `SCORE: n`, where n is an integer from 1 to 5.';
+
+/** The verify format's follow-up when the answer was neither yes nor no. */
+export const VERIFY_RETRY_PROMPT = 'Answer with one word: yes or no.';
+
+export function judgeRetryPrompt(format: JudgeFormat): string {
+  return format === 'verify' ? VERIFY_RETRY_PROMPT : JUDGE_RETRY_PROMPT;
+}
+
+/** Scores of the verify format's two answers on the rubric's scale: a correct description 5, any other 1. */
+export const VERIFY_SCORES = { yes: 5, no: 1 } as const;
+
+/** The verify format's answer: `yes` / `no` as the first word of its last non-blank line (case, emphasis and punctuation aside); null otherwise. */
+export function parseVerdictWord(text: string | null | undefined): 'yes' | 'no' | null {
+  const last =
+    (text ?? '')
+      .split(/\r?\n/)
+      .filter((l) => l.trim() !== '')
+      .at(-1) ?? '';
+  const m = /^[\s*_`"']*(yes|no)\b/i.exec(last);
+  return m ? (m[1]!.toLowerCase() as 'yes' | 'no') : null;
+}
+
+/** A reply's score in its format: the verdict word's score (verify) or the last `SCORE: n` line. */
+export function parseJudgeReply(text: string | null | undefined, format: JudgeFormat): number | null {
+  if (format === 'verify') {
+    const w = parseVerdictWord(text);
+    return w ? VERIFY_SCORES[w] : null;
+  }
+  return parseScore(text);
+}
 
 /**
  * The number on the last line that reads `<label>: n` (or `n/<outOf>`), tolerating markdown emphasis,

@@ -35,6 +35,8 @@ export const scoreDetailSchema = z.object({
   unscorable: z.string().optional(),
   /** Checklist format: the share of behaviours the judge marked as stated (expected over yes/no tokens). */
   checklistYes: z.number().optional(),
+  /** Verify format: P(yes) renormalised over yes/no at the answer token; the score is 1 + 4 pYes. */
+  pYes: z.number().optional(),
 });
 export type ScoreDetail = z.infer<typeof scoreDetailSchema>;
 
@@ -83,8 +85,49 @@ export function scoreTokenIndex(tokens: readonly TokenLogprob[]): number {
   return first >= 0 && DIGIT.test(tokens[first]!.token) && tokens.slice(first + 1).every((t) => t.token.trim() === '') ? first : -1;
 }
 
+const YES = /^[\s*_`"']*yes[\s.!*_`"']*$/i;
+const NO = /^[\s*_`"']*no[\s.!*_`"']*$/i;
+
+/**
+ * The verify format's score from the answer token (the first non-blank token of the reply's last line, as the
+ * last score line wins elsewhere; a one-token reply is that token): P(yes) renormalised
+ * over the yes and no alternatives, as the expected score of 5 for yes and 1 for no, so it reads on the
+ * rubric's scale (fail <= 2 is P(yes) <= 0.25). `dist` holds P(1..5) with the mass on 1 and 5 only.
+ */
+export function scoreFromVerdictLogprobs(tokens: readonly TokenLogprob[], format: string): ScoreDetail {
+  let start = 0;
+  for (let i = 0; i < tokens.length; i++) if (tokens[i]!.token.includes('\n') && tokens.slice(i + 1).some((x) => x.token.trim() !== '')) start = i + 1;
+  const t = tokens.slice(start).find((x) => x.token.trim() !== '');
+  if (!t) return { method: 'logprobs', format, expected: null, argmax: null, unscorable: 'empty reply' };
+  let y = 0;
+  let n = 0;
+  for (const a of t.top_logprobs.length > 0 ? t.top_logprobs : [{ token: t.token, logprob: t.logprob }]) {
+    if (YES.test(a.token)) y += Math.exp(a.logprob);
+    else if (NO.test(a.token)) n += Math.exp(a.logprob);
+  }
+  const mass = y + n;
+  if (mass <= 0) return { method: 'logprobs', format, expected: null, argmax: null, unscorable: "no yes or no among the answer token's alternatives" };
+  const pYes = y / mass;
+  return {
+    method: 'logprobs',
+    format,
+    expected: 1 + 4 * pYes,
+    argmax: pYes >= 0.5 ? 5 : 1,
+    dist: [1 - pYes, 0, 0, 0, pYes],
+    mass,
+    ...(mass < LOW_DIGIT_MASS ? { lowMass: true } : {}),
+    pYes,
+  };
+}
+
+/** Whether a reply's logprobs hold an answer token of the format (a score digit, or yes/no for verify). */
+export function hasAnswerToken(tokens: readonly TokenLogprob[], format: string): boolean {
+  return format === 'verify' ? scoreFromVerdictLogprobs(tokens, format).expected !== null : scoreTokenIndex(tokens) >= 0;
+}
+
 /** A judgment's score from its reply's logprobs; unscorable (expected null) when the reply has no score token. */
 export function scoreFromLogprobs(tokens: readonly TokenLogprob[], format: string): ScoreDetail {
+  if (format === 'verify') return scoreFromVerdictLogprobs(tokens, format);
   const i = scoreTokenIndex(tokens);
   const d = i >= 0 ? digitDistributionAt(tokens[i]!) : null;
   if (!d)

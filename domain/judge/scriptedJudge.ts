@@ -5,7 +5,8 @@
 //   judge  oracle: scores the candidate description by its word overlap with the reference (gold)
 //                  description: identical -> 5 ... unrelated -> 1; with no reference, an empty or
 //                  "I do not know" description gets 1, anything else 3.
-//          (behaviours: the checklist format's list is the reference's first line.)
+//          (behaviours: the checklist format's list is the reference's first line; verify format:
+//          yes where the rubric oracle gives 4 or 5, else no.)
 //          null:   answers without a score (exercises the retry and the `unparsable` record).
 //          random: a seeded random score from 1 to 5.
 //   coder  oracle: writes the method's original code when the description matches the gold (overlap
@@ -14,7 +15,7 @@
 import type { RequestMessage } from '../llm/chatMessage';
 import { fnv1a } from '../common/hash';
 import { CODER_SYSTEM } from './coderPrompt';
-import { BEHAVIOURS_SYSTEM, CHECKLIST_SYSTEM, JUDGE_SYSTEM, readBlock, SCORE_FIRST_SYSTEM } from './judgePrompt';
+import { BEHAVIOURS_SYSTEM, CHECKLIST_SYSTEM, JUDGE_SYSTEM, readBlock, SCORE_FIRST_SYSTEM, VERIFY_SYSTEM } from './judgePrompt';
 import { CONTRADICTION_SYSTEM } from './contradictionPrompt';
 import { scriptedContradictionVerdict } from './scriptedContradiction';
 
@@ -42,7 +43,7 @@ function text(m: RequestMessage | undefined): string {
 /** Which scripted role a request asks for, by its system prompt; undefined for anything else. */
 export function scriptedRole(messages: readonly RequestMessage[]): ScriptedRole | undefined {
   const sys = text(messages.find((m) => m.role === 'system'));
-  if (sys === JUDGE_SYSTEM || sys === SCORE_FIRST_SYSTEM || sys === CHECKLIST_SYSTEM) return 'judge';
+  if (sys === JUDGE_SYSTEM || sys === SCORE_FIRST_SYSTEM || sys === CHECKLIST_SYSTEM || sys === VERIFY_SYSTEM) return 'judge';
   if (sys === BEHAVIOURS_SYSTEM) return 'behaviours';
   if (sys === CODER_SYSTEM) return 'coder';
   if (sys === CONTRADICTION_SYSTEM) return 'classifier';
@@ -92,7 +93,10 @@ const msg = (content: string): ScriptedReply => ({ kind: 'message', content: `${
 export function scriptedJudgeOrCoderReply(policy: string, messages: readonly RequestMessage[], method?: ScriptedMethod): ScriptedReply | undefined {
   const role = scriptedRole(messages);
   if (!role || !['oracle', 'null', 'random'].includes(policy)) return undefined;
-  const user = text(messages.find((m) => m.role === 'user'));
+  // The request itself: the last user message with a candidate (the verify format sends worked examples first,
+  // a retry appends its follow-up after it); else the first user message.
+  const users = messages.filter((m) => m.role === 'user').map(text);
+  const user = [...users].reverse().find((u) => u.includes('<candidate_description>')) ?? users[0] ?? '';
   if (role === 'behaviours') {
     const reference = readBlock(user, 'reference_description');
     return msg(`behaviours of the function:\n1. ${(reference ?? 'It returns a value.').split(/\n/)[0]}`);
@@ -102,8 +106,14 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Req
     const candidate = readBlock(user, 'candidate_description') ?? '';
     const reference = readBlock(user, 'reference_description');
     if (policy === 'null') return msg('I cannot judge this description.');
-    if (policy === 'random') return msg(`A random verdict.\nSCORE: ${1 + (fnv1a(candidate + (reference ?? '')) % 5)}`);
+    const verify = text(messages.find((m) => m.role === 'system')) === VERIFY_SYSTEM;
+    if (policy === 'random') {
+      const h = fnv1a(candidate + (reference ?? ''));
+      return msg(verify ? `A random verdict:\n${h % 2 === 0 ? 'yes' : 'no'}` : `A random verdict.\nSCORE: ${1 + (h % 5)}`);
+    }
     const score = oracleJudgeScore(candidate, reference, method?.code);
+    // The verify format's oracle: yes for what the rubric oracle scores 4 or 5.
+    if (verify) return msg(`Rubric oracle score ${score}:\n${score >= 4 ? 'yes' : 'no'}`);
     const why =
       reference === undefined
         ? 'No reference description; scored on whether the description commits to anything.'
