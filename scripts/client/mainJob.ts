@@ -170,7 +170,9 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
       log(`  compute it (once; ${CARD_TIME_HINT}): ${status.command}`);
       log(`  then \`npm run pau -- report <runId>\` shows the scores beside the card`);
       if (provider === 'local')
-        log('  measured on the development machine, no built-in local model qualified (docs/judging.md, "Measured cards"): expect its card to fail');
+        log(
+          '  measured on the development machine (docs/judging.md, "Formats measured"): in the default rationale format no built-in local model qualifies; with --format verify the 1.5B qualifies as judge, not as code writer',
+        );
       return 'done';
     }
     for (const line of judgeCardLines(status.card)) log(line);
@@ -181,7 +183,8 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
 }
 
 /** How long a card takes, measured here (docs/judging.md): the scripted judge seconds, a local model far longer. */
-const CARD_TIME_HINT = 'seconds for the scripted judge; for a local model on 2 CPU cores, about 3 minutes per method, an hour for 20';
+const CARD_TIME_HINT =
+  'seconds for the scripted judge; for the local 1.5B on 2 CPU cores about 3 minutes per method in the default format, 45 s with --format verify (15 minutes for 20, 2026-12-04)';
 
 export interface MainJobOptions {
   /** Times the dataset, calibration, benchmark and report stages (`npm start`'s summary). */
