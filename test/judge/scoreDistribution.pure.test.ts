@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checklistYesShare, digitDistributionAt, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex } from '../../domain/judge/scoreDistribution';
-import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
-
-const tok = (token: string, alts: [string, number][] = [[token, 1]]): TokenLogprob => ({
-  token,
-  logprob: Math.log(alts.find((a) => a[0] === token)?.[1] ?? 1),
-  top_logprobs: alts.map(([t, p]) => ({ token: t, logprob: Math.log(p) })),
-});
+import { tok } from '../helpers/tokenLogprobs';
 
 describe('probability-weighted scores', () => {
   it('is the expectation over the digits, renormalised, with the argmax and mass', () => {

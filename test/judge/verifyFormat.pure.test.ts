@@ -10,13 +10,7 @@ import {
 } from '../../domain/judge/judgePrompt';
 import { hasAnswerToken, scoreFromLogprobs } from '../../domain/judge/scoreDistribution';
 import { scriptedJudgeOrCoderReply } from '../../domain/judge/scriptedJudge';
-import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
-
-const tok = (token: string, alts: [string, number][] = [[token, 1]]): TokenLogprob => ({
-  token,
-  logprob: Math.log(alts.find((a) => a[0] === token)?.[1] ?? 1),
-  top_logprobs: alts.map(([t, p]) => ({ token: t, logprob: Math.log(p) })),
-});
+import { tok } from '../helpers/tokenLogprobs';
 
 const input = {
   signature: 'def add(a, b)',
