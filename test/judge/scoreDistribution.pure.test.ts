@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checklistYesShare, digitDistributionAt, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex } from '../../domain/judge/scoreDistribution';
-import { tok } from '../helpers/tokenLogprobs';
+import { tok } from '../fixtures/tokenLogprobs';
 
 describe('probability-weighted scores', () => {
   it('is the expectation over the digits, renormalised, with the argmax and mass', () => {

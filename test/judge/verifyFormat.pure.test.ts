@@ -10,7 +10,7 @@ import {
 } from '../../domain/judge/judgePrompt';
 import { hasAnswerToken, scoreFromLogprobs } from '../../domain/judge/scoreDistribution';
 import { scriptedJudgeOrCoderReply } from '../../domain/judge/scriptedJudge';
-import { tok } from '../helpers/tokenLogprobs';
+import { tok } from '../fixtures/tokenLogprobs';
 
 const input = {
   signature: 'def add(a, b)',
