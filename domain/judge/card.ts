@@ -6,7 +6,7 @@
 import type { JudgeFormat } from './judgePrompt';
 
 /** Bump when the judge's or the coder's prompt changes: a card measured on other prompts does not qualify. */
-export const JUDGE_PROMPT_VERSION = 'judge-v3';
+export const JUDGE_PROMPT_VERSION = 'judge-v4';
 
 /** The prompt version a card is stored under: the prompts' version and the judge's format (judgePrompt.ts). */
 export function judgePromptVersion(format: JudgeFormat): string {

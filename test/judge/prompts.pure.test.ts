@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { bindEntryPoint, buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { buildJudgeMessages, JUDGE_SYSTEM, parseScore, readBlock, RUBRIC } from '../../domain/judge/judgePrompt';
 
 describe('parseScore', () => {
@@ -35,12 +35,15 @@ describe('judge prompt', () => {
   it('tells the judge that only return values and exceptions were observable (issue 12, point 9)', () => {
     // The system prompt of every judgment, whatever the method: in-place mutation of arguments, printed
     // output and side effects were invisible to the agent and must not count against its description.
-    const [sys] = buildJudgeMessages({
-      signature: 'def f(xs):',
-      code: 'def f(xs):\n    xs.sort()\n    return len(xs)',
-      goldDescription: 'Sorts xs in place and returns its length.',
-      agentDescription: 'Returns the length of xs.',
-    });
+    const [sys] = buildJudgeMessages(
+      {
+        signature: 'def f(xs):',
+        code: 'def f(xs):\n    xs.sort()\n    return len(xs)',
+        goldDescription: 'Sorts xs in place and returns its length.',
+        agentDescription: 'Returns the length of xs.',
+      },
+      'rationale',
+    );
     expect(sys?.content).toBe(JUDGE_SYSTEM);
     const rules = JUDGE_SYSTEM.slice(JUDGE_SYSTEM.indexOf('Rules:'), JUDGE_SYSTEM.indexOf('Rubric:')).replace(/\s+/g, ' ');
     expect(rules).toContain('observed only what each call returned or the exception it raised');
@@ -48,19 +51,22 @@ describe('judge prompt', () => {
     expect(rules).toContain('do not count their absence against the description');
   });
   it('shows the code, the gold and the candidate in readable blocks', () => {
-    const [sys, user] = buildJudgeMessages({
-      signature: 'def f(x):',
-      code: 'def f(x):\n    return x + 1',
-      goldDescription: 'Adds one.',
-      agentDescription: 'Returns x plus 1.',
-    });
+    const [sys, user] = buildJudgeMessages(
+      {
+        signature: 'def f(x):',
+        code: 'def f(x):\n    return x + 1',
+        goldDescription: 'Adds one.',
+        agentDescription: 'Returns x plus 1.',
+      },
+      'rationale',
+    );
     expect(sys?.role).toBe('system');
     expect(readBlock(user!.content, 'method_code')).toBe('def f(x):\n    return x + 1');
     expect(readBlock(user!.content, 'reference_description')).toBe('Adds one.');
     expect(readBlock(user!.content, 'candidate_description')).toBe('Returns x plus 1.');
   });
   it('says code-only when the gold is missing (CruxEval)', () => {
-    const [, user] = buildJudgeMessages({ signature: 'def f(x):', code: 'def f(x): return x', goldDescription: null, agentDescription: '' });
+    const [, user] = buildJudgeMessages({ signature: 'def f(x):', code: 'def f(x): return x', goldDescription: null, agentDescription: '' }, 'rationale');
     expect(readBlock(user!.content, 'reference_description')).toBeUndefined();
     expect(user!.content).toContain('judge against the code alone');
     expect(readBlock(user!.content, 'candidate_description')).toBe('(empty)');
@@ -95,5 +101,17 @@ describe('coder prompt and code extraction', () => {
     expect(extractCode('```python\ndef fx(x):\n    return 1\n```', 'f')).toBe('def fx(x):\n    return 1\n'); // last resort: any python block
     expect(extractCode('I cannot write this.', 'f')).toBeNull();
     expect(extractCode('', 'f')).toBeNull();
+  });
+});
+
+describe('entry point binding', () => {
+  it('binds a respelt entry point name to the function the coder wrote', () => {
+    const code = extractCode('```python\ndef check_occurrences(xs):\n    return {}\n```', 'check_occurences');
+    expect(code).toBe('def check_occurrences(xs):\n    return {}\n\ncheck_occurences = check_occurrences\n');
+  });
+  it('leaves code that defines the entry point, short names and unrelated names alone', () => {
+    expect(bindEntryPoint('def tuple_to_dict(t):\n    return {}\n', 'tuple_to_dict')).toBe('def tuple_to_dict(t):\n    return {}\n');
+    expect(bindEntryPoint('def sortt(x):\n    return x\n', 'sort')).toBe('def sortt(x):\n    return x\n');
+    expect(bindEntryPoint('def helper_fn(x):\n    return x\n', 'count_vowels')).toBe('def helper_fn(x):\n    return x\n');
   });
 });
