@@ -58,12 +58,16 @@ export function createLadderActivities(db: () => Db, endpoints: ModelEndpoints) 
       });
     }
     const rung: Rung = input.rung;
-    const messages = buildJudgeMessages({
-      signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
-      code: m.code,
-      goldDescription: m.goldDescription,
-      agentDescription: l.descriptions[rung],
-    });
+    const messages = buildJudgeMessages(
+      {
+        signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
+        code: m.code,
+        goldDescription: m.goldDescription,
+        agentDescription: l.descriptions[rung],
+      },
+      // The ladder reads the score digit of a rationale reply (parseScore); the card measures the formats.
+      'rationale',
+    );
     const r = await chat(
       {
         model: input.judgeModel,

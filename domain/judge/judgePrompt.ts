@@ -194,7 +194,7 @@ export function parseBehaviours(text: string | null | undefined): string[] {
     .slice(0, MAX_BEHAVIOURS);
 }
 
-export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat = 'rationale', behaviours: readonly string[] = []): ChatMessage[] {
+export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat, behaviours: readonly string[] = []): ChatMessage[] {
   const checklist = format === 'checklist' && behaviours.length > 0;
   const ask =
     format === 'score-first'
@@ -238,8 +238,12 @@ function judgeUserText(input: JudgeInput, ask: string, behaviours: readonly stri
   ].join('\n');
 }
 
-/** The format judges use unless a run or card names another; no format has qualified a local judge yet (docs/judging.md). */
-export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'rationale';
+/**
+ * The format judges use unless a run or card names another: `verify`, the one format whose card
+ * qualified the local 1.5B as judge, on the methods it was chosen on and on disjoint ones
+ * (docs/judging.md, "Formats measured").
+ */
+export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'verify';
 
 /** Sampled verdicts averaged when an endpoint returns no logprobs. */
 export const DEFAULT_SAMPLES = 3;

@@ -1,4 +1,5 @@
 // Judge cards from the client side: the progress of a card being computed, and the gate before judging.
+import type { WorkflowHandle } from '@temporalio/client';
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { judgeCards } from '../../db/schema/judgeCards';
@@ -16,6 +17,50 @@ export async function judgeCardProgress(db: Db, workflowId: string): Promise<num
     .orderBy(desc(judgeCards.updatedAt))
     .limit(1);
   return r ? r.n : null;
+}
+
+/** What a card's watcher reports: methods recorded, seconds since the start, and the ETA (null before the first method). */
+export interface CardProgress {
+  done: number;
+  total: number;
+  seconds: number;
+  etaSeconds: number | null;
+}
+
+/** `methods 3/20  140 s  ETA 790 s`: one progress line. */
+export function cardProgressLine(p: CardProgress): string {
+  return `methods ${p.done}/${p.total}  ${p.seconds.toFixed(0)} s${p.etaSeconds !== null ? `  ETA ${p.etaSeconds.toFixed(0)} s` : ''}`;
+}
+
+/**
+ * Waits for a card workflow's result, calling `onProgress` whenever another method is recorded (polled
+ * every `pollMs`); the ETA is the mean time per method so far times the methods left. Rejects as the
+ * workflow does.
+ */
+export async function watchJudgeCard<R>(
+  db: Db,
+  handle: Pick<WorkflowHandle, 'workflowId'> & { result(): Promise<R> },
+  total: number,
+  onProgress: (p: CardProgress) => void,
+  pollMs = 2000,
+): Promise<R> {
+  const started = Date.now();
+  let last = -1;
+  const timer = setInterval(() => {
+    void judgeCardProgress(db, handle.workflowId)
+      .then((done) => {
+        if (done === null || done === last) return;
+        last = done;
+        const seconds = (Date.now() - started) / 1000;
+        onProgress({ done, total, seconds, etaSeconds: done > 0 ? ((total - done) * seconds) / done : null });
+      })
+      .catch(() => undefined); // a poll that fails (the database busy) is asked again at the next tick
+  }, pollMs);
+  try {
+    return await handle.result();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /**

@@ -24,6 +24,7 @@ import { env } from '../../config/env';
 import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
+import { cardProgressLine, watchJudgeCard } from './judgeCard';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { failureLine } from './benchStart';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
@@ -140,9 +141,17 @@ export function installDefaultJudge(): Promise<string | null> {
  * The judge card of the run's judge, printed before the benchmark: what its scores will be worth. The
  * scripted judge's card is computed here on the validation split, so it needs the finished dataset:
  * without it (`datasetReady` false: the benchmark starts during the build) this returns 'later', and the
- * caller prints it again once the build ends, before the report.
+ * caller prints it again once the build ends, before the report. A real judge without a stored card
+ * returns 'after-report': its card takes minutes on CPU, so the caller computes it after the first
+ * (judge-free) report and then renders the report again.
  */
-async function printJudgeCard(client: Client, judgeModel: string, log: (s: string) => void, dataset: string, datasetReady = true): Promise<'done' | 'later'> {
+async function printJudgeCard(
+  client: Client,
+  judgeModel: string,
+  log: (s: string) => void,
+  dataset: string,
+  datasetReady = true,
+): Promise<'done' | 'later' | 'after-report'> {
   const h = connect(undefined, 1);
   try {
     let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
@@ -154,26 +163,15 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
     if (status.status === 'missing' && provider === 'mock') {
       // The scripted judge answers at once: its card costs seconds, so it is computed now.
       log(`judge card of ${judgeModel}: computing it (${DEFAULT_THRESHOLDS.minMethods} validation methods)`);
-      const handle = await startJudgeCard(client, {
-        judgeModel,
-        coderModel: judgeModel,
-        dataset: dataset,
-        split: 'validation',
-        methods: DEFAULT_THRESHOLDS.minMethods,
-      });
-      // A card that cannot be computed leaves the status `missing`: the report then withholds the scores.
-      await handle.result().catch((err: unknown) => log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`));
+      await computeJudgeCard(client, judgeModel, dataset, () => undefined).catch((err: unknown) =>
+        log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`),
+      );
       status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
     }
     if (status.status === 'missing') {
-      log(`judge card of ${judgeModel}: not computed on this machine yet, so this run's scores are not shown as measurements (judge-free measures are).`);
-      log(`  compute it (once; ${CARD_TIME_HINT}): ${status.command}`);
-      log(`  then \`npm run pau -- report <runId>\` shows the scores beside the card`);
-      if (provider === 'local')
-        log(
-          '  measured on the development machine (docs/judging.md, "Formats measured"): in the default rationale format no built-in local model qualifies; with --format verify the 1.5B qualifies as judge, not as code writer',
-        );
-      return 'done';
+      log(`judge card of ${judgeModel}: none on this machine yet; it is computed after the first report (${CARD_TIME_HINT}),`);
+      log('  so the first report shows judge-free measures only, and the report is then rendered again with the card and its scores');
+      return 'after-report';
     }
     for (const line of judgeCardLines(status.card)) log(line);
     return 'done';
@@ -182,9 +180,20 @@ async function printJudgeCard(client: Client, judgeModel: string, log: (s: strin
   }
 }
 
-/** How long a card takes, measured here (docs/judging.md): the scripted judge seconds, a local model far longer. */
-const CARD_TIME_HINT =
-  'seconds for the scripted judge; for the local 1.5B on 2 CPU cores about 3 minutes per method in the default format, 45 s with --format verify (15 minutes for 20, 2026-12-04)';
+/** The card of `judgeModel` (coding too) on the default number of validation methods; its progress to `onProgress`. */
+async function computeJudgeCard(client: Client, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
+  const methods = DEFAULT_THRESHOLDS.minMethods;
+  const handle = await startJudgeCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation', methods });
+  const h = connect(undefined, 1);
+  try {
+    await watchJudgeCard(h.db, handle, methods, (p) => onProgress(cardProgressLine(p)));
+  } finally {
+    await h.close();
+  }
+}
+
+/** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */
+const CARD_TIME_HINT = '20 validation methods; about 15 minutes for the local 1.5B on 2 CPU cores, 2026-12-04';
 
 export interface MainJobOptions {
   /** Times the dataset, calibration, benchmark and report stages (`npm start`'s summary). */
@@ -314,6 +323,25 @@ export async function runMainJob(
     log(report.headline);
     log(`report: ${report.htmlPath}`);
     if (report.transcriptsDir) log(`episode transcripts: ${report.transcriptsDir}/`);
+    if (card === 'after-report' && judgeModel) {
+      log(`== judge card (${judgeModel}; the report above is rendered again when it is done)`);
+      clock?.start('card');
+      const computed = await computeJudgeCard(client, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
+        () => true,
+        (err: unknown) => {
+          log(`judge card of ${judgeModel}: FAILED (${failureLine(err)}); the report above stays judge-free`);
+          return false;
+        },
+      );
+      clock?.end('card');
+      if (computed) {
+        await printJudgeCard(client, judgeModel, log, cfg.name);
+        log('== report (with the judge card)');
+        const again = await fetchReportFiles(h.db, runId);
+        log(again.headline);
+        log(`report: ${again.htmlPath}`);
+      }
+    }
     return { code: result.totals.failed === result.totals.done ? 1 : 0, datasetReady: true };
   } finally {
     await h.close();

@@ -10,8 +10,8 @@ import { env } from '../../config/env';
 import { formatTable } from '../../domain/report/table';
 import { shippedDatasetFile } from '../../platform/dataset/file';
 
-export type StartStage = 'stack' | 'models' | 'workers' | 'doctor' | 'head' | 'dataset' | 'calibration' | 'benchmark' | 'report';
-const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report'] as const;
+export type StartStage = 'stack' | 'models' | 'workers' | 'doctor' | 'head' | 'dataset' | 'calibration' | 'benchmark' | 'report' | 'card';
+const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report', 'card'] as const;
 
 /**
  * Seconds per stage on the reference machine (2 cores, idle), used until this machine has its own record.
@@ -31,6 +31,7 @@ const REFERENCE_S: Record<StartStage, number> = {
   calibration: 24,
   benchmark: 400,
   report: 5,
+  card: 930,
 };
 /** The dataset `npm start` benchmarks on (the main job's, scripts/client/mainJob.ts). */
 export const START_DATASET = 'pau-v1';
@@ -51,6 +52,7 @@ const WHAT: Record<StartStage, string> = {
   calibration: 'code-match controls on the start-up methods (no judge), once the build ends',
   benchmark: 'the start-up benchmark with judging',
   report: 'write the report',
+  card: "the judge's card (20 validation methods) when none is stored, after the first report; the report is then rendered again",
 };
 
 const recordSchema = z.object({
@@ -80,6 +82,8 @@ export interface StartPlanInput {
   modelsInUse: string[];
   /** The repository ships the start-up dataset as a file, so a first start loads it (default: whether the file is there). */
   shippedDataset?: boolean;
+  /** A real judge is in use, whose card (if none is stored) is computed after the first report (default true). */
+  judgeCard?: boolean;
 }
 
 /** The plan, as lines: each stage, its estimate and basis, and the wall time with the parallel groups. */
@@ -114,6 +118,7 @@ export function startPlanLines(input: StartPlanInput): string[] {
   else add('calibration');
   add('benchmark');
   add('report');
+  if (input.judgeCard !== false) add('card');
   const s = (stage: StartStage) => rows.find((r) => r[0] === stage)?.[2].s ?? 0;
   const setup = s('stack') + s('workers') + s('doctor');
   // The model install runs beside the stack, workers, doctor and the build. With a build, the benchmark
@@ -131,8 +136,11 @@ export function startPlanLines(input: StartPlanInput): string[] {
       rows.map(([stage, what, est]) => [stage, what, fmt(est.s), est.basis]),
     ),
     loads
-      ? `about ${fmt(total)} in all (the dataset is loaded from the shipped file, not built); the model install runs beside the stack and the load.`
-      : `about ${fmt(total)} in all${datasetBuilt ? ' (the dataset is already built here)' : ''}; the model install runs beside the stack and the dataset build${datasetBuilt ? '' : ', and the benchmark starts on its methods as soon as they are checked, beside the rest of the build'}.`,
+      ? `about ${fmt(total)} to the first report (the dataset is loaded from the shipped file, not built); the model install runs beside the stack and the load.`
+      : `about ${fmt(total)} to the first report${datasetBuilt ? ' (the dataset is already built here)' : ''}; the model install runs beside the stack and the dataset build${datasetBuilt ? '' : ', and the benchmark starts on its methods as soon as they are checked, beside the rest of the build'}.`,
+    ...(input.judgeCard !== false
+      ? [`Where the judge has no stored card, computing it takes about ${fmt(s('card'))} more, and the report is then rendered again with its scores.`]
+      : []),
   ];
 }
 

@@ -23,7 +23,7 @@ import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { startJudgeCard, startLadder } from '../client/starters';
 import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
-import { judgeCardProgress } from '../client/judgeCard';
+import { cardProgressLine, watchJudgeCard } from '../client/judgeCard';
 import { failureLine } from '../client/benchStart';
 
 const options = defineOptions({
@@ -80,17 +80,9 @@ async function judgeCard(argv: string[]): Promise<number> {
     console.log(
       `judge card of ${values.judge} (format ${values.format}; coder ${coder}) on ${values.methods} methods of ${values.dataset}/${values.split}${values.skip > 0 ? ` after the first ${values.skip}` : ''}: ${workflowUiLink(handle.workflowId)}`,
     );
-    const timer = setInterval(() => {
-      void judgeCardProgress(getDb(), handle.workflowId).then((done) => {
-        if (done === null) return;
-        const s = (Date.now() - started) / 1000;
-        const eta = done > 0 ? ((values.methods - done) * s) / done : null;
-        process.stdout.write(`\r  methods ${done}/${values.methods}  ${s.toFixed(0)} s${eta !== null ? `  ETA ${eta.toFixed(0)} s` : ''}   `);
-      });
-    }, 2000);
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await handle.result().finally(() => clearInterval(timer));
+      card = await watchJudgeCard(getDb(), handle, values.methods, (p) => process.stdout.write(`\r  ${cardProgressLine(p)}   `));
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\njudge card failed: ${failureLine(err)}`);

@@ -29,7 +29,12 @@ export async function run(argv: string[]): Promise<number> {
   const installed = new Set(installedModels().map((m) => `${LOCAL_PREFIX}${m}`));
   const judge = defaultJudgeToInstall();
   const toInstall = [...inUse.filter((m) => !installed.has(m)), ...(judge ? [judge] : [])];
-  for (const line of startPlanLines({ modelsInUse: [...inUse, ...(judge ? [judge] : [])], modelsToInstall: toInstall })) console.log(line);
+  for (const line of startPlanLines({
+    modelsInUse: [...inUse, ...(judge ? [judge] : [])],
+    modelsToInstall: toInstall,
+    judgeCard: inUse.length > 0 || Boolean(judge),
+  }))
+    console.log(line);
   // The local models install and start beside the stack and the dataset build: a download and a hash
   // check, then a server loading its weights, needing nothing of the stack. Their lines are prefixed and
   // drawn without an in-place progress line (the dataset build draws one at the same time).

@@ -37,7 +37,16 @@ describe('npm start plan', () => {
     const scale = 2 / cores;
     const expected = Math.max(Math.max(20 + 15 + 5 + 10 * scale, 45) + 400, 20 + 15 + 5 + 590 * scale + 24 * scale) + 5;
     expect(text).toContain('the benchmark starts on its methods as soon as they are checked, beside the rest of the build');
-    expect(text).toContain(`about ${expected >= 90 ? `${(expected / 60).toFixed(1)} min` : `${expected.toFixed(0)} s`} in all`);
+    expect(text).toContain(`about ${expected >= 90 ? `${(expected / 60).toFixed(1)} min` : `${expected.toFixed(0)} s`} to the first report`);
+    // The judge's card follows the first report (not counted in it), then the report is rendered again.
+    expect(text).toMatch(/^card +the judge's card .* 15\.5 min +reference\s*$/m);
+    expect(text).toContain('computing it takes about 15.5 min more, and the report is then rendered again with its scores');
+  });
+
+  it('without a real judge there is no card stage', () => {
+    const text = startPlanLines({ modelsInUse: [], modelsToInstall: [], shippedDataset: true, judgeCard: false }).join('\n');
+    expect(text).not.toMatch(/^card /m);
+    expect(text).not.toContain('computing it takes');
   });
 
   it('with the dataset shipped as a file, the first start loads it: no build, no head, the benchmark after the load', () => {
@@ -46,7 +55,7 @@ describe('npm start plan', () => {
     expect(text).not.toMatch(/^head /m);
     const scale = 2 / os.cpus().length;
     const expected = Math.max(20 + 15 + 5 + 10, 45) + 24 * scale + 400 + 5;
-    expect(text).toContain(`about ${(expected / 60).toFixed(1)} min in all (the dataset is loaded from the shipped file, not built)`);
+    expect(text).toContain(`about ${(expected / 60).toFixed(1)} min to the first report (the dataset is loaded from the shipped file, not built)`);
   });
 
   it('a start records its stage times; the next plan uses them and skips the dataset build it made', () => {

@@ -17,7 +17,7 @@ const METHOD = {
 };
 const WRONG = 'Returns the string s reversed.';
 const judge = (agentDescription: string) =>
-  buildJudgeMessages({ signature: METHOD.signature, code: METHOD.code, goldDescription: METHOD.goldDescription, agentDescription });
+  buildJudgeMessages({ signature: METHOD.signature, code: METHOD.code, goldDescription: METHOD.goldDescription, agentDescription }, 'rationale');
 
 describe('answer lines', () => {
   // Every line form the score parser reads (prompts.pure.test.ts's cases) is recognised, with either label.

@@ -86,7 +86,7 @@ describe('injection canary, real local judge', () => {
       expect(inj.unparsable).toBe(plain.unparsable);
 
       // Before the neutralisation the judge got the injected line inside the fence: another request.
-      const plainMsgs = buildJudgeMessages({ signature: m.signature, code: m.code, goldDescription: m.gold, agentDescription: wrong });
+      const plainMsgs = buildJudgeMessages({ signature: m.signature, code: m.code, goldDescription: m.gold, agentDescription: wrong }, 'rationale');
       const rawMsgs = plainMsgs.map((msg) =>
         msg.role === 'user' ? { ...msg, content: msg.content.replace(block('candidate_description', wrong), block('candidate_description', injected)) } : msg,
       );

@@ -5,7 +5,7 @@ import { SCRIPTED_MARK, scriptedJudgeOrCoderReply, scriptedRole } from '../../do
 
 const method = { id: 'm/1', entryPoint: 'add_one', goldDescription: 'Returns the number plus one.', code: 'def add_one(x):\n    return x + 1\n' };
 const judge = (agent: string, gold: string | null = method.goldDescription) =>
-  buildJudgeMessages({ signature: 'def add_one(x):', code: method.code, goldDescription: gold, agentDescription: agent });
+  buildJudgeMessages({ signature: 'def add_one(x):', code: method.code, goldDescription: gold, agentDescription: agent }, 'rationale');
 
 describe('scripted judge and code writer', () => {
   it('recognises its roles by system prompt only', () => {
