@@ -26,7 +26,7 @@ import { requireKnownModels } from '../lib/benchArgs';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
-import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
+import { describeCoderModel, type DescribeRunInput, type DescribeRunProgress } from '../../domain/describe/types';
 import { writePrivateFile } from '../../platform/process/privateFiles';
 
 export const usage = [
@@ -329,7 +329,7 @@ async function describe(argv: string[]): Promise<number> {
       );
     const handle = await startDescribeRun(client, input);
     console.log(
-      `describing ${name}/${input.split} with ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
+      `describing ${name}/${input.split} with ${input.model} (coder ${describeCoderModel(input)}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
     );
     const tty = process.stderr.isTTY;
     let finished = false;
