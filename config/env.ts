@@ -86,7 +86,7 @@ export const envSchema = z.object({
   PAU_WORKER_SANDBOX_CONCURRENCY: positiveInt.optional(),
   PAU_WORKER_GPU_CONCURRENCY: positiveInt.default(1),
   // The GPUs training jobs of this host's pau-gpu worker use (their CUDA_VISIBLE_DEVICES: `0-5`, `0,1,2`),
-  // so they do not share the vLLM servers' (`vllm.gpus`); unset: every GPU (docs/training.md, "Scale").
+  // so they do not share the vLLM servers' (`vllm.gpus`); unset: every GPU (docs/scale.md).
   PAU_TRAINER_GPUS: z
     .string()
     .trim()
@@ -122,7 +122,7 @@ export const envSchema = z.object({
   // The judge (and code-writer) model for benchmark runs; see scripts/client/judgeChoice.ts.
   PAU_JUDGE_MODEL: optionalString,
 
-  // Where registered checkpoints' files are stored so every host can fetch them (docs/training.md,
+  // Where registered checkpoints' files are stored so every host can fetch them (docs/checkpoints.md,
   // "Checkpoints that travel"): `postgres` (default: the database every worker already reaches) or `s3`
   // (an S3-compatible bucket: PAU_S3_ENDPOINT, PAU_S3_BUCKET, PAU_S3_REGION, PAU_S3_PREFIX, credentials in
   // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; config/blobStore.ts). Fetched files are cached per host in

@@ -43,7 +43,7 @@ export const vllmOptionsSchema = z
     reasoningParser: z.string().min(1).nullable().optional(),
     /**
      * The GPUs this server uses (its CUDA_VISIBLE_DEVICES); the trainer gets the others (PAU_TRAINER_GPUS,
-     * docs/training.md "Scale"). Unset: every visible GPU.
+     * docs/scale.md). Unset: every visible GPU.
      */
     gpus: z.array(z.number().int().min(0)).min(1).optional(),
     /** More `vllm serve` arguments, passed as they are. */

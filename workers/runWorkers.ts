@@ -32,7 +32,7 @@ export async function startWorkers(
     ? await (async () => {
         const device = await detectDevice();
         const split = device.kind === 'cuda' ? await hostGpuSplit(device.gpus) : undefined;
-        if (split?.problem) throw new Error(`worker pau-gpu: ${split.problem} (vllm.gpus in the models file, PAU_TRAINER_GPUS; docs/training.md, "Scale")`);
+        if (split?.problem) throw new Error(`worker pau-gpu: ${split.problem} (vllm.gpus in the models file, PAU_TRAINER_GPUS; docs/scale.md)`);
         return { device, split };
       })()
     : undefined;

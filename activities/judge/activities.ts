@@ -17,16 +17,12 @@ import type { ModelParams } from '../../domain/llm/modelParams';
 import { requestParams, sampleParams, withTokenLimit } from '../../domain/llm/requestParams';
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
-import type { CallResult, Coverage, ErrorInfo } from '../../domain/sandbox/schemas';
-import { codeFailure } from '../../domain/judge/codeFailure';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { contradictions, DEFAULT_UNDER_EXPLORED, explorationCounts, goldControl, underExplored, type EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { observedCalls } from '../../domain/episode/observedCalls';
-import { heldoutDisagreements } from '../../domain/judge/disagreements';
-import { contradictionRecord, type ContradictionResult } from './contradiction';
-import { codeMatchSet, countedInputs, unobservedInputs } from '../../domain/judge/codeMatchInputs';
-import { codeMatchOf } from '../../domain/calibration/codeMatch';
-import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
+import { codeMatchSet } from '../../domain/judge/codeMatchInputs';
+import { resolveJudgeConfig } from '../../domain/judge/config';
+import { judgmentOf, type JudgmentInput } from '../../domain/judge/judgment';
+import { parseRunJudgeFields } from '../../db/runDocuments';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
 import {
   BEHAVIOURS_MAX_TOKENS,
@@ -44,41 +40,9 @@ import {
 import { checklistYesShare, hasAnswerToken, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
 import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
 import type { ChatMessage } from '../../domain/llm/chatMessage';
-import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
-
-/** The judge used when neither the caller nor the run names one: the scripted oracle (says so in reports). */
-export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
-
-export const DEFAULT_JUDGE_CONFIG: Omit<JudgeConfig, 'judgeModel' | 'coderModel'> = {
-  heldout: DEFAULT_HELDOUT,
-  equality: DEFAULT_EQUALITY,
-  underExploredThreshold: DEFAULT_UNDER_EXPLORED,
-  resultBytes: 16_384,
-};
-
-type RunJudgeConfig = { judgeModel?: string; coderModel?: string; judge?: Partial<JudgeConfig> };
-
-/** Caller's choice, then the run's config (`judgeModel`, `judge: {...}`), then the defaults. */
-export function resolveJudgeConfig(input: JudgeEpisodeInput, runConfig: unknown): JudgeConfig {
-  const rc = (runConfig && typeof runConfig === 'object' ? runConfig : {}) as RunJudgeConfig;
-  const judgeModel = input.judgeModel ?? rc.judge?.judgeModel ?? rc.judgeModel ?? DEFAULT_JUDGE_MODEL;
-  const coderModel = input.coderModel ?? rc.judge?.coderModel ?? rc.coderModel ?? judgeModel;
-  const over = { ...(rc.judge ?? {}), ...(input.config ?? {}) };
-  return {
-    judgeModel,
-    coderModel,
-    heldout: { ...DEFAULT_JUDGE_CONFIG.heldout, ...(over.heldout ?? {}) },
-    equality: { ...DEFAULT_JUDGE_CONFIG.equality, ...(over.equality ?? {}) },
-    underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
-    resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
-    format: over.format ?? DEFAULT_JUDGE_FORMAT,
-    ...(over.judgeParams ? { judgeParams: over.judgeParams } : {}),
-    ...(over.coderParams ? { coderParams: over.coderParams } : {}),
-  };
-}
 
 /** The params a call to `model` sends with these overrides (the registry's defaults, minus what it rejects). */
 export function sentParams(model: string, overrides: ModelParams | undefined): ModelParams {
@@ -92,7 +56,7 @@ export function sentParams(model: string, overrides: ModelParams | undefined): M
 
 async function loadEpisode(db: Db, episodeId: string) {
   const [row] = await db
-    .select({ e: episodes, m: methods, runConfig: runs.config })
+    .select({ e: episodes, m: methods, runKind: runs.kind, runConfig: runs.config })
     .from(episodes)
     .innerJoin(methods, eq(methods.id, episodes.methodId))
     .innerJoin(runs, eq(runs.id, episodes.runId))
@@ -243,8 +207,8 @@ export async function writeCode(
 export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
-      const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
-      const resolved = resolveJudgeConfig(input, runConfig);
+      const { e, m, runKind, runConfig } = await loadEpisode(db(), input.episodeId);
+      const resolved = resolveJudgeConfig(input, parseRunJudgeFields(runKind, runConfig, e.runId));
       const config: JudgeConfig = {
         ...resolved,
         judgeParams: sentParams(resolved.judgeModel, resolved.judgeParams),
@@ -324,124 +288,16 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
       });
     },
 
-    /** Code match, coverage and diagnostics from the sandbox results; one upsert of the judgment row. */
-    async recordJudgment(input: {
-      plan: JudgePlan;
-      verdict: DescriptionVerdict;
-      generated: GeneratedCode;
-      /** The original on heldoutGiven ++ heldoutGenerated. */
-      original: CallResult[];
-      /** The generated code on heldoutGiven ++ heldoutGenerated ++ observedArgs; null without code. */
-      candidate: CallResult[] | null;
-      /** The generated code did not compile (the sandbox's error); absent in histories from before. */
-      candidateSourceError?: ErrorInfo | null;
-      /** Coverage of the original by the observed inputs (null when there were none). */
-      coverage: Coverage | null;
-      /** The judge model's contradiction classification (absent in histories before it existed). */
-      contradiction?: ContradictionResult;
-      /** The control: code from the gold description run on observedArgs (absent in histories before it). */
-      gold?: { generated: GoldCode; results: CallResult[] | null; sourceError: ErrorInfo | null };
-    }): Promise<JudgeEpisodeResult> {
-      const { plan, verdict, generated } = input;
-      const cfg = plan.config;
-      const nGiven = plan.heldoutGiven.length;
-      const nHeld = nGiven + plan.heldoutGenerated.length;
-      // Inputs that count: every held-out input the original answered within limits, except mutated ones
-      // that raised (a mutated input the method rejects says little; the dataset's typed ones count).
-      const counted = countedInputs(input.original, nGiven, plan.heldoutRaisingCounts ?? false);
-      // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
-      // checked against the observations: a compile error is no contradiction.
-      const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
-      const matchOn = (inputs: readonly number[]): number | null =>
-        plan.codeMatchExcluded ? null : codeMatchOf(input.original, failed ? null : input.candidate, inputs, cfg.equality);
-      const codeMatch = matchOn(counted);
-      const observed = observedCalls(await loadSteps(db(), plan.episodeId));
-      // The same share over the held-out inputs the agent never saw (its calls, or its examples in-context).
-      const heldoutArgs = [...plan.heldoutGiven, ...plan.heldoutGenerated];
-      const unobserved = unobservedInputs(
-        heldoutArgs,
-        counted,
-        observed.map((o) => o.arguments),
-      );
-      const codeMatchUnobserved = matchOn(unobserved);
-      const candObserved = input.candidate ? input.candidate.slice(nHeld) : [];
-      let checked: number | null = null;
-      let bad: number | null = null;
-      if (input.candidate && !failed) {
-        const c = contradictions(observed, candObserved, cfg.equality);
-        checked = c.checked;
-        bad = c.contradictions;
-      }
-      const lines = input.coverage?.lines;
-      const branches = input.coverage?.branches;
-      const statementCoverage = observed.length === 0 ? 0 : lines && lines.total > 0 ? lines.hit / lines.total : null;
-      const branchCoverage = observed.length === 0 ? 0 : branches ? (branches.total > 0 ? branches.hit / branches.total : statementCoverage) : null;
-      const diagnostics: EpisodeDiagnostics & Record<string, unknown> = {
-        ...explorationCounts(observed),
-        observedChecked: checked,
-        contradictions: bad,
-        contradictsObserved: checked === null ? null : (bad ?? 0) > 0,
-        underExplored: underExplored(statementCoverage, branchCoverage, branches?.total ?? 0, cfg.underExploredThreshold),
-        underExploredThreshold: cfg.underExploredThreshold,
-        unparsable: verdict.unparsable,
-        ...(verdict.neutralised ? { neutralisedLines: verdict.neutralised.lines, neutralisedTags: verdict.neutralised.tags } : {}),
-        noCode: generated.code === null,
-        codeFailure: failed,
-        heldout: { given: nGiven, generated: plan.heldoutGenerated.length, counted: counted.length, unobserved: unobserved.length },
-        codeMatchUnobserved,
-        heldoutDisagreements: heldoutDisagreements(heldoutArgs, input.original, input.candidate, counted, cfg.equality),
-        ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
-        coderModel: cfg.coderModel,
-        requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
-        ...(input.contradiction ? { contradiction: contradictionRecord(input.contradiction) } : {}),
-        ...(input.gold
-          ? {
-              goldControl: goldControl(
-                observed,
-                {
-                  hasGold: !input.gold.generated.noGold,
-                  code: input.gold.generated.code,
-                  results: input.gold.results,
-                  failed: input.gold.results ? codeFailure(input.gold.sourceError, input.gold.results) : null,
-                },
-                cfg.equality,
-              ),
-            }
-          : {}),
-        judgeCost: {
-          tokensIn: verdict.tokensIn + generated.tokensIn + (input.contradiction?.tokensIn ?? 0) + (input.gold?.generated.tokensIn ?? 0),
-          tokensOut: verdict.tokensOut + generated.tokensOut + (input.contradiction?.tokensOut ?? 0) + (input.gold?.generated.tokensOut ?? 0),
-          costUsd: verdict.costUsd + generated.costUsd + (input.contradiction?.costUsd ?? 0) + (input.gold?.generated.costUsd ?? 0),
-        },
-      };
-      const values = {
-        episodeId: plan.episodeId,
-        judgeModel: cfg.judgeModel,
-        score: verdict.score,
-        scoreDetail: verdict.scoreDetail ?? null,
-        unparsable: verdict.unparsable ? 1 : 0,
-        rationale: verdict.rationale,
-        generatedCode: generated.code,
-        codeMatch,
-        statementCoverage,
-        branchCoverage,
-        diagnostics,
-        updatedAt: new Date(),
-      };
+    /** The judgment (domain/judge/judgment.ts) from the sandbox results and the agent's observations; one upsert of its row. */
+    async recordJudgment(input: JudgmentInput): Promise<JudgeEpisodeResult> {
+      const observed = observedCalls(await loadSteps(db(), input.plan.episodeId));
+      const { row, result } = judgmentOf(input, observed);
+      const values = { ...row, updatedAt: new Date() };
       await db()
         .insert(judgments)
         .values(values)
         .onConflictDoUpdate({ target: [judgments.episodeId, judgments.judgeModel], set: { ...values, createdAt: sql`${judgments.createdAt}` } });
-      return {
-        episodeId: plan.episodeId,
-        judgeModel: cfg.judgeModel,
-        score: verdict.score,
-        unparsable: verdict.unparsable,
-        codeMatch,
-        statementCoverage,
-        branchCoverage,
-        contradictsObserved: diagnostics.contradictsObserved,
-      };
+      return result;
     },
 
     /** A page of the run's completed episodes (by id) to judge, with their method ids (for search attributes). */

@@ -12,7 +12,7 @@ import { judgeCards } from '../../db/schema/judgeCards';
 import { getDatasetMethods } from '../../platform/dataset/store';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import type { Split } from '../../domain/dataset/split';
-import { codeMatchOf } from '../../domain/calibration/codeMatch';
+import { codeMatchOf } from '../../domain/judge/codeMatch';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {
   DEFAULT_THRESHOLDS,

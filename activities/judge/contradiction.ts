@@ -9,24 +9,12 @@ import type { ModelEndpoints } from '../llm/endpoints';
 import { methods } from '../../db/schema/datasets';
 import { episodes } from '../../db/schema/runs';
 import { observedCalls } from '../../domain/episode/observedCalls';
-import { buildContradictionMessages, parseContradiction, type ContradictionVerdict } from '../../domain/judge/contradictionPrompt';
+import { buildContradictionMessages, parseContradiction, type ContradictionResult } from '../../domain/judge/contradictionPrompt';
 import { isEvidence } from '../../domain/judge/diagnostics';
 import { loadSteps } from '../episode/steps';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
-
-export interface ContradictionResult {
-  /** Null: the classifier's answer had no verdict line. */
-  verdict: ContradictionVerdict | null;
-  /** The observations it cited, as the agent saw them. */
-  cited: { n: number; arguments: string; observation: string }[];
-  observations: number;
-  rationale: string;
-  tokensIn: number;
-  tokensOut: number;
-  costUsd: number;
-}
 
 export function createContradictionActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
@@ -72,9 +60,4 @@ export function createContradictionActivities(db: () => Db, endpoints: ModelEndp
       };
     },
   };
-}
-
-/** What the judgment stores (diagnostics.contradiction): the verdict, the cited observations, the reason. */
-export function contradictionRecord(r: ContradictionResult) {
-  return { verdict: r.verdict, cited: r.cited, observations: r.observations, rationale: r.rationale.slice(0, 4000) };
 }

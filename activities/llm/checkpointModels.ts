@@ -1,9 +1,9 @@
 // `ckpt:<id>` as a model name: resolved from the `checkpoints` table on every call (a query by primary
 // key), so a worker that was running when the checkpoint was registered serves it without a restart.
-// A checkpoint is served as its base model plus its LoRA adapter (docs/training.md, "Serving"): by the
+// A checkpoint is served as its base model plus its LoRA adapter (docs/checkpoints.md): by the
 // vLLM entry that lists its base in `vllm.loraBases` when there is one (a GPU host), else by llama.cpp
 // with the GGUF export. A base such an entry lists is served by it too (no adapter), so both arms of a
-// checkpoint-vs-base comparison share one stack. Checkpoints whose files were stored (docs/training.md, "Checkpoints that travel")
+// checkpoint-vs-base comparison share one stack. Checkpoints whose files were stored (docs/checkpoints.md, "Checkpoints that travel")
 // are served from this host's checkpoint cache, fetched and verified by hash on first use; older ones from
 // the directory recorded at registration.
 import path from 'node:path';
@@ -47,7 +47,7 @@ export function vllmCheckpointSpec(name: string, server: ModelSpec, loraDir: str
 /**
  * A base served by its vLLM entry (the entry lists it in `vllm.loraBases`): the server's entry under the
  * base's name, no adapter, so the base, the critic and the policy at epoch 1 share the checkpoints' engine,
- * weights and tool parser (docs/training.md, "Scale").
+ * weights and tool parser (docs/scale.md).
  */
 export function vllmBaseSpec(name: string, server: ModelSpec): ModelSpec {
   return { ...server, name };

@@ -1,4 +1,4 @@
-// Checkpoints that travel (docs/training.md): a registered checkpoint's files (the peft adapter + its
+// Checkpoints that travel (docs/checkpoints.md): a registered checkpoint's files (the peft adapter + its
 // config, the GGUF export llama.cpp serves) are stored as content-addressed blobs every host can read
 // (platform/storage/blobStore.ts), and fetched into this host's checkpoint cache where they are served
 // (`ckpt:<id>`) or continued from (the next GRPO epoch's init_adapter). Every fetched file is verified by

@@ -1,10 +1,10 @@
 // The `runTrainerJob` activity (pau-gpu queue): one trainer job (sft | grpo-update | export-gguf-lora) as a
-// child process of the worker (why a child process and not a Python worker: docs/training.md).
+// child process of the worker (why a child process and not a Python worker: docs/trainer.md).
 //   - the job's directory is <PAU_TRAINER_JOBS_DIR or PAU_STATE_DIR/training>/<jobId>: a retry of the
 //     activity (same jobId) reruns the same command there, and the trainer resumes from its last complete
 //     save; a job that had finished just reports its result again;
 //   - one job may run as N processes (PAU_TRAINER_PROCESSES, read by the trainer: torchrun + DDP, rank 0
-//     reports; docs/training.md "Scale"); nothing changes here: the child is still one process to us;
+//     reports; docs/scale.md); nothing changes here: the child is still one process to us;
 //   - heartbeats carry step / total / loss / tokens per second (and every few seconds while loading);
 //   - activity cancellation -> SIGTERM -> the trainer finishes the step, saves, exits 5 -> CancelledFailure;
 //   - exit 2/3/4 (bad spec, base model missing or corrupt, bad data) -> non-retryable ApplicationFailure;

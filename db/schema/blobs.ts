@@ -1,4 +1,4 @@
-// Content-addressed file storage every host can read: checkpoints' adapter files (docs/training.md,
+// Content-addressed file storage every host can read: checkpoints' adapter files (docs/checkpoints.md,
 // "Checkpoints that travel"). A blob is keyed by its sha256, so storing the same bytes twice is a no-op.
 // Bytes live in Postgres (`blob_chunks`, 1 MiB bytea rows) unless the blob row says another store holds them.
 // Why bytea chunks and not Postgres large objects: they are ordinary rows, so drizzle migrations define them,

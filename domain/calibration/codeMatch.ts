@@ -1,22 +1,9 @@
-// Code match of a candidate against the original on the held-out set, on the inputs the judge counts
-// (countedInputs, domain/judge/codeMatchInputs.ts): the one share the judge's recordJudgment and the
-// calibration suite both compute. Pure code.
+// The calibration suite's baselines scored like code match (domain/judge/codeMatch.ts): the constant
+// functions to try and the lookup table of the observed inputs. Pure code.
+import { codeMatchOf } from '../judge/codeMatch';
 import { unobservedInputs } from '../judge/codeMatchInputs';
-import { outcomesEqual, type EqualityOptions } from '../judge/outcomeEquality';
+import type { EqualityOptions } from '../judge/outcomeEquality';
 import type { CallResult, Outcome } from '../sandbox/schemas';
-
-/** Share of counted inputs on which the candidate's outcome equals the original's; null when none count. */
-export function codeMatchOf(
-  original: readonly Outcome[],
-  candidate: readonly (Outcome | undefined)[] | null,
-  counted: readonly number[],
-  equality: EqualityOptions,
-): number | null {
-  if (counted.length === 0) return null;
-  if (!candidate) return 0;
-  const equal = counted.filter((i) => candidate[i] && outcomesEqual(original[i]!, candidate[i], equality)).length;
-  return equal / counted.length;
-}
 
 /** Reprs of the original's most frequent return values on the counted inputs (the constant functions to try). */
 export function constantReprs(original: readonly CallResult[], counted: readonly number[], max = 3): string[] {

@@ -52,6 +52,11 @@ export interface DescribeRunResult extends DescribeRunProgress {
   threshold: number;
 }
 
+/** The code writer of a describe run: the one named, else the describing model itself (not a judge's default). */
+export function describeCoderModel(input: Pick<DescribeRunInput, 'model' | 'coderModel'>): string {
+  return input.coderModel ?? input.model;
+}
+
 export function describeRunWorkflowId(dataset: string, model: string): string {
   return `describe-run/${dataset}/${model}`;
 }

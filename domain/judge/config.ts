@@ -1,10 +1,13 @@
 // Which judge and code writer score a run's episodes, as rules (pure): a caller's choice, then what the
 // run's config names, then the defaults. The one place the order `judge.coderModel ?? coderModel ??
 // judgeModel` is written; the CLI, the report and the judge activity read it from here.
-import type { JudgeFormat } from './judgePrompt';
+import { DEFAULT_JUDGE_FORMAT } from './judgePrompt';
 import { z } from 'zod';
-import type { ModelParams } from '../llm/modelParams';
+import { DEFAULT_UNDER_EXPLORED } from './diagnostics';
+import { DEFAULT_HELDOUT } from './heldoutInputs';
+import { DEFAULT_EQUALITY } from './outcomeEquality';
 import type { SelfJudgePair } from './selfJudge';
+import type { JudgeConfig, JudgeEpisodeInput } from './types';
 
 /** The judge used when neither the caller nor the run names one: the scripted oracle (reports say so). */
 export const DEFAULT_JUDGE_MODEL = 'mock-oracle';
@@ -16,7 +19,7 @@ export interface RunJudgeFields {
   /** The code writer (default: the judge). */
   coderModel?: string;
   /** Overrides of the judging config (domain/judge/types.ts JudgeConfig), `judge.coderModel` first. */
-  judge?: { judgeModel?: string; coderModel?: string; judgeParams?: ModelParams; coderParams?: ModelParams; format?: JudgeFormat } & Record<string, unknown>;
+  judge?: Partial<JudgeConfig> & Record<string, unknown>;
   /** Started with --allow-unqualified-judge: the judge's card failed, and the report marks its scores. */
   allowUnqualifiedJudge?: boolean;
   /** A run forced with --allow-self-judge: the judge is an agent, its base or a checkpoint. */
@@ -45,6 +48,31 @@ export function judgeModelOf(rc: RunJudgeFields, explicit?: string): string {
 /** The code writer: the caller's, then the run's, then the judge itself. */
 export function coderModelOf(rc: RunJudgeFields, judgeModel: string, explicit?: string): string {
   return explicit ?? storedCoderModel(rc) ?? judgeModel;
+}
+
+export const DEFAULT_JUDGE_CONFIG: Omit<JudgeConfig, 'judgeModel' | 'coderModel'> = {
+  heldout: DEFAULT_HELDOUT,
+  equality: DEFAULT_EQUALITY,
+  underExploredThreshold: DEFAULT_UNDER_EXPLORED,
+  resultBytes: 16_384,
+};
+
+/** An episode's judging config: the caller's choice, then the run's config (`judgeModel`, `judge: {...}`), then the defaults. */
+export function resolveJudgeConfig(input: JudgeEpisodeInput, rc: RunJudgeFields): JudgeConfig {
+  const judgeModel = judgeModelOf(rc, input.judgeModel);
+  const coderModel = coderModelOf(rc, judgeModel, input.coderModel);
+  const over = { ...(rc.judge ?? {}), ...(input.config ?? {}) };
+  return {
+    judgeModel,
+    coderModel,
+    heldout: { ...DEFAULT_JUDGE_CONFIG.heldout, ...(over.heldout ?? {}) },
+    equality: { ...DEFAULT_JUDGE_CONFIG.equality, ...(over.equality ?? {}) },
+    underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
+    resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
+    format: over.format ?? DEFAULT_JUDGE_FORMAT,
+    ...(over.judgeParams ? { judgeParams: over.judgeParams } : {}),
+    ...(over.coderParams ? { coderParams: over.coderParams } : {}),
+  };
 }
 
 export type JudgeProvider = 'mock' | 'local' | (string & {});

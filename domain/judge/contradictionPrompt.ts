@@ -89,3 +89,21 @@ export function parseContradiction(text: string | null | undefined, observationC
   }
   return verdict ? { verdict, cited: verdict === 'consistent' ? [] : [...new Set(cited)] } : null;
 }
+
+/** The classifier's answer for one episode (activities/judge/contradiction.ts), with what it cost. */
+export interface ContradictionResult {
+  /** Null: the classifier's answer had no verdict line. */
+  verdict: ContradictionVerdict | null;
+  /** The observations it cited, as the agent saw them. */
+  cited: { n: number; arguments: string; observation: string }[];
+  observations: number;
+  rationale: string;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+/** What the judgment stores (diagnostics.contradiction): the verdict, the cited observations, the reason. */
+export function contradictionRecord(r: ContradictionResult) {
+  return { verdict: r.verdict, cited: r.cited, observations: r.observations, rationale: r.rationale.slice(0, 4000) };
+}

@@ -1,6 +1,6 @@
 // Which serving stack answers a model: the engine and the base weights (not the adapter). A checkpoint and
 // its base compared by a paired evaluation must share one, or "checkpoint − base" measures a change of
-// engine, weights, tool parser and sampling defaults beside the training (docs/training.md, "Scale"). Pure.
+// engine, weights, tool parser and sampling defaults beside the training (docs/scale.md). Pure.
 
 /** The fields of a resolved model spec (config/models.ts ModelSpec) that name its stack. */
 export interface StackSpec {

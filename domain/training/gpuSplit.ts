@@ -1,5 +1,5 @@
 // The GPUs of one host split between serving (vLLM entries' `vllm.gpus`) and training (PAU_TRAINER_GPUS), as
-// CUDA_VISIBLE_DEVICES sets (docs/training.md, "Scale": why sets rather than vLLM's sleep/wake). Pure: the
+// CUDA_VISIBLE_DEVICES sets (docs/scale.md: why sets rather than vLLM's sleep/wake). Pure: the
 // pau-gpu worker checks the split at start and the trainer's child gets its set (trainerProcess.ts).
 
 /** `0,1,2` or `0-5` or `0-3,6` -> [0, 1, 2, ...]; a GPU listed twice or a bad token is an error naming it. */

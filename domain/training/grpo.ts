@@ -368,7 +368,7 @@ export function criticUnparsableFigures(critic: readonly { rated: number; unpars
   return { criticUnparsable: unparsable, criticUnparsableShare: asked === 0 ? null : unparsable / asked };
 }
 
-/** Figures of a grpo-update's done metrics (history per step: kl, clip_frac, loss; docs/training.md). */
+/** Figures of a grpo-update's done metrics (history per step: kl, clip_frac, loss; docs/trainer.md). */
 export function updateFigures(metrics: Record<string, unknown>, steps: number): GrpoEpochFigures['update'] {
   const history = Array.isArray(metrics.history) ? (metrics.history as Record<string, unknown>[]) : [];
   const num = (v: unknown) => (typeof v === 'number' ? v : null);

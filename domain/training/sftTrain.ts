@@ -126,7 +126,7 @@ export function sumOf(a: number | null, b: number | null): number | null {
   return a === null && b === null ? null : (a ?? 0) + (b ?? 0);
 }
 
-/** The figures of a done event's metrics (the trainer's names: docs/training.md). */
+/** The figures of a done event's metrics (the trainer's names: docs/trainer.md). */
 export function trainingFigures(
   metrics: Record<string, unknown>,
   steps: number,

@@ -11,7 +11,7 @@ import { baseUrlOf, planFor, startLocalServer, stopAllLocalServers } from '../..
 import { LOCAL_MODELS, LOCAL_PREFIX } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
 import { readOrCreateSecret } from '../../config/secrets';
-import { commaList } from '../../scripts/lib/benchArgs';
+import { commaList } from '../../scripts/options/runSelection';
 import { defineOptions, parseCommandArgs } from '../../scripts/lib/args';
 import { printTable } from '../../domain/report/table';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineOptions, parseCommandArgs } from '../../scripts/lib/args';
 
-/** Exit codes of check:gpu (docs/training.md, "Scale"). */
+/** Exit codes of check:gpu (docs/scale.md). */
 export const GPU_CHECK_EXIT = {
   ok: 0,
   /** A step failed (its output is printed). */

@@ -69,7 +69,7 @@ async function* chunksOf(file: string): AsyncGenerator<Buffer> {
 
 const s3NotBuilt = (c: Extract<BlobStoreConfig, { kind: 's3' }>) =>
   new BlobStoreUnavailableError(
-    `PAU_CHECKPOINT_STORE=s3 (${c.endpoint}, bucket ${c.bucket}) is configured, but this build has no S3 client yet: unset PAU_CHECKPOINT_STORE to store checkpoint files in Postgres (docs/training.md, "Checkpoints that travel")`,
+    `PAU_CHECKPOINT_STORE=s3 (${c.endpoint}, bucket ${c.bucket}) is configured, but this build has no S3 client yet: unset PAU_CHECKPOINT_STORE to store checkpoint files in Postgres (docs/checkpoints.md, "Checkpoints that travel")`,
   );
 
 export class BlobStore {

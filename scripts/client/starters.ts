@@ -18,7 +18,7 @@ import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/sea
 import { benchmarkRunWorkflow } from '../../workflows/bench/benchmarkRunWorkflow';
 import { buildDatasetWorkflow } from '../../workflows/dataset/buildDatasetWorkflow';
 import { describeMethodsWorkflow } from '../../workflows/describe/describeMethodsWorkflow';
-import { describeRunWorkflowId, type DescribeRunInput } from '../../domain/describe/types';
+import { describeCoderModel, describeRunWorkflowId, type DescribeRunInput } from '../../domain/describe/types';
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
 import { judgeCardWorkflow } from '../../workflows/judge/judgeCardWorkflow';
@@ -143,7 +143,7 @@ export function startDescribeRun(client: Client, input: DescribeRunInput): Promi
       { key: PauKind, value: 'describe' },
       { key: PauModel, value: input.model },
     ],
-    staticSummary: `reference descriptions for ${input.dataset}/${input.split ?? 'train'} by ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold ?? 1})`,
+    staticSummary: `reference descriptions for ${input.dataset}/${input.split ?? 'train'} by ${input.model} (coder ${describeCoderModel(input)}, threshold ${input.threshold ?? 1})`,
   });
 }
 

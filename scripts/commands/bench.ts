@@ -2,7 +2,7 @@
 // `pau bench status RUN_ID`: progress of a run from Postgres.
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
@@ -10,12 +10,12 @@ import { benchSummary } from '../client/starters';
 import { runProgress } from '../../db/queries/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
-import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { benchRunOptions } from '../options/bench';
+import { judgeFromArgs, selectionConfig } from '../lib/benchArgs';
 import { checkJudgeCard } from '../client/judgeCard';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, progressLine, waitingText, watchBenchmark } from '../client/bench';
@@ -25,51 +25,7 @@ import { judgeFields } from '../client/judgeChoice';
 import { fetchReportFiles } from '../client/report';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 
-export const usage = [
-  'pau bench run --dataset NAME --split test --models a,b [--settings interactive,in-context] [--limit N] [--samples K]',
-  '              [--max-calls 20] [--max-turns 20] [--max-idle-turns 3] [--in-context-examples generated|probe] [--k N]',
-  '              [--window 50] [--temperature T] [--seed S] [--replay] [--run-id ID [--resume]] [--detach] [--outage-wait 6h]',
-  '              [--judge-model M] [--judge off] [--allow-self-judge] [--allow-unqualified-judge] [--report-dir DIR]',
-  '       pau bench status RUN_ID',
-  '       pau bench models',
-].join('\n');
-
-const int = (min: number) => z.coerce.number().int().min(min);
-
-const runOptions = defineOptions({
-  dataset: z.string().min(1).default('pau-v1'),
-  ...runSelectionFields,
-  'max-calls': int(1).optional(),
-  'max-turns': int(1).optional(),
-  'max-idle-turns': int(1).optional(),
-  k: int(0).optional(),
-  'in-context-examples': z.enum(IN_CONTEXT_EXAMPLES).optional(),
-  window: int(1).optional(),
-  temperature: z.coerce.number().min(0).max(2).optional(),
-  seed: z.coerce.number().int().optional(),
-  replay: z.boolean().optional(),
-  'run-id': z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]+$/)
-    .optional(),
-  resume: z.boolean().optional(),
-  detach: z.boolean().optional(),
-  'report-dir': z.string().min(1).optional(),
-  'outage-wait': z
-    .string()
-    .regex(/^\d+(\.\d+)?[smhd]?$/, 'a duration like 90s, 30m, 6h or 1d (plain numbers are seconds)')
-    .transform(durationSeconds)
-    .optional(),
-});
-
-/** `90s`, `30m`, `6h`, `1d`, or plain seconds. */
-function durationSeconds(text: string): number {
-  const unit = text.at(-1) ?? '';
-  const n = Number.parseFloat(text);
-  const mult = unit === 'm' ? 60 : unit === 'h' ? 3600 : unit === 'd' ? 86400 : 1;
-  return Math.round(n * mult);
-}
-const runSchema = runOptions.schema;
+const runSchema = benchRunOptions.schema;
 
 export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
   const budgets = {
@@ -124,7 +80,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   if (action !== 'run') throw new UsageError(`unknown action ${JSON.stringify(action ?? '')}`);
-  const { values, positionals } = parseCommandArgs(rest, runOptions);
+  const { values, positionals } = parseCommandArgs(rest, benchRunOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.resume && !values['run-id']) throw new UsageError('--resume needs --run-id ID (the run to continue)');
   const base = configFromArgs(values);

@@ -5,9 +5,7 @@
 // run's row (kind `calibration`); reports of benchmark runs on the same split show the latest one.
 // `pau calibrate ladder --judge M [--methods 10] [--dataset pau-v1] [--split test]`: a real judge scores
 // gold / partial / wrong / empty descriptions per method; prints its rank agreement (domain/calibration/ladder.ts).
-import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
 import { WorkflowFailedError } from '@temporalio/client';
-import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { closeSharedDb, getDb } from '../../db/client';
@@ -16,49 +14,19 @@ import { calibrationWorkflowId } from '../../domain/calibration/workflowIds';
 import { printTable } from '../../domain/report/table';
 import { newRunId } from '../client/bench';
 import { calibrationProgress, startCalibration } from '../client/calibration';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { calibrateOptions, judgeCardOptions, ladderOptions } from '../options/calibrate';
 import { requireKnownModels } from '../lib/benchArgs';
 import { RUNGS, summarizeLadder } from '../../domain/calibration/ladder';
-import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { startJudgeCard, startLadder } from '../client/starters';
 import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
 import { cardProgressLine, watchJudgeCard } from '../client/judgeCard';
 import { failureLine } from '../client/benchStart';
 
-const options = defineOptions({
-  dataset: z.string().min(1).default('pau-v1'),
-  split: z.string().min(1).default('test'),
-  limit: z.coerce.number().int().min(1).optional(),
-  window: z.coerce.number().int().min(1).max(50).optional(),
-  'run-id': z.string().min(1).optional(),
-});
-
-const ladderOptions = defineOptions({
-  judge: z.string().min(1),
-  methods: z.coerce.number().int().min(2).default(10),
-  dataset: z.string().min(1).default('pau-v1'),
-  split: z.enum(['train', 'validation', 'test']).default('test'),
-});
-
-const judgeOptions = defineOptions({
-  judge: z.string().min(1),
-  coder: z.string().min(1).optional(),
-  methods: z.coerce.number().int().min(2).max(500).default(DEFAULT_THRESHOLDS.minMethods),
-  dataset: z.string().min(1).default('pau-v1'),
-  split: z.enum(['train', 'validation', 'test']).default('validation'),
-  window: z.coerce.number().int().min(1).max(20).default(2),
-  force: z.boolean().default(false),
-  'min-methods': z.coerce.number().int().min(1).optional(),
-  format: z.enum(JUDGE_FORMATS).default(DEFAULT_JUDGE_FORMAT),
-  skip: z.coerce.number().int().min(0).default(0),
-});
-
-export const usage = `pau calibrate ${options.usage}\n       pau calibrate ladder ${ladderOptions.usage}\n       pau calibrate judge ${judgeOptions.usage}`;
-
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
 async function judgeCard(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, judgeOptions);
+  const { values, positionals } = parseCommandArgs(argv, judgeCardOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const coder = values.coder ?? values.judge;
   requireKnownModels([values.judge, coder]);
@@ -162,7 +130,7 @@ async function ladder(argv: string[]): Promise<number> {
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'ladder') return ladder(argv.slice(1));
   if (argv[0] === 'judge') return judgeCard(argv.slice(1));
-  const { values, positionals } = parseCommandArgs(argv, options);
+  const { values, positionals } = parseCommandArgs(argv, calibrateOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const runId = values['run-id'] ?? newRunId('calibrate');
   const client = await connectClient();

@@ -1,22 +1,14 @@
 // `pau codec-server [--port 8239] [--ui-port 8233] [--print-url]`: the codec endpoint for the owner's Web UI
 // and CLI (platform/stack/codecServer.ts); `stack up` starts it. --print-url prints the URL to paste into the
 // Web UI's "Data Encoder" setting (it holds the token: keep it to yourself) and the CLI flags, and exits.
-import { z } from 'zod';
 import { env } from '../../config/env';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
 import { startCodecServer } from '../../platform/stack/codecServer';
-import { defineOptions, parseCommandArgs } from '../lib/args';
-
-const options = defineOptions({
-  port: z.coerce.number().int().min(0).max(65535).optional(),
-  'ui-port': z.coerce.number().int().min(1).max(65535).optional(),
-  'print-url': z.boolean().default(false),
-});
-
-export const usage = `pau codec-server ${options.usage}`;
+import { parseCommandArgs } from '../lib/args';
+import { codecServerOptions } from '../options/codec-server';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, options);
+  const { values } = parseCommandArgs(argv, codecServerOptions);
   const e = env();
   const port = values.port ?? e.PAU_CODEC_SERVER_PORT;
   if (values['print-url']) {

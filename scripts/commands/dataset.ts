@@ -5,20 +5,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { env } from '../../config/env';
-import { z } from 'zod';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
-import { BuildConfig, DEFAULT_BY_SOURCE, SourceSplit, type BuildConfigInput } from '../../domain/dataset/config';
+import { BuildConfig, DEFAULT_BY_SOURCE, type SourceSplit, type BuildConfigInput } from '../../domain/dataset/config';
 import { DatasetFileError } from '../../domain/dataset/fileRecord';
 import { manifestPathOf, shippedDatasetFile, writeDatasetFile } from '../../platform/dataset/file';
 import { datasetRecords, loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
 import { ensureTrainerPython, TRAINER_DIR } from '../../platform/process/trainerPython';
 import { compareWithShipped } from '../client/datasetFile';
 import { START_DATASET } from '../client/mainJob';
-import { SOURCE_NAMES, type SourceName } from '../../domain/dataset/sources';
+import type { SourceName } from '../../domain/dataset/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../platform/dataset/store';
 import type { BuildSummary } from '../../domain/dataset/summary';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { buildOptions, describeOptions, exportOptions, loadOptions, type SPLIT_PRESETS } from '../options/dataset';
 import { formatTable } from '../../domain/report/table';
 import { buildWorkLine, formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
 import { startDescribeRun } from '../client/starters';
@@ -26,57 +26,8 @@ import { requireKnownModels } from '../lib/benchArgs';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { acceptedReferenceDescriptions } from '../../platform/dataset/referenceDescriptions';
-import type { DescribeRunInput, DescribeRunProgress } from '../../domain/describe/types';
+import { describeCoderModel, type DescribeRunInput, type DescribeRunProgress } from '../../domain/describe/types';
 import { writePrivateFile } from '../../platform/process/privateFiles';
-
-export const usage = [
-  'pau dataset build [--name pau-v1] [--sources humaneval,mbpp,cruxeval,codealpaca] [--limit N] [--seed S] [--data-dir DIR]',
-  '                  [--test 741] [--validation 100] [--batch-size 25] [--concurrency 4] [--codealpaca auto|20k|2k]',
-  '                  [--split-scheme proportional|by-source|by-source-mbpp-official] [--split-by-source "test=humaneval,mbpp,cruxeval;train=codealpaca"]',
-  '                  [--generate-inputs on|off]',
-  '       pau dataset describe <name> --model M [--coder-model M] [--split train|validation|test|all] [--threshold 1.0]',
-  '                  [--limit N] [--window 4] [--force]',
-  '       pau dataset show <name>',
-  '       pau dataset export <name> --out F.jsonl.gz|F.jsonl|F.parquet [--format jsonl|parquet] [--split test|validation|train]',
-  '       pau dataset load [--file datasets/pau-v1/pau-v1.jsonl.gz]',
-  '       pau dataset list',
-].join('\n');
-
-const int = z.coerce.number().int().min(0);
-
-/** `--split-scheme` presets: the paper-size proportional split, or whole sources per split. */
-export const SPLIT_PRESETS = ['proportional', 'by-source', 'by-source-mbpp-official'] as const;
-
-/** `test=humaneval,mbpp;official=mbpp;train=codealpaca` → { humaneval: 'test', mbpp: 'official', ... }. */
-export function parseBySource(spec: string, ctx: z.RefinementCtx): Partial<Record<SourceName, SourceSplit>> {
-  const out: Partial<Record<SourceName, SourceSplit>> = {};
-  for (const part of spec
-    .split(';')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const [to, list] = part.split('=', 2).map((x) => x?.trim() ?? '');
-    const split = SourceSplit.safeParse(to);
-    if (!split.success || !list) {
-      ctx.addIssue({ code: 'custom', message: `bad part ${JSON.stringify(part)}: expected test|validation|train|official=source,source` });
-      return z.NEVER;
-    }
-    for (const src of list
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean)) {
-      if (!(SOURCE_NAMES as readonly string[]).includes(src)) {
-        ctx.addIssue({ code: 'custom', message: `unknown source ${JSON.stringify(src)} (known: ${SOURCE_NAMES.join(', ')})` });
-        return z.NEVER;
-      }
-      if (split.data === 'official' && src !== 'mbpp') {
-        ctx.addIssue({ code: 'custom', message: `only mbpp has an official split, not ${src}` });
-        return z.NEVER;
-      }
-      out[src as SourceName] = split.data;
-    }
-  }
-  return out;
-}
 
 function splitFromArgs(
   preset: (typeof SPLIT_PRESETS)[number] | undefined,
@@ -92,33 +43,7 @@ function splitFromArgs(
 }
 
 async function build(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    defineOptions({
-      name: z.string().default('pau-v1'),
-      sources: z
-        .string()
-        .transform((s) =>
-          s
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean),
-        )
-        .pipe(z.array(z.enum(SOURCE_NAMES)).min(1))
-        .optional(),
-      limit: int.min(1).optional(),
-      seed: z.string().optional(),
-      test: int.optional(),
-      validation: int.optional(),
-      'batch-size': int.min(1).optional(),
-      concurrency: int.min(1).optional(),
-      codealpaca: z.enum(['auto', '20k', '2k']).optional(),
-      'split-scheme': z.enum(SPLIT_PRESETS).optional(),
-      'split-by-source': z.string().transform(parseBySource).optional(),
-      'generate-inputs': z.enum(['on', 'off']).optional(),
-      'data-dir': z.string().min(1).optional(),
-    }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, buildOptions);
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const config: BuildConfigInput & { name: string } = {
     name: values.name,
@@ -190,14 +115,7 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function exportCmd(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    defineOptions({
-      out: z.string().min(1),
-      format: z.enum(['jsonl', 'parquet']).optional(),
-      split: z.enum(['train', 'validation', 'test']).optional(),
-    }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, exportOptions);
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
   const format = values.format ?? (values.out.endsWith('.parquet') ? 'parquet' : 'jsonl');
@@ -243,7 +161,7 @@ async function exportCmd(argv: string[]): Promise<number> {
 
 /** `dataset load`: verifies a dataset file and imports it in one transaction (the same file again changes nothing). */
 async function load(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, defineOptions({ file: z.string().min(1).optional() }));
+  const { values, positionals } = parseCommandArgs(argv, loadOptions);
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const file = path.resolve(values.file ?? shippedDatasetFile(START_DATASET));
   const dbh = connect(undefined, 2);
@@ -289,18 +207,7 @@ async function list(argv: string[]): Promise<number> {
 
 /** `dataset describe`: reference descriptions for methods without a gold one (CruxEval), kept by code match. */
 async function describe(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    argv,
-    defineOptions({
-      model: z.string().min(1),
-      'coder-model': z.string().min(1).optional(),
-      split: z.enum(['train', 'validation', 'test', 'all']).default('train'),
-      threshold: z.coerce.number().min(0).max(1).default(1),
-      limit: int.min(1).optional(),
-      window: int.min(1).max(64).optional(),
-      force: z.boolean().optional(),
-    }),
-  );
+  const { values, positionals } = parseCommandArgs(argv, describeOptions);
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset describe needs exactly one dataset name');
   requireKnownModels([values.model, ...(values['coder-model'] ? [values['coder-model']] : [])]);
@@ -329,7 +236,7 @@ async function describe(argv: string[]): Promise<number> {
       );
     const handle = await startDescribeRun(client, input);
     console.log(
-      `describing ${name}/${input.split} with ${input.model} (coder ${input.coderModel ?? input.model}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
+      `describing ${name}/${input.split} with ${input.model} (coder ${describeCoderModel(input)}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
     );
     const tty = process.stderr.isTTY;
     let finished = false;

@@ -3,8 +3,6 @@ import { connectClient } from '../../config/temporal';
 import { UsageError } from '../lib/args';
 import { formatDoctor, runDoctor } from '../client/doctor';
 
-export const usage = 'pau doctor';
-
 export async function run(argv: string[]): Promise<number> {
   if (argv.length > 0) throw new UsageError(`unexpected arguments: ${argv.join(' ')}`);
   const client = await connectClient();

@@ -1,22 +1,16 @@
 // `pau export inspect <runId> [--out DIR]`: a benchmark run as inspect_ai eval logs, one JSON log per
 // (model, setting), for `inspect view` and inspect's log API (platform/export/inspectExport.ts; the format:
 // docs/inspect.md). Postgres only. A run that is unknown, no benchmark or still running: one line, exit 2.
-import { z } from 'zod';
 import { closeSharedDb, getDb } from '../../db/client';
 import { defaultInspectDir, exportInspect, InspectExportError } from '../../platform/export/inspectExport';
 import { inspectVersion, readyInspectBin } from '../../platform/export/inspectVenv';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-
-const options = defineOptions({
-  out: { schema: z.string().min(1).optional(), arg: '<dir>', help: 'where the logs go (default reports/<runId>.inspect/)' },
-});
-
-export const usage = `pau export inspect <runId> ${options.usage}`;
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { exportOptions } from '../options/export';
 
 export async function run(argv: string[]): Promise<number> {
   const [format, ...rest] = argv;
   if (format !== 'inspect') throw new UsageError(format ? `unknown export format ${JSON.stringify(format)} (known: inspect)` : 'which format? inspect');
-  const { values, positionals } = parseCommandArgs(rest, options);
+  const { values, positionals } = parseCommandArgs(rest, exportOptions);
   if (positionals.length !== 1) throw new UsageError(`one run id, got ${positionals.length}`);
   const runId = positionals[0]!;
   try {

@@ -2,81 +2,25 @@
 // rewards, the update on pau-gpu, the new checkpoint, its validation benchmark beside the base) and its HTML
 // report. Needs workers (`npm run workers`).
 import type { WorkflowHandle } from '@temporalio/client';
-import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
 import { countRollouts, loadGrpoRun } from '../../db/queries/grpoReportData';
-import { NAME_PATTERN } from '../../domain/training/checkpointIds';
-import { DEFAULT_GRPO_REWARD, GRPO_REWARDS, type GrpoConfig, type GrpoResult } from '../../domain/training/grpo';
+import type { GrpoConfig, GrpoResult } from '../../domain/training/grpo';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
 import { datasetMethods } from '../../db/schema/datasets';
 import { and, eq, inArray } from 'drizzle-orm';
 import { checkJudgeCard } from '../client/judgeCard';
 import { maxLengthFor, rolloutWindowFor } from '../lib/trainingArgs';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-import { commaList, requireKnownModels } from '../lib/benchArgs';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { grpoReportOptions, grpoTrainOptions } from '../options/grpo';
+import { requireKnownModels } from '../lib/benchArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
 import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
 import { printFinishedTraining, printTrainingReport } from '../client/report';
-
-const int = (min: number) => z.coerce.number().int().min(min);
-
-const trainOptions = defineOptions({
-  base: { schema: z.string().min(1), help: 'the policy base model (local/<name>)' },
-  critic: z.string().min(1).optional(),
-  dataset: z.string().min(1).default('pau-v1'),
-  split: z.enum(['train', 'validation', 'test']).default('train'),
-  'methods-per-epoch': int(1).default(4),
-  group: int(2).default(4),
-  'rollout-window': { schema: int(1).optional(), help: 'rollout episodes in flight at once (default 4)' },
-  epochs: int(1).default(2),
-  'max-calls': int(1).default(4),
-  'max-turns': int(1).optional(),
-  'max-tokens': int(16).optional(),
-  temperature: z.coerce.number().gt(0).max(2).default(1),
-  'kl-beta': z.coerce.number().min(0).optional(),
-  'clip-eps': z.coerce.number().gt(0).lt(1).optional(),
-  lr: z.coerce.number().positive().optional(),
-  'lora-rank': int(1).optional(),
-  'mini-batch-size': int(1).optional(),
-  'max-length': int(16).optional(),
-  threads: int(1).optional(),
-  reward: z.enum(GRPO_REWARDS).default(DEFAULT_GRPO_REWARD),
-  'code-match-weight': z.coerce.number().min(0).default(1),
-  'eval-every': int(0).default(1),
-  'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),
-  'eval-limit': { schema: int(1).optional(), help: 'only the first N validation methods (default: the whole split, as bench run)' },
-  'eval-methods': commaList.optional(),
-  methods: commaList.optional(),
-  'judge-model': z.string().min(1).optional(),
-  'allow-unqualified-judge': {
-    schema: z.boolean().optional(),
-    help: 'train and evaluate with a judge that failed its judge card (recorded; the reports mark its scores)',
-  },
-  'allow-mixed-stacks': {
-    schema: z.boolean().optional(),
-    help: 'evaluate the checkpoint beside its base even when the two are served by different stacks (vLLM and llama.cpp; recorded, the report names each arm’s stack)',
-  },
-  'allow-self-judge': {
-    schema: z.boolean().optional(),
-    help: 'let a judge or critic that is the policy, its base or a checkpoint of it grade the rollouts (recorded in the config)',
-  },
-  seed: int(0).default(0),
-  'run-id': z.string().regex(NAME_PATTERN).optional(),
-  detach: z.boolean().optional(),
-  'allow-test-split': z.boolean().optional(),
-});
-
-const reportOptions = defineOptions({
-  out: { schema: z.string().min(1).optional(), help: 'a folder, or F.html (default: reports/RUN.html)' },
-  compare: { schema: commaList.optional(), help: "other GRPO runs (other reward modes): this run's checkpoints paired against theirs on validation" },
-});
-
-export const usage = [`pau grpo train ${trainOptions.usage}`, `       pau grpo report RUN ${reportOptions.usage}`].join('\n');
 
 /** One progress line: epoch, rollouts finished, elapsed, and an ETA from the epochs done so far. */
 export async function grpoProgressLine(db: Db, runId: string, started: number): Promise<string> {
@@ -98,7 +42,7 @@ async function watch(db: Db, handle: WorkflowHandle, runId: string): Promise<Grp
 }
 
 async function train(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
+  const { values: v, positionals } = parseCommandArgs(argv, grpoTrainOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const refusal = testSplitRefusal('grpo train (rollouts to train on)', v.split, v['allow-test-split']);
   if (refusal) throw new UsageError(refusal);
@@ -201,7 +145,7 @@ async function train(argv: string[]): Promise<number> {
 
 /** `grpo report RUN [--compare R1,R2]`: the stored report (produced now for a run still running or with --compare). */
 async function report(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, reportOptions);
+  const { values, positionals } = parseCommandArgs(argv, grpoReportOptions);
   if (positionals.length !== 1) throw new UsageError('report takes one RUN id');
   const runId = positionals[0]!;
   return printTrainingReport({ kind: 'grpo', runId, ...(values.compare ? { compare: values.compare } : {}) }, values.out, (db) =>

@@ -1,14 +1,14 @@
 // `pau judge --run <runId> --judge-model M [--coder-model M] [--force] [--window N]`: re-scores a stored
 // run with a judge model without re-running any agent (new judgments rows keyed by the judge model),
 // then writes the run's report for that judge. Needs workers (`npm run workers`, or `npm start`).
-import { z } from 'zod';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { closeSharedDb } from '../../db/client';
 import { getDb } from '../../db/client';
 import { produceReportFiles } from '../client/report';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { judgeOptions } from '../options/judge';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
@@ -19,19 +19,6 @@ import { storedCoderModel } from '../../domain/judge/config';
 import { mergeRunJudgeFields, runJudgeFieldsOf } from '../../db/queries/runConfig';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-
-const options = defineOptions({
-  run: z.string().min(1),
-  'judge-model': z.string().min(1),
-  'coder-model': z.string().min(1).optional(),
-  force: z.boolean().optional(),
-  window: z.coerce.number().int().min(1).max(200).optional(),
-  out: z.string().min(1).optional(),
-  'allow-self-judge': {
-    schema: z.boolean().optional(),
-    help: "let a judge or coder that is one of the run's agents, its base or a checkpoint of it score the run (recorded in the run's config)",
-  },
-});
 
 /** The models whose episodes the run holds (its agents; a GRPO run's include its checkpoints). */
 async function agentModelsOf(db: Db, runId: string): Promise<string[]> {
@@ -45,10 +32,8 @@ async function storedCoderOf(db: Db, runId: string): Promise<string | undefined>
   return fields && storedCoderModel(fields);
 }
 
-export const usage = `pau judge ${options.usage}`;
-
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, options);
+  const { values, positionals } = parseCommandArgs(argv, judgeOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const judgeModel = values['judge-model'];
   for (const m of [judgeModel, values['coder-model']])

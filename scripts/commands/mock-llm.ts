@@ -1,20 +1,12 @@
 // `pau mock-llm [--port 8399] [--latency-ms 0]`: the scripted model server on its own, for demos and for
 // pointing other tools at it (PAU_MOCK_LLM_URL=http://127.0.0.1:8399/v1). Not a real LLM.
-import { z } from 'zod';
 import { MOCK_POLICIES } from '../../config/models';
 import { startMockServer } from '../../platform/models/mock/server';
-import { defineOptions, parseCommandArgs } from '../lib/args';
-
-const options = defineOptions({
-  port: z.coerce.number().int().min(0).max(65535).default(8399),
-  host: z.string().default('127.0.0.1'),
-  'latency-ms': z.coerce.number().int().min(0).default(0),
-});
-
-export const usage = `pau mock-llm ${options.usage}`;
+import { parseCommandArgs } from '../lib/args';
+import { mockLlmOptions } from '../options/mock-llm';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, options);
+  const { values } = parseCommandArgs(argv, mockLlmOptions);
   const server = await startMockServer({ port: values.port, host: values.host, latencyMs: values['latency-ms'] });
   console.log(`scripted mock model server (NOT a real LLM) at ${server.url}`);
   console.log(`policies (the request's "model"): ${MOCK_POLICIES.join(', ')}; the method comes from the X-Pau-Method-Id header, read from Postgres.`);

@@ -1,27 +1,15 @@
 // `pau models install|serve|stop|status [NAME...]`: the local models (docs/models.md).
-import { z } from 'zod';
 import { fmtBytes, installModel, modelState } from '../../platform/models/local/install';
 import { ensureRuntime } from '../../platform/models/local/runtime';
 import { localServers, planFor, startLocalServer, stopLocalServer } from '../../platform/models/local/server';
 import { modelsDir } from '../../config/env';
 import { LOCAL_MODELS } from '../../domain/llm/localModels';
 import { models } from '../../config/models';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { modelsOptions } from '../options/models';
 import { progressLine } from '../../platform/stack/progressLine';
 import { printTable } from '../../domain/report/table';
 import { localModelsInUse, resolveLocalName } from '../client/localModels';
-
-const options = defineOptions({
-  force: { schema: z.boolean().optional(), help: 'install: download and verify again even when the file is present' },
-});
-
-export const usage = [
-  'pau models install [NAME...] [--force]   download, assemble and verify built-in models (default: all three)',
-  '       pau models serve [NAME...]             start llama.cpp servers (default: the local models the configuration uses)',
-  '       pau models stop [NAME...]              stop them (default: every server this state dir started)',
-  '       pau models status                      installed files and running servers',
-  'NAME: a registry name (local/qwen2.5-coder-0.5b) or a built-in short name (qwen2.5-coder-0.5b)',
-].join('\n');
 
 function resolve(names: string[]): string[] {
   try {
@@ -116,7 +104,7 @@ async function status(): Promise<number> {
 
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
-  const { values, positionals } = parseCommandArgs(rest, options);
+  const { values, positionals } = parseCommandArgs(rest, modelsOptions);
   switch (action) {
     case 'install':
       return install(positionals, values.force ?? false);

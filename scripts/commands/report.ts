@@ -1,36 +1,13 @@
-// `pau report <runId> [--compare <runId>] [--judge-model M] [--out DIR]`, `pau report --compare A,B`: produces the report (the one
-// producer, platform/report/produceReport.ts, in this process: Postgres only; stored in `reports`), writes reports/<runId>.html (static, opens without
-// a server) and .json from there, and prints the headline table. `--latest`: the newest
-// benchmark run. `pau report show <runId>`: the run's stored report of any kind, as stored.
-import { z } from 'zod';
 import { closeSharedDb, getDb } from '../../db/client';
 import { latestRunId } from '../../db/queries/reportRows';
 import { ReportError } from '../../domain/report/reportError';
 import { produceReportFiles, storedReportFiles } from '../client/report';
-import { REPORT_KINDS } from '../../domain/report/reportKinds';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-
-const options = defineOptions({
-  compare: { schema: z.string().min(1).optional(), arg: '<runId>|<A,B>', help: 'beside another run; A,B: run A beside run B' },
-  'judge-model': { schema: z.string().min(1).optional(), arg: '<model>' },
-  out: { schema: z.string().min(1).optional(), arg: '<dir>' },
-  latest: z.boolean().optional(),
-});
-
-const showOptions = defineOptions({
-  kind: { schema: z.enum(REPORT_KINDS).optional(), help: 'only a report of this kind' },
-  out: { schema: z.string().min(1).optional(), arg: '<dir>' },
-});
-
-export const usage = [
-  `pau report <runId>|--latest ${options.usage.replace(' [--latest]', '')}`,
-  '       pau report --compare <A>,<B> [--judge-model <model>] [--out <dir>]',
-  `       pau report show <runId> ${showOptions.usage}`,
-].join('\n');
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { reportOptions, reportShowOptions } from '../options/report';
 
 /** `report show RUN`: the run's latest stored report of any kind (benchmark, sft, grpo), never produced here. */
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, showOptions);
+  const { values, positionals } = parseCommandArgs(argv, reportShowOptions);
   if (positionals.length !== 1) throw new UsageError(`report show takes one run id, got ${positionals.length}`);
   const runId = positionals[0]!;
   try {
@@ -53,7 +30,7 @@ async function show(argv: string[]): Promise<number> {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'show') return show(argv.slice(1));
-  const { values, positionals } = parseCommandArgs(argv, options);
+  const { values, positionals } = parseCommandArgs(argv, reportOptions);
   if (positionals.length > 1) throw new UsageError(`one run id, got ${positionals.length}`);
   try {
     // `--compare A,B`: run A beside run B (no run id before it); `RUN --compare B`: the same with A = RUN.

@@ -3,7 +3,6 @@
 // `pau rerun --run RUN_ID`: continue a run that stopped (cancelled, terminated, timed out) with its stored
 // config; episodes that ended are counted, not run again.
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { runs } from '../../db/schema/runs';
 import type { RerunFailedResult } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { startRerun } from '../client/starters';
@@ -13,17 +12,13 @@ import { connect, type Db } from '../../db/client';
 import { type LaunchedRun, resumeBenchmark, StartRefused } from '../client/benchStart';
 import { reconcileRuns } from '../ops/reconcile';
 import { watchToEnd } from './bench';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { rerunOptions } from '../options/rerun';
 import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
 
-export const usage =
-  'pau rerun WORKFLOW_ID\n       pau rerun --run RUN_ID --failed\n       pau rerun --run RUN_ID        (continue a cancelled or terminated run)';
-
-const options = defineOptions({ run: z.string().min(1).optional(), failed: z.boolean().optional() });
-
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, options);
+  const { values, positionals } = parseCommandArgs(argv, rerunOptions);
   const client = await connectClient();
   try {
     if (values.run) {

@@ -3,7 +3,6 @@
 // marked), so a run is never shown running when it is not.
 import type { Client } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { runProgress } from '../../db/queries/runs';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
@@ -11,16 +10,14 @@ import { connect, type Db } from '../../db/client';
 import { runs } from '../../db/schema/runs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { runsCancelOptions, runsListOptions, runsShowOptions } from '../options/runs';
 import { printTable } from '../../domain/report/table';
 import { listRuns, runEpisodes } from '../ops/runsQuery';
 import { printEpisode } from '../ops/episodeTranscript';
 import { paidTwice } from '../../db/queries/ledger';
 import { reconcileRuns } from '../ops/reconcile';
 import { waitingText } from '../client/bench';
-
-export const usage =
-  'pau runs list [--failed] [--limit N]\n       pau runs show RUN_ID [--all]\n       pau runs show RUN_ID --episode EPISODE_ID [--full]\n       pau runs cancel RUN_ID [--wait 120]';
 
 /** Reconciles with Temporal when it answers; says so (and shows the rows as stored) when it does not. */
 async function reconciled(db: Db, runIds?: string[]): Promise<Client | undefined> {
@@ -42,10 +39,7 @@ export async function run(argv: string[]): Promise<number> {
   let client: Client | undefined;
   try {
     if (action === 'list') {
-      const { values, positionals } = parseCommandArgs(
-        rest,
-        defineOptions({ failed: z.boolean().optional(), limit: z.coerce.number().int().min(1).optional() }),
-      );
+      const { values, positionals } = parseCommandArgs(rest, runsListOptions);
       if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
       client = await reconciled(h.db);
       const rows = await listRuns(h.db, { failedOnly: values.failed ?? false, limit: values.limit ?? 50 });
@@ -70,10 +64,7 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (action === 'show') {
-      const { values, positionals } = parseCommandArgs(
-        rest,
-        defineOptions({ all: z.boolean().optional(), episode: z.string().min(1).optional(), full: z.boolean().optional() }),
-      );
+      const { values, positionals } = parseCommandArgs(rest, runsShowOptions);
       const [runId, ...more] = positionals;
       if (!runId || more.length > 0) throw new UsageError('show takes one RUN_ID');
       if (values.episode) return await printEpisode(h.db, runId, values.episode, values.full ?? false);
@@ -116,7 +107,7 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (action === 'cancel') {
-      const { values, positionals } = parseCommandArgs(rest, defineOptions({ wait: z.coerce.number().int().min(0).default(120) }));
+      const { values, positionals } = parseCommandArgs(rest, runsCancelOptions);
       const [runId, ...more] = positionals;
       if (!runId || more.length > 0) throw new UsageError('cancel takes one RUN_ID');
       return await cancelRun(h.db, runId, values.wait);

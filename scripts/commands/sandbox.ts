@@ -5,28 +5,15 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { SandboxPool, SandboxUnavailable } from '../../platform/sandbox/pool';
 import { callSpecSchema } from '../../domain/sandbox/schemas';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-
-export const usage =
-  'pau sandbox exec --file F.py --entry NAME --calls \'[["1", "2"], "[3, 1], key=\\\'a\\\'"]\' ' +
-  '[--coverage] [--timeout-ms N] [--memory-mb N] [--mode auto|bwrap|seccomp|none]';
-
-const options = defineOptions({
-  file: z.string({ error: 'is required' }).min(1),
-  entry: z.string({ error: 'is required' }).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a Python identifier'),
-  calls: z.string({ error: 'is required' }),
-  coverage: z.boolean().optional(),
-  'timeout-ms': z.coerce.number().int().min(10).max(600_000).optional(),
-  'memory-mb': z.coerce.number().int().min(32).max(65_536).optional(),
-  mode: z.enum(['auto', 'bwrap', 'seccomp', 'none']).optional(),
-});
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { sandboxOptions } from '../options/sandbox';
 
 const callsSchema = z.array(callSpecSchema);
 
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'exec') throw new UsageError(sub ? `unknown subcommand ${JSON.stringify(sub)}` : 'missing subcommand exec');
-  const { values, positionals } = parseCommandArgs(rest, options);
+  const { values, positionals } = parseCommandArgs(rest, sandboxOptions);
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   let source: string;
   try {

@@ -1,56 +1,11 @@
-// `pau schedule ...`: nightly benchmark runs as Temporal Schedules.
-import { z } from 'zod';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { connectClient } from '../../config/temporal';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-import { judgeFromArgs, runSelectionFields, selectionConfig } from '../lib/benchArgs';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { backfillOptions, nightlyOptions } from '../options/schedule';
+import { judgeFromArgs, selectionConfig } from '../lib/benchArgs';
 import { judgeFields } from '../client/judgeChoice';
 import { printTable } from '../../domain/report/table';
 import { describeLines, listSchedules, upsertNightly, type OverlapPolicy } from '../ops/schedules';
-
-export const usage = [
-  'pau schedule nightly --dataset NAME --models a,b [--at 02:00] [--tz UTC] [--settings interactive,in-context] [--split test]',
-  '                     [--limit N] [--samples K] [--judge on|off] [--judge-model M] [--id ID] [--overlap skip|buffer_one|buffer_all|allow_all|cancel_other|terminate_other]',
-  '                     [--catchup 1h] [--paused]',
-  '       pau schedule list',
-  '       pau schedule describe|pause|unpause|trigger|delete ID',
-  '       pau schedule backfill ID --from ISO-TIME --to ISO-TIME',
-].join('\n');
-
-const overlaps = ['skip', 'buffer_one', 'buffer_all', 'allow_all', 'cancel_other', 'terminate_other'] as const;
-
-const nightlyOptions = defineOptions({
-  dataset: z.string().min(1),
-  ...runSelectionFields,
-  at: z
-    .string()
-    .regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'HH:MM (24-hour)')
-    .default('02:00'),
-  tz: z
-    .string()
-    .min(1)
-    .default('UTC')
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'an IANA time zone such as UTC or Europe/Paris'),
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -')
-    .optional(),
-  overlap: z.enum(overlaps).default('skip'),
-  catchup: z
-    .string()
-    .regex(/^\d+\s*(s|m|h|d)$/, 'a duration like 30m, 1h, 1d')
-    .default('1h'),
-  paused: z.boolean().optional(),
-});
-
-const backfillOptions = defineOptions({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) });
 
 function oneId(positionals: string[], action: string): string {
   const [id, ...more] = positionals;

@@ -6,20 +6,13 @@ import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { loadSftDataset, loadSftExamples } from '../../db/queries/sftData';
-import { SETTINGS } from '../../domain/episode/types';
-import { sftDataRunId, sftEvalRunId, NAME_PATTERN } from '../../domain/training/checkpointIds';
-import {
-  DEFAULT_SFT_THRESHOLDS,
-  formatSftSummary,
-  SFT_EXPORT_FORMATS,
-  type SftBuildConfig,
-  type SftBuildSummary,
-  sftJsonl,
-} from '../../domain/training/sftData';
+import { sftDataRunId, sftEvalRunId } from '../../domain/training/checkpointIds';
+import { formatSftSummary, type SftBuildConfig, type SftBuildSummary, sftJsonl } from '../../domain/training/sftData';
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
-import { defineOptions, parseCommandArgs, UsageError } from '../lib/args';
-import { commaList, requireKnownModels } from '../lib/benchArgs';
+import { parseCommandArgs, UsageError } from '../lib/args';
+import { sftBuildOptions, sftExportOptions, sftReportOptions, sftTrainOptions } from '../options/sft';
+import { requireKnownModels } from '../lib/benchArgs';
 import { maxLengthFor } from '../lib/trainingArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
 import type { SelfJudgePair } from '../../domain/judge/selfJudge';
@@ -29,83 +22,13 @@ import { watchSft } from '../client/sftWatch';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { printFinishedTraining, printTrainingReport } from '../client/report';
 
-const int = (min: number) => z.coerce.number().int().min(min);
-const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
-const settings = commaList.pipe(z.array(z.enum(SETTINGS)).min(1));
-
-const buildOptions = defineOptions({
-  teacher: { schema: z.string().min(1), help: 'the model whose episodes become examples' },
-  split: z.enum(['train', 'validation', 'test']).default('train'),
-  name: name.optional(),
-  dataset: z.string().min(1).default('pau-v1'),
-  limit: int(1).optional(),
-  samples: int(1).default(1),
-  settings: settings.default(['interactive']),
-  'min-score': z.coerce.number().int().min(1).max(5).default(DEFAULT_SFT_THRESHOLDS.minScore),
-  'min-code-match': z.coerce.number().min(0).max(1).default(DEFAULT_SFT_THRESHOLDS.minCodeMatch),
-  'keep-contradicting': z.boolean().optional(),
-  'judge-model': z.string().min(1).optional(),
-  'allow-self-judge': { schema: z.boolean().optional(), help: 'let a judge that is the teacher, its base or a checkpoint of it filter the data' },
-  'max-calls': int(1).optional(),
-  'max-turns': int(1).optional(),
-  window: int(1).optional(),
-  detach: z.boolean().optional(),
-  'allow-test-split': z.boolean().optional(),
-});
-
-const exportOptions = defineOptions({
-  out: z.string().min(1),
-  format: z.enum(SFT_EXPORT_FORMATS).default('openai'),
-});
-
-const trainOptions = defineOptions({
-  data: name,
-  base: z.string().min(1),
-  epochs: z.coerce.number().positive().optional(),
-  lr: z.coerce.number().positive().optional(),
-  'lora-rank': int(1).optional(),
-  'lora-alpha': z.coerce.number().positive().optional(),
-  'max-steps': int(1).optional(),
-  /** Conversations per optimizer step (all processes together); a multiple of PAU_TRAINER_PROCESSES uses every device. */
-  'batch-size': int(1).optional(),
-  'save-every': int(1).optional(),
-  'max-length': int(16).optional(),
-  seed: int(0).optional(),
-  threads: int(1).optional(),
-  'eval-dataset': z.string().min(1).default('pau-v1'),
-  'eval-split': z.enum(['train', 'validation', 'test']).default('validation'),
-  'eval-limit': int(1).optional(),
-  'eval-settings': settings.default(['interactive', 'in-context']),
-  'eval-samples': int(1).default(1),
-  'judge-model': z.string().min(1).optional(),
-  'allow-self-judge': { schema: z.boolean().optional(), help: 'let a judge that is the base or a checkpoint of it score the evaluation' },
-  'no-eval': z.boolean().optional(),
-  'max-calls': int(1).optional(),
-  'max-turns': int(1).optional(),
-  'run-id': name.optional(),
-  detach: z.boolean().optional(),
-  'allow-test-split': z.boolean().optional(),
-});
-
-const reportOptions = defineOptions({
-  out: { schema: z.string().min(1).optional(), help: 'a folder, or F.html (default: reports/RUN.html)' },
-});
-
-export const usage = [
-  `pau sft build ${buildOptions.usage}`,
-  `       pau sft export NAME ${exportOptions.usage}`,
-  `       pau sft train ${trainOptions.usage}`,
-  '       pau sft show NAME',
-  `       pau sft report RUN ${reportOptions.usage}`,
-].join('\n');
-
 function budgetsOf(v: { 'max-calls'?: number; 'max-turns'?: number }) {
   const b = { ...(v['max-calls'] ? { maxCalls: v['max-calls'] } : {}), ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) };
   return Object.keys(b).length > 0 ? { budgets: b } : {};
 }
 
 async function build(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseCommandArgs(argv, buildOptions);
+  const { values: v, positionals } = parseCommandArgs(argv, sftBuildOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const refusal = testSplitRefusal('sft build (training data)', v.split, v['allow-test-split']);
   if (refusal) throw new UsageError(refusal);
@@ -154,7 +77,7 @@ async function build(argv: string[]): Promise<number> {
 }
 
 async function exportData(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, exportOptions);
+  const { values, positionals } = parseCommandArgs(argv, sftExportOptions);
   if (positionals.length !== 1) throw new UsageError('export takes one data set NAME');
   const dataName = positionals[0]!;
   const h = connect(undefined, 1);
@@ -192,7 +115,7 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function train(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseCommandArgs(argv, trainOptions);
+  const { values: v, positionals } = parseCommandArgs(argv, sftTrainOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   requireKnownModels(v['judge-model'] ? [v['judge-model']] : []);
   // The trained sequences fit what the base is served with: max_length defaults to its serving context.
@@ -264,7 +187,7 @@ async function train(argv: string[]): Promise<number> {
 
 /** `sft report RUN`: the SFT run's stored report (produced now when the run stored none). */
 async function report(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, reportOptions);
+  const { values, positionals } = parseCommandArgs(argv, sftReportOptions);
   if (positionals.length !== 1) throw new UsageError('report takes one RUN id');
   return printTrainingReport({ kind: 'sft', runId: positionals[0]! }, values.out);
 }

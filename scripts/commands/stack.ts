@@ -4,8 +4,6 @@ import { printTable } from '../../domain/report/table';
 import { stackDown, stackStatus, stackUp } from '../../platform/stack/stack';
 import { localModelsInUse } from '../client/localModels';
 
-export const usage = 'pau stack up|down|status';
-
 export async function run(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);

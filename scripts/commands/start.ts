@@ -2,7 +2,6 @@
 // install beside it, workers in this process, the doctor, then the job; keeps the UI up until Ctrl-C, or
 // exits when the job is done with --once. Ends with the time each stage took (docs/cli.md, "npm start").
 import path from 'node:path';
-import { z } from 'zod';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { temporalUiUrl } from '../../config/services';
 import { env } from '../../config/env';
@@ -10,7 +9,8 @@ import { connectClient } from '../../config/temporal';
 import { startWorkers } from '../../workers/runWorkers';
 import { installedModels } from '../../platform/models/local/install';
 import { LOCAL_PREFIX } from '../../domain/llm/localModels';
-import { defineOptions, parseCommandArgs } from '../lib/args';
+import { parseCommandArgs } from '../lib/args';
+import { startOptions } from '../options/start';
 import { formatDoctor, runDoctor } from '../client/doctor';
 import { defaultJudgeToInstall, installDefaultJudge, runMainJob } from '../client/mainJob';
 import { localModelsInUse } from '../client/localModels';
@@ -18,12 +18,8 @@ import { stageClock, startPlanLines } from '../client/startStages';
 import { serveLocalModels, stackUp } from '../../platform/stack/stack';
 import { errorText } from '../../domain/temporal/errorText';
 
-const options = defineOptions({ once: z.boolean().optional() });
-
-export const usage = `pau start ${options.usage}`;
-
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, options);
+  const { values } = parseCommandArgs(argv, startOptions);
   const clock = stageClock();
   const inUse = localModelsInUse();
   const installed = new Set(installedModels().map((m) => `${LOCAL_PREFIX}${m}`));

@@ -1,20 +1,14 @@
-// Command-line pieces shared by the verbs that start benchmark runs (`bench run`, `schedule nightly`):
-// which methods × models × settings × samples, which judge, and the registry check for model names.
-import { z } from 'zod';
+// Command-line pieces shared by the verbs that start benchmark runs (`bench run`, `schedule nightly`): the
+// config and the judge their selection options (scripts/options/runSelection.ts) decide, and the registry check
+// for model names.
+import type { z } from 'zod';
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { SETTINGS } from '../../domain/episode/types';
+import type { runSelectionFields } from '../options/runSelection';
+import type { CommandOptions } from './options';
 import { models } from '../../config/models';
 import { UsageError } from './args';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { checkpointBases, checkSelfJudge, chooseJudge, type JudgeChoice } from '../client/judgeChoice';
-
-/** `a,b, c` → ['a', 'b', 'c'] */
-export const commaList = z.string().transform((s) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean),
-);
 
 /**
  * Every name must be in the model registry (or be a `ckpt:<id>`, looked up in Postgres when it is called);
@@ -31,22 +25,7 @@ export function requireKnownModels(names: readonly string[]): void {
   }
 }
 
-/** Options for what a run covers and who judges it (spread into a verb's defineOptions). */
-export const runSelectionFields = {
-  split: z.enum(['train', 'validation', 'test']).default('test'),
-  models: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')),
-  settings: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
-  limit: z.coerce.number().int().min(1).optional(),
-  samples: z.coerce.number().int().min(1).default(1),
-  judge: z.enum(['on', 'off']).default('on'),
-  'judge-model': z.string().min(1).optional(),
-  /** Let a judge that is an agent, its base or a checkpoint of one score the run (recorded in the config). */
-  'allow-self-judge': z.boolean().optional(),
-  /** Judge with a judge whose card failed; the report then marks its scores (issue 27). */
-  'allow-unqualified-judge': z.boolean().optional(),
-};
-
-type RunSelection = z.infer<z.ZodObject<typeof runSelectionFields>>;
+type RunSelection = z.infer<CommandOptions<typeof runSelectionFields>['schema']>;
 
 /** The part of a run's config the selection options decide (models checked against the registry). */
 export function selectionConfig(v: RunSelection, dataset: string): BenchmarkConfig {

@@ -1,6 +1,8 @@
 // A verb's options declared once: each option's zod schema (its meaning and default), short flag and
 // help text. From that one declaration come the parseArgs config (string or boolean, by the schema), the
-// zod object that validates the parsed values, and the options part of the usage text.
+// zod object that validates the parsed values, the options part of the usage text and the option list of
+// the verb's `--help` (helpText). Each verb's forms and tables live in scripts/options/<verb>.ts, which load
+// nothing but zod and domain constants, so `--help` needs no stack and a pure test reads every table.
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 
@@ -22,29 +24,74 @@ export interface CommandOptions<T extends OptionSpecs> {
   schema: z.ZodObject<{ [K in keyof T]: SchemaOf<T[K]> }>;
   /** `--required ARG [--name ARG] [--flag]` for each option, in declaration order. */
   usage: string;
+  /** Per option, in declaration order: its flag (with its placeholder), its help and its default as shown. */
+  entries: { name: string; flag: string; help: string; default: string }[];
 }
 
-/** The schema's own type under optional/default/nullable wrappers: 'boolean' is a flag, 'array' repeats. */
-function baseType(schema: z.ZodType): string {
-  let def = schema._zod.def as { type: string; innerType?: z.ZodType };
+/** One way to call a verb: the words before the options (`pau sft build`, `pau runs show RUN_ID`) and the table it parses. */
+export interface VerbForm {
+  /** The command line's words before the options; with no table, the whole line. */
+  words: string;
+  options?: CommandOptions<OptionSpecs>;
+}
+
+/** A verb's forms and what a reader needs beside them (positional arguments, an action's one-line meaning). */
+export interface VerbUsage {
+  forms: VerbForm[];
+  notes?: string[];
+}
+
+/** The usage lines: each form with its options' usage, as the dispatcher prints it under a usage error. */
+export function usageText(v: VerbUsage): string {
+  return v.forms.map((f, i) => `${i === 0 ? '' : '       '}${f.words}${f.options?.usage ? ` ${f.options.usage}` : ''}`).join('\n');
+}
+
+/** `pau <verb> --help`: the usage lines, the notes, then each form's options with a line each. */
+export function helpText(v: VerbUsage): string {
+  const out = [`usage: ${usageText(v)}`, ...(v.notes ?? []).map((n) => `  ${n}`)];
+  for (const f of v.forms) {
+    const entries = f.options?.entries ?? [];
+    if (entries.length === 0) continue;
+    const width = Math.min(34, Math.max(...entries.map((e) => e.flag.length)));
+    out.push('', `${f.words} options:`);
+    for (const e of entries) out.push(`  ${e.flag.padEnd(width)}  ${e.help}${e.default}`);
+  }
+  return out.join('\n');
+}
+
+/** A default as the help shows it: lists joined with commas, nothing for an option without one. */
+function defaultText(schema: z.ZodType): string {
+  const r = schema.safeParse(undefined);
+  if (!r.success || r.data === undefined || r.data === false) return '';
+  return ` (default ${Array.isArray(r.data) ? r.data.join(',') : String(r.data)})`;
+}
+
+/** The schema's own definition under optional/default/nullable wrappers: type 'boolean' is a flag, 'array' repeats. */
+function baseDef(schema: z.ZodType): { type: string; entries?: Record<string, string | number> } {
+  let def = schema._zod.def as { type: string; innerType?: z.ZodType; entries?: Record<string, string | number> };
   while ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') && def.innerType) {
     def = def.innerType._zod.def as typeof def;
   }
-  return def.type;
+  return def;
 }
 
 export function defineOptions<T extends OptionSpecs>(specs: T): CommandOptions<T> {
   const parseArgs: NonNullable<ParseArgsConfig['options']> = {};
   const shape: Record<string, z.ZodType> = {};
   const usage: string[] = [];
+  const entries: CommandOptions<T>['entries'] = [];
   for (const [name, o] of Object.entries(specs)) {
     const spec: OptionSpec = o instanceof z.ZodType ? { schema: o } : o;
-    const type = baseType(spec.schema);
+    const def = baseDef(spec.schema);
+    const type = def.type;
     const flag = type === 'boolean';
     parseArgs[name] = { type: flag ? 'boolean' : 'string', ...(type === 'array' ? { multiple: true } : {}), ...(spec.short ? { short: spec.short } : {}) };
     shape[name] = spec.schema;
-    const word = flag ? `--${name}` : `--${name} ${spec.arg ?? name.toUpperCase().replace(/-/g, '_')}${type === 'array' ? '...' : ''}`;
+    const word = flag
+      ? `--${name}`
+      : `--${name} ${spec.arg ?? (def.entries ? Object.values(def.entries).join('|') : name.toUpperCase().replace(/-/g, '_'))}${type === 'array' ? '...' : ''}`;
     usage.push(spec.schema.safeParse(undefined).success ? `[${word}]` : word);
+    entries.push({ name, flag: `${spec.short ? `-${spec.short}, ` : ''}${word}`, help: spec.help ?? '', default: defaultText(spec.schema) });
   }
-  return { parseArgs, schema: z.object(shape) as CommandOptions<T>['schema'], usage: usage.join(' ') };
+  return { parseArgs, schema: z.object(shape) as CommandOptions<T>['schema'], usage: usage.join(' '), entries };
 }

@@ -2,7 +2,8 @@
 // unseen (argument lists compared by their canonical form), and the lookup-table baseline that answers
 // the observed inputs right and nothing else scores on observed points only.
 import { describe, expect, it } from 'vitest';
-import { codeMatchOf, lookupTableCodeMatch } from '../../domain/calibration/codeMatch';
+import { lookupTableCodeMatch } from '../../domain/calibration/codeMatch';
+import { codeMatchOf } from '../../domain/judge/codeMatch';
 import { unobservedInputs } from '../../domain/judge/codeMatchInputs';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { Outcome } from '../../domain/sandbox/schemas';

@@ -1,7 +1,7 @@
 // Which judge and code writer score a run (domain/judge/config.ts), the automatic judge, the self-judging
 // pairs a forced run records, and each run kind's stored documents read through one reader (db/runDocuments.ts).
 import { describe, expect, it } from 'vitest';
-import { automaticJudge, coderModelOf, DEFAULT_JUDGE_MODEL, judgeModelOf, storedCoderModel } from '../../domain/judge/config';
+import { automaticJudge, coderModelOf, DEFAULT_JUDGE_MODEL, judgeModelOf, resolveJudgeConfig, storedCoderModel } from '../../domain/judge/config';
 import { type SelfJudgePair, withSelfJudgePairs } from '../../domain/judge/selfJudge';
 import { parseRunConfig, parseRunJudgeFields, parseRunSummary } from '../../db/runDocuments';
 import { StoredJsonError } from '../../db/jsonb';
@@ -20,6 +20,25 @@ describe('the judge precedence', () => {
     expect(judgeModelOf({ judge: { judgeModel: 'a' }, judgeModel: 'b' })).toBe('a');
     expect(judgeModelOf({ judgeModel: 'b' })).toBe('b');
     expect(judgeModelOf({})).toBe(DEFAULT_JUDGE_MODEL);
+  });
+
+  it('caller, then the run config, then defaults; the coder defaults to the judge', () => {
+    expect(resolveJudgeConfig({ episodeId: 'e' }, {})).toMatchObject({ judgeModel: 'mock-oracle', coderModel: 'mock-oracle', underExploredThreshold: 0.75 });
+    expect(
+      resolveJudgeConfig({ episodeId: 'e' }, { judgeModel: 'gpt', judge: { underExploredThreshold: 0.5, heldout: { generated: 3 } as never } }),
+    ).toMatchObject({
+      judgeModel: 'gpt',
+      coderModel: 'gpt',
+      underExploredThreshold: 0.5,
+      heldout: { generated: 3, seed: 1 },
+    });
+    expect(
+      resolveJudgeConfig({ episodeId: 'e', judgeModel: 'a', coderModel: 'b', config: { equality: { tupleEqualsList: true } as never } }, { judgeModel: 'gpt' }),
+    ).toMatchObject({
+      judgeModel: 'a',
+      coderModel: 'b',
+      equality: { tupleEqualsList: true, relTol: 1e-6 },
+    });
   });
 
   it('the automatic judge: scripted for scripted agents, the strongest local for local ones, none otherwise', () => {

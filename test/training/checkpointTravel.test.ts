@@ -1,4 +1,4 @@
-// Checkpoints that travel (docs/training.md): a real SmolLM2 adapter trained (1 SFT step) and exported in
+// Checkpoints that travel (docs/checkpoints.md): a real SmolLM2 adapter trained (1 SFT step) and exported in
 // job directory A, its files stored in Postgres and its checkpoint registered; A is deleted; host B (its own
 // checkpoint cache) resolves `ckpt:<id>`, fetches and verifies the GGUF and a real llama.cpp server answers
 // with it; B continues from it (runTrainerJob fetches the adapter directory and trains a GRPO step from it);

@@ -6,7 +6,7 @@ import { BuildConfig } from '../../domain/dataset/config';
 import { schemeText } from '../../activities/dataset/build';
 import { mbppOfficialSplit, splitMethods, stratifiedSplit, type SplitItem } from '../../domain/dataset/split';
 import { codeMatchExclusion, fingerprintText, selectGeneratedHeldout } from '../../domain/dataset/heldout';
-import { parseBySource } from '../../scripts/commands/dataset';
+import { parseBySource } from '../../scripts/options/dataset';
 import { z } from 'zod';
 
 const pool = (source: string, n: number): SplitItem[] => Array.from({ length: n }, (_, i) => ({ id: `${source}/${i + 1}`, source, sourceId: String(i + 1) }));

@@ -1,6 +1,6 @@
 """One job as N processes on torch.distributed: torchrun launches the ranks, DDP averages the LoRA gradients.
 
-Why DDP (docs/training.md, "Scale"): the trainable state is a LoRA adapter (a few MB) and its AdamW moments;
+Why DDP (docs/scale.md): the trainable state is a LoRA adapter (a few MB) and its AdamW moments;
 only those gradients cross the wire (DDP buckets only parameters that require grad), and every rank holds
 the frozen base. That fits any base that fits one device in the training dtype; FSDP / DeepSpeed ZeRO-3
 (sharding the base) is for bases that do not, and is not built here.
@@ -118,7 +118,7 @@ def _collective(d: Dist, what: str, fn: Callable[[], T]) -> T:
             f"rank {d.rank} of {d.world}: {what} got no answer from a peer rank within "
             f"{int(_timeout.total_seconds())} s ({ENV_COLLECTIVE_TIMEOUT}), or lost it: a rank on this or another "
             f"host died, hung or runs another job. The job stops here; its retry resumes from the last save. "
-            f"Look at the other ranks' stderr (and NCCL_DEBUG=WARN on GPUs; docs/training.md, Scale). "
+            f"Look at the other ranks' stderr (and NCCL_DEBUG=WARN on GPUs; docs/scale.md). "
             f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
         ) from e
 

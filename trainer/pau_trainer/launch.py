@@ -193,7 +193,7 @@ def rendezvous_failure(nodes: Nodes, job_id: str, error: BaseException) -> Train
         f"node {nodes.rank} of {nodes.count}: the hosts of job {job_id} did not all join the rendezvous at {where} "
         f"within {nodes.join_timeout_s} s ({ENV_JOIN_TIMEOUT}): start the same job on every host with "
         f"{ENV_NODES}={nodes.count}, its own {ENV_NODE_RANK} and {ENV_MASTER}={where}, and check that node 0's port "
-        f"is reachable (docs/training.md, Scale). {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
+        f"is reachable (docs/scale.md). {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
     )
 
 

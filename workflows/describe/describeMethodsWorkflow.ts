@@ -2,7 +2,13 @@
 // description (CruxEval), one describeMethodWorkflow child per method in a sliding window. Progress is a
 // query; the result counts kept and rejected descriptions.
 import { defineQuery, executeChild, setHandler, workflowInfo } from '@temporalio/workflow';
-import { describeMethodWorkflowId, type DescribeRunInput, type DescribeRunProgress, type DescribeRunResult } from '../../domain/describe/types';
+import {
+  describeCoderModel,
+  describeMethodWorkflowId,
+  type DescribeRunInput,
+  type DescribeRunProgress,
+  type DescribeRunResult,
+} from '../../domain/describe/types';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { PauKind, PauMethodId, PauModel } from '../../domain/temporal/searchAttributes';
 import { fanOut } from '../common/fanOut';
@@ -13,7 +19,7 @@ export const describeProgressQuery = defineQuery<DescribeRunProgress>('describeP
 
 export async function describeMethodsWorkflow(input: DescribeRunInput): Promise<DescribeRunResult> {
   const split = input.split ?? 'train';
-  const coderModel = input.coderModel ?? input.model;
+  const coderModel = describeCoderModel(input);
   const threshold = input.threshold ?? 1;
   const progress: DescribeRunProgress = { total: 0, done: 0, accepted: 0, rejected: 0, failed: 0 };
   setHandler(describeProgressQuery, () => progress);

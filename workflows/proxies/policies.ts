@@ -104,7 +104,7 @@ export const POLICIES = {
     retry: { maximumAttempts: 5, initialInterval: '2s', nonRetryableErrorTypes: [F.badDatasetInput] },
   },
   /**
-   * A trainer job on `pau-gpu` (docs/training.md): it heartbeats every few seconds; a crash or a lost worker
+   * A trainer job on `pau-gpu` (docs/trainer.md): it heartbeats every few seconds; a crash or a lost worker
    * is retried and resumes from the job's last save; cancellation waits for the trainer's save.
    */
   training: {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { resolveJudgeConfig } from '../../activities/judge/activities';
 import { contradictions, explorationCounts, goldControl, isEvidence, underExplored, type Observation } from '../../domain/judge/diagnostics';
 import type { EncodedValue } from '../../domain/python/codec';
 
@@ -78,24 +77,5 @@ describe('diagnostics', () => {
     expect(underExplored(0.5, 1, 0, 0.75)).toBe(true);
     expect(underExplored(1, 1, 0, 0.75)).toBe(false);
     expect(underExplored(null, null, 0)).toBeNull();
-  });
-});
-
-describe('judge configuration', () => {
-  it('caller, then the run config, then defaults; the coder defaults to the judge', () => {
-    expect(resolveJudgeConfig({ episodeId: 'e' }, {})).toMatchObject({ judgeModel: 'mock-oracle', coderModel: 'mock-oracle', underExploredThreshold: 0.75 });
-    expect(resolveJudgeConfig({ episodeId: 'e' }, { judgeModel: 'gpt', judge: { underExploredThreshold: 0.5, heldout: { generated: 3 } } })).toMatchObject({
-      judgeModel: 'gpt',
-      coderModel: 'gpt',
-      underExploredThreshold: 0.5,
-      heldout: { generated: 3, seed: 1 },
-    });
-    expect(
-      resolveJudgeConfig({ episodeId: 'e', judgeModel: 'a', coderModel: 'b', config: { equality: { tupleEqualsList: true } as never } }, { judgeModel: 'gpt' }),
-    ).toMatchObject({
-      judgeModel: 'a',
-      coderModel: 'b',
-      equality: { tupleEqualsList: true, relTol: 1e-6 },
-    });
   });
 });

@@ -1,0 +1,47 @@
+// The options of `pau calibrate` (the suite, the ladder, the judge card): scripts/commands/calibrate.ts.
+import { z } from 'zod';
+import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
+import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
+import { defineOptions, type VerbUsage } from '../lib/options';
+
+const SPLITS = ['train', 'validation', 'test'] as const;
+
+export const calibrateOptions = defineOptions({
+  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
+  split: { schema: z.string().min(1).default('test'), help: 'the split whose methods are checked' },
+  limit: { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'only the first N methods' },
+  window: { schema: z.coerce.number().int().min(1).max(50).optional(), arg: 'N', help: 'methods in flight at once (default 4)' },
+  'run-id': { schema: z.string().min(1).optional(), arg: 'ID', help: 'the calibration run id (default: a new one)' },
+});
+
+export const ladderOptions = defineOptions({
+  judge: { schema: z.string().min(1), arg: 'M', help: 'the judge model to check' },
+  methods: { schema: z.coerce.number().int().min(2).default(10), arg: 'N', help: 'methods scored' },
+  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
+  split: { schema: z.enum(SPLITS).default('test'), help: 'the split the methods come from' },
+});
+
+export const judgeCardOptions = defineOptions({
+  judge: { schema: z.string().min(1), arg: 'M', help: 'the judge model to qualify' },
+  coder: { schema: z.string().min(1).optional(), arg: 'C', help: 'the code writer to qualify (default: the judge)' },
+  methods: { schema: z.coerce.number().int().min(2).max(500).default(DEFAULT_THRESHOLDS.minMethods), arg: 'N', help: 'methods in the card' },
+  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
+  split: { schema: z.enum(SPLITS).default('validation'), help: 'the split the methods come from' },
+  window: { schema: z.coerce.number().int().min(1).max(20).default(2), arg: 'N', help: 'methods in flight at once' },
+  force: { schema: z.boolean().default(false), help: 'compute the card again even when one is stored' },
+  'min-methods': { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'the fewest methods a card may qualify on (threshold override)' },
+  format: { schema: z.enum(JUDGE_FORMATS).default(DEFAULT_JUDGE_FORMAT), help: "the judge's prompt format (docs/judging.md)" },
+  skip: { schema: z.coerce.number().int().min(0).default(0), arg: 'N', help: 'leave out the first N methods of the split' },
+});
+
+export const verb: VerbUsage = {
+  forms: [
+    { words: 'pau calibrate', options: calibrateOptions },
+    { words: 'pau calibrate ladder', options: ladderOptions },
+    { words: 'pau calibrate judge', options: judgeCardOptions },
+  ],
+  notes: [
+    'calibrate: code match of each original, its mutants, constant and identity functions (no judge model)',
+    'ladder: a judge scores gold / partial / wrong / empty descriptions; judge: the judge card that qualifies a judge and a coder',
+  ],
+};

@@ -1,0 +1,32 @@
+// The options of the verbs that start benchmark runs (`bench run`, `schedule nightly`): which methods ×
+// models × settings × samples, and who judges them. Spread into each verb's table (scripts/options/).
+import { z } from 'zod';
+import { SETTINGS } from '../../domain/episode/types';
+
+/** `a,b, c` → ['a', 'b', 'c'] */
+export const commaList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
+
+/** Options for what a run covers and who judges it (spread into a verb's defineOptions). */
+export const runSelectionFields = {
+  split: { schema: z.enum(['train', 'validation', 'test']).default('test'), help: 'the split whose methods run' },
+  models: { schema: commaList.pipe(z.array(z.string()).min(1, 'name at least one model')), arg: 'a,b', help: 'the agent models (docs/models.md)' },
+  settings: {
+    schema: commaList.pipe(z.array(z.enum(SETTINGS)).min(1)).default(['interactive', 'in-context']),
+    arg: 'interactive,in-context',
+    help: 'the settings each model runs in',
+  },
+  limit: { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'only the first N methods of the split' },
+  samples: { schema: z.coerce.number().int().min(1).default(1), arg: 'K', help: 'episodes per method, model and setting' },
+  judge: { schema: z.enum(['on', 'off']).default('on'), arg: 'on|off', help: 'off: do not judge the episodes' },
+  'judge-model': { schema: z.string().min(1).optional(), arg: 'M', help: 'the judge (default PAU_JUDGE_MODEL, else chosen by the agents: docs/judging.md)' },
+  'allow-self-judge': {
+    schema: z.boolean().optional(),
+    help: 'let a judge that is an agent, its base or a checkpoint of one score the run (recorded in the config)',
+  },
+  'allow-unqualified-judge': { schema: z.boolean().optional(), help: 'judge with a judge whose card failed; the report marks its scores' },
+};
