@@ -151,6 +151,12 @@ export interface ModelSpec extends ModelEntry {
   name: string;
   /** A checkpoint's adapter content (sha256): what identifies it in the llm_calls cache key, on every host. */
   adapterSha256?: string;
+  /**
+   * A checkpoint's trained adapter (adapter_model.safetensors, what the trainer loads) by its sha256,
+   * whichever form the engine serves (llama.cpp: its GGUF export): what an episode records as the adapter
+   * its turns were sampled with (domain/training/sampledWith.ts).
+   */
+  trainedAdapterSha256?: string;
   /** vLLM: the checkpoint's LoRA directory on this host, loaded into the server as `name` before the request. */
   loraModule?: { name: string; path: string; base: string };
 }

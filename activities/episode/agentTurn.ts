@@ -15,6 +15,7 @@ import type { ToolProtocol } from '../../domain/episode/prompts';
 import type { StoredStep } from '../../domain/episode/stepRecord';
 import { isPlainFinalAsk, turnPromptRows, turnTools } from '../../domain/episode/turnPrompt';
 import { loadSteps, upsertSteps } from './steps';
+import { recordSampledWith } from './lifecycle';
 import { messagesFromSteps } from '../../domain/episode/conversation';
 import { typedDbFailure } from '../common/dbUnavailable';
 import { currentActivity } from '../common/workflowContext';
@@ -100,10 +101,12 @@ function makeTurn(db: () => Db, endpoints: ModelEndpoints) {
     // The turn's rows and the model call's ledger write go out together (one round trip of waiting). A
     // local turn also asks whether its run is being cancelled: its workflow task has been open since an
     // earlier turn, so the cancellation request has not reached the episode's workflow yet.
+    // The adapter that served the turn goes onto the episode (sampled-with = trained-on: a GRPO update checks it).
     const [, , runCancelling] = await Promise.all([
       upsertSteps(d, input.episodeId, reply.rows),
       r.recorded,
       currentActivity()?.info.isLocal ? runCancelRequested(d, input.episodeId) : false,
+      recordSampledWith(d, input.episodeId, r.sampledWith),
     ]);
     rememberConversation(key, reply.nextIdx, withRows(history, asConversationRows(reply.rows)));
     return {

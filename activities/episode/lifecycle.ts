@@ -89,7 +89,8 @@ export function makePrepareEpisode(db: () => Db) {
       })
       .onConflictDoUpdate({
         target: episodes.id,
-        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now, ...k },
+        // From its first turn again: what served an earlier history's turns no longer describes it.
+        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now, sampledWith: null, ...k },
       });
 
     if (input.setting === 'interactive') {
@@ -102,6 +103,17 @@ export function makePrepareEpisode(db: () => Db) {
     await upsertSteps(d, input.episodeId, [{ idx: 0, kind: 'system', agentMessage: { role: 'system', content: IN_CONTEXT_SYSTEM_PROMPT } }]);
     return { code: method.code, entryPoint, signature, exampleInputs: examples?.inputs ?? [], nextIdx: 1, localTurns: localTurnsFor(input.model) };
   };
+}
+
+/**
+ * Adds the adapter that served one of the episode's turns to its `sampled_with` (once; a no-op write when
+ * it is there already, as on a retried turn).
+ */
+export async function recordSampledWith(d: Db, episodeId: string, adapter: string): Promise<void> {
+  await d
+    .update(episodes)
+    .set({ sampledWith: sql`array_append(coalesce(${episodes.sampledWith}, '{}'::text[]), ${adapter}::text)` })
+    .where(and(eq(episodes.id, episodeId), sql`not (${adapter}::text = any(coalesce(${episodes.sampledWith}, '{}'::text[])))`));
 }
 
 export interface FinishEpisodeInput extends Omit<EpisodeOutcome, 'episodeId'> {

@@ -64,6 +64,8 @@ export interface ChatResult {
   latencyMs: number;
   cached: boolean;
   requestHash: string;
+  /** The adapter the answer was sampled with, as the serving side resolved the model: `base` or its sha256 (endpoints.ts). */
+  sampledWith: string;
 }
 
 export interface ChatDeps {
@@ -152,6 +154,8 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, LLM_ERROR_TYPES.config);
     throw err;
   }
+  // A cached answer was sampled with the same adapter: the endpoint's identity, in the hash, names it.
+  const sampledWith = deps.endpoints.sampledWith(spec);
   const params: ModelParams = requestParams(spec, req.params);
   const body = {
     model: spec.model,
@@ -176,7 +180,18 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
         .where(sql`${llmCalls.requestHash} = ${hash}`),
     );
     const { message, finishReason } = toMessageOut(parseJsonb(storedCompletionSchema, hit.response, { table: 'llm_calls', column: 'response', row: hash }));
-    return { message, finishReason, tokensIn: hit.tokensIn, tokensOut: hit.tokensOut, costUsd: 0, latencyMs: 0, cached: true, requestHash: hash, recorded };
+    return {
+      message,
+      finishReason,
+      tokensIn: hit.tokensIn,
+      tokensOut: hit.tokensOut,
+      costUsd: 0,
+      latencyMs: 0,
+      cached: true,
+      requestHash: hash,
+      sampledWith,
+      recorded,
+    };
   }
 
   // 2. A slot of this model's cross-worker concurrency cap, then the request.
@@ -239,5 +254,5 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   const response = withoutKey(completion, endpoint.apiKey);
   const recorded = deferred(recordReply(db, { requestHash: hash, model: spec.name, request, response, tokensIn, tokensOut, costUsd: cost, latencyMs }));
   const { message, finishReason } = toMessageOut(response);
-  return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash, recorded };
+  return { message, finishReason, tokensIn, tokensOut, costUsd: cost, latencyMs, cached: false, requestHash: hash, sampledWith, recorded };
 }

@@ -36,12 +36,21 @@ export function checkpointSpec(name: string, base: ModelSpec, row: Checkpoint, a
   if (!gguf) throw new ModelConfigError(`model ${name}: checkpoint ${row.id} has no GGUF adapter (its export did not run)`);
   // The base's server settings plus the adapter, on a port of its own, so the base keeps serving unchanged
   // beside it. Two checkpoints whose ports collide take turns (the server restarts with the other adapter).
-  return { ...base, name, loraAdapters: [gguf], port: checkpointPort(row.id), ...(adapter?.sha256 ? { adapterSha256: adapter.sha256 } : {}) };
+  return {
+    ...base,
+    name,
+    loraAdapters: [gguf],
+    port: checkpointPort(row.id),
+    ...(adapter?.sha256 ? { adapterSha256: adapter.sha256 } : {}),
+    // The GGUF is the export of this adapter (registered together; a fetched copy is verified by its hash).
+    ...(row.adapterSha256 ? { trainedAdapterSha256: row.adapterSha256 } : {}),
+  };
 }
 
 /** The registry entry a checkpoint is served with by vLLM: the server's entry, the adapter as a LoRA module. */
 export function vllmCheckpointSpec(name: string, server: ModelSpec, loraDir: string, adapterSha256: string): ModelSpec {
-  return { ...server, name, model: name, loraModule: { name, path: loraDir, base: server.model }, adapterSha256 };
+  // vLLM loads the trained adapter itself: its hash is the trained one (a directory path when none is known).
+  return { ...server, name, model: name, loraModule: { name, path: loraDir, base: server.model }, adapterSha256, trainedAdapterSha256: adapterSha256 };
 }
 
 /**

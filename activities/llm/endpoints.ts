@@ -22,6 +22,11 @@ export interface ModelEndpoints {
   /** What identifies the endpoint in the cache key: a local model by its weights and adapters, not its port. */
   identity(spec: ModelSpec): string | undefined;
   /**
+   * The adapter this endpoint serves, as a completion records it: `base`, or the trained adapter's sha256
+   * (domain/training/sampledWith.ts; an episode's turns record it, a GRPO update checks it).
+   */
+  sampledWith(spec: ModelSpec): string;
+  /**
    * Where to send this model's calls, connected to (or started) as its provider does it. What retrying
    * cannot fix (not installed, corrupt weights) is a non-retryable ApplicationFailure with an LLM error type.
    */

@@ -13,6 +13,7 @@ import { checkpointFileFailure } from '../training/checkpointFiles';
 import { resolveModel } from './checkpointModels';
 import type { Endpoint, ModelEndpoints } from './endpoints';
 import { LLM_ERROR_TYPES } from './errors';
+import { BASE_ADAPTER, sampledWithLabel } from '../../domain/training/sampledWith';
 
 function identity(spec: ModelSpec): string | undefined {
   if (spec.provider === 'mock') return 'pau-scripted-mock';
@@ -25,6 +26,13 @@ function identity(spec: ModelSpec): string | undefined {
   // vLLM: its weights by the model it serves, a checkpoint's adapter by its content.
   if (spec.provider === 'vllm') return `vllm:${spec.loraModule?.base ?? spec.model}${spec.adapterSha256 ? `+lora:sha256:${spec.adapterSha256}` : ''}`;
   return spec.baseUrl;
+}
+
+function sampledWith(spec: ModelSpec): string {
+  if (spec.provider === 'local') return sampledWithLabel({ trainedSha256: spec.trainedAdapterSha256, served: planFor(spec).lora });
+  if (spec.provider === 'vllm') return sampledWithLabel({ trainedSha256: spec.trainedAdapterSha256, served: spec.loraModule ? [spec.loraModule.path] : [] });
+  // The scripted mock has no weights (a checkpoint of a mock base answers as its base), a remote API no adapter of ours.
+  return BASE_ADAPTER;
 }
 
 async function endpointOf(spec: ModelSpec, onProgress?: (what: string) => void): Promise<Endpoint> {
@@ -57,6 +65,7 @@ export const hostEndpoints: ModelEndpoints = {
     }
   },
   identity,
+  sampledWith,
   async connect(spec, onProgress) {
     try {
       return await endpointOf(spec, onProgress);

@@ -14,6 +14,7 @@ import { baseModelFile, writeIfChanged } from './sftGpu';
 import { servedTurns } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
 import { loadRolloutRows } from '../../db/queries/rolloutRows';
+import type { SampledRollout } from '../../domain/training/sampledWith';
 
 export interface PrepareGrpoInput {
   jobId: string;
@@ -41,6 +42,12 @@ export interface PrepareGrpoResult {
   ratedMessages: number;
   /** Policy messages cut at max_tokens (finish reason length): their end-of-turn token is not trained. */
   lengthCutMessages?: number;
+  /**
+   * Each written rollout and the adapters that served its turns (episodes.sampled_with): the update trains
+   * them only with the adapter that sampled them (domain/training/sampledWith.ts). Absent from results
+   * recorded before the record existed.
+   */
+  sampledWith?: SampledRollout[];
 }
 
 export function createGrpoGpuActivities(db: () => Db) {
@@ -48,9 +55,11 @@ export function createGrpoGpuActivities(db: () => Db) {
     async prepareGrpoRollouts(input: PrepareGrpoInput): Promise<PrepareGrpoResult> {
       const baseFile = baseModelFile(input.base);
       const d = db();
-      const grouped = groupRollouts(await loadRolloutRows(d, input.runId, input.judgeModel, input.episodeIds), input.codeMatchWeight);
+      const rows = await loadRolloutRows(d, input.runId, input.judgeModel, input.episodeIds);
+      const sampledBy = new Map(rows.map((r) => [r.episodeId, r.sampledWith]));
+      const grouped = groupRollouts(rows, input.codeMatchWeight);
       const skipped: Record<string, number> = {};
-      const candidates: RolloutLineCandidate<{ text: string; rewards: (number | null)[]; lengthCut: number }>[] = [];
+      const candidates: RolloutLineCandidate<{ text: string; rewards: (number | null)[]; lengthCut: number; sampled: SampledRollout }>[] = [];
       for (const { row: r, reward: outcome, trained } of grouped.rollouts) {
         if (!trained || outcome === null) {
           skipped.group_skipped = (skipped.group_skipped ?? 0) + 1;
@@ -74,7 +83,8 @@ export function createGrpoGpuActivities(db: () => Db) {
         }
         const rewards = assistants.map((s) => s.criticReward);
         const text = JSON.stringify(rolloutLine(r.episodeId, r.methodId, served.line, rewards, outcome));
-        candidates.push({ group: r.methodId, line: { text, rewards, lengthCut: served.lengthCut.length } });
+        const sampled = { id: r.episodeId, sampledWith: sampledBy.get(r.episodeId) ?? [] };
+        candidates.push({ group: r.methodId, line: { text, rewards, lengthCut: served.lengthCut.length, sampled } });
       }
       // One rollout dropped drops its group (domain/training/rolloutOutcome.ts, wholeGroupLines).
       const whole = wholeGroupLines(candidates);
@@ -88,7 +98,8 @@ export function createGrpoGpuActivities(db: () => Db) {
       }
       const rolloutsFile = `${trainerJobDir(input.jobId)}.rollouts.jsonl`;
       writeIfChanged(rolloutsFile, `${lines.join('\n')}\n`);
-      return { rolloutsFile, baseFile, rollouts: lines.length, skipped, policyMessages, ratedMessages, lengthCutMessages: lengthCut };
+      const sampledWith = whole.lines.map((l) => l.sampled);
+      return { rolloutsFile, baseFile, rollouts: lines.length, skipped, policyMessages, ratedMessages, lengthCutMessages: lengthCut, sampledWith };
     },
   };
 }

@@ -31,6 +31,8 @@ import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { CHECKPOINT_FILE_NAMES } from '../../domain/training/checkpointRecord';
 import { checkpointFileFailure, materializeCheckpoint } from './checkpointFiles';
+import { sha256File } from '../../platform/storage/blobStore';
+import { BASE_ADAPTER, sampledWithRefusal } from '../../domain/training/sampledWith';
 
 /** Where a job's directory lives; deterministic from the job id so retries land in the same place. */
 export function trainerJobDir(jobId: string): string {
@@ -119,6 +121,26 @@ export async function withLocalInitAdapter(input: TrainerJobInput, db: (() => Db
   return { ...input, spec: { ...input.spec, init_adapter: local.dir } } as TrainerJobInput;
 }
 
+/**
+ * The adapter a grpo-update computes its old log-probs with: the init adapter's file as this host holds it
+ * (what the trainer loads), or `base` for a fresh adapter (LoRA B zero: the old log-probs are the base's).
+ * Undefined when the file is missing: the trainer refuses an incomplete init adapter itself.
+ */
+async function oldLogprobAdapter(spec: { init_adapter?: string | null | undefined }): Promise<string | undefined> {
+  if (!spec.init_adapter) return BASE_ADAPTER;
+  const file = path.join(spec.init_adapter, CHECKPOINT_FILE_NAMES.adapter);
+  return fs.existsSync(file) ? (await sha256File(file)).sha256 : undefined;
+}
+
+/** Sampled-with = trained-on: a batch with a rollout another adapter sampled is refused before the trainer starts. */
+export async function checkSampledWith(input: TrainerJobInput): Promise<void> {
+  if (input.command !== 'grpo-update' || !input.sampledWith) return;
+  const adapter = await oldLogprobAdapter(input.spec);
+  if (adapter === undefined) return;
+  const refusal = sampledWithRefusal(input.sampledWith, adapter);
+  if (refusal) throw failure(FAILURE_TYPES.sampledWithMismatch, `trainer grpo-update job ${input.jobId}: ${refusal}`, true);
+}
+
 export interface TrainingActivitiesOptions {
   /** Postgres, for fetching an init adapter this host does not have (the gpu worker passes it). */
   db?: () => Db;
@@ -147,6 +169,7 @@ export function createTrainingActivities(opts: TrainingActivitiesOptions = {}) {
         throw failure(TRAINER_FAILURE.setup, (e as Error).message, false);
       });
       const input = await withLocalInitAdapter(parsed.data, opts.db);
+      await checkSampledWith(input);
       const dir = trainerJobDir(input.jobId);
       const specFile = writeSpec(input, dir);
       heartbeat({ phase: 'loading' });

@@ -8,7 +8,11 @@ import type { EpisodeRow } from '../../domain/report/summarize';
 import type { RolloutOutcomeRow } from '../../domain/training/rolloutOutcome';
 import { loadEpisodeRows } from './reportRows';
 
-export type RolloutRow = EpisodeRow & RolloutOutcomeRow;
+export type RolloutRow = EpisodeRow &
+  RolloutOutcomeRow & {
+    /** The adapters that served its turns (episodes.sampled_with; empty when none was recorded). */
+    sampledWith: string[];
+  };
 
 /** The episodes of `episodeIds` (null: every episode of run `runId`), ordered by episode id. */
 export async function loadRolloutRows(db: Db, runId: string, judgeModel: string, episodeIds: readonly string[] | null): Promise<RolloutRow[]> {
@@ -18,7 +22,7 @@ export async function loadRolloutRows(db: Db, runId: string, judgeModel: string,
   const extra = new Map(
     (
       await db
-        .select({ id: episodes.id, finalDescription: episodes.finalDescription, error: episodes.error })
+        .select({ id: episodes.id, finalDescription: episodes.finalDescription, error: episodes.error, sampledWith: episodes.sampledWith })
         .from(episodes)
         .where(
           inArray(
@@ -31,7 +35,13 @@ export async function loadRolloutRows(db: Db, runId: string, judgeModel: string,
   return rows
     .map((r) => {
       const e = extra.get(r.episodeId);
-      return { ...r, codeMatchUnobserved: r.codeMatchUnobserved ?? null, error: e?.error ?? null, hasDescription: !!e?.finalDescription?.trim() };
+      return {
+        ...r,
+        codeMatchUnobserved: r.codeMatchUnobserved ?? null,
+        error: e?.error ?? null,
+        hasDescription: !!e?.finalDescription?.trim(),
+        sampledWith: e?.sampledWith ?? [],
+      };
     })
     .sort((a, b) => a.episodeId.localeCompare(b.episodeId));
 }

@@ -61,6 +61,12 @@ export const episodes = pgTable(
     tokensIn: integer('tokens_in').notNull().default(0),
     tokensOut: integer('tokens_out').notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /**
+     * The adapters that served the episode's model turns, each once in the order first used, as the serving
+     * side resolved the model: `base` or a trained adapter's sha256 (domain/training/sampledWith.ts). Null
+     * before its first turn (and for episodes recorded before the column).
+     */
+    sampledWith: text('sampled_with').array(),
     workflowId: text('workflow_id'),
     /** Set while the episode waits out an outage of its model (which model, since when, the last error). */
     waitingFor: text('waiting_for'),

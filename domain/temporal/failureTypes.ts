@@ -51,6 +51,11 @@ export const FAILURE_TYPES = {
   checkpointFileMissing: 'CheckpointFileMissing',
   /** PAU_CHECKPOINT_STORE names a store this build cannot use (s3: configuration only, no client yet). */
   blobStoreUnavailable: 'BlobStoreUnavailable',
+  /**
+   * A GRPO batch with a rollout sampled by another adapter than the one the update computes old log-probs
+   * with (domain/training/sampledWith.ts): retrying trains the same batch with the same adapter.
+   */
+  sampledWithMismatch: 'SampledWithMismatch',
   // activity plumbing
   noWorkflowContext: 'NoWorkflowContext',
   /**

@@ -2,6 +2,7 @@
 // sides are held to the same golden cases, trainer/contract/ (test/training/trainerContract.pure.test.ts here,
 // trainer/tests/test_contract.py there). Pure: zod schemas, exit codes, failure types; no I/O.
 import { z } from 'zod';
+import { sampledRolloutSchema } from './sampledWith';
 
 export const TRAINER_COMMANDS = ['sft', 'grpo-update', 'export-gguf-lora'] as const;
 export type TrainerCommand = (typeof TRAINER_COMMANDS)[number];
@@ -224,6 +225,11 @@ export const trainerJobInputSchema = z.discriminatedUnion('command', [
     command: z.literal('grpo-update'),
     spec: grpoSpecSchema,
     initCheckpoint: initCheckpointSchema,
+    /**
+     * The batch's rollouts and the adapters that sampled them: given, the job refuses (SampledWithMismatch)
+     * unless each was sampled with the adapter it computes old log-probs with (domain/training/sampledWith.ts).
+     */
+    sampledWith: z.array(sampledRolloutSchema).optional(),
   }),
   z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('export-gguf-lora'), spec: exportSpecSchema }),
 ]);

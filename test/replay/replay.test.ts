@@ -21,6 +21,8 @@
 // old branch no fixture takes are deprecatePatch() now; which patches remain and why: docs/operations.md.
 // `grpo-epoch1-rollout-window` covers the GRPO rollouts in a window (patched('grpo-rollout-window'), recorded by
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/training/grpo.test.ts`); the older grpo ones started all at once.
+// `grpo-sampled-with-refused` covers an epoch whose update checks what sampled its rollouts and refuses them
+// (patched('grpo-sampled-with'), recorded by `PAU_RECORD_HISTORIES=1 npx vitest run test/training/sampledWith.test.ts`).
 // `benchmarkRun-cancelled-with-flag` and `episode-local-turns-run-cancelled` cover a run cancelled while its
 // episodes' turns were local activities: the run flags itself (patched('run-cancel-flag')) and the episode's
 // turn that read the flag ends its workflow task with a timer (recorded by

@@ -19,6 +19,7 @@ import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
 import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import { loadGrpoReport } from '../../db/queries/grpoReportData';
+import { BASE_ADAPTER } from '../../domain/training/sampledWith';
 import { epochCounts, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
 import { countsLine } from '../../domain/trainingReport/trainingCounts';
 import { produceReport } from '../../platform/report/produceReport';
@@ -156,6 +157,10 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     expect(eps.slice(3).map((e) => e.model)).toEqual(Array(3).fill(checkpointModelName(ckpts[0]!.id)));
     expect(eps.slice(3).map((e) => e.status)).toEqual(['completed', 'completed', 'completed']);
     expect(e1).toMatchObject({ policyModel: 'local/smollm2-135m', checkpointId: ckpts[0]!.id, rollouts: 3 });
+    // Each rollout recorded what served its turns: epoch 1's the base, epoch 2's the checkpoint's trained adapter
+    // (llama.cpp served its GGUF export); epoch 1's update checked its batch against its own adapter and trained.
+    expect(eps.slice(0, 3).map((e) => e.sampledWith)).toEqual(Array(3).fill([BASE_ADAPTER]));
+    expect(eps.slice(3).map((e) => e.sampledWith)).toEqual(Array(3).fill([ckpts[0]!.adapterSha256]));
 
     // The critic's rewards are on the assistant steps with the scripted critic's rationale.
     const rated = await stack.db

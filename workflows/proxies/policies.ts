@@ -33,6 +33,8 @@ const TRAINING_UNFIXABLE = [
   F.checkpointFileCorrupt,
   F.checkpointFileMissing,
   F.blobStoreUnavailable,
+  // rollouts sampled by another adapter than the update's (sampled-with = trained-on)
+  F.sampledWithMismatch,
 ];
 
 export const POLICIES = {

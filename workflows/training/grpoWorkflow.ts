@@ -34,6 +34,7 @@ import { produceTrainingReport, TRAINING_REPORT_PATCH } from './trainingReport';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 import { runRollouts } from './grpoRollouts';
+import { SAMPLED_WITH_PATCH } from '../../domain/training/sampledWith';
 
 export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const { runId, config } = input;
@@ -41,6 +42,9 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const previous = input.previousCheckpointId ?? null;
   if (epoch === 0) await db.startGrpoRun({ runId, config });
   upsertSearchAttributes(grpoSearchAttributes(runId, config, epoch));
+  // Asked once, before the rollouts: an epoch whose rollouts ran before their turns recorded what served
+  // them (a history without the marker) trains unchecked; every later epoch's update checks them.
+  const checksSampledWith = patched(SAMPLED_WITH_PATCH);
   let stage = 'sample';
   let checkpoint: { id: string; path: string };
   try {
@@ -80,7 +84,14 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     });
     const spec = grpoTrainerSpec(config, epoch, prep.rolloutsFile, prep.baseFile, previous ? (input.previousCheckpointPath ?? null) : null);
     // initCheckpoint: a gpu host without the previous epoch's directory fetches it from the store.
-    const trained = await training.runTrainerJob({ jobId, command: 'grpo-update', spec, ...(previous ? { initCheckpoint: previous } : {}) });
+    // sampledWith: the update refuses rollouts sampled by another adapter than its own (sampled-with = trained-on).
+    const trained = await training.runTrainerJob({
+      jobId,
+      command: 'grpo-update',
+      spec,
+      ...(previous ? { initCheckpoint: previous } : {}),
+      ...(checksSampledWith && prep.sampledWith ? { sampledWith: prep.sampledWith } : {}),
+    });
     const updateMs = Date.now() - t;
 
     stage = 'export';

@@ -245,20 +245,24 @@ export async function startLocalServer(spec: ModelSpec, opts: ServeOptions = {})
   });
 }
 
-const healthyUntil = new Map<string, number>();
+const healthyUntil = new Map<string, { until: number; config: string }>();
 
 /**
  * The chat path's check before each request: the server's base URL once it is healthy, starting it when it
- * is not. A health answer is trusted for 5 s; `forgetHealth` (after a connection error) drops it.
+ * is not. A health answer is trusted for 5 s, for the settings it was given with (a checkpoint whose adapter
+ * changed is never sent to the server still holding the old one); `forgetHealth` (after a connection error)
+ * drops it.
  */
 export async function ensureLocalServer(spec: ModelSpec, opts: ServeOptions = {}): Promise<string> {
   const plan = planFor(spec);
   const key = `${plan.slug}:${plan.port}`;
-  if ((healthyUntil.get(key) ?? 0) > Date.now()) return baseUrlOf(plan.port);
+  const config = JSON.stringify(launchConfig(plan));
+  const known = healthyUntil.get(key);
+  if (known && known.config === config && known.until > Date.now()) return baseUrlOf(plan.port);
   const info = readInfo(serverFiles(plan.slug).infoFile);
   const current = info && sameConfig(info.config, launchConfig(plan));
   if (!current || !(await serverHealthy(plan.port))) await startLocalServer(spec, opts);
-  healthyUntil.set(key, Date.now() + 5_000);
+  healthyUntil.set(key, { until: Date.now() + 5_000, config });
   return baseUrlOf(plan.port);
 }
 
