@@ -293,6 +293,11 @@ export function buildRegistry(file: ModelsFile = { models: {} }): ModelRegistry 
     if (merged.provider === 'local' && merged.port === undefined) throw new ModelConfigError(`model ${name}: a provider "local" entry needs a "port"`);
     entries.set(name, merged);
   }
+  // A server given the machine in this process (setLocalThreads) keeps a models file's own `threads`.
+  for (const [name, threads] of threadOverrides) {
+    const e = entries.get(name);
+    if (e?.provider === 'local' && file.models[name]?.threads === undefined) entries.set(name, { ...e, threads });
+  }
   // Each base's checkpoints are served by at most one vLLM entry, and that base must exist.
   const servedBy = new Map<string, string>();
   for (const [name, entry] of entries) {
@@ -325,6 +330,17 @@ export function loadModelsFile(file: string = env().PAU_MODELS_FILE): ModelsFile
     throw new ModelConfigError(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   }
   return parsed.data;
+}
+
+const threadOverrides = new Map<string, number>();
+/**
+ * Gives a local model's server `threads` threads in this process from now on (its next request restarts it
+ * so): `npm start` gives the judge every core once the benchmark's agents are done, for its card. A models
+ * file that sets the model's `threads` wins.
+ */
+export function setLocalThreads(name: string, threads: number): void {
+  threadOverrides.set(name, threads);
+  reloadModels();
 }
 
 let cached: ModelRegistry | undefined;

@@ -1,10 +1,11 @@
 // The main job of `npm start`, after the doctor: the dataset if missing, then a benchmark on a small
 // sample with the configured models — or, when none is configured, with a real local model beside the scripted anchors.
 import fs from 'node:fs';
+import os from 'node:os';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/types';
 import type { BuildConfigInput } from '../../domain/dataset/config';
-import { models, startModels } from '../../config/models';
+import { models, setLocalThreads, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
 import { connect } from '../../db/client';
 import { getDataset } from '../../platform/dataset/store';
@@ -326,6 +327,8 @@ export async function runMainJob(
     if (card === 'after-report' && judgeModel) {
       log(`== judge card (${judgeModel}; the report above is rendered again when it is done)`);
       clock?.start('card');
+      // The agents are done: the judge's server gets every core (its next request restarts it so).
+      if (!isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
       const computed = await computeJudgeCard(client, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
         () => true,
         (err: unknown) => {
