@@ -47,8 +47,11 @@ export async function watchBenchmark(
   handle: WorkflowHandle<(input: unknown) => Promise<BenchmarkRunResult>>,
   runId: string,
   out: NodeJS.WriteStream = process.stdout,
+  /** Called once when every planned episode has ended, while judging may go on (npm start's judge-free first report). */
+  onEpisodesEnded?: () => Promise<void>,
 ): Promise<BenchmarkRunResult> {
   const started = Date.now();
+  let endedCalled = false;
   const tty = out.isTTY === true;
   let lastPrint = 0;
   let finished = false;
@@ -64,6 +67,11 @@ export async function watchBenchmark(
     else if (force || Date.now() - lastPrint > 10_000) {
       out.write(`${line}\n`);
       lastPrint = Date.now();
+    }
+    if (onEpisodesEnded && !endedCalled && !finished && p.total > 0 && p.done >= p.total) {
+      endedCalled = true;
+      if (tty) out.write('\n');
+      await onEpisodesEnded();
     }
   };
   while (!finished) {

@@ -299,11 +299,28 @@ export async function runMainJob(
   );
   log(`workflow: ${benchWorkflowId(runId)}  ${workflowUiLink(benchWorkflowId(runId))}`);
   const h = connect(undefined, 2);
+  let reported = false;
+  const printReport = async (note?: string) => {
+    reported = true;
+    log(`== report${note ? ` (${note})` : ''}`);
+    const report = await (clock ? clock.time('report', () => fetchReportFiles(h.db, runId)) : fetchReportFiles(h.db, runId));
+    log(report.headline);
+    log(`report: ${report.htmlPath}`);
+    if (report.transcriptsDir) log(`episode transcripts: ${report.transcriptsDir}/`);
+  };
   try {
     benchmarkDrawing = true;
     let result: BenchmarkRunResult;
     try {
-      result = await watchBenchmark(h.db, handle, runId);
+      // With the judge's card still to compute, the first report is judge-free anyway: it is shown as soon
+      // as the episodes end, while their judging goes on.
+      result = await watchBenchmark(
+        h.db,
+        handle,
+        runId,
+        process.stdout,
+        card === 'after-report' ? () => printReport('judge-free: the episodes are done, their judging goes on') : undefined,
+      );
     } finally {
       benchmarkDrawing = false;
     }
@@ -319,11 +336,7 @@ export async function runMainJob(
       await Promise.all([calibrated, cardLater]);
       log((await headAgainstSplit(h.db, cfg.name, early)).line);
     }
-    log('== report');
-    const report = await (clock ? clock.time('report', () => fetchReportFiles(h.db, runId)) : fetchReportFiles(h.db, runId));
-    log(report.headline);
-    log(`report: ${report.htmlPath}`);
-    if (report.transcriptsDir) log(`episode transcripts: ${report.transcriptsDir}/`);
+    if (!reported) await printReport();
     if (card === 'after-report' && judgeModel) {
       log(`== judge card (${judgeModel}; the report above is rendered again when it is done)`);
       clock?.start('card');
@@ -337,13 +350,12 @@ export async function runMainJob(
         },
       );
       clock?.end('card');
-      if (computed) {
-        await printJudgeCard(client, judgeModel, log, cfg.name);
-        log('== report (with the judge card)');
-        const again = await fetchReportFiles(h.db, runId);
-        log(again.headline);
-        log(`report: ${again.htmlPath}`);
-      }
+      if (computed) await printJudgeCard(client, judgeModel, log, cfg.name);
+      // Rendered again either way: the first report was written while the episodes were being judged.
+      log(computed ? '== report (with the judge card)' : '== report (judged; no card)');
+      const again = await fetchReportFiles(h.db, runId);
+      log(again.headline);
+      log(`report: ${again.htmlPath}`);
     }
     return { code: result.totals.failed === result.totals.done ? 1 : 0, datasetReady: true };
   } finally {
