@@ -26,6 +26,9 @@ export interface CriticInput {
   step: CriticCall[];
 }
 
+/** Bump when the critic's prompt changes: a critic card measured on another prompt does not qualify. */
+export const CRITIC_PROMPT_VERSION = 'critic-v1';
+
 export const CRITIC_SYSTEM = [
   'You are the critic in a training loop. A student is exploring a Python function as a black box: it chooses inputs,',
   'calls the function, reads what comes back, and will finally describe what the function does. You are shown the',
