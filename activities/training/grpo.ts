@@ -39,6 +39,16 @@ export interface CriticResult {
   unparsable: number;
 }
 
+/** What the critic is shown of a method besides the steps: its signature and gold (or accepted reference) description. */
+export async function criticMethodContext(d: Db, methodId: string) {
+  const [m] = await d.select().from(methods).where(eq(methods.id, methodId)).limit(1);
+  if (!m) throw ApplicationFailure.nonRetryable(`method ${methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
+  const gold = goldOrReference({ id: m.id, goldDescription: m.goldDescription }, await acceptedReferenceDescriptions(d, [m.id]));
+  const entry = entryPointOf(m);
+  const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
+  return { m, gold, entry, signature };
+}
+
 export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     /** The run's row (kind grpo), so `runs list` shows it; a rerun with the same id keeps its summary. */
@@ -90,11 +100,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
      */
     async criticRollout(input: { episodeId: string; methodId: string; critic: string }): Promise<CriticResult> {
       const d = db();
-      const [m] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
-      if (!m) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
-      const gold = goldOrReference({ id: m.id, goldDescription: m.goldDescription }, await acceptedReferenceDescriptions(d, [m.id]));
-      const entry = entryPointOf(m);
-      const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
+      const { m, gold, entry, signature } = await criticMethodContext(d, input.methodId);
       const rows = await loadSteps(d, input.episodeId);
       const ex = explorationSteps(rows, entry);
       const deps = activityChatDeps(db, endpoints);
