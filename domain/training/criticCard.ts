@@ -352,3 +352,13 @@ function roundRobin(xs: readonly CriticCandidate[]): CriticCandidate[] {
 export function constructedRepeat(calls: readonly CriticCall[]): CriticCall | null {
   return calls.find((c) => c.status !== 'rejected') ?? null;
 }
+
+/** One card computation at a time per (critic, dataset split, run or any); a finished one can be started again. */
+export function criticCardWorkflowId(criticModel: string, dataset: string, split: string, runId: string | undefined): string {
+  return `critic-card/${criticModel}/${runId ? `run/${runId}` : `${dataset}/${split}`}`;
+}
+
+/** The command that computes a missing card (what GRPO reports print). */
+export function criticCardCommand(criticModel: string, dataset: string): string {
+  return `npm run pau -- calibrate critic --critic ${criticModel} --dataset ${dataset}`;
+}
