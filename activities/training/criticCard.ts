@@ -12,7 +12,7 @@ import { episodes, runs } from '../../db/schema/runs';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { buildCriticMessages, CRITIC_PROMPT_VERSION, parseCriticReward } from '../../domain/training/criticPrompt';
+import { buildCriticMessages, CRITIC_PARAMS, CRITIC_PROMPT_VERSION, parseCriticReward } from '../../domain/training/criticPrompt';
 import {
   buildCriticCard,
   classifyCalls,
@@ -35,7 +35,7 @@ import { loadSteps } from '../episode/steps';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { requestHash } from '../llm/requestHash';
-import { CRITIC_PARAMS, criticMethodContext } from './grpo';
+import { criticMethodContext } from './grpo';
 
 /** The card's identity: a hash of (critic, the params sent, prompt version, dataset split, run). */
 export function criticCardKeyOf(key: CriticCardKey): string {

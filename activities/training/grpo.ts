@@ -16,7 +16,7 @@ import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
+import { buildCriticMessages, CRITIC_PARAMS, parseCriticReward } from '../../domain/training/criticPrompt';
 import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnparsableFigures, meanOf, sampleStratified } from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 import { type GrpoEvalStacks, grpoEvalFigures } from '../../domain/training/grpoEval';
@@ -24,12 +24,6 @@ import { mixedStacksRefusal, servingStackOf } from '../../domain/llm/servingStac
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
-/**
- * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes
- * first, so the cap only bounds the rationale after it; 256 tokens leave room for the one or two sentences
- * asked for (the answer's finish reason is in the ledger).
- */
-export const CRITIC_PARAMS = { temperature: 0, max_tokens: 256 };
 
 export interface CriticResult {
   episodeId: string;

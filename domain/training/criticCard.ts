@@ -257,7 +257,7 @@ export function buildCriticCard(
 function checkText(c: CardCheck): string {
   if (c.value === null) return 'not measured';
   if (c.threshold.includes('%')) return `${Math.round(100 * c.value)}%`;
-  return Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
+  return c.threshold.includes('.') ? c.value.toFixed(2) : String(c.value);
 }
 
 /** The failed checks, named with their values (a status's `failed`). */
