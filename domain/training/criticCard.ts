@@ -253,8 +253,8 @@ export function buildCriticCard(
   };
 }
 
-/** A check's value in its threshold's unit. */
-function checkText(c: CardCheck): string {
+/** A check's value in its threshold's unit (a gap with two decimals, like its threshold). */
+export function checkText(c: CardCheck): string {
   if (c.value === null) return 'not measured';
   if (c.threshold.includes('%')) return `${Math.round(100 * c.value)}%`;
   return c.threshold.includes('.') ? c.value.toFixed(2) : String(c.value);

@@ -2,9 +2,8 @@
 // benchmark report shows its judge card: qualified, not qualified (its failed checks), or missing with the
 // command that computes it. Its step rewards are shown either way; the card says whether they are a
 // measurement of anything. A document stored before critic cards (no `criticCard`) says so. Pure code.
-import { checkValue } from '../report/judgeCardView';
 import { esc, table } from '../report/html';
-import { criticCardLines, type CriticCardStatus } from '../training/criticCard';
+import { checkText, criticCardLines, type CriticCardStatus } from '../training/criticCard';
 
 /** The card's one-line verdict (the terminal text's first critic line). */
 export function criticCardTitle(status: CriticCardStatus | undefined): string {
@@ -31,7 +30,7 @@ export function criticCardSection(status: CriticCardStatus | undefined): string 
     `<div class="card ${c.qualified ? 'ok' : 'bad'}"><h2>Critic card</h2><p>${esc(title!.replace(/^critic card: /, ''))}</p>` +
     table(
       ['check', 'value', 'needs', 'pass'],
-      c.checks.map((k) => [k.name, checkValue(k), k.threshold, k.pass ? 'pass' : 'FAIL']),
+      c.checks.map((k) => [k.name, checkText(k), k.threshold, k.pass ? 'pass' : 'FAIL']),
     ) +
     `<ul>${measures.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` +
     (status.status === 'unqualified' ? `<p class="withheld">Critic ${esc(c.criticModel)} did not qualify: its step rewards do not order new behaviour above repeats.</p>` : '') +
