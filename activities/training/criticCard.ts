@@ -63,7 +63,8 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
       if (input.runId) {
         const [r] = await d.select({ kind: runs.kind, config: runs.config }).from(runs).where(eq(runs.id, input.runId));
         if (!r) throw ApplicationFailure.nonRetryable(`no run ${input.runId}`, FAILURE_TYPES.runNotFound);
-        if (r.kind !== 'benchmark') throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${r.kind} run, not a benchmark`, FAILURE_TYPES.runNotBenchmark);
+        if (r.kind !== 'benchmark')
+          throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${r.kind} run, not a benchmark`, FAILURE_TYPES.runNotBenchmark);
         const c = r.config as { dataset?: string; split?: string };
         dataset = c.dataset ?? dataset;
         split = c.split ?? split;
@@ -77,15 +78,19 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         runId: input.runId ?? null,
       };
       const cardKey = criticCardKeyOf(key);
-      // Completed interactive episodes of benchmark runs on the split (or of the one run), in (method, episode) order.
+      // Completed interactive episodes of benchmark runs on the split (or of the one run), in (method, episode)
+      // order: runs whose config names the dataset split, on methods of that split (a method may be in several datasets).
       const scope = input.runId
         ? eq(episodes.runId, input.runId)
-        : inArray(
-            episodes.methodId,
-            d
-              .select({ id: datasetMethods.methodId })
-              .from(datasetMethods)
-              .where(and(eq(datasetMethods.datasetName, dataset), eq(datasetMethods.split, split as 'validation'))),
+        : and(
+            sql`${runs.config}->>'dataset' = ${dataset} and ${runs.config}->>'split' = ${split}`,
+            inArray(
+              episodes.methodId,
+              d
+                .select({ id: datasetMethods.methodId })
+                .from(datasetMethods)
+                .where(and(eq(datasetMethods.datasetName, dataset), eq(datasetMethods.split, split as 'validation'))),
+            ),
           );
       const eps = await d
         .select({ id: episodes.id, methodId: episodes.methodId, runId: episodes.runId })

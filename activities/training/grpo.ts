@@ -24,7 +24,6 @@ import { mixedStacksRefusal, servingStackOf } from '../../domain/llm/servingStac
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
-
 export interface CriticResult {
   episodeId: string;
   /** One per assistant step, in order: the reward in [0, 1], or null (not rated or unparsable). */

@@ -277,7 +277,9 @@ export function criticCardLines(card: Omit<CriticCard, 'episodes'>): string[] {
     `  mean reward by class: ${STEP_CLASSES.map((k) => `${k} ${f2(m.meanByClass[k])} (${m.steps[k]} steps)`).join(', ')}`,
     `  new above repeated ${pct(m.newAboveRepeated)}, new above uninformative ${pct(m.newAboveUninformative)}; ${m.unparsable} unparsable`,
     ...(m.constructed > 0
-      ? [`  ${m.constructed} of ${m.episodes} episodes recorded no repeated or uninformative step: the card appended a repeat of their first call (its recorded outcome)`]
+      ? [
+          `  ${m.constructed} of ${m.episodes} episodes recorded no repeated or uninformative step: the card appended a repeat of their first call (its recorded outcome)`,
+        ]
       : []),
   ];
 }

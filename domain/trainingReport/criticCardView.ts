@@ -33,7 +33,9 @@ export function criticCardSection(status: CriticCardStatus | undefined): string 
       c.checks.map((k) => [k.name, checkText(k), k.threshold, k.pass ? 'pass' : 'FAIL']),
     ) +
     `<ul>${measures.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` +
-    (status.status === 'unqualified' ? `<p class="withheld">Critic ${esc(c.criticModel)} did not qualify: its step rewards do not order new behaviour above repeats.</p>` : '') +
+    (status.status === 'unqualified'
+      ? `<p class="withheld">Critic ${esc(c.criticModel)} did not qualify: its step rewards do not order new behaviour above repeats.</p>`
+      : '') +
     '</div>'
   );
 }

@@ -93,8 +93,11 @@ async function criticCard(argv: string[]): Promise<number> {
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchCard(() => criticCardProgress(getDb(), handle.workflowId), handle, values.episodes, (p) =>
-        process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `),
+      card = await watchCard(
+        () => criticCardProgress(getDb(), handle.workflowId),
+        handle,
+        values.episodes,
+        (p) => process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `),
       );
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;

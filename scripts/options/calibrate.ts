@@ -47,7 +47,11 @@ export const criticCardOptions = defineOptions({
   },
   window: { schema: z.coerce.number().int().min(1).max(20).default(2), arg: 'N', help: 'episodes in flight at once' },
   force: { schema: z.boolean().default(false), help: 'compute the card again even when one is stored' },
-  'min-episodes': { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'the fewest paired episodes a card may qualify on (threshold override)' },
+  'min-episodes': {
+    schema: z.coerce.number().int().min(1).optional(),
+    arg: 'N',
+    help: 'the fewest paired episodes a card may qualify on (threshold override)',
+  },
 });
 
 export const verb: VerbUsage = {

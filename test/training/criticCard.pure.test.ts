@@ -24,6 +24,7 @@ import {
 import { buildCriticMessages, type CriticCall } from '../../domain/training/criticPrompt';
 import { scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { criticCardSection, criticCardText } from '../../domain/trainingReport/criticCardView';
+import { cardProgressLine, watchCard } from '../../scripts/client/judgeCard';
 
 const ran = (call: string, observation: string): CriticCall => ({ call, observation, status: 'ran' });
 const raised = (call: string, observation: string): CriticCall => ({ call, observation, status: 'raised' });
@@ -219,5 +220,28 @@ describe('the GRPO report shows the critic card', () => {
     expect(criticCardSection(missing)).toContain('<code>npm run pau -- calibrate critic --critic c --dataset d</code>');
     expect(criticCardText(missing)).toEqual(['critic card: none yet for critic c; compute it: npm run pau -- calibrate critic --critic c --dataset d']);
     expect(criticCardText(undefined)).toEqual(['critic card: none attached to this report (stored before critic cards)']);
+  });
+});
+
+describe('the card watcher (calibrate judge and calibrate critic)', () => {
+  it('reports each new count with the ETA from the mean time per item, and resolves as the workflow does', async () => {
+    const counts = [null, 0, 1, 1, 2];
+    let i = 0;
+    const seen: string[] = [];
+    let finish: (v: string) => void = () => undefined;
+    const result = new Promise<string>((r) => (finish = r));
+    const out = watchCard(
+      async () => counts[Math.min(i++, counts.length - 1)]!,
+      { result: () => result },
+      4,
+      (p) => seen.push(cardProgressLine(p, 'episodes')),
+      5,
+    );
+    await new Promise((r) => setTimeout(r, 60));
+    finish('done');
+    expect(await out).toBe('done');
+    expect(seen).toHaveLength(3); // 0, 1, 2: a repeated count and the null before the row exists report nothing
+    expect(seen[0]).toMatch(/^episodes 0\/4 {2}\d+ s$/); // no ETA before the first item
+    expect(seen[2]).toMatch(/^episodes 2\/4 {2}\d+ s {2}ETA \d+ s$/);
   });
 });
