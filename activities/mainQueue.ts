@@ -16,6 +16,7 @@ import { createContradictionActivities } from './judge/contradiction';
 import { createJudgeCardActivities } from './judge/card';
 import { createCheckpointActivities } from './training/checkpoints';
 import { createGrpoActivities } from './training/grpo';
+import { createCriticCardActivities } from './training/criticCard';
 import { createSftDataActivities } from './training/sftData';
 
 export interface MainDeps {
@@ -41,6 +42,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb, endpoints: ho
     ...createSftDataActivities(deps.db),
     ...createCheckpointActivities(deps.db),
     ...createGrpoActivities(deps.db, deps.endpoints),
+    ...createCriticCardActivities(deps.db, deps.endpoints),
   };
 }
 

@@ -16,3 +16,4 @@ export { describeMethodWorkflow } from './describe/describeMethodWorkflow';
 export { sftBuildWorkflow } from './training/sftBuildWorkflow';
 export { sftTrainWorkflow } from './training/sftTrainWorkflow';
 export { grpoWorkflow } from './training/grpoWorkflow';
+export { criticCardWorkflow } from './training/criticCardWorkflow';

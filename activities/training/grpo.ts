@@ -16,7 +16,7 @@ import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
+import { buildCriticMessages, CRITIC_PARAMS, parseCriticReward } from '../../domain/training/criticPrompt';
 import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnparsableFigures, meanOf, sampleStratified } from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 import { type GrpoEvalStacks, grpoEvalFigures } from '../../domain/training/grpoEval';
@@ -24,19 +24,22 @@ import { mixedStacksRefusal, servingStackOf } from '../../domain/llm/servingStac
 import { groupRollouts } from '../../domain/training/rolloutOutcome';
 import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
-/**
- * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes
- * first, so the cap only bounds the rationale after it; 256 tokens leave room for the one or two sentences
- * asked for (the answer's finish reason is in the ledger).
- */
-export const CRITIC_PARAMS = { temperature: 0, max_tokens: 256 };
-
 export interface CriticResult {
   episodeId: string;
   /** One per assistant step, in order: the reward in [0, 1], or null (not rated or unparsable). */
   rewards: (number | null)[];
   rated: number;
   unparsable: number;
+}
+
+/** What the critic is shown of a method besides the steps: its signature and gold (or accepted reference) description. */
+export async function criticMethodContext(d: Db, methodId: string) {
+  const [m] = await d.select().from(methods).where(eq(methods.id, methodId)).limit(1);
+  if (!m) throw ApplicationFailure.nonRetryable(`method ${methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
+  const gold = goldOrReference({ id: m.id, goldDescription: m.goldDescription }, await acceptedReferenceDescriptions(d, [m.id]));
+  const entry = entryPointOf(m);
+  const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
+  return { m, gold, entry, signature };
 }
 
 export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
@@ -90,11 +93,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
      */
     async criticRollout(input: { episodeId: string; methodId: string; critic: string }): Promise<CriticResult> {
       const d = db();
-      const [m] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
-      if (!m) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
-      const gold = goldOrReference({ id: m.id, goldDescription: m.goldDescription }, await acceptedReferenceDescriptions(d, [m.id]));
-      const entry = entryPointOf(m);
-      const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
+      const { m, gold, entry, signature } = await criticMethodContext(d, input.methodId);
       const rows = await loadSteps(d, input.episodeId);
       const ex = explorationSteps(rows, entry);
       const deps = activityChatDeps(db, endpoints);

@@ -8,3 +8,4 @@ export * from './reports';
 export * from './descriptions';
 export * from './judgeCards';
 export * from './blobs';
+export * from './criticCards';

@@ -23,6 +23,8 @@ export const FAILURE_TYPES = {
   judgeEpisodeNotFound: 'JudgeEpisodeNotFound',
   /** A judge card with too few usable methods (no reference descriptions on the split). */
   judgeCardNoMethods: 'JudgeCardNoMethods',
+  /** A critic card with no usable recorded episode (no interactive benchmark episode with a new step and a reference). */
+  criticCardNoEpisodes: 'CriticCardNoEpisodes',
   /** A description ladder run's input failed its schema. */
   ladderBadInput: 'LadderBadInput',
   // reports

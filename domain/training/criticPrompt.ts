@@ -26,6 +26,16 @@ export interface CriticInput {
   step: CriticCall[];
 }
 
+/**
+ * The critic answers deterministically (temperature 0: cached across runs and retries). Its reward comes
+ * first, so the cap only bounds the rationale after it; 256 tokens leave room for the one or two sentences
+ * asked for (the answer's finish reason is in the ledger).
+ */
+export const CRITIC_PARAMS = { temperature: 0, max_tokens: 256 };
+
+/** Bump when the critic's prompt changes: a critic card measured on another prompt does not qualify. */
+export const CRITIC_PROMPT_VERSION = 'critic-v1';
+
 export const CRITIC_SYSTEM = [
   'You are the critic in a training loop. A student is exploring a Python function as a black box: it chooses inputs,',
   'calls the function, reads what comes back, and will finally describe what the function does. You are shown the',

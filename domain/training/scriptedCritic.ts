@@ -1,19 +1,26 @@
 // The scripted mock model playing the AAC-GRPO CRITIC (not a language model; every reply says so), for
 // tests that need exact, repeatable step rewards. The mock server dispatches here when a request carries the
-// critic's system prompt. Rule: a rejected call is worth 0, a repeat of an earlier call 2, a call that raised
-// 6, a new call that returned a value 9; a step's reward is the mean over its calls. Pure code.
+// critic's system prompt. Rule, per call of the new step, read from what the prompt shows (the calls so far
+// and the step's calls with what came back, classed by domain/training/criticCard.ts): a rejected call is
+// worth 0, a repeat of an earlier call 2, an uninformative call (an input class and an outcome already seen) 4,
+// a new call that raised 6, a new call that returned a value 9; a step's reward is the mean over its calls.
+// Pure code.
 import type { RequestMessage } from '../llm/chatMessage';
 import { readBlock } from '../judge/judgePrompt';
 import { SCRIPTED_MARK } from '../judge/scriptedJudge';
-import { CRITIC_SYSTEM } from './criticPrompt';
+import { classifyCalls } from './criticCard';
+import { CRITIC_SYSTEM, type CriticCall } from './criticPrompt';
 
 const text = (m: RequestMessage | undefined) => (typeof m?.content === 'string' ? m.content : '');
 
-function parseLines(blockText: string | undefined): { call: string; status: string }[] {
+/** The calls of a prompt block, as buildCriticMessages wrote them (`call -> observation  [status]`). */
+function parseLines(blockText: string | undefined): CriticCall[] {
   if (!blockText || blockText.trim() === '(none)') return [];
   return blockText.split('\n').flatMap((line) => {
-    const m = /^(.*?) -> [\s\S]*\[(ran|raised|rejected)\]\s*$/.exec(line);
-    return m ? [{ call: m[1]!.trim(), status: m[2]! }] : [];
+    const m = /^(.*?) -> ([\s\S]*?)\s*\[(ran|raised|rejected)\]\s*$/.exec(line);
+    if (!m) return [];
+    const status = m[3] as CriticCall['status'];
+    return [{ call: m[1]!.trim(), observation: status === 'rejected' ? m[2]!.replace(/^\(not run\) /, '') : m[2]!, status }];
   });
 }
 
@@ -21,10 +28,17 @@ function parseLines(blockText: string | undefined): { call: string; status: stri
 export function scriptedCriticScore(messages: readonly RequestMessage[]): number | undefined {
   if (text(messages.find((m) => m.role === 'system')) !== CRITIC_SYSTEM) return undefined;
   const user = text(messages.find((m) => m.role === 'user'));
-  const before = new Set(parseLines(readBlock(user, 'trajectory')).map((c) => c.call));
+  const before = parseLines(readBlock(user, 'trajectory'));
   const step = parseLines(readBlock(user, 'new_step'));
   if (step.length === 0) return 0;
-  const each = step.map((c): number => (c.status === 'rejected' ? 0 : before.has(c.call) ? 2 : c.status === 'raised' ? 6 : 9));
+  const classes = classifyCalls(before, step);
+  const each = step.map((c, i): number => {
+    const k = classes[i];
+    if (k === null || c.status === 'rejected') return 0;
+    if (k === 'repeated') return 2;
+    if (k === 'uninformative') return 4;
+    return c.status === 'raised' ? 6 : 9;
+  });
   return Math.round(each.reduce((a, b) => a + b, 0) / each.length);
 }
 
@@ -37,6 +51,6 @@ export function scriptedCriticReply(policy: string, messages: readonly RequestMe
   const content =
     policy === 'null'
       ? `${SCRIPTED_MARK} I cannot rate this step.`
-      : `REWARD: ${score}\n${SCRIPTED_MARK} Scored by the scripted rule (new value 9, raised 6, repeat 2, rejected 0).`;
+      : `REWARD: ${score}\n${SCRIPTED_MARK} Scored by the scripted rule (new value 9, raised 6, uninformative 4, repeat 2, rejected 0).`;
   return { kind: 'message', content, toolCalls: [] };
 }

@@ -2,13 +2,15 @@
 // RUN --compare`): learning curves per epoch (reward, critic reward, KL, validation score and code match with
 // the base as a line), what each update left out (not as served, too long, cut turns), the reward
 // distribution per group, and the best and worst groups' trajectories with their step rewards; and its
-// terminal text. Pure: HTML and text from data the produceReport activity loads.
+// terminal text; the critic's card first (criticCardView.ts). Pure: HTML and text from data the produceReport activity loads.
 import { esc, PALETTE, REPORT_STYLE, table } from '../report/html';
 import { fmtEstimate, fmtPaired } from '../report/summarize';
 import type { PairedEstimate } from '../report/stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
 import { grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
+import type { CriticCardStatus } from '../training/criticCard';
+import { criticCardSection, criticCardText } from './criticCardView';
 
 export interface GrpoTrajectoryStep {
   idx: number;
@@ -59,6 +61,8 @@ export interface GrpoReportInput {
   comparisons?: GrpoRunComparison[];
   /** Other runs asked for that could not be compared, and why. */
   comparisonNotes?: string[];
+  /** The critic's card (absent in reports stored before critic cards). */
+  criticCard?: CriticCardStatus;
 }
 
 const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
@@ -274,7 +278,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
   const es = r.epochs;
   const n = Math.max(es.length, 1);
   const c = r.config;
-  const sections: string[] = [];
+  const sections: string[] = [criticCardSection(r.criticCard)];
   const evalOf = (e: GrpoEpochFigures, who: 'checkpoint' | 'base', k: 'meanScore' | 'meanCodeMatch') => e.eval?.[who][k] ?? null;
   sections.push(
     '<h2>Learning curves (per epoch)</h2>' +
@@ -389,7 +393,7 @@ export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined
 
 /** The report as the terminal prints it: per epoch, the run's counts, the comparisons, the status. */
 export function renderGrpoText(r: GrpoReportInput): string {
-  const lines = r.epochs.map((e) => grpoEpochLine(e, r.config.maxLength));
+  const lines = [...criticCardText(r.criticCard), ...r.epochs.map((e) => grpoEpochLine(e, r.config.maxLength))];
   const counts = runCounts(r);
   lines.push(`run ${r.runId}: ${counts ? countsLine(counts, 'rollout') : 'not trained: not counted (a run recorded before the counts)'}`);
   for (const x of r.comparisons ?? [])

@@ -1,8 +1,9 @@
-// Judge cards from the client side: the progress of a card being computed, and the gate before judging.
+// Judge and critic cards from the client side: the progress of a card being computed, and the gate before judging.
 import type { WorkflowHandle } from '@temporalio/client';
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { judgeCards } from '../../db/schema/judgeCards';
+import { criticCards } from '../../db/schema/criticCards';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { coderModelOf } from '../../domain/judge/config';
@@ -27,19 +28,19 @@ export interface CardProgress {
   etaSeconds: number | null;
 }
 
-/** `methods 3/20  140 s  ETA 790 s`: one progress line. */
-export function cardProgressLine(p: CardProgress): string {
-  return `methods ${p.done}/${p.total}  ${p.seconds.toFixed(0)} s${p.etaSeconds !== null ? `  ETA ${p.etaSeconds.toFixed(0)} s` : ''}`;
+/** `methods 3/20  140 s  ETA 790 s`: one progress line (`unit`: what the card counts). */
+export function cardProgressLine(p: CardProgress, unit = 'methods'): string {
+  return `${unit} ${p.done}/${p.total}  ${p.seconds.toFixed(0)} s${p.etaSeconds !== null ? `  ETA ${p.etaSeconds.toFixed(0)} s` : ''}`;
 }
 
 /**
- * Waits for a card workflow's result, calling `onProgress` whenever another method is recorded (polled
- * every `pollMs`); the ETA is the mean time per method so far times the methods left. Rejects as the
+ * Waits for a card workflow's result, calling `onProgress` whenever another item is recorded (`progress`
+ * polled every `pollMs`); the ETA is the mean time per item so far times the items left. Rejects as the
  * workflow does.
  */
-export async function watchJudgeCard<R>(
-  db: Db,
-  handle: Pick<WorkflowHandle, 'workflowId'> & { result(): Promise<R> },
+export async function watchCard<R>(
+  progress: () => Promise<number | null>,
+  handle: { result(): Promise<R> },
   total: number,
   onProgress: (p: CardProgress) => void,
   pollMs = 2000,
@@ -47,7 +48,7 @@ export async function watchJudgeCard<R>(
   const started = Date.now();
   let last = -1;
   const timer = setInterval(() => {
-    void judgeCardProgress(db, handle.workflowId)
+    void progress()
       .then((done) => {
         if (done === null || done === last) return;
         last = done;
@@ -61,6 +62,28 @@ export async function watchJudgeCard<R>(
   } finally {
     clearInterval(timer);
   }
+}
+
+/** watchCard for a judge card: methods recorded by the card this workflow computes. */
+export function watchJudgeCard<R>(
+  db: Db,
+  handle: Pick<WorkflowHandle, 'workflowId'> & { result(): Promise<R> },
+  total: number,
+  onProgress: (p: CardProgress) => void,
+  pollMs = 2000,
+): Promise<R> {
+  return watchCard(() => judgeCardProgress(db, handle.workflowId), handle, total, onProgress, pollMs);
+}
+
+/** Episodes recorded so far by the critic card computed by this workflow; null before its row exists. */
+export async function criticCardProgress(db: Db, workflowId: string): Promise<number | null> {
+  const [r] = await db
+    .select({ n: sql<number>`(select count(*) from jsonb_object_keys(${criticCards.episodes}))::int` })
+    .from(criticCards)
+    .where(eq(criticCards.workflowId, workflowId))
+    .orderBy(desc(criticCards.updatedAt))
+    .limit(1);
+  return r ? r.n : null;
 }
 
 /**

@@ -30,6 +30,8 @@ import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../
 import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
 import { sftTrainWorkflow } from '../../workflows/training/sftTrainWorkflow';
 import { grpoWorkflow } from '../../workflows/training/grpoWorkflow';
+import { criticCardWorkflow } from '../../workflows/training/criticCardWorkflow';
+import { criticCardWorkflowId, type CriticCardInput } from '../../domain/training/criticCard';
 import { type GrpoConfig, grpoSearchAttributes, grpoWorkflowId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import type { SftBuildConfig } from '../../domain/training/sftData';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
@@ -101,6 +103,26 @@ export async function startJudgeCard(client: Client, input: JudgeCardInput): Pro
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof judgeCardWorkflow>(workflowId);
+    throw err;
+  }
+}
+
+/** Starts the critic card's computation, or attaches to the one already running for the same critic and episodes. */
+export async function startCriticCard(client: Client, input: CriticCardInput): Promise<WorkflowHandle<typeof criticCardWorkflow>> {
+  const workflowId = criticCardWorkflowId(input.criticModel, input.dataset, input.split, input.runId);
+  try {
+    return await client.workflow.start(criticCardWorkflow, {
+      taskQueue: TASK_QUEUES.main,
+      workflowId,
+      args: [input],
+      typedSearchAttributes: [
+        { key: PauKind, value: 'critic-card' },
+        { key: PauModel, value: input.criticModel },
+      ],
+      staticSummary: `critic card: critic ${input.criticModel}, ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof criticCardWorkflow>(workflowId);
     throw err;
   }
 }

@@ -5,6 +5,8 @@
 // run's row (kind `calibration`); reports of benchmark runs on the same split show the latest one.
 // `pau calibrate ladder --judge M [--methods 10] [--dataset pau-v1] [--split test]`: a real judge scores
 // gold / partial / wrong / empty descriptions per method; prints its rank agreement (domain/calibration/ladder.ts).
+// `pau calibrate judge --judge M`: the judge card; `pau calibrate critic --critic M [--run RUN | --dataset D
+// --split S] [--episodes N]`: the GRPO critic's card (domain/training/criticCard.ts). Both exit 1 when not qualified.
 import { WorkflowFailedError } from '@temporalio/client';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
@@ -15,13 +17,14 @@ import { printTable } from '../../domain/report/table';
 import { newRunId } from '../client/bench';
 import { calibrationProgress, startCalibration } from '../client/calibration';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { calibrateOptions, judgeCardOptions, ladderOptions } from '../options/calibrate';
+import { calibrateOptions, criticCardOptions, judgeCardOptions, ladderOptions } from '../options/calibrate';
 import { requireKnownModels } from '../lib/benchArgs';
 import { RUNGS, summarizeLadder } from '../../domain/calibration/ladder';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
-import { startJudgeCard, startLadder } from '../client/starters';
+import { startCriticCard, startJudgeCard, startLadder } from '../client/starters';
+import { criticCardLines } from '../../domain/training/criticCard';
 import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
-import { cardProgressLine, watchJudgeCard } from '../client/judgeCard';
+import { cardProgressLine, criticCardProgress, watchCard, watchJudgeCard } from '../client/judgeCard';
 import { failureLine } from '../client/benchStart';
 
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
@@ -61,6 +64,51 @@ async function judgeCard(argv: string[]): Promise<number> {
     );
     for (const line of judgeCardLines({ ...card, rows: [] })) console.log(line);
     return card.judgeQualified && card.coderQualified ? 0 : 1;
+  } finally {
+    await client.connection.close();
+    await closeSharedDb();
+  }
+}
+
+/** `pau calibrate critic`: computes (or reuses) the critic card of a critic model, prints it; exit 1 when not qualified. */
+async function criticCard(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, criticCardOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  requireKnownModels([values.critic]);
+  const client = await connectClient();
+  const started = Date.now();
+  try {
+    const handle = await startCriticCard(client, {
+      criticModel: values.critic,
+      ...(values.run ? { runId: values.run } : {}),
+      dataset: values.dataset,
+      split: values.split,
+      episodes: values.episodes,
+      window: values.window,
+      force: values.force,
+      ...(values['min-episodes'] ? { thresholds: { minEpisodes: values['min-episodes'] } } : {}),
+    });
+    console.log(
+      `critic card of ${values.critic} on ${values.episodes} recorded episodes of ${values.run ? `run ${values.run}` : `${values.dataset}/${values.split}`}: ${workflowUiLink(handle.workflowId)}`,
+    );
+    let card: Awaited<ReturnType<typeof handle.result>>;
+    try {
+      card = await watchCard(
+        () => criticCardProgress(getDb(), handle.workflowId),
+        handle,
+        values.episodes,
+        (p) => process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `),
+      );
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      console.error(`\ncritic card failed: ${failureLine(err)}`);
+      return 1;
+    }
+    console.log(
+      `\ncard computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedEpisodes > 0 ? ` (${card.failedEpisodes} episode(s) failed and are left out)` : ''}`,
+    );
+    for (const line of criticCardLines(card)) console.log(line);
+    return card.qualified ? 0 : 1;
   } finally {
     await client.connection.close();
     await closeSharedDb();
@@ -130,6 +178,7 @@ async function ladder(argv: string[]): Promise<number> {
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'ladder') return ladder(argv.slice(1));
   if (argv[0] === 'judge') return judgeCard(argv.slice(1));
+  if (argv[0] === 'critic') return criticCard(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, calibrateOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const runId = values['run-id'] ?? newRunId('calibrate');

@@ -1,6 +1,7 @@
 // The options of `pau calibrate` (the suite, the ladder, the judge card): scripts/commands/calibrate.ts.
 import { z } from 'zod';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
+import { DEFAULT_CRITIC_THRESHOLDS } from '../../domain/training/criticCard';
 import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
 import { defineOptions, type VerbUsage } from '../lib/options';
 
@@ -34,14 +35,35 @@ export const judgeCardOptions = defineOptions({
   skip: { schema: z.coerce.number().int().min(0).default(0), arg: 'N', help: 'leave out the first N methods of the split' },
 });
 
+export const criticCardOptions = defineOptions({
+  critic: { schema: z.string().min(1), arg: 'M', help: 'the critic model to qualify' },
+  run: { schema: z.string().min(1).optional(), arg: 'RUN', help: "rate this benchmark run's episodes (its dataset and split)" },
+  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset (without --run)' },
+  split: { schema: z.enum(SPLITS).default('validation'), help: "the split whose benchmark runs' episodes are rated (without --run)" },
+  episodes: {
+    schema: z.coerce.number().int().min(1).max(500).default(DEFAULT_CRITIC_THRESHOLDS.minEpisodes),
+    arg: 'N',
+    help: 'recorded episodes in the card',
+  },
+  window: { schema: z.coerce.number().int().min(1).max(20).default(2), arg: 'N', help: 'episodes in flight at once' },
+  force: { schema: z.boolean().default(false), help: 'compute the card again even when one is stored' },
+  'min-episodes': {
+    schema: z.coerce.number().int().min(1).optional(),
+    arg: 'N',
+    help: 'the fewest paired episodes a card may qualify on (threshold override)',
+  },
+});
+
 export const verb: VerbUsage = {
   forms: [
     { words: 'pau calibrate', options: calibrateOptions },
     { words: 'pau calibrate ladder', options: ladderOptions },
     { words: 'pau calibrate judge', options: judgeCardOptions },
+    { words: 'pau calibrate critic', options: criticCardOptions },
   ],
   notes: [
     'calibrate: code match of each original, its mutants, constant and identity functions (no judge model)',
     'ladder: a judge scores gold / partial / wrong / empty descriptions; judge: the judge card that qualifies a judge and a coder',
+    "critic: the critic card: the GRPO critic rates recorded episodes' steps, new behaviour above repeated or uninformative calls",
   ],
 };

@@ -16,6 +16,7 @@ const NOT_FOUND_OR_UNUSABLE = [
   F.runIdInUse,
   F.judgeEpisodeNotFound,
   F.judgeCardNoMethods,
+  F.criticCardNoEpisodes,
   F.reportRunNotFound,
   F.sftDatasetNotFound,
   F.sftDatasetEmpty,
@@ -71,7 +72,7 @@ export const POLICIES = {
       initialInterval: '1s',
       maximumInterval: '1 minute',
       maximumAttempts: 20,
-      nonRetryableErrorTypes: [F.judgeEpisodeNotFound, F.judgeCardNoMethods, F.methodNotFound],
+      nonRetryableErrorTypes: [F.judgeEpisodeNotFound, F.judgeCardNoMethods, F.criticCardNoEpisodes, F.methodNotFound],
     },
   },
   /** Reports and other whole-run reads (they do not heartbeat). */

@@ -1,0 +1,24 @@
+// Computes a critic card (domain/training/criticCard.ts): the plan picks recorded benchmark episodes, each is
+// rated by the critic step by step (as a GRPO rollout is) and recorded as it finishes, in a sliding window
+// (fanOut), so a rerun resumes where the last one stopped; the card is built from the stored rows.
+import type { CriticCardInput } from '../../domain/training/criticCard';
+import { fanOut } from '../common/fanOut';
+import { judge, llm } from '../proxies/mainQueue';
+
+export async function criticCardWorkflow(input: CriticCardInput) {
+  const plan = await judge.planCriticCard(input);
+  const todo = plan.picks.filter((p) => !plan.recorded.includes(p.episodeId));
+  const { failures } = await fanOut(
+    todo,
+    async (pick) => {
+      await llm.rateCriticCardEpisode({ cardKey: plan.cardKey, criticModel: input.criticModel, pick });
+    },
+    { window: Math.max(1, Math.min(input.window ?? 2, 20)), pauseWhenSuggested: false },
+  );
+  return judge.finishCriticCard({
+    cardKey: plan.cardKey,
+    episodeIds: plan.picks.map((p) => p.episodeId),
+    failed: failures.length,
+    ...(input.thresholds ? { thresholds: input.thresholds } : {}),
+  });
+}
