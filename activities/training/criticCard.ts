@@ -5,6 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { parseRunConfig } from '../../db/runDocuments';
 import type { ModelEndpoints } from '../llm/endpoints';
 import { datasetMethods, methods } from '../../db/schema/datasets';
 import { criticCards } from '../../db/schema/criticCards';
@@ -65,7 +66,7 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         if (!r) throw ApplicationFailure.nonRetryable(`no run ${input.runId}`, FAILURE_TYPES.runNotFound);
         if (r.kind !== 'benchmark')
           throw ApplicationFailure.nonRetryable(`run ${input.runId} is a ${r.kind} run, not a benchmark`, FAILURE_TYPES.runNotBenchmark);
-        const c = r.config as { dataset?: string; split?: string };
+        const c = parseRunConfig('benchmark', r.config, input.runId);
         dataset = c.dataset ?? dataset;
         split = c.split ?? split;
       }
