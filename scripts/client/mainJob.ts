@@ -18,7 +18,7 @@ import { startBenchmark, startJudgeCard } from './starters';
 import { runSummaryText } from './benchSummary';
 import { buildWorkLine, datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
-import { fetchReportFiles } from './report';
+import { fetchReportFiles, produceReportFiles } from './report';
 import { runStartCalibration } from './startCalibration';
 import { START_DATASET, type StageClock } from './startStages';
 import { env } from '../../config/env';
@@ -353,7 +353,8 @@ export async function runMainJob(
       if (computed) await printJudgeCard(client, judgeModel, log, cfg.name);
       // Rendered again either way: the first report was written while the episodes were being judged.
       log(computed ? '== report (with the judge card)' : '== report (judged; no card)');
-      const again = await fetchReportFiles(h.db, runId);
+      // Produced anew (not the run's stored report): the report looks its judge's card up when it is made.
+      const again = await produceReportFiles(h.db, { runId });
       log(again.headline);
       log(`report: ${again.htmlPath}`);
     }
