@@ -194,7 +194,7 @@ async function computeJudgeCard(client: Client, judgeModel: string, dataset: str
 }
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */
-const CARD_TIME_HINT = '20 validation methods; about 15 minutes for the local 1.5B on 2 CPU cores, 2026-12-04';
+const CARD_TIME_HINT = '20 validation methods; about 20 minutes for the local 1.5B on 2 CPU cores, 2026-12-04';
 
 export interface MainJobOptions {
   /** Times the dataset, calibration, benchmark and report stages (`npm start`'s summary). */

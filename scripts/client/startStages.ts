@@ -16,22 +16,21 @@ const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'cali
 /**
  * Seconds per stage on the reference machine (2 cores, idle), used until this machine has its own record.
  * `dataset` and `calibration` run in the sandbox on every core, so they are scaled by 2 / cores; the others
- * wait on one process each. Stack, models and workers: a fresh `npm start -- --once` with nothing cached
- * (2026-12-01, 811 s in all). Head, dataset, calibration and benchmark: a fresh clone (2026-12-02, 623 s in all; the
- * models and the workflow bundle were in the machine's cache): the build beside the benchmark took 593 s, the
- * benchmark 404 s, the head 7 s (the figures before, 420 and 300 s, promised a first run 2 minutes shorter than it was).
+ * wait on one process each. Head and dataset: a fresh clone that built the dataset (2026-12-02; the build
+ * beside the benchmark 593 s, the head 7 s). The rest: a fresh clone's `npm start -- --once` with an empty
+ * PAU_CACHE_DIR (2026-12-04; the shipped dataset loaded, the 1.5B's card computed after the first report).
  */
 const REFERENCE_S: Record<StartStage, number> = {
   stack: 20,
   models: 45,
-  workers: 15,
+  workers: 10,
   doctor: 5,
   head: 10,
   dataset: 590,
   calibration: 24,
-  benchmark: 400,
+  benchmark: 225,
   report: 5,
-  card: 930,
+  card: 1170,
 };
 /** The dataset `npm start` benchmarks on (the main job's, scripts/client/mainJob.ts). */
 export const START_DATASET = 'pau-v1';

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadEpisodeTranscript } from '../../activities/episode/transcript';
-import { MOCK_MARK } from '../../platform/models/mock/policies';
 import { episodes } from '../../db/schema/runs';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { maybeRecordHistory } from '../helpers/histories';
@@ -28,7 +27,7 @@ describe('interactive episode', () => {
     expect(rows.map((s) => s.idx)).toEqual(rows.map((_, i) => i));
     expect(observations(rows).map((o) => o.text)).toEqual(['3', '0', "'abcd'", '[1, 2, 3]']);
     const t = await loadEpisodeTranscript(stack.db, out.episodeId);
-    expect(t?.finalDescription).toBe(`${MOCK_MARK} ${ADD.gold}`);
+    expect(t?.finalDescription).toBe(ADD.gold);
     expect(t?.episode.status).toBe('completed');
     expect(t?.episode.callsMade).toBe(4);
     expect(t?.episode.tokensIn).toBeGreaterThan(0);
@@ -129,7 +128,7 @@ describe('in-context episode', () => {
     expect(user).toContain("reverse_words('hello world') -> 'world hello'");
     expect(user).toContain("reverse_words('') -> ''");
     const t = await loadEpisodeTranscript(stack.db, out.episodeId);
-    expect(t?.finalDescription).toBe(`${MOCK_MARK} ${REVERSE.gold}`);
+    expect(t?.finalDescription).toBe(REVERSE.gold);
     expect(t?.observedCalls.map((c) => c.source)).toEqual(['example', 'example', 'example']);
   });
 

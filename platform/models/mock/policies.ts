@@ -84,9 +84,11 @@ function randomLiteral(rng: () => number): string {
 }
 
 const call = (args: string): MockToolCall => ({ name: 'call_method', arguments: JSON.stringify({ arguments: args }) });
+// The description itself carries no mark: a real judge and code writer read it, and an anchor must be
+// scored on the gold it replays, not on a banner (the messages around it and the model's name say "scripted").
 const submit = (description: string): MockToolCall => ({
   name: 'submit_description',
-  arguments: JSON.stringify({ description: `${MOCK_MARK} ${description}` }),
+  arguments: JSON.stringify({ description }),
 });
 const say = (text: string) => `${MOCK_MARK} ${text}`;
 
@@ -110,7 +112,7 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
   const answer = (text: string): MockReply =>
     canSubmit
       ? { kind: 'message', content: say('Submitting my description.'), toolCalls: [submit(text)] }
-      : { kind: 'message', content: say(text), toolCalls: [] };
+      : { kind: 'message', content: text, toolCalls: [] };
 
   switch (policy) {
     case 'unauthorized':
