@@ -110,9 +110,7 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
   const probes = method?.probeInputs ?? [];
   // A final answer, in the form the request allows (a tool call, or plain text for in-context).
   const answer = (text: string): MockReply =>
-    canSubmit
-      ? { kind: 'message', content: say('Submitting my description.'), toolCalls: [submit(text)] }
-      : { kind: 'message', content: text, toolCalls: [] };
+    canSubmit ? { kind: 'message', content: say('Submitting my description.'), toolCalls: [submit(text)] } : { kind: 'message', content: text, toolCalls: [] };
 
   switch (policy) {
     case 'unauthorized':
