@@ -112,12 +112,12 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Req
       return msg(verify ? `A random verdict:\n${h % 2 === 0 ? 'yes' : 'no'}` : `A random verdict.\nSCORE: ${1 + (h % 5)}`);
     }
     const score = oracleJudgeScore(candidate, reference, method?.code);
-    // The verify format's oracle: yes for what the rubric oracle scores 4 or 5.
-    if (verify) return msg(`Rubric oracle score ${score}:\n${score >= 4 ? 'yes' : 'no'}`);
     const why =
       reference === undefined
         ? 'No reference description; scored on whether the description commits to anything.'
         : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
+    // The verify format's oracle: yes for what the rubric oracle scores 4 or 5 (the verdict word last).
+    if (verify) return msg(`${why} Rubric oracle score ${score}:\n${score >= 4 ? 'yes' : 'no'}`);
     return msg(`${why}\nSCORE: ${score}`);
   }
   const description = readBlock(user, 'description') ?? '';

@@ -184,10 +184,14 @@ describe.skipIf(!isRoot)(rootTitle, () => {
       cwd: '/',
       timeout: 30_000,
     }).catch((err: { stdout?: string; stderr?: string; code?: number }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? String(err), code: err.code }));
-  const temporal = (...args: string[]) => asUser([temporalCli, ...args, '--address', address(), '--namespace', process.env.TEMPORAL_NAMESPACE!]);
+  // The other user runs a copy in the world-readable parent: a checkout may sit in a private directory.
+  const cliCopy = path.join(parent, 'temporal');
+  const temporal = (...args: string[]) => asUser([cliCopy, ...args, '--address', address(), '--namespace', process.env.TEMPORAL_NAMESPACE!]);
 
   beforeAll(async () => {
     fs.chmodSync(parent, 0o755);
+    fs.copyFileSync(temporalCli, cliCopy);
+    fs.chmodSync(cliCopy, 0o755);
     await addThrowawayUser(user);
     server = await startCodecServer({ port: 0, uiPort: 8233 }); // the stack's token (a 0600 secret)
     const row = { id: 1, runId: 'sec-run', html: `<p>${MARKER}</p>`, json: { runId: 'sec-run', headline: [] } } as unknown as ReportRow;
@@ -229,7 +233,7 @@ describe.skipIf(!isRoot)(rootTitle, () => {
       '--namespace',
       process.env.TEMPORAL_NAMESPACE!,
     ];
-    const viaCodec = await asUserAsync([temporalCli, ...args]);
+    const viaCodec = await asUserAsync([cliCopy, ...args]);
     expect(viaCodec.stdout).not.toContain(MARKER);
     expect(viaCodec.stderr).not.toBe('');
   });

@@ -99,14 +99,15 @@ describe('judge params from the registry, on the real stack', () => {
     const runId = outcome.episodeId.split('/')[0]!;
 
     // 1. Registry params without temperature (the project used to force temperature 0 here).
-    const plain = await (await startJudgeRun(stack.client, { runId, judgeModel: 'reasoner' })).result();
+    // The provider answers in the rationale format (a reasoning model's text, `SCORE: 4`), so the run asks for it.
+    const plain = await (await startJudgeRun(stack.client, { runId, judgeModel: 'reasoner', config: { format: 'rationale' } })).result();
     expect(plain).toMatchObject({ judged: 1, failed: 0 });
     // 2. The run asks for temperature 0 and top_p; the strict entry drops both.
     const strict = await (
       await startJudgeRun(stack.client, {
         runId,
         judgeModel: 'reasoner-strict',
-        config: { judgeParams: { temperature: 0, top_p: 1 }, coderParams: { temperature: 0 } },
+        config: { format: 'rationale', judgeParams: { temperature: 0, top_p: 1 }, coderParams: { temperature: 0 } },
       })
     ).result();
     expect(strict).toMatchObject({ judged: 1, failed: 0 });
