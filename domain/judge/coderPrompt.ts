@@ -45,7 +45,7 @@ const FENCE = /```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n([\s\S]*?)```/g;
  */
 export function extractCode(answer: string | null | undefined, entryPoint: string): string | null {
   if (!answer) return null;
-  const defines = new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(entryPoint)}\\s*\\(`, 'm');
+  const defines = definesFunction(entryPoint);
   const blocks = [...answer.matchAll(FENCE)].map((m) => ({ lang: (m[1] ?? '').toLowerCase(), code: m[2] ?? '' }));
   // An unterminated final fence (the model ran out of tokens or forgot it): take the rest.
   const lastOpen = answer.lastIndexOf('```');
@@ -74,7 +74,7 @@ export function extractCode(answer: string | null | undefined, entryPoint: strin
  * rebound (`fx` is another function than `f`); anything else is unchanged (and fails as "no entry point").
  */
 export function bindEntryPoint(code: string, entryPoint: string): string {
-  const defines = new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(entryPoint)}\\s*\\(`, 'm');
+  const defines = definesFunction(entryPoint);
   if (defines.test(code)) return code;
   const names = [...code.matchAll(/^(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/gm)].map((m) => m[1] as string);
   if (entryPoint.length < 6) return code;
@@ -101,6 +101,11 @@ function editDistance(a: string, b: string): number {
 
 function tidy(code: string): string {
   return code.replace(/\s+$/, '') + '\n';
+}
+
+/** Matches a `def name(` (or `async def`) line. */
+function definesFunction(name: string): RegExp {
+  return new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(name)}\\s*\\(`, 'm');
 }
 
 function escapeRe(s: string): string {

@@ -3,9 +3,9 @@
 // as strings. The CLI, `npm start`, the Schedule and the tests use these.
 import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
 import os from 'node:os';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import type { ScheduleOptionsAction } from '@temporalio/client';
-import type { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Workflow, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { BuildConfigInput } from '../../domain/dataset/config';
 import { env } from '../../config/env';
 import type { BenchmarkConfig } from '../../domain/bench/types';
@@ -90,41 +90,41 @@ export function startJudgeRun(client: Client, input: JudgeRunInput): Promise<Wor
   });
 }
 
+/** Starts `workflow`, or attaches to the execution already running under the same id (a card is computed once). */
+async function startOrAttach<W extends Workflow>(client: Client, workflow: W, options: WorkflowStartOptions<W>): Promise<WorkflowHandle<W>> {
+  try {
+    return await client.workflow.start(workflow, options);
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<W>(options.workflowId);
+    throw err;
+  }
+}
+
 /** Starts the card's computation, or attaches to the one already running for the same judge, coder and split. */
 export async function startJudgeCard(client: Client, input: JudgeCardInput): Promise<WorkflowHandle<typeof judgeCardWorkflow>> {
   const workflowId = judgeCardWorkflowId(input.judgeModel, input.coderModel, input.dataset, input.split, input.format ?? DEFAULT_JUDGE_FORMAT);
-  try {
-    return await client.workflow.start(judgeCardWorkflow, {
-      taskQueue: TASK_QUEUES.main,
-      workflowId,
-      args: [input],
-      typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
-      staticSummary: `judge card: judge ${input.judgeModel} (${input.format ?? DEFAULT_JUDGE_FORMAT}), coder ${input.coderModel}, ${input.methods} methods of ${input.dataset}/${input.split}${input.skip ? ` after the first ${input.skip}` : ''}`,
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof judgeCardWorkflow>(workflowId);
-    throw err;
-  }
+  return startOrAttach(client, judgeCardWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId,
+    args: [input],
+    typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
+    staticSummary: `judge card: judge ${input.judgeModel} (${input.format ?? DEFAULT_JUDGE_FORMAT}), coder ${input.coderModel}, ${input.methods} methods of ${input.dataset}/${input.split}${input.skip ? ` after the first ${input.skip}` : ''}`,
+  });
 }
 
 /** Starts the critic card's computation, or attaches to the one already running for the same critic and episodes. */
 export async function startCriticCard(client: Client, input: CriticCardInput): Promise<WorkflowHandle<typeof criticCardWorkflow>> {
   const workflowId = criticCardWorkflowId(input.criticModel, input.dataset, input.split, input.runId);
-  try {
-    return await client.workflow.start(criticCardWorkflow, {
-      taskQueue: TASK_QUEUES.main,
-      workflowId,
-      args: [input],
-      typedSearchAttributes: [
-        { key: PauKind, value: 'critic-card' },
-        { key: PauModel, value: input.criticModel },
-      ],
-      staticSummary: `critic card: critic ${input.criticModel}, ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle<typeof criticCardWorkflow>(workflowId);
-    throw err;
-  }
+  return startOrAttach(client, criticCardWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId,
+    args: [input],
+    typedSearchAttributes: [
+      { key: PauKind, value: 'critic-card' },
+      { key: PauModel, value: input.criticModel },
+    ],
+    staticSummary: `critic card: critic ${input.criticModel}, ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
+  });
 }
 
 /** Starts a description ladder run (`pau calibrate ladder`); `runId` makes each CLI run its own workflow. */
