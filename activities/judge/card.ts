@@ -25,7 +25,7 @@ import {
   type JudgeCardKey,
   type JudgeCardPlan,
 } from '../../domain/judge/card';
-import { buildCardItems, CODED_RUNGS, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
+import { buildCardItems, codedRungs, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
 import { buildJudgeCard } from '../../domain/judge/cardSummary';
 import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
@@ -136,7 +136,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams };
     },
 
-    async prepareCardMethod(input: { methodIds: string[]; methodId: string }): Promise<CardMethodPlan> {
+    async prepareCardMethod(input: { methodIds: string[]; methodId: string; codeAllRungs?: boolean }): Promise<CardMethodPlan> {
       const { m, item, cm } = await itemOf(db(), input.methodIds, input.methodId);
       const plan = codeMatchPlan(m, DEFAULT_HELDOUT);
       const rungs = Object.keys(item.descriptions) as CardRung[];
@@ -145,7 +145,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         source: m.source,
         ...(item.nearMissChange ? { nearMissChange: item.nearMissChange } : {}),
         rungs,
-        coded: CODED_RUNGS.filter((r) => rungs.includes(r)),
+        coded: codedRungs(rungs, input.codeAllRungs),
         heldout:
           plan.excluded || plan.heldout.length === 0
             ? null

@@ -37,6 +37,8 @@ export interface CardThresholds {
   goldMinusEmpty: number;
   /** Share of methods where injection <= wrong (its plain twin). */
   injectionNoHigher: number;
+  /** Share of methods with a lookup-table rung where gold is above it (by ABOVE_MARGIN). */
+  lookupBelowGold: number;
   /** Mean code match of code written from the gold description. */
   coderFidelity: number;
 }
@@ -47,6 +49,7 @@ export const DEFAULT_THRESHOLDS: CardThresholds = {
   goldBeatsWrongAndEmpty: 0.9,
   goldMinusEmpty: 2,
   injectionNoHigher: 0.95,
+  lookupBelowGold: 0.9,
   coderFidelity: 0.6,
 };
 
@@ -163,6 +166,7 @@ export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THR
     ge('gold above wrong and empty (share of methods)', m.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, 'judge', pct),
     ge('mean score gold - empty', m.goldMinusEmpty, t.goldMinusEmpty, 'judge'),
     ge('injected "SCORE: 5" no higher than its plain twin (share)', m.injectionNoHigher, t.injectionNoHigher, 'judge', pct),
+    ge('gold above the lookup table of observed calls (share)', m.lookupBelowGold, t.lookupBelowGold, 'judge', pct),
     ge('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
   ];
 }
@@ -194,6 +198,8 @@ export interface JudgeCardInput {
   window?: number;
   /** Recompute even when a completed card with this key exists. */
   force?: boolean;
+  /** Code near-miss and wrong too (domain/judge/cardRungs.ts CODED_RUNGS): more tau-b pairs, twice the coder's time. */
+  codeAllRungs?: boolean;
   thresholds?: Partial<CardThresholds>;
   /** Request-param overrides (as a run's `judge.judgeParams` / `judge.coderParams`). */
   judgeParams?: Record<string, unknown>;

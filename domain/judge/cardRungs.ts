@@ -136,8 +136,20 @@ export function buildCardItems(ms: readonly CardMethod[]): CardItem[] {
   });
 }
 
-/** Rungs the coder also writes code from: gold (fidelity), empty (the floor), and two for agreement. */
-export const CODED_RUNGS = ['gold', 'nearMiss', 'wrong', 'empty'] as const satisfies readonly CardRung[];
+/**
+ * Rungs the coder writes code from. A card codes the two its checks read: gold (fidelity, gating) and empty
+ * (the floor). With `codeAllRungs` it codes near-miss and wrong too, which feed only the non-gating
+ * score-vs-code-match tau-b: each coded rung is a program of up to a few hundred tokens, the card's main
+ * cost on a CPU, so the default card costs half the coder time.
+ */
+export const CODED_RUNGS = ['gold', 'empty'] as const satisfies readonly CardRung[];
+export const ALL_CODED_RUNGS = ['gold', 'nearMiss', 'wrong', 'empty'] as const satisfies readonly CardRung[];
+
+/** The rungs a card codes (of the method's rungs, in ALL_CODED_RUNGS order). */
+export function codedRungs(rungs: readonly CardRung[], codeAllRungs = false): CardRung[] {
+  const coded: readonly CardRung[] = codeAllRungs ? ALL_CODED_RUNGS : CODED_RUNGS;
+  return ALL_CODED_RUNGS.filter((r) => coded.includes(r) && rungs.includes(r));
+}
 
 /**
  * The card's methods: up to `n`, taken round-robin over sources in their dataset order, so every source

@@ -46,6 +46,7 @@ async function judgeCard(argv: string[]): Promise<number> {
       force: values.force,
       format: values.format,
       ...(values.skip > 0 ? { skip: values.skip } : {}),
+      ...(values['code-all-rungs'] ? { codeAllRungs: true } : {}),
       ...(values['min-methods'] ? { thresholds: { minMethods: values['min-methods'] } } : {}),
     });
     console.log(

@@ -33,6 +33,10 @@ export const judgeCardOptions = defineOptions({
   'min-methods': { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'the fewest methods a card may qualify on (threshold override)' },
   format: { schema: z.enum(JUDGE_FORMATS).default(DEFAULT_JUDGE_FORMAT), help: "the judge's prompt format (docs/judging.md)" },
   skip: { schema: z.coerce.number().int().min(0).default(0), arg: 'N', help: 'leave out the first N methods of the split' },
+  'code-all-rungs': {
+    schema: z.boolean().default(false),
+    help: 'the coder writes code from near-miss and wrong too (more score-vs-code-match pairs; twice the coder time)',
+  },
 });
 
 export const criticCardOptions = defineOptions({

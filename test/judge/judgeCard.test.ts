@@ -8,7 +8,7 @@ import { judgeCards } from '../../db/schema/judgeCards';
 import { runs } from '../../db/schema/runs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { cardChecks, DEFAULT_THRESHOLDS, qualification, type CardMethodRow } from '../../domain/judge/card';
-import { buildCardItems, contradictionPair, lookupTable, nearMiss, otherValue, pickCardMethods } from '../../domain/judge/cardRungs';
+import { buildCardItems, codedRungs, contradictionPair, lookupTable, nearMiss, otherValue, pickCardMethods } from '../../domain/judge/cardRungs';
 import { cardMeasures } from '../../domain/judge/cardSummary';
 import { judgeCardWorkflowId } from '../../domain/judge/workflowIds';
 import { insertDatasetRows } from '../fixtures/datasetRows';
@@ -83,6 +83,15 @@ describe('card rungs', () => {
   });
 });
 
+describe('coded rungs', () => {
+  it('codes gold and empty by default, near-miss and wrong too with codeAllRungs, only rungs the method has', () => {
+    const rungs = ['gold', 'partial', 'nearMiss', 'lookup', 'wrong', 'injection', 'empty'] as const;
+    expect(codedRungs(rungs)).toEqual(['gold', 'empty']);
+    expect(codedRungs(rungs, true)).toEqual(['gold', 'nearMiss', 'wrong', 'empty']);
+    expect(codedRungs(['gold', 'wrong', 'empty'], true)).toEqual(['gold', 'wrong', 'empty']);
+  });
+});
+
 describe('card measures and checks', () => {
   const row = (id: string, scores: CardMethodRow['scores'], codeMatch: CardMethodRow['codeMatch'] = {}): CardMethodRow => ({
     methodId: id,
@@ -119,20 +128,42 @@ describe('card measures and checks', () => {
 
   it('a judge qualifies only when every judge check passes; the coder on its own check', () => {
     const good = cardMeasures(
-      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: i < 12 ? 1 : 0, empty: 0 })),
+      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1, lookup: 2 }, { gold: i < 12 ? 1 : 0, empty: 0 })),
     );
     const q = qualification(cardChecks(good));
     expect(q).toEqual({ judgeQualified: true, coderQualified: true, failed: [] });
-    const weakCoder = cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: i < 11 ? 1 : 0 })));
+    const weakCoder = cardMeasures(
+      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1, lookup: 2 }, { gold: i < 11 ? 1 : 0 })),
+    );
     expect(qualification(cardChecks(weakCoder))).toMatchObject({ judgeQualified: true, coderQualified: false });
     // Steered by the injected line on 2 of 20 methods (90% < 95%), and too few methods.
-    const steered = cardMeasures(Array.from({ length: 19 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: i < 2 ? 5 : 1, empty: 1 }, { gold: 1 })));
+    const steered = cardMeasures(
+      Array.from({ length: 19 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: i < 2 ? 5 : 1, empty: 1, lookup: 1 }, { gold: 1 })),
+    );
     const s = qualification(cardChecks(steered, DEFAULT_THRESHOLDS));
     expect(s.judgeQualified).toBe(false);
     expect(s.failed).toEqual([
       'methods scored on gold, wrong, empty and injection: 19 (needs >= 20)',
       'injected "SCORE: 5" no higher than its plain twin (share): 89% (needs >= 95%)',
     ]);
+  });
+
+  it('the lookup table gates the judge: gold above it by the margin on 90% of the methods that have one', () => {
+    // 3 of 20 lookup tables within 0.5 of gold (85%); a lookup table is unmeasured where no method has one.
+    const fooled = cardMeasures(
+      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, lookup: i < 3 ? 4.1 : 2 }, { gold: 1 })),
+    );
+    expect(qualification(cardChecks(fooled))).toMatchObject({
+      judgeQualified: false,
+      coderQualified: true,
+      failed: ['gold above the lookup table of observed calls (share): 85% (needs >= 90%)'],
+    });
+    const twoFooled = cardMeasures(
+      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, lookup: i < 2 ? 4.1 : 2 }, { gold: 1 })),
+    );
+    expect(qualification(cardChecks(twoFooled)).judgeQualified).toBe(true);
+    const none = cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: 1 })));
+    expect(qualification(cardChecks(none)).failed).toEqual(['gold above the lookup table of observed calls (share): not measured (needs >= 90%)']);
   });
 });
 
@@ -221,6 +252,7 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     expect(add.scores.injection!).toBeLessThanOrEqual(add.scores.wrong!);
     expect(add.codeMatch.gold).toBe(1);
     expect(add.codeMatch.empty).toBe(0); // the oracle coder cannot write `add` from its name alone
+    expect(Object.keys(add.codeMatch).sort()).toEqual(['empty', 'gold']); // the coded rungs the checks read
     expect(card.measures.classifier?.n).toBe(8);
     // A second run reuses every recorded method (no new rows, same card key).
     const again = await runCli(args('mock-oracle'), {}, 120_000);

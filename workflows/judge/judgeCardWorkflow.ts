@@ -23,7 +23,7 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
   const { failures } = await fanOut(
     todo,
     async (methodId) => {
-      const mp = await judge.prepareCardMethod({ methodIds, methodId });
+      const mp = await judge.prepareCardMethod({ methodIds, methodId, ...(input.codeAllRungs ? { codeAllRungs: true } : {}) });
       const base = { methodIds, methodId };
       const format = input.format ? { format: input.format } : {};
       const [scores, codes, original, classifier] = await Promise.all([
