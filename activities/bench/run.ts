@@ -7,6 +7,7 @@ import { episodes, judgments, runs } from '../../db/schema/runs';
 import { callingWorkflowId } from '../common/workflowContext';
 import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
+import { modelLimitProblems } from '../../domain/bench/episodeSlots';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { resolveMethods } from '../../db/queries/runs';
@@ -20,6 +21,8 @@ export function makeStartRun(db: () => Db) {
   return async function startRun(input: { runId: string; config: BenchmarkConfig }): Promise<{ methods: number }> {
     const d = db();
     const workflowId = callingWorkflowId();
+    const problems = modelLimitProblems(input.config);
+    if (problems.length > 0) throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${problems.join('; ')}`, FAILURE_TYPES.badRunConfig);
     const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
     const stored = existing?.kind === 'benchmark' ? parseRunConfig('benchmark', existing.config, input.runId) : undefined;
     if (existing && (existing.kind !== 'benchmark' || (stored && !sameRunConfig(stored, input.config))))

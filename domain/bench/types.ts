@@ -18,6 +18,11 @@ export interface BenchmarkConfig {
   limit?: number;
   /** Or an explicit list of method ids (tests, reruns of a subset); takes precedence over dataset/split. */
   methodIds?: string[];
+  /**
+   * A model's episodes cover only the first N of the run's methods (the others' cover all): `npm start` runs the
+   * scripted anchors, which cost nothing to run, on more methods than a CPU-served model (domain/bench/episodeSlots.ts).
+   */
+  modelLimits?: Record<string, number>;
   budgets?: Partial<EpisodeBudgets>;
   /** In-context examples: how many (default: the call budget) and where from (default `generated`). */
   k?: number;

@@ -12,6 +12,8 @@ export const FAILURE_TYPES = {
   runNotFound: 'RunNotFound',
   runNotBenchmark: 'RunNotBenchmark',
   runIdInUse: 'RunIdInUse',
+  /** A benchmark config that cannot run as given (a method limit for a model the run does not have). */
+  badRunConfig: 'BadRunConfig',
   // episodes
   methodNotFound: 'MethodNotFound',
   methodUnusable: 'MethodUnusable',

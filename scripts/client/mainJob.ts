@@ -43,6 +43,13 @@ export const START_SAMPLE_METHODS = 10;
  * (load 15 to 20, 1.5B judge); measured figures in docs/benchmarks.md ("Local models").
  */
 export const START_LOCAL_METHODS = 1;
+/**
+ * Methods the scripted anchors cover in that run (the local model: START_LOCAL_METHODS of them). An anchor's
+ * episode costs a few sandbox calls, then its judgment and its code; on one method the oracle's score is that
+ * one method's gold (the MBPP task statement of the test split's first method, to which the 1.5B gives P(yes)
+ * about 0.27), so the anchors' gap said more about that method than about the judge.
+ */
+export const START_ANCHOR_METHODS = 5;
 /** Budgets of the start-up run with the local model (the 0.5B rarely learns more after 6 calls). */
 export const START_LOCAL_BUDGETS = { maxCalls: 6, maxTurns: 6 };
 
@@ -207,7 +214,7 @@ export async function runMainJob(
 ): Promise<{ code: number; datasetReady: boolean }> {
   const { clock } = opts;
   const { names, scripted, fallback } = startModels();
-  const limit = fallback ? START_LOCAL_METHODS : START_SAMPLE_METHODS;
+  const limit = fallback ? START_ANCHOR_METHODS : START_SAMPLE_METHODS;
   let benchmarkDrawing = false; // the benchmark's progress line is drawn in place: the build's goes out as whole lines
   log('== dataset');
   clock?.start('dataset');
@@ -284,13 +291,13 @@ export async function runMainJob(
     samples: 1,
     limit,
     ...(early.length > 0 ? { methodIds: early } : {}),
-    ...(fallback ? { budgets: START_LOCAL_BUDGETS } : {}),
+    ...(fallback ? { budgets: START_LOCAL_BUDGETS, modelLimits: { [names[0]!]: START_LOCAL_METHODS } } : {}),
     ...judgeFields(judgeModel),
   };
   const runId = newRunId(scripted ? 'start-scripted' : fallback ? 'start-local' : 'start');
   const handle = await startBenchmark(client, runId, config);
   log(
-    `run id: ${runId}  (${early.length > 0 ? `${early.length} test method${early.length === 1 ? '' : 's'} checked first` : `${limit} test methods`} × ${names.join(', ')} × interactive, in-context)`,
+    `run id: ${runId}  (${early.length > 0 ? `${early.length} test method${early.length === 1 ? '' : 's'} checked first` : `${limit} test methods`} × ${names.join(', ')} × interactive, in-context${fallback ? `; ${names[0]} on the first ${START_LOCAL_METHODS === 1 ? 'method' : `${START_LOCAL_METHODS} methods`}` : ''})`,
   );
   log(`workflow: ${benchWorkflowId(runId)}  ${workflowUiLink(benchWorkflowId(runId))}`);
   const h = connect(undefined, 2);

@@ -82,6 +82,23 @@ describe('benchmark run', () => {
     expect(failed.every((e) => e.model === 'mock-unauthorized' && /LlmAuthError/.test(e.error ?? ''))).toBe(true);
   });
 
+  it('a model with a method limit runs on the first N methods only; a limit for a model not in the run fails it', async () => {
+    const runId = `bench-l-${Date.now().toString(36)}`;
+    const result = await run({ ...base, settings: ['interactive'], modelLimits: { 'mock-random': 1 } }, runId);
+    expect(result.total).toBe(3 + 1);
+    expect(result.totals).toMatchObject({ done: 4, failed: 0 });
+    const eps = await stack.db.select().from(episodes).where(eq(episodes.runId, runId));
+    const [row] = await stack.db.select().from(runs).where(eq(runs.id, runId));
+    const first = (row?.config as { resolvedMethodIds?: string[] } | undefined)?.resolvedMethodIds?.[0];
+    expect(first).toBeDefined();
+    expect(eps.filter((e) => e.model === 'mock-oracle')).toHaveLength(3);
+    expect(eps.filter((e) => e.model === 'mock-random').map((e) => e.methodId)).toEqual([first]);
+    const bad = startBenchmark(stack.client, `bench-l2-${Date.now().toString(36)}`, { ...base, modelLimits: { 'mock-null': 1 } });
+    await expect(bad.then((h) => h.result())).rejects.toMatchObject({
+      cause: { cause: { type: 'BadRunConfig', message: expect.stringMatching(/modelLimits names mock-null, which is not one of the run's models/) } },
+    });
+  });
+
   it('a cached rerun makes zero new model calls', async () => {
     // A generous call time limit: a call timing out on a loaded machine in one run and not in the other
     // would change what the agent saw, and so (rightly) the request.

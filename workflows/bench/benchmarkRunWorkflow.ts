@@ -24,8 +24,9 @@ import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { errorText } from '../../domain/temporal/errorText';
 import type { BenchmarkRunInput, BenchmarkRunResult, RunTotals } from '../../domain/bench/types';
-import type { EpisodeInput, EpisodeOutcome, Setting } from '../../domain/episode/types';
+import type { EpisodeInput, EpisodeOutcome } from '../../domain/episode/types';
 import { episodeInputFor } from '../../domain/bench/episodeInput';
+import { episodeSlots, runCombos } from '../../domain/bench/episodeSlots';
 import { episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { db, report } from '../proxies/mainQueue';
 import { fanOut } from '../common/fanOut';
@@ -49,9 +50,7 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
   const window = Math.max(1, config.window ?? 50);
   const perExecution = Math.max(window, config.episodesPerExecution ?? 500);
   const totals: RunTotals = input.totals ?? { done: 0, failed: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  const combos: { model: string; setting: Setting; sample: number }[] = [];
-  for (const model of config.models)
-    for (const setting of config.settings) for (let sample = 0; sample < config.samples; sample++) combos.push({ model, setting, sample });
+  const combos = runCombos(config);
 
   let methodCount: number;
   try {
@@ -62,7 +61,8 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
     if (!idInUse) await db.finishRun({ runId, status: 'failed', summary: { total: 0, ...totals }, error: errorText(err) });
     throw err;
   }
-  const total = methodCount * combos.length;
+  const slots = episodeSlots(methodCount, combos, config.modelLimits);
+  const total = slots.total;
   let cursor = input.cursor ?? 0;
   let inFlight = 0;
   setHandler(benchmarkProgressQuery, () => ({ ...totals, total, inFlight, cursor }));
@@ -118,8 +118,9 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
   });
 
   const launch = async (i: number) => {
-    const methodId = await methodAt(Math.floor(i / combos.length));
-    const { model, setting, sample } = combos[i % combos.length]!;
+    const slot = slots.at(i);
+    const methodId = await methodAt(slot.method);
+    const { model, setting, sample } = slot.combo;
     const child: EpisodeInput = episodeInputFor(runId, config, methodId, model, setting, sample);
     const { episodeId } = child;
     // A resumed run counts the episodes that already ended instead of running them again.
