@@ -6,6 +6,7 @@ import type { Db } from '../client';
 import { datasetMethods, datasets, methods } from '../schema/datasets';
 import { episodes, runs, steps } from '../schema/runs';
 import type { BenchmarkConfig, StoredConfig } from '../../domain/bench/types';
+import { episodeSlots, runCombos } from '../../domain/bench/episodeSlots';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { parseRunConfig } from '../runDocuments';
 
@@ -61,7 +62,11 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
   if (!run) return undefined;
   // Another kind of run has no benchmark config: it counts no planned episodes (as before).
   const c: Partial<StoredConfig> = run.kind === 'benchmark' ? parseRunConfig('benchmark', run.config, runId) : {};
-  const total = (c.resolvedMethodIds?.length ?? 0) * (c.models?.length ?? 0) * (c.settings?.length ?? 0) * (c.samples ?? 1);
+  const total = episodeSlots(
+    c.resolvedMethodIds?.length ?? 0,
+    runCombos({ models: c.models ?? [], settings: c.settings ?? [], samples: c.samples ?? 1 }),
+    c.modelLimits,
+  ).total;
   const [agg] = await d
     .select({
       done: sql<number>`count(*) filter (where ${episodes.status} in ('completed','failed'))::int`,

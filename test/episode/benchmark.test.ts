@@ -93,6 +93,8 @@ describe('benchmark run', () => {
     expect(first).toBeDefined();
     expect(eps.filter((e) => e.model === 'mock-oracle')).toHaveLength(3);
     expect(eps.filter((e) => e.model === 'mock-random').map((e) => e.methodId)).toEqual([first]);
+    // The progress the CLI draws (and npm start's "episodes ended") counts the same 4.
+    expect(await runProgress(stack.db, runId)).toMatchObject({ total: 4, done: 4 });
     const bad = startBenchmark(stack.client, `bench-l2-${Date.now().toString(36)}`, { ...base, modelLimits: { 'mock-null': 1 } });
     await expect(bad.then((h) => h.result())).rejects.toMatchObject({
       cause: { cause: { type: 'BadRunConfig', message: expect.stringMatching(/modelLimits names mock-null, which is not one of the run's models/) } },
