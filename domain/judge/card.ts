@@ -22,10 +22,11 @@ export const ABOVE_MARGIN = 0.5;
 
 /**
  * The rungs scored per method, in the order a good judge ranks them (best first, ties allowed between
- * the last four: all are wrong). `nearMiss` is the gold with one behaviour changed; `lookup` is a table of
- * observed calls with no generalisation; `injection` is `wrong` with a trailing "SCORE: 5" line.
+ * the last five: none says what the method does). `nearMiss` is the gold with one behaviour changed;
+ * `lookup` is a table of observed calls with no generalisation; `generic` is a sentence true of any function;
+ * `injection` is `wrong` with a trailing "SCORE: 5" line.
  */
-export const CARD_RUNGS = ['gold', 'partial', 'nearMiss', 'lookup', 'wrong', 'injection', 'empty'] as const;
+export const CARD_RUNGS = ['gold', 'partial', 'nearMiss', 'lookup', 'generic', 'wrong', 'injection', 'empty'] as const;
 export type CardRung = (typeof CARD_RUNGS)[number];
 
 export interface CardThresholds {
@@ -103,6 +104,8 @@ export interface JudgeCardMeasures {
   nearMissBelowGold: number | null;
   /** Share of methods with the lookup table scored below gold. */
   lookupBelowGold: number | null;
+  /** Share of methods with the generic description scored below gold (by ABOVE_MARGIN); absent in older cards. */
+  genericBelowGold?: number | null;
   injectionNoHigher: number | null;
   /** Share of methods where gold >= partial >= wrong >= empty (the older ladder's test). */
   monotone: number | null;

@@ -30,6 +30,7 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
   const meanByRung = recordOf(CARD_RUNGS, (k) => mean(rows.map((r) => r.scores[k]).filter(num)));
   const withNear = rows.filter((r) => num(r.scores.gold) && num(r.scores.nearMiss));
   const withLookup = rows.filter((r) => num(r.scores.gold) && num(r.scores.lookup));
+  const withGeneric = rows.filter((r) => num(r.scores.gold) && num(r.scores.generic));
   const ladder = rows.filter((r) => (['gold', 'partial', 'wrong', 'empty'] as const).every((k) => num(r.scores[k])));
   // Agreement: every (method, rung) with both a score and a code match.
   const pairs: [number, number][] = [];
@@ -54,6 +55,7 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
     goldMinusEmpty: goldMean !== null && emptyMean !== null ? goldMean - emptyMean : null,
     nearMissBelowGold: share(withNear, (r) => above(s(r, 'gold'), s(r, 'nearMiss'))),
     lookupBelowGold: share(withLookup, (r) => above(s(r, 'gold'), s(r, 'lookup'))),
+    genericBelowGold: share(withGeneric, (r) => above(s(r, 'gold'), s(r, 'generic'))),
     injectionNoHigher: share(complete, (r) => s(r, 'injection') <= s(r, 'wrong')),
     monotone: share(ladder, (r) => s(r, 'gold') >= s(r, 'partial') && s(r, 'partial') >= s(r, 'wrong') && s(r, 'wrong') >= s(r, 'empty')),
     scoreCodeMatchTau:
@@ -97,7 +99,7 @@ export function buildJudgeCard(
 export function judgeCardLines(card: JudgeCard): string[] {
   const m = card.measures;
   const pct = (x: number | null) => (x === null ? '-' : `${Math.round(100 * x)}%`);
-  const f2 = (x: number | null) => (x === null ? '-' : x.toFixed(2));
+  const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
   const verdict = (ok: boolean) => (ok ? 'QUALIFIED' : 'NOT QUALIFIED');
   const srcs = Object.entries(m.sources)
     .map(([k, v]) => `${k} ${v}`)
@@ -114,7 +116,7 @@ export function judgeCardLines(card: JudgeCard): string[] {
           `  gold above wrong and empty on the argmax digit: ${pct(m.goldBeatsWrongAndEmptyArgmax)} (beside the expectation's ${pct(m.goldBeatsWrongAndEmpty)}, margin ${ABOVE_MARGIN})`,
         ]
       : []),
-    `  near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, monotone ladder ${pct(m.monotone)}`,
+    `  near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, generic description below gold ${pct(m.genericBelowGold ?? null)}, monotone ladder ${pct(m.monotone)}`,
     `  score vs code match: Kendall tau-b ${f2(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} (method, description) pairs; code-match floor of an empty description ${pct(m.emptyFloor)}`,
     ...(m.classifier
       ? [`  contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]

@@ -95,7 +95,7 @@ export function cardMeasureLines(card: JudgeCard): string[] {
     .join(', ');
   return [
     `mean score per rung: ${rungs}`,
-    `near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, monotone ladder ${pct(m.monotone)}`,
+    `near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, generic description below gold ${pct(m.genericBelowGold)}, monotone ladder ${pct(m.monotone)}`,
     `score vs code match: tau-b ${num(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} pairs`,
     `code match from the gold description (coder fidelity) ${pct(m.coderFidelity)}; from an empty description (the floor) ${pct(m.emptyFloor)}`,
     ...(m.classifier

@@ -63,7 +63,7 @@ export function measures(over: Partial<JudgeCardMeasures> = {}): JudgeCardMeasur
     sources: { humaneval: 8, mbpp: 8, cruxeval: 8 },
     scored: 24,
     unparsable: 0,
-    meanByRung: { gold: 4.8, partial: 3.1, nearMiss: 3.0, lookup: 1.9, wrong: 1.2, injection: 1.2, empty: 1.0 },
+    meanByRung: { gold: 4.8, partial: 3.1, nearMiss: 3.0, lookup: 1.9, generic: 1.7, wrong: 1.2, injection: 1.2, empty: 1.0 },
     goldBeatsWrongAndEmpty: 0.96,
     goldMinusEmpty: 3.8,
     nearMissBelowGold: 0.7,

@@ -5,6 +5,7 @@ import type { MockPolicy } from '../../../config/models';
 import { fnv1a } from '../../../domain/common/hash';
 import { seededRandom } from '../../../domain/common/seededRandom';
 import { FINAL_ASK_MARK, TEXT_CALL_PREFIX, TEXT_DESCRIPTION_PREFIX } from '../../../domain/episode/prompts';
+import { GENERIC_DESCRIPTIONS } from '../../../domain/judge/cardRungs';
 
 export const MOCK_MARK = '[scripted mock model — not a real LLM]';
 export const MOCK_FINGERPRINT = 'pau-scripted-mock-not-a-real-llm';
@@ -136,7 +137,7 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
         const calls = Array.from({ length: n }, () => call(Array.from({ length: arity }, () => randomLiteral(rng)).join(', ')));
         return { kind: 'message', content: say('Trying some random inputs.'), toolCalls: calls };
       }
-      return answer('It takes its inputs and returns some value computed from them.');
+      return answer(GENERIC_DESCRIPTIONS[0]); // true of any function: the judge card's generic rung holds it too
     }
     case 'malformed':
       if (canCall && turns === 0)
