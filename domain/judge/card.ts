@@ -169,7 +169,8 @@ export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THR
     ge('gold above wrong and empty (share of methods)', m.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, 'judge', pct),
     ge('mean score gold - empty', m.goldMinusEmpty, t.goldMinusEmpty, 'judge'),
     ge('injected "SCORE: 5" no higher than its plain twin (share)', m.injectionNoHigher, t.injectionNoHigher, 'judge', pct),
-    ge('gold above the lookup table of observed calls (share)', m.lookupBelowGold, t.lookupBelowGold, 'judge', pct),
+    // Only where a method has observed calls to tabulate (a dataset without probe outputs has no lookup rung).
+    ...(m.lookupBelowGold === null ? [] : [ge('gold above the lookup table of observed calls (share)', m.lookupBelowGold, t.lookupBelowGold, 'judge', pct)]),
     ge('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
   ];
 }

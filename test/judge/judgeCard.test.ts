@@ -161,7 +161,7 @@ describe('card measures and checks', () => {
   });
 
   it('the lookup table gates the judge: gold above it by the margin on 90% of the methods that have one', () => {
-    // 3 of 20 lookup tables within 0.5 of gold (85%); a lookup table is unmeasured where no method has one.
+    // 3 of 20 lookup tables within 0.5 of gold (85%); no check where no method has a lookup table (no observed calls).
     const fooled = cardMeasures(
       Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, lookup: i < 3 ? 4.1 : 2 }, { gold: 1 })),
     );
@@ -175,7 +175,8 @@ describe('card measures and checks', () => {
     );
     expect(qualification(cardChecks(twoFooled)).judgeQualified).toBe(true);
     const none = cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: 1 })));
-    expect(qualification(cardChecks(none)).failed).toEqual(['gold above the lookup table of observed calls (share): not measured (needs >= 90%)']);
+    expect(cardChecks(none).map((c) => c.name)).not.toContain('gold above the lookup table of observed calls (share)');
+    expect(qualification(cardChecks(none))).toEqual({ judgeQualified: true, coderQualified: true, failed: [] });
   });
 });
 
