@@ -1,8 +1,8 @@
 // The descriptions a judge card scores per method (domain/judge/card.ts): gold, partial, near-miss (the
 // gold with one behaviour changed), lookup table (observed calls, no generalisation), generic (a sentence
 // true of any function), wrong (another method's gold), injection (wrong + a trailing "SCORE: 5" line) and
-// empty. Deterministic: the same
-// methods give the same rungs, so a retried activity rebuilds exactly what it scored. Pure code.
+// empty. Deterministic: the same methods give the same rungs, so a retried activity rebuilds exactly what it
+// scored. Pure code.
 import type { CardRung } from './card';
 
 export interface CardMethod {

@@ -45,9 +45,9 @@ export const START_SAMPLE_METHODS = 10;
 export const START_LOCAL_METHODS = 1;
 /**
  * Methods the scripted anchors cover in that run (the local model: START_LOCAL_METHODS of them). An anchor's
- * episode costs a few sandbox calls, then its judgment and its code; on one method the oracle's score is that
- * one method's gold (the MBPP task statement of the test split's first method, to which the 1.5B gives P(yes)
- * about 0.27), so the anchors' gap said more about that method than about the judge.
+ * episode costs a few sandbox calls, then its judgment and its code; on one method the anchors' gap is that
+ * one method's (the test split's first, an MBPP task statement), with no interval, and paired differences
+ * need at least 5 methods (domain/report/summarize.ts).
  */
 export const START_ANCHOR_METHODS = 5;
 /** Budgets of the start-up run with the local model (the 0.5B rarely learns more after 6 calls). */
