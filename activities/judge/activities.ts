@@ -37,6 +37,8 @@ import {
   type JudgeFormat,
   type JudgeInput,
 } from '../../domain/judge/judgePrompt';
+import { contrastDetail, type ContrastMethod } from '../../domain/judge/contrast';
+import { contrastMethodFor, contrastScopeSchema } from './contrastMethod';
 import { checklistYesShare, hasAnswerToken, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
 import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
 import type { ChatMessage } from '../../domain/llm/chatMessage';
@@ -136,12 +138,61 @@ async function oneVerdict(
  * verdicts (the first with the judge's params, the others with seeds 1..n-1, at temperature 1 where the params set one); unscorable
  * (score null) when no score token or parsable verdict is found. Benchmark judging and the judge card share it.
  */
-export async function scoreDescription(
+export async function scoreDescription(db: () => Db, endpoints: ModelEndpoints, req: ScoreRequest): Promise<DescriptionVerdict> {
+  const format = req.format ?? DEFAULT_JUDGE_FORMAT;
+  if (format !== 'contrast') return scoreInFormat(db, endpoints, req, format);
+  // Verify's question beside the method, then beside its contrast (the same candidate); contrast.ts combines them.
+  const own = await scoreInFormat(db, endpoints, req, 'verify');
+  const c = req.contrast ?? null;
+  const other = c ? await scoreInFormat(db, endpoints, contrastRequest(req, c), 'verify') : null;
+  return combineContrast(own, other, c?.methodId ?? null);
+}
+
+/** The contrast format's second request: the same candidate beside the contrast method. */
+export function contrastRequest(req: ScoreRequest, c: ContrastMethod): ScoreRequest {
+  return {
+    ...req,
+    methodId: c.methodId,
+    callKey: `${req.callKey}/contrast`,
+    input: { ...c.input, agentDescription: req.input.agentDescription },
+    format: 'verify',
+  };
+}
+
+/** The contrast verdict from the two verify verdicts: contrast.ts's score, both calls' tokens and cost. */
+export function combineContrast(own: DescriptionVerdict, other: DescriptionVerdict | null, contrastMethodId: string | null): DescriptionVerdict {
+  const unscored: ScoreDetail = { method: 'logprobs', format: 'verify', expected: null, argmax: null, unscorable: own.rationale.slice(0, 200) };
+  const detail = contrastDetail(own.scoreDetail ?? unscored, other ? (other.scoreDetail ?? unscored) : null, contrastMethodId);
+  return {
+    ...own,
+    score: detail.expected,
+    unparsable: detail.expected === null,
+    rationale: other ? `${own.rationale}\n\n[beside the contrast method ${contrastMethodId}]\n${other.rationale}` : own.rationale,
+    tokensIn: own.tokensIn + (other?.tokensIn ?? 0),
+    tokensOut: own.tokensOut + (other?.tokensOut ?? 0),
+    costUsd: own.costUsd + (other?.costUsd ?? 0),
+    scoreDetail: detail,
+  };
+}
+
+/** What scoreDescription scores: a description of a method; `contrast`, the method the contrast format also asks beside. */
+export interface ScoreRequest {
+  model: string;
+  methodId: string;
+  callKey: string;
+  input: JudgeInput;
+  params: ModelParams | undefined;
+  format?: JudgeFormat;
+  samples?: number;
+  contrast?: ContrastMethod | null;
+}
+
+async function scoreInFormat(
   db: () => Db,
   endpoints: ModelEndpoints,
-  req: { model: string; methodId: string; callKey: string; input: JudgeInput; params: ModelParams | undefined; format?: JudgeFormat; samples?: number },
+  req: ScoreRequest,
+  format: Exclude<JudgeFormat, 'contrast'>,
 ): Promise<DescriptionVerdict> {
-  const format = req.format ?? DEFAULT_JUDGE_FORMAT;
   let tokensIn = 0;
   let tokensOut = 0;
   let costUsd = 0;
@@ -233,8 +284,11 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
 
     /** The description score: the judge model with the planned params; one retry when unparsable. */
     async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams; format?: JudgeFormat }): Promise<DescriptionVerdict> {
-      const { e, m } = await loadEpisode(db(), input.episodeId);
+      const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
+      const format = input.format ?? DEFAULT_JUDGE_FORMAT;
+      const scope = contrastScopeSchema.safeParse(runConfig);
       return scoreDescription(db, endpoints, {
+        ...(format === 'contrast' ? { contrast: await contrastMethodFor(db(), m.id, scope.success ? scope.data : null) } : {}),
         model: input.judgeModel,
         methodId: m.id,
         // The retry's key is this plus `-retry` (`.../score-retry`, as before).

@@ -38,7 +38,11 @@ import { callingWorkflowId } from '../common/workflowContext';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
 import { requestHash } from '../llm/requestHash';
-import { scoreDescription, sentParams, writeCode } from './activities';
+import { combineContrast, contrastRequest, scoreDescription, sentParams, writeCode, type ScoreRequest } from './activities';
+import { contrastMethodById, splitContrastOrder } from './contrastMethod';
+import { contrastMethodId } from '../../domain/judge/contrast';
+import type { DescriptionVerdict } from '../../domain/judge/types';
+import { heartbeat } from '@temporalio/activity';
 
 /** The card's identity: a hash of (judge, coder, the params sent, prompt version, dataset split). */
 export function cardKeyOf(key: JudgeCardKey): string {
@@ -133,7 +137,18 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
           set: { ...values, ...(keep ? {} : { rows: {}, card: null, judgeQualified: null, coderQualified: null, finishedAt: null }) },
         });
       const recorded = keep ? Object.keys(existing.rows ?? {}).filter((id) => picked.includes(id)) : [];
-      return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams };
+      // The contrast format's second method per card method: the benchmark's rule over the whole split.
+      const order = splitContrastOrder(all, refs);
+      const contrasts = Object.fromEntries(
+        picked.map((id) => [
+          id,
+          contrastMethodId(
+            order.map((x) => ({ id: x })),
+            id,
+          ),
+        ]),
+      );
+      return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams, contrasts };
     },
 
     async prepareCardMethod(input: { methodIds: string[]; methodId: string; codeAllRungs?: boolean }): Promise<CardMethodPlan> {
@@ -184,6 +199,59 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
         rationale: v.rationale.slice(0, 2000),
       };
+    },
+
+    /**
+     * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
+     * prefix in the server's cache. The contrast format asks every rung beside the method first, then every
+     * rung beside the contrast method (the second prefix), and combines each pair (contrast.ts).
+     */
+    async scoreCardRungs(input: {
+      methodIds: string[];
+      methodId: string;
+      rungs: CardRung[];
+      judgeModel: string;
+      params: Record<string, unknown>;
+      format?: JudgeFormat;
+      contrastMethodId?: string | null;
+    }) {
+      const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
+      const format = input.format ?? DEFAULT_JUDGE_FORMAT;
+      const request = (rung: CardRung): ScoreRequest => ({
+        model: input.judgeModel,
+        methodId: m.id,
+        callKey: `card/${m.id}/${input.judgeModel}/${rungKey(item, rung)}`,
+        input: {
+          signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
+          code: m.code,
+          goldDescription: m.goldDescription,
+          agentDescription: item.descriptions[rung] ?? '',
+        },
+        params: input.params,
+        format: format === 'contrast' ? 'verify' : format,
+      });
+      const inTurn = async (reqs: ScoreRequest[]) => {
+        const out: DescriptionVerdict[] = [];
+        for (const r of reqs) {
+          out.push(await scoreDescription(db, endpoints, r));
+          heartbeat();
+        }
+        return out;
+      };
+      const own = await inTurn(input.rungs.map(request));
+      let verdicts = own;
+      if (format === 'contrast') {
+        const c = input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
+        const other = c ? await inTurn(input.rungs.map((rung) => contrastRequest(request(rung), c))) : null;
+        verdicts = own.map((v, i) => combineContrast(v, other ? other[i]! : null, c?.methodId ?? null));
+      }
+      return verdicts.map((v, i) => ({
+        rung: input.rungs[i]!,
+        score: v.score,
+        argmax: v.scoreDetail?.argmax ?? null,
+        ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
+        rationale: v.rationale.slice(0, 2000),
+      }));
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */

@@ -223,6 +223,8 @@ export interface JudgeCardPlan {
   /** The params actually sent. */
   judgeParams: Record<string, unknown>;
   coderParams: Record<string, unknown>;
+  /** Each method's contrast method (the contrast format; activities/judge/contrastMethod.ts); absent in plans from before it. */
+  contrasts?: Record<string, string | null>;
 }
 
 /** What the workflow needs to run one method of the card. */

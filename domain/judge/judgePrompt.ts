@@ -10,6 +10,7 @@
 
 import type { ChatMessage } from '../llm/chatMessage';
 import { neutralised } from './candidateText';
+import { isVerdictFormat } from './scoreDistribution';
 
 export interface JudgeInput {
   signature: string;
@@ -69,11 +70,13 @@ export function readBlock(text: string, tag: string): string | undefined {
  *   reference (once per method, candidate-independent, so cached), then marks each as stated or not by the
  *   candidate, then writes `SCORE: n`;
  * - `verify` (reference-guided, binary): one yes/no question, does the candidate state what the function does
- *   (the code and the reference beside it); the score is 1 + 4 P(yes) (scoreDistribution.ts).
+ *   (the code and the reference beside it); the score is 1 + 4 P(yes) (scoreDistribution.ts);
+ * - `contrast`: verify's question (the same messages) asked beside the method and beside an unrelated one;
+ *   the score is the yes specific to the method, 1 + 4 max(0, P(yes) - P(yes | contrast)) (contrast.ts).
  * Every format puts the method's code and reference before the candidate, so a server's prompt cache reuses
  * that prefix across the descriptions of one method.
  */
-export const JUDGE_FORMATS = ['rationale', 'score-first', 'checklist', 'verify'] as const;
+export const JUDGE_FORMATS = ['rationale', 'score-first', 'checklist', 'verify', 'contrast'] as const;
 export type JudgeFormat = (typeof JUDGE_FORMATS)[number];
 
 const RULES_AND_RUBRIC = JUDGE_SYSTEM.slice(0, JUDGE_SYSTEM.indexOf('Answer with a short rationale'));
@@ -196,6 +199,7 @@ export function parseBehaviours(text: string | null | undefined): string[] {
 
 export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat, behaviours: readonly string[] = []): ChatMessage[] {
   const checklist = format === 'checklist' && behaviours.length > 0;
+  if (format === 'contrast') return buildJudgeMessages(input, 'verify');
   const ask =
     format === 'score-first'
       ? 'Score (one digit, 1-5):'
@@ -239,11 +243,11 @@ function judgeUserText(input: JudgeInput, ask: string, behaviours: readonly stri
 }
 
 /**
- * The format judges use unless a run or card names another: `verify`, the one format whose card
- * qualified the local 1.5B as judge, on the methods it was chosen on and on disjoint ones
- * (docs/judging.md, "Formats measured").
+ * The format judges use unless a run or card names another: `contrast`, verify's question asked beside the
+ * method and beside an unrelated one. Verify alone qualified the local 1.5B but scored a description true of
+ * any function 3.7 of 5; the contrast takes that yes away (docs/judging.md, "Formats measured").
  */
-export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'verify';
+export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'contrast';
 
 /** Sampled verdicts averaged when an endpoint returns no logprobs. */
 export const DEFAULT_SAMPLES = 3;
@@ -252,7 +256,7 @@ export const DEFAULT_SAMPLES = 3;
 export const BEHAVIOURS_MAX_TOKENS = 160;
 
 /** max_tokens of a judge reply per format: the digit alone, a checklist, a rationale. */
-export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { 'score-first': 1, checklist: 64, rationale: 400, verify: 1 };
+export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { 'score-first': 1, checklist: 64, rationale: 400, verify: 1, contrast: 1 };
 
 /** The follow-up sent once when the judge's answer had no parsable score. */
 export const JUDGE_RETRY_PROMPT =
@@ -262,7 +266,7 @@ export const JUDGE_RETRY_PROMPT =
 export const VERIFY_RETRY_PROMPT = 'Answer with one word: yes or no.';
 
 export function judgeRetryPrompt(format: JudgeFormat): string {
-  return format === 'verify' ? VERIFY_RETRY_PROMPT : JUDGE_RETRY_PROMPT;
+  return isVerdictFormat(format) ? VERIFY_RETRY_PROMPT : JUDGE_RETRY_PROMPT;
 }
 
 /** Scores of the verify format's two answers on the rubric's scale: a correct description 5, any other 1. */
@@ -281,7 +285,7 @@ export function parseVerdictWord(text: string | null | undefined): 'yes' | 'no' 
 
 /** A reply's score in its format: the verdict word's score (verify) or the last `SCORE: n` line. */
 export function parseJudgeReply(text: string | null | undefined, format: JudgeFormat): number | null {
-  if (format === 'verify') {
+  if (isVerdictFormat(format)) {
     const w = parseVerdictWord(text);
     return w ? VERIFY_SCORES[w] : null;
   }

@@ -37,8 +37,17 @@ export const scoreDetailSchema = z.object({
   checklistYes: z.number().optional(),
   /** Verify format: P(yes) renormalised over yes/no at the answer token; the score is 1 + 4 pYes. */
   pYes: z.number().optional(),
+  /** Contrast format: P(yes) of the same description beside the contrast method (domain/judge/contrast.ts). */
+  pYesContrast: z.number().optional(),
+  /** Contrast format: the method the description was also judged beside. */
+  contrastMethodId: z.string().optional(),
 });
 export type ScoreDetail = z.infer<typeof scoreDetailSchema>;
+
+/** The formats whose answer is one yes/no word (verify, and contrast, which asks verify's question twice). */
+export function isVerdictFormat(format: string): boolean {
+  return format === 'verify' || format === 'contrast';
+}
 
 const DIGIT = /^\s*\**\s*([1-5])\s*$/;
 
@@ -122,12 +131,12 @@ export function scoreFromVerdictLogprobs(tokens: readonly TokenLogprob[], format
 
 /** Whether a reply's logprobs hold an answer token of the format (a score digit, or yes/no for verify). */
 export function hasAnswerToken(tokens: readonly TokenLogprob[], format: string): boolean {
-  return format === 'verify' ? scoreFromVerdictLogprobs(tokens, format).expected !== null : scoreTokenIndex(tokens) >= 0;
+  return isVerdictFormat(format) ? scoreFromVerdictLogprobs(tokens, format).expected !== null : scoreTokenIndex(tokens) >= 0;
 }
 
 /** A judgment's score from its reply's logprobs; unscorable (expected null) when the reply has no score token. */
 export function scoreFromLogprobs(tokens: readonly TokenLogprob[], format: string): ScoreDetail {
-  if (format === 'verify') return scoreFromVerdictLogprobs(tokens, format);
+  if (isVerdictFormat(format)) return scoreFromVerdictLogprobs(tokens, format);
   const i = scoreTokenIndex(tokens);
   const d = i >= 0 ? digitDistributionAt(tokens[i]!) : null;
   if (!d)

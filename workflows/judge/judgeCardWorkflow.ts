@@ -30,9 +30,19 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
         // One method's rungs one after another: each reuses the method's prompt prefix in the server's cache
         // (its code and reference come before the candidate), while the window keeps every slot busy.
         // (Behind a patch: histories recorded when the rungs ran side by side replay as they were.)
-        patched('card-rungs-in-order')
-          ? sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))
-          : Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))),
+        // (Behind a second patch: one activity per method's rungs, which orders the contrast format's requests.)
+        patched('card-rungs-one-activity')
+          ? judge.scoreCardRungs({
+              ...base,
+              rungs: mp.rungs,
+              judgeModel: input.judgeModel,
+              params: plan.judgeParams,
+              ...format,
+              contrastMethodId: plan.contrasts?.[methodId] ?? null,
+            })
+          : patched('card-rungs-in-order')
+            ? sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))
+            : Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))),
         Promise.all(mp.coded.map((rung) => judge.writeCardCode({ ...base, rung, coderModel: input.coderModel, params: plan.coderParams }))),
         mp.heldout
           ? sandbox.runMethodBatch({ source: mp.heldout.source, entry: mp.heldout.entryPoint, calls: mp.heldout.calls, limits: LIMITS, allowSourceError: true })
