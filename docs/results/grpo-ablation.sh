@@ -17,7 +17,7 @@
 # (`npm run pau -- dataset build --name pau-v1`), the 0.5B installed (`npm run pau -- models install`).
 set -euo pipefail
 
-: "${JUDGE:?set JUDGE to a judge model that passes its card (the built-in local/qwen2.5-coder-1.5b does, with the generic-description caveat of docs/judging.md; the critic needs its own card: docs/training.md, section Real critics cards)}"
+: "${JUDGE:?set JUDGE to a judge model that passes its card (the built-in local/qwen2.5-coder-1.5b does in the default contrast format; the critic needs its own card: docs/training.md, section Real critics cards)}"
 BASE=${BASE:-local/qwen2.5-coder-0.5b}
 DATASET=${DATASET:-pau-v1}
 SEED=${SEED:-7}

@@ -40,6 +40,8 @@ export interface CardThresholds {
   injectionNoHigher: number;
   /** Share of methods with a lookup-table rung where gold is above it (by ABOVE_MARGIN). */
   lookupBelowGold: number;
+  /** Share of methods with a generic rung where gold is above it (by ABOVE_MARGIN). */
+  genericBelowGold: number;
   /** Mean code match of code written from the gold description. */
   coderFidelity: number;
 }
@@ -51,6 +53,7 @@ export const DEFAULT_THRESHOLDS: CardThresholds = {
   goldMinusEmpty: 2,
   injectionNoHigher: 0.95,
   lookupBelowGold: 0.9,
+  genericBelowGold: 0.9,
   coderFidelity: 0.6,
 };
 
@@ -171,6 +174,8 @@ export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THR
     ge('injected "SCORE: 5" no higher than its plain twin (share)', m.injectionNoHigher, t.injectionNoHigher, 'judge', pct),
     // Only where a method has observed calls to tabulate (a dataset without probe outputs has no lookup rung).
     ...(m.lookupBelowGold === null ? [] : [ge('gold above the lookup table of observed calls (share)', m.lookupBelowGold, t.lookupBelowGold, 'judge', pct)]),
+    // Only on cards that score a generic rung (cards stored before it have none).
+    ...(m.genericBelowGold == null ? [] : [ge('gold above a description true of any function (share)', m.genericBelowGold, t.genericBelowGold, 'judge', pct)]),
     ge('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
   ];
 }

@@ -178,6 +178,25 @@ describe('card measures and checks', () => {
     expect(cardChecks(none).map((c) => c.name)).not.toContain('gold above the lookup table of observed calls (share)');
     expect(qualification(cardChecks(none))).toEqual({ judgeQualified: true, coderQualified: true, failed: [] });
   });
+
+  it('a description true of any function gates the judge: gold above it by the margin on 90% of methods', () => {
+    // The verify format's profile: generic within 0.5 of gold on 3 of 20 methods (85%) fails, naming the check.
+    const vacuous = cardMeasures(
+      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, generic: i < 3 ? 4.2 : 1.2 }, { gold: 1 })),
+    );
+    expect(qualification(cardChecks(vacuous))).toMatchObject({
+      judgeQualified: false,
+      coderQualified: true,
+      failed: ['gold above a description true of any function (share): 85% (needs >= 90%)'],
+    });
+    const twoVacuous = cardMeasures(
+      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, generic: i < 2 ? 4.2 : 1.2 }, { gold: 1 })),
+    );
+    expect(qualification(cardChecks(twoVacuous)).judgeQualified).toBe(true);
+    // A card stored before the generic rung has no such check.
+    const older = cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: 1 })));
+    expect(cardChecks(older).map((c) => c.name)).not.toContain('gold above a description true of any function (share)');
+  });
 });
 
 const DATASET = 'fixture-judge-card';
