@@ -1,6 +1,7 @@
 // One chat completion through the `openai` package, with the llm_calls cache/ledger and the cross-worker
 // concurrency cap. Used by the activities that build their prompts from Postgres (the episode turn, the
 // judge), so every model call in the project goes through here.
+import { linkedAbort } from './linkedAbort';
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
@@ -217,6 +218,9 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   const started = Date.now();
   let completion: ChatCompletion;
   const ticker = deps.onProgress ? setInterval(() => deps.onProgress?.('waiting for the model'), 5_000) : undefined;
+  // A signal of its own per request: the SDK leaves a listener on the signal it is given, and one activity
+  // making many requests (a card's rungs) would pile them onto the activity's cancellation signal.
+  const call = deps.signal ? linkedAbort(deps.signal) : undefined;
   try {
     completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
       body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
@@ -224,7 +228,7 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
         // The SDK's own idempotencyKey option is inert for this client (no idempotency header configured),
         // so the header is set directly.
         headers: { ...extras.headers, [IDEMPOTENCY_HEADER]: sendKey },
-        ...(deps.signal ? { signal: deps.signal } : {}),
+        ...(call ? { signal: call.signal } : {}),
       },
     )) as ChatCompletion;
   } catch (err) {
@@ -243,6 +247,7 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
     throw toFailure(err, spec.name, [endpoint.apiKey]);
   } finally {
     if (ticker) clearInterval(ticker);
+    call?.dispose();
     await slot.release();
   }
   const latencyMs = Date.now() - started;
