@@ -1,7 +1,7 @@
 // One chat completion through the `openai` package, with the llm_calls cache/ledger and the cross-worker
 // concurrency cap. Used by the activities that build their prompts from Postgres (the episode turn, the
 // judge), so every model call in the project goes through here.
-import { linkedAbort } from './linkedAbort';
+import { linkedAbort } from '../../domain/llm/linkedAbort';
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';

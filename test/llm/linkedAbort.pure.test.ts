@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { linkedAbort } from '../../activities/llm/linkedAbort';
+import { linkedAbort } from '../../domain/llm/linkedAbort';
 
 describe('linkedAbort (a per-request signal under an activity cancellation signal)', () => {
   it('aborts with its parent, and leaves no listener on the parent once disposed', () => {
