@@ -45,6 +45,16 @@ async function orderOf(db: Db, methodId: string, scope: ContrastScope | null): P
   );
 }
 
+/** Every stored method's contrast order, from the methods ordered by id. */
+async function storedOrder(db: Db): Promise<string[]> {
+  const all = await db.select({ id: methods.id, source: methods.source, goldDescription: methods.goldDescription }).from(methods).orderBy(asc(methods.id));
+  const refs = await acceptedReferenceDescriptions(
+    db,
+    all.filter((r) => !r.goldDescription?.trim()).map((r) => r.id),
+  );
+  return splitContrastOrder(all, refs);
+}
+
 /** The contrast order of a split's methods (in dataset order), a reference being a gold or an accepted one. */
 export function splitContrastOrder(
   rows: readonly { id: string; source: string; goldDescription: string | null }[],
@@ -55,10 +65,17 @@ export function splitContrastOrder(
 
 /** The contrast method of `methodId` as the judge sees it; null when the split has no other method. */
 export async function contrastMethodFor(db: Db, methodId: string, scope: ContrastScope | null): Promise<ContrastMethod | null> {
-  const id = contrastMethodId(
+  const inSplit = contrastMethodId(
     (await orderOf(db, methodId, scope)).map((x) => ({ id: x })),
     methodId,
   );
+  // A method in no data set, or alone in its split (an ad-hoc episode, a small fixture): every stored method, by id.
+  const id =
+    inSplit ??
+    contrastMethodId(
+      (await storedOrder(db)).map((x) => ({ id: x })),
+      methodId,
+    );
   return id ? contrastMethodById(db, id) : null;
 }
 

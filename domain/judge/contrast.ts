@@ -48,14 +48,14 @@ export function verdictYes(d: ScoreDetail): number | null {
 
 /**
  * The contrast score from the two verify verdicts. Unscorable (expected null, with the reason) when either
- * verdict is, or when there is no contrast method (a data set of one method): never a silent 1 or 5.
+ * verdict is; with no other method stored at all, verify's score flagged `noContrast`.
  */
 export function contrastDetail(own: ScoreDetail, other: ScoreDetail | null, contrastMethodId: string | null): ScoreDetail {
   const base = { method: own.method, format: 'contrast' } as const;
   const pOwn = verdictYes(own);
   if (pOwn === null) return { ...base, expected: null, argmax: null, unscorable: own.unscorable ?? 'the verdict on the method has no yes or no' };
-  if (!other || contrastMethodId === null)
-    return { ...base, expected: null, argmax: null, pYes: pOwn, unscorable: 'no contrast method (the data set has one method)' };
+  // No other method stored at all (a one-method fixture): verify's score, flagged, rather than no score.
+  if (!other || contrastMethodId === null) return { ...own, format: 'contrast', pYes: pOwn, noContrast: true };
   const pOther = verdictYes(other);
   if (pOther === null)
     return {

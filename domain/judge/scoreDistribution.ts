@@ -41,6 +41,8 @@ export const scoreDetailSchema = z.object({
   pYesContrast: z.number().optional(),
   /** Contrast format: the method the description was also judged beside. */
   contrastMethodId: z.string().optional(),
+  /** Contrast format with no other method stored to ask beside: the score is verify's. */
+  noContrast: z.boolean().optional(),
 });
 export type ScoreDetail = z.infer<typeof scoreDetailSchema>;
 

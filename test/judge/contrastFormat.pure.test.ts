@@ -52,7 +52,7 @@ describe('the contrast format (verify beside the method and beside an unrelated 
     expect(contrastDetail(verdict(0), verdict(1), 'm0').expected).toBe(1);
   });
 
-  it('is unscorable, with the reason, when either verdict is or there is no contrast method', () => {
+  it('is unscorable, with the reason, when either verdict is; verify flagged when no other method exists', () => {
     const none: ScoreDetail = {
       method: 'logprobs',
       format: 'verify',
@@ -66,7 +66,8 @@ describe('the contrast format (verify beside the method and beside an unrelated 
       pYes: 0.9,
       unscorable: expect.stringMatching(/contrast method is unscorable/),
     });
-    expect(contrastDetail(verdict(0.9), null, null)).toMatchObject({ expected: null, unscorable: expect.stringMatching(/no contrast method/) });
+    // No other method stored at all: verify's score, flagged.
+    expect(contrastDetail(verdict(0.9), null, null)).toMatchObject({ expected: 1 + 4 * 0.9, format: 'contrast', noContrast: true });
   });
 
   it('reads sampled verdicts (an endpoint without logprobs) on the same scale', () => {

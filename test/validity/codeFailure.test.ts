@@ -97,7 +97,10 @@ describe('generated code that cannot run', () => {
     expect(by.size).toBe(3);
     const diag = (id: string) => by.get(id)!.diagnostics as { codeFailure?: { kind: string; message: string } | null; contradictsObserved: boolean | null };
     for (const id of ['codefail/syntax', 'codefail/misnamed']) {
-      expect(by.get(id)).toMatchObject({ codeMatch: 0, score: 5 });
+      // The description score is recorded: the judge said yes beside the method (the three fixtures' golds are
+      // near-identical, so the contrast format's second question says yes too and the specific yes is 0).
+      expect(by.get(id)).toMatchObject({ codeMatch: 0, score: 1 });
+      expect(by.get(id)!.scoreDetail).toMatchObject({ format: 'contrast', pYes: 1, pYesContrast: 1 });
       // A compile error is no contradiction of the observations: not checked.
       expect(diag(id).contradictsObserved).toBeNull();
     }
