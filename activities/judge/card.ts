@@ -61,6 +61,23 @@ function keyOf(input: Pick<JudgeCardInput, 'judgeModel' | 'coderModel' | 'datase
   };
 }
 
+/** The judge request of one card rung: the benchmark's prompt, the method's own gold as reference. */
+function cardScoreRequest(m: MethodRow, item: CardItem, rung: CardRung, model: string, params: Record<string, unknown>, format?: JudgeFormat): ScoreRequest {
+  return {
+    model,
+    methodId: m.id,
+    callKey: `card/${m.id}/${model}/${rungKey(item, rung)}`,
+    input: {
+      signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
+      code: m.code,
+      goldDescription: m.goldDescription,
+      agentDescription: item.descriptions[rung] ?? '',
+    },
+    params,
+    ...(format ? { format } : {}),
+  };
+}
+
 const observationsOf = (m: MethodRow): CardMethod['observations'] =>
   m.probeInputs.flatMap((args, i) => {
     const o = m.probeOutputs?.[i];
@@ -179,19 +196,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       format?: JudgeFormat;
     }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
-      const v = await scoreDescription(db, endpoints, {
-        model: input.judgeModel,
-        methodId: m.id,
-        callKey: `card/${m.id}/${input.judgeModel}/${rungKey(item, input.rung)}`,
-        input: {
-          signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
-          code: m.code,
-          goldDescription: m.goldDescription,
-          agentDescription: item.descriptions[input.rung] ?? '',
-        },
-        params: input.params,
-        ...(input.format ? { format: input.format } : {}),
-      });
+      const v = await scoreDescription(db, endpoints, cardScoreRequest(m, item, input.rung, input.judgeModel, input.params, input.format));
       return {
         rung: input.rung,
         score: v.score,
@@ -203,8 +208,8 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
 
     /**
      * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
-     * prefix in the server's cache. The contrast format asks every rung beside the method first, then every
-     * rung beside the contrast method (the second prefix), and combines each pair (contrast.ts).
+     * prefix in the server's cache. The contrast format asks every rung beside the contrast method, then
+     * every rung beside the method, and combines each pair (contrast.ts).
      */
     async scoreCardRungs(input: {
       methodIds: string[];
@@ -217,19 +222,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const format = input.format ?? DEFAULT_JUDGE_FORMAT;
-      const request = (rung: CardRung): ScoreRequest => ({
-        model: input.judgeModel,
-        methodId: m.id,
-        callKey: `card/${m.id}/${input.judgeModel}/${rungKey(item, rung)}`,
-        input: {
-          signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
-          code: m.code,
-          goldDescription: m.goldDescription,
-          agentDescription: item.descriptions[rung] ?? '',
-        },
-        params: input.params,
-        format: format === 'contrast' ? 'verify' : format,
-      });
+      const request = (rung: CardRung) => cardScoreRequest(m, item, rung, input.judgeModel, input.params, format === 'contrast' ? 'verify' : format);
       const inTurn = async (reqs: ScoreRequest[]) => {
         const out: DescriptionVerdict[] = [];
         for (const r of reqs) {
@@ -238,13 +231,13 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         }
         return out;
       };
+      // Beside the contrast method first: it is the method the judge scored just before (the card's order,
+      // one method at a time), whose prefix the server still holds; then beside this method, whose prefix
+      // the next method's contrast requests reuse.
+      const c = format === 'contrast' && input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
+      const other = c ? await inTurn(input.rungs.map((rung) => contrastRequest(request(rung), c))) : null;
       const own = await inTurn(input.rungs.map(request));
-      let verdicts = own;
-      if (format === 'contrast') {
-        const c = input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
-        const other = c ? await inTurn(input.rungs.map((rung) => contrastRequest(request(rung), c))) : null;
-        verdicts = own.map((v, i) => combineContrast(v, other ? other[i]! : null, c?.methodId ?? null));
-      }
+      const verdicts = format === 'contrast' ? own.map((v, i) => combineContrast(v, other ? other[i]! : null, c?.methodId ?? null)) : own;
       return verdicts.map((v, i) => ({
         rung: input.rungs[i]!,
         score: v.score,

@@ -194,6 +194,13 @@ function formatValue(c: CardCheck): string {
   return c.threshold.includes('%') ? `${Math.round(100 * c.value)}%` : Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
 }
 
+/** A card workflow's progress (its query): methods recorded, `resumed` of them by an earlier run, and in all. */
+export interface JudgeCardProgress {
+  done: number;
+  resumed: number;
+  total: number;
+}
+
 /** What `pau calibrate judge` starts (judgeCardWorkflow's input). */
 export interface JudgeCardInput {
   judgeModel: string;

@@ -2,23 +2,12 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { judgeCards } from '../../db/schema/judgeCards';
 import { criticCards } from '../../db/schema/criticCards';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { coderModelOf } from '../../domain/judge/config';
 import { UsageError } from '../lib/args';
-
-/** Methods recorded so far by the card computed by this workflow; null before its row exists. */
-export async function judgeCardProgress(db: Db, workflowId: string): Promise<number | null> {
-  const [r] = await db
-    .select({ n: sql<number>`(select count(*) from jsonb_object_keys(${judgeCards.rows}))::int` })
-    .from(judgeCards)
-    .where(eq(judgeCards.workflowId, workflowId))
-    .orderBy(desc(judgeCards.updatedAt))
-    .limit(1);
-  return r ? r.n : null;
-}
+import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardWorkflow';
 
 /** What a card's watcher reports: methods recorded, seconds since the start, and the ETA (null before the first method). */
 export interface CardProgress {
@@ -33,13 +22,20 @@ export function cardProgressLine(p: CardProgress, unit = 'methods'): string {
   return `${unit} ${p.done}/${p.total}  ${p.seconds.toFixed(0)} s${p.etaSeconds !== null ? `  ETA ${p.etaSeconds.toFixed(0)} s` : ''}`;
 }
 
+/** Items recorded so far: all of them (`done`, of `total` when known) and those recorded before the watch began (`resumed`). */
+export interface CardCount {
+  done: number;
+  resumed?: number;
+  total?: number;
+}
+
 /**
  * Waits for a card workflow's result, calling `onProgress` whenever another item is recorded (`progress`
- * polled every `pollMs`); the ETA is the mean time per item so far times the items left. Rejects as the
- * workflow does.
+ * polled every `pollMs`); the ETA is the mean time per item recorded since the watch began times the items
+ * left (items a resumed card had recorded before cost nothing now). Rejects as the workflow does.
  */
 export async function watchCard<R>(
-  progress: () => Promise<number | null>,
+  progress: () => Promise<number | CardCount | null>,
   handle: { result(): Promise<R> },
   total: number,
   onProgress: (p: CardProgress) => void,
@@ -47,13 +43,19 @@ export async function watchCard<R>(
 ): Promise<R> {
   const started = Date.now();
   let last = -1;
+  let first: number | null = null;
   const timer = setInterval(() => {
     void progress()
-      .then((done) => {
-        if (done === null || done === last) return;
-        last = done;
+      .then((count) => {
+        if (count === null) return;
+        const c = typeof count === 'number' ? { done: count } : count;
+        first ??= c.resumed ?? c.done;
+        if (c.done === last) return;
+        last = c.done;
+        const all = c.total ?? total;
         const seconds = (Date.now() - started) / 1000;
-        onProgress({ done, total, seconds, etaSeconds: done > 0 ? ((total - done) * seconds) / done : null });
+        const now = c.done - first;
+        onProgress({ done: c.done, total: all, seconds, etaSeconds: now > 0 ? ((all - c.done) * seconds) / now : null });
       })
       .catch(() => undefined); // a poll that fails (the database busy) is asked again at the next tick
   }, pollMs);
@@ -64,15 +66,14 @@ export async function watchCard<R>(
   }
 }
 
-/** watchCard for a judge card: methods recorded by the card this workflow computes. */
+/** watchCard for a judge card: the methods of this card recorded, asked of its workflow (judgeCardProgressQuery). */
 export function watchJudgeCard<R>(
-  db: Db,
-  handle: Pick<WorkflowHandle, 'workflowId'> & { result(): Promise<R> },
+  handle: Pick<WorkflowHandle, 'query'> & { result(): Promise<R> },
   total: number,
   onProgress: (p: CardProgress) => void,
   pollMs = 2000,
 ): Promise<R> {
-  return watchCard(() => judgeCardProgress(db, handle.workflowId), handle, total, onProgress, pollMs);
+  return watchCard(() => handle.query(judgeCardProgressQuery), handle, total, onProgress, pollMs);
 }
 
 /** Episodes recorded so far by the critic card computed by this workflow; null before its row exists. */

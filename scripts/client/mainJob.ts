@@ -192,7 +192,7 @@ async function printJudgeCard(
 async function computeJudgeCard(client: Client, db: Db, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
   const methods = DEFAULT_THRESHOLDS.minMethods;
   const handle = await startJudgeCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation', methods });
-  await watchJudgeCard(db, handle, methods, (p) => onProgress(cardProgressLine(p)));
+  await watchJudgeCard(handle, methods, (p) => onProgress(cardProgressLine(p)));
 }
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */

@@ -54,7 +54,7 @@ async function judgeCard(argv: string[]): Promise<number> {
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchJudgeCard(getDb(), handle, values.methods, (p) => process.stdout.write(`\r  ${cardProgressLine(p)}   `));
+      card = await watchJudgeCard(handle, values.methods, (p) => process.stdout.write(`\r  ${cardProgressLine(p)}   `));
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\njudge card failed: ${failureLine(err)}`);

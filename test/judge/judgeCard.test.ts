@@ -273,7 +273,7 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     expect(r.code).toBe(0);
     await maybeRecordHistory(
       stack.client.workflow.getHandle(judgeCardWorkflowId('mock-oracle', 'mock-oracle', DATASET, 'validation', DEFAULT_JUDGE_FORMAT)),
-      'judgeCard.json',
+      'judgeCard-judge-in-turn.json',
     );
     const rows = await stack.db.select().from(judgeCards).where(eq(judgeCards.judgeModel, 'mock-oracle'));
     expect(rows).toHaveLength(1);

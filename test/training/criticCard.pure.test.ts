@@ -244,4 +244,32 @@ describe('the card watcher (calibrate judge and calibrate critic)', () => {
     expect(seen[0]).toMatch(/^episodes 0\/4 {2}\d+ s$/); // no ETA before the first item
     expect(seen[2]).toMatch(/^episodes 2\/4 {2}\d+ s {2}ETA \d+ s$/);
   });
+
+  it('a resumed card: the total and resumed count come from the workflow, and the ETA only from items recorded now', async () => {
+    const counts = [
+      { done: 20, resumed: 20, total: 39 },
+      { done: 21, resumed: 20, total: 39 },
+    ];
+    let i = 0;
+    const seen: { done: number; total: number; eta: number | null; seconds: number }[] = [];
+    let finish: (v: string) => void = () => undefined;
+    const result = new Promise<string>((r) => (finish = r));
+    const out = watchCard(
+      async () => counts[Math.min(i++, counts.length - 1)]!,
+      { result: () => result },
+      5, // what the caller asked for; the workflow's total wins
+      (p) => seen.push({ done: p.done, total: p.total, eta: p.etaSeconds, seconds: p.seconds }),
+      5,
+    );
+    await new Promise((r) => setTimeout(r, 40));
+    finish('done');
+    await out;
+    expect(seen.map((s) => [s.done, s.total])).toEqual([
+      [20, 39],
+      [21, 39],
+    ]);
+    expect(seen[0]!.eta).toBeNull(); // 20 recorded by an earlier run say nothing of the time per method now
+    // One method in the elapsed time, 18 left: 18 times the elapsed time, not 18/21 of it.
+    expect(seen[1]!.eta).toBeCloseTo(18 * seen[1]!.seconds, 6);
+  });
 });

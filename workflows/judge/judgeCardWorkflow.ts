@@ -2,8 +2,8 @@
 // code from the coded rungs, the sandbox runs the original and that code on the held-out set, and the
 // classifier labels one consistent and one contradicting description; methods run in a sliding window
 // (fanOut) and each is recorded as it finishes, so a rerun resumes where the last one stopped.
-import { patched } from '@temporalio/workflow';
-import type { CardRung, JudgeCardInput } from '../../domain/judge/card';
+import { defineQuery, patched, setHandler } from '@temporalio/workflow';
+import type { CardRung, JudgeCardInput, JudgeCardProgress } from '../../domain/judge/card';
 import { fanOut } from '../common/fanOut';
 import { judge } from '../proxies/mainQueue';
 import { sandbox } from '../proxies/sandboxQueue';
@@ -16,10 +16,27 @@ async function sequentially<T, R>(xs: readonly T[], f: (x: T) => Promise<R>): Pr
   return out;
 }
 
+/** Methods of the card recorded (`resumed` of them before this run of the workflow) and in all. */
+export const judgeCardProgressQuery = defineQuery<JudgeCardProgress>('judgeCardProgress');
+
+const now = <T>(f: () => Promise<T>): Promise<T> => f();
+
 export async function judgeCardWorkflow(input: JudgeCardInput) {
+  const progress: JudgeCardProgress = { done: 0, resumed: 0, total: input.methods };
+  setHandler(judgeCardProgressQuery, () => progress);
   const plan = await judge.planJudgeCard(input);
   const { cardKey, methodIds } = plan;
   const todo = methodIds.filter((id) => !plan.recorded.includes(id));
+  Object.assign(progress, { total: methodIds.length, done: methodIds.length - todo.length, resumed: methodIds.length - todo.length });
+  // One method's judge requests at a time: every judge request shares the judge's long system prompt, so the
+  // server puts two methods' requests in the same slot and each evicts the other's code-and-reference prefix.
+  // In turn, each method's prefix is processed once per side (activities/judge/card.ts scoreCardRungs).
+  let judgeTurn: Promise<unknown> = Promise.resolve();
+  const inJudgeTurn = <T>(f: () => Promise<T>): Promise<T> => {
+    const p = judgeTurn.then(f);
+    judgeTurn = p.catch(() => undefined);
+    return p;
+  };
   const { failures } = await fanOut(
     todo,
     async (methodId) => {
@@ -32,14 +49,16 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
         // (Behind a patch: histories recorded when the rungs ran side by side replay as they were.)
         // (Behind a second patch: one activity per method's rungs, which orders the contrast format's requests.)
         patched('card-rungs-one-activity')
-          ? judge.scoreCardRungs({
-              ...base,
-              rungs: mp.rungs,
-              judgeModel: input.judgeModel,
-              params: plan.judgeParams,
-              ...format,
-              contrastMethodId: plan.contrasts?.[methodId] ?? null,
-            })
+          ? (patched('card-judge-one-method-at-a-time') ? inJudgeTurn : now)(() =>
+              judge.scoreCardRungs({
+                ...base,
+                rungs: mp.rungs,
+                judgeModel: input.judgeModel,
+                params: plan.judgeParams,
+                ...format,
+                contrastMethodId: plan.contrasts?.[methodId] ?? null,
+              }),
+            )
           : patched('card-rungs-in-order')
             ? sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))
             : Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))),
@@ -70,6 +89,7 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
         classifier,
         ...(mp.nearMissChange ? { nearMissChange: mp.nearMissChange } : {}),
       });
+      progress.done++;
     },
     { window: Math.max(1, Math.min(input.window ?? 2, 20)), pauseWhenSuggested: false },
   );
