@@ -1,10 +1,11 @@
 // Which method the contrast format also judges a description beside (domain/judge/contrast.ts): the one
 // before it in its data set split's contrast order. The benchmark's judge and the judge card read it here,
 // so a description of a method is scored against the same contrast wherever it is judged.
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client';
-import { datasetMethods, methods } from '../../db/schema/datasets';
+import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
+import { referenceDescriptions } from '../../db/schema/descriptions';
 import { contrastMethodId, contrastOrder, type ContrastMethod } from '../../domain/judge/contrast';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { acceptedReferenceDescriptions, goldOrReference, type ReferenceDescription } from '../../platform/dataset/referenceDescriptions';
@@ -29,6 +30,30 @@ async function orderOf(db: Db, methodId: string, scope: ContrastScope | null): P
     if (!first) return [];
     s = first;
   }
+  // A split's order changes only with its build (the content hash) or an accepted reference: read once per
+  // such state, not once per judgment (a benchmark judges every episode beside a contrast).
+  const [state] = await db
+    .select({
+      hash: datasets.contentHash,
+      refs: sql<string>`(select count(*) || '/' || coalesce(max(${referenceDescriptions.createdAt})::text, '') from ${referenceDescriptions} where ${referenceDescriptions.status} = 'accepted')`,
+    })
+    .from(datasets)
+    .where(eq(datasets.name, s.dataset));
+  const key = state?.hash ? `${s.dataset}\0${s.split}\0${state.hash}\0${state.refs}` : null;
+  const known = key ? orders.get(key) : undefined;
+  if (known) return known;
+  const order = await readOrder(db, s);
+  if (key) {
+    if (orders.size >= 16) orders.delete(orders.keys().next().value!);
+    orders.set(key, order);
+  }
+  return order;
+}
+
+/** Split orders by (data set, split, content hash, accepted references); a few splits at most per worker. */
+const orders = new Map<string, string[]>();
+
+async function readOrder(db: Db, s: ContrastScope): Promise<string[]> {
   const rows = await db
     .select({ id: methods.id, source: methods.source, gold: methods.goldDescription })
     .from(datasetMethods)
