@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { datasetMethods, datasets, methods } from '../schema/datasets';
-import { episodes, runs, steps } from '../schema/runs';
+import { episodes, judgments, runs, steps } from '../schema/runs';
 import type { BenchmarkConfig, StoredConfig } from '../../domain/bench/types';
 import { episodeSlots, runCombos } from '../../domain/bench/episodeSlots';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
@@ -43,6 +43,8 @@ export interface RunProgress {
   cancelled: number;
   /** Models episodes are waiting for (an outage being waited out): how many episodes, since when. */
   waiting: { model: string; episodes: number; since: Date; error: string | null }[];
+  /** Completed episodes the run's judge has judged, of `completed`; absent when the run has no judge. */
+  judging?: { judged: number; completed: number };
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -95,6 +97,16 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
     .from(episodes)
     .where(and(eq(episodes.runId, runId), eq(episodes.status, 'running'), sql`${episodes.waitingFor} is not null`))
     .groupBy(episodes.waitingFor);
+  const judge = c.judgeModel;
+  const [j] = judge
+    ? await d
+        .select({
+          completed: sql<number>`count(*) filter (where ${episodes.status} = 'completed')::int`,
+          judged: sql<number>`count(*) filter (where ${episodes.status} = 'completed' and exists (select 1 from ${judgments} where ${judgments.episodeId} = ${episodes.id} and ${judgments.judgeModel} = ${judge}))::int`,
+        })
+        .from(episodes)
+        .where(eq(episodes.runId, runId))
+    : [];
   return {
     runId,
     status: run.status,
@@ -104,6 +116,7 @@ export async function runProgress(d: Db, runId: string): Promise<RunProgress | u
     running: Number(agg?.running ?? 0),
     cancelled: Number(agg?.cancelled ?? 0),
     waiting: waiting.map((w) => ({ model: w.model, episodes: Number(w.episodes), since: new Date(w.since), error: w.error })),
+    ...(j ? { judging: { judged: Number(j.judged), completed: Number(j.completed) } } : {}),
     tokensIn: Math.max(Number(agg?.tokensIn ?? 0), Number(live?.tokensIn ?? 0)),
     tokensOut: Math.max(Number(agg?.tokensOut ?? 0), Number(live?.tokensOut ?? 0)),
     costUsd: Number(agg?.costUsd ?? 0),

@@ -27,9 +27,15 @@ export function progressLine(p: RunProgress, startedMs: number, now = Date.now()
   const filled = Math.round(frac * width);
   const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
   const elapsed = now - startedMs;
-  const eta = p.done > 0 && p.done < p.total ? (elapsed / p.done) * (p.total - p.done) : p.done >= p.total ? 0 : NaN;
+  // With a judge, the work left is episodes to run and completed episodes to judge (judging goes on after the
+  // last episode ends): the ETA spreads the time so far over both.
+  const j = p.judging;
+  const workDone = p.done + (j?.judged ?? 0);
+  const workLeft = p.total - p.done + (j ? Math.max(0, j.completed - j.judged) : 0);
+  const eta = workLeft === 0 ? 0 : workDone > 0 ? (elapsed / workDone) * workLeft : NaN;
   const tokens = p.tokensIn + p.tokensOut;
-  const line = `[${bar}] ${p.done}/${p.total} episodes  failed ${p.failed}${p.cancelled > 0 ? `  cancelled ${p.cancelled}` : ''}  running ${p.running}  tokens ${tokens.toLocaleString('en-US')}  cost $${p.costUsd.toFixed(4)}  elapsed ${fmtDuration(elapsed)}  ETA ${fmtDuration(eta)}`;
+  const judged = j ? `  judged ${j.judged}/${j.completed}` : '';
+  const line = `[${bar}] ${p.done}/${p.total} episodes  failed ${p.failed}${p.cancelled > 0 ? `  cancelled ${p.cancelled}` : ''}  running ${p.running}${judged}  tokens ${tokens.toLocaleString('en-US')}  cost $${p.costUsd.toFixed(4)}  elapsed ${fmtDuration(elapsed)}  ETA ${fmtDuration(eta)}`;
   return p.waiting.length > 0 ? `${line}  ${waitingText(p, now)}` : line;
 }
 

@@ -24,7 +24,8 @@ import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { startCriticCard, startJudgeCard, startLadder } from '../client/starters';
 import { criticCardLines } from '../../domain/training/criticCard';
 import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
-import { cardProgressLine, criticCardProgress, watchCard, watchJudgeCard } from '../client/judgeCard';
+import { cardProgressLine, watchCard } from '../client/cardWatch';
+import { criticCardProgress, watchJudgeCard } from '../client/judgeCard';
 import { failureLine } from '../client/benchStart';
 
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */

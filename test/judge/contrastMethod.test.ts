@@ -42,10 +42,16 @@ describe('the contrast method of a stored method', () => {
 
   it('reads the order again when the data set is rebuilt (a new content hash), not before', async () => {
     await insertFixtureDataset(stack.db, `${DATASET}-extra`, [method('d', 'mbpp')]);
-    await stack.db.insert(datasetMethods).values({ datasetName: DATASET, methodId: `${DATASET}/d`, split: 'validation', position: 3 }).onConflictDoNothing();
+    await stack.db
+      .insert(datasetMethods)
+      .values({ datasetName: DATASET, methodId: `${DATASET}/d`, split: 'validation', position: 3 })
+      .onConflictDoNothing();
     // The same build as far as the hash says: the order read before stands (a's predecessor is still c).
     expect((await contrastMethodFor(stack.db, `${DATASET}/a`, scope))?.methodId).toBe(`${DATASET}/c`);
-    await stack.db.update(datasets).set({ contentHash: `fixture:${DATASET}:rebuilt` }).where(eq(datasets.name, DATASET));
+    await stack.db
+      .update(datasets)
+      .set({ contentHash: `fixture:${DATASET}:rebuilt` })
+      .where(eq(datasets.name, DATASET));
     expect((await contrastMethodFor(stack.db, `${DATASET}/a`, scope))?.methodId).toBe(`${DATASET}/d`);
   });
 

@@ -24,7 +24,7 @@ import {
 import { buildCriticMessages, type CriticCall } from '../../domain/training/criticPrompt';
 import { scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { criticCardSection, criticCardText } from '../../domain/trainingReport/criticCardView';
-import { cardProgressLine, watchCard } from '../../scripts/client/judgeCard';
+import { cardProgressLine, watchCard } from '../../scripts/client/cardWatch';
 
 const ran = (call: string, observation: string): CriticCall => ({ call, observation, status: 'ran' });
 const raised = (call: string, observation: string): CriticCall => ({ call, observation, status: 'raised' });

@@ -2,10 +2,11 @@
 // code from the coded rungs, the sandbox runs the original and that code on the held-out set, and the
 // classifier labels one consistent and one contradicting description; methods run in a sliding window
 // (fanOut) and each is recorded as it finishes, so a rerun resumes where the last one stopped.
-import { defineQuery, patched, setHandler } from '@temporalio/workflow';
+import { patched, setHandler } from '@temporalio/workflow';
 import type { CardRung, JudgeCardInput, JudgeCardProgress } from '../../domain/judge/card';
 import { fanOut } from '../common/fanOut';
 import { judge } from '../proxies/mainQueue';
+import { judgeCardProgressQuery } from './judgeCardQueries';
 import { sandbox } from '../proxies/sandboxQueue';
 
 const LIMITS = { resultBytes: 16_384 };
@@ -15,9 +16,6 @@ async function sequentially<T, R>(xs: readonly T[], f: (x: T) => Promise<R>): Pr
   for (const x of xs) out.push(await f(x));
   return out;
 }
-
-/** Methods of the card recorded (`resumed` of them before this run of the workflow) and in all. */
-export const judgeCardProgressQuery = defineQuery<JudgeCardProgress>('judgeCardProgress');
 
 const now = <T>(f: () => Promise<T>): Promise<T> => f();
 
