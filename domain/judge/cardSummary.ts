@@ -95,11 +95,31 @@ export function buildJudgeCard(
   };
 }
 
-/** The card as lines of text (the CLI, `npm start` and the report's headline print it). */
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)}%`);
+const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
+
+/** What the card measured beside its checks (no threshold), one line each: the CLI's card and the report's. */
+export function cardMeasureLines(card: JudgeCard): string[] {
+  const m = card.measures;
+  return [
+    `mean score per rung: ${CARD_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
+    ...(m.goldBeatsWrongAndEmptyArgmax != null
+      ? [
+          `gold above wrong and empty on the argmax digit: ${pct(m.goldBeatsWrongAndEmptyArgmax)} (beside the expectation's ${pct(m.goldBeatsWrongAndEmpty)}, margin ${ABOVE_MARGIN})`,
+        ]
+      : []),
+    `near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, generic description below gold ${pct(m.genericBelowGold)}, monotone ladder ${pct(m.monotone)}`,
+    `score vs code match: Kendall tau-b ${f2(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} (method, description) pairs`,
+    `code match from the gold description (coder fidelity) ${pct(m.coderFidelity)}; from an empty description (the floor) ${pct(m.emptyFloor)}`,
+    ...(m.classifier
+      ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
+      : []),
+  ];
+}
+
+/** The card as lines of text (the CLI and `npm start` print it): title, checks, measures. */
 export function judgeCardLines(card: JudgeCard): string[] {
   const m = card.measures;
-  const pct = (x: number | null) => (x === null ? '-' : `${Math.round(100 * x)}%`);
-  const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
   const verdict = (ok: boolean) => (ok ? 'QUALIFIED' : 'NOT QUALIFIED');
   const srcs = Object.entries(m.sources)
     .map(([k, v]) => `${k} ${v}`)
@@ -110,16 +130,6 @@ export function judgeCardLines(card: JudgeCard): string[] {
       (c) =>
         `  ${c.pass ? 'pass' : 'FAIL'}  ${c.applies.padEnd(5)} ${c.name}: ${c.value === null ? '-' : c.threshold.includes('%') ? pct(c.value) : Number.isInteger(c.value) ? c.value : c.value.toFixed(2)} (needs ${c.threshold})`,
     ),
-    `  mean score by rung: ${CARD_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
-    ...(m.goldBeatsWrongAndEmptyArgmax != null
-      ? [
-          `  gold above wrong and empty on the argmax digit: ${pct(m.goldBeatsWrongAndEmptyArgmax)} (beside the expectation's ${pct(m.goldBeatsWrongAndEmpty)}, margin ${ABOVE_MARGIN})`,
-        ]
-      : []),
-    `  near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, generic description below gold ${pct(m.genericBelowGold ?? null)}, monotone ladder ${pct(m.monotone)}`,
-    `  score vs code match: Kendall tau-b ${f2(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} (method, description) pairs; code-match floor of an empty description ${pct(m.emptyFloor)}`,
-    ...(m.classifier
-      ? [`  contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
-      : []),
+    ...cardMeasureLines(card).map((l) => `  ${l}`),
   ];
 }

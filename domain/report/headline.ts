@@ -1,7 +1,8 @@
 // The headline of a report as text: what `pau report`, `pau bench run` and `npm start` print. The judge
 // card comes first; without a qualified judge there is no score headline (domain/report/judgeCardView.ts).
 import type { ReportDocument } from './renderHtml';
-import { cardCheckRows, cardMeasureLines, cardTitle, reportView, selfJudgeText } from './judgeCardView';
+import { cardMeasureLines } from '../judge/cardSummary';
+import { cardCheckRows, cardTitle, reportView, selfJudgeText } from './judgeCardView';
 import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, pairedRows } from './summarize';
 import { formatTable } from './table';
 import { formatToolCallSources } from './toolCallSources';

@@ -70,9 +70,6 @@ export function checkValue(c: Pick<CardCheck, 'value' | 'threshold'>): string {
   return Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
 }
 
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(0)}%`);
-const num = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(2));
-
 /** The card's title line: who, qualified or not, on what. */
 export function cardTitle(status: JudgeCardStatus): string {
   if (status.status === 'missing')
@@ -85,23 +82,6 @@ export function cardTitle(status: JudgeCardStatus): string {
 /** The card's checks as table rows: check, model, value, needs, pass. */
 export function cardCheckRows(card: JudgeCard): string[][] {
   return card.checks.map((c) => [c.name, c.applies, checkValue(c), c.threshold, c.pass ? 'pass' : 'FAIL']);
-}
-
-/** What the card measured beside its checks (no threshold): one line each. */
-export function cardMeasureLines(card: JudgeCard): string[] {
-  const m = card.measures;
-  const rungs = Object.entries(m.meanByRung)
-    .map(([k, v]) => `${k} ${num(v)}`)
-    .join(', ');
-  return [
-    `mean score per rung: ${rungs}`,
-    `near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, generic description below gold ${pct(m.genericBelowGold)}, monotone ladder ${pct(m.monotone)}`,
-    `score vs code match: tau-b ${num(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} pairs`,
-    `code match from the gold description (coder fidelity) ${pct(m.coderFidelity)}; from an empty description (the floor) ${pct(m.emptyFloor)}`,
-    ...(m.classifier
-      ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
-      : []),
-  ];
 }
 
 const selfJudgeSchema = z.array(z.object({ agent: z.string(), judge: z.string(), role: z.string(), relation: z.string() }));

@@ -25,7 +25,8 @@ import { calibrationSection, type ReportCalibration } from './calibrationSection
 import { contradictionSection } from './contradictionSummary';
 import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 import type { JudgeCardStatus } from '../judge/card';
-import { cardCheckRows, cardMeasureLines, cardTitle, reportView, selfJudgeText, type ReportView } from './judgeCardView';
+import { cardMeasureLines } from '../judge/cardSummary';
+import { cardCheckRows, cardTitle, reportView, selfJudgeText, type ReportView } from './judgeCardView';
 import { intervalPlotSvg, modelLegend, settingScatterSvg } from './plots';
 import { comparisonSection, type RunComparison } from './runComparison';
 
