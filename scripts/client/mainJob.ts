@@ -197,7 +197,7 @@ async function computeJudgeCard(client: Client, db: Db, judgeModel: string, data
 }
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */
-const CARD_TIME_HINT = '20 validation methods; about 23 minutes for the local 1.5B on 2 CPU cores, 2026-12-06';
+const CARD_TIME_HINT = '20 validation methods; about 11 minutes for the local 1.5B on 2 CPU cores, 2026-12-06';
 
 export interface MainJobOptions {
   /** Times the dataset, calibration, benchmark and report stages (`npm start`'s summary). */

@@ -20,8 +20,8 @@ const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'cali
  * beside the benchmark 593 s, the head 7 s). The rest: a fresh clone's `npm start -- --once` with an empty
  * PAU_CACHE_DIR (2026-12-04; the shipped dataset loaded, the 1.5B's card computed after the first report);
  * benchmark (to the first report: 5 anchor methods, the 0.5B on 1) and card from a fresh clone on 2 cores,
- * 2026-12-06, contrast format (the first report at 399 s, the benchmark's judging then until 642 s, the card
- * 1,483 s, about 70 s per method once it ran alone).
+ * 2026-12-06, contrast format, the card's judge one method at a time (the first report at 367 s, the
+ * benchmark's judging then until 677 s, the card 683 s, about 34 s per method).
  */
 const REFERENCE_S: Record<StartStage, number> = {
   stack: 20,
@@ -31,9 +31,9 @@ const REFERENCE_S: Record<StartStage, number> = {
   head: 10,
   dataset: 590,
   calibration: 24,
-  benchmark: 400,
+  benchmark: 370,
   report: 5,
-  card: 1400,
+  card: 690,
 };
 /** The dataset `npm start` benchmarks on (the main job's, scripts/client/mainJob.ts). */
 export const START_DATASET = 'pau-v1';

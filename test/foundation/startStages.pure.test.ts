@@ -35,12 +35,12 @@ describe('npm start plan', () => {
     // The benchmark starts once its methods are checked (head) and the models serve, beside the rest of
     // the build, which the calibration follows; the report waits for both branches.
     const scale = 2 / cores;
-    const expected = Math.max(Math.max(20 + 10 + 5 + 10 * scale, 45) + 400, 20 + 10 + 5 + 590 * scale + 24 * scale) + 5;
+    const expected = Math.max(Math.max(20 + 10 + 5 + 10 * scale, 45) + 370, 20 + 10 + 5 + 590 * scale + 24 * scale) + 5;
     expect(text).toContain('the benchmark starts on its methods as soon as they are checked, beside the rest of the build');
     expect(text).toContain(`about ${expected >= 90 ? `${(expected / 60).toFixed(1)} min` : `${expected.toFixed(0)} s`} to the first report`);
     // The judge's card follows the first report (not counted in it), then the report is rendered again.
-    expect(text).toMatch(/^card +the judge's card .* 23\.3 min +reference\s*$/m);
-    expect(text).toContain('computing it takes about 23.3 min more, and the report is then rendered again with its scores');
+    expect(text).toMatch(/^card +the judge's card .* 11\.5 min +reference\s*$/m);
+    expect(text).toContain('computing it takes about 11.5 min more, and the report is then rendered again with its scores');
   });
 
   it('without a real judge there is no card stage', () => {
@@ -54,7 +54,7 @@ describe('npm start plan', () => {
     expect(text).toMatch(/^dataset +load the shipped pau-v1 file .* 10 s +reference\s*$/m);
     expect(text).not.toMatch(/^head /m);
     const scale = 2 / os.cpus().length;
-    const expected = Math.max(20 + 10 + 5 + 10, 45) + 24 * scale + 400 + 5;
+    const expected = Math.max(20 + 10 + 5 + 10, 45) + 24 * scale + 370 + 5;
     expect(text).toContain(`about ${(expected / 60).toFixed(1)} min to the first report (the dataset is loaded from the shipped file, not built)`);
   });
 
