@@ -78,6 +78,17 @@ function cardScoreRequest(m: MethodRow, item: CardItem, rung: CardRung, model: s
   };
 }
 
+/** What a card records of one rung's verdict: the score, its argmax digit, low mass, the rationale (capped). */
+function rungScore(rung: CardRung, v: DescriptionVerdict) {
+  return {
+    rung,
+    score: v.score,
+    argmax: v.scoreDetail?.argmax ?? null,
+    ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
+    rationale: v.rationale.slice(0, 2000),
+  };
+}
+
 const observationsOf = (m: MethodRow): CardMethod['observations'] =>
   m.probeInputs.flatMap((args, i) => {
     const o = m.probeOutputs?.[i];
@@ -155,16 +166,8 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         });
       const recorded = keep ? Object.keys(existing.rows ?? {}).filter((id) => picked.includes(id)) : [];
       // The contrast format's second method per card method: the benchmark's rule over the whole split.
-      const order = splitContrastOrder(all, refs);
-      const contrasts = Object.fromEntries(
-        picked.map((id) => [
-          id,
-          contrastMethodId(
-            order.map((x) => ({ id: x })),
-            id,
-          ),
-        ]),
-      );
+      const order = splitContrastOrder(all, refs).map((id) => ({ id }));
+      const contrasts = Object.fromEntries(picked.map((id) => [id, contrastMethodId(order, id)]));
       return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams, contrasts };
     },
 
@@ -196,14 +199,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       format?: JudgeFormat;
     }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
-      const v = await scoreDescription(db, endpoints, cardScoreRequest(m, item, input.rung, input.judgeModel, input.params, input.format));
-      return {
-        rung: input.rung,
-        score: v.score,
-        argmax: v.scoreDetail?.argmax ?? null,
-        ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
-        rationale: v.rationale.slice(0, 2000),
-      };
+      return rungScore(input.rung, await scoreDescription(db, endpoints, cardScoreRequest(m, item, input.rung, input.judgeModel, input.params, input.format)));
     },
 
     /**
@@ -238,13 +234,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       const other = c ? await inTurn(input.rungs.map((rung) => contrastRequest(request(rung), c))) : null;
       const own = await inTurn(input.rungs.map(request));
       const verdicts = format === 'contrast' ? own.map((v, i) => combineContrast(v, other ? other[i]! : null, c?.methodId ?? null)) : own;
-      return verdicts.map((v, i) => ({
-        rung: input.rungs[i]!,
-        score: v.score,
-        argmax: v.scoreDetail?.argmax ?? null,
-        ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
-        rationale: v.rationale.slice(0, 2000),
-      }));
+      return verdicts.map((v, i) => rungScore(input.rungs[i]!, v));
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
