@@ -160,19 +160,19 @@ describe('card measures and checks', () => {
     ]);
   });
 
+  /** 20 methods with gold 4.5 above wrong, injection and empty; `rung` scores `near` (within the margin of gold) on the first `k`, `far` on the rest. */
+  const nearGoldOn = (rung: 'lookup' | 'generic', k: number, near: number, far: number) =>
+    cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, [rung]: i < k ? near : far }, { gold: 1 })));
+
   it('the lookup table gates the judge: gold above it by the margin on 90% of the methods that have one', () => {
     // 3 of 20 lookup tables within 0.5 of gold (85%); no check where no method has a lookup table (no observed calls).
-    const fooled = cardMeasures(
-      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, lookup: i < 3 ? 4.1 : 2 }, { gold: 1 })),
-    );
+    const fooled = nearGoldOn('lookup', 3, 4.1, 2);
     expect(qualification(cardChecks(fooled))).toMatchObject({
       judgeQualified: false,
       coderQualified: true,
       failed: ['gold above the lookup table of observed calls (share): 85% (needs >= 90%)'],
     });
-    const twoFooled = cardMeasures(
-      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, lookup: i < 2 ? 4.1 : 2 }, { gold: 1 })),
-    );
+    const twoFooled = nearGoldOn('lookup', 2, 4.1, 2);
     expect(qualification(cardChecks(twoFooled)).judgeQualified).toBe(true);
     const none = cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: 1 })));
     expect(cardChecks(none).map((c) => c.name)).not.toContain('gold above the lookup table of observed calls (share)');
@@ -181,17 +181,13 @@ describe('card measures and checks', () => {
 
   it('a description true of any function gates the judge: gold above it by the margin on 90% of methods', () => {
     // The verify format's profile: generic within 0.5 of gold on 3 of 20 methods (85%) fails, naming the check.
-    const vacuous = cardMeasures(
-      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, generic: i < 3 ? 4.2 : 1.2 }, { gold: 1 })),
-    );
+    const vacuous = nearGoldOn('generic', 3, 4.2, 1.2);
     expect(qualification(cardChecks(vacuous))).toMatchObject({
       judgeQualified: false,
       coderQualified: true,
       failed: ['gold above a description true of any function (share): 85% (needs >= 90%)'],
     });
-    const twoVacuous = cardMeasures(
-      Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 4.5, wrong: 1, injection: 1, empty: 1, generic: i < 2 ? 4.2 : 1.2 }, { gold: 1 })),
-    );
+    const twoVacuous = nearGoldOn('generic', 2, 4.2, 1.2);
     expect(qualification(cardChecks(twoVacuous)).judgeQualified).toBe(true);
     // A card stored before the generic rung has no such check.
     const older = cardMeasures(Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: 1 })));
