@@ -2,7 +2,7 @@
 // and checks computed by hand, and `pau calibrate judge` end to end on the real stack: the scripted judge
 // and code writer qualify, the scripted random judge does not, the card is stored once and reused.
 import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { judgeCards } from '../../db/schema/judgeCards';
 import { runs } from '../../db/schema/runs';
@@ -271,7 +271,9 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
       stack.client.workflow.getHandle(judgeCardWorkflowId('mock-oracle', 'mock-oracle', DATASET, 'validation', DEFAULT_JUDGE_FORMAT)),
       'judgeCard-judge-in-turn.json',
     );
-    const rows = await stack.db.select().from(judgeCards).where(eq(judgeCards.judgeModel, 'mock-oracle'));
+    // This file's card: another file in the same worker slot may store a mock-oracle card of its own data set.
+    const ours = and(eq(judgeCards.judgeModel, 'mock-oracle'), eq(judgeCards.dataset, DATASET));
+    const rows = await stack.db.select().from(judgeCards).where(ours);
     expect(rows).toHaveLength(1);
     const card = rows[0]!.card!;
     expect(card.rows.map((x) => x.methodId).sort()).toEqual(METHODS.map((m) => m.id).sort());
@@ -285,7 +287,7 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     // A second run reuses every recorded method (no new rows, same card key).
     const again = await runCli(args('mock-oracle'), {}, 120_000);
     expect(again.code).toBe(0);
-    expect(await stack.db.select().from(judgeCards).where(eq(judgeCards.judgeModel, 'mock-oracle'))).toHaveLength(1);
+    expect(await stack.db.select().from(judgeCards).where(ours)).toHaveLength(1);
   }, 240_000);
 
   it('the scripted random judge and its None-writing coder are not qualified (exit 1, failed checks named)', async () => {
