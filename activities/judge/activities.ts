@@ -18,6 +18,7 @@ import { requestParams, sampleParams, withTokenLimit } from '../../domain/llm/re
 import { chat } from '../llm/chat';
 import { loadSteps } from '../episode/steps';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
+import { CODER_SAMPLE_TEMPERATURE, sampleCallKey } from '../../domain/judge/mbrExec';
 import { observedCalls } from '../../domain/episode/observedCalls';
 import { codeMatchSet } from '../../domain/judge/codeMatchInputs';
 import { resolveJudgeConfig } from '../../domain/judge/config';
@@ -248,10 +249,23 @@ async function scoreInFormat(
 export async function writeCode(
   db: () => Db,
   endpoints: ModelEndpoints,
-  req: { model: string; methodId: string; callKey: string; signature: string; entryPoint: string; description: string; params: ModelParams | undefined },
+  req: {
+    model: string;
+    methodId: string;
+    callKey: string;
+    signature: string;
+    entryPoint: string;
+    description: string;
+    params: ModelParams | undefined;
+    /** Which of the description's k programs (domain/judge/mbrExec.ts): 0 (default) is the greedy one. */
+    sample?: number;
+  },
 ): Promise<GeneratedCode> {
   const messages = buildCoderMessages({ signature: req.signature, entryPoint: req.entryPoint, description: req.description });
-  const r = await judgeChat(db, endpoints, req.model, req.methodId, req.callKey, messages, req.params);
+  const sample = req.sample ?? 0;
+  // Programs after the first sample (a seed each) from what is sent, so an endpoint's own temperature rule holds.
+  const params = sample === 0 ? req.params : sampleParams(sentParams(req.model, req.params), sample, CODER_SAMPLE_TEMPERATURE);
+  const r = await judgeChat(db, endpoints, req.model, req.methodId, sampleCallKey(req.callKey, sample), messages, params);
   return { code: extractCode(r.message.content, req.entryPoint), tokensIn: r.tokensIn, tokensOut: r.tokensOut, costUsd: r.costUsd };
 }
 
@@ -259,7 +273,15 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     async prepareJudgment(input: JudgeEpisodeInput): Promise<JudgePlan> {
       const { e, m, runKind, runConfig } = await loadEpisode(db(), input.episodeId);
-      const resolved = resolveJudgeConfig(input, parseRunJudgeFields(runKind, runConfig, e.runId));
+      const resolved = (() => {
+        try {
+          return resolveJudgeConfig(input, parseRunJudgeFields(runKind, runConfig, e.runId));
+        } catch (err) {
+          // A config value out of range (coder samples): retrying the same config cannot help.
+          if (err instanceof RangeError) throw ApplicationFailure.nonRetryable(`run ${e.runId}: ${err.message}`, FAILURE_TYPES.badRunConfig);
+          throw err;
+        }
+      })();
       const config: JudgeConfig = {
         ...resolved,
         judgeParams: sentParams(resolved.judgeModel, resolved.judgeParams),
@@ -305,7 +327,7 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
     },
 
     /** The coder model writes the function from the description alone. */
-    async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams }): Promise<GeneratedCode> {
+    async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams; sample?: number }): Promise<GeneratedCode> {
       const { e, m } = await loadEpisode(db(), input.episodeId);
       const entry = entryPointOf(m);
       return writeCode(db, endpoints, {
@@ -316,6 +338,7 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
         entryPoint: entry,
         description: e.finalDescription ?? '',
         params: input.params,
+        ...(input.sample ? { sample: input.sample } : {}),
       });
     },
 

@@ -13,6 +13,7 @@ import { getDatasetMethods } from '../../platform/dataset/store';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import type { Split } from '../../domain/dataset/split';
 import { codeMatchOf } from '../../domain/judge/codeMatch';
+import { chooseByAgreement, coderSamplesOf } from '../../domain/judge/mbrExec';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {
   DEFAULT_THRESHOLDS,
@@ -49,13 +50,15 @@ export function cardKeyOf(key: JudgeCardKey): string {
   return requestHash(key).slice(0, 24);
 }
 
-function keyOf(input: Pick<JudgeCardInput, 'judgeModel' | 'coderModel' | 'dataset' | 'split' | 'judgeParams' | 'coderParams' | 'format'>): JudgeCardKey {
+function keyOf(
+  input: Pick<JudgeCardInput, 'judgeModel' | 'coderModel' | 'dataset' | 'split' | 'judgeParams' | 'coderParams' | 'format' | 'coderSamples'>,
+): JudgeCardKey {
   return {
     judgeModel: input.judgeModel,
     coderModel: input.coderModel,
     judgeParams: sentParams(input.judgeModel, input.judgeParams),
     coderParams: sentParams(input.coderModel, input.coderParams),
-    promptVersion: judgePromptVersion(input.format ?? DEFAULT_JUDGE_FORMAT),
+    promptVersion: judgePromptVersion(input.format ?? DEFAULT_JUDGE_FORMAT, coderSamplesOf(input.coderSamples)),
     dataset: input.dataset,
     split: input.split,
   };
@@ -131,6 +134,12 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
   return {
     /** The card's key and methods; creates (or, with force, resets) its row. */
     async planJudgeCard(input: JudgeCardInput): Promise<JudgeCardPlan> {
+      let coderSamples: number;
+      try {
+        coderSamples = coderSamplesOf(input.coderSamples);
+      } catch (err) {
+        throw ApplicationFailure.nonRetryable((err as Error).message, FAILURE_TYPES.badRunConfig);
+      }
       const key = keyOf(input);
       const cardKey = cardKeyOf(key);
       const all = await getDatasetMethods(db(), input.dataset, { split: input.split as Split });
@@ -168,7 +177,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       // The contrast format's second method per card method: the benchmark's rule over the whole split.
       const order = splitContrastOrder(all, refs).map((id) => ({ id }));
       const contrasts = Object.fromEntries(picked.map((id) => [id, contrastMethodId(order, id)]));
-      return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams, contrasts };
+      return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams, contrasts, coderSamples };
     },
 
     async prepareCardMethod(input: { methodIds: string[]; methodId: string; codeAllRungs?: boolean }): Promise<CardMethodPlan> {
@@ -238,7 +247,14 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
-    async writeCardCode(input: { methodIds: string[]; methodId: string; rung: CardRung; coderModel: string; params: Record<string, unknown> }) {
+    async writeCardCode(input: {
+      methodIds: string[];
+      methodId: string;
+      rung: CardRung;
+      coderModel: string;
+      params: Record<string, unknown>;
+      sample?: number;
+    }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const entry = entryPointOf(m);
       const g = await writeCode(db, endpoints, {
@@ -249,6 +265,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         entryPoint: entry,
         description: item.descriptions[input.rung] ?? '',
         params: input.params,
+        ...(input.sample ? { sample: input.sample } : {}),
       });
       return { rung: input.rung, code: g.code };
     },
@@ -295,22 +312,31 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       original: CallResult[] | null;
       nGiven: number;
       raisingCounts: boolean;
-      /** Per coded rung: the generated code's results (null: no code or it did not compile). */
-      candidates: { rung: CardRung; results: CallResult[] | null }[];
+      /**
+       * Per coded rung: the generated code's results (null: no code or it did not compile); with k > 1
+       * programs, `samples` holds each program's (program 0 first) and MBR-exec keeps one.
+       */
+      candidates: { rung: CardRung; results: CallResult[] | null; samples?: (CallResult[] | null)[] }[];
       classifier: { n: number; correct: number; unparsable: number } | null;
       nearMissChange?: string;
       source: string;
     }): Promise<CardMethodRow> {
       const counted = input.original ? countedInputs(input.original, input.nGiven, input.raisingCounts) : [];
+      const match = (results: CallResult[] | null) => (input.original ? codeMatchOf(input.original, results, counted, DEFAULT_EQUALITY) : null);
+      const kept = input.candidates.map((c) => {
+        if (!c.samples || c.samples.length < 2) return { rung: c.rung, results: c.results, sampled: null };
+        const { chosen } = chooseByAgreement(c.samples, DEFAULT_EQUALITY);
+        return { rung: c.rung, results: c.samples[chosen] ?? null, sampled: { matches: c.samples.map(match), chosen } };
+      });
+      const sampled = kept.flatMap((c) => (c.sampled ? [[c.rung, c.sampled] as const] : []));
       const row: CardMethodRow & { classifier?: { n: number; correct: number; unparsable: number } } = {
         methodId: input.methodId,
         source: input.source,
         scores: Object.fromEntries(input.scores.map((s) => [s.rung, s.score])),
         argmax: Object.fromEntries(input.scores.map((s) => [s.rung, s.argmax ?? null])),
         ...(input.scores.some((s) => s.lowMass) ? { lowMass: input.scores.filter((s) => s.lowMass).map((s) => s.rung) } : {}),
-        codeMatch: Object.fromEntries(
-          input.candidates.map((c) => [c.rung, input.original ? codeMatchOf(input.original, c.results, counted, DEFAULT_EQUALITY) : null]),
-        ),
+        codeMatch: Object.fromEntries(kept.map((c) => [c.rung, match(c.results)])),
+        ...(sampled.length > 0 ? { codeSamples: Object.fromEntries(sampled) } : {}),
         ...(input.nearMissChange ? { nearMissChange: input.nearMissChange } : {}),
         ...(input.classifier ? { classifier: input.classifier } : {}),
       };

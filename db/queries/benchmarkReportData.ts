@@ -72,6 +72,7 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
       ...(rc.judge?.judgeParams ? { judgeParams: rc.judge.judgeParams } : {}),
       ...(rc.judge?.coderParams ? { coderParams: rc.judge.coderParams } : {}),
       ...(rc.judge?.format ? { format: rc.judge.format } : {}),
+      ...(rc.judge?.coderSamples ? { coderSamples: rc.judge.coderSamples } : {}),
       forced: rc.allowUnqualifiedJudge === true,
     });
   }

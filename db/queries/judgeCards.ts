@@ -8,6 +8,7 @@ import type { ModelParams } from '../../domain/llm/modelParams';
 import { judgePromptVersion, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { requestParams } from '../../domain/llm/requestParams';
+import { coderSamplesOf } from '../../domain/judge/mbrExec';
 
 /** The params a registry model is sent with: the key a card is stored under. Throws ModelConfigError off the registry. */
 function sentParams(model: string, overrides: ModelParams | undefined): ModelParams {
@@ -24,6 +25,7 @@ export async function latestJudgeCard(
     judgeParams?: Record<string, unknown>;
     coderParams?: Record<string, unknown>;
     format?: JudgeFormat;
+    coderSamples?: number;
   },
 ): Promise<JudgeCard | null> {
   const judgeParams = sentParams(q.judgeModel, q.judgeParams);
@@ -36,7 +38,7 @@ export async function latestJudgeCard(
         eq(judgeCards.judgeModel, q.judgeModel),
         eq(judgeCards.coderModel, q.coderModel),
         eq(judgeCards.dataset, q.dataset),
-        eq(judgeCards.promptVersion, judgePromptVersion(q.format ?? DEFAULT_JUDGE_FORMAT)),
+        eq(judgeCards.promptVersion, judgePromptVersion(q.format ?? DEFAULT_JUDGE_FORMAT, coderSamplesOf(q.coderSamples))),
         eq(judgeCards.status, 'completed'),
         sql`${judgeCards.judgeParams} = ${JSON.stringify(judgeParams)}::jsonb and ${judgeCards.coderParams} = ${JSON.stringify(coderParams)}::jsonb`,
       ),
@@ -61,6 +63,7 @@ export async function judgeCardStatus(
     judgeParams?: Record<string, unknown>;
     coderParams?: Record<string, unknown>;
     format?: JudgeFormat;
+    coderSamples?: number;
     forced?: boolean;
   },
 ): Promise<JudgeCardStatus> {

@@ -9,8 +9,12 @@ import type { JudgeFormat } from './judgePrompt';
 export const JUDGE_PROMPT_VERSION = 'judge-v4';
 
 /** The prompt version a card is stored under: the prompts' version and the judge's format (judgePrompt.ts). */
-export function judgePromptVersion(format: JudgeFormat): string {
-  return `${JUDGE_PROMPT_VERSION}/${format}`;
+/**
+ * The version a card is keyed by: the judge's prompts and format, and the code writer's procedure when it
+ * samples k > 1 programs per description (MBR-exec, domain/judge/mbrExec.ts), which changes every code match.
+ */
+export function judgePromptVersion(format: JudgeFormat, coderSamples = 1): string {
+  return `${JUDGE_PROMPT_VERSION}/${format}${coderSamples > 1 ? `/coder-mbr${coderSamples}` : ''}`;
 }
 
 /**
@@ -70,6 +74,8 @@ export interface CardMethodRow {
   argmax?: Partial<Record<CardRung, number | null>>;
   /** Rungs whose score token put under half its mass on the five digits. */
   lowMass?: CardRung[];
+  /** With k > 1 programs per rung (MBR-exec): each program's code match, and which one `codeMatch` kept. */
+  codeSamples?: Partial<Record<CardRung, { matches: (number | null)[]; chosen: number }>>;
 }
 
 export interface ClassifierControl {
@@ -119,6 +125,11 @@ export interface JudgeCardMeasures {
   coderFidelity: number | null;
   /** Mean code match of code from an empty description (name and signature alone): the floor. */
   emptyFloor: number | null;
+  /**
+   * With k > 1 programs per description (MBR-exec): fidelity and floor of the greedy program alone (what
+   * k = 1 gives) and of the best of the k (the ceiling no selection can pass), beside the kept program's above.
+   */
+  coderSamples?: { k: number; fidelityGreedy: number | null; fidelityBestOfK: number | null; floorGreedy: number | null };
   classifier?: ClassifierControl;
 }
 
@@ -224,6 +235,8 @@ export interface JudgeCardInput {
   format?: JudgeFormat;
   /** Skip the first N methods of the round-robin order: a confirming card on methods the tuning card did not use. */
   skip?: number;
+  /** Programs the coder samples per description, MBR-exec keeping one (domain/judge/mbrExec.ts; default DEFAULT_CODER_SAMPLES). */
+  coderSamples?: number;
 }
 
 export interface JudgeCardPlan {
@@ -237,6 +250,8 @@ export interface JudgeCardPlan {
   coderParams: Record<string, unknown>;
   /** Each method's contrast method (the contrast format; activities/judge/contrastMethod.ts); absent in plans from before it. */
   contrasts?: Record<string, string | null>;
+  /** Programs the coder samples per coded rung (MBR-exec); absent in plans from before it (one). */
+  coderSamples?: number;
 }
 
 /** What the workflow needs to run one method of the card. */

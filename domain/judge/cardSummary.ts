@@ -68,7 +68,24 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
     scoreCodeMatchPairs: pairs.length,
     coderFidelity: mean(rows.map((r) => r.codeMatch.gold).filter(num)),
     emptyFloor: mean(rows.map((r) => r.codeMatch.empty).filter(num)),
+    ...sampledMeasures(rows),
     ...(classifier ? { classifier } : {}),
+  };
+}
+
+/** The greedy program's and the best program's fidelity when the card's coder wrote k > 1 programs per description. */
+function sampledMeasures(rows: readonly CardMethodRow[]): Pick<JudgeCardMeasures, 'coderSamples'> {
+  const gold = rows.flatMap((r) => (r.codeSamples?.gold ? [r.codeSamples.gold] : []));
+  if (gold.length === 0) return {};
+  const empty = rows.flatMap((r) => (r.codeSamples?.empty ? [r.codeSamples.empty] : []));
+  const first = (xs: typeof gold) => xs.map((x) => x.matches[0]).filter(num);
+  return {
+    coderSamples: {
+      k: Math.max(...gold.map((g) => g.matches.length)),
+      fidelityGreedy: mean(first(gold)),
+      fidelityBestOfK: mean(gold.map((g) => Math.max(...g.matches.filter(num))).filter((x) => Number.isFinite(x))),
+      floorGreedy: mean(first(empty)),
+    },
   };
 }
 
@@ -111,6 +128,11 @@ export function cardMeasureLines(card: JudgeCard): string[] {
     `near-miss below gold ${pct(m.nearMissBelowGold)}, lookup table below gold ${pct(m.lookupBelowGold)}, generic description below gold ${pct(m.genericBelowGold)}, monotone ladder ${pct(m.monotone)}`,
     `score vs code match: Kendall tau-b ${f2(m.scoreCodeMatchTau)} over ${m.scoreCodeMatchPairs} (method, description) pairs`,
     `code match from the gold description (coder fidelity) ${pct(m.coderFidelity)}; from an empty description (the floor) ${pct(m.emptyFloor)}`,
+    ...(m.coderSamples
+      ? [
+          `code writer: MBR-exec over ${m.coderSamples.k} programs per description; the greedy program alone: fidelity ${pct(m.coderSamples.fidelityGreedy)}, floor ${pct(m.coderSamples.floorGreedy)}; the best of the ${m.coderSamples.k} (a ceiling): fidelity ${pct(m.coderSamples.fidelityBestOfK)}`,
+        ]
+      : []),
     ...(m.classifier
       ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
       : []),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_UNDER_EXPLORED } from './diagnostics';
 import { DEFAULT_HELDOUT } from './heldoutInputs';
 import { DEFAULT_EQUALITY } from './outcomeEquality';
+import { coderSamplesOf } from './mbrExec';
 import type { SelfJudgePair } from './selfJudge';
 import type { JudgeConfig, JudgeEpisodeInput } from './types';
 
@@ -70,6 +71,7 @@ export function resolveJudgeConfig(input: JudgeEpisodeInput, rc: RunJudgeFields)
     underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
     resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
     format: over.format ?? DEFAULT_JUDGE_FORMAT,
+    coderSamples: coderSamplesOf(over.coderSamples),
     ...(over.judgeParams ? { judgeParams: over.judgeParams } : {}),
     ...(over.coderParams ? { coderParams: over.coderParams } : {}),
   };

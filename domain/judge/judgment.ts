@@ -11,6 +11,7 @@ import { countedInputs, unobservedInputs } from './codeMatchInputs';
 import { contradictionRecord, type ContradictionResult } from './contradictionPrompt';
 import { contradictions, explorationCounts, goldControl, underExplored, type EpisodeDiagnostics } from './diagnostics';
 import { heldoutDisagreements } from './disagreements';
+import { chooseByAgreement } from './mbrExec';
 import type { ScoreDetail } from './scoreDistribution';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeEpisodeResult, JudgePlan } from './types';
 
@@ -31,6 +32,41 @@ export interface JudgmentInput {
   contradiction?: ContradictionResult;
   /** The control: code from the gold description run on observedArgs (absent in histories before it). */
   gold?: { generated: GoldCode; results: CallResult[] | null; sourceError: ErrorInfo | null };
+  /**
+   * With k > 1 programs per description (MBR-exec, mbrExec.ts): every program, program 0 (= `generated`,
+   * `candidate`) first; the one the others agree with on the held-out inputs is the one judged.
+   */
+  samples?: { generated: GeneratedCode; candidate: CallResult[] | null; candidateSourceError: ErrorInfo | null }[];
+}
+
+/**
+ * The judged program of a description: `input` itself with one program; with k, the MBR-exec choice over
+ * the held-out inputs (code that did not compile takes no part), its cost the sum of all k, and what was
+ * chosen for the diagnostics (each program's code match on the counted inputs beside it).
+ */
+function keptProgram(
+  input: JudgmentInput,
+  nHeld: number,
+  matchOf: (candidate: CallResult[] | null) => number | null,
+): { input: JudgmentInput; record: { k: number; chosen: number; agreement: (number | null)[]; codeMatch: (number | null)[] } | null } {
+  const samples = input.samples;
+  if (!samples || samples.length < 2) return { input, record: null };
+  const runnable = samples.map((p) => (p.candidate && !codeFailure(p.candidateSourceError, p.candidate) ? p.candidate : null));
+  const { chosen, agreement } = chooseByAgreement(
+    runnable.map((c) => (c ? c.slice(0, nHeld) : null)),
+    input.plan.config.equality,
+  );
+  const kept = samples[chosen]!;
+  const total = (key: 'tokensIn' | 'tokensOut' | 'costUsd') => samples.reduce((s, p) => s + p.generated[key], 0);
+  return {
+    input: {
+      ...input,
+      generated: { ...kept.generated, tokensIn: total('tokensIn'), tokensOut: total('tokensOut'), costUsd: total('costUsd') },
+      candidate: kept.candidate,
+      candidateSourceError: kept.candidateSourceError,
+    },
+    record: { k: samples.length, chosen, agreement, codeMatch: runnable.map(matchOf) },
+  };
 }
 
 /** The judgments row a judgment stores (its timestamps aside). */
@@ -71,14 +107,16 @@ export function judgeCost(input: Pick<JudgmentInput, 'verdict' | 'generated' | '
 }
 
 /** The judgment's row and the workflow's result, from what the judge, the coder and the sandbox returned and the agent's observations. */
-export function judgmentOf(input: JudgmentInput, observed: readonly ObservedCall[]): { row: JudgmentRow; result: JudgeEpisodeResult } {
-  const { plan, verdict, generated } = input;
+export function judgmentOf(sampled: JudgmentInput, observed: readonly ObservedCall[]): { row: JudgmentRow; result: JudgeEpisodeResult } {
+  const { plan } = sampled;
   const cfg = plan.config;
   const nGiven = plan.heldoutGiven.length;
   const nHeld = nGiven + plan.heldoutGenerated.length;
   // Inputs that count: every held-out input the original answered within limits, except mutated ones
   // that raised (a mutated input the method rejects says little; the dataset's typed ones count).
-  const counted = countedInputs(input.original, nGiven, plan.heldoutRaisingCounts ?? false);
+  const counted = countedInputs(sampled.original, nGiven, plan.heldoutRaisingCounts ?? false);
+  const { input, record: mbr } = keptProgram(sampled, nHeld, (c) => (plan.codeMatchExcluded ? null : codeMatchOf(sampled.original, c, counted, cfg.equality)));
+  const { verdict, generated } = input;
   // Code that does not compile or lacks the entry point matches nothing (0, reason recorded) and is not
   // checked against the observations: a compile error is no contradiction.
   const failed = input.candidate ? codeFailure(input.candidateSourceError, input.candidate) : null;
@@ -112,6 +150,7 @@ export function judgmentOf(input: JudgmentInput, observed: readonly ObservedCall
     heldoutDisagreements: heldoutDisagreements(heldoutArgs, input.original, input.candidate, counted, cfg.equality),
     ...(plan.codeMatchExcluded ? { codeMatchExcluded: plan.codeMatchExcluded } : {}),
     coderModel: cfg.coderModel,
+    ...(mbr ? { coderSamples: mbr } : {}),
     requestParams: { judge: cfg.judgeParams ?? null, coder: cfg.coderParams ?? null },
     ...(input.contradiction ? { contradiction: contradictionRecord(input.contradiction) } : {}),
     ...(input.gold

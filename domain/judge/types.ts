@@ -25,6 +25,8 @@ export interface JudgeConfig {
   resultBytes: number;
   /** The judge's prompt format (judgePrompt.ts); absent in configs from before formats: the default. */
   format?: JudgeFormat;
+  /** Programs the coder writes per description, MBR-exec keeping one (mbrExec.ts); absent in configs from before it: one. */
+  coderSamples?: number;
 }
 
 export interface JudgeEpisodeInput {

@@ -23,9 +23,9 @@ export function judgeEpisodeSearchAttributes(runId: string, judgeModel: string, 
   return [...judgeRunSearchAttributes(runId, judgeModel), { key: PauMethodId, value: methodId }];
 }
 
-/** One card computation at a time per (judge, coder, dataset split, judge format); a finished one can be started again. */
-export function judgeCardWorkflowId(judgeModel: string, coderModel: string, dataset: string, split: string, format: string): string {
-  return `judge-card/${judgeModel}/${coderModel}/${dataset}/${split}/${format}`;
+/** One card computation at a time per (judge, coder and its programs per description, dataset split, judge format); a finished one can be started again. */
+export function judgeCardWorkflowId(judgeModel: string, coderModel: string, dataset: string, split: string, format: string, coderSamples = 1): string {
+  return `judge-card/${judgeModel}/${coderModel}/${dataset}/${split}/${format}${coderSamples > 1 ? `/coder-mbr${coderSamples}` : ''}`;
 }
 
 export function judgeCardSearchAttributes(judgeModel: string): SearchAttributePair[] {

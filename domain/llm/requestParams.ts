@@ -28,10 +28,10 @@ export function withTokenLimit(params: ModelParams, limit: number): ModelParams 
 }
 
 /**
- * The params of the i-th extra sample of a verdict: seed i, and temperature 1 where the params set a
- * temperature. Where they leave it to the endpoint (reasoning models answer 400 to it), its default already
+ * The params of the i-th extra sample of a verdict or a program: seed i, and `temperature` (1 unless given)
+ * where the params set a temperature. Where they leave it to the endpoint (reasoning models answer 400 to it), its default already
  * samples, so none is added.
  */
-export function sampleParams(params: ModelParams, i: number): ModelParams {
-  return { ...params, seed: i, ...(params.temperature !== undefined ? { temperature: 1 } : {}) };
+export function sampleParams(params: ModelParams, i: number, temperature = 1): ModelParams {
+  return { ...params, seed: i, ...(params.temperature !== undefined ? { temperature } : {}) };
 }

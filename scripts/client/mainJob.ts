@@ -7,7 +7,7 @@ import type { BenchmarkConfig, BenchmarkRunResult } from '../../domain/bench/typ
 import type { BuildConfigInput } from '../../domain/dataset/config';
 import { models, setLocalThreads, startModels } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
-import { connect, type Db } from '../../db/client';
+import { connect } from '../../db/client';
 import { getDataset } from '../../platform/dataset/store';
 import { shippedDatasetFile } from '../../platform/dataset/file';
 import { loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
@@ -172,7 +172,7 @@ async function printJudgeCard(
     if (status.status === 'missing' && provider === 'mock') {
       // The scripted judge answers at once: its card costs seconds, so it is computed now.
       log(`judge card of ${judgeModel}: computing it (${DEFAULT_THRESHOLDS.minMethods} validation methods)`);
-      await computeJudgeCard(client, h.db, judgeModel, dataset, () => undefined).catch((err: unknown) =>
+      await computeJudgeCard(client, judgeModel, dataset, () => undefined).catch((err: unknown) =>
         log(`judge card of ${judgeModel}: FAILED (${failureLine(err)})`),
       );
       status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
@@ -190,7 +190,7 @@ async function printJudgeCard(
 }
 
 /** The card of `judgeModel` (coding too) on the default number of validation methods; its progress to `onProgress`. */
-async function computeJudgeCard(client: Client, db: Db, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
+async function computeJudgeCard(client: Client, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
   const methods = DEFAULT_THRESHOLDS.minMethods;
   const handle = await startJudgeCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation', methods });
   await watchJudgeCard(handle, methods, (p) => onProgress(cardProgressLine(p)));
@@ -345,7 +345,7 @@ export async function runMainJob(
       clock?.start('card');
       // The agents are done: the judge's server gets every core (its next request restarts it so).
       if (!isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
-      const computed = await computeJudgeCard(client, h.db, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
+      const computed = await computeJudgeCard(client, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
         () => true,
         (err: unknown) => {
           log(`judge card of ${judgeModel}: FAILED (${failureLine(err)}); the report above stays judge-free`);

@@ -1,6 +1,7 @@
 // Every workflow a client starts, started here: by function reference (the workflow type is the
 // function's name), with typed arguments, ids and search attributes from domain/. No casts, no type names
 // as strings. The CLI, `npm start`, the Schedule and the tests use these.
+import { coderSamplesOf } from '../../domain/judge/mbrExec';
 import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
 import os from 'node:os';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
@@ -102,13 +103,20 @@ async function startOrAttach<W extends Workflow>(client: Client, workflow: W, op
 
 /** Starts the card's computation, or attaches to the one already running for the same judge, coder and split. */
 export async function startJudgeCard(client: Client, input: JudgeCardInput): Promise<WorkflowHandle<typeof judgeCardWorkflow>> {
-  const workflowId = judgeCardWorkflowId(input.judgeModel, input.coderModel, input.dataset, input.split, input.format ?? DEFAULT_JUDGE_FORMAT);
+  const workflowId = judgeCardWorkflowId(
+    input.judgeModel,
+    input.coderModel,
+    input.dataset,
+    input.split,
+    input.format ?? DEFAULT_JUDGE_FORMAT,
+    coderSamplesOf(input.coderSamples),
+  );
   return startOrAttach(client, judgeCardWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId,
     args: [input],
     typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
-    staticSummary: `judge card: judge ${input.judgeModel} (${input.format ?? DEFAULT_JUDGE_FORMAT}), coder ${input.coderModel}, ${input.methods} methods of ${input.dataset}/${input.split}${input.skip ? ` after the first ${input.skip}` : ''}`,
+    staticSummary: `judge card: judge ${input.judgeModel} (${input.format ?? DEFAULT_JUDGE_FORMAT}), coder ${input.coderModel}${coderSamplesOf(input.coderSamples) > 1 ? ` (MBR-exec over ${coderSamplesOf(input.coderSamples)} programs)` : ''}, ${input.methods} methods of ${input.dataset}/${input.split}${input.skip ? ` after the first ${input.skip}` : ''}`,
   });
 }
 

@@ -48,6 +48,7 @@ async function judgeCard(argv: string[]): Promise<number> {
       format: values.format,
       ...(values.skip > 0 ? { skip: values.skip } : {}),
       ...(values['code-all-rungs'] ? { codeAllRungs: true } : {}),
+      ...(values['coder-samples'] > 1 ? { coderSamples: values['coder-samples'] } : {}),
       ...(values['min-methods'] ? { thresholds: { minMethods: values['min-methods'] } } : {}),
     });
     console.log(

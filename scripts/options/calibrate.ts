@@ -1,5 +1,6 @@
 // The options of `pau calibrate` (the suite, the ladder, the judge card): scripts/commands/calibrate.ts.
 import { z } from 'zod';
+import { DEFAULT_CODER_SAMPLES, MAX_CODER_SAMPLES } from '../../domain/judge/mbrExec';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_CRITIC_THRESHOLDS } from '../../domain/training/criticCard';
 import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
@@ -36,6 +37,11 @@ export const judgeCardOptions = defineOptions({
   'code-all-rungs': {
     schema: z.boolean().default(false),
     help: 'the coder writes code from near-miss and wrong too (more score-vs-code-match pairs; twice the coder time)',
+  },
+  'coder-samples': {
+    schema: z.coerce.number().int().min(1).max(MAX_CODER_SAMPLES).default(DEFAULT_CODER_SAMPLES),
+    arg: 'K',
+    help: 'programs the coder writes per description, MBR-exec keeping the one the others agree with (docs/judging.md)',
   },
 });
 

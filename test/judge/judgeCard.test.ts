@@ -138,6 +138,17 @@ describe('card measures and checks', () => {
     expect(m.monotone).toBe(2 / 3); // a: 5 3 1 1, b: 4 4 2 1 keep the order; c: 2 1 3 1 does not
   });
 
+  it('with k programs per description, shows the greedy program alone and the best of k beside the kept one', () => {
+    const sampled = (id: string, gold: (number | null)[], chosen: number, empty: (number | null)[]): CardMethodRow => ({
+      ...row(id, { gold: 5, wrong: 1, injection: 1, empty: 1 }, { gold: gold[chosen]!, empty: empty[0]! }),
+      codeSamples: { gold: { matches: gold, chosen }, empty: { matches: empty, chosen: 0 } },
+    });
+    const m = cardMeasures([sampled('a', [0, 1, 1], 1, [0, 0, 0]), sampled('b', [0.5, 0.25, null], 0, [1, 0, 0])]);
+    expect(m.coderFidelity).toBe(0.75); // kept: 1 and 0.5
+    expect(m.coderSamples).toEqual({ k: 3, fidelityGreedy: 0.25, fidelityBestOfK: 0.75, floorGreedy: 0.5 });
+    expect(cardMeasures([row('c', { gold: 5 }, { gold: 1 })]).coderSamples).toBeUndefined();
+  });
+
   it('a judge qualifies only when every judge check passes; the coder on its own check', () => {
     const good = cardMeasures(
       Array.from({ length: 20 }, (_, i) => row(`m${i}`, { gold: 5, wrong: 1, injection: 1, empty: 1, lookup: 2 }, { gold: i < 12 ? 1 : 0, empty: 0 })),
@@ -288,6 +299,25 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     const again = await runCli(args('mock-oracle'), {}, 120_000);
     expect(again.code).toBe(0);
     expect(await stack.db.select().from(judgeCards).where(ours)).toHaveLength(1);
+  }, 240_000);
+
+  it('--coder-samples 3 measures the code writer with MBR-exec over 3 programs: a card keyed apart, each program recorded', async () => {
+    const r = await runCli([...args('mock-oracle'), '--coder-samples', '3'], {}, 180_000);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('prompt judge-v4/contrast/coder-mbr3');
+    // The scripted coder writes one program whatever the seed: greedy, kept and best of 3 are the same.
+    expect(r.stdout).toMatch(
+      /code writer: MBR-exec over 3 programs per description; the greedy program alone: fidelity 100%, floor \d+%; the best of the 3 \(a ceiling\): fidelity 100%/,
+    );
+    const rows = await stack.db
+      .select()
+      .from(judgeCards)
+      .where(and(eq(judgeCards.judgeModel, 'mock-oracle'), eq(judgeCards.dataset, DATASET), eq(judgeCards.promptVersion, 'judge-v4/contrast/coder-mbr3')));
+    expect(rows).toHaveLength(1);
+    const add = rows[0]!.card!.rows.find((x) => x.methodId === 'card/add')!;
+    expect(add.codeSamples).toEqual({ gold: { matches: [1, 1, 1], chosen: 0 }, empty: { matches: [0, 0, 0], chosen: 0 } });
+    const bad = await runCli([...args('mock-oracle'), '--coder-samples', '10']);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/coder-samples/)]);
   }, 240_000);
 
   it('the scripted random judge and its None-writing coder are not qualified (exit 1, failed checks named)', async () => {

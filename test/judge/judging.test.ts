@@ -1,8 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, like } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
 import { episodes, judgments } from '../../db/schema/runs';
+import { llmCalls } from '../../db/schema/llm';
 import { startBenchmark } from '../../scripts/client/starters';
 import { startJudgeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
@@ -228,5 +229,31 @@ describe('judging on the real stack', () => {
     expect(lines[first + 1]).toMatch(/^mock-oracle/);
     expect(r.stdout).toMatch(/mock-null\s+\S+\s+6\/6\s+0\s+1\.00/);
     expect(r.stdout).toMatch(/mock-random\s+interactive/);
+  }, 180_000);
+
+  it('with k programs per description (MBR-exec) the coder is asked k times, and the judgment records the choice and pays for all', async () => {
+    const r = await (await startJudgeRun(stack.client, { runId, judgeModel: 'mock-random', config: { coderSamples: 3 } })).result();
+    expect(r).toMatchObject({ judged: SUBSET.length * 6, failed: 0 });
+    const rows = await judgedRows('mock-random');
+    type Sampled = { coderSamples?: { k: number; chosen: number; agreement: (number | null)[]; codeMatch: (number | null)[] } };
+    const sampled = rows.map((x) => (x.j.diagnostics as Sampled).coderSamples);
+    // The scripted coder writes one program whatever the seed: the three agree everywhere, so the greedy one is kept.
+    expect(sampled.every((c) => c?.k === 3 && c.chosen === 0 && new Set(c.agreement).size === 1)).toBe(true);
+    expect(rows.every((x) => x.j.codeMatch === (x.j.diagnostics as Sampled).coderSamples!.codeMatch[0])).toBe(true);
+    // Programs 1 and 2 were requested with their own keys (a request two episodes share is one ledger row,
+    // keyed by whichever asked last, so the keys are counted over the run).
+    const keys = await stack.db.select({ key: llmCalls.callKey }).from(llmCalls).where(like(llmCalls.callKey, 'judge/%/mock-random/code%'));
+    const suffixes = new Set(keys.map((k) => /\/code(\/s\d)?$/.exec(k.key ?? '')?.[1] ?? ''));
+    expect([...suffixes].sort()).toEqual(['', '/s1', '/s2']);
+    const ic = await stack.db
+      .select({ id: episodes.id })
+      .from(episodes)
+      .where(and(eq(episodes.runId, runId), eq(episodes.model, 'mock-oracle'), eq(episodes.setting, 'interactive')))
+      .limit(1);
+    await maybeRecordHistory(stack.client.workflow.getHandle(judgeEpisodeWorkflowId('mock-random', ic[0]!.id)), 'judgeEpisode-mbr-exec.json');
+    // An out-of-range k is refused before any model call, naming the range.
+    const bad = await startJudgeRun(stack.client, { runId, judgeModel: 'mock-random', force: true, config: { coderSamples: 0 } });
+    const res = await bad.result();
+    expect(res.failed).toBe(SUBSET.length * 6);
   }, 180_000);
 });

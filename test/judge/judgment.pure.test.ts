@@ -193,6 +193,52 @@ describe('a judgment', () => {
   });
 });
 
+describe('k programs per description (MBR-exec)', () => {
+  // Program 0 is the one of the full judgment (right on 2 of 3 counted inputs); programs 1 and 2 agree with
+  // each other on all four held-out inputs (and so with the original on 3 of 3); program 3 does not compile
+  // (code match 0, as for a single program).
+  const right = { code: 'def f(a, b): return a + b', tokensIn: 20, tokensOut: 10, costUsd: 0.25 };
+  const rightRun = [ok(3), ok(7), ok(11), err('TypeError', 'y'), ok(3), ok(4)];
+  const broken = { code: 'def f(a, b) return', tokensIn: 20, tokensOut: 5, costUsd: 0.25 };
+  const failed = Array.from({ length: 6 }, () => err('SyntaxError', 'invalid syntax'));
+  const samples = [
+    { generated, candidate, candidateSourceError: null },
+    { generated: right, candidate: rightRun, candidateSourceError: null },
+    { generated: right, candidate: rightRun, candidateSourceError: null },
+    { generated: broken, candidate: failed, candidateSourceError: { type: 'SyntaxError', message: 'invalid syntax' } },
+  ];
+
+  it('judges the program the others agree with on the held-out inputs, records every program and pays for all', () => {
+    const { row, result } = judgmentOf({ ...full, samples }, observed);
+    expect([row.generatedCode, row.codeMatch, result.codeMatch, row.diagnostics.codeMatchUnobserved]).toEqual([right.code, 1, 1, 1]);
+    // Agreement on the 4 held-out inputs only: program 0 shares 1,2 / 3,4 / the TypeError with 1 and 2 (3 each).
+    expect(row.diagnostics.coderSamples).toEqual({ k: 4, chosen: 1, agreement: [6, 7, 7, null], codeMatch: [2 / 3, 1, 1, 0] });
+    // The chosen program's run is the one checked against the observations (2,2 -> 4: no contradiction).
+    expect([row.diagnostics.contradictions, row.diagnostics.codeFailure]).toEqual([0, null]);
+    expect(row.diagnostics.judgeCost).toEqual({
+      tokensIn: 10 + 20 * 4 + 5 + 7,
+      tokensOut: 2 + 30 + 10 + 10 + 5 + 6 + 8,
+      costUsd: 0.25 + 0.5 + 0.75 + 0.125 + 0.0625,
+    });
+  });
+
+  it('one program (or none given) is the judgment it always was, with no record', () => {
+    const one = judgmentOf({ ...full, samples: [samples[0]!] }, observed).row;
+    expect(one).toEqual(judgmentOf(full, observed).row);
+    expect(Object.keys(one.diagnostics)).not.toContain('coderSamples');
+  });
+
+  it('when every program fails to compile, program 0 is judged (0, its failure recorded)', () => {
+    const allBroken = [samples[3]!, samples[3]!, samples[3]!];
+    const { row } = judgmentOf(
+      { ...full, generated: broken, candidate: failed, candidateSourceError: samples[3]!.candidateSourceError, samples: allBroken },
+      observed,
+    );
+    expect([row.codeMatch, row.diagnostics.codeFailure?.kind]).toEqual([0, 'does-not-compile']);
+    expect(row.diagnostics.coderSamples).toMatchObject({ chosen: 0, agreement: [null, null, null], codeMatch: [0, 0, 0] });
+  });
+});
+
 describe('coverage shares and the judge cost', () => {
   it('branch coverage falls back to statements on a method without branches; none measured: null', () => {
     expect(coverageShares({ ...coverage, branches: { hit: 0, total: 0 } }, 2)).toEqual({ statementCoverage: 0.75, branchCoverage: 0.75 });

@@ -25,6 +25,7 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
   const plan = await judge.planJudgeCard(input);
   const { cardKey, methodIds } = plan;
   const todo = methodIds.filter((id) => !plan.recorded.includes(id));
+  const samples = plan.coderSamples ?? 1;
   Object.assign(progress, { total: methodIds.length, done: methodIds.length - todo.length, resumed: methodIds.length - todo.length });
   // One method's judge requests at a time: every judge request shares the judge's long system prompt, so the
   // server puts two methods' requests in the same slot and each evicts the other's code-and-reference prefix.
@@ -60,7 +61,18 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
           : patched('card-rungs-in-order')
             ? sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))
             : Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))),
-        Promise.all(mp.coded.map((rung) => judge.writeCardCode({ ...base, rung, coderModel: input.coderModel, params: plan.coderParams }))),
+        // k programs per coded rung, one after another so each reuses the rung's prompt prefix (k = 1: the
+        // single greedy program, the same commands as before MBR-exec).
+        Promise.all(
+          mp.coded.map(async (rung) => {
+            const programs: (string | null)[] = [];
+            for (let sample = 0; sample < samples; sample++)
+              programs.push(
+                (await judge.writeCardCode({ ...base, rung, coderModel: input.coderModel, params: plan.coderParams, ...(sample ? { sample } : {}) })).code,
+              );
+            return { rung, programs };
+          }),
+        ),
         mp.heldout
           ? sandbox.runMethodBatch({ source: mp.heldout.source, entry: mp.heldout.entryPoint, calls: mp.heldout.calls, limits: LIMITS, allowSourceError: true })
           : Promise.resolve(null),
@@ -68,11 +80,15 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
       ]);
       const heldout = mp.heldout;
       const usable = heldout && original && !original.sourceError ? original.results : null;
+      const run = async (code: string | null): Promise<typeof usable> => {
+        if (!heldout || !usable || !code) return null;
+        const r = await sandbox.runMethodBatch({ source: code, entry: heldout.entryPoint, calls: heldout.calls, limits: LIMITS, allowSourceError: true });
+        return r.sourceError ? null : r.results;
+      };
       const candidates = await Promise.all(
-        codes.map(async (c): Promise<{ rung: CardRung; results: typeof usable }> => {
-          if (!heldout || !usable || !c.code) return { rung: c.rung, results: null };
-          const r = await sandbox.runMethodBatch({ source: c.code, entry: heldout.entryPoint, calls: heldout.calls, limits: LIMITS, allowSourceError: true });
-          return { rung: c.rung, results: r.sourceError ? null : r.results };
+        codes.map(async (c): Promise<{ rung: CardRung; results: typeof usable; samples?: (typeof usable)[] }> => {
+          const results = await Promise.all(c.programs.map(run));
+          return { rung: c.rung, results: results[0] ?? null, ...(results.length > 1 ? { samples: results } : {}) };
         }),
       );
       await judge.recordCardMethod({

@@ -50,12 +50,19 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     classify,
     goldCode,
   ]);
+  // MBR-exec: programs 1..k-1 after the first, one after another so each reuses the description's prompt
+  // prefix (k from the plan, so a history replays with the k it ran with; none before it: one program).
+  const more = [];
+  for (let sample = 1; sample < (config.coderSamples ?? 1); sample++)
+    more.push(await judge.writeCodeFromDescription({ episodeId: plan.episodeId, coderModel: config.coderModel, params: config.coderParams, sample }));
   const candidateCalls = [...heldout, ...plan.observedArgs];
-  const candidate =
-    generated.code && candidateCalls.length > 0
+  const runCandidate = (code: string | null) =>
+    code && candidateCalls.length > 0
       ? // Code that does not compile scores code match 0 with the reason (recordJudgment), not a failed judge.
-        await sandbox.runMethodBatch({ source: generated.code, entry: plan.entryPoint, calls: candidateCalls, limits, allowSourceError: true })
-      : null;
+        sandbox.runMethodBatch({ source: code, entry: plan.entryPoint, calls: candidateCalls, limits, allowSourceError: true })
+      : Promise.resolve(null);
+  const candidate = await runCandidate(generated.code);
+  const moreRuns = await Promise.all(more.map((g) => runCandidate(g.code)));
   const goldRun =
     gold?.code != null
       ? await sandbox.runMethodBatch({ source: gold.code, entry: plan.entryPoint, calls: plan.observedArgs, limits, allowSourceError: true })
@@ -70,5 +77,13 @@ export async function judgeEpisodeWorkflow(input: JudgeEpisodeInput): Promise<Ju
     coverage: observed?.coverage ?? null,
     ...(contradiction ? { contradiction } : {}),
     ...(gold ? { gold: { generated: gold, results: goldRun?.results ?? null, sourceError: goldRun?.sourceError ?? null } } : {}),
+    ...(more.length > 0
+      ? {
+          samples: [generated, ...more].map((g, i) => {
+            const run = i === 0 ? candidate : moreRuns[i - 1];
+            return { generated: g, candidate: g.code ? (run?.results ?? []) : null, candidateSourceError: run?.sourceError ?? null };
+          }),
+        }
+      : {}),
   });
 }
