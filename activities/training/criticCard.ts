@@ -13,7 +13,8 @@ import { episodes, runs } from '../../db/schema/runs';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { buildCriticMessages, CRITIC_PARAMS, CRITIC_PROMPT_VERSION, parseCriticReward } from '../../domain/training/criticPrompt';
+import { criticParams, criticPromptVersion, DEFAULT_CRITIC_FORMAT, type CriticFormat } from '../../domain/training/criticPrompt';
+import { rateCriticStep } from './criticRating';
 import {
   buildCriticCard,
   classifyCalls,
@@ -34,7 +35,6 @@ import { callsBefore, explorationSteps, isRated, type ExplorationStep } from '..
 import { callingWorkflowId, currentActivity } from '../common/workflowContext';
 import { loadSteps } from '../episode/steps';
 import { activityChatDeps } from '../llm/activity';
-import { chat } from '../llm/chat';
 import { requestHash } from '../llm/requestHash';
 import { criticMethodContext } from './grpo';
 
@@ -70,10 +70,11 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         dataset = c.dataset ?? dataset;
         split = c.split ?? split;
       }
+      const format = input.format ?? DEFAULT_CRITIC_FORMAT;
       const key: CriticCardKey = {
         criticModel: input.criticModel,
-        criticParams: { ...CRITIC_PARAMS },
-        promptVersion: CRITIC_PROMPT_VERSION,
+        criticParams: criticParams(format),
+        promptVersion: criticPromptVersion(format),
         dataset,
         split,
         runId: input.runId ?? null,
@@ -132,27 +133,33 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         });
       const ids = picks.map((p) => p.episodeId);
       const recorded = keep ? Object.keys(existing.episodes ?? {}).filter((id) => ids.includes(id)) : [];
-      return { cardKey, dataset, split, picks, recorded };
+      return { cardKey, dataset, split, picks, recorded, format };
     },
 
     /**
      * The critic's reward of every classed step of one episode (and of the appended repeat when the pick asks
      * for one), with the prompt criticRollout sends; the episode's row stored in the card.
      */
-    async rateCriticCardEpisode(input: { cardKey: string; criticModel: string; pick: CriticCardPick }): Promise<CriticCardEpisode> {
+    async rateCriticCardEpisode(input: { cardKey: string; criticModel: string; pick: CriticCardPick; format?: CriticFormat }): Promise<CriticCardEpisode> {
       const d = db();
       const { pick } = input;
       const { m, gold, entry, signature } = await criticMethodContext(d, pick.methodId);
       if (!gold) throw ApplicationFailure.nonRetryable(`method ${m.id} has no gold or accepted reference description`, FAILURE_TYPES.methodUnusable);
       const ex = explorationSteps(await loadSteps(d, pick.episodeId), entry);
       const deps = activityChatDeps(db, endpoints);
+      const format = input.format ?? 'rubric';
       const rate = async (callKey: string, before: ExplorationStep['calls'], step: ExplorationStep['calls']) => {
         currentActivity()?.heartbeat(callKey);
-        const messages = buildCriticMessages({ signature, goldDescription: gold.text, before, step });
-        const r = await chat({ model: input.criticModel, messages, params: CRITIC_PARAMS, callKey, about: { methodId: m.id } }, deps);
-        return parseCriticReward(r.message.content ?? '');
+        const r = await rateCriticStep(deps, {
+          model: input.criticModel,
+          methodId: m.id,
+          callKey,
+          input: { signature, goldDescription: gold.text, before, step },
+          format,
+        });
+        return r.reward;
       };
-      const base = `critic-card/${input.criticModel}/${pick.episodeId}`;
+      const base = `critic-card/${input.criticModel}/${pick.episodeId}${format === 'rubric' ? '' : `/${format}`}`;
       const out: CriticCardStep[] = [];
       for (const s of classedSteps(ex))
         out.push({ idx: s.step.idx, class: s.class, reward: await rate(`${base}#${s.step.idx}`, callsBefore(ex, s.i), s.step.calls) });

@@ -13,10 +13,10 @@ import { type FinishRunInput, finishRunRow } from './checkpoints';
 import { loadSteps } from '../episode/steps';
 import { signatureFromCode } from '../episode/lifecycle';
 import { activityChatDeps } from '../llm/activity';
-import { chat } from '../llm/chat';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { buildCriticMessages, CRITIC_PARAMS, parseCriticReward } from '../../domain/training/criticPrompt';
+import type { CriticFormat } from '../../domain/training/criticPrompt';
+import { rateCriticStep } from './criticRating';
 import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnparsableFigures, meanOf, sampleStratified } from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 import { type GrpoEvalStacks, grpoEvalFigures } from '../../domain/training/grpoEval';
@@ -91,7 +91,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
      * ordinary cached model call (a retry or a rerun pays nothing twice); rewards and rationales are written
      * onto the assistant steps (idempotent).
      */
-    async criticRollout(input: { episodeId: string; methodId: string; critic: string }): Promise<CriticResult> {
+    async criticRollout(input: { episodeId: string; methodId: string; critic: string; format?: CriticFormat }): Promise<CriticResult> {
       const d = db();
       const { m, gold, entry, signature } = await criticMethodContext(d, input.methodId);
       const rows = await loadSteps(d, input.episodeId);
@@ -106,13 +106,15 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
           rewards.push(null);
           continue;
         }
-        const messages = buildCriticMessages({ signature, goldDescription: gold.text, before: callsBefore(ex, i), step: s.calls });
-        const r = await chat(
-          { model: input.critic, messages, params: CRITIC_PARAMS, callKey: `${input.episodeId}#critic#${s.idx}`, about: { methodId: m.id } },
-          deps,
-        );
-        const text = r.message.content ?? '';
-        const reward = parseCriticReward(text);
+        const format = input.format ?? 'rubric';
+        const { reward, text } = await rateCriticStep(deps, {
+          model: input.critic,
+          methodId: m.id,
+          // The rubric keeps the key it always had (its cached answers stay valid).
+          callKey: `${input.episodeId}#critic#${s.idx}${format === 'rubric' ? '' : `#${format}`}`,
+          input: { signature, goldDescription: gold.text, before: callsBefore(ex, i), step: s.calls },
+          format,
+        });
         rated++;
         if (reward === null) unparsable++;
         rewards.push(reward);

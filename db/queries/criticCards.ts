@@ -3,11 +3,11 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { criticCards } from '../schema/criticCards';
-import { CRITIC_PROMPT_VERSION } from '../../domain/training/criticPrompt';
+import { criticParams, criticPromptVersion, type CriticFormat } from '../../domain/training/criticPrompt';
 import { criticCardCommand, failedCriticChecks, type CriticCard, type CriticCardStatus } from '../../domain/training/criticCard';
 
-/** The newest completed card of (critic, params sent, prompt version, dataset), any split and any run. */
-export async function latestCriticCard(db: Db, q: { criticModel: string; dataset: string; criticParams: Record<string, unknown> }): Promise<CriticCard | null> {
+/** The newest completed card of (critic, its format's params and prompt version, dataset), any split and any run. */
+export async function latestCriticCard(db: Db, q: { criticModel: string; dataset: string; format: CriticFormat }): Promise<CriticCard | null> {
   const rows = await db
     .select({ card: criticCards.card })
     .from(criticCards)
@@ -15,9 +15,9 @@ export async function latestCriticCard(db: Db, q: { criticModel: string; dataset
       and(
         eq(criticCards.criticModel, q.criticModel),
         eq(criticCards.dataset, q.dataset),
-        eq(criticCards.promptVersion, CRITIC_PROMPT_VERSION),
+        eq(criticCards.promptVersion, criticPromptVersion(q.format)),
         eq(criticCards.status, 'completed'),
-        sql`${criticCards.criticParams} = ${JSON.stringify(q.criticParams)}::jsonb`,
+        sql`${criticCards.criticParams} = ${JSON.stringify(criticParams(q.format))}::jsonb`,
       ),
     )
     .orderBy(desc(criticCards.finishedAt))
@@ -26,9 +26,9 @@ export async function latestCriticCard(db: Db, q: { criticModel: string; dataset
 }
 
 /** What a GRPO report says about its critic: the card and whether it qualified, or the command that computes it. */
-export async function criticCardStatus(db: Db, q: { criticModel: string; dataset: string; criticParams: Record<string, unknown> }): Promise<CriticCardStatus> {
+export async function criticCardStatus(db: Db, q: { criticModel: string; dataset: string; format: CriticFormat }): Promise<CriticCardStatus> {
   const card = await latestCriticCard(db, q);
-  if (!card) return { status: 'missing', criticModel: q.criticModel, command: criticCardCommand(q.criticModel, q.dataset) };
+  if (!card) return { status: 'missing', criticModel: q.criticModel, command: criticCardCommand(q.criticModel, q.dataset, q.format) };
   const { episodes: _episodes, ...summary } = card;
   const shown = { ...summary, episodes: [] };
   return card.qualified ? { status: 'qualified', card: shown } : { status: 'unqualified', card: shown, failed: failedCriticChecks(card) };

@@ -8,7 +8,6 @@ import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
 import { criticCardStatus } from './criticCards';
-import { CRITIC_PARAMS } from '../../domain/training/criticPrompt';
 import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/trainingReport/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
@@ -130,7 +129,7 @@ export async function loadGrpoReport(db: Db, runId: string, compare: readonly st
   const examples: GrpoGroupExample[] = [];
   for (const g of bestAndWorstGroups(run.epochs)) examples.push(await groupExample(db, run, g));
   const { comparisons, notes } = await compareRuns(db, run, compare);
-  const criticCard = await criticCardStatus(db, { criticModel: run.config.critic, dataset: run.config.dataset, criticParams: CRITIC_PARAMS });
+  const criticCard = await criticCardStatus(db, { criticModel: run.config.critic, dataset: run.config.dataset, format: run.config.criticFormat ?? 'rubric' });
   return {
     runId,
     status: run.status,

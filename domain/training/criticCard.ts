@@ -7,7 +7,7 @@
 import { parseArgs } from '../python/literal';
 import { inputKey, shapeKey, shapeOf } from '../inputs/generator';
 import type { CardCheck } from '../judge/card';
-import type { CriticCall } from './criticPrompt';
+import type { CriticCall, CriticFormat } from './criticPrompt';
 
 /**
  * What a step found, judged from its calls and the calls before it in the same episode (steps in order,
@@ -296,6 +296,8 @@ export interface CriticCardInput {
   window?: number;
   force?: boolean;
   thresholds?: Partial<CriticCardThresholds>;
+  /** The critic's prompt format (default DEFAULT_CRITIC_FORMAT): a card per format. */
+  format?: CriticFormat;
 }
 
 /** One episode the card rates: which, and whether a repeat is appended. */
@@ -314,6 +316,8 @@ export interface CriticCardPlan {
   picks: CriticCardPick[];
   /** Episodes already recorded (a rerun skips them). */
   recorded: string[];
+  /** The format rated with; absent in plans from before formats (rubric). */
+  format?: CriticFormat;
 }
 
 /** A candidate episode for the card: its classed steps (no rewards yet). */
@@ -356,11 +360,11 @@ export function constructedRepeat(calls: readonly CriticCall[]): CriticCall | nu
 }
 
 /** One card computation at a time per (critic, dataset split, run or any); a finished one can be started again. */
-export function criticCardWorkflowId(criticModel: string, dataset: string, split: string, runId: string | undefined): string {
-  return `critic-card/${criticModel}/${runId ? `run/${runId}` : `${dataset}/${split}`}`;
+export function criticCardWorkflowId(criticModel: string, dataset: string, split: string, runId: string | undefined, format: CriticFormat = 'rubric'): string {
+  return `critic-card/${criticModel}/${runId ? `run/${runId}` : `${dataset}/${split}`}${format === 'rubric' ? '' : `/${format}`}`;
 }
 
 /** The command that computes a missing card (what GRPO reports print). */
-export function criticCardCommand(criticModel: string, dataset: string): string {
-  return `npm run pau -- calibrate critic --critic ${criticModel} --dataset ${dataset}`;
+export function criticCardCommand(criticModel: string, dataset: string, format: CriticFormat = 'rubric'): string {
+  return `npm run pau -- calibrate critic --critic ${criticModel} --dataset ${dataset}${format === 'rubric' ? '' : ` --format ${format}`}`;
 }

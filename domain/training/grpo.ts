@@ -1,6 +1,7 @@
 // An AAC-GRPO run (`pau grpo train`): its configuration, the ids and seeds derived from it, the episode
 // input of each rollout, the trainer spec of each epoch's update, and the per-epoch figures. Pure (used inside
 // the workflow, by activities and by the CLI).
+import { CRITIC_FORMATS, type CriticFormat } from './criticPrompt';
 import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
@@ -40,6 +41,8 @@ export interface GrpoConfig {
   base: string;
   /** The frozen critic (default: the base model itself, without the adapter). */
   critic: string;
+  /** The critic's prompt format (domain/training/criticPrompt.ts); absent in runs started before it: rubric. */
+  criticFormat?: CriticFormat;
   /** Judges each rollout's final description (the outcome reward) and the validation episodes. */
   judgeModel: string;
   dataset: string;
@@ -390,6 +393,7 @@ export const grpoConfigSchema = documentSchema<GrpoConfig>({
   ...runJudgeFieldsShape,
   base: z.string(),
   critic: z.string(),
+  criticFormat: z.enum(CRITIC_FORMATS).optional(),
   judgeModel: z.string(),
   dataset: z.string(),
   split: z.string(),

@@ -4,12 +4,12 @@
 // and the step's calls with what came back, classed by domain/training/criticCard.ts): a rejected call is
 // worth 0, a repeat of an earlier call 2, an uninformative call (an input class and an outcome already seen) 4,
 // a new call that raised 6, a new call that returned a value 9; a step's reward is the mean over its calls.
-// Pure code.
+// Asked in the verify format, it answers yes for a step worth 6 or more, no otherwise. Pure code.
 import type { RequestMessage } from '../llm/chatMessage';
 import { readBlock } from '../judge/judgePrompt';
 import { SCRIPTED_MARK } from '../judge/scriptedJudge';
 import { classifyCalls } from './criticCard';
-import { CRITIC_SYSTEM, type CriticCall } from './criticPrompt';
+import { CRITIC_SYSTEM, CRITIC_VERIFY_SYSTEM, type CriticCall } from './criticPrompt';
 
 const text = (m: RequestMessage | undefined) => (typeof m?.content === 'string' ? m.content : '');
 
@@ -26,7 +26,8 @@ function parseLines(blockText: string | undefined): CriticCall[] {
 
 /** The scripted critic's score (0..10) of a critic request, or undefined when the request is not the critic's. */
 export function scriptedCriticScore(messages: readonly RequestMessage[]): number | undefined {
-  if (text(messages.find((m) => m.role === 'system')) !== CRITIC_SYSTEM) return undefined;
+  const system = text(messages.find((m) => m.role === 'system'));
+  if (system !== CRITIC_SYSTEM && system !== CRITIC_VERIFY_SYSTEM) return undefined;
   const user = text(messages.find((m) => m.role === 'user'));
   const before = parseLines(readBlock(user, 'trajectory'));
   const step = parseLines(readBlock(user, 'new_step'));
@@ -47,10 +48,14 @@ export function scriptedCriticReply(policy: string, messages: readonly RequestMe
   if (!['oracle', 'null', 'random'].includes(policy)) return undefined;
   const score = scriptedCriticScore(messages);
   if (score === undefined) return undefined;
-  // The format the critic is asked for: the reward first, then the rationale (null: an unparsable answer).
+  // The format the critic is asked for: the reward first, then the rationale, or one word for verify (null: an unparsable answer).
+  const verify = text(messages.find((m) => m.role === 'system')) === CRITIC_VERIFY_SYSTEM;
+  const rule = 'Scored by the scripted rule (new value 9, raised 6, uninformative 4, repeat 2, rejected 0)';
   const content =
     policy === 'null'
       ? `${SCRIPTED_MARK} I cannot rate this step.`
-      : `REWARD: ${score}\n${SCRIPTED_MARK} Scored by the scripted rule (new value 9, raised 6, uninformative 4, repeat 2, rejected 0).`;
+      : verify
+        ? `${score >= 6 ? 'yes' : 'no'}\n${SCRIPTED_MARK} ${rule}: ${score}.`
+        : `REWARD: ${score}\n${SCRIPTED_MARK} ${rule}.`;
   return { kind: 'message', content, toolCalls: [] };
 }

@@ -2,6 +2,7 @@
 // function's name), with typed arguments, ids and search attributes from domain/. No casts, no type names
 // as strings. The CLI, `npm start`, the Schedule and the tests use these.
 import { coderSamplesOf } from '../../domain/judge/mbrExec';
+import { DEFAULT_CRITIC_FORMAT } from '../../domain/training/criticPrompt';
 import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
 import os from 'node:os';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
@@ -122,7 +123,7 @@ export async function startJudgeCard(client: Client, input: JudgeCardInput): Pro
 
 /** Starts the critic card's computation, or attaches to the one already running for the same critic and episodes. */
 export async function startCriticCard(client: Client, input: CriticCardInput): Promise<WorkflowHandle<typeof criticCardWorkflow>> {
-  const workflowId = criticCardWorkflowId(input.criticModel, input.dataset, input.split, input.runId);
+  const workflowId = criticCardWorkflowId(input.criticModel, input.dataset, input.split, input.runId, input.format);
   return startOrAttach(client, criticCardWorkflow, {
     taskQueue: TASK_QUEUES.main,
     workflowId,
@@ -131,7 +132,7 @@ export async function startCriticCard(client: Client, input: CriticCardInput): P
       { key: PauKind, value: 'critic-card' },
       { key: PauModel, value: input.criticModel },
     ],
-    staticSummary: `critic card: critic ${input.criticModel}, ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
+    staticSummary: `critic card: critic ${input.criticModel} (${input.format ?? DEFAULT_CRITIC_FORMAT}), ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
   });
 }
 

@@ -89,6 +89,7 @@ async function criticCard(argv: string[]): Promise<number> {
       episodes: values.episodes,
       window: values.window,
       force: values.force,
+      format: values.format,
       ...(values['min-episodes'] ? { thresholds: { minEpisodes: values['min-episodes'] } } : {}),
     });
     console.log(

@@ -69,6 +69,7 @@ async function train(argv: string[]): Promise<number> {
   const config: GrpoConfig & { selfJudge?: SelfJudgePair[] } = {
     base: v.base,
     critic,
+    criticFormat: v['critic-format'],
     judgeModel,
     dataset: v.dataset,
     split: v.split,
@@ -118,7 +119,7 @@ async function train(argv: string[]): Promise<number> {
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     console.log(
-      `policy ${config.base}, critic ${config.critic}, judge ${config.judgeModel}, reward ${config.reward}, max_length ${config.maxLength ?? 'trainer default'}`,
+      `policy ${config.base}, critic ${config.critic} (${config.criticFormat}), judge ${config.judgeModel}, reward ${config.reward}, max_length ${config.maxLength ?? 'trainer default'}`,
     );
     for (const line of cardLines) console.log(line);
     const forced = selfJudge.filter((p) => p.role !== 'critic');

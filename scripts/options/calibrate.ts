@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_CODER_SAMPLES, MAX_CODER_SAMPLES } from '../../domain/judge/mbrExec';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_CRITIC_THRESHOLDS } from '../../domain/training/criticCard';
+import { CRITIC_FORMATS, DEFAULT_CRITIC_FORMAT } from '../../domain/training/criticPrompt';
 import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
 import { defineOptions, type VerbUsage } from '../lib/options';
 
@@ -62,6 +63,7 @@ export const criticCardOptions = defineOptions({
     arg: 'N',
     help: 'the fewest paired episodes a card may qualify on (threshold override)',
   },
+  format: { schema: z.enum(CRITIC_FORMATS).default(DEFAULT_CRITIC_FORMAT), help: "the critic's prompt format (docs/training.md)" },
 });
 
 export const verb: VerbUsage = {

@@ -1,4 +1,5 @@
 // The options of `pau grpo train | report`: scripts/commands/grpo.ts (the run: docs/training.md).
+import { CRITIC_FORMATS, DEFAULT_CRITIC_FORMAT } from '../../domain/training/criticPrompt';
 import { z } from 'zod';
 import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_GRPO_REWARD, GRPO_REWARDS } from '../../domain/training/grpo';
@@ -11,6 +12,7 @@ const SPLITS = ['train', 'validation', 'test'] as const;
 export const grpoTrainOptions = defineOptions({
   base: { schema: z.string().min(1), arg: 'M', help: 'the policy base model (local/<name>)' },
   critic: { schema: z.string().min(1).optional(), arg: 'M', help: 'the frozen critic that rates each exploration step (default: the base)' },
+  'critic-format': { schema: z.enum(CRITIC_FORMATS).default(DEFAULT_CRITIC_FORMAT), help: "the critic's prompt format (docs/training.md)" },
   dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
   split: { schema: z.enum(SPLITS).default('train'), help: 'the split the training methods come from' },
   'methods-per-epoch': { schema: int(1).default(4), arg: 'N', help: 'methods sampled per epoch (seeded, stratified by source)' },

@@ -3,7 +3,7 @@
 // repeat), `pau calibrate critic` rates them with the scripted critic, stores the card once and exits 0; the
 // scripted null critic (no reward line) is not qualified (exit 1); a split with no episodes is a clear error;
 // a GRPO report shows its critic's card, or the command that computes it.
-import { eq, like } from 'drizzle-orm';
+import { and, eq, like } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { criticCards } from '../../db/schema/criticCards';
 import { llmCalls } from '../../db/schema/llm';
@@ -120,6 +120,22 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
     expect(r.code).toBe(0);
     const rows = await stack.db.select().from(criticCards).where(eq(criticCards.criticModel, 'mock-oracle'));
     expect(rows.map((x) => x.runId).sort()).toEqual([RUN_ID, null].sort());
+  }, 240_000);
+
+  it('--format verify: the yes/no critic under a card of its own (prompt critic-v2/verify), each step rated 1 or 0 by its word', async () => {
+    const r = await runCli([...args('mock-oracle'), '--format', 'verify'], {}, 180_000);
+    expect(r.stdout, r.stderr).toMatch(
+      /critic card: critic mock-oracle QUALIFIED \(fixture-critic-card\/validation, benchmark runs, 6 episodes, \d+ pairs; prompt critic-v2\/verify/,
+    );
+    expect(r.code).toBe(0);
+    const [row] = await stack.db
+      .select()
+      .from(criticCards)
+      .where(and(eq(criticCards.criticModel, 'mock-oracle'), eq(criticCards.promptVersion, 'critic-v2/verify')));
+    expect(row!.criticParams).toEqual({ temperature: 0, max_tokens: 2, logprobs: true, top_logprobs: 10 });
+    // The scripted endpoint returns no logprobs: the word is read (yes 1 for a new value or error, no 0 otherwise).
+    const rewards = row!.card!.episodes.flatMap((e) => e.steps.map((st) => [st.class, st.reward] as const));
+    expect(rewards.every(([k, v]) => (k === 'new' ? v === 1 : v === 0))).toBe(true);
   }, 240_000);
 
   it('the scripted null critic (no reward line) is not qualified: exit 1, failed checks named', async () => {

@@ -4,7 +4,14 @@ import type { StepLike } from '../../domain/episode/observedCalls';
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
 import { lengthCutMessages } from '../../domain/training/sftData';
-import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
+import {
+  buildCriticMessages,
+  CRITIC_VERIFY_SYSTEM,
+  criticParams,
+  criticPromptVersion,
+  parseCriticReward,
+  parseCriticVerdict,
+} from '../../domain/training/criticPrompt';
 import { scriptedCriticReply, scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { callsBefore, explorationSteps, isRated, rolloutLine } from '../../domain/training/grpoRollouts';
 import {
@@ -63,6 +70,20 @@ describe('critic prompt and parser', () => {
     expect(user?.content).toMatch(/`REWARD: n` first/);
   });
 
+  it('the verify format asks one yes/no question, keyed and paramed apart; its word is 1 or 0, anything else unparsable', () => {
+    const input = { signature: 'def f(x)', goldDescription: 'g', before: [{ call: 'f(1)', observation: '2', status: 'ran' as const }], step: [] };
+    const [system, user] = buildCriticMessages(input, 'verify');
+    expect(system?.content).toBe(CRITIC_VERIFY_SYSTEM);
+    expect(user?.content).toMatch(/<trajectory>\nf\(1\) -> 2 {2}\[ran\]\n<\/trajectory>/);
+    expect(user?.content).toMatch(/Answer yes or no\.$/);
+    expect(buildCriticMessages(input)[0]?.content).toBe(buildCriticMessages(input, 'rubric')[0]?.content);
+    expect([criticPromptVersion('rubric'), criticPromptVersion('verify')]).toEqual(['critic-v1', 'critic-v2/verify']);
+    expect(criticParams('rubric')).toEqual({ temperature: 0, max_tokens: 256 });
+    expect(criticParams('verify')).toEqual({ temperature: 0, max_tokens: 2, logprobs: true, top_logprobs: 10 });
+    expect([parseCriticVerdict('yes'), parseCriticVerdict(' **No**.'), parseCriticVerdict('Yes, it is new')]).toEqual([1, 0, 1]);
+    expect([parseCriticVerdict('maybe'), parseCriticVerdict('noted'), parseCriticVerdict(''), parseCriticVerdict(null)]).toEqual([null, null, null, null]);
+  });
+
   it('the unparsable share counts the critic calls made', () => {
     expect(
       criticUnparsableFigures([
@@ -98,6 +119,17 @@ describe('critic prompt and parser', () => {
     expect(reply?.content).toMatch(/^REWARD: 9\n.*scripted/);
     expect(parseCriticReward(scriptedCriticReply('null', msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))?.content)).toBeNull();
     expect(scriptedCriticScore([{ role: 'system', content: 'something else' }])).toBeUndefined();
+    // Asked in the verify format, the scripted critic says yes for a step worth 6 or more.
+    const verify = (step: Parameters<typeof buildCriticMessages>[0]['step']) =>
+      scriptedCriticReply(
+        'oracle',
+        buildCriticMessages(
+          { signature: 'def add(a, b):', goldDescription: 'Returns a + b.', before: [{ call: 'add(1, 2)', observation: '3', status: 'ran' }], step },
+          'verify',
+        ),
+      )?.content;
+    expect(parseCriticVerdict(verify([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))).toBe(1);
+    expect(parseCriticVerdict(verify([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(0);
   });
 });
 

@@ -11,7 +11,7 @@ export async function criticCardWorkflow(input: CriticCardInput) {
   const { failures } = await fanOut(
     todo,
     async (pick) => {
-      await llm.rateCriticCardEpisode({ cardKey: plan.cardKey, criticModel: input.criticModel, pick });
+      await llm.rateCriticCardEpisode({ cardKey: plan.cardKey, criticModel: input.criticModel, pick, ...(plan.format ? { format: plan.format } : {}) });
     },
     { window: Math.max(1, Math.min(input.window ?? 2, 20)), pauseWhenSuggested: false },
   );

@@ -63,7 +63,12 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     const critic = await Promise.all(
       inputs.map((ep, i) =>
         outcomes[i]!.status === 'completed'
-          ? llm.criticRollout({ episodeId: ep.episodeId, methodId: ep.methodId, critic: config.critic })
+          ? llm.criticRollout({
+              episodeId: ep.episodeId,
+              methodId: ep.methodId,
+              critic: config.critic,
+              ...(config.criticFormat ? { format: config.criticFormat } : {}),
+            })
           : Promise.resolve({ episodeId: ep.episodeId, rewards: [], rated: 0, unparsable: 0 }),
       ),
     );
