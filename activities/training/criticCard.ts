@@ -71,6 +71,7 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         split = c.split ?? split;
       }
       const format = input.format ?? DEFAULT_CRITIC_FORMAT;
+      const skip = input.skip ?? 0;
       const key: CriticCardKey = {
         criticModel: input.criticModel,
         criticParams: criticParams(format),
@@ -100,7 +101,7 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         .innerJoin(runs, eq(runs.id, episodes.runId))
         .where(and(scope, eq(runs.kind, 'benchmark'), eq(episodes.setting, 'interactive'), eq(episodes.status, 'completed')))
         .orderBy(asc(episodes.methodId), asc(episodes.id))
-        .limit(Math.max(200, CANDIDATES_PER_EPISODE * input.episodes));
+        .limit(Math.max(200, CANDIDATES_PER_EPISODE * (skip + input.episodes)));
       const methodIds = [...new Set(eps.map((e) => e.methodId))];
       const rows = methodIds.length === 0 ? [] : await d.select().from(methods).where(inArray(methods.id, methodIds));
       const refs = await acceptedReferenceDescriptions(
@@ -115,10 +116,10 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         const ex = explorationSteps(await loadSteps(d, e.id), entryPointOf(m));
         candidates.push({ episodeId: e.id, methodId: e.methodId, runId: e.runId, classes: classedSteps(ex).map((s) => s.class) });
       }
-      const picks = pickCriticEpisodes(candidates, input.episodes);
+      const picks = pickCriticEpisodes(candidates, skip + input.episodes).slice(skip);
       if (picks.length === 0)
         throw ApplicationFailure.nonRetryable(
-          `${input.runId ? `run ${input.runId}` : `${dataset}/${split}`} has no completed interactive benchmark episode with a new step on a method with a gold or accepted reference description; a critic card needs at least 1 (run a benchmark on the split first)`,
+          `${input.runId ? `run ${input.runId}` : `${dataset}/${split}`} has no completed interactive benchmark episode with a new step on a method with a gold or accepted reference description${skip > 0 ? ` after the first ${skip}` : ''}; a critic card needs at least 1 (run a benchmark on the split first)`,
           FAILURE_TYPES.criticCardNoEpisodes,
         );
       const values = { cardKey, ...key, status: 'running' as const, workflowId: callingWorkflowId(), updatedAt: new Date() };

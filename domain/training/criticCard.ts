@@ -298,6 +298,8 @@ export interface CriticCardInput {
   thresholds?: Partial<CriticCardThresholds>;
   /** The critic's prompt format (default DEFAULT_CRITIC_FORMAT): a card per format. */
   format?: CriticFormat;
+  /** Leave out the first N episodes of the pick order: a confirming card on episodes a format was not chosen on. */
+  skip?: number;
 }
 
 /** One episode the card rates: which, and whether a repeat is appended. */

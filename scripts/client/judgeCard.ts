@@ -1,13 +1,12 @@
 // Judge and critic cards from the client side: the progress of a card being computed, and the gate before judging.
 import type { WorkflowHandle } from '@temporalio/client';
-import { desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { criticCards } from '../../db/schema/criticCards';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { coderModelOf } from '../../domain/judge/config';
 import { UsageError } from '../lib/args';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
+import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
 import { type CardProgress, watchCard } from './cardWatch';
 
 /** watchCard for a judge card: the methods of this card recorded, asked of its workflow (judgeCardProgressQuery). */
@@ -20,15 +19,14 @@ export function watchJudgeCard<R>(
   return watchCard(() => handle.query(judgeCardProgressQuery), handle, total, onProgress, pollMs);
 }
 
-/** Episodes recorded so far by the critic card computed by this workflow; null before its row exists. */
-export async function criticCardProgress(db: Db, workflowId: string): Promise<number | null> {
-  const [r] = await db
-    .select({ n: sql<number>`(select count(*) from jsonb_object_keys(${criticCards.episodes}))::int` })
-    .from(criticCards)
-    .where(eq(criticCards.workflowId, workflowId))
-    .orderBy(desc(criticCards.updatedAt))
-    .limit(1);
-  return r ? r.n : null;
+/** watchCard for a critic card: the episodes of this card recorded, asked of its workflow (criticCardProgressQuery). */
+export function watchCriticCard<R>(
+  handle: Pick<WorkflowHandle, 'query'> & { result(): Promise<R> },
+  total: number,
+  onProgress: (p: CardProgress) => void,
+  pollMs = 2000,
+): Promise<R> {
+  return watchCard(() => handle.query(criticCardProgressQuery), handle, total, onProgress, pollMs);
 }
 
 /**

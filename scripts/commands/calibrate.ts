@@ -24,8 +24,8 @@ import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { startCriticCard, startJudgeCard, startLadder } from '../client/starters';
 import { criticCardLines } from '../../domain/training/criticCard';
 import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
-import { cardProgressLine, watchCard } from '../client/cardWatch';
-import { criticCardProgress, watchJudgeCard } from '../client/judgeCard';
+import { cardProgressLine } from '../client/cardWatch';
+import { watchCriticCard, watchJudgeCard } from '../client/judgeCard';
 import { failureLine } from '../client/benchStart';
 
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
@@ -90,19 +90,15 @@ async function criticCard(argv: string[]): Promise<number> {
       window: values.window,
       force: values.force,
       format: values.format,
+      ...(values.skip > 0 ? { skip: values.skip } : {}),
       ...(values['min-episodes'] ? { thresholds: { minEpisodes: values['min-episodes'] } } : {}),
     });
     console.log(
-      `critic card of ${values.critic} on ${values.episodes} recorded episodes of ${values.run ? `run ${values.run}` : `${values.dataset}/${values.split}`}: ${workflowUiLink(handle.workflowId)}`,
+      `critic card of ${values.critic} (${values.format}) on ${values.episodes} recorded episodes of ${values.run ? `run ${values.run}` : `${values.dataset}/${values.split}`}${values.skip > 0 ? ` after the first ${values.skip}` : ''}: ${workflowUiLink(handle.workflowId)}`,
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchCard(
-        () => criticCardProgress(getDb(), handle.workflowId),
-        handle,
-        values.episodes,
-        (p) => process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `),
-      );
+      card = await watchCriticCard(handle, values.episodes, (p) => process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `));
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\ncritic card failed: ${failureLine(err)}`);

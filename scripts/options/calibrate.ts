@@ -64,6 +64,7 @@ export const criticCardOptions = defineOptions({
     help: 'the fewest paired episodes a card may qualify on (threshold override)',
   },
   format: { schema: z.enum(CRITIC_FORMATS).default(DEFAULT_CRITIC_FORMAT), help: "the critic's prompt format (docs/training.md)" },
+  skip: { schema: z.coerce.number().int().min(0).default(0), arg: 'N', help: 'leave out the first N episodes of the pick order (a confirming card)' },
 });
 
 export const verb: VerbUsage = {

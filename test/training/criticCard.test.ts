@@ -138,6 +138,26 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
     expect(rewards.every(([k, v]) => (k === 'new' ? v === 1 : v === 0))).toBe(true);
   }, 240_000);
 
+  it('--skip N rates the episodes after the first N of the pick order, under the same card key', async () => {
+    const cli = (...extra: string[]) =>
+      runCli(
+        ['calibrate', 'critic', '--critic', 'mock-oracle', '--format', 'verify', '--run', RUN_ID, '--episodes', '3', '--min-episodes', '3', ...extra],
+        {},
+        180_000,
+      );
+    expect((await cli()).code).toBe(0);
+    const second = await cli('--skip', '3');
+    expect(second.stdout).toContain(`critic card of mock-oracle (verify) on 3 recorded episodes of run ${RUN_ID} after the first 3`);
+    expect(second.code).toBe(0);
+    const [row] = await stack.db
+      .select()
+      .from(criticCards)
+      .where(and(eq(criticCards.criticModel, 'mock-oracle'), eq(criticCards.promptVersion, 'critic-v2/verify'), eq(criticCards.runId, RUN_ID)));
+    // The row holds both picks; the card is the second's 3 episodes, none of them the first's.
+    expect(Object.keys(row!.episodes)).toHaveLength(6);
+    expect(row!.card!.episodes).toHaveLength(3);
+  }, 240_000);
+
   it('the scripted null critic (no reward line) is not qualified: exit 1, failed checks named', async () => {
     const r = await runCli(args('mock-null'), {}, 180_000);
     expect(r.stdout).toMatch(/critic card: critic mock-null NOT QUALIFIED/);
