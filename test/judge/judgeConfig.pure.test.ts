@@ -41,6 +41,13 @@ describe('the judge precedence', () => {
     });
   });
 
+  it("the coder's programs per description: one unless the caller or the run's judge config says; out of range is refused", () => {
+    expect(resolveJudgeConfig({ episodeId: 'e' }, {}).coderSamples).toBe(1);
+    expect(resolveJudgeConfig({ episodeId: 'e' }, { judge: { coderSamples: 3 } }).coderSamples).toBe(3);
+    expect(resolveJudgeConfig({ episodeId: 'e', config: { coderSamples: 5 } }, { judge: { coderSamples: 3 } }).coderSamples).toBe(5);
+    expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { coderSamples: 0 } })).toThrow(/coder samples must be an integer from 1 to 9, got 0/);
+  });
+
   it('the automatic judge: scripted for scripted agents, the strongest local for local ones, none otherwise', () => {
     const never = () => {
       throw new Error('asked for a local judge');
