@@ -160,7 +160,7 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
         });
         return r.reward;
       };
-      const base = `critic-card/${input.criticModel}/${pick.episodeId}${format === 'rubric' ? '' : `/${format}`}`;
+      const base = `critic-card/${input.criticModel}/${pick.episodeId}`;
       const out: CriticCardStep[] = [];
       for (const s of classedSteps(ex))
         out.push({ idx: s.step.idx, class: s.class, reward: await rate(`${base}#${s.step.idx}`, callsBefore(ex, s.i), s.step.calls) });

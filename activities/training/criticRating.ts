@@ -28,7 +28,9 @@ export async function rateCriticStep(
   req: { model: string; methodId: string; callKey: string; input: CriticInput; format: CriticFormat },
 ): Promise<CriticRating> {
   const messages = buildCriticMessages(req.input, req.format);
-  const r = await chat({ model: req.model, messages, params: criticParams(req.format), callKey: req.callKey, about: { methodId: req.methodId } }, deps);
+  // The rubric keeps the keys it always had (its ledger rows stay where they were); another format is keyed apart.
+  const callKey = req.format === 'rubric' ? req.callKey : `${req.callKey}#${req.format}`;
+  const r = await chat({ model: req.model, messages, params: criticParams(req.format), callKey, about: { methodId: req.methodId } }, deps);
   const text = r.message.content ?? '';
   if (req.format === 'rubric') return { reward: parseCriticReward(text), text };
   const lp = r.message.logprobs;

@@ -110,8 +110,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
         const { reward, text } = await rateCriticStep(deps, {
           model: input.critic,
           methodId: m.id,
-          // The rubric keeps the key it always had (its cached answers stay valid).
-          callKey: `${input.episodeId}#critic#${s.idx}${format === 'rubric' ? '' : `#${format}`}`,
+          callKey: `${input.episodeId}#critic#${s.idx}`,
           input: { signature, goldDescription: gold.text, before: callsBefore(ex, i), step: s.calls },
           format,
         });

@@ -5,28 +5,22 @@ import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { coderModelOf } from '../../domain/judge/config';
 import { UsageError } from '../lib/args';
-import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
-import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
+import type { QueryDefinition } from '@temporalio/common';
+import type { JudgeCardProgress } from '../../domain/judge/card';
 import { type CardProgress, watchCard } from './cardWatch';
 
-/** watchCard for a judge card: the methods of this card recorded, asked of its workflow (judgeCardProgressQuery). */
-export function watchJudgeCard<R>(
+/**
+ * watchCard for a judge or critic card: the items of this card recorded, asked of its workflow
+ * (judgeCardProgressQuery, criticCardProgressQuery), never of the row under the card's key (it may hold another pick's).
+ */
+export function watchCardWorkflow<R>(
   handle: Pick<WorkflowHandle, 'query'> & { result(): Promise<R> },
+  progressQuery: QueryDefinition<JudgeCardProgress>,
   total: number,
   onProgress: (p: CardProgress) => void,
   pollMs = 2000,
 ): Promise<R> {
-  return watchCard(() => handle.query(judgeCardProgressQuery), handle, total, onProgress, pollMs);
-}
-
-/** watchCard for a critic card: the episodes of this card recorded, asked of its workflow (criticCardProgressQuery). */
-export function watchCriticCard<R>(
-  handle: Pick<WorkflowHandle, 'query'> & { result(): Promise<R> },
-  total: number,
-  onProgress: (p: CardProgress) => void,
-  pollMs = 2000,
-): Promise<R> {
-  return watchCard(() => handle.query(criticCardProgressQuery), handle, total, onProgress, pollMs);
+  return watchCard(() => handle.query(progressQuery), handle, total, onProgress, pollMs);
 }
 
 /**

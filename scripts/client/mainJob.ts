@@ -26,7 +26,8 @@ import { installedModels, installModel } from '../../platform/models/local/insta
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { cardProgressLine } from './cardWatch';
-import { watchJudgeCard } from './judgeCard';
+import { watchCardWorkflow } from './judgeCard';
+import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { failureLine } from './benchStart';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
@@ -193,7 +194,7 @@ async function printJudgeCard(
 async function computeJudgeCard(client: Client, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
   const methods = DEFAULT_THRESHOLDS.minMethods;
   const handle = await startJudgeCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation', methods });
-  await watchJudgeCard(handle, methods, (p) => onProgress(cardProgressLine(p)));
+  await watchCardWorkflow(handle, judgeCardProgressQuery, methods, (p) => onProgress(cardProgressLine(p)));
 }
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */

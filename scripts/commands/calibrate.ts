@@ -25,7 +25,9 @@ import { startCriticCard, startJudgeCard, startLadder } from '../client/starters
 import { criticCardLines } from '../../domain/training/criticCard';
 import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
 import { cardProgressLine } from '../client/cardWatch';
-import { watchCriticCard, watchJudgeCard } from '../client/judgeCard';
+import { watchCardWorkflow } from '../client/judgeCard';
+import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
+import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
 import { failureLine } from '../client/benchStart';
 
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
@@ -56,7 +58,7 @@ async function judgeCard(argv: string[]): Promise<number> {
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchJudgeCard(handle, values.methods, (p) => process.stdout.write(`\r  ${cardProgressLine(p)}   `));
+      card = await watchCardWorkflow(handle, judgeCardProgressQuery, values.methods, (p) => process.stdout.write(`\r  ${cardProgressLine(p)}   `));
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\njudge card failed: ${failureLine(err)}`);
@@ -98,7 +100,9 @@ async function criticCard(argv: string[]): Promise<number> {
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchCriticCard(handle, values.episodes, (p) => process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `));
+      card = await watchCardWorkflow(handle, criticCardProgressQuery, values.episodes, (p) =>
+        process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `),
+      );
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\ncritic card failed: ${failureLine(err)}`);
