@@ -12,6 +12,7 @@
 #     any benchmark run (every episode counted, intervals over methods, every pair of models paired).
 #
 # Usage: JUDGE=<model> bash docs/results/grpo-ablation.sh            (the full size below)
+#        CRITIC=<model> CRITIC_FORMAT=rubric|verify ...              (another step critic than the base)
 #        SMALL=1 JUDGE=<model> bash docs/results/grpo-ablation.sh    (the smallest run: 1 epoch, 2 methods)
 # Environment: workers running (`npm run pau -- stack up`, `npm run workers`), the data set built
 # (`npm run pau -- dataset build --name pau-v1`), the 0.5B installed (`npm run pau -- models install`).
@@ -19,6 +20,10 @@ set -euo pipefail
 
 : "${JUDGE:?set JUDGE to a judge model that passes its card (the built-in local/qwen2.5-coder-1.5b does in the default contrast format; the critic needs its own card: docs/training.md, section Real critics cards)}"
 BASE=${BASE:-local/qwen2.5-coder-0.5b}
+# The frozen step critic and its prompt format (docs/training.md, "The critic's formats"): the base in the
+# rubric format unless set; CRITIC=local/qwen2.5-coder-1.5b CRITIC_FORMAT=verify is the nearest to its card.
+CRITIC=${CRITIC:-$BASE}
+CRITIC_FORMAT=${CRITIC_FORMAT:-rubric}
 DATASET=${DATASET:-pau-v1}
 SEED=${SEED:-7}
 TAG=${TAG:-ablation}
@@ -35,7 +40,7 @@ pau calibrate judge --judge "$JUDGE" --dataset "$DATASET" --split validation
 # 1. One run per reward mode: same methods per epoch (sampled from --seed), same rollout seeds (the first
 #    epoch's rollouts are shared through the model-call cache), same validation methods.
 for REWARD in outcome aac mix; do
-  pau grpo train --base "$BASE" --critic "$BASE" --judge-model "$JUDGE" --dataset "$DATASET" --split train \
+  pau grpo train --base "$BASE" --critic "$CRITIC" --critic-format "$CRITIC_FORMAT" --judge-model "$JUDGE" --dataset "$DATASET" --split train \
     --methods-per-epoch "$METHODS" --group "$GROUP" --epochs "$EPOCHS" --temperature 1 --reward "$REWARD" \
     --seed "$SEED" --eval-every 1 ${EVAL_LIMIT:+--eval-limit "$EVAL_LIMIT"} --run-id "$TAG-$REWARD"
 done
