@@ -33,6 +33,15 @@ export async function resolveMethods(d: Db, c: Pick<BenchmarkConfig, 'dataset' |
   return rows.map((r) => r.id);
 }
 
+/** The split of each named method in the data set (a method of no split of it is absent). */
+export async function methodSplits(d: Db, dataset: string, methodIds: readonly string[]): Promise<Map<string, string>> {
+  const rows = await d
+    .select({ id: datasetMethods.methodId, split: datasetMethods.split })
+    .from(datasetMethods)
+    .where(and(eq(datasetMethods.datasetName, dataset), inArray(datasetMethods.methodId, [...methodIds])));
+  return new Map(rows.map((r) => [r.id, r.split]));
+}
+
 export interface RunProgress {
   runId: string;
   status: string;

@@ -13,7 +13,7 @@
 #
 # Usage: JUDGE=<model> bash docs/results/grpo-ablation.sh            (the full size below)
 #        CRITIC=<model> CRITIC_FORMAT=rubric|verify ...              (another step critic than the base)
-#        SMALL=1 JUDGE=<model> bash docs/results/grpo-ablation.sh    (the smallest run: 1 epoch, 2 methods)
+#        SMALL=1 JUDGE=<model> bash docs/results/grpo-ablation.sh    (the smallest run: 1 epoch, 2 methods, G 2, 6 evaluation methods)
 # Environment: workers running (`npm run pau -- stack up`, `npm run workers`), the data set built
 # (`npm run pau -- dataset build --name pau-v1`), the 0.5B installed (`npm run pau -- models install`).
 set -euo pipefail
@@ -27,10 +27,14 @@ CRITIC_FORMAT=${CRITIC_FORMAT:-rubric}
 DATASET=${DATASET:-pau-v1}
 SEED=${SEED:-7}
 TAG=${TAG:-ablation}
+# The evaluation's methods: the whole validation split, or EVAL_METHODS. The small run takes the first two of
+# each source in the judge card's methods (methods with a gold description, where the card measured judge
+# and code writer; the split's first methods by position are CruxEval's, which have none).
 if [[ -n "${SMALL:-}" ]]; then
-  EPOCHS=1 METHODS=2 GROUP=2 EVAL_LIMIT=${EVAL_LIMIT:-4}
+  EPOCHS=1 METHODS=2 GROUP=2
+  EVAL_METHODS=${EVAL_METHODS:-mbpp/125,mbpp/237,codealpaca/2k:514,codealpaca/2k:757,humaneval/HumanEval/25,humaneval/HumanEval/33}
 else
-  EPOCHS=${EPOCHS:-4} METHODS=${METHODS:-8} GROUP=${GROUP:-4} EVAL_LIMIT=${EVAL_LIMIT:-}
+  EPOCHS=${EPOCHS:-4} METHODS=${METHODS:-8} GROUP=${GROUP:-4} EVAL_METHODS=${EVAL_METHODS:-}
 fi
 pau() { npm run --silent pau -- "$@"; }
 
@@ -42,7 +46,7 @@ pau calibrate judge --judge "$JUDGE" --dataset "$DATASET" --split validation
 for REWARD in outcome aac mix; do
   pau grpo train --base "$BASE" --critic "$CRITIC" --critic-format "$CRITIC_FORMAT" --judge-model "$JUDGE" --dataset "$DATASET" --split train \
     --methods-per-epoch "$METHODS" --group "$GROUP" --epochs "$EPOCHS" --temperature 1 --reward "$REWARD" \
-    --seed "$SEED" --eval-every 1 ${EVAL_LIMIT:+--eval-limit "$EVAL_LIMIT"} --run-id "$TAG-$REWARD"
+    --seed "$SEED" --eval-every 1 ${EVAL_METHODS:+--eval-methods "$EVAL_METHODS"} --run-id "$TAG-$REWARD"
 done
 
 # 2. Each run's report, its checkpoints paired against the other two arms epoch by epoch.
@@ -53,5 +57,5 @@ pau grpo report "$TAG-aac" --compare "$TAG-outcome"
 LAST=e$EPOCHS
 pau bench run --dataset "$DATASET" --split validation --settings interactive --judge-model "$JUDGE" \
   --models "ckpt:grpo-$TAG-outcome-$LAST,ckpt:grpo-$TAG-aac-$LAST,ckpt:grpo-$TAG-mix-$LAST,$BASE" \
-  ${EVAL_LIMIT:+--limit "$EVAL_LIMIT"} --run-id "$TAG-final"
+  ${EVAL_METHODS:+--methods "$EVAL_METHODS"} --run-id "$TAG-final"
 pau report "$TAG-final"

@@ -7,7 +7,8 @@ import type { Db } from '../../db/client';
 import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import { benchSummary } from '../client/starters';
-import { runProgress } from '../../db/queries/runs';
+import { methodSplits, runProgress } from '../../db/queries/runs';
+import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
@@ -36,6 +37,7 @@ export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
   const params = { ...(v.temperature !== undefined ? { temperature: v.temperature } : {}), ...(v.seed !== undefined ? { seed: v.seed } : {}) };
   return {
     ...selectionConfig(v, v.dataset),
+    ...(v.methods ? { methodIds: v.methods } : {}),
     ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
     ...(v.k !== undefined ? { k: v.k } : {}),
     ...(v['in-context-examples'] ? { inContextExamples: v['in-context-examples'] } : {}),
@@ -90,6 +92,18 @@ export async function run(argv: string[]): Promise<number> {
   const client = await connectClient();
   const h = connect(undefined, 2);
   try {
+    // Named methods must be of the run's split (the test split is the benchmark's own: allowed).
+    if (requested.methodIds && !values.resume) {
+      const refusal = namedMethodsRefusal(
+        'bench run',
+        requested.dataset,
+        requested.split,
+        await methodSplits(h.db, requested.dataset, requested.methodIds),
+        requested.methodIds,
+        true,
+      );
+      if (refusal) throw new UsageError(refusal);
+    }
     // The judge's card: a failed one refuses the run (exit 2) unless --allow-unqualified-judge.
     const cardLines =
       judge.judgeModel && !values.resume

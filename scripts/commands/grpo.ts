@@ -8,8 +8,7 @@ import { connect, type Db } from '../../db/client';
 import { countRollouts, loadGrpoRun } from '../../db/queries/grpoReportData';
 import type { GrpoConfig, GrpoResult } from '../../domain/training/grpo';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
-import { datasetMethods } from '../../db/schema/datasets';
-import { and, eq, inArray } from 'drizzle-orm';
+import { methodSplits } from '../../db/queries/runs';
 import { checkJudgeCard } from '../client/judgeCard';
 import { maxLengthFor, rolloutWindowFor } from '../lib/trainingArgs';
 import { parseCommandArgs, UsageError } from '../lib/args';
@@ -104,12 +103,27 @@ async function train(argv: string[]): Promise<number> {
   try {
     // --methods names training methods directly: they pass the same split check as --split.
     if (v.methods) {
-      const rows = await h.db
-        .select({ id: datasetMethods.methodId, split: datasetMethods.split })
-        .from(datasetMethods)
-        .where(and(eq(datasetMethods.datasetName, v.dataset), inArray(datasetMethods.methodId, v.methods)));
-      const methodsRefusal = namedMethodsRefusal('grpo train', v.dataset, v.split, new Map(rows.map((r) => [r.id, r.split])), v.methods, v['allow-test-split']);
+      const methodsRefusal = namedMethodsRefusal(
+        'grpo train',
+        v.dataset,
+        v.split,
+        await methodSplits(h.db, v.dataset, v.methods),
+        v.methods,
+        v['allow-test-split'],
+      );
       if (methodsRefusal) throw new UsageError(methodsRefusal);
+    }
+    // --eval-methods must be of the evaluation's split (as bench run --methods must be of its --split).
+    if (v['eval-methods']) {
+      const evalRefusal = namedMethodsRefusal(
+        'grpo train (--eval-methods)',
+        v.dataset,
+        v['eval-split'],
+        await methodSplits(h.db, v.dataset, v['eval-methods']),
+        v['eval-methods'],
+        true,
+      );
+      if (evalRefusal) throw new UsageError(evalRefusal);
     }
     // The judge scores the rollouts and every evaluation: a judge that failed its card is refused unless
     // --allow-unqualified-judge (as bench run does); a missing card is said.

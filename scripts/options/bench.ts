@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';
 import { defineOptions, type VerbUsage } from '../lib/options';
-import { runSelectionFields } from './runSelection';
+import { commaList, runSelectionFields } from './runSelection';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -17,6 +17,11 @@ function durationSeconds(text: string): number {
 export const benchRunOptions = defineOptions({
   dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
   ...runSelectionFields,
+  methods: {
+    schema: commaList.pipe(z.array(z.string()).min(1)).optional(),
+    arg: 'a,b',
+    help: 'only these methods of the split (ids, in this order; --limit keeps the first N)',
+  },
   'max-calls': { schema: int(1).optional(), arg: 'N', help: "an interactive episode's call budget, and the in-context examples' number (default 20)" },
   'max-turns': { schema: int(1).optional(), arg: 'N', help: "an episode's turn budget (default 20)" },
   'max-idle-turns': { schema: int(1).optional(), arg: 'N', help: 'end an episode after N turns with no call and no answer (end reason no_progress)' },

@@ -1,6 +1,7 @@
 // Training entries refuse the test split (exit 2, a message saying why and how to override) unless
 // --allow-test-split: sft build, grpo train, and sft train on a data set built from the test split. The real
 // CLI as a user runs it, against the test stack's Postgres (no workflow is started by a refusal).
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/runs';
 import { sftDatasets } from '../../db/schema/training';
@@ -64,6 +65,24 @@ describe('training on the test split', () => {
     expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('max_length 4096');
     await stack.client.workflow.getHandle('grpo/split-methods-allowed').terminate('test: started, not run');
+  });
+
+  it('bench run --methods and grpo train --eval-methods name methods of their own split (exit 2 otherwise); in-split ones run as named', async () => {
+    const bench = ['bench', 'run', '--dataset', 'fixture-split', '--split', 'test', '--models', 'mock-oracle', '--settings', 'interactive', '--judge', 'off'];
+    const elsewhere = await runCli([...bench, '--methods', `${ADD.id},${REVERSE.id}`]);
+    expect(elsewhere.code, elsewhere.stdout + elsewhere.stderr).toBe(2);
+    expect(elsewhere.stderr).toContain(`bench run: --methods ${REVERSE.id} (train) is not in the test split of fixture-split (--split test)`);
+    expect(elsewhere.stdout).not.toMatch(/workflow:/);
+    const started = await runCli([...bench, '--methods', ADD.id, '--detach', '--run-id', 'split-bench-methods']);
+    expect(started.code, started.stdout + started.stderr).toBe(0);
+    const [run] = await stack.db.select().from(runs).where(eq(runs.id, 'split-bench-methods'));
+    expect((run!.config as { methodIds?: string[] }).methodIds).toEqual([ADD.id]);
+    await stack.client.workflow.getHandle(started.stdout.match(/workflow: (\S+)/)![1]!).terminate('test: started, not run');
+
+    const grpo = ['grpo', 'train', '--base', 'local/smollm2-135m', '--dataset', 'fixture-split', '--judge-model', 'mock-oracle', '--critic', 'mock-oracle'];
+    const evalElsewhere = await runCli([...grpo, '--eval-split', 'test', '--eval-methods', REVERSE.id]);
+    expect(evalElsewhere.code, evalElsewhere.stdout + evalElsewhere.stderr).toBe(2);
+    expect(evalElsewhere.stderr).toContain(`grpo train (--eval-methods): --methods ${REVERSE.id} (train) is not in the test split`);
   });
 
   it('--allow-test-split lets it through: the build starts', async () => {
