@@ -181,6 +181,17 @@ export interface GrpoResult {
   lastCheckpointId: string | null;
 }
 
+/** The stages of a GRPO epoch, in order (the workflow's `stage`, named in a failure and in its progress query). */
+export const GRPO_STAGES = ['sample', 'rollouts', 'critic', 'update', 'export', 'register', 'evaluate'] as const;
+export type GrpoStage = (typeof GRPO_STAGES)[number];
+
+/** What the run's progress query answers: the epoch (0-based) and the stage in it, since when (workflow clock, ms). */
+export interface GrpoProgress {
+  epoch: number;
+  stage: GrpoStage;
+  stageStartedAt: number;
+}
+
 export function grpoWorkflowId(runId: string): string {
   return `grpo/${runId}`;
 }

@@ -13,7 +13,7 @@ export function newRunId(prefix = 'bench'): string {
   return `${prefix}-${t}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
-function fmtDuration(ms: number): string {
+export function fmtDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '--:--';
   const s = Math.round(ms / 1000);
   const h = Math.floor(s / 3600);

@@ -5,7 +5,6 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
-import { countRollouts, loadGrpoRun } from '../../db/queries/grpoReportData';
 import type { GrpoConfig, GrpoResult } from '../../domain/training/grpo';
 import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
 import { methodSplits } from '../../db/queries/runs';
@@ -19,25 +18,16 @@ import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJu
 import { newRunId } from '../client/bench';
 import { startGrpo } from '../client/starters';
 import { watchWorkflow } from '../client/watchWorkflow';
+import { grpoProgressLine } from '../client/grpoProgress';
+import { grpoProgressQuery } from '../../workflows/training/grpoQueries';
 import { printFinishedTraining, printTrainingReport } from '../client/report';
-
-/** One progress line: epoch, rollouts finished, elapsed, and an ETA from the epochs done so far. */
-export async function grpoProgressLine(db: Db, runId: string, started: number): Promise<string> {
-  const run = await loadGrpoRun(db, runId);
-  if (!run) return `${runId}: starting`;
-  const c = run.config;
-  const done = run.epochs.length;
-  const r = await countRollouts(db, runId);
-  const perEpoch = c.methodsPerEpoch * c.group;
-  const inEpoch = Math.max(0, r.done - done * perEpoch);
-  const el = (Date.now() - (run.startedAt?.getTime() ?? started)) / 1000;
-  const eta = done > 0 ? Math.round((el / done) * (c.epochs - done)) : null;
-  return `${runId}: epoch ${Math.min(done + 1, c.epochs)}/${c.epochs}  rollouts ${Math.min(inEpoch, perEpoch)}/${perEpoch} (${r.running} running)  elapsed ${Math.round(el)}s  ETA ${eta === null ? '?' : `${eta}s`}`;
-}
 
 async function watch(db: Db, handle: WorkflowHandle, runId: string): Promise<GrpoResult> {
   const started = Date.now();
-  return watchWorkflow<GrpoResult>(handle, () => grpoProgressLine(db, runId, started), { pollMs: { tty: 2_000, plain: 15_000 }, plainMinIntervalMs: 0 });
+  return watchWorkflow<GrpoResult>(handle, () => grpoProgressLine(db, runId, started, () => handle.query(grpoProgressQuery)), {
+    pollMs: { tty: 2_000, plain: 15_000 },
+    plainMinIntervalMs: 0,
+  });
 }
 
 async function train(argv: string[]): Promise<number> {

@@ -17,7 +17,17 @@ import { episodes, runs, steps } from '../../db/schema/runs';
 import { checkpoints } from '../../db/schema/training';
 import { startGrpo } from '../../scripts/client/starters';
 import { checkpointModelName } from '../../domain/training/checkpointIds';
-import { type GrpoConfig, type GrpoEpochFigures, grpoCheckpointId, grpoEvalRunId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
+import {
+  GRPO_STAGES,
+  type GrpoConfig,
+  type GrpoEpochFigures,
+  type GrpoProgress,
+  grpoCheckpointId,
+  grpoEvalRunId,
+  ROLLOUT_SAMPLING,
+} from '../../domain/training/grpo';
+import { grpoProgressQuery } from '../../workflows/training/grpoQueries';
+import { grpoProgressLine } from '../../scripts/client/grpoProgress';
 import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { BASE_ADAPTER } from '../../domain/training/sampledWith';
 import { epochCounts, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
@@ -114,16 +124,27 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       (await stack.db.select().from(episodes).where(eq(episodes.runId, runId))).filter((e) => e.sample >= 1000 && ['completed', 'failed'].includes(e.status))
         .length === 3;
     const deadline = Date.now() + 2_400_000;
+    // The progress query asked on every poll (the handle follows the run across continue-as-new), and the CLI's line.
+    const seen: GrpoProgress[] = [];
+    let line = '';
     while (!(await epoch2Done())) {
       if (Date.now() > deadline) throw new Error('epoch 2 rollouts did not finish in time');
       const d = await handle.describe();
       if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
+      seen.push(await handle.query(grpoProgressQuery));
+      line = await grpoProgressLine(stack.db, runId, Date.now(), () => handle.query(grpoProgressQuery));
       await new Promise((r) => setTimeout(r, 5_000));
     }
     // grpo-epoch1.json is the history from before the evaluation ran at the benchmark's budgets (no patch marker),
     // grpo-epoch1-eval-benchmark.json from before the rollout window (all rollouts started at once).
     await maybeRecordHistory(first, 'grpo-epoch1-rollout-window.json');
     await handle.terminate('test: epoch 2 rollouts checked');
+
+    // The stages came in the workflow's order and reached epoch 2; the line names the stage and its time.
+    const order = seen.map((p) => p.epoch * GRPO_STAGES.length + GRPO_STAGES.indexOf(p.stage));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(seen.some((p) => p.epoch === 1)).toBe(true);
+    expect(line).toMatch(new RegExp(`^${runId}: epoch [12]/2: (${GRPO_STAGES.join('|')}) \\d+:\\d\\d`));
 
     const [run] = await stack.db.select().from(runs).where(eq(runs.id, runId));
     const epochs = (run!.summary as { epochs: GrpoEpochFigures[] }).epochs;

@@ -6,7 +6,7 @@
 // one) and every K epochs benchmarked beside the base on the validation split. Every step is an activity or a
 // child workflow with a deterministic id, so a crash anywhere resumes where it was: model calls are cached,
 // the trainer resumes from its last save, the checkpoint row is upserted by its job id.
-import { continueAsNew, executeChild, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, executeChild, log, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
@@ -16,6 +16,7 @@ import {
   type GrpoEpochFigures,
   type GrpoEvalFigures,
   type GrpoInput,
+  type GrpoStage,
   type GrpoResult,
   grpoCheckpointId,
   grpoEvalConfig,
@@ -35,6 +36,7 @@ import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 import { runRollouts } from './grpoRollouts';
 import { SAMPLED_WITH_PATCH } from '../../domain/training/sampledWith';
+import { grpoProgressQuery } from './grpoQueries';
 
 export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const { runId, config } = input;
@@ -45,21 +47,27 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   // Asked once, before the rollouts: an epoch whose rollouts ran before their turns recorded what served
   // them (a history without the marker) trains unchecked; every later epoch's update checks them.
   const checksSampledWith = patched(SAMPLED_WITH_PATCH);
-  let stage = 'sample';
+  // The stage and when it began: named in a failure, answered to the progress query (no history of its own).
+  let stage: GrpoStage = 'sample';
+  let stageStartedAt = Date.now();
+  setHandler(grpoProgressQuery, () => ({ epoch, stage, stageStartedAt }));
+  const enter = (next: GrpoStage): number => {
+    stage = next;
+    stageStartedAt = Date.now();
+    return stageStartedAt;
+  };
   let checkpoint: { id: string; path: string };
   try {
     const policy = policyModelOf(config, previous);
     const methods = await db.sampleGrpoMethods({ config, epoch });
 
     // Rollouts: G episodes per method, a window of them in flight at once (the model's concurrency cap queues them).
-    stage = 'rollouts';
-    let t = Date.now();
+    let t = enter('rollouts');
     const inputs = methods.flatMap((m) => Array.from({ length: config.group }, (_, g) => rolloutEpisodeInput(runId, config, epoch, policy, m, g)));
     const outcomes = await runRollouts({ runId, config, epoch, policy, inputs });
     const rolloutsMs = Date.now() - t;
 
-    stage = 'critic';
-    t = Date.now();
+    t = enter('critic');
     const critic = await Promise.all(
       inputs.map((ep, i) =>
         outcomes[i]!.status === 'completed'
@@ -76,8 +84,7 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     const episodeIds = inputs.map((e) => e.episodeId);
     const rollouts = await report.summarizeGrpoRollouts({ runId, config, episodeIds, critic });
 
-    stage = 'update';
-    t = Date.now();
+    t = enter('update');
     const jobId = grpoJobId(runId, epoch);
     const prep = await gpuPrepare.prepareGrpoRollouts({
       jobId,
@@ -99,14 +106,13 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     });
     const updateMs = Date.now() - t;
 
-    stage = 'export';
-    t = Date.now();
+    t = enter('export');
     const exported = await training.runTrainerJob({
       jobId: grpoExportJobId(runId, epoch),
       command: 'export-gguf-lora',
       spec: { adapter_dir: trained.done.checkpoint, base_model: prep.baseFile },
     });
-    stage = 'register';
+    enter('register');
     const checkpointId = grpoCheckpointId(runId, epoch);
     // The files into the store every host reads (a later epoch's update or rollouts may run elsewhere).
     const stored = patched(CHECKPOINT_FILES_PATCH) ? await gpuPrepare.storeCheckpointFiles(checkpointFilesOf(trained.done, exported.done)) : null;
@@ -128,7 +134,7 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     let evalFigures: GrpoEvalFigures | null = null;
     t = Date.now();
     if (shouldEvaluate(config, epoch)) {
-      stage = 'evaluate';
+      enter('evaluate');
       const evalRunId = grpoEvalRunId(runId, epoch);
       const checkpointModel = checkpointModelName(checkpointId);
       // Both arms on one serving stack, or the run allowed otherwise (patched: histories recorded before had no check).
