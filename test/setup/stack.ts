@@ -87,7 +87,7 @@ async function startStack(): Promise<Teardown> {
   // The local models the tests' turns use, provisioned as `stack up` does (a model turn never installs one):
   // a cheap check when they are in the shared cache, a download on a fresh machine.
   const provisioned = Promise.all([installModel('smollm2-135m'), installModel('qwen2.5-coder-0.5b'), ensureRuntime()]);
-  const [pgStack, temporal] = await Promise.all([
+  const servers = await Promise.allSettled([
     retryOnPortCollision('test Postgres', async () => {
       const p = localPostgres(dir, await freePort());
       await startPostgres(p, password);
@@ -100,6 +100,16 @@ async function startStack(): Promise<Teardown> {
       return t;
     }),
   ]);
+  // One that failed (no Temporal CLI, a port lost twice) leaves no other one running: vitest runs no teardown
+  // for a setup that threw, and a cluster left behind would outlive the run.
+  if (servers[0].status === 'rejected' || servers[1].status === 'rejected') {
+    await Promise.allSettled([
+      servers[0].status === 'fulfilled' ? stopPostgres(servers[0].value) : Promise.resolve(),
+      servers[1].status === 'fulfilled' ? stopTemporal(servers[1].value) : Promise.resolve(),
+    ]);
+    throw servers[0].status === 'rejected' ? servers[0].reason : (servers[1] as PromiseRejectedResult).reason;
+  }
+  const [pgStack, temporal] = [servers[0].value, servers[1].value];
   const [pgPort, temporalPort] = [pgStack.port, temporal.port];
   const slotUrl = (k: number) => localDatabaseUrl(pgPort, password, slotDatabase(k));
   const databaseUrl = slotUrl(1);
