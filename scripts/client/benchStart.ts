@@ -5,6 +5,8 @@ import { type Client, WorkflowFailedError, type WorkflowHandle } from '@temporal
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { resolveMethods } from '../../db/queries/runs';
+import { loadCheckpoint } from '../../db/queries/checkpoints';
+import { checkpointIdOf } from '../../domain/training/checkpointIds';
 import { parseRunConfig } from '../../db/runDocuments';
 import { ModelConfigError, models } from '../../config/models';
 import type { Db } from '../../db/client';
@@ -22,6 +24,13 @@ export class StartRefused extends Error {}
 /** Unknown models, an unknown dataset or method, an empty split: the reason, or undefined when the config can start. */
 export async function startProblem(db: Db, config: BenchmarkConfig): Promise<string | undefined> {
   for (const m of [...config.models, ...(config.judgeModel ? [config.judgeModel] : [])]) {
+    // A `ckpt:<id>` is no registry entry: it names a registered checkpoint (served on its base's stack).
+    const checkpointId = checkpointIdOf(m);
+    if (checkpointId !== undefined) {
+      if (!(await loadCheckpoint(db, checkpointId)))
+        return `unknown model ${JSON.stringify(m)}: no checkpoint ${JSON.stringify(checkpointId)} is registered (sft train and grpo train register theirs)`;
+      continue;
+    }
     try {
       models().get(m);
     } catch (err) {

@@ -4,6 +4,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runProgress } from '../../db/queries/runs';
 import { episodes, judgments, runs, steps } from '../../db/schema/runs';
+import { checkpoints } from '../../db/schema/training';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchWorkflowId, episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { launchBenchmark, resumeBenchmark } from '../../scripts/client/benchStart';
@@ -80,6 +81,35 @@ describe('run records', () => {
     expect(model.code).toBe(2);
     expect(model.stderr).toContain('unknown model "no-such-model"');
     expect(await stack.db.select().from(runs).where(eq(runs.id, id))).toHaveLength(0);
+  });
+
+  it('takes a registered checkpoint as a model (ckpt:<id>) and refuses an unregistered one (exit 2)', async () => {
+    const id = `rel-ckpt-${uid()}`;
+    const missing = await runCli(['bench', 'run', '--dataset', 'rel-small', '--models', 'ckpt:no-such-ckpt', '--judge', 'off', '--run-id', id, '--detach']);
+    expect(missing.code, missing.stdout + missing.stderr).toBe(2);
+    expect(missing.stderr).toContain('unknown model "ckpt:no-such-ckpt": no checkpoint "no-such-ckpt" is registered');
+    expect(await stack.db.select().from(runs).where(eq(runs.id, id))).toHaveLength(0);
+    // A registered one starts (the run is stopped before its episodes need the adapter's files).
+    await stack.db.insert(runs).values({ id: `${id}-train`, kind: 'sft', status: 'completed', config: {} });
+    await stack.db.insert(checkpoints).values({ id: `${id}-c`, runId: `${id}-train`, epoch: 1, baseModel: 'local/smollm2-135m', path: '/nonexistent' });
+    const started = await runCli([
+      'bench',
+      'run',
+      '--dataset',
+      'rel-small',
+      '--models',
+      `ckpt:${id}-c`,
+      '--settings',
+      'interactive',
+      '--judge',
+      'off',
+      '--run-id',
+      id,
+      '--detach',
+    ]);
+    expect(started.code, started.stdout + started.stderr).toBe(0);
+    expect(started.stdout).toContain(`run id: ${id}`);
+    await stack.client.workflow.getHandle(benchWorkflowId(id)).terminate('test: started, not run');
   });
 
   it('a run id is unique: reusing it is refused and the run is left as it was', async () => {
