@@ -7,8 +7,7 @@ import type { Db } from '../../db/client';
 import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
 import { benchSummary } from '../client/starters';
-import { methodSplits, runProgress } from '../../db/queries/runs';
-import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
+import { runProgress } from '../../db/queries/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { models } from '../../config/models';
 import { workflowUiLink } from '../../config/services';
@@ -16,7 +15,7 @@ import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { benchRunOptions } from '../options/bench';
-import { judgeFromArgs, selectionConfig } from '../lib/benchArgs';
+import { judgeFromArgs, requireMethodsOfSplit, selectionConfig } from '../lib/benchArgs';
 import { checkJudgeCard } from '../client/judgeCard';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, progressLine, waitingText, watchBenchmark } from '../client/bench';
@@ -94,15 +93,12 @@ export async function run(argv: string[]): Promise<number> {
   try {
     // Named methods must be of the run's split (the test split is the benchmark's own: allowed).
     if (requested.methodIds && !values.resume) {
-      const refusal = namedMethodsRefusal(
-        'bench run',
-        requested.dataset,
-        requested.split,
-        await methodSplits(h.db, requested.dataset, requested.methodIds),
-        requested.methodIds,
-        true,
-      );
-      if (refusal) throw new UsageError(refusal);
+      await requireMethodsOfSplit(h.db, 'bench run', {
+        dataset: requested.dataset,
+        split: requested.split,
+        methodIds: requested.methodIds,
+        allowTestSplit: true,
+      });
     }
     // The judge's card: a failed one refuses the run (exit 2) unless --allow-unqualified-judge.
     const cardLines =

@@ -6,13 +6,12 @@ import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect, type Db } from '../../db/client';
 import type { GrpoConfig, GrpoResult } from '../../domain/training/grpo';
-import { namedMethodsRefusal, testSplitRefusal } from '../../domain/training/trainingSplit';
-import { methodSplits } from '../../db/queries/runs';
+import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { checkJudgeCard } from '../client/judgeCard';
 import { maxLengthFor, rolloutWindowFor } from '../lib/trainingArgs';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { grpoReportOptions, grpoTrainOptions } from '../options/grpo';
-import { requireKnownModels } from '../lib/benchArgs';
+import { requireKnownModels, requireMethodsOfSplit } from '../lib/benchArgs';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
 import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
@@ -93,27 +92,16 @@ async function train(argv: string[]): Promise<number> {
   try {
     // --methods names training methods directly: they pass the same split check as --split.
     if (v.methods) {
-      const methodsRefusal = namedMethodsRefusal(
-        'grpo train',
-        v.dataset,
-        v.split,
-        await methodSplits(h.db, v.dataset, v.methods),
-        v.methods,
-        v['allow-test-split'],
-      );
-      if (methodsRefusal) throw new UsageError(methodsRefusal);
+      await requireMethodsOfSplit(h.db, 'grpo train', { dataset: v.dataset, split: v.split, methodIds: v.methods, allowTestSplit: v['allow-test-split'] });
     }
     // --eval-methods must be of the evaluation's split (as bench run --methods must be of its --split).
     if (v['eval-methods']) {
-      const evalRefusal = namedMethodsRefusal(
-        'grpo train (--eval-methods)',
-        v.dataset,
-        v['eval-split'],
-        await methodSplits(h.db, v.dataset, v['eval-methods']),
-        v['eval-methods'],
-        true,
-      );
-      if (evalRefusal) throw new UsageError(evalRefusal);
+      await requireMethodsOfSplit(h.db, 'grpo train (--eval-methods)', {
+        dataset: v.dataset,
+        split: v['eval-split'],
+        methodIds: v['eval-methods'],
+        allowTestSplit: true,
+      });
     }
     // The judge scores the rollouts and every evaluation: a judge that failed its card is refused unless
     // --allow-unqualified-judge (as bench run does); a missing card is said.

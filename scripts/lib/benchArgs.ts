@@ -7,6 +7,9 @@ import type { runSelectionFields } from '../options/runSelection';
 import type { CommandOptions } from './options';
 import { models } from '../../config/models';
 import { UsageError } from './args';
+import type { Db } from '../../db/client';
+import { methodSplits } from '../../db/queries/runs';
+import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { checkpointBases, checkSelfJudge, chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
@@ -67,4 +70,17 @@ export async function judgeFromArgs(v: RunSelection): Promise<JudgeChoice> {
         note: `${choice.note}; SELF-JUDGING forced (--allow-self-judge): ${pairs.map((p) => `${p.judge} ${p.relation} ${p.agent}`).join(', ')}`,
       }
     : choice;
+}
+
+/**
+ * Methods named on the command line (`bench run --methods`, `grpo train --methods | --eval-methods`) must be of
+ * `split` in the data set: otherwise a usage error (exit 2) naming those that are not, before anything starts.
+ */
+export async function requireMethodsOfSplit(
+  db: Db,
+  what: string,
+  q: { dataset: string; split: string; methodIds: readonly string[]; allowTestSplit: boolean | undefined },
+): Promise<void> {
+  const refusal = namedMethodsRefusal(what, q.dataset, q.split, await methodSplits(db, q.dataset, q.methodIds), q.methodIds, q.allowTestSplit);
+  if (refusal) throw new UsageError(refusal);
 }

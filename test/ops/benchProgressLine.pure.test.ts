@@ -1,24 +1,10 @@
 // The benchmark's live progress line (scripts/client/bench.ts): episodes, and with a judge the completed
 // episodes judged, so the line keeps moving (and its ETA means something) while judging outlasts the episodes.
 import { describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../db/queries/runs';
+import { runProgressOf } from '../fixtures/runProgress';
 import { progressLine } from '../../scripts/client/bench';
 
-const base: RunProgress = {
-  runId: 'r',
-  status: 'running',
-  total: 10,
-  done: 10,
-  failed: 0,
-  running: 0,
-  cancelled: 0,
-  waiting: [],
-  tokensIn: 0,
-  tokensOut: 0,
-  costUsd: 0,
-  startedAt: null,
-  finishedAt: null,
-};
+const base = runProgressOf();
 
 describe('the benchmark progress line', () => {
   it('without a judge: episodes only, ETA 0:00 once they have all ended', () => {

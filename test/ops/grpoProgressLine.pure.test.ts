@@ -1,7 +1,7 @@
 // The live line of `pau grpo train` (scripts/client/grpoProgress.ts): the stage the workflow names and how
 // long it has lasted, the evaluation's episodes while it runs, and an ETA only once an epoch has ended.
 import { describe, expect, it } from 'vitest';
-import type { RunProgress } from '../../db/queries/runs';
+import { runProgressOf } from '../fixtures/runProgress';
 import { type GrpoProgressFacts, grpoProgressText } from '../../scripts/client/grpoProgress';
 
 const now = 1_000_000;
@@ -16,22 +16,7 @@ const facts: GrpoProgressFacts = {
   evaluation: null,
   now,
 };
-const evalRun: RunProgress = {
-  runId: 'abl-mix-eval-e1',
-  status: 'running',
-  total: 8,
-  done: 3,
-  failed: 0,
-  running: 2,
-  cancelled: 0,
-  waiting: [],
-  tokensIn: 0,
-  tokensOut: 0,
-  costUsd: 0,
-  startedAt: null,
-  finishedAt: null,
-  judging: { judged: 2, completed: 3 },
-};
+const evalRun = runProgressOf({ runId: 'abl-mix-eval-e1', total: 8, done: 3, running: 2, judging: { judged: 2, completed: 3 } });
 
 describe('the GRPO progress line', () => {
   it('names the stage and its time; no ETA before the first epoch ends', () => {
