@@ -131,7 +131,9 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       if (Date.now() > deadline) throw new Error('epoch 2 rollouts did not finish in time');
       const d = await handle.describe();
       if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
-      seen.push(await handle.query(grpoProgressQuery));
+      // (a query can fail while the run continues as new between epochs; the checks below need answers from both)
+      const p = await handle.query(grpoProgressQuery).catch(() => null);
+      if (p) seen.push(p);
       line = await grpoProgressLine(stack.db, runId, Date.now(), () => handle.query(grpoProgressQuery));
       await new Promise((r) => setTimeout(r, 5_000));
     }
@@ -143,6 +145,7 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     // The stages came in the workflow's order and reached epoch 2; the line names the stage and its time.
     const order = seen.map((p) => p.epoch * GRPO_STAGES.length + GRPO_STAGES.indexOf(p.stage));
     expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(seen.some((p) => p.epoch === 0)).toBe(true);
     expect(seen.some((p) => p.epoch === 1)).toBe(true);
     expect(line).toMatch(new RegExp(`^${runId}: epoch [12]/2: (${GRPO_STAGES.join('|')}) \\d+:\\d\\d`));
 

@@ -42,12 +42,8 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const { runId, config } = input;
   const epoch = input.epoch ?? 0;
   const previous = input.previousCheckpointId ?? null;
-  if (epoch === 0) await db.startGrpoRun({ runId, config });
-  upsertSearchAttributes(grpoSearchAttributes(runId, config, epoch));
-  // Asked once, before the rollouts: an epoch whose rollouts ran before their turns recorded what served
-  // them (a history without the marker) trains unchecked; every later epoch's update checks them.
-  const checksSampledWith = patched(SAMPLED_WITH_PATCH);
-  // The stage and when it began: named in a failure, answered to the progress query (no history of its own).
+  // The stage and when it began: named in a failure, answered to the progress query (no history of its own),
+  // registered before the first await so a query during the run's first activity is answered.
   let stage: GrpoStage = 'sample';
   let stageStartedAt = Date.now();
   setHandler(grpoProgressQuery, () => ({ epoch, stage, stageStartedAt }));
@@ -56,6 +52,11 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
     stageStartedAt = Date.now();
     return stageStartedAt;
   };
+  if (epoch === 0) await db.startGrpoRun({ runId, config });
+  upsertSearchAttributes(grpoSearchAttributes(runId, config, epoch));
+  // Asked once, before the rollouts: an epoch whose rollouts ran before their turns recorded what served
+  // them (a history without the marker) trains unchecked; every later epoch's update checks them.
+  const checksSampledWith = patched(SAMPLED_WITH_PATCH);
   let checkpoint: { id: string; path: string };
   try {
     const policy = policyModelOf(config, previous);
