@@ -131,10 +131,13 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
       if (Date.now() > deadline) throw new Error('epoch 2 rollouts did not finish in time');
       const d = await handle.describe();
       if (d.status.name !== 'RUNNING') throw new Error(`the run ended early: ${d.status.name}`);
-      // (a query can fail while the run continues as new between epochs; the checks below need answers from both)
-      const p = await handle.query(grpoProgressQuery).catch(() => null);
-      if (p) seen.push(p);
-      line = await grpoProgressLine(stack.db, runId, Date.now(), () => handle.query(grpoProgressQuery));
+      // One query per poll, kept and shown (a query can fail while the run continues as new between epochs, and
+      // the line then leaves the stage out; the checks below need answers from both epochs).
+      line = await grpoProgressLine(stack.db, runId, Date.now(), async () => {
+        const p = await handle.query(grpoProgressQuery);
+        seen.push(p);
+        return p;
+      });
       await new Promise((r) => setTimeout(r, 5_000));
     }
     // grpo-epoch1.json is the history from before the evaluation ran at the benchmark's budgets (no patch marker),
