@@ -22,6 +22,8 @@ import {
   engineRolloutWindow,
   grpoEvalConfig,
   grpoTrainerSpec,
+  GRPO_LORA,
+  GRPO_LR,
   type GrpoConfig,
   ROLLOUT_SAMPLING,
   rolloutEpisodeInput,
@@ -94,7 +96,7 @@ describe('critic prompt and parser', () => {
     expect(criticUnparsableFigures([{ rated: 0, unparsable: 0 }])).toEqual({ criticUnparsable: 0, criticUnparsableShare: null });
   });
 
-  it('the scripted critic reads the prompt: new value 9, raised 6, repeat 2, rejected 0, mean per step', () => {
+  it('the scripted critic reads the prompt: new value 9, raised 6, repeat 0, rejected 0, mean per step', () => {
     const msgs = (step: Parameters<typeof buildCriticMessages>[0]['step']) =>
       buildCriticMessages({
         signature: 'def add(a, b):',
@@ -103,7 +105,7 @@ describe('critic prompt and parser', () => {
         step,
       });
     expect(scriptedCriticScore(msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))).toBe(9);
-    expect(scriptedCriticScore(msgs([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(2);
+    expect(scriptedCriticScore(msgs([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(0);
     expect(scriptedCriticScore(msgs([{ call: "add(1, 'x')", observation: 'TypeError: ...', status: 'raised' }]))).toBe(6);
     expect(scriptedCriticScore(msgs([{ call: 'add(', observation: 'malformed', status: 'rejected' }]))).toBe(0);
     expect(
@@ -444,26 +446,27 @@ describe('run configuration', () => {
     expect(spec.temperature).toBe(0.7);
   });
 
-  it('reward choices map to the trainer advantage modes; evaluation every K epochs and after the last', () => {
-    expect(advantageOf('outcome')).toEqual({ mode: 'outcome' });
-    expect(advantageOf('aac')).toEqual({
-      mode: 'aac',
-      step_weight: 1,
-      outcome_weight: 0,
-      step_aggregate: 'mean',
-      final_outcome: true,
-      step_baseline: 'leave_one_out',
-    });
-    expect(advantageOf('mix')).toEqual({
-      mode: 'aac',
-      step_weight: 1,
-      outcome_weight: 1,
-      step_aggregate: 'mean',
-      final_outcome: true,
-      step_baseline: 'leave_one_out',
-    });
+  it('reward choices are the trainer advantage modes of the same name; evaluation every K epochs and after the last', () => {
+    expect(advantageOf('outcome')).toEqual({ mode: 'outcome', scale: 'none' });
+    expect(advantageOf('aac')).toEqual({ mode: 'aac', step_weight: 1, scale: 'none' });
+    expect(advantageOf('mix')).toEqual({ mode: 'mix', step_weight: 1, outcome_weight: 1, scale: 'none' });
+    // the std with its floor is named in the spec; a floor without the std would divide by nothing
+    expect(advantageOf('mix', 'std', 0.5)).toMatchObject({ scale: 'std', std_floor: 0.5 });
+    expect(advantageOf('mix', 'none', 0.5)).not.toHaveProperty('std_floor');
     expect(DEFAULT_GRPO_REWARD).toBe('mix');
     expect([0, 1, 2].map((e) => shouldEvaluate(config, e))).toEqual([false, true, true]);
+  });
+
+  it("the update's defaults: lr 5e-4, LoRA on every linear layer, and from the second epoch the previous optimiser state", () => {
+    const first = grpoTrainerSpec(config, 0, '/r.jsonl', '/b.gguf', null);
+    expect(first.lr).toBe(GRPO_LR);
+    expect(first.lora).toEqual(GRPO_LORA);
+    expect(first).not.toHaveProperty('init_optimizer');
+    const second = grpoTrainerSpec(config, 1, '/r.jsonl', '/b.gguf', '/jobs/e1/checkpoints/step-000004');
+    expect(second).toMatchObject({ init_adapter: '/jobs/e1/checkpoints/step-000004', init_optimizer: true });
+    // the adapter's own LoRA config wins when training goes on from it
+    expect(second).not.toHaveProperty('lora');
+    expect(grpoTrainerSpec({ ...config, lr: 2e-4, loraRank: 4 }, 0, '/r', '/b', null)).toMatchObject({ lr: 2e-4, lora: { rank: 4, alpha: 8 } });
   });
 
   it('samples methods stratified by source, seeded, different per epoch', () => {
