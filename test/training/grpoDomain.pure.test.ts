@@ -31,7 +31,14 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, type GrpoReportInput, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
+import {
+  bestAndWorstGroups,
+  type GrpoReportInput,
+  lineChartSvg,
+  outcomeCounts,
+  renderGrpoReport,
+  renderGrpoText,
+} from '../../domain/trainingReport/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';
@@ -590,7 +597,29 @@ describe('report helpers', () => {
     expect(html).toContain('Against other reward modes');
     expect(html).toContain('<code>r-aac</code> (aac)');
     expect(html).toContain('<th>served by ckpt / base</th>');
-    expect(html).toMatch(/<td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
+    expect(html).toMatch(/<td>0 \/ 0<\/td><td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
+    // Each paired difference one row with its power: score differences [2, 0], σ_d = √2 = 1.41,
+    // MDE = 2.8016 · 1.41 / √2 = 2.80 > 1.00 (not resolved), (2.8016 · 1.41 / 0.13)² = 928.9 methods for +0.13;
+    // fail rate [-1, 0]: σ_d 70.7 points, MDE 140.1 points, no paper effect.
+    expect(html).toContain('Checkpoint minus base, paired by method');
+    expect(html).toContain(
+      '<td>1</td><td>score (1-5)</td><td>+1.00 [0.00, 2.00] 1/1/0</td><td>2</td><td>0</td><td>1.41</td><td>2.80 (not resolved at this n)</td><td>929 for ±0.13</td>',
+    );
+    expect(html).toMatch(
+      /<td>fail rate \(&lt;=2\)<\/td><td>-50\.0% \[[^\]]+\] 1\/1\/0<\/td><td>2<\/td><td>0<\/td><td>70\.7 pts<\/td><td>140\.1 pts \(not resolved at this n\)<\/td><td>-<\/td>/,
+    );
+    expect(html).toContain(
+      '<td>r-eval-e1 vs r-aac-eval-e1</td><td>score (1-5)</td><td>+1.00 [0.00, 2.00] 1/1/0</td><td>2</td><td>0</td><td>1.41</td><td>2.80 (not resolved at this n)</td><td>929 for ±0.13</td>',
+    );
+    const power = " (σ_d 1.41, MDE (80 %) 2.80 (not resolved at this n), n for paper's effect 929 for ±0.13)";
+    expect(grpoEvalLine(ev)).toContain(`ckpt - base +1.00 [0.00, 2.00] 1/1/0${power};`);
+    expect(renderGrpoText(input)).toContain(`epoch 1: r - r-aac (aac): score +1.00 [0.00, 2.00] 1/1/0${power}, code match (unseen)`);
+    // An evaluation stored before σ_d: the differences as they were, the power unknown.
+    const before = { ...ev, paired: { ...ev.paired!, score: { ...ev.paired!.score, sd: undefined } } };
+    expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: before }], comparisons: [] })).toContain(
+      '<td>+1.00 [0.00, 2.00] 1/1/0</td><td>2</td><td>0</td><td>-</td><td>-</td><td>-</td>',
+    );
+    expect(grpoEvalLine(before)).toContain('ckpt - base +1.00 [0.00, 2.00] 1/1/0; code match');
     // The stack of each arm: one stack said once; two (allowed by the run) both, marked.
     const one = renderGrpoReport({
       ...input,
