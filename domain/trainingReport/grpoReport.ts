@@ -11,6 +11,7 @@ import { GRPO_EVAL_METRICS, grpoEvalLine, type GrpoEvalMetric, servedByText } fr
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
 import type { CriticCardStatus } from '../training/criticCard';
 import { criticCardSection, criticCardText } from './criticCardView';
+import { gateLine, type PolicyMovedGate } from '../training/policyMoved';
 
 export interface GrpoTrajectoryStep {
   idx: number;
@@ -49,6 +50,14 @@ export interface GrpoRunComparison {
   epoch: number;
   evalRunIds: [string, string];
   paired: Record<GrpoEvalMetric, PairedEstimate>;
+  /** Each side's gate (this run's checkpoint, the other's); absent when neither was measured. */
+  gates?: [PolicyMovedGate | null, PolicyMovedGate | null];
+}
+
+/** An epoch cell marked when its checkpoint did not pass the gate: its differences are inconclusive, not null. */
+function gatedEpoch(epoch: number, gates: readonly (PolicyMovedGate | null | undefined)[]): string {
+  const still = gates.some((g) => g && !g.moved);
+  return still ? `${epoch + 1} (inconclusive: the policy did not move)` : String(epoch + 1);
 }
 
 export interface GrpoReportInput {
@@ -189,6 +198,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
       `${fmt(c.meanCalls, 1)} / ${fmt(b.meanCalls, 1)}`,
       `${c.failed + (c.unjudged ?? 0)} / ${b.failed + (b.unjudged ?? 0)}`,
       servedByText(v.stacks) ?? '-',
+      v.gate ? esc(gateLine(v.gate)) : 'not measured',
     ];
   });
   let html =
@@ -205,6 +215,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
         'calls per episode ckpt / base',
         'failed or unjudged ckpt / base',
         'served by ckpt / base',
+        'did the policy move? (KL to the base, transcripts departing)',
       ],
       rows,
       [1],
@@ -215,7 +226,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
       `<h3>Checkpoint minus base, paired by method</h3><p>Per validation method, the checkpoint's mean minus the base's; the mean of those differences with a 95 % interval over methods and wins / ties / losses of the checkpoint (for the fail rate, lower is better). ${esc(POWER_TEXT)}</p>` +
       table(
         ['epoch', 'metric', 'ckpt - base [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS],
-        paired.flatMap((e) => pairedPowerRows([String(e.epoch + 1)], e.eval!.paired!)),
+        paired.flatMap((e) => pairedPowerRows([gatedEpoch(e.epoch, [e.eval!.gate])], e.eval!.paired!)),
       );
   if (comparisons.length > 0 || notes.length > 0) {
     html +=
@@ -224,7 +235,11 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
         ['epoch', 'other run (reward)', 'benchmark runs', 'metric', 'this run - other [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS],
         comparisons.flatMap((x) =>
           pairedPowerRows(
-            [String(x.epoch + 1), `<code>${esc(x.otherRunId)}</code> (${esc(x.otherReward)})`, `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`],
+            [
+              gatedEpoch(x.epoch, x.gates ?? []),
+              `<code>${esc(x.otherRunId)}</code> (${esc(x.otherReward)})`,
+              `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`,
+            ],
             x.paired,
           ),
         ),
@@ -395,12 +410,20 @@ export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined
     `  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
     (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
     `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+    (e.update.outcomeTermAbs != null || e.update.stepTermAbs != null
+      ? `  |A| outcome ${e.update.outcomeTermAbs?.toFixed(3) ?? '-'} step ${e.update.stepTermAbs?.toFixed(3) ?? '-'}`
+      : '') +
+    (e.update.zeroSpreadGroups != null
+      ? `  reward spread ${e.update.rewardSpread?.toFixed(3) ?? '-'} (${Math.round(100 * e.update.zeroSpreadGroups)} % of groups none)`
+      : '') +
+    (e.update.allUnratedRollouts ? `  ${e.update.allUnratedRollouts} rollout(s) unrated by the critic (outcome only)` : '') +
     (c
       ? `\n  ${countsLine(c, 'rollout')}`
       : e.update.droppedTooLong != null
         ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}`
         : '') +
-    (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : '')
+    (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : '') +
+    (e.eval?.gate ? `\n  gate: ${gateLine(e.eval.gate)}` : '')
   );
 }
 
@@ -411,7 +434,7 @@ export function renderGrpoText(r: GrpoReportInput): string {
   lines.push(`run ${r.runId}: ${counts ? countsLine(counts, 'rollout') : 'not trained: not counted (a run recorded before the counts)'}`);
   for (const x of r.comparisons ?? [])
     lines.push(
-      `epoch ${x.epoch + 1}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}${powerSuffix(x.paired.score, 'score')}, ` +
+      `epoch ${gatedEpoch(x.epoch, x.gates ?? [])}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}${powerSuffix(x.paired.score, 'score')}, ` +
         `code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}${powerSuffix(x.paired.codeMatchUnobserved, 'codeMatchUnobserved')}`,
     );
   for (const n of r.comparisonNotes ?? []) lines.push(`not compared: ${n}`);

@@ -1,6 +1,7 @@
 // The pure parts of AAC-GRPO: the critic's prompt round trip through the scripted critic, its reward parser,
 // exploration steps from stored steps, the trainer's rollout line, seeds and method sampling.
 import type { StepLike } from '../../domain/episode/observedCalls';
+import { policyMovedGate } from '../../domain/training/policyMoved';
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
 import { lengthCutMessages } from '../../domain/training/sftData';
@@ -597,7 +598,7 @@ describe('report helpers', () => {
     expect(html).toContain('Against other reward modes');
     expect(html).toContain('<code>r-aac</code> (aac)');
     expect(html).toContain('<th>served by ckpt / base</th>');
-    expect(html).toMatch(/<td>0 \/ 0<\/td><td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
+    expect(html).toMatch(/<td>0 \/ 0<\/td><td>-<\/td><td>not measured<\/td><\/tr>/); // recorded before the stacks and the gate were: said as such
     // Each paired difference one row with its power: score differences [2, 0], σ_d = √2 = 1.41,
     // MDE = 2.8016 · 1.41 / √2 = 2.80 > 1.00 (not resolved), (2.8016 · 1.41 / 0.13)² = 928.9 methods for +0.13;
     // fail rate [-1, 0]: σ_d 70.7 points, MDE 140.1 points, no paper effect.
@@ -625,12 +626,23 @@ describe('report helpers', () => {
       ...input,
       epochs: [{ ...epoch, eval: { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'vLLM Qwen/Qwen3-8B' } } }],
     });
-    expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td></tr>');
+    expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td><td>not measured</td></tr>');
     const two = { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'llama.cpp qwen3-8b (GGUF)', mixedAllowed: true } };
     expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: two }] })).toContain(
       '<td>vLLM Qwen/Qwen3-8B vs llama.cpp qwen3-8b (GGUF) (DIFFERENT STACKS, --allow-mixed-stacks)</td>',
     );
     expect(grpoEvalLine(two)).toMatch(/; served by vLLM Qwen\/Qwen3-8B vs llama\.cpp qwen3-8b \(GGUF\) \(DIFFERENT STACKS, --allow-mixed-stacks\)$/);
     expect(grpoEvalLine(ev)).not.toContain('served by');
+    // A checkpoint below the gate: its paired rows (against the base and other arms) read inconclusive
+    const still = policyMovedGate({ mean: 0.0004, tokens: 500 }, { compared: 2, departed: 0 });
+    const gated = renderGrpoReport({
+      ...input,
+      epochs: [{ ...epoch, eval: { ...ev, gate: still } }],
+      comparisons: [{ ...input.comparisons![0]!, gates: [null, still] }],
+    });
+    expect(gated).toContain('<td>1 (inconclusive: the policy did not move)</td><td>score (1-5)</td>');
+    expect(gated).toContain('<td>1 (inconclusive: the policy did not move)</td><td><code>r-aac</code> (aac)</td>');
+    expect(gated).toContain('inconclusive: the policy did not move (KL 0.0004 nats/token over 500 agent tokens; 0 of 2 episodes');
+    expect(renderGrpoText({ ...input, epochs: [{ ...epoch, eval: { ...ev, gate: still } }] })).toContain('gate: inconclusive: the policy did not move');
   });
 });
