@@ -21,6 +21,7 @@ import {
   type PreparedEpisode,
 } from '../../domain/episode/types';
 import { inContextExamples } from '../../domain/inputs/generator';
+import { episodeBoundsProblems } from '../../domain/episode/bounds';
 
 type ExampleSource = Pick<typeof methods.$inferSelect, 'id' | 'probeInputs' | 'heldoutInputs' | 'heldoutGenerated'>;
 
@@ -60,6 +61,10 @@ export function localTurnsFor(model: string): boolean {
 export function makePrepareEpisode(db: () => Db) {
   return async function prepareEpisode(input: EpisodeInput): Promise<PreparedEpisode> {
     const workflowId = callingWorkflowId();
+    // Before any work: a budget or k no run can use (a call budget of 10^9) is refused, not attempted.
+    const outOfRange = episodeBoundsProblems(input);
+    if (outOfRange.length > 0)
+      throw ApplicationFailure.nonRetryable(`episode ${input.episodeId}: ${outOfRange.join('; ')}`, FAILURE_TYPES.badEpisodeInput);
     const d = db();
     const [method] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
     if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
