@@ -636,10 +636,11 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
 }
 
 /**
- * Attempts between two pauses of a stepped generation: a few milliseconds of work (a method whose inputs
- * leave little to vary spends its 25 attempts per input finding no new one).
+ * Attempts between two pauses of a stepped generation (a method whose inputs leave little to vary spends
+ * its 25 attempts per input finding no new one). The longest step at k = 200 took 20-33 ms on 2 cores at
+ * load 8 (2026-12-07; 52-70 ms with 250 attempts a step); a pause costs microseconds.
  */
-export const ATTEMPTS_PER_STEP = 250;
+export const ATTEMPTS_PER_STEP = 50;
 
 /**
  * generateInputs as steps: the same inputs, with a pause (a `yield`) every ATTEMPTS_PER_STEP attempts, where
