@@ -16,6 +16,9 @@ import type { GrpoEvalFigures } from './grpoEval';
 import type { RolloutGroupFigures } from './rolloutOutcome';
 import { sumOf } from './sftTrain';
 import type { AdvantageScale, TrainerJobInput } from './trainerProtocol';
+import { rangeSchema, schemaProblems } from '../common/numberRange';
+import { BUDGET_RANGES } from '../episode/bounds';
+import { GRPO_RANGES, TRAINING_RANGES } from './trainingRanges';
 
 /**
  * mix (the default): critic step rewards + the judged outcome on every message; aac: the critic's step rewards
@@ -41,13 +44,6 @@ export const GRPO_LORA = {
   alpha: 16,
   targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
 };
-/** The ranges `grpo train` accepts (scripts/options/grpo.ts; checked again when a run starts). */
-export const GRPO_RANGES = {
-  lr: { min: 1e-6, max: 1e-2 },
-  group: { min: 2, max: 64 },
-  maxCalls: { min: 1, max: 100 },
-  stdFloor: { min: 0, max: 10 },
-} as const;
 
 /** llama.cpp's truncation samplers, as request body params (llama.cpp reads them beside the OpenAI ones). */
 export interface RolloutSampling {
@@ -454,6 +450,40 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
     zeroSpreadGroups: num(metrics.zero_spread_groups),
     allUnratedRollouts: num(metrics.all_unrated_rollouts),
   };
+}
+
+const grpoBoundsSchema = z.looseObject({
+  methodsPerEpoch: rangeSchema(GRPO_RANGES.methodsPerEpoch),
+  group: rangeSchema(GRPO_RANGES.group),
+  rolloutWindow: rangeSchema(GRPO_RANGES.rolloutWindow).optional(),
+  epochs: rangeSchema(GRPO_RANGES.epochs),
+  budgets: z.looseObject(
+    Object.fromEntries(Object.entries(BUDGET_RANGES).map(([k, r]) => [k, rangeSchema(r).optional()])) as Record<
+      keyof EpisodeBudgets,
+      z.ZodOptional<z.ZodNumber>
+    >,
+  ),
+  temperature: rangeSchema(GRPO_RANGES.temperature),
+  maxTokens: rangeSchema(GRPO_RANGES.maxTokens).optional(),
+  codeMatchWeight: rangeSchema(GRPO_RANGES.codeMatchWeight),
+  klBeta: rangeSchema(GRPO_RANGES.klBeta).optional(),
+  clipEps: rangeSchema(GRPO_RANGES.clipEps).optional(),
+  lr: rangeSchema(GRPO_RANGES.lr).optional(),
+  stdFloor: rangeSchema(GRPO_RANGES.stdFloor).optional(),
+  loraRank: rangeSchema(TRAINING_RANGES.loraRank).optional(),
+  miniBatchSize: rangeSchema(TRAINING_RANGES.batchSize).optional(),
+  maxLength: rangeSchema(TRAINING_RANGES.maxLength).optional(),
+  threads: rangeSchema(TRAINING_RANGES.threads).optional(),
+  seed: rangeSchema(TRAINING_RANGES.seed),
+  evalEvery: rangeSchema(GRPO_RANGES.evalEvery),
+  evalLimit: rangeSchema(GRPO_RANGES.evalLimit).optional(),
+});
+
+/** What keeps a GRPO run's config from running: a setting out of its range (`group must be ...`); empty: nothing. */
+export function grpoConfigProblems(config: GrpoConfig): string[] {
+  const problems = schemaProblems(grpoBoundsSchema, config);
+  if (config.stdFloor !== undefined && config.advantageScale !== 'std') problems.push('stdFloor needs advantageScale std');
+  return problems;
 }
 
 /** A GRPO run's runs.config as stored (checked at the fields every start writes). */

@@ -16,10 +16,10 @@ import { benchRunOptions } from '../../scripts/options/bench';
 import { buildOptions } from '../../scripts/options/dataset';
 import { runsCancelOptions } from '../../scripts/options/runs';
 import { sftTrainOptions } from '../../scripts/options/sft';
+import { grpoTrainOptions } from '../../scripts/options/grpo';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-// grpo's flags (scripts/options/grpo.ts) are being reworked; they take ranges with that work.
-const UNRANGED_VERBS = new Set(['grpo']);
+const UNRANGED_VERBS = new Set<string>();
 const verbs = fs
   .readdirSync(path.join(ROOT, 'scripts/options'))
   .filter((f) => f.endsWith('.ts') && f !== 'runSelection.ts')
@@ -58,6 +58,12 @@ describe('a numeric option at the command line', () => {
     expect(refusal([...models, '--k', ''], benchRunOptions)).toBe('--k: must be a whole number from 0 to 200'); // not read as 0
     expect(refusal([...models, '--outage-wait', '30d'], benchRunOptions)).toBe('--outage-wait: must be a whole number from 0 to 604800 seconds, not 2592000');
     expect(refusal(['--data', 'd', '--base', 'b', '--lr', '0'], sftTrainOptions)).toBe('--lr: must be a number above 0 up to 1, not 0');
+    // grpo train: the learning rate, G and the rollouts' budget
+    const grpo = ['--base', 'local/x'];
+    expect(refusal([...grpo, '--lr', '0.5'], grpoTrainOptions)).toBe('--lr: must be a number from 0.000001 to 0.01, not 0.5');
+    expect(refusal([...grpo, '--group', '1'], grpoTrainOptions)).toBe('--group: must be a whole number from 2 to 64, not 1');
+    expect(refusal([...grpo, '--max-calls', '1000000000'], grpoTrainOptions)).toBe('--max-calls: must be a whole number from 1 to 200, not 1000000000');
+    expect(refusal([...grpo, '--std-floor=-1'], grpoTrainOptions)).toBe('--std-floor: must be a number from 0 to 10, not -1');
     expect(refusal(['--batch-size', '501'], buildOptions)).toBe('--batch-size: must be a whole number from 1 to 500, not 501');
     expect(refusal(['--wait', '86400'], runsCancelOptions)).toBe('--wait: must be a whole number from 0 to 3600 seconds, not 86400');
   });
