@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../config/env';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
 import type { ProgressEvent, TrainerCommand, TrainerEvent } from '../../domain/training/trainerProtocol';
+import { GRPO_LORA } from '../../domain/training/grpo';
 
 interface Args {
   steps: number;
@@ -133,24 +134,29 @@ async function main() {
         `${short} sft`,
         args.threads,
       );
-      const grpo = await timedJob(
-        'grpo-update',
-        {
-          base_model: model,
-          rollouts,
-          output_dir: path.join(dir, `${short}-grpo`),
-          max_length: 512,
-          mini_batch_size: 1,
-          max_steps: args.steps,
-          save_every: 1000,
-          seed: 1,
-          advantage: { mode: 'aac' },
-          lora,
-        },
-        dir,
-        `${short} grpo`,
-        args.threads,
-      );
+      // The GRPO update with the attention-only adapter it had before and with its default (every linear
+      // layer, GRPO_LORA), side by side in one run: the cost of the MLP's LoRA
+      const grpoWith = (name: string, l: object) =>
+        timedJob(
+          'grpo-update',
+          {
+            base_model: model,
+            rollouts,
+            output_dir: path.join(dir, `${short}-grpo-${name}`),
+            max_length: 512,
+            mini_batch_size: 1,
+            max_steps: args.steps,
+            save_every: 1000,
+            seed: 1,
+            advantage: { mode: 'mix' },
+            lora: l,
+          },
+          dir,
+          `${short} grpo (${name})`,
+          args.threads,
+        );
+      const grpoAttn = await grpoWith('attention', lora);
+      const grpo = await grpoWith('all linear', GRPO_LORA);
       log(`${short}: exporting the SFT adapter to GGUF and timing serving`);
       const ckpt = sft.done?.type === 'done' ? sft.done.checkpoint : '';
       const gguf = path.join(dir, `${short}-lora.gguf`);
@@ -193,7 +199,9 @@ async function main() {
         'sft s/step': sft.sPerStep.toFixed(2),
         'sft tok/s': sft.tokensPerS.toFixed(0),
         'sft tok/step': sft.tokensPerStep.toFixed(0),
-        'grpo s/step': grpo.sPerStep.toFixed(2),
+        'grpo s/step (attention)': grpoAttn.sPerStep.toFixed(2),
+        'grpo s/step (all linear)': grpo.sPerStep.toFixed(2),
+        'all linear / attention': (grpo.sPerStep / grpoAttn.sPerStep).toFixed(2),
         'grpo tok/s': grpo.tokensPerS.toFixed(0),
         'export s': exp.wallS.toFixed(1),
         'llama+lora ms/tok': (1000 * per('latency_llama_lora_s', 'tokens_llama_lora')).toFixed(0),
