@@ -4,6 +4,7 @@ import { getDb, type Db } from '../db/client';
 import { createTrainingActivities } from './training/runTrainerJob';
 import { createSftGpuActivities } from './training/sftGpu';
 import { createGrpoGpuActivities } from './training/grpoGpu';
+import { createPolicyShiftActivities } from './training/policyShift';
 import { createCheckpointFileActivities } from './training/checkpointFiles';
 
 export function createGpuQueueActivities(deps: { db: () => Db } = { db: getDb }) {
@@ -13,6 +14,7 @@ export function createGpuQueueActivities(deps: { db: () => Db } = { db: getDb })
     ...createSftGpuActivities(deps.db),
     // the GRPO update's rollouts file
     ...createGrpoGpuActivities(deps.db),
+    ...createPolicyShiftActivities(deps.db),
     // a trained checkpoint's files into the store every host reads (activities/training/checkpointFiles.ts)
     ...createCheckpointFileActivities(deps.db),
     // sft | grpo-update | export-gguf-lora, as a child process (activities/training/runTrainerJob.ts);

@@ -1,6 +1,6 @@
 // What the GRPO report and progress line read from Postgres: the run's config and per-epoch figures, and the
 // best and worst groups' rollouts with their step rewards.
-import type { PolicyMovedGate } from '../../domain/training/policyMoved';
+import type { PolicyMovedGate } from '../../domain/report/policyMoved';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../client';
 import { methods } from '../schema/datasets';

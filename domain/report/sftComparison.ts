@@ -3,6 +3,7 @@
 // its power (σ_d, MDE, the methods the paper's effect needs).
 // Built from the report rows of the evaluation run with the report's own statistics (the same counting:
 // failed and unjudged episodes as score 1 / code match 0; the same functions). Pure code.
+import { gateLine, type PolicyMovedGate } from './policyMoved';
 import {
   type EpisodeRow,
   METRIC_LABEL,
@@ -34,6 +35,8 @@ export interface SftComparison {
   judgeModel: string | null;
   episodes: { checkpoint: number; base: number; failed: number; judged: number };
   rows: SftComparisonRow[];
+  /** Did the checkpoint move from its base (domain/training/policyMoved.ts)? Absent in runs recorded before the gate. */
+  gate?: PolicyMovedGate;
 }
 
 export function compareWithBase(
@@ -83,10 +86,10 @@ export function formatSftComparison(c: SftComparison): string {
       METRIC_LABEL[r.metric],
       est(r.checkpoint),
       est(r.base),
-      `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`,
+      `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}${c.gate && !c.gate.moved ? ' (inconclusive: the policy did not move)' : ''}`,
       ...powerCells(r.diff, r.metric),
     ]),
   );
   const e = c.episodes;
-  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)\n${POWER_TEXT}`;
+  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)\n${POWER_TEXT}${c.gate ? `\ngate: ${gateLine(c.gate)}` : ''}`;
 }

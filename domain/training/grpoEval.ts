@@ -8,7 +8,7 @@ import { fmtEstimate, fmtPaired, type Metric, metricEstimate, pairedMetric, powe
 import type { EpisodeRow } from '../report/summarize';
 import type { Estimate, PairedEstimate } from '../report/stats';
 import { recordOf } from '../common/recordOf';
-import type { PolicyMovedGate } from './policyMoved';
+import type { PolicyMovedGate } from '../report/policyMoved';
 
 /** The metrics a GRPO evaluation pairs: the judge's score, the failure rate, code match on unseen inputs. */
 export const GRPO_EVAL_METRICS = ['score', 'failRate', 'codeMatchUnobserved'] as const satisfies readonly Metric[];
@@ -51,7 +51,7 @@ export interface GrpoEvalFigures {
   paired?: Record<GrpoEvalMetric, PairedEstimate>;
   /** `all`: means count every ended episode (absent: judged only, the old summary). */
   counting?: 'all';
-  /** Did the checkpoint move from its base (domain/training/policyMoved.ts)? Absent in runs recorded before the gate. */
+  /** Did the checkpoint move from its base (domain/report/policyMoved.ts)? Absent in runs recorded before the gate. */
   gate?: PolicyMovedGate;
 }
 

@@ -11,7 +11,7 @@ import { GRPO_EVAL_METRICS, grpoEvalLine, type GrpoEvalMetric, servedByText } fr
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
 import type { CriticCardStatus } from '../training/criticCard';
 import { criticCardSection, criticCardText } from './criticCardView';
-import { gateLine, type PolicyMovedGate } from '../training/policyMoved';
+import { gateLine, type PolicyMovedGate } from '../report/policyMoved';
 
 export interface GrpoTrajectoryStep {
   idx: number;

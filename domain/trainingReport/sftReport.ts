@@ -1,6 +1,7 @@
 // The SFT run report (kind 'sft' in the reports table, produced at the run's end): what was trained on what,
 // what the data left out and why (not as served, too long, cut turns: issue 23), and the checkpoint beside
 // its base with paired differences. HTML and the terminal's text from one document. Pure.
+import { gateLine } from '../report/policyMoved';
 import type { SftTrainConfig, SftTrainingFigures } from '../training/sftTrain';
 import { esc, REPORT_STYLE, table } from '../report/html';
 import { type SftComparison, formatSftComparison } from '../report/sftComparison';
@@ -85,6 +86,7 @@ export function renderSftHtml(d: SftReportDocument): string {
     const e = cmp.episodes;
     sections.push(
       `<h2>Checkpoint beside its base</h2><p>Evaluation run <code>${esc(cmp.evalRunId)}</code> (<code>npm run pau -- report ${esc(cmp.evalRunId)}</code>): ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${esc(cmp.judgeModel ?? '(none)')}; failed and unjudged episodes count as score 1 / code match 0; 95 % bootstrap intervals over methods; differences paired by method (wins / ties / losses of SFT). ${esc(POWER_TEXT)}</p>` +
+        (cmp.gate ? `<p class="${cmp.gate.moved ? 'ok' : 'warn'}">Gate: ${esc(gateLine(cmp.gate))}</p>` : '') +
         table(
           ['setting', 'metric', `SFT ${cmp.checkpointModel}`, `base ${cmp.baseModel}`, 'SFT - base (paired)', ...POWER_HEADERS],
           cmp.rows.map((r) => {
@@ -95,7 +97,7 @@ export function renderSftHtml(d: SftReportDocument): string {
               METRIC_LABEL[r.metric],
               est(r.checkpoint),
               est(r.base),
-              `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}`,
+              `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}${cmp.gate && !cmp.gate.moved ? ' (inconclusive: the policy did not move)' : ''}`,
               ...powerCells(r.diff, r.metric),
             ];
           }),

@@ -1,7 +1,7 @@
 // The pure parts of AAC-GRPO: the critic's prompt round trip through the scripted critic, its reward parser,
 // exploration steps from stored steps, the trainer's rollout line, seeds and method sampling.
 import type { StepLike } from '../../domain/episode/observedCalls';
-import { policyMovedGate } from '../../domain/training/policyMoved';
+import { policyMovedGate } from '../../domain/report/policyMoved';
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
 import { lengthCutMessages } from '../../domain/training/sftData';

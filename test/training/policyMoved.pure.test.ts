@@ -1,6 +1,7 @@
 // The gate a trained checkpoint passes before its comparisons are read (domain/training/policyMoved.ts).
 import { describe, expect, it } from 'vitest';
-import { agentTurns, gateLine, MOVED_THRESHOLDS, policyMovedGate, shiftKl, transcriptDeparts } from '../../domain/training/policyMoved';
+import { compareWithBase, formatSftComparison } from '../../domain/report/sftComparison';
+import { agentTurns, gateLine, MOVED_THRESHOLDS, policyMovedGate, shiftKl, transcriptDeparts } from '../../domain/report/policyMoved';
 
 const turn = (content: string, ...calls: string[]) => ({ content, calls });
 
@@ -46,5 +47,22 @@ describe('did the policy move?', () => {
     expect(shiftKl({ kl_mean: 0.03, tokens: 120 })).toEqual({ mean: 0.03, tokens: 120 });
     expect(shiftKl({})).toBeNull();
     expect(shiftKl({ kl_mean: Number.NaN })).toBeNull();
+  });
+});
+
+describe('the SFT comparison carries the gate', () => {
+  it('marks its paired rows inconclusive when the checkpoint did not move, and prints the gate', () => {
+    const rows = [
+      { episodeId: 'c', methodId: 'm', model: 'ckpt:s', setting: 'interactive' as const, sample: 0, status: 'completed', judged: true, score: 3 },
+      { episodeId: 'b', methodId: 'm', model: 'base', setting: 'interactive' as const, sample: 0, status: 'completed', judged: true, score: 2 },
+    ] as unknown as Parameters<typeof compareWithBase>[0];
+    const cmp = compareWithBase(rows, { checkpointModel: 'ckpt:s', baseModel: 'base', evalRunId: 'e', judgeModel: 'j' });
+    const still = { ...cmp, gate: policyMovedGate({ mean: 0.001, tokens: 40 }, { compared: 1, departed: 0 }) };
+    const text = formatSftComparison(still);
+    expect(text).toContain('(inconclusive: the policy did not move)');
+    expect(text).toContain('gate: inconclusive: the policy did not move (KL 0.0010');
+    const moved = { ...cmp, gate: policyMovedGate({ mean: 0.05, tokens: 40 }, { compared: 1, departed: 1 }) };
+    expect(formatSftComparison(moved)).not.toContain('inconclusive');
+    expect(formatSftComparison(cmp)).not.toContain('gate:');
   });
 });

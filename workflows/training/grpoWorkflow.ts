@@ -38,7 +38,8 @@ import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 import { runRollouts } from './grpoRollouts';
 import { SAMPLED_WITH_PATCH } from '../../domain/training/sampledWith';
 import { grpoProgressQuery } from './grpoQueries';
-import { POLICY_MOVED_PATCH, policyMovedGate, shiftKl } from '../../domain/training/policyMoved';
+import { POLICY_MOVED_PATCH } from '../../domain/report/policyMoved';
+import { measurePolicyMoved } from './policyMovedStep';
 
 export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const { runId, config } = input;
@@ -161,20 +162,17 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       // Did the checkpoint move (patched: histories recorded before had no gate)? KL(checkpoint || base) on its
       // evaluation agent turns and the share of transcripts that depart from the base's (policyMoved.ts).
       if (patched(POLICY_MOVED_PATCH)) {
-        const jobId = grpoShiftJobId(runId, epoch);
-        const shiftIn = await gpuPrepare.prepareShiftEpisodes({ jobId, evalRunId, judgeModel: config.judgeModel, checkpointModel, base: config.base });
-        const shift = await training.runTrainerJob({
-          jobId,
-          command: 'policy-shift',
-          spec: {
-            base_model: shiftIn.baseFile,
-            adapter_dir: trained.done.checkpoint,
-            episodes: shiftIn.episodesFile,
-            temperature: config.temperature,
-            ...(config.maxLength !== undefined ? { max_length: config.maxLength } : {}),
-          },
+        const gate = await measurePolicyMoved({
+          jobId: grpoShiftJobId(runId, epoch),
+          evalRunId,
+          judgeModel: config.judgeModel,
+          checkpointModel,
+          base: config.base,
+          adapterDir: trained.done.checkpoint,
+          temperature: config.temperature,
+          maxLength: config.maxLength,
         });
-        evalFigures = { ...evalFigures, gate: policyMovedGate(shiftKl(shift.done.metrics), shiftIn) };
+        evalFigures = { ...evalFigures, gate };
       }
     }
     const evalMs = Date.now() - t;

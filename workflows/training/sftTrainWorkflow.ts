@@ -15,6 +15,8 @@ import { db, report } from '../proxies/mainQueue';
 import { produceTrainingReport, TRAINING_REPORT_PATCH } from './trainingReport';
 import { gpuPrepare, training } from '../proxies/gpuQueue';
 import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
+import { POLICY_MOVED_PATCH } from '../../domain/report/policyMoved';
+import { measurePolicyMoved } from './policyMovedStep';
 
 export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainResult> {
   const { runId, config } = input;
@@ -64,6 +66,20 @@ export async function sftTrainWorkflow(input: SftTrainInput): Promise<SftTrainRe
       });
       stage = 'report';
       comparison = await report.compareSftWithBase({ runId, evalRunId, checkpointModel, baseModel: config.base, judgeModel: e.judgeModel });
+      // Did the checkpoint move (patched: histories recorded before had no gate)? Its comparison reads inconclusive if not.
+      if (patched(POLICY_MOVED_PATCH)) {
+        const gate = await measurePolicyMoved({
+          jobId: `${jobId}-shift`,
+          evalRunId,
+          judgeModel: e.judgeModel,
+          checkpointModel,
+          base: config.base,
+          adapterDir: trained.done.checkpoint,
+          temperature: 1,
+          maxLength: spec.max_length,
+        });
+        comparison = { ...comparison, gate };
+      }
     }
     const result: SftTrainResult = { runId, checkpointId, checkpointModel, training: figures, evalRunId, comparison };
     await db.finishSftRun({ runId, status: 'completed', summary: { checkpointId, checkpointModel, training: figures, evalRunId } });
