@@ -25,7 +25,8 @@ import { callingWorkflowId } from '../common/workflowContext';
 import { resolveMethods } from '../../db/queries/runs';
 import { parseRunSummary } from '../../db/runDocuments';
 
-const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
+/** The candidate generator (also the execution critic's alternatives: activities/training/execCritic.ts). */
+export const GENERATOR_PATH = path.join(PROJECT_ROOT, 'activities', 'calibration', 'mutants.py');
 
 export function createCalibrationActivities(db: () => Db) {
   async function loadMethod(methodId: string) {

@@ -4,7 +4,9 @@
 # argument). Runs INSIDE the sandbox as an ordinary method: `calibration_candidates(source, entry,
 # constant_reprs)` returns a JSON string: [{"kind", "site", "source"}, ...]. Each mutant differs from
 # the original at exactly one site; at most MAX_PER_KIND sites per kind (the first and the last, which
-# are most often in different branches).
+# are most often in different branches; more when asked: evenly spaced, the first and the last among them).
+# `critic_hypotheses` (the execution critic's alternatives, domain/training/execCritic.ts) first runs the
+# method's module, as any call of it would, and raises MethodDoesNotImport when that fails.
 import ast
 import copy
 import json
@@ -130,7 +132,17 @@ def _mutant(tree, index, how):
     return ast.unparse(ast.fix_missing_locations(clone))
 
 
-def calibration_candidates(source, entry, constant_reprs=()):
+def _picks(found, max_per_kind):
+    """At most max_per_kind of the sites, evenly spaced, the first and the last among them."""
+    if len(found) <= max_per_kind:
+        return found
+    if max_per_kind == 1:
+        return [found[0]]
+    step = (len(found) - 1) / (max_per_kind - 1)
+    return [found[round(i * step)] for i in range(max_per_kind)]
+
+
+def calibration_candidates(source, entry, constant_reprs=(), max_per_kind=MAX_PER_KIND):
     tree = ast.parse(source)
     original = ast.unparse(tree)
     out = []
@@ -140,8 +152,7 @@ def calibration_candidates(source, entry, constant_reprs=()):
         by_kind.setdefault(kind, []).append((i, node, how))
     for kind in ("operator swap", "constant change", "off-by-one", "swapped branch"):
         found = by_kind.get(kind, [])
-        picks = found if len(found) <= MAX_PER_KIND else [found[0], found[-1]]
-        for i, node, how in picks:
+        for i, node, how in _picks(found, max_per_kind):
             try:
                 src = _mutant(tree, i, how)
                 compile(src, "<mutant>", "exec")
@@ -163,3 +174,21 @@ def calibration_candidates(source, entry, constant_reprs=()):
         }
     )
     return json.dumps(out)
+
+
+class MethodDoesNotImport(Exception):
+    """The method's module raised, or it defines no callable entry: no call of it can be compared with anything."""
+
+
+def critic_hypotheses(source, entry, constant_reprs=(), max_per_kind=MAX_PER_KIND):
+    """The execution critic's alternatives to the method: its calibration candidates, after checking that its
+    module runs and defines the entry (a module that raises would make every call, of the method and of each
+    mutant alike, the same exception)."""
+    namespace = {"__name__": "__pau_method__"}
+    try:
+        exec(compile(source, "<pau-method>", "exec"), namespace)
+    except BaseException as e:
+        raise MethodDoesNotImport(f"{type(e).__name__}: {e}") from None
+    if not callable(namespace.get(entry)):
+        raise MethodDoesNotImport(f"the code defines no callable {entry!r}")
+    return calibration_candidates(source, entry, constant_reprs, max_per_kind)

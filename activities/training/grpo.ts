@@ -17,11 +17,14 @@ import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import type { CriticFormat } from '../../domain/training/criticPrompt';
 import { rateCriticStep } from './criticRating';
+import { execCriticRatings } from './execCritic';
+import { execRationale, isExecCritic } from '../../domain/training/execCritic';
 import {
   type GrpoConfig,
   type GrpoEpochFigures,
   type GrpoEvalFigures,
   criticUnparsableFigures,
+  criticUnratedFigures,
   grpoConfigProblems,
   meanOf,
   sampleStratified,
@@ -34,10 +37,17 @@ import { loadRolloutRows } from '../../db/queries/rolloutRows';
 
 export interface CriticResult {
   episodeId: string;
-  /** One per assistant step, in order: the reward in [0, 1], or null (not rated or unparsable). */
+  /** One per assistant step, in order: the reward in [0, 1], or null (not rated, unparsable or unrated). */
   rewards: (number | null)[];
   rated: number;
   unparsable: number;
+  /**
+   * Steps the critic was asked to rate and could not, for a recorded reason (the execution critic: the
+   * method's code fails on import, no alternative could be generated, ...), and that reason. Absent: none
+   * (a model critic, or results recorded before).
+   */
+  unrated?: number;
+  unratedReason?: string;
 }
 
 /** What the critic is shown of a method besides the steps: its signature and gold (or accepted reference) description. */
@@ -48,6 +58,45 @@ export async function criticMethodContext(d: Db, methodId: string) {
   const entry = entryPointOf(m);
   const signature = m.signature ?? signatureFromCode(m.code, entry) ?? `def ${entry}(...)`;
   return { m, gold, entry, signature };
+}
+
+/**
+ * The execution critic's rewards of one rollout (domain/training/execCritic.ts): the rated steps' ratings
+ * from the sandbox (or its cache), written onto the assistant steps like a model critic's; an unrated step
+ * gets a null reward and its reason as the rationale.
+ */
+async function execCriticRollout(db: () => Db, input: { episodeId: string; methodId: string }): Promise<CriticResult> {
+  const d = db();
+  const [m] = await d
+    .select({ id: methods.id, entryPoint: methods.entryPoint, signature: methods.signature })
+    .from(methods)
+    .where(eq(methods.id, input.methodId))
+    .limit(1);
+  if (!m) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
+  const ex = explorationSteps(await loadSteps(d, input.episodeId), entryPointOf(m));
+  const ratings = await execCriticRatings({ db }, { methodId: m.id, steps: ex.map((s) => s.ran) });
+  const rewards: (number | null)[] = [];
+  let rated = 0;
+  let unrated = 0;
+  let unratedReason: string | undefined;
+  for (const [i, s] of ex.entries()) {
+    const r = ratings[i]!;
+    if (!isRated(s)) {
+      rewards.push(null);
+      continue;
+    }
+    rated++;
+    if (r.reward === null) {
+      unrated++;
+      unratedReason ??= r.unrated;
+    }
+    rewards.push(r.reward);
+    await d
+      .update(steps)
+      .set({ criticReward: r.reward, criticRationale: execRationale(r).slice(0, 4000) })
+      .where(and(eq(steps.episodeId, input.episodeId), eq(steps.idx, s.idx)));
+  }
+  return { episodeId: input.episodeId, rewards, rated, unparsable: 0, ...(unrated > 0 ? { unrated, ...(unratedReason ? { unratedReason } : {}) } : {}) };
 }
 
 export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
@@ -102,6 +151,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
      * onto the assistant steps (idempotent).
      */
     async criticRollout(input: { episodeId: string; methodId: string; critic: string; format?: CriticFormat }): Promise<CriticResult> {
+      if (isExecCritic(input.critic)) return execCriticRollout(db, input);
       const d = db();
       const { m, gold, entry, signature } = await criticMethodContext(d, input.methodId);
       const rows = await loadSteps(d, input.episodeId);
@@ -159,6 +209,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
         | 'ratedSteps'
         | 'criticUnparsable'
         | 'criticUnparsableShare'
+        | 'criticUnrated'
         | 'groups'
       >
     > {
@@ -179,6 +230,7 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
         meanCriticReward: meanOf(allSteps),
         ratedSteps: allSteps.filter((x) => x !== null).length,
         ...criticUnparsableFigures(input.critic),
+        ...criticUnratedFigures(input.critic),
         groups: [...byMethod].map(([methodId, rs]) => {
           const sorted = [...rs].sort((a, b) => a.row.sample - b.row.sample);
           return {

@@ -2,6 +2,7 @@
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { AnyDocument } from '../../domain/common/jsonDocument';
+import type { ExecStepRating } from '../../domain/training/execCritic';
 import type { SftBuildConfig, SftBuildSummary } from '../../domain/training/sftData';
 import { runs } from './runs';
 
@@ -95,4 +96,21 @@ export const trainingEpochs = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.epoch] })],
+);
+
+/**
+ * The execution critic's step ratings (domain/training/execCritic.ts), by step key: a hash of the method's
+ * code, the alternatives' recipe, the earlier calls and the step's calls. A rollout rated again (a retry, a
+ * second run, a critic card on the same rollouts) reads them instead of running the sandbox.
+ */
+export const execCriticSteps = pgTable(
+  'exec_critic_steps',
+  {
+    stepKey: text('step_key').primaryKey(),
+    methodId: text('method_id').notNull(),
+    version: text('version').notNull(),
+    rating: jsonb('rating').$type<ExecStepRating>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('exec_critic_steps_method_idx').on(t.methodId)],
 );

@@ -3,14 +3,17 @@
 import { codeMatchOf } from '../judge/codeMatch';
 import { unobservedInputs } from '../judge/codeMatchInputs';
 import type { EqualityOptions } from '../judge/outcomeEquality';
-import type { CallResult, Outcome } from '../sandbox/schemas';
+import type { Outcome } from '../sandbox/schemas';
 
-/** Reprs of the original's most frequent return values on the counted inputs (the constant functions to try). */
-export function constantReprs(original: readonly CallResult[], counted: readonly number[], max = 3): string[] {
+/**
+ * Reprs of the original's most frequent return values on the counted inputs (the constant functions to try):
+ * sandbox results, or the outcomes a dataset row stored (domain/dataset/outcome.ts).
+ */
+export function constantReprs(original: readonly { ok: boolean; repr?: string }[], counted: readonly number[], max = 3): string[] {
   const freq = new Map<string, number>();
   for (const i of counted) {
     const r = original[i];
-    if (r?.ok) freq.set(r.repr, (freq.get(r.repr) ?? 0) + 1);
+    if (r?.ok && r.repr !== undefined) freq.set(r.repr, (freq.get(r.repr) ?? 0) + 1);
   }
   return [...freq.entries()]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))

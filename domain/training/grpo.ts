@@ -166,6 +166,11 @@ export interface GrpoEpochFigures {
    */
   criticUnparsable?: number;
   criticUnparsableShare?: number | null;
+  /**
+   * Rollouts whose rated steps the critic left all unrated for a recorded reason (the execution critic: the
+   * method's code fails on import, ...): they train on the outcome only. By reason. Absent: none.
+   */
+  criticUnrated?: { rollouts: number; reasons: Record<string, number> };
   /** Rewards per group (method), for the distribution plot. */
   groups: { methodId: string; rewards: (number | null)[]; criticMeans: (number | null)[] }[];
   update: {
@@ -428,6 +433,18 @@ export function criticUnparsableFigures(critic: readonly { rated: number; unpars
   const asked = critic.reduce((a, c) => a + c.rated, 0);
   const unparsable = critic.reduce((a, c) => a + c.unparsable, 0);
   return { criticUnparsable: unparsable, criticUnparsableShare: asked === 0 ? null : unparsable / asked };
+}
+
+/** The rollouts the critic left all unrated for a recorded reason, by reason (nothing when there are none). */
+export function criticUnratedFigures(critic: readonly { rated: number; unrated?: number; unratedReason?: string }[]): Pick<GrpoEpochFigures, 'criticUnrated'> {
+  const all = critic.filter((c) => c.rated > 0 && c.unrated === c.rated);
+  if (all.length === 0) return {};
+  const reasons: Record<string, number> = {};
+  for (const c of all) {
+    const why = (c.unratedReason ?? 'no reason recorded').slice(0, 200);
+    reasons[why] = (reasons[why] ?? 0) + 1;
+  }
+  return { criticUnrated: { rollouts: all.length, reasons } };
 }
 
 /** Figures of a grpo-update's done metrics (history per step: kl, clip_frac, loss; docs/trainer.md). */

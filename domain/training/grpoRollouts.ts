@@ -12,6 +12,8 @@ export interface ExplorationStep {
   /** The assistant step's index. */
   idx: number;
   calls: CriticCall[];
+  /** The argument texts of the calls the sandbox ran (returned or raised), in order: what the execution critic runs again. */
+  ran: string[];
   submitted: boolean;
 }
 
@@ -33,7 +35,7 @@ export function explorationSteps(steps: readonly StepLike[], entryPoint: string)
   const out: ExplorationStep[] = [];
   for (const s of steps) {
     if (s.kind === 'assistant') {
-      out.push({ idx: s.idx, calls: [], submitted: false });
+      out.push({ idx: s.idx, calls: [], ran: [], submitted: false });
       continue;
     }
     const cur = out.at(-1);
@@ -41,6 +43,7 @@ export function explorationSteps(steps: readonly StepLike[], entryPoint: string)
     if (s.kind === 'submit') cur.submitted = true;
     const c = criticCall(entryPoint, s);
     if (c) cur.calls.push(c);
+    if (c && c.status !== 'rejected' && typeof s.call?.arguments === 'string') cur.ran.push(s.call.arguments);
   }
   return out;
 }

@@ -342,7 +342,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           'score',
           "code match unseen (the reward's) / all",
           'critic reward (rated steps)',
-          'critic unparsable',
+          'critic unparsable; rollouts unrated (outcome only), by reason',
           'update steps',
           'not as served (left out) / too long (dropped) / cut turns masked',
           'KL',
@@ -363,7 +363,8 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           fmt(e.meanScore),
           `${fmt(e.meanCodeMatchUnobserved ?? null)} / ${fmt(e.meanCodeMatch)}`,
           `${fmt(e.meanCriticReward)} (${e.ratedSteps})`,
-          e.criticUnparsable === undefined ? '-' : `${e.criticUnparsable} (${fmt((e.criticUnparsableShare ?? 0) * 100, 0)} %)`,
+          (e.criticUnparsable === undefined ? '-' : `${e.criticUnparsable} (${fmt((e.criticUnparsableShare ?? 0) * 100, 0)} %)`) +
+            (e.criticUnrated ? `; ${e.criticUnrated.rollouts} rollout(s) unrated: ${unratedReasons(e.criticUnrated)}` : ''),
           String(e.update.steps),
           countsCell(e, c.maxLength),
           fmt(e.update.meanKl, 5),
@@ -401,6 +402,13 @@ ${sections.join('\n')}
 `;
 }
 
+/** The reasons a critic left rollouts unrated, each with its count. */
+function unratedReasons(u: NonNullable<GrpoEpochFigures['criticUnrated']>): string {
+  return Object.entries(u.reasons)
+    .map(([why, n]) => `${why} (${n})`)
+    .join('; ');
+}
+
 /** One epoch's line as the terminal prints it (`grpo train` at the end, `grpo report`). */
 export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined): string {
   const c = epochCounts(e, maxLength);
@@ -417,6 +425,7 @@ export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined
       ? `  reward spread ${e.update.rewardSpread?.toFixed(3) ?? '-'} (${Math.round(100 * e.update.zeroSpreadGroups)} % of groups none)`
       : '') +
     (e.update.allUnratedRollouts ? `  ${e.update.allUnratedRollouts} rollout(s) unrated by the critic (outcome only)` : '') +
+    (e.criticUnrated ? `\n  critic: ${e.criticUnrated.rollouts} rollout(s) unrated for a reason: ${unratedReasons(e.criticUnrated)}` : '') +
     (c
       ? `\n  ${countsLine(c, 'rollout')}`
       : e.update.droppedTooLong != null

@@ -11,7 +11,8 @@ import { checkJudgeCard } from '../client/judgeCard';
 import { maxLengthFor, rolloutWindowFor } from '../lib/trainingArgs';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { grpoReportOptions, grpoTrainOptions } from '../options/grpo';
-import { requireKnownModels, requireMethodsOfSplit } from '../lib/benchArgs';
+import { requireCritic, requireKnownModels, requireMethodsOfSplit } from '../lib/benchArgs';
+import { isExecCritic } from '../../domain/training/execCritic';
 import { checkpointBases, checkSelfJudge, requireJudge } from '../client/judgeChoice';
 import { selfJudgeRelation, type SelfJudgePair } from '../../domain/judge/selfJudge';
 import { newRunId } from '../client/bench';
@@ -36,12 +37,15 @@ async function train(argv: string[]): Promise<number> {
   if (refusal) throw new UsageError(refusal);
   if (v['std-floor'] !== undefined && v['advantage-scale'] !== 'std') throw new UsageError('--std-floor needs --advantage-scale std');
   const critic = v.critic ?? v.base;
-  requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  requireKnownModels([v.base, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  requireCritic(critic);
+  // The execution critic is no model: no base, no relation to the policy.
+  const criticModels = isExecCritic(critic) ? [] : [critic];
   // The trained rollouts fit what the policy is served with: max_length defaults to its serving context.
   const maxLength = maxLengthFor(v.base, v['max-length']);
   // A policy on vLLM: as many rollouts in flight as its engine batches (llama.cpp: the default window).
   const rolloutWindow = rolloutWindowFor(v.base, v['rollout-window'], v['methods-per-epoch'] * v.group);
-  const bases = await checkpointBases([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const bases = await checkpointBases([v.base, ...criticModels, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   const judgeModel = requireJudge([v.base], v['judge-model'], 'GRPO (the outcome reward)', bases);
   // The judge scores the rollouts (the outcome reward) and the validation runs: it must not be the policy,
   // its base or a checkpoint of it. The step critic is the paper's design: a frozen model on the policy's
@@ -52,7 +56,7 @@ async function train(argv: string[]): Promise<number> {
     bases,
     otherFlags: '--judge-model M',
   });
-  const criticRelation = selfJudgeRelation(v.base, critic, (m) => bases.get(m));
+  const criticRelation = criticModels.length > 0 ? selfJudgeRelation(v.base, critic, (m) => bases.get(m)) : undefined;
   if (criticRelation && v.reward !== 'outcome') selfJudge.push({ agent: v.base, judge: critic, role: 'critic', relation: criticRelation });
   const runId = v['run-id'] ?? newRunId('grpo');
   const config: GrpoConfig & { selfJudge?: SelfJudgePair[] } = {
@@ -115,7 +119,7 @@ async function train(argv: string[]): Promise<number> {
     console.log(`run id: ${runId}`);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     console.log(
-      `policy ${config.base}, critic ${config.critic} (${config.criticFormat}), judge ${config.judgeModel}, reward ${config.reward}, max_length ${config.maxLength ?? 'trainer default'}`,
+      `policy ${config.base}, critic ${config.critic} (${isExecCritic(config.critic) ? 'execution: the method run in the sandbox' : config.criticFormat}), judge ${config.judgeModel}, reward ${config.reward}, max_length ${config.maxLength ?? 'trainer default'}`,
     );
     for (const line of cardLines) console.log(line);
     const forced = selfJudge.filter((p) => p.role !== 'critic');

@@ -11,6 +11,7 @@ import type { Db } from '../../db/client';
 import { methodSplits } from '../../db/queries/runs';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
+import { EXEC_CRITIC, isExecCritic } from '../../domain/training/execCritic';
 import { checkpointBases, checkSelfJudge, chooseJudge, type JudgeChoice } from '../client/judgeChoice';
 
 /**
@@ -25,6 +26,19 @@ export function requireKnownModels(names: readonly string[]): void {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+  }
+}
+
+/**
+ * A step critic: `exec` (the execution critic, domain/training/execCritic.ts) or a model as requireKnownModels
+ * takes it; anything else is a usage error (exit 2) naming the flag.
+ */
+export function requireCritic(name: string, flag = '--critic'): void {
+  if (isExecCritic(name)) return;
+  try {
+    requireKnownModels([name]);
+  } catch (err) {
+    throw new UsageError(`${flag} ${name} is neither \`${EXEC_CRITIC}\` (the execution critic) nor a known model: ${(err as Error).message}`);
   }
 }
 

@@ -13,7 +13,11 @@ const SPLITS = ['train', 'validation', 'test'] as const;
 
 export const grpoTrainOptions = defineOptions({
   base: { schema: z.string().min(1), arg: 'M', help: 'the policy base model (local/<name>)' },
-  critic: { schema: z.string().min(1).optional(), arg: 'M', help: 'the frozen critic that rates each exploration step (default: the base)' },
+  critic: {
+    schema: z.string().min(1).optional(),
+    arg: 'M',
+    help: 'the frozen critic that rates each exploration step: a model, or exec (the method run in the sandbox; docs/training.md); default: the base',
+  },
   'critic-format': { schema: z.enum(CRITIC_FORMATS).default(DEFAULT_CRITIC_FORMAT), help: "the critic's prompt format (docs/training.md)" },
   dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
   split: { schema: z.enum(SPLITS).default('train'), help: 'the split the training methods come from' },
