@@ -16,7 +16,7 @@ CRITIC=${CRITIC:-local/qwen2.5-coder-1.5b}
 CRITIC_FORMAT=${CRITIC_FORMAT:-verify}
 TAG=${TAG:-aac}
 # 24 validation methods used for nothing else (the pre-registration says how they were chosen)
-EVAL_METHODS=${EVAL_METHODS:?set EVAL_METHODS to the 24 pre-registered validation methods (comma-separated)}
+EVAL_METHODS=${EVAL_METHODS:-codealpaca/2k:802,codealpaca/2k:996,humaneval/HumanEval/9,mbpp/660,mbpp/891,mbpp/728,mbpp/5,mbpp/19,mbpp/246,mbpp/560,mbpp/113,mbpp/849,mbpp/568,mbpp/969,mbpp/797,mbpp/444,mbpp/972,mbpp/971,mbpp/518,mbpp/182,mbpp/3,mbpp/30,mbpp/222,mbpp/36}
 pau() { npm run --silent pau -- "$@"; }
 status_of() { pau runs show "$1" 2>/dev/null | head -1 | sed -n 's/^run [^ ]* ([a-z-]*): \([a-z]*\).*/\1/p'; }
 stage() { printf '\n== %s  (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
