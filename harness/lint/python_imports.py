@@ -21,7 +21,6 @@ TRAINER_PACKAGES = {
     "torch",
     "transformers",
     "peft",
-    "trl",
     "safetensors",
     "numpy",
     "gguf",
@@ -29,9 +28,9 @@ TRAINER_PACKAGES = {
     "psutil",
     "tensorboardX",
 }
-# pyarrow: pinned in trainer/requirements.txt (a dependency of datasets); pau_trainer.dataset_file writes the
-# dataset file as Parquet with it. datasets and pandas (pinned there too): the tests read the shipped dataset
-# file with them, as a user outside the project would.
+# pyarrow: pinned in trainer/requirements.txt; pau_trainer.dataset_file writes the dataset file as Parquet with it.
+# datasets and pandas (pinned there too): the tests read the shipped dataset file with them, as a user outside the
+# project would.
 DATASET_FILE_PACKAGES = {"pyarrow"}
 DATASET_FILE_TEST_PACKAGES = {"datasets", "pandas"}
 
