@@ -1,4 +1,4 @@
-// The options of `pau calibrate` (the suite, the ladder, the judge card): scripts/commands/calibrate.ts.
+// The options of `pau calibrate` (the suite, the judge card, the critic card): scripts/commands/calibrate.ts.
 import { z } from 'zod';
 import { DEFAULT_CODER_SAMPLES, MAX_CODER_SAMPLES } from '../../domain/judge/mbrExec';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
@@ -15,13 +15,6 @@ export const calibrateOptions = defineOptions({
   limit: { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'only the first N methods' },
   window: { schema: z.coerce.number().int().min(1).max(50).optional(), arg: 'N', help: 'methods in flight at once (default 4)' },
   'run-id': { schema: z.string().min(1).optional(), arg: 'ID', help: 'the calibration run id (default: a new one)' },
-});
-
-export const ladderOptions = defineOptions({
-  judge: { schema: z.string().min(1), arg: 'M', help: 'the judge model to check' },
-  methods: { schema: z.coerce.number().int().min(2).default(10), arg: 'N', help: 'methods scored' },
-  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
-  split: { schema: z.enum(SPLITS).default('test'), help: 'the split the methods come from' },
 });
 
 export const judgeCardOptions = defineOptions({
@@ -70,13 +63,12 @@ export const criticCardOptions = defineOptions({
 export const verb: VerbUsage = {
   forms: [
     { words: 'pau calibrate', options: calibrateOptions },
-    { words: 'pau calibrate ladder', options: ladderOptions },
     { words: 'pau calibrate judge', options: judgeCardOptions },
     { words: 'pau calibrate critic', options: criticCardOptions },
   ],
   notes: [
     'calibrate: code match of each original, its mutants, constant and identity functions (no judge model)',
-    'ladder: a judge scores gold / partial / wrong / empty descriptions; judge: the judge card that qualifies a judge and a coder',
+    'judge: the judge card that qualifies a judge and a coder (its "monotone ladder" replaced the retired `calibrate ladder`)',
     "critic: the critic card: the GRPO critic rates recorded episodes' steps, new behaviour above repeated or uninformative calls",
   ],
 };
