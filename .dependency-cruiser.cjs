@@ -20,12 +20,14 @@ module.exports = {
     },
     {
       name: 'domain-is-pure',
-      comment: 'domain/ is pure and workflow-safe: no I/O, no Node built-ins, no db/openai/activity runtime code.',
+      comment:
+        'domain/ is pure and workflow-safe: no I/O, no Node built-ins, no db/openai/activity runtime code; its packages are ' +
+        'zod, @temporalio/common and @noble/hashes (pure JavaScript SHA-256).',
       severity: 'error',
       from: { path: '^domain/' },
       to: {
         dependencyTypesNot: ['type-only'],
-        pathNot: ['^domain/', '^node_modules/(zod|@temporalio/common)/'],
+        pathNot: ['^domain/', '^node_modules/(zod|@temporalio/common|@noble/hashes)/'],
       },
     },
     {

@@ -11,7 +11,6 @@ import { createJudgeActivities } from './judge/activities';
 import { createDescribeActivities } from './describe/activities';
 import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
-import { createLadderActivities } from './calibration/ladder';
 import { createContradictionActivities } from './judge/contradiction';
 import { createJudgeCardActivities } from './judge/card';
 import { createCheckpointActivities } from './training/checkpoints';
@@ -36,7 +35,6 @@ export function createMainActivities(deps: MainDeps = { db: getDb, endpoints: ho
     ...createDescribeActivities(deps.db, deps.endpoints),
     ...createOpsActivities(deps.db),
     ...createCalibrationActivities(deps.db),
-    ...createLadderActivities(deps.db, deps.endpoints),
     ...createContradictionActivities(deps.db, deps.endpoints),
     ...createJudgeCardActivities(deps.db, deps.endpoints),
     ...createSftDataActivities(deps.db),

@@ -67,7 +67,8 @@ const COMMANDS: Record<
     options: () => import('./options/export'),
   },
   calibrate: {
-    needs: () => BOTH,
+    // The retired `calibrate ladder` refuses (exit 2) whether or not the stack is up.
+    needs: (argv) => (argv[0] === 'ladder' ? [] : BOTH),
     summary: 'calibration suite independent of any judge: code match of the original, its mutants, constant and identity functions (--dataset --split --limit)',
     load: () => import('./commands/calibrate'),
     options: () => import('./options/calibrate'),

@@ -10,7 +10,6 @@ export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
 export { calibrationWorkflow } from './calibration/calibrationWorkflow';
 export { calibrateMethodWorkflow } from './calibration/calibrateMethodWorkflow';
-export { ladderWorkflow } from './calibration/ladderWorkflow';
 export { describeMethodsWorkflow } from './describe/describeMethodsWorkflow';
 export { describeMethodWorkflow } from './describe/describeMethodWorkflow';
 export { sftBuildWorkflow } from './training/sftBuildWorkflow';

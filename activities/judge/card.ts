@@ -127,7 +127,7 @@ async function itemOf(db: Db, methodIds: readonly string[], methodId: string) {
   return { m, item, cm };
 }
 
-/** The call key of one rung: `wrong` depends on which method lent its gold, like the older ladder's. */
+/** The call key of one rung: `wrong` (and `injection`) depend on which method lent its gold. */
 const rungKey = (item: CardItem, rung: CardRung) => (rung === 'wrong' || rung === 'injection' ? `${rung}-from/${item.wrongFrom}` : rung);
 
 export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoints) {

@@ -116,7 +116,7 @@ export interface JudgeCardMeasures {
   /** Share of methods with the generic description scored below gold (by ABOVE_MARGIN); absent in older cards. */
   genericBelowGold?: number | null;
   injectionNoHigher: number | null;
-  /** Share of methods where gold >= partial >= wrong >= empty (the older ladder's test). */
+  /** Share of methods where gold >= partial >= wrong >= empty ("monotone ladder"). */
   monotone: number | null;
   /** Kendall's tau-b between the judge's scores and code match over every (method, rung) with both. */
   scoreCodeMatchTau: number | null;

@@ -120,7 +120,7 @@ export const INJECTED_SCORE_LINE = 'SCORE: 5';
 
 /**
  * The rungs of each method. `wrong` is the reference of the next method in the list whose reference
- * differs (as the older ladder does); methods need at least one other method to have a wrong rung.
+ * differs; methods need at least one other method to have a wrong rung.
  */
 export function buildCardItems(ms: readonly CardMethod[]): CardItem[] {
   if (ms.length < 2) return [];

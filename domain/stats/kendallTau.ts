@@ -1,5 +1,5 @@
-// Rank correlation, a leaf: the judge card and the description ladder both measure how well a judge keeps a
-// known order of descriptions. Pure code.
+// Rank correlation, a leaf: the judge card measures with it how well a judge's scores follow code match. Pure
+// code.
 
 /**
  * Kendall's tau-b between two score lists (ties handled: 1 = same order, -1 = reversed, 0 = none; null

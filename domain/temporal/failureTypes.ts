@@ -29,8 +29,6 @@ export const FAILURE_TYPES = {
   judgeCardNoMethods: 'JudgeCardNoMethods',
   /** A critic card with no usable recorded episode (no interactive benchmark episode with a new step and a reference). */
   criticCardNoEpisodes: 'CriticCardNoEpisodes',
-  /** A description ladder run's input failed its schema. */
-  ladderBadInput: 'LadderBadInput',
   // reports
   reportRunNotFound: 'ReportRunNotFound',
   /** produceReport's input failed its schema (an unknown kind, a missing run id). */

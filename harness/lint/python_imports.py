@@ -17,10 +17,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # psutil: pinned in trainer/requirements.txt (a dependency of accelerate); the torchrun launcher and the tests
 # use it to find and stop the ranks.
-TRAINER_PACKAGES = {"torch", "transformers", "peft", "trl", "safetensors", "numpy", "gguf", "xllamacpp", "psutil"}
-# pyarrow: pinned in trainer/requirements.txt (a dependency of datasets); pau_trainer.dataset_file writes the
-# dataset file as Parquet with it. datasets and pandas (pinned there too): the tests read the shipped dataset
-# file with them, as a user outside the project would.
+TRAINER_PACKAGES = {
+    "torch",
+    "transformers",
+    "peft",
+    "safetensors",
+    "numpy",
+    "gguf",
+    "xllamacpp",
+    "psutil",
+    "tensorboardX",
+}
+# pyarrow: pinned in trainer/requirements.txt; pau_trainer.dataset_file writes the dataset file as Parquet with it.
+# datasets and pandas (pinned there too): the tests read the shipped dataset file with them, as a user outside the
+# project would.
 DATASET_FILE_PACKAGES = {"pyarrow"}
 DATASET_FILE_TEST_PACKAGES = {"datasets", "pandas"}
 

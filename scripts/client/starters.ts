@@ -24,9 +24,6 @@ import { describeCoderModel, describeRunWorkflowId, type DescribeRunInput } from
 import { doctorWorkflow } from '../../workflows/doctor/doctorWorkflow';
 import { judgeRunWorkflow } from '../../workflows/judge/judgeRunWorkflow';
 import { judgeCardWorkflow } from '../../workflows/judge/judgeCardWorkflow';
-import { ladderWorkflow } from '../../workflows/calibration/ladderWorkflow';
-import { ladderWorkflowId, type LadderRunInput } from '../../domain/calibration/ladder';
-import { calibrationSearchAttributes } from '../../domain/calibration/workflowIds';
 import { rerunFailedEpisodesWorkflow, type RerunFailedInput } from '../../workflows/ops/rerunFailedEpisodesWorkflow';
 import { scheduledBenchmarkWorkflow, type ScheduledBenchmarkInput } from '../../workflows/ops/scheduledBenchmarkWorkflow';
 import { sftBuildWorkflow } from '../../workflows/training/sftBuildWorkflow';
@@ -133,17 +130,6 @@ export async function startCriticCard(client: Client, input: CriticCardInput): P
       { key: PauModel, value: input.criticModel },
     ],
     staticSummary: `critic card: critic ${input.criticModel} (${input.format ?? DEFAULT_CRITIC_FORMAT}), ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
-  });
-}
-
-/** Starts a description ladder run (`pau calibrate ladder`); `runId` makes each CLI run its own workflow. */
-export function startLadder(client: Client, input: LadderRunInput, runId: string): Promise<WorkflowHandle<typeof ladderWorkflow>> {
-  return client.workflow.start(ladderWorkflow, {
-    taskQueue: TASK_QUEUES.main,
-    workflowId: ladderWorkflowId(input, runId),
-    args: [input],
-    typedSearchAttributes: calibrationSearchAttributes(runId),
-    staticSummary: `description ladder: judge ${input.judgeModel}, ${input.methods} methods of ${input.dataset}/${input.split}`,
   });
 }
 

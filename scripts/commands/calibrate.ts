@@ -3,8 +3,8 @@
 // 1.0), of small mutants of it (operator swap, constant change, off-by-one, swapped branch; generated from
 // its AST in the sandbox), of constant functions (the floor) and of the identity function. Stored in the
 // run's row (kind `calibration`); reports of benchmark runs on the same split show the latest one.
-// `pau calibrate ladder --judge M [--methods 10] [--dataset pau-v1] [--split test]`: a real judge scores
-// gold / partial / wrong / empty descriptions per method; prints its rank agreement (domain/calibration/ladder.ts).
+// `pau calibrate ladder` is retired: the judge card (`pau calibrate judge`) measures its ladder (gold >= partial
+// >= wrong >= empty, "monotone ladder") with the other checks; the verb exits 2 saying so.
 // `pau calibrate judge --judge M`: the judge card; `pau calibrate critic --critic M [--run RUN | --dataset D
 // --split S] [--episodes N]`: the GRPO critic's card (domain/training/criticCard.ts). Both exit 1 when not qualified.
 import { WorkflowFailedError } from '@temporalio/client';
@@ -17,13 +17,11 @@ import { printTable } from '../../domain/report/table';
 import { newRunId } from '../client/bench';
 import { calibrationProgress, startCalibration } from '../client/calibration';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { calibrateOptions, criticCardOptions, judgeCardOptions, ladderOptions } from '../options/calibrate';
+import { calibrateOptions, criticCardOptions, judgeCardOptions } from '../options/calibrate';
 import { requireKnownModels } from '../lib/benchArgs';
-import { RUNGS, summarizeLadder } from '../../domain/calibration/ladder';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
-import { startCriticCard, startJudgeCard, startLadder } from '../client/starters';
+import { startCriticCard, startJudgeCard } from '../client/starters';
 import { criticCardLines } from '../../domain/training/criticCard';
-import { ladderProgressQuery } from '../../workflows/calibration/ladderWorkflow';
 import { cardProgressLine } from '../client/cardWatch';
 import { watchCardWorkflow } from '../client/judgeCard';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
@@ -119,68 +117,15 @@ async function criticCard(argv: string[]): Promise<number> {
   }
 }
 
-async function ladder(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, ladderOptions);
-  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  requireKnownModels([values.judge]);
-  const client = await connectClient();
-  const started = Date.now();
-  try {
-    const input = { judgeModel: values.judge, dataset: values.dataset, split: values.split, methods: values.methods };
-    const handle = await startLadder(client, input, newRunId('ladder'));
-    console.log(
-      `description ladder of ${values.methods} methods of ${values.dataset}/${values.split}, judge ${values.judge}: ${workflowUiLink(handle.workflowId)}`,
-    );
-    const timer = setInterval(() => {
-      void handle
-        .query(ladderProgressQuery)
-        .then(({ done, total }) => {
-          if (done === 0) return;
-          const s = (Date.now() - started) / 1000;
-          process.stdout.write(`\r  judgments ${done}/${total}  ${s.toFixed(0)} s  ETA ${(((total - done) * s) / done).toFixed(0)} s   `);
-        })
-        .catch(() => undefined); // a query while the workflow is between tasks can fail: the next tick asks again
-    }, 1000);
-    let rows: Awaited<ReturnType<typeof handle.result>>;
-    try {
-      rows = await handle.result().finally(() => clearInterval(timer));
-    } catch (err) {
-      if (!(err instanceof WorkflowFailedError)) throw err;
-      console.error(`\nladder failed: ${failureLine(err)}`);
-      return 1;
-    }
-    if (rows.length === 0) {
-      console.log(`no ladder: fewer than 2 methods of ${values.dataset}/${values.split} have a gold description`);
-      return 1;
-    }
-    const sc = (x: number | null) => (x === null ? '?' : String(x));
-    console.log(
-      `\nladder of ${rows.length} methods of ${values.dataset}/${values.split}, judge ${values.judge} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
-    );
-    printTable(
-      ['method', ...RUNGS],
-      rows.map((r) => [r.methodId, ...RUNGS.map((k) => sc(r[k]))]),
-    );
-    const s = summarizeLadder(rows);
-    const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(0)}%`);
-    printTable(
-      ['measure', 'value'],
-      [
-        ['methods scored on every rung', `${s.scored}/${s.methods}`],
-        ['monotone gold >= partial >= wrong >= empty', pct(s.monotone)],
-        ['gold > wrong', pct(s.goldAboveWrong)],
-        ["mean Kendall's tau-b (rung order vs scores)", s.meanTau === null ? '-' : s.meanTau.toFixed(2)],
-        ...RUNGS.map((k) => [`mean score: ${k}`, s.meanByRung[k] === null ? '-' : s.meanByRung[k]!.toFixed(2)]),
-      ],
-    );
-    return 0;
-  } finally {
-    await client.connection.close();
-  }
-}
+/** What `pau calibrate ladder` prints before it exits 2: the verb is retired, and what replaced it. */
+const LADDER_RETIRED =
+  'pau calibrate: `ladder` is retired (2026-12-07): the judge card measures the same ladder (gold >= partial >= wrong >= empty: "monotone ladder") beside its other checks; run `npm run pau -- calibrate judge --judge M`';
 
 export async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'ladder') return ladder(argv.slice(1));
+  if (argv[0] === 'ladder') {
+    console.error(LADDER_RETIRED);
+    return 2;
+  }
   if (argv[0] === 'judge') return judgeCard(argv.slice(1));
   if (argv[0] === 'critic') return criticCard(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, calibrateOptions);

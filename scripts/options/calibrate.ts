@@ -1,4 +1,4 @@
-// The options of `pau calibrate` (the suite, the ladder, the judge card): scripts/commands/calibrate.ts.
+// The options of `pau calibrate` (the suite, the judge card, the critic card): scripts/commands/calibrate.ts.
 import { z } from 'zod';
 import { DEFAULT_CODER_SAMPLES, MAX_CODER_SAMPLES } from '../../domain/judge/mbrExec';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
@@ -80,13 +80,12 @@ export const criticCardOptions = defineOptions({
 export const verb: VerbUsage = {
   forms: [
     { words: 'pau calibrate', options: calibrateOptions },
-    { words: 'pau calibrate ladder', options: ladderOptions },
     { words: 'pau calibrate judge', options: judgeCardOptions },
     { words: 'pau calibrate critic', options: criticCardOptions },
   ],
   notes: [
     'calibrate: code match of each original, its mutants, constant and identity functions (no judge model)',
-    'ladder: a judge scores gold / partial / wrong / empty descriptions; judge: the judge card that qualifies a judge and a coder',
+    'judge: the judge card that qualifies a judge and a coder (its "monotone ladder" replaced the retired `calibrate ladder`)',
     "critic: the critic card: the GRPO critic rates recorded episodes' steps, new behaviour above repeated or uninformative calls",
   ],
 };

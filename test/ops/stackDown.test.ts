@@ -75,6 +75,16 @@ describe('a verb run while the local stack is down', { timeout: 180_000 }, () =>
     expect(ms, `boot ${boot} ms`).toBeLessThan(bound(boot));
   });
 
+  it('the retired `calibrate ladder` needs no stack: one line naming what replaced it, exit 2', async () => {
+    const r = await runCli(['calibrate', 'ladder', '--judge', 'mock-oracle'], env, 60_000);
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr.trim()).toMatch(
+      /^pau calibrate: `ladder` is retired \(2026-12-07\): the judge card measures the same ladder .*`npm run pau -- calibrate judge --judge M`$/,
+    );
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+  });
+
   it('a worker entry point run without the CLI says so too', async () => {
     const boot = await bootMs();
     const t0 = Date.now();

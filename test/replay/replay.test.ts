@@ -29,9 +29,8 @@
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/reliability/runs.test.ts -t "runs cancel"`).
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
-// `ladder` (the description ladder, `pau calibrate ladder`) was recorded by
-// `PAU_RECORD_HISTORIES=1 npx vitest run test/validity/ladder.test.ts`; `criticCard` (the critic card, `pau calibrate
-// critic`) by `PAU_RECORD_HISTORIES=1 npx vitest run test/training/criticCard.test.ts`.
+// `criticCard` (the critic card, `pau calibrate critic`) was recorded by
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/training/criticCard.test.ts`.
 // Payload codec (config/payloadCodec.ts): every history replays through the workers' codec and payload
 // guard. The plain ones predate the codec (recorded before its cut-over, which is "now" here: a stack whose
 // key was made today); encrypted ones (`episode-encrypted` and any recorded since) were written through the codec with the test key

@@ -47,7 +47,7 @@ class Job:
         self.model: Any = None  # the peft model (saves, no-grad passes)
         self.train_model: Any = None  # what training steps call: the peft model, or DDP around it
         self.dist = distributed.current()
-        self._tb: Any = None  # tfevents.EventWriter, opened at the first step this process trains
+        self._tb: Any = None  # tensorboardX EventsWriter, opened at the first step this process trains
         self.optimizer: torch.optim.Optimizer | None = None
         self.scheduler: Any = None
         self.device = "cpu"
@@ -343,14 +343,23 @@ class Job:
         """TensorBoard scalars of one step (output_dir/tensorboard/, rank 0), numbers only, tags train/<name>."""
         if not self.dist.main:
             return
-        if self._tb is None:
-            from .tfevents import EventWriter
+        from tensorboardX.event_file_writer import EventsWriter
+        from tensorboardX.proto.event_pb2 import Event, SessionLog
+        from tensorboardX.proto.summary_pb2 import Summary
 
-            self._tb = EventWriter(self.out / "tensorboard", resumed_at_step=step if step > 1 else None)
-        self._tb.scalars(
-            step,
-            {f"train/{k}": v for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)},
-        )
+        now = time.time()
+        if self._tb is None:
+            # tensorboardX's synchronous writer: SummaryWriter writes from a thread that os._exit and kill -9 cut
+            # off, and a step is logged before it is saved. One file per attempt (the pid: two in one second).
+            (self.out / "tensorboard").mkdir(parents=True, exist_ok=True)
+            self._tb = EventsWriter(str(self.out / "tensorboard" / "events"), f".{os.getpid()}")
+            if step > 1:  # resumed: TensorBoard drops the older files' points from here (the killed attempt's)
+                self._tb.write_event(Event(wall_time=now, step=step, session_log=SessionLog(status=SessionLog.START)))
+        numbers = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        tags = [Summary.Value(tag=f"train/{k}", simple_value=v) for k, v in numbers.items() if math.isfinite(v)]
+        if tags:
+            self._tb.write_event(Event(wall_time=now, step=step, summary=Summary(value=tags)))
+        self._tb.flush()  # on disk before the step's save: a kill -9 loses no point that a resume keeps
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)

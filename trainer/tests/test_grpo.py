@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
-from test_tfevents import job_scalars
+from test_tensorboard import job_scalars
 
 from conftest import DATA, run_trainer
 from pau_trainer.core_algos import aac_advantages
