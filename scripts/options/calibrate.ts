@@ -27,13 +27,6 @@ export const calibrateOptions = defineOptions({
   'run-id': { schema: z.string().min(1).optional(), arg: 'ID', help: 'the calibration run id (default: a new one)' },
 });
 
-export const ladderOptions = defineOptions({
-  judge: { schema: z.string().min(1), arg: 'M', help: 'the judge model to check' },
-  methods: { schema: numberOption(CARD_SIZE).default(10), arg: 'N', help: 'methods scored' },
-  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
-  split: { schema: z.enum(SPLITS).default('test'), help: 'the split the methods come from' },
-});
-
 export const judgeCardOptions = defineOptions({
   judge: { schema: z.string().min(1), arg: 'M', help: 'the judge model to qualify' },
   coder: { schema: z.string().min(1).optional(), arg: 'C', help: 'the code writer to qualify (default: the judge)' },
