@@ -20,7 +20,7 @@ import torch
 
 from .cancel import Cancel, Cancelled
 from .chat import ChatEncoder, length_cut_of, line_requests
-from .checkpoint import ADAPTER_FILE, is_complete
+from .checkpoint import ADAPTER_FILE, is_complete, load_state
 from .job import read_jsonl
 from .models import load_model, load_tokenizer, pick_device, prepare_base, sha256_file
 from .protocol import ShiftSpec, TrainerError, emit
@@ -41,7 +41,15 @@ def run_shift(spec: ShiftSpec, cancel: Cancel) -> dict[str, Any]:
     adapter_dir = Path(spec.adapter_dir)
     if not is_complete(adapter_dir):
         raise TrainerError("invalid_data", f"adapter_dir {adapter_dir} is not a complete checkpoint (no DONE file)")
-    base_dir, _ = prepare_base(spec.base_model, spec.base_model_sha256, log=lambda m: emit("info", message=m))
+    base_dir, base_sha = prepare_base(spec.base_model, spec.base_model_sha256, log=lambda m: emit("info", message=m))
+    trained_on = load_state(adapter_dir).get("base_sha256") if (adapter_dir / "state.json").is_file() else None
+    if trained_on and trained_on != base_sha:
+        # the gate compares a checkpoint with the base it was trained on; another base measures nothing
+        raise TrainerError(
+            "spec_mismatch",
+            f"adapter_dir {adapter_dir} was trained on base sha256 {trained_on[:12]}..., "
+            f"not on {spec.base_model} (sha256 {base_sha[:12]}...)",
+        )
     tok = load_tokenizer(base_dir)
     encoder = ChatEncoder(tok)
     device = pick_device(spec.device)

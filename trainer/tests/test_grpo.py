@@ -283,6 +283,16 @@ def test_policy_shift_measures_kl_of_the_trained_adapter_and_zero_for_a_fresh_on
     zero = run_trainer("policy-shift", {**shift, "adapter_dir": str(fresh)}, tmp_path / "zero.json")
     assert zero.rc == 0, zero.stderr[-2000:]
     assert zero.of("done")[0]["metrics"]["kl_mean"] == pytest.approx(0.0, abs=1e-7)
+    # a checkpoint trained on another base than the one the gate compares with is refused, named
+    other_base = tmp_path / "other-base"
+    shutil.copytree(first_save, other_base)
+    state = json.loads((other_base / "state.json").read_text())
+    (other_base / "state.json").write_text(json.dumps({**state, "base_sha256": "0" * 64}))
+    foreign = run_trainer("policy-shift", {**shift, "adapter_dir": str(other_base)}, tmp_path / "foreign.json")
+    assert (
+        foreign.rc == ExitCode.INVALID_SPEC
+        and "trained on base sha256 000000000000" in foreign.of("error")[0]["message"]
+    )
     # an adapter directory that is not a complete checkpoint is refused, named
     bad = run_trainer("policy-shift", {**shift, "adapter_dir": str(tmp_path / "nope")}, tmp_path / "bad.json")
     assert bad.rc == ExitCode.INVALID_DATA and "nope" in bad.of("error")[0]["message"]
