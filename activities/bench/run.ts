@@ -7,7 +7,7 @@ import { episodes, judgments, runs } from '../../db/schema/runs';
 import { callingWorkflowId } from '../common/workflowContext';
 import type { BenchmarkConfig, RunTotals, StoredConfig } from '../../domain/bench/types';
 import { sameRunConfig } from '../../domain/bench/runConfig';
-import { modelLimitProblems } from '../../domain/bench/episodeSlots';
+import { runConfigProblems } from '../../domain/bench/configBounds';
 import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { resolveMethods } from '../../db/queries/runs';
@@ -21,7 +21,7 @@ export function makeStartRun(db: () => Db) {
   return async function startRun(input: { runId: string; config: BenchmarkConfig }): Promise<{ methods: number }> {
     const d = db();
     const workflowId = callingWorkflowId();
-    const problems = modelLimitProblems(input.config);
+    const problems = runConfigProblems(input.config);
     if (problems.length > 0) throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${problems.join('; ')}`, FAILURE_TYPES.badRunConfig);
     const [existing] = await d.select().from(runs).where(eq(runs.id, input.runId)).limit(1);
     const stored = existing?.kind === 'benchmark' ? parseRunConfig('benchmark', existing.config, input.runId) : undefined;

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { methods } from '../../db/schema/datasets';
 import { episodes, steps } from '../../db/schema/runs';
-import { callingWorkflowId } from '../common/workflowContext';
+import { callingWorkflowId, currentActivity } from '../common/workflowContext';
 import { IN_CONTEXT_SYSTEM_PROMPT, interactiveSystemPrompt, interactiveUserPrompt } from '../../domain/episode/prompts';
 import { upsertSteps } from './steps';
 import { conversationKey, forgetConversation } from './conversationCache';
@@ -20,19 +20,34 @@ import {
   type EpisodeOutcome,
   type PreparedEpisode,
 } from '../../domain/episode/types';
-import { inContextExamples } from '../../domain/inputs/generator';
+import { inContextExampleSteps } from '../../domain/inputs/generator';
+import { episodeBoundsProblems } from '../../domain/episode/bounds';
+import { runStepsPausing } from '../../domain/common/steps';
 
 type ExampleSource = Pick<typeof methods.$inferSelect, 'id' | 'probeInputs' | 'heldoutInputs' | 'heldoutGenerated'>;
 
-/** The in-context examples of an episode: budget-matched generated ones (default) or the first k probe inputs. */
-export function episodeExamples(
+/**
+ * The in-context examples of an episode: budget-matched generated ones (default) or the first k probe
+ * inputs. The generation runs in steps (domain/common/steps.ts): between two, the activity heartbeats and
+ * lets the worker's event loop run, and stops once it is cancelled (a worker shutting down on SIGTERM).
+ */
+export async function episodeExamples(
   method: ExampleSource,
   input: Pick<EpisodeInput, 'k' | 'inContextExamples'>,
   budgets: EpisodeBudgets,
-): { mode: 'generated' | 'probe'; inputs: string[] } {
+): Promise<{ mode: 'generated' | 'probe'; inputs: string[] }> {
   const mode = input.inContextExamples ?? 'generated';
   if (mode === 'probe') return { mode, inputs: (method.probeInputs ?? []).slice(0, input.k ?? DEFAULT_IN_CONTEXT_K) };
-  return { mode, inputs: inContextExamples(method, input.k ?? budgets.maxCalls) };
+  const ctx = currentActivity();
+  const steps = inContextExampleSteps(method, input.k ?? budgets.maxCalls);
+  const inputs = await runStepsPausing(steps, {
+    pause: async () => {
+      ctx?.heartbeat();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    ...(ctx ? { signal: ctx.cancellationSignal } : {}),
+  });
+  return { mode, inputs };
 }
 
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
@@ -60,6 +75,9 @@ export function localTurnsFor(model: string): boolean {
 export function makePrepareEpisode(db: () => Db) {
   return async function prepareEpisode(input: EpisodeInput): Promise<PreparedEpisode> {
     const workflowId = callingWorkflowId();
+    // Before any work: a budget or k no run can use (a call budget of 10^9) is refused, not attempted.
+    const outOfRange = episodeBoundsProblems(input);
+    if (outOfRange.length > 0) throw ApplicationFailure.nonRetryable(`episode ${input.episodeId}: ${outOfRange.join('; ')}`, FAILURE_TYPES.badEpisodeInput);
     const d = db();
     const [method] = await d.select().from(methods).where(eq(methods.id, input.methodId)).limit(1);
     if (!method) throw ApplicationFailure.nonRetryable(`method ${input.methodId} is not in the methods table`, FAILURE_TYPES.methodNotFound);
@@ -70,7 +88,7 @@ export function makePrepareEpisode(db: () => Db) {
 
     const now = new Date();
     const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
-    const examples = input.setting === 'in-context' ? episodeExamples(method, input, budgets) : null;
+    const examples = input.setting === 'in-context' ? await episodeExamples(method, input, budgets) : null;
     // k is recorded on the episode so every in-context number can be shown with it.
     const k = examples ? { inContextK: examples.inputs.length, inContextExamples: examples.mode } : { inContextK: null, inContextExamples: null };
     await d

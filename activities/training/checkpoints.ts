@@ -11,7 +11,7 @@ import { callingWorkflowId } from '../common/workflowContext';
 import { loadEpisodeRows, judgeModelsOf } from '../../db/queries/reportRows';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { compareWithBase, type SftComparison } from '../../domain/report/sftComparison';
-import type { SftTrainConfig } from '../../domain/training/sftTrain';
+import { type SftTrainConfig, sftTrainConfigProblems } from '../../domain/training/sftTrain';
 import type { CheckpointRecord } from '../../domain/training/checkpointRecord';
 import { loadSftDataset } from '../../db/queries/sftData';
 import type { Checkpoint } from '../../db/queries/checkpoints';
@@ -57,8 +57,10 @@ export async function finishRunRow(db: Db, input: FinishRunInput): Promise<void>
 
 export function createCheckpointActivities(db: () => Db) {
   return {
-    /** The SFT run's row (kind sft); checks that its data set exists and has examples. */
+    /** The SFT run's row (kind sft); checks its config's ranges, and that its data set exists and has examples. */
     async startSftRun(input: { runId: string; config: SftTrainConfig }): Promise<{ examples: number }> {
+      const problems = sftTrainConfigProblems(input.config);
+      if (problems.length > 0) throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${problems.join('; ')}`, FAILURE_TYPES.badRunConfig);
       const d = db();
       const ds = await loadSftDataset(d, input.config.data);
       if (!ds) {

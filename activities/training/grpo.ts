@@ -17,7 +17,15 @@ import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import type { CriticFormat } from '../../domain/training/criticPrompt';
 import { rateCriticStep } from './criticRating';
-import { type GrpoConfig, type GrpoEpochFigures, type GrpoEvalFigures, criticUnparsableFigures, meanOf, sampleStratified } from '../../domain/training/grpo';
+import {
+  type GrpoConfig,
+  type GrpoEpochFigures,
+  type GrpoEvalFigures,
+  criticUnparsableFigures,
+  grpoConfigProblems,
+  meanOf,
+  sampleStratified,
+} from '../../domain/training/grpo';
 import { callsBefore, explorationSteps, isRated } from '../../domain/training/grpoRollouts';
 import { type GrpoEvalStacks, grpoEvalFigures } from '../../domain/training/grpoEval';
 import { mixedStacksRefusal, servingStackOf } from '../../domain/llm/servingStack';
@@ -46,6 +54,8 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     /** The run's row (kind grpo), so `runs list` shows it; a rerun with the same id keeps its summary. */
     async startGrpoRun(input: { runId: string; config: GrpoConfig }): Promise<void> {
+      const problems = grpoConfigProblems(input.config);
+      if (problems.length > 0) throw ApplicationFailure.nonRetryable(`run ${input.runId}: ${problems.join('; ')}`, FAILURE_TYPES.badRunConfig);
       const now = new Date();
       await db()
         .insert(runs)

@@ -15,6 +15,7 @@ import { servedTurns } from './sftData';
 import { trainerJobDir } from './runTrainerJob';
 import { loadRolloutRows } from '../../db/queries/rolloutRows';
 import type { SampledRollout } from '../../domain/training/sampledWith';
+import { agentTurns, transcriptDeparts } from '../../domain/training/policyMoved';
 
 export interface PrepareGrpoInput {
   jobId: string;
@@ -50,8 +51,68 @@ export interface PrepareGrpoResult {
   sampledWith?: SampledRollout[];
 }
 
+export interface PrepareShiftInput {
+  jobId: string;
+  evalRunId: string;
+  judgeModel: string;
+  checkpointModel: string;
+  base: string;
+}
+
+export interface PrepareShiftResult {
+  /** The checkpoint's evaluation episodes as trainer lines (policy-shift's input), and the base's GGUF. */
+  episodesFile: string;
+  baseFile: string;
+  episodes: number;
+  /** Methods where both arms have an evaluation episode, and those whose agent turns differ. */
+  compared: number;
+  departed: number;
+}
+
 export function createGrpoGpuActivities(db: () => Db) {
   return {
+    /**
+     * The gate's inputs from an evaluation run (domain/training/policyMoved.ts): the checkpoint's episodes
+     * as trainer lines, each policy message in the request it was served in (servedLine.ts), for the trainer's
+     * policy-shift job; and, per method, whether its greedy transcript departs from the base's.
+     */
+    async prepareShiftEpisodes(input: PrepareShiftInput): Promise<PrepareShiftResult> {
+      const d = db();
+      const rows = await loadRolloutRows(d, input.evalRunId, input.judgeModel, null);
+      const turns = new Map<string, ReturnType<typeof agentTurns>>();
+      const lines: string[] = [];
+      for (const r of rows) {
+        if (r.model !== input.checkpointModel && r.model !== input.base) continue;
+        const t = await loadEpisodeTranscript(d, r.episodeId);
+        if (!t) continue;
+        const messages = sftConversation(t.messages);
+        turns.set(`${r.model}|${r.methodId}`, agentTurns(messages));
+        if (r.model !== input.checkpointModel || !messages.some((m) => m.role === 'assistant')) continue;
+        const served = servedLine(messages, (await servedTurns(d, [r.episodeId])).get(r.episodeId) ?? []);
+        if (!served.ok) continue;
+        lines.push(JSON.stringify({ id: r.episodeId, ...served.line, ...(served.lengthCut.length > 0 ? { length_cut: served.lengthCut } : {}) }));
+      }
+      let compared = 0;
+      let departed = 0;
+      for (const [key, mine] of turns) {
+        const [model, methodId] = [key.slice(0, key.indexOf('|')), key.slice(key.indexOf('|') + 1)];
+        if (model !== input.checkpointModel) continue;
+        const base = turns.get(`${input.base}|${methodId}`);
+        if (!base) continue;
+        compared++;
+        if (transcriptDeparts(mine, base)) departed++;
+      }
+      if (lines.length === 0) {
+        throw ApplicationFailure.nonRetryable(
+          `evaluation ${input.evalRunId} has no episode of ${input.checkpointModel} with agent turns to measure`,
+          TRAINER_FAILURE.invalidData,
+        );
+      }
+      const episodesFile = `${trainerJobDir(input.jobId)}.episodes.jsonl`;
+      writeIfChanged(episodesFile, `${lines.join('\n')}\n`);
+      return { episodesFile, baseFile: baseModelFile(input.base), episodes: lines.length, compared, departed };
+    },
+
     async prepareGrpoRollouts(input: PrepareGrpoInput): Promise<PrepareGrpoResult> {
       const baseFile = baseModelFile(input.base);
       const d = db();

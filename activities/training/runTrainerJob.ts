@@ -1,4 +1,4 @@
-// The `runTrainerJob` activity (pau-gpu queue): one trainer job (sft | grpo-update | export-gguf-lora) as a
+// The `runTrainerJob` activity (pau-gpu queue): one trainer job (sft | grpo-update | export-gguf-lora | policy-shift) as a
 // child process of the worker (why a child process and not a Python worker: docs/trainer.md).
 //   - the job's directory is <PAU_TRAINER_JOBS_DIR or PAU_STATE_DIR/training>/<jobId>: a retry of the
 //     activity (same jobId) reruns the same command there, and the trainer resumes from its last complete
@@ -102,7 +102,7 @@ export function outcome(input: TrainerJobInput, dir: string, r: TrainerRunResult
  * hash (activities/training/checkpointFiles.ts).
  */
 export async function withLocalInitAdapter(input: TrainerJobInput, db: (() => Db) | undefined): Promise<TrainerJobInput> {
-  if (input.command === 'export-gguf-lora' || !input.initCheckpoint || !input.spec.init_adapter) return input;
+  if (input.command === 'export-gguf-lora' || input.command === 'policy-shift' || !input.initCheckpoint || !input.spec.init_adapter) return input;
   if (fs.existsSync(input.spec.init_adapter)) return input;
   const what = `init adapter ${input.spec.init_adapter} (checkpoint ${input.initCheckpoint})`;
   if (!db) throw failure(FAILURE_TYPES.checkpointFileMissing, `${what} is not on this host, and this worker has no database to fetch it from`, true);

@@ -1,5 +1,6 @@
 // What the GRPO report and progress line read from Postgres: the run's config and per-epoch figures, and the
 // best and worst groups' rollouts with their step rewards.
+import type { PolicyMovedGate } from '../../domain/training/policyMoved';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../client';
 import { methods } from '../schema/datasets';
@@ -117,6 +118,7 @@ async function compareRuns(db: Db, run: GrpoRunState, others: readonly string[])
         epoch: e.epoch,
         evalRunIds: [e.eval.runId, o.eval.runId],
         paired: grpoEvalPaired(await checkpointRows(run, e), await checkpointRows(other, o)),
+        ...(e.eval.gate || o.eval.gate ? { gates: [e.eval.gate ?? null, o.eval.gate ?? null] as [PolicyMovedGate | null, PolicyMovedGate | null] } : {}),
       });
     }
   }

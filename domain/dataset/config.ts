@@ -2,6 +2,7 @@
 // cover it; defaults follow the paper where it speaks (test split of 741) and docs/datasets.md elsewhere.
 import { z } from 'zod';
 import { limitsSchema } from '../sandbox/schemas';
+import { rangeSchema, wholeRange } from '../common/numberRange';
 import { SOURCE_NAMES } from './sources';
 
 /** The sandbox limits a build runs methods under: the contract's fields (domain/sandbox) with the build's defaults. */
@@ -39,6 +40,14 @@ export const InputsConfig = z.object({
 });
 export type InputsConfig = z.infer<typeof InputsConfig>;
 
+/** The first N records of each source (`--limit`): more than any source has (CodeAlpaca's 20,022). */
+export const RECORD_LIMIT_RANGE = wholeRange(1, 100_000);
+/** A split's size (`--test`, `--validation`): at most every record a source could give. */
+export const SPLIT_SIZE_RANGE = wholeRange(0, 100_000);
+/** Methods per sandbox batch (one activity) and batches in flight (`--batch-size`, `--concurrency`). */
+export const BATCH_SIZE_RANGE = wholeRange(1, 500);
+export const CONCURRENCY_RANGE = wholeRange(1, 64);
+
 export const BuildConfig = z.object({
   name: z
     .string()
@@ -49,7 +58,7 @@ export const BuildConfig = z.object({
     .min(1)
     .default([...SOURCE_NAMES]),
   /** Take only the first N records of each source (for quick builds and tests). */
-  limit: z.number().int().min(1).optional(),
+  limit: rangeSchema(RECORD_LIMIT_RANGE).optional(),
   seed: z.string().default('pau-v1'),
   split: z
     .object({
@@ -57,8 +66,8 @@ export const BuildConfig = z.object({
        * its share of the pool. `by-source`: each source goes to the split `bySource` names (validation, when
        * no source gives one, is `validation` methods drawn from the training sources). */
       scheme: z.enum(SPLIT_SCHEMES).default('proportional'),
-      test: z.number().int().min(0).default(741),
-      validation: z.number().int().min(0).default(100),
+      test: rangeSchema(SPLIT_SIZE_RANGE).default(741),
+      validation: rangeSchema(SPLIT_SIZE_RANGE).default(100),
       bySource: z.partialRecord(z.enum(SOURCE_NAMES), SourceSplit).default({ ...DEFAULT_BY_SOURCE }),
     })
     .default({ scheme: 'proportional', test: 741, validation: 100, bySource: { ...DEFAULT_BY_SOURCE } }),
@@ -68,8 +77,8 @@ export const BuildConfig = z.object({
   cruxevalGold: z.enum(['code-only', 'exclude']).default('code-only'),
   codealpaca: z.enum(['auto', '20k', '2k']).default('auto'),
   /** Methods per sandbox activity, and how many such activities run at once. */
-  batchSize: z.number().int().min(1).max(500).default(25),
-  concurrency: z.number().int().min(1).max(64).default(4),
+  batchSize: rangeSchema(BATCH_SIZE_RANGE).default(25),
+  concurrency: rangeSchema(CONCURRENCY_RANGE).default(4),
   limits: BuildLimits.default({ timeoutMs: 2_000, memoryMb: 512 }),
   inputs: InputsConfig.default(InputsConfig.parse({})),
   /**

@@ -11,6 +11,9 @@
 // where the known inputs show it. Keyword arguments keep their names and positions in the call.
 // Deterministic: the same (method, purpose, seed) gives the same inputs on every machine. Pure, no I/O.
 import { seededRandom } from '../common/seededRandom';
+import { rangeProblem } from '../common/numberRange';
+import { runSteps } from '../common/steps';
+import { IN_CONTEXT_K_RANGE } from '../episode/bounds';
 import { mutateInputs } from './mutation';
 import { fnv1a } from '../common/hash';
 import { parseArgs, parseValue } from '../python/literal';
@@ -629,6 +632,21 @@ export interface GenerateOptions {
  * A share of them put an edge value in one argument and typical values elsewhere.
  */
 export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
+  return runSteps(generateInputSteps(spec, o));
+}
+
+/**
+ * Attempts between two pauses of a stepped generation (a method whose inputs leave little to vary spends
+ * its 25 attempts per input finding no new one). The longest step at k = 200 took 20-33 ms on 2 cores at
+ * load 8 (2026-12-07; 52-70 ms with 250 attempts a step); a pause costs microseconds.
+ */
+export const ATTEMPTS_PER_STEP = 50;
+
+/**
+ * generateInputs as steps: the same inputs, with a pause (a `yield`) every ATTEMPTS_PER_STEP attempts, where
+ * an activity lets its event loop run, heartbeats and checks for cancellation (domain/common/steps.ts).
+ */
+export function* generateInputSteps(spec: InputSpec, o: GenerateOptions): Generator<void, string[]> {
   if (o.count <= 0) return [];
   const r = seededRandom(fnv1a(`${GENERATOR_VERSION}:${o.purpose}:${o.seed ?? 1}:${o.seedKey}`));
   const seen = new Set([...spec.known, ...(o.exclude ?? []).map(inputKey)]);
@@ -642,6 +660,7 @@ export function generateInputs(spec: InputSpec, o: GenerateOptions): string[] {
   const templates = spec.templates;
   const total = templates.reduce((n, t) => n + t.weight, 0);
   for (let attempt = 0; attempt < o.count * 25 && out.length < o.count; attempt++) {
+    if (attempt > 0 && attempt % ATTEMPTS_PER_STEP === 0) yield;
     if (templates.length === 0 || (spec.unparsed.length > 0 && attempt % 4 === 3)) {
       if (spec.unparsed.length === 0) break;
       for (const m of mutateInputs(spec.unparsed, 1, `${o.purpose}:${o.seedKey}:${attempt}`, Number(fnv1a(String(o.seed ?? 1))))) push(m);
@@ -757,20 +776,33 @@ export function fingerprintPlan(spec: InputSpec, count = 16): { key: string; inp
 
 // ---------------------------------------------------------------- in-context examples
 
+export interface ExampleSource {
+  id: string;
+  probeInputs: readonly string[];
+  heldoutInputs: readonly string[];
+  heldoutGenerated?: readonly string[] | null;
+}
+
 /**
  * The budget-matched in-context examples of a method: its probe inputs first (the source's own examples),
  * then generated inputs until there are `k`, never one of its held-out inputs. The same for every model
  * and every run with the same k and seed.
  */
-export function inContextExamples(
-  m: { id: string; probeInputs: readonly string[]; heldoutInputs: readonly string[]; heldoutGenerated?: readonly string[] | null },
-  k: number,
-  seed: string | number = 1,
-): string[] {
+export function inContextExamples(m: ExampleSource, k: number, seed: string | number = 1): string[] {
+  return runSteps(inContextExampleSteps(m, k, seed));
+}
+
+/**
+ * inContextExamples as steps (generateInputSteps), for an activity. A k outside IN_CONTEXT_K_RANGE is
+ * refused (a RangeError naming it) before any work: its cost grows with k, and 10^9 examples never end.
+ */
+export function* inContextExampleSteps(m: ExampleSource, k: number, seed: string | number = 1): Generator<void, string[]> {
+  const refusal = rangeProblem('in-context k', k, IN_CONTEXT_K_RANGE);
+  if (refusal) throw new RangeError(refusal);
   const probes = m.probeInputs.slice(0, k);
   if (probes.length >= k) return probes;
   const spec = inputSpec([...m.probeInputs, ...m.heldoutInputs]);
-  const extra = generateInputs(spec, {
+  const extra = yield* generateInputSteps(spec, {
     count: k - probes.length,
     seedKey: m.id,
     purpose: 'examples',

@@ -3,7 +3,8 @@
 import type { ReportDocument } from './renderHtml';
 import { cardMeasureLines } from '../judge/cardSummary';
 import { cardCheckRows, cardTitle, reportView, selfJudgeText } from './judgeCardView';
-import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, pairedRows } from './summarize';
+import { comparedRows } from './runComparison';
+import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, POWER_TEXT, pairedRows } from './summarize';
 import { formatTable } from './table';
 import { formatToolCallSources } from './toolCallSources';
 import { SMALL_JUDGE_WARNING } from '../llm/localModels';
@@ -60,6 +61,7 @@ export function headlineText(doc: ReportDocument): string {
   else if (paired.rows.length > 0) {
     lines.push('', 'paired per method (a - b, wins/ties/losses of a):', formatTable(paired.headers, paired.rows));
     if (paired.leftOut > 0) lines.push(`(${paired.leftOut} comparisons over too few methods left out)`);
+    lines.push(POWER_TEXT);
   }
   // The scripted anchors call natively by construction; the table is about the real models.
   const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
@@ -82,6 +84,9 @@ export function headlineText(doc: ReportDocument): string {
         ),
       );
     }
+    // Documents built since the paired comparison: the same methods paired, with the power of each difference.
+    const c = doc.compare.comparison ? comparedRows(doc.compare.comparison, view, ['score', 'codeMatchUnobserved']) : null;
+    if (c && c.rows.length > 0) lines.push('', `paired by method, this run - ${doc.compare.runId}:`, formatTable(c.headers, c.rows), POWER_TEXT);
   }
   return lines.join('\n');
 }

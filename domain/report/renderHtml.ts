@@ -11,6 +11,7 @@ import {
   judgedOnlyRows,
   notScoredText,
   pairedRows,
+  POWER_TEXT,
   settingLabel,
   type EpisodeRow,
   type GroupDelta,
@@ -245,7 +246,7 @@ export function renderHtml(doc: ReportDocument): string {
     if (t.tooFew) sections.push(`<h2>Paired differences per method</h2><p>${esc(t.tooFew)}.</p>`);
     else if (t.rows.length > 0)
       sections.push(
-        `<h2>Paired differences per method</h2><p>Interactive minus in-context per model, and model minus model per setting: per method, the mean over its samples on each side (all episodes counted, as in the headline), then the mean of the per-method differences with a 95% bootstrap interval over methods. wins/ties/losses: methods where the first side is better / equal / worse (for the fail rate, lower is better).${t.leftOut > 0 ? ` ${t.leftOut} comparisons over too few methods are left out.` : ''}</p>${table(t.headers, t.rows)}`,
+        `<h2>Paired differences per method</h2><p>Interactive minus in-context per model, and model minus model per setting: per method, the mean over its samples on each side (all episodes counted, as in the headline), then the mean of the per-method differences with a 95% bootstrap interval over methods. wins/ties/losses: methods where the first side is better / equal / worse (for the fail rate, lower is better).${t.leftOut > 0 ? ` ${t.leftOut} comparisons over too few methods are left out.` : ''} ${esc(POWER_TEXT)}</p>${table(t.headers, t.rows)}`,
       );
   }
   if (doc.calibration) sections.push(calibrationSection(doc.calibration));

@@ -1,12 +1,25 @@
 // A benchmark run beside another (`pau report --compare A,B`, any two runs): for each model x setting both
 // ran, paired per-method differences A - B over the methods both ran, with 95% bootstrap intervals
-// (stats.ts pairedDifference, through summarize.ts pairedMetric), one plot of them, and the methods that
-// moved most, each linked to its transcript in both runs. Counted as in the headline (every ended episode).
-// Pure code.
+// (stats.ts pairedDifference, through summarize.ts pairedMetric) with their power (σ_d, MDE, the methods the
+// paper's effects need: power.ts), one plot of them, and the methods that moved most, each linked to its
+// transcript in both runs. Counted as in the headline (every ended episode). Pure code.
 import { esc, table } from './html';
 import type { ReportView } from './judgeCardView';
 import type { BootstrapOptions, PairedEstimate } from './stats';
-import { type EpisodeRow, fmtPaired, isShare, METRIC_LABEL, MIN_METHODS_TO_COMPARE, type Metric, metricShown, metricValue, pairedMetric } from './summarize';
+import {
+  type EpisodeRow,
+  fmtPaired,
+  isShare,
+  METRIC_LABEL,
+  MIN_METHODS_TO_COMPARE,
+  type Metric,
+  metricShown,
+  metricValue,
+  POWER_HEADERS,
+  POWER_TEXT,
+  pairedMetric,
+  powerCells,
+} from './summarize';
 import { transcriptHref } from './transcriptLinks';
 
 /** The metrics compared: the judge's, code match on unseen inputs, and the judge-free coverage. */
@@ -143,18 +156,32 @@ export function pairedDiffPlotSvg(pairs: readonly ComparedPair[], metric: Metric
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg>`;
 }
 
+/** The paired table of a comparison on `metrics` as the view allows them (the HTML section and the terminal print these rows). */
+export function comparedRows(
+  c: RunComparison,
+  view: Pick<ReportView, 'scores' | 'codeMatch'>,
+  metrics: readonly Metric[] = COMPARE_METRICS,
+): { headers: string[]; rows: string[][] } {
+  const headers = ['model / setting', 'metric', 'this run - other [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS];
+  const rows = c.paired
+    .filter((p) => metrics.includes(p.metric) && metricShown(view, p.metric))
+    .map((p) => [
+      `${p.model} / ${p.setting}`,
+      METRIC_LABEL[p.metric],
+      fmtPaired(p.diff, isShare(p.metric)),
+      String(p.diff.n),
+      String(p.diff.unpaired),
+      ...powerCells(p.diff, p.metric),
+    ]);
+  return { headers, rows };
+}
+
 /** The report's section: the plot on the lead metric, the paired table, the methods that moved most with both transcripts. */
 export function comparisonSection(runId: string, other: string, c: RunComparison, view: Pick<ReportView, 'scores' | 'codeMatch'>): string {
   const lead = leadMetric(view);
   const shown = c.paired.filter((p) => metricShown(view, p.metric));
   if (shown.length === 0) return `<h3>Paired by method</h3><p>No model × setting ran the same methods in both runs: nothing to pair.</p>`;
-  const rows = shown.map((p) => [
-    `${p.model} / ${p.setting}`,
-    METRIC_LABEL[p.metric],
-    fmtPaired(p.diff, isShare(p.metric)),
-    String(p.diff.n),
-    String(p.diff.unpaired),
-  ]);
+  const t = comparedRows(c, view);
   const fmt = (v: number) => (isShare(lead) ? `${(100 * v).toFixed(0)}%` : v.toFixed(2));
   const movers = c.movers
     .filter((m) => m.metric === lead)
@@ -167,12 +194,12 @@ export function comparisonSection(runId: string, other: string, c: RunComparison
       `<a href="${esc(transcriptHref(runId, m.currentEpisode))}">this run</a> · <a href="${esc(transcriptHref(other, m.previousEpisode))}">${esc(other)}</a>`,
     ]);
   return (
-    `<h3>Paired by method</h3><p>For each model × setting both runs ran: per method, the mean over its samples in each run (all episodes counted, as in the headline), then the mean of the per-method differences (this run minus ${esc(other)}) with a 95% bootstrap interval over methods; wins/ties/losses: methods where this run is better / equal / worse (for the fail rate, lower is better). Methods run by only one side are counted as unpaired and left out.</p>` +
+    `<h3>Paired by method</h3><p>For each model × setting both runs ran: per method, the mean over its samples in each run (all episodes counted, as in the headline), then the mean of the per-method differences (this run minus ${esc(other)}) with a 95% bootstrap interval over methods; wins/ties/losses: methods where this run is better / equal / worse (for the fail rate, lower is better). Methods run by only one side are counted as unpaired and left out. ${esc(POWER_TEXT)}</p>` +
     (shown.some((p) => p.diff.n < MIN_METHODS_TO_COMPARE)
       ? `<p class="withheld">Some pairs cover fewer than ${MIN_METHODS_TO_COMPARE} methods: their intervals say little.</p>`
       : '') +
     `<div class="plots">${pairedDiffPlotSvg(c.paired, lead, `${METRIC_LABEL[lead]}: this run − ${other}`)}</div>` +
-    table(['model / setting', 'metric', 'this run - other [95% CI] wins/ties/losses', 'methods', 'unpaired'], rows) +
+    table(t.headers, t.rows) +
     `<h3>Methods that moved most (${esc(METRIC_LABEL[lead])})</h3>` +
     (movers.length > 0
       ? `<div class="movers">${table(['method', 'model / setting', 'this run', esc(other), 'moved', 'transcripts'], movers, [0, 1, 2, 3, 4, 5])}</div>`

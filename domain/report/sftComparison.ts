@@ -1,8 +1,21 @@
 // A checkpoint beside its base: per setting and metric, both means with 95% bootstrap intervals and the
-// paired difference checkpoint - base (paired by method, with wins / ties / losses) with its interval.
+// paired difference checkpoint - base (paired by method, with wins / ties / losses) with its interval and
+// its power (σ_d, MDE, the methods the paper's effect needs).
 // Built from the report rows of the evaluation run with the report's own statistics (the same counting:
 // failed and unjudged episodes as score 1 / code match 0; the same functions). Pure code.
-import { type EpisodeRow, METRIC_LABEL, METRICS, type Metric, metricEstimate, pairedMetric, fmtPaired, isShare } from './summarize';
+import {
+  type EpisodeRow,
+  METRIC_LABEL,
+  METRICS,
+  type Metric,
+  metricEstimate,
+  pairedMetric,
+  fmtPaired,
+  isShare,
+  POWER_HEADERS,
+  POWER_TEXT,
+  powerCells,
+} from './summarize';
 import type { BootstrapOptions, Estimate, PairedEstimate } from './stats';
 import { formatTable } from './table';
 
@@ -64,15 +77,16 @@ const est = (e: Estimate) => (e.mean === null ? '-' : `${f(e.mean)} [${f(e.lo)},
 
 export function formatSftComparison(c: SftComparison): string {
   const table = formatTable(
-    ['setting', 'metric', `SFT ${c.checkpointModel}`, `base ${c.baseModel}`, 'SFT - base (paired)'],
+    ['setting', 'metric', `SFT ${c.checkpointModel}`, `base ${c.baseModel}`, 'SFT - base (paired)', ...POWER_HEADERS],
     c.rows.map((r) => [
       r.setting,
       METRIC_LABEL[r.metric],
       est(r.checkpoint),
       est(r.base),
       `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}${r.diff.unpaired ? ` (${r.diff.unpaired} unpaired)` : ''}`,
+      ...powerCells(r.diff, r.metric),
     ]),
   );
   const e = c.episodes;
-  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)`;
+  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)\n${POWER_TEXT}`;
 }

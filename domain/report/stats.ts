@@ -4,6 +4,7 @@
 // are not independent (several samples and two settings of one method share its difficulty), so report
 // means resample methods, not episodes (bootstrapOverMethods); paired differences pair by method.
 import { seededRandom } from '../common/seededRandom';
+import { pairedSd } from './power';
 
 export interface Estimate {
   n: number;
@@ -113,8 +114,13 @@ export interface Pairable {
   value: number;
 }
 
-/** A paired difference a - b: mean over pairs with its bootstrap interval, and how the pairs fell. */
+/** A paired difference a - b: mean over pairs with its bootstrap interval, its spread, and how the pairs fell. */
 export interface PairedEstimate extends Estimate {
+  /**
+   * The paired standard deviation σ_d of the per-pair differences (null under two pairs), from which
+   * power.ts `powerOf` gives the MDE and the methods an effect needs. Absent in documents stored before it.
+   */
+  sd?: number | null;
   /** Keys present on one side only (counted, not used). */
   unpaired: number;
   /** Pairs where a is better, equal (|d| < 1e-9), worse; "better" is higher unless lowerIsBetter. */
@@ -128,7 +134,8 @@ const TIE = 1e-9;
 /**
  * Paired differences a - b over keys present on both sides (e.g. checkpoint minus base, or interactive
  * minus in-context, paired by method), with a bootstrap interval over the pairs (resampling methods when
- * the key is the method) and wins / ties / losses. The one implementation the report and `sft train` share.
+ * the key is the method), their standard deviation σ_d and wins / ties / losses. The one implementation
+ * every report shares.
  */
 export function pairedDifference(
   a: readonly Pairable[],
@@ -153,5 +160,5 @@ export function pairedDifference(
   const sign = options.lowerIsBetter ? -1 : 1;
   const wins = diffs.filter((d) => sign * d > TIE).length;
   const losses = diffs.filter((d) => sign * d < -TIE).length;
-  return { ...bootstrapMean(diffs, options), unpaired, wins, ties: diffs.length - wins - losses, losses };
+  return { ...bootstrapMean(diffs, options), sd: pairedSd(diffs), unpaired, wins, ties: diffs.length - wins - losses, losses };
 }

@@ -8,6 +8,7 @@
 // code: the rows come from reportRows.ts (or a test).
 import type { EpisodeDiagnostics } from '../judge/diagnostics';
 import { bootstrapOverMethods, pairedDifference, type BootstrapOptions, type Estimate, type PairedEstimate } from './stats';
+import { notResolved, PAPER_EFFECT, type PaperEffect, powerOf } from './power';
 import { recordOf } from '../common/recordOf';
 
 export interface EpisodeRow {
@@ -394,6 +395,49 @@ export function fmtPaired(d: PairedEstimate, percent = false): string {
   return `${sign}${fmtEstimate(d, percent)} ${d.wins}/${d.ties}/${d.losses}`;
 }
 
+/** The paper's effect a metric's difference is held against (power.ts PAPER_EFFECT); none for the fail rate and coverage. */
+export function paperEffectOf(m: Metric): PaperEffect | null {
+  if (m === 'score') return 'score';
+  if (m === 'codeMatch' || m === 'codeMatchUnobserved') return 'codeMatch';
+  return null;
+}
+
+/** The power columns every paired table has beside the difference (power.ts): σ_d, the MDE at 80 % power for this n, the methods the paper's effect needs. */
+export const POWER_HEADERS = ['σ_d', 'MDE (80 %)', "n for paper's effect"] as const;
+
+/** What the power columns say, under every paired table of the HTML reports. */
+export const POWER_TEXT =
+  'σ_d: the standard deviation of the per-method differences; MDE (80 %): the smallest difference this many methods detect with 80 % power at two-sided α = 0.05, 2.80 · σ_d / √n (a difference below it is not resolved at this n: no evidence either way); ' +
+  "n for paper's effect: the methods this σ_d needs to detect the paper's effect δ named in the cell, (2.80 · σ_d / δ)².";
+
+/**
+ * A paired difference's power cells, in the difference's unit (score points; percentage points for shares):
+ * `0.95`, `0.84 (not resolved at this n)` when |difference| < MDE, `465 for ±0.13`; `-` where unknown (fewer
+ * than two pairs, a document stored before σ_d) or where the paper has no effect on the metric.
+ */
+export function powerCells(d: PairedEstimate, m: Metric): [string, string, string] {
+  const p = powerOf(d);
+  const f = (x: number | null) => (x === null ? '-' : isShare(m) ? `${(100 * x).toFixed(1)} pts` : x.toFixed(2));
+  const effect = paperEffectOf(m);
+  const needed = effect === null ? null : p.nFor[effect];
+  return [
+    f(p.sd),
+    p.mde === null ? '-' : `${f(p.mde)}${notResolved(d.mean, p.mde) ? ' (not resolved at this n)' : ''}`,
+    effect === null || needed === null ? '-' : `${needed} for ±${f(PAPER_EFFECT[effect])}`,
+  ];
+}
+
+/**
+ * The same cells as a suffix for a line of text, named by their headers:
+ * ` (σ_d 0.95, MDE (80 %) 0.84 (not resolved at this n), n for paper's effect 465 for ±0.13)`; empty without σ_d.
+ */
+export function powerSuffix(d: PairedEstimate, m: Metric): string {
+  const cells = powerCells(d, m);
+  if (cells[0] === '-') return '';
+  const named = POWER_HEADERS.map((h, i) => [h, cells[i]] as const).filter(([, c]) => c !== '-');
+  return ` (${named.map(([h, c]) => `${h} ${c}`).join(', ')})`;
+}
+
 /** How many gold-code controls were checked, and the share that agreed with every observation. */
 function control(agrees: (boolean | null | undefined)[]): { controlChecked: number; controlAgreement: number | null } {
   const checked = agrees.filter((a): a is boolean => typeof a === 'boolean');
@@ -507,21 +551,29 @@ export function codeMatchRows(s: RunSummary): { headers: string[]; rows: string[
 
 /**
  * Paired per-method differences: interactive minus in-context per model, then model a minus model b per
- * setting, for the metrics the view shows. A comparison over fewer than `minMethods` methods is left out
- * (its interval says nothing); when every one is, `tooFew` is the one line shown instead of the table.
+ * setting, for the metrics the view shows, each with its power cells (powerCells). A comparison over fewer
+ * than `minMethods` methods is left out (its interval says nothing); when every one is, `tooFew` is the one
+ * line shown instead of the table.
  */
 export function pairedRows(
   s: RunSummary,
   v: TableView = SHOW_ALL,
   minMethods = MIN_METHODS_TO_COMPARE,
 ): { headers: string[]; rows: string[][]; tooFew: string | null; leftOut: number } {
-  const headers = ['comparison', 'metric', 'a - b [95% CI] wins/ties/losses', 'methods', 'unpaired'];
+  const headers = ['comparison', 'metric', 'a - b [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS];
   const all = [
     ...s.paired.map((p) => ({ label: `${p.model}: interactive - in-context`, metric: p.metric, diff: p.diff })),
     ...s.modelPairs.map((p) => ({ label: `${p.setting}: ${p.a} - ${p.b}`, metric: p.metric, diff: p.diff })),
   ].filter((p) => metricShown(v, p.metric));
   const kept = all.filter((p) => p.diff.n >= minMethods);
-  const rows = kept.map((p) => [p.label, METRIC_LABEL[p.metric], fmtPaired(p.diff, isShare(p.metric)), String(p.diff.n), String(p.diff.unpaired)]);
+  const rows = kept.map((p) => [
+    p.label,
+    METRIC_LABEL[p.metric],
+    fmtPaired(p.diff, isShare(p.metric)),
+    String(p.diff.n),
+    String(p.diff.unpaired),
+    ...powerCells(p.diff, p.metric),
+  ]);
   const maxN = Math.max(0, ...all.map((p) => p.diff.n));
   const tooFew = all.length > 0 && kept.length === 0 ? `n = ${maxN}: too few methods to compare (paired differences need at least ${minMethods})` : null;
   return { headers, rows, tooFew, leftOut: all.length - kept.length };

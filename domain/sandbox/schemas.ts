@@ -3,14 +3,19 @@
 // fails loudly.
 import { z } from 'zod';
 import { encodedValueSchema } from '../python/codec';
+import { rangeSchema, wholeRange } from '../common/numberRange';
 
 /** A call's arguments: one Python-literal string per argument, or one string with the whole list. */
 export const callSpecSchema = z.union([z.array(z.string().max(1_000_000)).max(64), z.string().max(1_000_000)]);
 export type CallSpec = z.infer<typeof callSpecSchema>;
 
+/** A call's time limit (10 ms to 10 minutes) and memory limit (32 MiB to 64 GiB): also `pau sandbox exec`'s flags. */
+export const TIMEOUT_MS_RANGE = wholeRange(10, 600_000);
+export const MEMORY_MB_RANGE = wholeRange(32, 65_536);
+
 export const limitsSchema = z.object({
-  timeoutMs: z.number().int().min(10).max(600_000),
-  memoryMb: z.number().int().min(32).max(65_536),
+  timeoutMs: rangeSchema(TIMEOUT_MS_RANGE),
+  memoryMb: rangeSchema(MEMORY_MB_RANGE),
   stdoutBytes: z
     .number()
     .int()

@@ -12,9 +12,11 @@ export const FAILURE_TYPES = {
   runNotFound: 'RunNotFound',
   runNotBenchmark: 'RunNotBenchmark',
   runIdInUse: 'RunIdInUse',
-  /** A benchmark config that cannot run as given (a method limit for a model the run does not have). */
+  /** A benchmark config that cannot run as given (a method limit for a model the run does not have, a budget out of its range). */
   badRunConfig: 'BadRunConfig',
   // episodes
+  /** An episode's budgets or in-context k out of their ranges (domain/episode/bounds.ts). */
+  badEpisodeInput: 'BadEpisodeInput',
   methodNotFound: 'MethodNotFound',
   methodUnusable: 'MethodUnusable',
   /** The episode's model stayed unreachable past the run's outage wait (outageWaitSeconds). */

@@ -15,7 +15,10 @@ import { checkpointModelName } from './checkpointIds';
 import type { GrpoEvalFigures } from './grpoEval';
 import type { RolloutGroupFigures } from './rolloutOutcome';
 import { sumOf } from './sftTrain';
-import type { TrainerJobInput } from './trainerProtocol';
+import type { AdvantageScale, TrainerJobInput } from './trainerProtocol';
+import { rangeSchema, schemaProblems } from '../common/numberRange';
+import { BUDGET_RANGES } from '../episode/bounds';
+import { GRPO_RANGES, TRAINING_RANGES } from './trainingRanges';
 
 /**
  * mix (the default): critic step rewards + the judged outcome on every message; aac: the critic's step rewards
@@ -25,6 +28,22 @@ import type { TrainerJobInput } from './trainerProtocol';
 export const GRPO_REWARDS = ['aac', 'outcome', 'mix'] as const;
 export const DEFAULT_GRPO_REWARD: GrpoReward = 'mix';
 export type GrpoReward = (typeof GRPO_REWARDS)[number];
+
+export const GRPO_EVAL_BUDGETS = ['training', 'benchmark'] as const;
+export type GrpoEvalBudgets = (typeof GRPO_EVAL_BUDGETS)[number];
+
+/**
+ * The update's defaults (docs/training.md, "The update's step size"): LoRA rank 8, alpha 16 on every linear
+ * layer of the blocks, lr 5e-4. LoRA's good learning rate is about 10x full fine-tuning's ("LoRA Without
+ * Regret", 2025); TRL's LoRA GRPO recipe is 5e-5 at r 1, alpha 32 (alpha/r x lr = 1.6e-3), ours alpha/r x lr
+ * = 1e-3. The earlier 1e-5 made Adam's first step a sign step of 1e-5 that moved no checkpoint measurably.
+ */
+export const GRPO_LR = 5e-4;
+export const GRPO_LORA = {
+  rank: 8,
+  alpha: 16,
+  targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+};
 
 /** llama.cpp's truncation samplers, as request body params (llama.cpp reads them beside the OpenAI ones). */
 export interface RolloutSampling {
@@ -68,7 +87,11 @@ export interface GrpoConfig {
   codeMatchWeight: number;
   klBeta?: number;
   clipEps?: number;
+  /** The update's learning rate (absent: GRPO_LR, the trainer's default; runs started before had 1e-5). */
   lr?: number;
+  /** The advantages' group divisor (absent: none, Dr. GRPO) and, for std, its floor (docs/training.md, "Advantages"). */
+  advantageScale?: AdvantageScale;
+  stdFloor?: number;
   loraRank?: number;
   miniBatchSize?: number;
   maxLength?: number;
@@ -81,6 +104,11 @@ export interface GrpoConfig {
   /** Benchmark the checkpoint every K epochs (and after the last); 0: never. */
   evalEvery: number;
   evalSplit: string;
+  /**
+   * The evaluation's budgets: `training` (the rollouts' call budget and max_tokens, greedy: where the update
+   * acted) or `benchmark` (what `bench run` does with no budget flags). Absent (runs started before): benchmark.
+   */
+  evalBudgets?: GrpoEvalBudgets;
   /** Only the first N validation methods (unset: the whole split, as `bench run`). */
   evalLimit?: number;
   evalMethodIds?: string[];
@@ -151,6 +179,16 @@ export interface GrpoEpochFigures {
     droppedTooLong?: number | null;
     longestTokens?: number | null;
     lengthCutMasked?: number | null;
+    /**
+     * The advantage's two terms, mean |A| over every policy message (so mix's weights weigh like with like),
+     * the outcome reward's mean within-group spread (max - min), the share of groups without any, and the
+     * rollouts the critic rated none of (the outcome only). Absent in runs recorded before.
+     */
+    outcomeTermAbs?: number | null;
+    stepTermAbs?: number | null;
+    rewardSpread?: number | null;
+    zeroSpreadGroups?: number | null;
+    allUnratedRollouts?: number | null;
   };
   /**
    * What the update's data preparation handed to the trainer and left out, by reason (PrepareGrpoResult:
@@ -199,6 +237,11 @@ export function grpoWorkflowId(runId: string): string {
 /** The update's trainer job of epoch e (0-based): its directory, its resume point, and the checkpoint's key. */
 export function grpoJobId(runId: string, epoch: number): string {
   return `grpo-${runId}-e${epoch + 1}`;
+}
+
+/** The policy-shift job that measures epoch e's checkpoint against its base on its evaluation (the gate). */
+export function grpoShiftJobId(runId: string, epoch: number): string {
+  return `${grpoJobId(runId, epoch)}-shift`;
 }
 
 /** The checkpoint epoch e registers (one per job). */
@@ -289,11 +332,15 @@ export function shouldEvaluate(config: GrpoConfig, epoch: number): boolean {
  * steps (leave-one-out: no baseline that moves with the rollout's own length), and the final message always gets
  * the outcome advantage (the trainer's defaults, written out so the checkpoint's recorded spec says them).
  */
-export function advantageOf(reward: GrpoReward): NonNullable<Extract<TrainerJobInput, { command: 'grpo-update' }>['spec']['advantage']> {
-  if (reward === 'outcome') return { mode: 'outcome' };
-  const step = { step_aggregate: 'mean' as const, final_outcome: true, step_baseline: 'leave_one_out' as const };
-  if (reward === 'aac') return { mode: 'aac', step_weight: 1, outcome_weight: 0, ...step };
-  return { mode: 'aac', step_weight: 1, outcome_weight: 1, ...step };
+export function advantageOf(
+  reward: GrpoReward,
+  scale: AdvantageScale = 'none',
+  stdFloor?: number,
+): NonNullable<Extract<TrainerJobInput, { command: 'grpo-update' }>['spec']['advantage']> {
+  const divisor = { scale, ...(scale === 'std' && stdFloor ? { std_floor: stdFloor } : {}) };
+  if (reward === 'outcome') return { mode: 'outcome', ...divisor };
+  if (reward === 'aac') return { mode: 'aac', step_weight: 1, ...divisor };
+  return { mode: 'mix', step_weight: 1, outcome_weight: 1, ...divisor };
 }
 
 /** Epoch e's grpo-update spec (paths are the gpu host's; initAdapter: the previous checkpoint's directory). */
@@ -307,14 +354,15 @@ export function grpoTrainerSpec(
   return {
     base_model: baseFile,
     rollouts: rolloutsFile,
-    advantage: advantageOf(config.reward),
+    advantage: advantageOf(config.reward, config.advantageScale, config.stdFloor),
     // the ratio and the KL are those of the distribution the rollouts were drawn from
     temperature: config.temperature,
     seed: config.seed + epoch,
     save_every: 1,
-    ...(initAdapter ? { init_adapter: initAdapter } : {}),
-    ...(config.loraRank !== undefined && !initAdapter ? { lora: { rank: config.loraRank, alpha: config.loraRank * 2 } } : {}),
-    ...(config.lr !== undefined ? { lr: config.lr } : {}),
+    // the previous epoch's adapter and its optimiser state: Adam goes on where it stopped
+    ...(initAdapter ? { init_adapter: initAdapter, init_optimizer: true } : {}),
+    ...(initAdapter ? {} : { lora: { ...GRPO_LORA, ...(config.loraRank !== undefined ? { rank: config.loraRank, alpha: config.loraRank * 2 } : {}) } }),
+    lr: config.lr ?? GRPO_LR,
     ...(config.klBeta !== undefined ? { kl_beta: config.klBeta } : {}),
     ...(config.clipEps !== undefined ? { clip_eps: config.clipEps } : {}),
     ...(config.miniBatchSize !== undefined ? { mini_batch_size: config.miniBatchSize } : {}),
@@ -396,7 +444,46 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
     droppedTooLong: num(metrics.dropped_too_long),
     longestTokens: num(metrics.longest_tokens),
     lengthCutMasked: sumOf(num(metrics.length_cut_eos_masked), num(metrics.length_cut_whole_masked)),
+    outcomeTermAbs: num(metrics.outcome_term_abs_mean),
+    stepTermAbs: num(metrics.step_term_abs_mean),
+    rewardSpread: num(metrics.reward_spread_mean),
+    zeroSpreadGroups: num(metrics.zero_spread_groups),
+    allUnratedRollouts: num(metrics.all_unrated_rollouts),
   };
+}
+
+const grpoBoundsSchema = z.looseObject({
+  methodsPerEpoch: rangeSchema(GRPO_RANGES.methodsPerEpoch),
+  group: rangeSchema(GRPO_RANGES.group),
+  rolloutWindow: rangeSchema(GRPO_RANGES.rolloutWindow).optional(),
+  epochs: rangeSchema(GRPO_RANGES.epochs),
+  budgets: z.looseObject(
+    Object.fromEntries(Object.entries(BUDGET_RANGES).map(([k, r]) => [k, rangeSchema(r).optional()])) as Record<
+      keyof EpisodeBudgets,
+      z.ZodOptional<z.ZodNumber>
+    >,
+  ),
+  temperature: rangeSchema(GRPO_RANGES.temperature),
+  maxTokens: rangeSchema(GRPO_RANGES.maxTokens).optional(),
+  codeMatchWeight: rangeSchema(GRPO_RANGES.codeMatchWeight),
+  klBeta: rangeSchema(GRPO_RANGES.klBeta).optional(),
+  clipEps: rangeSchema(GRPO_RANGES.clipEps).optional(),
+  lr: rangeSchema(GRPO_RANGES.lr).optional(),
+  stdFloor: rangeSchema(GRPO_RANGES.stdFloor).optional(),
+  loraRank: rangeSchema(TRAINING_RANGES.loraRank).optional(),
+  miniBatchSize: rangeSchema(TRAINING_RANGES.batchSize).optional(),
+  maxLength: rangeSchema(TRAINING_RANGES.maxLength).optional(),
+  threads: rangeSchema(TRAINING_RANGES.threads).optional(),
+  seed: rangeSchema(TRAINING_RANGES.seed),
+  evalEvery: rangeSchema(GRPO_RANGES.evalEvery),
+  evalLimit: rangeSchema(GRPO_RANGES.evalLimit).optional(),
+});
+
+/** What keeps a GRPO run's config from running: a setting out of its range (`group must be ...`); empty: nothing. */
+export function grpoConfigProblems(config: GrpoConfig): string[] {
+  const problems = schemaProblems(grpoBoundsSchema, config);
+  if (config.stdFloor !== undefined && config.advantageScale !== 'std') problems.push('stdFloor needs advantageScale std');
+  return problems;
 }
 
 /** A GRPO run's runs.config as stored (checked at the fields every start writes). */

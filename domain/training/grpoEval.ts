@@ -4,10 +4,11 @@
 // scores 1 and code match 0: domain/report/summarize.ts `metricValue`, counting `all`), 95 % intervals from
 // resampling methods, and the checkpoint paired against the base by method. Runs of other reward modes are
 // paired the same way (checkpoint of one run minus the checkpoint of another, same validation methods). Pure.
-import { fmtEstimate, fmtPaired, type Metric, metricEstimate, pairedMetric } from '../report/summarize';
+import { fmtEstimate, fmtPaired, type Metric, metricEstimate, pairedMetric, powerSuffix } from '../report/summarize';
 import type { EpisodeRow } from '../report/summarize';
 import type { Estimate, PairedEstimate } from '../report/stats';
 import { recordOf } from '../common/recordOf';
+import type { PolicyMovedGate } from './policyMoved';
 
 /** The metrics a GRPO evaluation pairs: the judge's score, the failure rate, code match on unseen inputs. */
 export const GRPO_EVAL_METRICS = ['score', 'failRate', 'codeMatchUnobserved'] as const satisfies readonly Metric[];
@@ -50,6 +51,8 @@ export interface GrpoEvalFigures {
   paired?: Record<GrpoEvalMetric, PairedEstimate>;
   /** `all`: means count every ended episode (absent: judged only, the old summary). */
   counting?: 'all';
+  /** Did the checkpoint move from its base (domain/training/policyMoved.ts)? Absent in runs recorded before the gate. */
+  gate?: PolicyMovedGate;
 }
 
 const ended = (r: Pick<EpisodeRow, 'status'>) => r.status !== 'pending' && r.status !== 'running';
@@ -103,7 +106,7 @@ export function servedByText(stacks: GrpoEvalStacks | undefined): string | undef
 
 const fmtE = (e: Estimate | undefined, percent = false) => (e ? fmtEstimate(e, percent) : '-');
 
-/** One line of an epoch's evaluation for the CLI: score and unseen code match of both sides, and the paired difference. */
+/** One line of an epoch's evaluation for the CLI: score and unseen code match of both sides, and the paired difference with its power. */
 export function grpoEvalLine(ev: GrpoEvalFigures): string {
   const c = ev.checkpoint;
   const b = ev.base;
@@ -113,8 +116,8 @@ export function grpoEvalLine(ev: GrpoEvalFigures): string {
   const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)}%`);
   return (
     `val ${ev.runId} (${c.episodes} + ${b.episodes} episodes, all counted): score ${fmtE(c.estimates.score)} vs base ${fmtE(b.estimates.score)}, ` +
-    `ckpt - base ${fmtPaired(ev.paired.score)}; code match (unseen) ${fmtE(c.estimates.codeMatchUnobserved, true)} vs ${fmtE(b.estimates.codeMatchUnobserved, true)}, ` +
-    `${fmtPaired(ev.paired.codeMatchUnobserved, true)}; described ${pct(c.described)} vs ${pct(b.described)}; ` +
+    `ckpt - base ${fmtPaired(ev.paired.score)}${powerSuffix(ev.paired.score, 'score')}; code match (unseen) ${fmtE(c.estimates.codeMatchUnobserved, true)} vs ${fmtE(b.estimates.codeMatchUnobserved, true)}, ` +
+    `${fmtPaired(ev.paired.codeMatchUnobserved, true)}${powerSuffix(ev.paired.codeMatchUnobserved, 'codeMatchUnobserved')}; described ${pct(c.described)} vs ${pct(b.described)}; ` +
     `repeated calls ${pct(c.repeatedCallRate)} vs ${pct(b.repeatedCallRate)}; calls/episode ${c.meanCalls?.toFixed(1) ?? '-'} vs ${b.meanCalls?.toFixed(1) ?? '-'}` +
     (ev.stacks ? `; served by ${servedByText(ev.stacks)}` : '')
   );

@@ -2,7 +2,7 @@
 // tests that need exact, repeatable step rewards. The mock server dispatches here when a request carries the
 // critic's system prompt. Rule, per call of the new step, read from what the prompt shows (the calls so far
 // and the step's calls with what came back, classed by domain/training/criticCard.ts): a rejected call is
-// worth 0, a repeat of an earlier call 2, an uninformative call (an input class and an outcome already seen) 4,
+// worth 0, a repeat of an earlier call 0, an uninformative call (an input class and an outcome already seen) 2,
 // a new call that raised 6, a new call that returned a value 9; a step's reward is the mean over its calls.
 // Asked in the verify format, it answers yes for a step worth 6 or more, no otherwise. Pure code.
 import type { RequestMessage } from '../llm/chatMessage';
@@ -36,8 +36,9 @@ export function scriptedCriticScore(messages: readonly RequestMessage[]): number
   const each = step.map((c, i): number => {
     const k = classes[i];
     if (k === null || c.status === 'rejected') return 0;
-    if (k === 'repeated') return 2;
-    if (k === 'uninformative') return 4;
+    // a call that reveals nothing earns nothing (the step return sums uncentred rewards: trainer core_algos.py)
+    if (k === 'repeated') return 0;
+    if (k === 'uninformative') return 2;
     return c.status === 'raised' ? 6 : 9;
   });
   return Math.round(each.reduce((a, b) => a + b, 0) / each.length);
@@ -50,7 +51,7 @@ export function scriptedCriticReply(policy: string, messages: readonly RequestMe
   if (score === undefined) return undefined;
   // The format the critic is asked for: the reward first, then the rationale, or one word for verify (null: an unparsable answer).
   const verify = text(messages.find((m) => m.role === 'system')) === CRITIC_VERIFY_SYSTEM;
-  const rule = 'Scored by the scripted rule (new value 9, raised 6, uninformative 4, repeat 2, rejected 0)';
+  const rule = 'Scored by the scripted rule (new value 9, raised 6, uninformative 2, repeat 0, rejected 0)';
   const content =
     policy === 'null'
       ? `${SCRIPTED_MARK} I cannot rate this step.`

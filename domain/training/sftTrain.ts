@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import type { BenchmarkConfig } from '../bench/types';
 import { documentSchema } from '../common/jsonDocument';
+import { rangeSchema, schemaProblems } from '../common/numberRange';
+import { runConfigProblems } from '../bench/configBounds';
+import { TRAINING_RANGES } from './trainingRanges';
 import type { EpisodeBudgets, Setting } from '../episode/types';
 import type { SftComparison } from '../report/sftComparison';
 import type { TrainerJobInput } from './trainerProtocol';
@@ -51,6 +54,30 @@ export interface SftTrainConfig {
   threads?: number;
   /** Benchmark the checkpoint beside its base (null: train and register only). */
   eval: SftEvalConfig | null;
+}
+
+const sftTrainBoundsSchema = z.looseObject({
+  epochs: rangeSchema(TRAINING_RANGES.epochs).optional(),
+  lr: rangeSchema(TRAINING_RANGES.lr).optional(),
+  loraRank: rangeSchema(TRAINING_RANGES.loraRank).optional(),
+  loraAlpha: rangeSchema(TRAINING_RANGES.loraAlpha).optional(),
+  maxSteps: rangeSchema(TRAINING_RANGES.maxSteps).optional(),
+  saveEvery: rangeSchema(TRAINING_RANGES.saveEvery).optional(),
+  maxLength: rangeSchema(TRAINING_RANGES.maxLength).optional(),
+  batchSize: rangeSchema(TRAINING_RANGES.batchSize).optional(),
+  seed: rangeSchema(TRAINING_RANGES.seed).optional(),
+  threads: rangeSchema(TRAINING_RANGES.threads).optional(),
+});
+
+/**
+ * What keeps an SFT run's config from running: a trainer setting out of its range, or an evaluation whose
+ * benchmark config is out of its ranges (`eval.budgets.maxCalls must be ...`); empty: nothing.
+ */
+export function sftTrainConfigProblems(config: SftTrainConfig): string[] {
+  return [
+    ...schemaProblems(sftTrainBoundsSchema, config),
+    ...(config.eval ? runConfigProblems(sftBenchmarkConfig(config.eval, [config.base])).map((p) => `eval.${p}`) : []),
+  ];
 }
 
 /** An SFT run's runs.config as stored (checked at the fields every start writes). */

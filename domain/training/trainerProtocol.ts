@@ -4,7 +4,11 @@
 import { z } from 'zod';
 import { sampledRolloutSchema } from './sampledWith';
 
-export const TRAINER_COMMANDS = ['sft', 'grpo-update', 'export-gguf-lora'] as const;
+/** How a GRPO group's centred rewards are scaled (trainer core_algos.py ADVANTAGE_SCALES). */
+export const ADVANTAGE_SCALES = ['none', 'std'] as const;
+export type AdvantageScale = (typeof ADVANTAGE_SCALES)[number];
+
+export const TRAINER_COMMANDS = ['sft', 'grpo-update', 'export-gguf-lora', 'policy-shift'] as const;
 export type TrainerCommand = (typeof TRAINER_COMMANDS)[number];
 
 /** Exit codes of `python -m pau_trainer` (ExitCode in protocol.py). */
@@ -91,6 +95,8 @@ const commonSpec = {
     .regex(/^[0-9a-f]{64}$/)
     .optional(),
   init_adapter: pathText.optional(),
+  /** Carry init_adapter's optimiser state (Adam's moments and step) into the job (a GRPO epoch after the first). */
+  init_optimizer: z.boolean().optional(),
   lora: loraSchema.optional(),
   lr: z.number().positive().optional(),
   max_length: z.number().int().positive().optional(),
@@ -163,17 +169,34 @@ export const grpoSpecSchema = z.strictObject({
   temperature: z.number().positive().optional(),
   advantage: z
     .strictObject({
-      mode: z.enum(['given', 'outcome', 'aac']).optional(),
+      /** The reward names of `pau grpo train` (GRPO_REWARDS), meaning the same on both sides; given: advantages in the data. */
+      mode: z.enum(['given', 'outcome', 'aac', 'mix']).optional(),
       step_weight: z.number().optional(),
+      /** mix only: the outcome term's weight on the exploration steps. */
       outcome_weight: z.number().optional(),
-      norm_by_std: z.boolean().optional(),
+      /** The group's divisor (docs/training.md, "Advantages"): none (Dr. GRPO) or the std floored at std_floor. */
+      scale: z.enum(ADVANTAGE_SCALES).optional(),
+      std_floor: z.number().min(0).optional(),
       epsilon: z.number().positive().optional(),
-      step_aggregate: z.enum(['mean', 'sum']).optional(),
-      final_outcome: z.boolean().optional(),
-      /** The step rewards' group baseline (docs/training.md, "Step advantage under policy-chosen stopping"). */
-      step_baseline: z.enum(['leave_one_out', 'pooled']).optional(),
     })
     .optional(),
+});
+
+/** policy-shift (trainer shift.py): KL(adapter's policy || base) on the policy's tokens of given conversations. */
+export const shiftSpecSchema = z.strictObject({
+  base_model: pathText,
+  base_model_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /** A complete checkpoint directory (has DONE). */
+  adapter_dir: pathText,
+  /** JSONL: the GRPO rollout line's conversation fields (rewards are not read). */
+  episodes: pathText,
+  temperature: z.number().positive().optional(),
+  max_length: z.number().int().positive().optional(),
+  threads: z.number().int().positive().optional(),
+  device: z.enum(['auto', 'cpu', 'cuda']).optional(),
 });
 
 export const exportSpecSchema = z.strictObject({
@@ -209,6 +232,7 @@ export const trainerSpecFileSchemas = {
       output_dir: z.string().optional(),
     }),
   ),
+  'policy-shift': z.preprocess(withoutNulls, shiftSpecSchema.extend({ command: z.literal('policy-shift').optional(), output_dir: z.string().optional() })),
 } as const satisfies Record<TrainerCommand, z.ZodType>;
 
 /** Input of the runTrainerJob activity. The job id names the job's directory, so a retry resumes it. */
@@ -232,6 +256,7 @@ export const trainerJobInputSchema = z.discriminatedUnion('command', [
     sampledWith: z.array(sampledRolloutSchema).optional(),
   }),
   z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('export-gguf-lora'), spec: exportSpecSchema }),
+  z.strictObject({ jobId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/), command: z.literal('policy-shift'), spec: shiftSpecSchema }),
 ]);
 export type TrainerJobInput = z.infer<typeof trainerJobInputSchema>;
 

@@ -4,13 +4,14 @@
 // distribution per group, and the best and worst groups' trajectories with their step rewards; and its
 // terminal text; the critic's card first (criticCardView.ts). Pure: HTML and text from data the produceReport activity loads.
 import { esc, PALETTE, REPORT_STYLE, table } from '../report/html';
-import { fmtEstimate, fmtPaired } from '../report/summarize';
+import { fmtEstimate, fmtPaired, isShare, METRIC_LABEL, POWER_HEADERS, POWER_TEXT, powerCells, powerSuffix } from '../report/summarize';
 import type { PairedEstimate } from '../report/stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
-import { grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
+import { GRPO_EVAL_METRICS, grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
 import type { CriticCardStatus } from '../training/criticCard';
 import { criticCardSection, criticCardText } from './criticCardView';
+import { gateLine, type PolicyMovedGate } from '../training/policyMoved';
 
 export interface GrpoTrajectoryStep {
   idx: number;
@@ -49,6 +50,14 @@ export interface GrpoRunComparison {
   epoch: number;
   evalRunIds: [string, string];
   paired: Record<GrpoEvalMetric, PairedEstimate>;
+  /** Each side's gate (this run's checkpoint, the other's); absent when neither was measured. */
+  gates?: [PolicyMovedGate | null, PolicyMovedGate | null];
+}
+
+/** An epoch cell marked when its checkpoint did not pass the gate: its differences are inconclusive, not null. */
+function gatedEpoch(epoch: number, gates: readonly (PolicyMovedGate | null | undefined)[]): string {
+  const still = gates.some((g) => g && !g.moved);
+  return still ? `${epoch + 1} (inconclusive: the policy did not move)` : String(epoch + 1);
 }
 
 export interface GrpoReportInput {
@@ -167,7 +176,8 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
 /**
  * Each evaluation is a benchmark run (its own report: `pau report <id>`), summarised like one: every ended
  * episode counted, 95 % intervals over methods, the checkpoint paired against the base by method; and, with
- * --compare, against the checkpoints of other runs (other reward modes) at the same epoch.
+ * --compare, against the checkpoints of other runs (other reward modes) at the same epoch; each paired
+ * difference one row with its power (σ_d, MDE at 80 %, the methods the paper's effect needs).
  */
 function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunComparison[], notes: string[]): string {
   const evals = es.filter((e) => e.eval);
@@ -182,56 +192,74 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
       `<code>${esc(v.runId)}</code> (<code>npm run pau -- report ${esc(v.runId)}</code>)`,
       `${c.episodes} / ${b.episodes}${v.counting === 'all' ? '' : ' (judged only)'}`,
       `${est(c, 'score')} / ${est(b, 'score')}`,
-      v.paired ? fmtPaired(v.paired.score) : '-',
       `${est(c, 'codeMatchUnobserved', true)} / ${est(b, 'codeMatchUnobserved', true)}`,
-      v.paired ? fmtPaired(v.paired.codeMatchUnobserved, true) : '-',
-      v.paired ? fmtPaired(v.paired.failRate, true) : '-',
       `${pct(c.described)} / ${pct(b.described)}`,
       `${pct(c.repeatedCallRate)} / ${pct(b.repeatedCallRate)}`,
       `${fmt(c.meanCalls, 1)} / ${fmt(b.meanCalls, 1)}`,
       `${c.failed + (c.unjudged ?? 0)} / ${b.failed + (b.unjudged ?? 0)}`,
       servedByText(v.stacks) ?? '-',
+      v.gate ? esc(gateLine(v.gate)) : 'not measured',
     ];
   });
   let html =
-    '<h2>Validation (benchmark runs)</h2><p>Every ended episode counted (a failed or unjudged one scores 1, code match 0), 95 % intervals from resampling methods; differences paired by method, with wins / ties / losses of the checkpoint.</p>' +
+    '<h2>Validation (benchmark runs)</h2><p>Every ended episode counted (a failed or unjudged one scores 1, code match 0), 95 % intervals from resampling methods; the paired differences below the table.</p>' +
     table(
       [
         'epoch',
         'benchmark run',
         'episodes ckpt / base',
         'score ckpt / base',
-        'score ckpt - base',
         'code match (unseen) ckpt / base',
-        'code match (unseen) ckpt - base',
-        'fail rate ckpt - base',
         'ended with a description ckpt / base',
         'repeated calls ckpt / base',
         'calls per episode ckpt / base',
         'failed or unjudged ckpt / base',
         'served by ckpt / base',
+        'did the policy move? (KL to the base, transcripts departing)',
       ],
       rows,
       [1],
     );
+  const paired = evals.filter((e) => e.eval!.paired);
+  if (paired.length > 0)
+    html +=
+      `<h3>Checkpoint minus base, paired by method</h3><p>Per validation method, the checkpoint's mean minus the base's; the mean of those differences with a 95 % interval over methods and wins / ties / losses of the checkpoint (for the fail rate, lower is better). ${esc(POWER_TEXT)}</p>` +
+      table(
+        ['epoch', 'metric', 'ckpt - base [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS],
+        paired.flatMap((e) => pairedPowerRows([gatedEpoch(e.epoch, [e.eval!.gate])], e.eval!.paired!)),
+      );
   if (comparisons.length > 0 || notes.length > 0) {
     html +=
-      "<h3>Against other reward modes</h3><p>This run's checkpoint minus the other run's at the same epoch, paired by validation method.</p>" +
+      `<h3>Against other reward modes</h3><p>This run's checkpoint minus the other run's at the same epoch, paired by validation method. ${esc(POWER_TEXT)}</p>` +
       table(
-        ['epoch', 'other run (reward)', 'benchmark runs', 'score', 'code match (unseen)', 'fail rate'],
-        comparisons.map((x) => [
-          String(x.epoch + 1),
-          `<code>${esc(x.otherRunId)}</code> (${esc(x.otherReward)})`,
-          `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`,
-          fmtPaired(x.paired.score),
-          fmtPaired(x.paired.codeMatchUnobserved, true),
-          fmtPaired(x.paired.failRate, true),
-        ]),
+        ['epoch', 'other run (reward)', 'benchmark runs', 'metric', 'this run - other [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS],
+        comparisons.flatMap((x) =>
+          pairedPowerRows(
+            [
+              gatedEpoch(x.epoch, x.gates ?? []),
+              `<code>${esc(x.otherRunId)}</code> (${esc(x.otherReward)})`,
+              `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`,
+            ],
+            x.paired,
+          ),
+        ),
         [1, 2],
       ) +
       notes.map((n) => `<p>${esc(n)}</p>`).join('');
   }
   return html;
+}
+
+/** One row per GRPO evaluation metric of a paired record: `lead` cells, the metric, the difference, methods, unpaired and its power cells. */
+function pairedPowerRows(lead: string[], paired: Record<GrpoEvalMetric, PairedEstimate>): string[][] {
+  return GRPO_EVAL_METRICS.map((m) => [
+    ...lead,
+    METRIC_LABEL[m],
+    fmtPaired(paired[m], isShare(m)),
+    String(paired[m].n),
+    String(paired[m].unpaired),
+    ...powerCells(paired[m], m),
+  ]);
 }
 
 /** What an epoch's update was handed and left out (issue 23's counts); not-as-served unknown before the count. */
@@ -382,12 +410,20 @@ export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined
     `  critic ${e.meanCriticReward?.toFixed(3) ?? '-'}` +
     (e.criticUnparsable !== undefined ? ` (${e.criticUnparsable} unparsable)` : '') +
     `  KL ${e.update.meanKl?.toFixed(5) ?? '-'}` +
+    (e.update.outcomeTermAbs != null || e.update.stepTermAbs != null
+      ? `  |A| outcome ${e.update.outcomeTermAbs?.toFixed(3) ?? '-'} step ${e.update.stepTermAbs?.toFixed(3) ?? '-'}`
+      : '') +
+    (e.update.zeroSpreadGroups != null
+      ? `  reward spread ${e.update.rewardSpread?.toFixed(3) ?? '-'} (${Math.round(100 * e.update.zeroSpreadGroups)} % of groups none)`
+      : '') +
+    (e.update.allUnratedRollouts ? `  ${e.update.allUnratedRollouts} rollout(s) unrated by the critic (outcome only)` : '') +
     (c
       ? `\n  ${countsLine(c, 'rollout')}`
       : e.update.droppedTooLong != null
         ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}`
         : '') +
-    (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : '')
+    (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : '') +
+    (e.eval?.gate ? `\n  gate: ${gateLine(e.eval.gate)}` : '')
   );
 }
 
@@ -398,9 +434,11 @@ export function renderGrpoText(r: GrpoReportInput): string {
   lines.push(`run ${r.runId}: ${counts ? countsLine(counts, 'rollout') : 'not trained: not counted (a run recorded before the counts)'}`);
   for (const x of r.comparisons ?? [])
     lines.push(
-      `epoch ${x.epoch + 1}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}, code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}`,
+      `epoch ${gatedEpoch(x.epoch, x.gates ?? [])}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}${powerSuffix(x.paired.score, 'score')}, ` +
+        `code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}${powerSuffix(x.paired.codeMatchUnobserved, 'codeMatchUnobserved')}`,
     );
   for (const n of r.comparisonNotes ?? []) lines.push(`not compared: ${n}`);
+  if ((r.comparisons ?? []).length > 0 || r.epochs.some((e) => e.eval?.paired)) lines.push(POWER_TEXT);
   lines.push(`${r.epochs.length} epoch(s), status ${r.status}`);
   return lines.join('\n');
 }

@@ -4,7 +4,7 @@
 import type { SftTrainConfig, SftTrainingFigures } from '../training/sftTrain';
 import { esc, REPORT_STYLE, table } from '../report/html';
 import { type SftComparison, formatSftComparison } from '../report/sftComparison';
-import { METRIC_LABEL, fmtPaired, isShare } from '../report/summarize';
+import { METRIC_LABEL, fmtPaired, isShare, POWER_HEADERS, POWER_TEXT, powerCells } from '../report/summarize';
 import { countsLine, type TrainingCounts } from './trainingCounts';
 
 export interface SftReportDocument {
@@ -84,13 +84,20 @@ export function renderSftHtml(d: SftReportDocument): string {
   if (cmp) {
     const e = cmp.episodes;
     sections.push(
-      `<h2>Checkpoint beside its base</h2><p>Evaluation run <code>${esc(cmp.evalRunId)}</code> (<code>npm run pau -- report ${esc(cmp.evalRunId)}</code>): ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${esc(cmp.judgeModel ?? '(none)')}; failed and unjudged episodes count as score 1 / code match 0; 95 % bootstrap intervals over methods; differences paired by method (wins / ties / losses of SFT).</p>` +
+      `<h2>Checkpoint beside its base</h2><p>Evaluation run <code>${esc(cmp.evalRunId)}</code> (<code>npm run pau -- report ${esc(cmp.evalRunId)}</code>): ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${esc(cmp.judgeModel ?? '(none)')}; failed and unjudged episodes count as score 1 / code match 0; 95 % bootstrap intervals over methods; differences paired by method (wins / ties / losses of SFT). ${esc(POWER_TEXT)}</p>` +
         table(
-          ['setting', 'metric', `SFT ${cmp.checkpointModel}`, `base ${cmp.baseModel}`, 'SFT - base (paired)'],
+          ['setting', 'metric', `SFT ${cmp.checkpointModel}`, `base ${cmp.baseModel}`, 'SFT - base (paired)', ...POWER_HEADERS],
           cmp.rows.map((r) => {
             const est = (x: typeof r.checkpoint) =>
               x.mean === null ? '-' : `${x.mean.toFixed(3)} [${x.lo?.toFixed(3) ?? '-'}, ${x.hi?.toFixed(3) ?? '-'}] n=${x.n}`;
-            return [r.setting, METRIC_LABEL[r.metric], est(r.checkpoint), est(r.base), `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}`];
+            return [
+              r.setting,
+              METRIC_LABEL[r.metric],
+              est(r.checkpoint),
+              est(r.base),
+              `${fmtPaired(r.diff, isShare(r.metric))} n=${r.diff.n}`,
+              ...powerCells(r.diff, r.metric),
+            ];
           }),
         ),
     );

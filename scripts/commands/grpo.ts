@@ -34,6 +34,7 @@ async function train(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const refusal = testSplitRefusal('grpo train (rollouts to train on)', v.split, v['allow-test-split']);
   if (refusal) throw new UsageError(refusal);
+  if (v['std-floor'] !== undefined && v['advantage-scale'] !== 'std') throw new UsageError('--std-floor needs --advantage-scale std');
   const critic = v.critic ?? v.base;
   requireKnownModels([v.base, critic, ...(v['judge-model'] ? [v['judge-model']] : [])]);
   // The trained rollouts fit what the policy is served with: max_length defaults to its serving context.
@@ -73,6 +74,8 @@ async function train(argv: string[]): Promise<number> {
     ...(v['kl-beta'] !== undefined ? { klBeta: v['kl-beta'] } : {}),
     ...(v['clip-eps'] !== undefined ? { clipEps: v['clip-eps'] } : {}),
     ...(v.lr !== undefined ? { lr: v.lr } : {}),
+    advantageScale: v['advantage-scale'],
+    ...(v['std-floor'] !== undefined ? { stdFloor: v['std-floor'] } : {}),
     ...(v['lora-rank'] !== undefined ? { loraRank: v['lora-rank'] } : {}),
     ...(v['mini-batch-size'] !== undefined ? { miniBatchSize: v['mini-batch-size'] } : {}),
     ...(maxLength !== undefined ? { maxLength } : {}),
@@ -80,6 +83,7 @@ async function train(argv: string[]): Promise<number> {
     seed: v.seed,
     evalEvery: v['eval-every'],
     evalSplit: v['eval-split'],
+    evalBudgets: v['eval-budgets'],
     ...(v['eval-limit'] !== undefined ? { evalLimit: v['eval-limit'] } : {}),
     ...(v['allow-unqualified-judge'] ? { allowUnqualifiedJudge: true } : {}),
     ...(v['allow-mixed-stacks'] ? { allowMixedStacks: true } : {}),

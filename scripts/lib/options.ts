@@ -5,6 +5,7 @@
 // nothing but zod and domain constants, so `--help` needs no stack and a pure test reads every table.
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
+import { type NumberRange, numberRanges, rangeSchema, rangeText } from '../../domain/common/numberRange';
 
 export interface OptionSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -24,8 +25,8 @@ export interface CommandOptions<T extends OptionSpecs> {
   schema: z.ZodObject<{ [K in keyof T]: SchemaOf<T[K]> }>;
   /** `--required ARG [--name ARG] [--flag]` for each option, in declaration order. */
   usage: string;
-  /** Per option, in declaration order: its flag (with its placeholder), its help and its default as shown. */
-  entries: { name: string; flag: string; help: string; default: string }[];
+  /** Per option, in declaration order: its flag (with its placeholder), its help, its range and its default as shown. */
+  entries: { name: string; flag: string; help: string; range: string; default: string }[];
 }
 
 /** One way to call a verb: the words before the options (`pau sft build`, `pau runs show RUN_ID`) and the table it parses. */
@@ -54,7 +55,7 @@ export function helpText(v: VerbUsage): string {
     if (entries.length === 0) continue;
     const width = Math.min(34, Math.max(...entries.map((e) => e.flag.length)));
     out.push('', `${f.words} options:`);
-    for (const e of entries) out.push(`  ${e.flag.padEnd(width)}  ${e.help}${e.default}`);
+    for (const e of entries) out.push(`  ${e.flag.padEnd(width)}  ${e.help}${e.range}${e.default}`);
   }
   return out.join('\n');
 }
@@ -64,6 +65,27 @@ function defaultText(schema: z.ZodType): string {
   const r = schema.safeParse(undefined);
   if (!r.success || r.data === undefined || r.data === false) return '';
   return ` (default ${Array.isArray(r.data) ? r.data.join(',') : String(r.data)})`;
+}
+
+/**
+ * A numeric option: its text read as a number (an empty one is not 0) and held to `r`, which the option's
+ * `--help` shows; out of it, exit 2 naming the flag and the range (`--max-calls: must be a whole number from
+ * 1 to 200, not 1000000000`). The one way a verb takes a number: the range is the one the value is checked
+ * against again where it is used (domain/common/numberRange.ts).
+ */
+export function numberOption(r: NumberRange) {
+  return z.preprocess((v) => (typeof v === 'string' ? (v.trim() === '' ? Number.NaN : Number(v)) : v), rangeSchema(r));
+}
+
+/** The range of a numeric option's schema (under optional/default wrappers and a parsing pipe), if it has one. */
+export function rangeOf(schema: z.ZodType): NumberRange | undefined {
+  let s: z.ZodType = schema;
+  for (;;) {
+    const def = s._zod.def as { type: string; innerType?: z.ZodType; out?: z.ZodType };
+    if ((def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault') && def.innerType) s = def.innerType;
+    else if (def.type === 'pipe' && def.out) s = def.out;
+    else return numberRanges.get(s);
+  }
 }
 
 /** The schema's own definition under optional/default/nullable wrappers: type 'boolean' is a flag, 'array' repeats. */
@@ -91,7 +113,14 @@ export function defineOptions<T extends OptionSpecs>(specs: T): CommandOptions<T
       ? `--${name}`
       : `--${name} ${spec.arg ?? (def.entries ? Object.values(def.entries).join('|') : name.toUpperCase().replace(/-/g, '_'))}${type === 'array' ? '...' : ''}`;
     usage.push(spec.schema.safeParse(undefined).success ? `[${word}]` : word);
-    entries.push({ name, flag: `${spec.short ? `-${spec.short}, ` : ''}${word}`, help: spec.help ?? '', default: defaultText(spec.schema) });
+    const range = rangeOf(spec.schema);
+    entries.push({
+      name,
+      flag: `${spec.short ? `-${spec.short}, ` : ''}${word}`,
+      help: spec.help ?? '',
+      range: range ? ` [${rangeText(range)}]` : '',
+      default: defaultText(spec.schema),
+    });
   }
   return { parseArgs, schema: z.object(shape) as CommandOptions<T>['schema'], usage: usage.join(' '), entries };
 }

@@ -1,10 +1,12 @@
 // The options of `pau bench run | status | models`: scripts/commands/bench.ts (docs/cli.md).
 import { z } from 'zod';
 import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';
-import { defineOptions, type VerbUsage } from '../lib/options';
+import { BUDGET_RANGES, IN_CONTEXT_K_RANGE, OUTAGE_WAIT_RANGE } from '../../domain/episode/bounds';
+import { WINDOW_RANGE } from '../../domain/bench/configBounds';
+import { SEED_RANGE, TEMPERATURE_RANGE } from '../../domain/llm/modelParams';
+import { rangeSchema } from '../../domain/common/numberRange';
+import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
 import { commaList, runSelectionFields } from './runSelection';
-
-const int = (min: number) => z.coerce.number().int().min(min);
 
 /** `90s`, `30m`, `6h`, `1d`, or plain seconds. */
 function durationSeconds(text: string): number {
@@ -22,17 +24,25 @@ export const benchRunOptions = defineOptions({
     arg: 'a,b',
     help: 'only these methods of the split (ids, in this order; --limit keeps the first N)',
   },
-  'max-calls': { schema: int(1).optional(), arg: 'N', help: "an interactive episode's call budget, and the in-context examples' number (default 20)" },
-  'max-turns': { schema: int(1).optional(), arg: 'N', help: "an episode's turn budget (default 20)" },
-  'max-idle-turns': { schema: int(1).optional(), arg: 'N', help: 'end an episode after N turns with no call and no answer (end reason no_progress)' },
-  k: { schema: int(0).optional(), arg: 'N', help: 'in-context examples per method (default: the call budget)' },
+  'max-calls': {
+    schema: numberOption(BUDGET_RANGES.maxCalls).optional(),
+    arg: 'N',
+    help: "an interactive episode's call budget, and the in-context examples' number (default 20)",
+  },
+  'max-turns': { schema: numberOption(BUDGET_RANGES.maxTurns).optional(), arg: 'N', help: "an episode's turn budget (default 20)" },
+  'max-idle-turns': {
+    schema: numberOption(BUDGET_RANGES.maxIdleTurns).optional(),
+    arg: 'N',
+    help: 'end an episode after N turns with no call and no answer (end reason no_progress)',
+  },
+  k: { schema: numberOption(IN_CONTEXT_K_RANGE).optional(), arg: 'N', help: 'in-context examples per method (default: the call budget)' },
   'in-context-examples': {
     schema: z.enum(IN_CONTEXT_EXAMPLES).optional(),
     help: 'generated: probe inputs then typed generated ones; probe: the first k probe inputs',
   },
-  window: { schema: int(1).optional(), arg: 'N', help: 'episodes in flight at once (default 50)' },
-  temperature: { schema: z.coerce.number().min(0).max(2).optional(), arg: 'T', help: "the agents' sampling temperature (default: each model's own)" },
-  seed: { schema: z.coerce.number().int().optional(), arg: 'S', help: "the agents' sampling seed" },
+  window: { schema: numberOption(WINDOW_RANGE).optional(), arg: 'N', help: 'episodes in flight at once (default 50)' },
+  temperature: { schema: numberOption(TEMPERATURE_RANGE).optional(), arg: 'T', help: "the agents' sampling temperature (default: each model's own)" },
+  seed: { schema: numberOption(SEED_RANGE).optional(), arg: 'S', help: "the agents' sampling seed" },
   replay: { schema: z.boolean().optional(), help: 'answer from the llm_calls cache even when sampling' },
   'run-id': {
     schema: z
@@ -50,6 +60,7 @@ export const benchRunOptions = defineOptions({
       .string()
       .regex(/^\d+(\.\d+)?[smhd]?$/, 'a duration like 90s, 30m, 6h or 1d (plain numbers are seconds)')
       .transform(durationSeconds)
+      .pipe(rangeSchema(OUTAGE_WAIT_RANGE))
       .optional(),
     arg: '6h',
     help: 'how long an episode waits out a model or Postgres outage (default 6h)',

@@ -3,9 +3,11 @@
 import { z } from 'zod';
 import { SourceSplit } from '../../domain/dataset/config';
 import { SOURCE_NAMES, type SourceName } from '../../domain/dataset/sources';
-import { defineOptions, type VerbUsage } from '../lib/options';
+import { BATCH_SIZE_RANGE, CONCURRENCY_RANGE, RECORD_LIMIT_RANGE, SPLIT_SIZE_RANGE } from '../../domain/dataset/config';
+import { METHOD_LIMIT_RANGE } from '../../domain/bench/configBounds';
+import { realRange, wholeRange } from '../../domain/common/numberRange';
+import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
 
-const int = z.coerce.number().int().min(0);
 const SPLITS = ['train', 'validation', 'test'] as const;
 
 /** `--split-scheme` presets: the paper-size proportional split, or whole sources per split. */
@@ -58,12 +60,12 @@ export const buildOptions = defineOptions({
     arg: SOURCE_NAMES.join(','),
     help: 'the sources to load (default all)',
   },
-  limit: { schema: int.min(1).optional(), arg: 'N', help: 'only the first N records of each source' },
+  limit: { schema: numberOption(RECORD_LIMIT_RANGE).optional(), arg: 'N', help: 'only the first N records of each source' },
   seed: { schema: z.string().optional(), arg: 'S', help: "the build's seed (default pau-v1)" },
-  test: { schema: int.optional(), arg: 'N', help: 'test split size (default 741, as in the paper)' },
-  validation: { schema: int.optional(), arg: 'N', help: 'validation split size (default 100)' },
-  'batch-size': { schema: int.min(1).optional(), arg: 'N', help: 'methods per sandbox batch (default 25)' },
-  concurrency: { schema: int.min(1).optional(), arg: 'N', help: 'batches in flight at once (default 4)' },
+  test: { schema: numberOption(SPLIT_SIZE_RANGE).optional(), arg: 'N', help: 'test split size (default 741, as in the paper)' },
+  validation: { schema: numberOption(SPLIT_SIZE_RANGE).optional(), arg: 'N', help: 'validation split size (default 100)' },
+  'batch-size': { schema: numberOption(BATCH_SIZE_RANGE).optional(), arg: 'N', help: 'methods per sandbox batch (default 25)' },
+  concurrency: { schema: numberOption(CONCURRENCY_RANGE).optional(), arg: 'N', help: 'batches in flight at once (default 4)' },
   codealpaca: { schema: z.enum(['auto', '20k', '2k']).optional(), help: 'which CodeAlpaca file (auto: the one present)' },
   'split-scheme': { schema: z.enum(SPLIT_PRESETS).optional(), help: 'proportional (stratified by source) or whole sources per split' },
   'split-by-source': {
@@ -79,9 +81,9 @@ export const describeOptions = defineOptions({
   model: { schema: z.string().min(1), arg: 'M', help: 'the model that writes the descriptions' },
   'coder-model': { schema: z.string().min(1).optional(), arg: 'M', help: 'the model that writes code from them (default: --model)' },
   split: { schema: z.enum([...SPLITS, 'all']).default('train'), help: 'the split whose methods are described' },
-  threshold: { schema: z.coerce.number().min(0).max(1).default(1), help: "keep a description when its code's code match is at least this" },
-  limit: { schema: int.min(1).optional(), arg: 'N', help: 'only the first N methods that need one' },
-  window: { schema: int.min(1).max(64).optional(), arg: 'N', help: 'methods in flight at once (default 4)' },
+  threshold: { schema: numberOption(realRange(0, 1)).default(1), help: "keep a description when its code's code match is at least this" },
+  limit: { schema: numberOption(METHOD_LIMIT_RANGE).optional(), arg: 'N', help: 'only the first N methods that need one' },
+  window: { schema: numberOption(wholeRange(1, 64)).optional(), arg: 'N', help: 'methods in flight at once (default 4)' },
   force: { schema: z.boolean().optional(), help: 'describe again methods this model already tried' },
 });
 

@@ -1,13 +1,14 @@
 // The options of `pau judge`: scripts/commands/judge.ts.
 import { z } from 'zod';
-import { defineOptions, type VerbUsage } from '../lib/options';
+import { wholeRange } from '../../domain/common/numberRange';
+import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
 
 export const judgeOptions = defineOptions({
   run: { schema: z.string().min(1), arg: 'RUN_ID', help: 'the stored run to judge (its agents are not rerun)' },
   'judge-model': { schema: z.string().min(1), arg: 'M', help: 'the judge model' },
   'coder-model': { schema: z.string().min(1).optional(), arg: 'M', help: "the code writer (default: the run's, else the judge)" },
   force: { schema: z.boolean().optional(), help: 'judge again episodes this judge has judged' },
-  window: { schema: z.coerce.number().int().min(1).max(200).optional(), arg: 'N', help: 'episodes judged at once' },
+  window: { schema: numberOption(wholeRange(1, 200)).optional(), arg: 'N', help: 'episodes judged at once' },
   out: { schema: z.string().min(1).optional(), arg: 'DIR', help: 'where the report files go (default reports/)' },
   'allow-self-judge': {
     schema: z.boolean().optional(),

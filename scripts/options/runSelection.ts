@@ -2,6 +2,8 @@
 // models × settings × samples, and who judges them. Spread into each verb's table (scripts/options/).
 import { z } from 'zod';
 import { SETTINGS } from '../../domain/episode/types';
+import { METHOD_LIMIT_RANGE, SAMPLES_RANGE } from '../../domain/bench/configBounds';
+import { numberOption } from '../lib/options';
 
 /** `a,b, c` → ['a', 'b', 'c'] */
 export const commaList = z.string().transform((s) =>
@@ -20,8 +22,8 @@ export const runSelectionFields = {
     arg: 'interactive,in-context',
     help: 'the settings each model runs in',
   },
-  limit: { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'only the first N methods of the split' },
-  samples: { schema: z.coerce.number().int().min(1).default(1), arg: 'K', help: 'episodes per method, model and setting' },
+  limit: { schema: numberOption(METHOD_LIMIT_RANGE).optional(), arg: 'N', help: 'only the first N methods of the split' },
+  samples: { schema: numberOption(SAMPLES_RANGE).default(1), arg: 'K', help: 'episodes per method, model and setting' },
   judge: { schema: z.enum(['on', 'off']).default('on'), arg: 'on|off', help: 'off: do not judge the episodes' },
   'judge-model': { schema: z.string().min(1).optional(), arg: 'M', help: 'the judge (default PAU_JUDGE_MODEL, else chosen by the agents: docs/judging.md)' },
   'allow-self-judge': {

@@ -1,10 +1,11 @@
 // The options of `pau runs`: scripts/commands/runs.ts.
 import { z } from 'zod';
-import { defineOptions, type VerbUsage } from '../lib/options';
+import { wholeRange } from '../../domain/common/numberRange';
+import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
 
 export const runsListOptions = defineOptions({
   failed: { schema: z.boolean().optional(), help: 'only runs with failures' },
-  limit: { schema: z.coerce.number().int().min(1).optional(), arg: 'N', help: 'the newest N runs (default 50)' },
+  limit: { schema: numberOption(wholeRange(1, 10_000)).optional(), arg: 'N', help: 'the newest N runs (default 50)' },
 });
 
 export const runsShowOptions = defineOptions({
@@ -14,7 +15,7 @@ export const runsShowOptions = defineOptions({
 });
 
 export const runsCancelOptions = defineOptions({
-  wait: { schema: z.coerce.number().int().min(0).default(120), arg: 'SECONDS', help: 'seconds to wait for the run to stop' },
+  wait: { schema: numberOption(wholeRange(0, 3_600, 'seconds')).default(120), arg: 'SECONDS', help: 'seconds to wait for the run to stop' },
 });
 
 export const verb: VerbUsage = {

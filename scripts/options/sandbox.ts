@@ -1,6 +1,7 @@
 // The options of `pau sandbox exec`: scripts/commands/sandbox.ts.
 import { z } from 'zod';
-import { defineOptions, type VerbUsage } from '../lib/options';
+import { MEMORY_MB_RANGE, TIMEOUT_MS_RANGE } from '../../domain/sandbox/schemas';
+import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
 
 export const sandboxOptions = defineOptions({
   file: { schema: z.string({ error: 'is required' }).min(1), arg: 'F.py', help: 'the Python source holding the method' },
@@ -15,8 +16,8 @@ export const sandboxOptions = defineOptions({
     help: 'a JSON list of calls: each a list of Python-literal argument strings, or one string of the whole argument list',
   },
   coverage: { schema: z.boolean().optional(), help: 'also report statement and branch coverage' },
-  'timeout-ms': { schema: z.coerce.number().int().min(10).max(600_000).optional(), arg: 'N', help: 'time limit of each call' },
-  'memory-mb': { schema: z.coerce.number().int().min(32).max(65_536).optional(), arg: 'N', help: 'memory limit of each call' },
+  'timeout-ms': { schema: numberOption(TIMEOUT_MS_RANGE).optional(), arg: 'N', help: 'time limit of each call' },
+  'memory-mb': { schema: numberOption(MEMORY_MB_RANGE).optional(), arg: 'N', help: 'memory limit of each call' },
   mode: {
     schema: z.enum(['auto', 'bwrap', 'seccomp', 'none']).optional(),
     arg: 'auto|bwrap|seccomp|none',

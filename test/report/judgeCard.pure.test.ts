@@ -33,6 +33,14 @@ describe('the judge card in reports', () => {
     // The all-inputs figure is secondary: the interactive bad agent's 40% counts inputs it had observed.
     expect(text).toMatch(/code match, unseen vs all held-out inputs:[\s\S]*bad\s+interactive\s+10\.0% \[10\.0%, 10\.0%\]\s+40\.0% \[40\.0%, 40\.0%\]\s+56\/80/);
     expect(text).not.toContain('withheld');
+    // Paired differences with their power: bad - good on score per method is -4, -3, -4, ... (8 methods):
+    // σ_d = √(2/7) = 0.53, MDE = 2.8016 · 0.53 / √8 = 0.53 (resolved), (2.8016 · 0.53 / 0.13)² = 132.7 methods for +0.13.
+    expect(text).toMatch(/comparison\s+metric\s+a - b \[95% CI\] wins\/ties\/losses\s+methods\s+unpaired\s+σ_d\s+MDE \(80 %\)\s+n for paper's effect/);
+    expect(text).toMatch(/interactive: bad - good\s+score \(1-5\)\s+-3\.50 \[[^\]]+\] 0\/0\/8\s+8\s+0\s+0\.53\s+0\.53\s+133 for ±0\.13\n/);
+    expect(text).toContain('MDE (80 %): the smallest difference this many methods detect with 80 % power');
+    expect(renderHtml(doc(rows, { judgeCard: { status: 'qualified', card: card() } }))).toMatch(
+      /<td>interactive: bad - good<\/td><td>score \(1-5\)<\/td><td>-3\.50 \[[^\]]+\] 0\/0\/8<\/td><td>8<\/td><td>0<\/td><td>0\.53<\/td><td>0\.53<\/td><td>133 for ±0\.13<\/td>/,
+    );
   });
 
   it('an unqualified judge (not forced): no score headline; judge-free columns and one sentence naming the failed thresholds', () => {

@@ -1,9 +1,10 @@
 // Two runs side by side: paired by method within each model x setting both ran, the methods that moved
 // most first, links to the transcript pages of both runs, the judge card's gating of what is shown.
 import { describe, expect, it } from 'vitest';
-import { comparisonSection, compareRuns, leadMetric } from '../../domain/report/runComparison';
+import { headlineText } from '../../domain/report/headline';
+import { comparedRows, comparisonSection, compareRuns, leadMetric } from '../../domain/report/runComparison';
 import { transcriptHref } from '../../domain/report/transcriptLinks';
-import { runRows } from './fixtures';
+import { card, doc, runRows } from './fixtures';
 
 const withRun = (run: string, rows: ReturnType<typeof runRows>) => rows.map((r) => ({ ...r, episodeId: `${run}/${r.episodeId}` }));
 
@@ -32,6 +33,23 @@ describe('run comparison', () => {
     expect(html).toContain(`href="${transcriptHref('A', movers[0]!.currentEpisode)}"`);
     expect(html).toContain(`href="${transcriptHref('B', movers[0]!.previousEpisode)}"`);
     expect(html).toContain('score (1-5): this run − B');
+    // Each difference with its power: per-method differences [2, 0, 0, 0, 0], σ_d = √0.8 = 0.894,
+    // MDE = 2.8016 · 0.894 / √5 = 1.12 > 0.40, and (2.8016 · 0.894 / 0.13)² = 371.5 methods for the paper's +0.13.
+    const t = comparedRows(c, { scores: true, codeMatch: true });
+    expect(t.headers.slice(-3)).toEqual(['σ_d', 'MDE (80 %)', "n for paper's effect"]);
+    const row = t.rows.find((r) => r[0] === 'good / interactive' && r[1] === 'score (1-5)')!;
+    expect(row.slice(3)).toEqual(['5', '1', '0.89', '1.12 (not resolved at this n)', '372 for ±0.13']);
+    expect(html).toContain('<th>MDE (80 %)</th>');
+    expect(html).toContain('<td>1.12 (not resolved at this n)</td><td>372 for ±0.13</td>');
+    // The terminal prints the same rows under the group deltas.
+    const text = headlineText(
+      doc(a, { judgeCard: { status: 'qualified', card: card() }, compare: { runId: 'B', judgeModel: null, deltas: [], comparison: c } }),
+    );
+    expect(text).toContain('paired by method, this run - B:');
+    expect(text).toMatch(
+      /good \/ interactive\s+score \(1-5\)\s+\+0\.40 \[[^\]]+\] 1\/4\/0\s+5\s+1\s+0\.89\s+1\.12 \(not resolved at this n\)\s+372 for ±0\.13/,
+    );
+    expect(text).not.toMatch(/this run - B:[\s\S]*stmt cov/); // the terminal keeps to score and code match
   });
 
   it('leads with coverage when the judge card withholds scores and code match, and never shows them', () => {

@@ -82,7 +82,7 @@ describe('pairedDifference', () => {
   it('a constant paired shift is found exactly, whatever the spread of the levels', () => {
     const b = [1, 5, 2, 4, 3].map((v, i) => ({ key: `m${i}`, value: v }));
     const a = b.map((p) => ({ key: p.key, value: p.value + 1 }));
-    expect(pairedDifference(a, b)).toEqual({ n: 5, mean: 1, lo: 1, hi: 1, unpaired: 0, wins: 5, ties: 0, losses: 0 });
+    expect(pairedDifference(a, b)).toEqual({ n: 5, mean: 1, lo: 1, hi: 1, sd: 0, unpaired: 0, wins: 5, ties: 0, losses: 0 });
   });
 
   it('pairs by key, averages repeated samples of a key, and counts the unpaired', () => {

@@ -86,7 +86,7 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
     // mock-steps episodes have pairs of their own; mock-oracle episodes (one step, every probe) get the appended repeat.
     for (const e of card.episodes) {
       expect(e.constructed).toBe(e.episodeId.includes('mock-oracle'));
-      if (e.constructed) expect(e.steps.at(-1)).toMatchObject({ class: 'repeated', reward: 0.2, constructed: true });
+      if (e.constructed) expect(e.steps.at(-1)).toMatchObject({ class: 'repeated', reward: 0, constructed: true });
     }
     // The scripted rule's rewards by class: a new value 0.9 (a new exception 0.6), an uninformative call 0.4, a repeat 0.2.
     const sign = card.episodes.find((e) => e.methodId === SIGN.id && e.episodeId.includes('mock-steps'))!;

@@ -1,6 +1,7 @@
 // The pure parts of AAC-GRPO: the critic's prompt round trip through the scripted critic, its reward parser,
 // exploration steps from stored steps, the trainer's rollout line, seeds and method sampling.
 import type { StepLike } from '../../domain/episode/observedCalls';
+import { policyMovedGate } from '../../domain/training/policyMoved';
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
 import { lengthCutMessages } from '../../domain/training/sftData';
@@ -22,6 +23,8 @@ import {
   engineRolloutWindow,
   grpoEvalConfig,
   grpoTrainerSpec,
+  GRPO_LORA,
+  GRPO_LR,
   type GrpoConfig,
   ROLLOUT_SAMPLING,
   rolloutEpisodeInput,
@@ -29,7 +32,14 @@ import {
   sampleStratified,
   shouldEvaluate,
 } from '../../domain/training/grpo';
-import { bestAndWorstGroups, type GrpoReportInput, lineChartSvg, outcomeCounts, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
+import {
+  bestAndWorstGroups,
+  type GrpoReportInput,
+  lineChartSvg,
+  outcomeCounts,
+  renderGrpoReport,
+  renderGrpoText,
+} from '../../domain/trainingReport/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';
@@ -94,7 +104,7 @@ describe('critic prompt and parser', () => {
     expect(criticUnparsableFigures([{ rated: 0, unparsable: 0 }])).toEqual({ criticUnparsable: 0, criticUnparsableShare: null });
   });
 
-  it('the scripted critic reads the prompt: new value 9, raised 6, repeat 2, rejected 0, mean per step', () => {
+  it('the scripted critic reads the prompt: new value 9, raised 6, repeat 0, rejected 0, mean per step', () => {
     const msgs = (step: Parameters<typeof buildCriticMessages>[0]['step']) =>
       buildCriticMessages({
         signature: 'def add(a, b):',
@@ -103,7 +113,7 @@ describe('critic prompt and parser', () => {
         step,
       });
     expect(scriptedCriticScore(msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))).toBe(9);
-    expect(scriptedCriticScore(msgs([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(2);
+    expect(scriptedCriticScore(msgs([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(0);
     expect(scriptedCriticScore(msgs([{ call: "add(1, 'x')", observation: 'TypeError: ...', status: 'raised' }]))).toBe(6);
     expect(scriptedCriticScore(msgs([{ call: 'add(', observation: 'malformed', status: 'rejected' }]))).toBe(0);
     expect(
@@ -444,26 +454,27 @@ describe('run configuration', () => {
     expect(spec.temperature).toBe(0.7);
   });
 
-  it('reward choices map to the trainer advantage modes; evaluation every K epochs and after the last', () => {
-    expect(advantageOf('outcome')).toEqual({ mode: 'outcome' });
-    expect(advantageOf('aac')).toEqual({
-      mode: 'aac',
-      step_weight: 1,
-      outcome_weight: 0,
-      step_aggregate: 'mean',
-      final_outcome: true,
-      step_baseline: 'leave_one_out',
-    });
-    expect(advantageOf('mix')).toEqual({
-      mode: 'aac',
-      step_weight: 1,
-      outcome_weight: 1,
-      step_aggregate: 'mean',
-      final_outcome: true,
-      step_baseline: 'leave_one_out',
-    });
+  it('reward choices are the trainer advantage modes of the same name; evaluation every K epochs and after the last', () => {
+    expect(advantageOf('outcome')).toEqual({ mode: 'outcome', scale: 'none' });
+    expect(advantageOf('aac')).toEqual({ mode: 'aac', step_weight: 1, scale: 'none' });
+    expect(advantageOf('mix')).toEqual({ mode: 'mix', step_weight: 1, outcome_weight: 1, scale: 'none' });
+    // the std with its floor is named in the spec; a floor without the std would divide by nothing
+    expect(advantageOf('mix', 'std', 0.5)).toMatchObject({ scale: 'std', std_floor: 0.5 });
+    expect(advantageOf('mix', 'none', 0.5)).not.toHaveProperty('std_floor');
     expect(DEFAULT_GRPO_REWARD).toBe('mix');
     expect([0, 1, 2].map((e) => shouldEvaluate(config, e))).toEqual([false, true, true]);
+  });
+
+  it("the update's defaults: lr 5e-4, LoRA on every linear layer, and from the second epoch the previous optimiser state", () => {
+    const first = grpoTrainerSpec(config, 0, '/r.jsonl', '/b.gguf', null);
+    expect(first.lr).toBe(GRPO_LR);
+    expect(first.lora).toEqual(GRPO_LORA);
+    expect(first).not.toHaveProperty('init_optimizer');
+    const second = grpoTrainerSpec(config, 1, '/r.jsonl', '/b.gguf', '/jobs/e1/checkpoints/step-000004');
+    expect(second).toMatchObject({ init_adapter: '/jobs/e1/checkpoints/step-000004', init_optimizer: true });
+    // the adapter's own LoRA config wins when training goes on from it
+    expect(second).not.toHaveProperty('lora');
+    expect(grpoTrainerSpec({ ...config, lr: 2e-4, loraRank: 4 }, 0, '/r', '/b', null)).toMatchObject({ lr: 2e-4, lora: { rank: 4, alpha: 8 } });
   });
 
   it('samples methods stratified by source, seeded, different per epoch', () => {
@@ -587,18 +598,51 @@ describe('report helpers', () => {
     expect(html).toContain('Against other reward modes');
     expect(html).toContain('<code>r-aac</code> (aac)');
     expect(html).toContain('<th>served by ckpt / base</th>');
-    expect(html).toMatch(/<td>-<\/td><\/tr>/); // recorded before the stacks were: unknown, said as such
+    expect(html).toMatch(/<td>0 \/ 0<\/td><td>-<\/td><td>not measured<\/td><\/tr>/); // recorded before the stacks and the gate were: said as such
+    // Each paired difference one row with its power: score differences [2, 0], σ_d = √2 = 1.41,
+    // MDE = 2.8016 · 1.41 / √2 = 2.80 > 1.00 (not resolved), (2.8016 · 1.41 / 0.13)² = 928.9 methods for +0.13;
+    // fail rate [-1, 0]: σ_d 70.7 points, MDE 140.1 points, no paper effect.
+    expect(html).toContain('Checkpoint minus base, paired by method');
+    expect(html).toContain(
+      '<td>1</td><td>score (1-5)</td><td>+1.00 [0.00, 2.00] 1/1/0</td><td>2</td><td>0</td><td>1.41</td><td>2.80 (not resolved at this n)</td><td>929 for ±0.13</td>',
+    );
+    expect(html).toMatch(
+      /<td>fail rate \(&lt;=2\)<\/td><td>-50\.0% \[[^\]]+\] 1\/1\/0<\/td><td>2<\/td><td>0<\/td><td>70\.7 pts<\/td><td>140\.1 pts \(not resolved at this n\)<\/td><td>-<\/td>/,
+    );
+    expect(html).toContain(
+      '<td>r-eval-e1 vs r-aac-eval-e1</td><td>score (1-5)</td><td>+1.00 [0.00, 2.00] 1/1/0</td><td>2</td><td>0</td><td>1.41</td><td>2.80 (not resolved at this n)</td><td>929 for ±0.13</td>',
+    );
+    const power = " (σ_d 1.41, MDE (80 %) 2.80 (not resolved at this n), n for paper's effect 929 for ±0.13)";
+    expect(grpoEvalLine(ev)).toContain(`ckpt - base +1.00 [0.00, 2.00] 1/1/0${power};`);
+    expect(renderGrpoText(input)).toContain(`epoch 1: r - r-aac (aac): score +1.00 [0.00, 2.00] 1/1/0${power}, code match (unseen)`);
+    // An evaluation stored before σ_d: the differences as they were, the power unknown.
+    const before = { ...ev, paired: { ...ev.paired!, score: { ...ev.paired!.score, sd: undefined } } };
+    expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: before }], comparisons: [] })).toContain(
+      '<td>+1.00 [0.00, 2.00] 1/1/0</td><td>2</td><td>0</td><td>-</td><td>-</td><td>-</td>',
+    );
+    expect(grpoEvalLine(before)).toContain('ckpt - base +1.00 [0.00, 2.00] 1/1/0; code match');
     // The stack of each arm: one stack said once; two (allowed by the run) both, marked.
     const one = renderGrpoReport({
       ...input,
       epochs: [{ ...epoch, eval: { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'vLLM Qwen/Qwen3-8B' } } }],
     });
-    expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td></tr>');
+    expect(one).toContain('<td>vLLM Qwen/Qwen3-8B</td><td>not measured</td></tr>');
     const two = { ...ev, stacks: { checkpoint: 'vLLM Qwen/Qwen3-8B', base: 'llama.cpp qwen3-8b (GGUF)', mixedAllowed: true } };
     expect(renderGrpoReport({ ...input, epochs: [{ ...epoch, eval: two }] })).toContain(
       '<td>vLLM Qwen/Qwen3-8B vs llama.cpp qwen3-8b (GGUF) (DIFFERENT STACKS, --allow-mixed-stacks)</td>',
     );
     expect(grpoEvalLine(two)).toMatch(/; served by vLLM Qwen\/Qwen3-8B vs llama\.cpp qwen3-8b \(GGUF\) \(DIFFERENT STACKS, --allow-mixed-stacks\)$/);
     expect(grpoEvalLine(ev)).not.toContain('served by');
+    // A checkpoint below the gate: its paired rows (against the base and other arms) read inconclusive
+    const still = policyMovedGate({ mean: 0.0004, tokens: 500 }, { compared: 2, departed: 0 });
+    const gated = renderGrpoReport({
+      ...input,
+      epochs: [{ ...epoch, eval: { ...ev, gate: still } }],
+      comparisons: [{ ...input.comparisons![0]!, gates: [null, still] }],
+    });
+    expect(gated).toContain('<td>1 (inconclusive: the policy did not move)</td><td>score (1-5)</td>');
+    expect(gated).toContain('<td>1 (inconclusive: the policy did not move)</td><td><code>r-aac</code> (aac)</td>');
+    expect(gated).toContain('inconclusive: the policy did not move (KL 0.0004 nats/token over 500 agent tokens; 0 of 2 episodes');
+    expect(renderGrpoText({ ...input, epochs: [{ ...epoch, eval: { ...ev, gate: still } }] })).toContain('gate: inconclusive: the policy did not move');
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodeRow } from '../../domain/report/summarize';
 import { DEFAULT_SFT_THRESHOLDS, hfLine, openAiLine, sftConversation, sftVerdict, unionTools } from '../../domain/training/sftData';
 import { compareWithBase, formatSftComparison } from '../../domain/report/sftComparison';
+import { renderSftHtml } from '../../domain/trainingReport/sftReport';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 
 const good = { status: 'completed', judged: true, score: 5, unparsable: false, codeMatchUnobserved: 1, hasDescription: true, contradictsObserved: false };
@@ -109,5 +110,23 @@ describe('compareWithBase', () => {
     expect(ic.diff).toMatchObject({ n: 0, mean: null, unpaired: 1 });
     expect(c.episodes).toEqual({ checkpoint: 3, base: 3, failed: 0, judged: 6 });
     expect(formatSftComparison(c)).toContain('SFT - base (paired)');
+    // With its power: differences [1, 0], σ_d = √0.5 = 0.71, MDE = 2.8016 · 0.71 / √2 = 1.40 > 0.5,
+    // (2.8016 · 0.71 / 0.13)² = 232.2 methods for the paper's +0.13.
+    expect(formatSftComparison(c)).toMatch(/SFT - base \(paired\)\s+σ_d\s+MDE \(80 %\)\s+n for paper's effect/);
+    expect(formatSftComparison(c)).toMatch(/interactive\s+score \(1-5\).*n=2 \(1 unpaired\)\s+0\.71\s+1\.40 \(not resolved at this n\)\s+233 for ±0\.13/);
+    const html = renderSftHtml({
+      kind: 'sft',
+      runId: 'sft-r',
+      status: 'completed',
+      generatedAt: 'now',
+      config: { data: 'd1', base: 'base', maxLength: 4096, eval: null },
+      checkpointModel: 'ckpt:x',
+      training: null,
+      evalRunId: 'r',
+      comparison: c,
+      error: null,
+    });
+    expect(html).toContain('<th>σ_d</th><th>MDE (80 %)</th><th>n for paper&#39;s effect</th>');
+    expect(html).toMatch(/n=2<\/td><td>0\.71<\/td><td>1\.40 \(not resolved at this n\)<\/td><td>233 for ±0\.13<\/td>/);
   });
 });

@@ -1,4 +1,4 @@
-"""CLI: python -m pau_trainer <sft|grpo-update|export-gguf-lora> --spec SPEC.json  (contract: protocol.py)."""
+"""CLI: python -m pau_trainer <sft|grpo-update|export-gguf-lora|policy-shift> --spec SPEC.json  (contract: protocol.py)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             raise TrainerError("invalid_spec", f"spec {args.spec} is not JSON: {e}") from e
         spec = parse_spec(args.command, raw)
-        if args.command != "export-gguf-lora" and not rank_of_a_launch:
+        if args.command in ("sft", "grpo-update") and not rank_of_a_launch:
             from .launch import launch, resolve_nodes, resolve_processes
 
             n = resolve_processes(os.environ.get(ENV_PROCESSES), getattr(spec, "device", "cpu"))
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             _quiet_libraries()
         from . import distributed
 
-        if args.command != "export-gguf-lora":
+        if args.command in ("sft", "grpo-update"):
             d = distributed.setup(getattr(spec, "device", "cpu"))
             if args.command == "grpo-update" and d.enabled:
                 from .grpo import sized_to_ranks
@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
                 from .grpo import run_grpo
 
                 run_grpo(spec, cancel)  # type: ignore[arg-type]
+            elif args.command == "policy-shift":
+                from .shift import run_shift
+
+                run_shift(spec, cancel)  # type: ignore[arg-type]
             else:
                 from .gguf_lora import run_export
 

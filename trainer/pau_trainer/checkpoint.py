@@ -108,7 +108,10 @@ def save(
         shutil.rmtree(d)
     d.mkdir(parents=True)
     model.save_pretrained(str(d), safe_serialization=True)
-    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, d / "optimizer.pt")
+    torch.save(
+        {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "key": optimizer_key(optimizer)},
+        d / OPTIMIZER_FILE,
+    )
     rng = rng_state() if rng_of_ranks is None else {**rng_of_ranks[0], "ranks": rng_of_ranks}
     torch.save(rng, d / "rng.pt")
     (d / "state.json").write_text(json.dumps({**state, "step": step}, indent=2))
@@ -140,9 +143,66 @@ def load_state(d: Path) -> dict[str, Any]:
 def load_optimizer(d: Path, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
     import torch
 
-    blob = torch.load(d / "optimizer.pt", weights_only=False)
+    blob = torch.load(d / OPTIMIZER_FILE, weights_only=False)
     optimizer.load_state_dict(blob["optimizer"])
     scheduler.load_state_dict(blob["scheduler"])
+
+
+OPTIMIZER_FILE = "optimizer.pt"
+
+
+def optimizer_key(optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """What an optimiser state must share with the optimiser that loads it: the hyper-parameters of each
+    group and the shapes of the parameters it steps (an adapter of another rank or other targets differs)."""
+    groups = []
+    for g in optimizer.param_groups:
+        hp = {
+            k: (list(v) if isinstance(v, tuple) else v)
+            for k, v in g.items()
+            if k in ("lr", "betas", "eps", "weight_decay")
+        }
+        groups.append({**hp, "shapes": [list(p.shape) for p in g["params"]]})
+    return {"groups": groups}
+
+
+def load_carried_optimizer(d: Path, optimizer: torch.optim.Optimizer, scheduler: Any) -> None:
+    """The optimiser state of the checkpoint a job continues from (a GRPO epoch's previous one), so Adam's
+    moments and bias correction go on where they were instead of restarting with a sign step. Refused, naming
+    the file, when it is missing or was saved by an optimiser of another spec (retrying cannot help)."""
+    import torch
+
+    from .protocol import TrainerError
+
+    f = d / OPTIMIZER_FILE
+    if not f.is_file():
+        raise TrainerError(
+            "invalid_data", f"{f}: init_optimizer needs the init adapter's optimiser state; the file is missing"
+        )
+    blob = torch.load(f, weights_only=False)
+    want = optimizer_key(optimizer)
+    have = blob.get("key")
+    if have != want:
+        what = (
+            "has no key (saved before keys were recorded)"
+            if have is None
+            else f"was saved with {_key_diff(have, want)}"
+        )
+        raise TrainerError("spec_mismatch", f"{f} holds the optimiser state of another spec: it {what}")
+    optimizer.load_state_dict(blob["optimizer"])
+    scheduler.load_state_dict(blob["scheduler"])
+
+
+def _key_diff(have: dict[str, Any], want: dict[str, Any]) -> str:
+    hg, wg = have.get("groups", []), want.get("groups", [])
+    if len(hg) != len(wg):
+        return f"{len(hg)} parameter groups, this job has {len(wg)}"
+    for h, w in zip(hg, wg):
+        for k in ("lr", "betas", "eps", "weight_decay"):
+            if h.get(k) != w.get(k):
+                return f"{k} {h.get(k)}, this job has {w.get(k)}"
+        if h.get("shapes") != w.get("shapes"):
+            return f"{len(h.get('shapes', []))} parameters of other shapes than this job's {len(w.get('shapes', []))}"
+    return "another key"
 
 
 def load_rng(d: Path, rank: int = 0) -> None:

@@ -3,7 +3,8 @@
 Follows verl's `verl/trainer/ppo/core_algos.py` (compute_grpo_outcome_advantage, compute_policy_loss_vanilla,
 kl_penalty "low_var_kl", agg_loss "token-mean") and TRL's GRPOTrainer (same k3 estimator, same clipped
 objective); the AAC step advantage follows GRPO's process supervision (Shao et al. 2024, DeepSeekMath,
-section 4.1.3), with the mean instead of the sum over the steps to go and a leave-one-out baseline by default. Formulas, with the choices made where those differ, are in docs/training.md.
+section 4.1.3) as a return-to-go of uncentred step rewards against a per-index leave-one-out baseline. Formulas,
+with the choices made where those differ, are in docs/training.md.
 
 Shapes: per-token tensors are (batch, seq); masks are 0/1 floats or bools of the same shape.
 """
@@ -22,121 +23,127 @@ def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x * m).sum() / m.sum().clamp(min=1.0)
 
 
-def _group_stats(values: Sequence[float], norm_by_std: bool, epsilon: float) -> tuple[float, float]:
+def _scale(values: Sequence[float], scale: str, std_floor: float, epsilon: float) -> float:
+    """The divisor of a group's centred rewards: 1 (scale="none", Dr. GRPO, TRL's scale_rewards="none"), or
+    the unbiased std floored at `std_floor` (scale="std"; floor 0 is verl's and TRL's default GRPO)."""
+    if scale == "none":
+        return 1.0
     t = torch.tensor(values, dtype=torch.float64)
-    mean = float(t.mean())
-    # Unbiased std as torch.std (verl, TRL). A group of one has no relative signal: its advantage is 0.
     std = float(t.std()) if t.numel() > 1 else 0.0
-    return mean, (std + epsilon) if norm_by_std else 1.0
+    return max(std, std_floor) + epsilon
+
+
+ADVANTAGE_SCALES = ("none", "std")
 
 
 def group_outcome_advantages(
     rewards: Sequence[float],
     groups: Sequence[Hashable],
-    norm_by_std: bool = True,
+    scale: str = "none",
+    std_floor: float = 0.0,
     epsilon: float = 1e-6,
 ) -> list[float]:
-    """Outcome GRPO: A_i = (R_i - mean_g R) / (std_g R + eps) over the rollouts i of the same group g.
+    """Outcome GRPO: A_i = (R_i - mean_g R) / s_g over the rollouts i of the same group g, with
+    s_g = 1 (scale="none", the default: Dr. GRPO) or max(std_g R, std_floor) + eps (scale="std").
 
-    A group whose rewards are all equal (zero variance) gets A = 0 for every rollout: (R - mean) is exactly 0,
-    so the epsilon only avoids 0/0. A group of a single rollout also gets 0 (verl would give the raw reward
-    there; with G >= 2 rollouts per method, as here, that case is a data error, not a baseline choice).
-    norm_by_std=False is Dr. GRPO's variant (mean-centred only).
+    Why not the std by default: with continuous judge scores the std of a group of 4 is mostly the judge's
+    noise when the rollouts are alike, and dividing by it turns a 0.01 difference into a full-size advantage
+    (with G = 2 every pair gets +-0.71 whatever the gap). A floor at the judge's resolution keeps GRPO's
+    scale-free form for real differences and damps the noise; none keeps the reward's own unit.
+    A group whose rewards are all equal gets A = 0; a group of one rollout gets 0 (nothing to compare with).
     """
+    if scale not in ADVANTAGE_SCALES:
+        raise ValueError(f"scale must be one of {ADVANTAGE_SCALES}, got {scale!r}")
     if len(rewards) != len(groups):
         raise ValueError(f"{len(rewards)} rewards but {len(groups)} group ids")
-    by_group: dict[Hashable, list[int]] = {}
-    for i, g in enumerate(groups):
-        by_group.setdefault(g, []).append(i)
     out = [0.0] * len(rewards)
-    for idx in by_group.values():
+    for idx in _by_group(groups).values():
         if len(idx) < 2:
             continue
-        mean, scale = _group_stats([rewards[i] for i in idx], norm_by_std, epsilon)
+        vals = [float(rewards[i]) for i in idx]
+        mean = sum(vals) / len(vals)
+        s = _scale(vals, scale, std_floor, epsilon)
         for i in idx:
-            out[i] = (rewards[i] - mean) / scale
+            out[i] = (float(rewards[i]) - mean) / s
     return out
 
 
-STEP_AGGREGATES = ("mean", "sum")
-# leave_one_out (default): a rollout's steps are centred on the mean of the OTHER rollouts' rated steps, so the
-# baseline does not depend on what this rollout did nor on when it stopped; pooled: on the mean of every rated
-# step of the group, this rollout's included with the weight of its share of them (the form used before).
-STEP_BASELINES = ("leave_one_out", "pooled")
+def _by_group(groups: Sequence[Hashable]) -> dict[Hashable, list[int]]:
+    by_group: dict[Hashable, list[int]] = {}
+    for i, g in enumerate(groups):
+        by_group.setdefault(g, []).append(i)
+    return by_group
+
+
+def returns_to_go(step_rewards: Sequence[float | None]) -> list[float]:
+    """G_t = sum_{t' >= t} r_t' of one rollout's uncentred step rewards; an unrated step (None) adds 0."""
+    out = [0.0] * len(step_rewards)
+    acc = 0.0
+    for t in range(len(step_rewards) - 1, -1, -1):
+        r = step_rewards[t]
+        acc += 0.0 if r is None else float(r)
+        out[t] = acc
+    return out
+
+
+def all_unrated(step_rewards: Sequence[float | None]) -> bool:
+    """The critic rated none of the rollout's steps although it took at least one exploration step (every
+    message but the last, the description, is one; the last is one too when the rollout ended without a
+    description, and then it may be rated)."""
+    return len(step_rewards) > 1 and all(r is None for r in step_rewards)
+
+
+def _at(returns: list[float], t: int) -> float:
+    """A rollout's return from index t; 0 where it had stopped before t (no step left to earn anything)."""
+    return returns[t] if t < len(returns) else 0.0
 
 
 def group_step_advantages(
     step_rewards: Sequence[Sequence[float | None]],
     groups: Sequence[Hashable],
-    norm_by_std: bool = True,
+    scale: str = "none",
+    std_floor: float = 0.0,
     epsilon: float = 1e-6,
-    aggregate: str = "mean",
-    baseline: str = "leave_one_out",
 ) -> list[list[float]]:
-    """Process-supervised GRPO on the critic's per-step rewards (docs/training.md, "Advantages" and "Step
-    advantage under policy-chosen stopping").
+    """The step term: a return-to-go of uncentred step rewards against a per-index leave-one-out baseline
+    (docs/training.md, "The step return"):
 
-    r~_{i,t} = k (r_{i,t} - b_i) / (std_g r + eps), std over every rated step of every rollout in group g, and
-      baseline="leave_one_out" (default): b_i = mean of the rated steps of the group's other rollouts,
-                                          k = (G-1)/G (G rollouts in the group; the outcome term's unit)
-      baseline="pooled":                  b_i = mean of every rated step of the group (rollout i's included), k = 1
-    Then each step's advantage aggregates the normalised rewards of the rated steps to go (t' >= t):
-      aggregate="mean" (default): A_{i,t} = mean_{t' >= t, rated} r~_{i,t'}   (0 when none is left)
-      aggregate="sum" (DeepSeekMath 4.1.3):  A_{i,t} = sum_{t' >= t} r~_{i,t'}
-    The sum grows with the number of rated steps to go (one critic point over ten steps is ten sigma), so a
-    long rollout outweighs its group's outcome, and it subtracts the baseline once per step to go, a number
-    the rollout's own stopping sets; the mean subtracts it once: A_{i,t} = (mean_{t' >= t} r_{i,t'} - b_i) / s.
-    The pooled baseline holds rollout i's own ratings with weight n_i / N (its share of the group's rated
-    steps), so at its first rated step A_pooled = (1 - n_i/N) / k * A_leave_one_out: the credit shrinks with the
-    rollout's own length, which the policy chose; the leave-one-out one does not move with it.
-    A step the critic did not rate (None; e.g. the final answer) takes no part in the statistics nor in the
-    aggregate, but still receives the aggregate of later rated steps (0 when there is none).
-    Zero variance within a group gives r~ = 0 for all its steps; a group with fewer than 2 rated steps, and
-    under leave_one_out a rollout whose group-mates rated none, get 0 (nothing to compare with).
+      G_{i,t} = sum_{t' >= t} r_{i,t'}                     (r >= 0: a step that reveals nothing earns 0)
+      b_{i,t} = mean_{j != i, j rated} G_{j,t}              (G_{j,t} = 0 where rollout j had stopped before t)
+      A_{i,t} = k (G_{i,t} - b_{i,t}) / s_g,   k = (n_g - 1) / n_g,  n_g the group's rated rollouts
+
+    k puts the term in the outcome term's unit (its group mean holds the rollout itself, which makes it k times
+    its leave-one-out difference), and with it A_{i,t} = G_{i,t} - mean over all rated rollouts of G_{.,t}.
+    s_g = 1 (scale="none") or max(std of the group's G values at every index, std_floor) + eps (scale="std").
+
+    Why this form: rewards are not centred per step, so a step that adds information raises the return of
+    every step before it and a step that adds none changes nothing; stopping early forfeits the rewards of
+    the steps not taken and is never paid for. The baseline depends only on the group-mates (independent
+    samples of the same policy on the same method), so it adds no bias (the argument: docs/training.md), and
+    it compares a rollout's return from index t with its group-mates' returns from the same index, not with
+    their whole episodes.
+
+    A rollout whose exploration steps are all unrated (all_unrated: the critic rated none of them) has no step
+    signal: its step advantages are 0 and it takes no part in its group-mates' baselines (it gets the outcome
+    only). A rollout that took no exploration step (its one policy message the description) is rated: its
+    return is 0. A group with fewer than 2 rated rollouts gets 0 everywhere.
     """
-    if aggregate not in STEP_AGGREGATES:
-        raise ValueError(f"aggregate must be one of {STEP_AGGREGATES}, got {aggregate!r}")
-    if baseline not in STEP_BASELINES:
-        raise ValueError(f"baseline must be one of {STEP_BASELINES}, got {baseline!r}")
+    if scale not in ADVANTAGE_SCALES:
+        raise ValueError(f"scale must be one of {ADVANTAGE_SCALES}, got {scale!r}")
     if len(step_rewards) != len(groups):
         raise ValueError(f"{len(step_rewards)} step-reward lists but {len(groups)} group ids")
-    by_group: dict[Hashable, list[int]] = {}
-    for i, g in enumerate(groups):
-        by_group.setdefault(g, []).append(i)
-    normed: list[list[float | None]] = [[None] * len(r) for r in step_rewards]
-    for idx in by_group.values():
-        rated = [float(r) for i in idx for r in step_rewards[i] if r is not None]
-        if len(rated) < 2 or min(rated) == max(rated):
-            # nothing to compare, or a zero-variance group: every r~ is 0 exactly (not a rounding residue / eps)
-            for i in idx:
-                normed[i] = [None if r is None else 0.0 for r in step_rewards[i]]
+    out: list[list[float]] = [[0.0] * len(r) for r in step_rewards]
+    for idx in _by_group(groups).values():
+        rated = [i for i in idx if not all_unrated(step_rewards[i])]
+        if len(rated) < 2:
             continue
-        mean, scale = _group_stats(rated, norm_by_std, epsilon)
-        # (G-1)/G: the outcome term's group mean holds the rollout itself, which makes it (G-1)/G times its
-        # leave-one-out difference; the same factor keeps both terms in one unit (w_step, w_outcome compare)
-        loo = (len(idx) - 1) / len(idx)
-        for i in idx:
-            if baseline == "pooled":
-                b, k = mean, 1.0
-            else:
-                others = [float(r) for j in idx if j != i for r in step_rewards[j] if r is not None]
-                if not others:
-                    normed[i] = [None if r is None else 0.0 for r in step_rewards[i]]
-                    continue
-                b, k = sum(others) / len(others), loo
-            normed[i] = [None if r is None else k * (float(r) - b) / scale for r in step_rewards[i]]
-    out: list[list[float]] = []
-    for row in normed:
-        acc = 0.0
-        count = 0
-        togo = [0.0] * len(row)
-        for t in range(len(row) - 1, -1, -1):
-            v = row[t]
-            if v is not None:
-                acc += v
-                count += 1
-            togo[t] = (acc / count if count else 0.0) if aggregate == "mean" else acc
-        out.append(togo)
+        ret = {i: returns_to_go(step_rewards[i]) for i in rated}
+        pooled = [v for i in rated for v in ret[i]]
+        s = _scale(pooled, scale, std_floor, epsilon) if min(pooled) != max(pooled) else 1.0
+        k = (len(rated) - 1) / len(rated)
+        for i in rated:
+            others = [ret[j] for j in rated if j != i]
+            out[i] = [k * (g - sum(_at(o, t) for o in others) / len(others)) / s for t, g in enumerate(ret[i])]
     return out
 
 
@@ -146,31 +153,26 @@ def aac_advantages(
     groups: Sequence[Hashable],
     step_weight: float = 1.0,
     outcome_weight: float = 1.0,
-    norm_by_std: bool = True,
+    scale: str = "none",
+    std_floor: float = 0.0,
     epsilon: float = 1e-6,
-    step_aggregate: str = "mean",
-    final_outcome: bool = True,
-    step_baseline: str = "leave_one_out",
-) -> list[list[float]]:
+) -> tuple[list[list[float]], list[list[float]], list[float]]:
     """AAC-GRPO per-step advantage: A_{i,t} = w_s * A^step_{i,t} + w_o * A^outcome_i for t < T_i, and for the
     final policy message T_i (the description the judge scored) w_s * A^step_{i,T} + A^outcome_i: the final
-    message always carries its outcome advantage, whatever w_o says about the steps (final_outcome=False
-    gives the old form, w_o on every message).
-
-    A^step: group_step_advantages (the frozen privileged critic's step rewards, normalised in the group,
-    aggregated over the steps to go); A^outcome: group_outcome_advantages (the judged final reward).
-    w_s = 0 gives plain outcome GRPO (the paper's ablation), w_o = 0 critic-only on the steps.
-    Returns one list per rollout, one value per policy step.
+    message always carries its outcome advantage. w_o = 1 is the `mix` reward, w_o = 0 `aac` (the outcome on
+    the description only), w_s = 0 plain outcome GRPO.
+    Returns (advantages, the step term, the outcome term): one list per rollout, one value per policy step;
+    the terms are returned so each epoch can log their magnitudes side by side.
     """
-    step = group_step_advantages(step_rewards, groups, norm_by_std, epsilon, step_aggregate, step_baseline)
-    outcome = group_outcome_advantages(outcome_rewards, groups, norm_by_std, epsilon)
+    step = group_step_advantages(step_rewards, groups, scale, std_floor, epsilon)
+    outcome = group_outcome_advantages(outcome_rewards, groups, scale, std_floor, epsilon)
     out: list[list[float]] = []
     for row, o in zip(step, outcome):
         adv = [step_weight * a + outcome_weight * o for a in row]
-        if final_outcome and row:
+        if row:
             adv[-1] = step_weight * row[-1] + o
         out.append(adv)
-    return out
+    return out, step, outcome
 
 
 def kl_k3(logprobs: torch.Tensor, ref_logprobs: torch.Tensor) -> torch.Tensor:

@@ -10,8 +10,8 @@ Input (spec.rollouts, JSONL, one rollout per line):
    "advantage": 0.7                        # one value for the whole rollout
    "message_advantages": [0.2, 1.1]        # one per policy message
    "token_advantages": [[..], [..]]        # one per token of each policy message (trainer tokenisation)
-   or, with spec.advantage.mode = outcome | aac:
-   "rewards": {"outcome": 3.0, "steps": [0.5, null]}   # steps: one per policy message, null = not rated
+   or, with spec.advantage.mode = outcome | aac | mix:
+   "rewards": {"outcome": 3.0, "steps": [0.5, null]}   # steps: one per policy message, >= 0, null = not rated
    "old_logprobs"?: [[..], [..]]           # sampling-time log-probs per token of each policy message
   }
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
 import os
 import time
@@ -40,7 +41,7 @@ from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, length_cut_of, line_requests, too_long_refusal
-from .core_algos import aac_advantages, clipped_policy_loss, group_outcome_advantages, token_logprobs
+from .core_algos import aac_advantages, all_unrated, clipped_policy_loss, group_outcome_advantages, token_logprobs
 from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
 
@@ -72,7 +73,32 @@ def _floats(v: Any, where: str) -> list[float]:
     return out
 
 
-def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
+def advantage_terms(step: list[list[float]] | None, outcome: list[float], policies: list[list[int]]) -> dict[str, Any]:
+    """The two terms' magnitudes over every policy message (mean |A|), so mix's weights weigh like with like."""
+    n = sum(len(p) for p in policies)
+    o = sum(abs(v) * len(p) for v, p in zip(outcome, policies)) / max(n, 1)
+    s = sum(abs(v) for row in step for v in row) / max(n, 1) if step is not None else None
+    return {"outcome_term_abs_mean": round(o, 6), "step_term_abs_mean": None if s is None else round(s, 6)}
+
+
+def reward_spread(outcome: list[float], groups: list[str]) -> dict[str, Any]:
+    """Within-group spread of the outcome reward (max - min, mean over groups) and the share of groups with
+    none (every rollout rewarded alike: nothing for the outcome term to learn from)."""
+    by: dict[str, list[float]] = {}
+    for r, g in zip(outcome, groups):
+        by.setdefault(g, []).append(r)
+    spreads = [max(v) - min(v) for v in by.values() if len(v) > 1]
+    if not spreads:
+        return {"reward_spread_mean": None, "zero_spread_groups": None}
+    return {
+        "reward_spread_mean": round(sum(spreads) / len(spreads), 6),
+        "zero_spread_groups": round(sum(1 for x in spreads if x == 0) / len(spreads), 6),
+    }
+
+
+def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] | None = None) -> list[Rollout]:
+    """The rollouts as the trainer trains them, with their advantages; `figures` (when given) receives the
+    advantage terms' magnitudes and the reward spread (advantage_terms, reward_spread) for the done event."""
     rows = read_jsonl(spec.rollouts, "rollouts")
     mode = spec.advantage.mode
     encoded = []
@@ -105,7 +131,8 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
     # advantages per policy message (or per token)
     groups = [g for _, _, g, _, _ in encoded]
     per_message: list[list[float] | None] = [None] * len(encoded)
-    if mode in ("outcome", "aac"):
+    terms: dict[str, Any] = {}
+    if mode in ("outcome", "aac", "mix"):
         outcome: list[float] = []
         steps: list[list[float | None]] = []
         for row, where, _, policy, _ in encoded:
@@ -119,39 +146,39 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
             if (
                 not isinstance(s, list)
                 or len(s) != len(policy)
-                or not all(x is None or isinstance(x, (int, float)) for x in s)
+                or not all(x is None or (isinstance(x, (int, float)) and not isinstance(x, bool)) for x in s)
             ):
                 raise TrainerError(
                     "invalid_data",
                     f"{where}: rewards.steps must have one number or null per policy message ({len(policy)})",
                 )
+            if any(x is not None and not (math.isfinite(x) and x >= 0) for x in s):
+                # the step return sums uncentred rewards: a negative one would pay for stopping
+                raise TrainerError("invalid_data", f"{where}: rewards.steps must be finite and >= 0 (or null)")
             steps.append([None if x is None else float(x) for x in s])
         a = spec.advantage
         if mode == "outcome":
-            adv = group_outcome_advantages(outcome, groups, a.norm_by_std, a.epsilon)
+            adv = group_outcome_advantages(outcome, groups, a.scale, a.std_floor, a.epsilon)
             per_message = [[v] * len(p) for v, (_, _, _, p, _) in zip(adv, encoded)]
+            terms = advantage_terms(None, adv, policies=[p for _, _, _, p, _ in encoded])
         else:
-            per_message = list(
-                aac_advantages(
-                    steps,
-                    outcome,
-                    groups,
-                    a.step_weight,
-                    a.outcome_weight,
-                    a.norm_by_std,
-                    a.epsilon,
-                    a.step_aggregate,
-                    a.final_outcome,
-                    a.step_baseline,
-                )
+            combined, step_term, outcome_term = aac_advantages(
+                steps, outcome, groups, a.step_weight, a.outcome_weight, a.scale, a.std_floor, a.epsilon
             )
+            per_message = list(combined)
+            terms = advantage_terms(step_term, outcome_term, policies=[p for _, _, _, p, _ in encoded])
+            terms["all_unrated_rollouts"] = sum(1 for x in steps if all_unrated(x))
         sizes: dict[str, int] = {}
         for g in groups:
             sizes[g] = sizes.get(g, 0) + 1
         lonely = sorted(g for g, c in sizes.items() if c < 2)
         if lonely:
             emit("info", message=f"{len(lonely)} group(s) have a single rollout and get advantage 0: {lonely[:5]}")
+        terms.update(reward_spread(outcome, groups))
+        emit("info", message=f"advantage terms: {json.dumps(terms)}")
 
+    if figures is not None:
+        figures.update(terms)
     out: list[Rollout] = []
     # one Rollout per segment (chat.py: each policy message in the request it was generated from); the
     # advantages are the line's, its segments share them and its id
@@ -250,7 +277,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder) -> list[Rollout]:
                 cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
                 # once per line (its first segment), so a line of several segments is not counted twice
                 reward=float(row["rewards"]["outcome"])
-                if mode in ("outcome", "aac") and not any(o.line == k for o in out)
+                if mode in ("outcome", "aac", "mix") and not any(o.line == k for o in out)
                 else None,
                 line=k,
             )
@@ -449,7 +476,8 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
     if done is not None:
         return done
     _tok, encoder = job.load_base()
-    rollouts = load_rollouts(spec, encoder)
+    terms: dict[str, Any] = {}
+    rollouts = load_rollouts(spec, encoder, terms)
     n_lines = len({r.line for r in rollouts})  # mini-batches count rollouts (lines), not their segments
     per_epoch = math.ceil(n_lines / spec.mini_batch_size)
     total = per_epoch * spec.ppo_epochs
@@ -560,6 +588,7 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         "tokens_per_s": round(seen_tokens / train_s, 2) if train_s else None,
         "s_per_step": round(train_s / len(history), 3) if history else None,
         "advantages": {r.id: r.message_advantages for r in rollouts},
+        **terms,
         **length_counts(rollouts),
         **({"skipped": "all advantages zero"} if noop else {}),
     }

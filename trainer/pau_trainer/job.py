@@ -202,6 +202,9 @@ class Job:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
             self.optimizer, lambda s: min(1.0, (s + 1) / warm) if warm else 1.0
         )
+        if self.spec.init_adapter and self.spec.init_optimizer:
+            ckpt.load_carried_optimizer(Path(self.spec.init_adapter), self.optimizer, self.scheduler)
+            emit("info", message=f"optimiser state carried from {self.spec.init_adapter}")
         self.total_steps = total_steps
 
     def trainable(self) -> list[torch.nn.Parameter]:

@@ -31,8 +31,8 @@ from enum import IntEnum
 from typing import Any, Literal, NoReturn, TextIO
 
 PROTOCOL_VERSION = 1
-COMMANDS = ("sft", "grpo-update", "export-gguf-lora")
-Command = Literal["sft", "grpo-update", "export-gguf-lora"]
+COMMANDS = ("sft", "grpo-update", "export-gguf-lora", "policy-shift")
+Command = Literal["sft", "grpo-update", "export-gguf-lora", "policy-shift"]
 
 
 class ExitCode(IntEnum):
@@ -183,6 +183,9 @@ class CommonSpec:
     output_dir: str  # owned by this job: checkpoints, result.json
     base_model_sha256: str | None = None  # when given, checked before anything else
     init_adapter: str | None = None  # a complete checkpoint dir to start from (continue training)
+    # carry init_adapter's optimiser state (Adam's moments and step count) into this job: a GRPO epoch goes on
+    # where the previous one stopped instead of taking a fresh Adam's sign step
+    init_optimizer: bool = False
     lora: LoraSpec = field(default_factory=LoraSpec)
     lr: float = 2e-4
     max_length: int = 8192  # tokens per example (llama.cpp serves the Qwen2.5-Coder models 8192 per slot; the CLI passes the base's own); longer ones are dropped and counted, > 1 % refuses the job
@@ -211,20 +214,21 @@ class SftSpec(CommonSpec):
 
 @dataclass(frozen=True)
 class AdvantageSpec:
-    # How advantages come about when rollouts carry rewards instead of advantages (core_algos.py).
-    #   outcome: plain GRPO on the outcome reward;  aac: critic step rewards + outcome, weighted.
-    mode: Literal["given", "outcome", "aac"] = "given"
+    # How advantages come about when rollouts carry rewards instead of advantages (core_algos.py). The modes
+    # are the reward names of `pau grpo train` (domain/training/grpo.ts GRPO_REWARDS), one meaning each side:
+    #   outcome: plain GRPO on the judged outcome;
+    #   aac:     the critic's step return on the exploration steps, the outcome on the description only;
+    #   mix:     both: the step return plus outcome_weight x the outcome on every message.
+    mode: Literal["given", "outcome", "aac", "mix"] = "given"
     step_weight: float = 1.0
-    outcome_weight: float = 1.0
-    # mean (default) or sum (DeepSeekMath) of the z-scored step rewards over the rated steps to go
-    step_aggregate: Literal["mean", "sum"] = "mean"
-    # the final policy message carries the outcome advantage with weight 1 whatever outcome_weight is
-    final_outcome: bool = True
-    # the step rewards' group baseline: the other rollouts' rated steps (default) or all of the group's
-    # (pooled, the form before; docs/training.md, "Step advantage under policy-chosen stopping")
-    step_baseline: Literal["leave_one_out", "pooled"] = "leave_one_out"
-    norm_by_std: bool = True
+    outcome_weight: float = 1.0  # mix only (aac's is 0 by definition)
+    # the group's divisor: none (Dr. GRPO, the default) or the std floored at std_floor (docs/training.md)
+    scale: Literal["none", "std"] = "none"
+    std_floor: float = 0.0
     epsilon: float = 1e-6
+
+
+ADVANTAGE_MODES = ("given", "outcome", "aac", "mix")
 
 
 @dataclass(frozen=True)
@@ -238,7 +242,9 @@ class GrpoSpec(CommonSpec):
     # the rollouts' sampling temperature: every log-prob (old, new, reference) is log_softmax(logits / T)
     temperature: float = 1.0
     advantage: AdvantageSpec = field(default_factory=AdvantageSpec)
-    lr: float = 1e-5
+    # LoRA's good learning rate is about 10x full fine-tuning's; with Adam one step moves every entry by about
+    # lr, so 1e-5 was a sign step that moved nothing measurable (docs/training.md, "The update's step size")
+    lr: float = 5e-4
 
 
 @dataclass(frozen=True)
@@ -247,6 +253,20 @@ class ExportSpec:
     base_model: str  # the GGUF the adapter was trained on (architecture + head counts for the permutation)
     output: str  # the .gguf LoRA file to write
     output_dir: str = ""  # unused; present so every command's spec has the same shape
+
+
+@dataclass(frozen=True)
+class ShiftSpec:
+    # policy-shift (shift.py): KL(adapter's policy || base) on the policy's tokens of given conversations
+    base_model: str
+    adapter_dir: str  # a complete checkpoint dir
+    episodes: str  # JSONL: the GRPO rollout line's conversation fields
+    output_dir: str = ""  # unused; every command's spec has the same shape
+    base_model_sha256: str | None = None
+    temperature: float = 1.0
+    max_length: int = 8192
+    threads: int | None = None
+    device: Literal["auto", "cpu", "cuda"] = "auto"
 
 
 def _expect_obj(v: Any, where: str) -> dict[str, Any]:
@@ -336,6 +356,7 @@ _COMMON_FIELDS = {
     "output_dir",
     "base_model_sha256",
     "init_adapter",
+    "init_optimizer",
     "lora",
     "lr",
     "max_length",
@@ -362,6 +383,7 @@ def _common(obj: dict[str, Any]) -> dict[str, Any]:
     for name, kind in [
         ("base_model_sha256", str),
         ("init_adapter", str),
+        ("init_optimizer", bool),
         ("lr", (int, float)),
         ("max_length", int),
         ("seed", int),
@@ -386,18 +408,52 @@ def _common(obj: dict[str, Any]) -> dict[str, Any]:
         _positive(out.get(name), f"spec.{name}")
     for name in ("weight_decay", "warmup_steps", "seed"):
         _positive(out.get(name), f"spec.{name}", allow_zero=True)
+    if out.get("init_optimizer") and not out.get("init_adapter"):
+        spec_error("spec.init_optimizer needs spec.init_adapter (the checkpoint whose optimiser state to carry)")
     if not out["base_model"].strip() or not out["output_dir"].strip():
         spec_error("spec.base_model and spec.output_dir must not be empty")
     return out
 
 
-def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
+def _parse_shift(obj: dict[str, Any]) -> ShiftSpec:
+    fields = {"command", "base_model", "base_model_sha256", "adapter_dir", "episodes", "output_dir", "temperature"}
+    _unknown(obj, fields | {"max_length", "threads", "device"}, "spec")
+    _not_blank(obj, ("base_model", "adapter_dir", "episodes"))
+    temp = _take(obj, "temperature", (int, float), "spec")
+    if temp is not None and not temp > 0:
+        spec_error(f"spec.temperature must be > 0, got {temp!r}")
+    ml = _take(obj, "max_length", int, "spec")
+    th = _take(obj, "threads", int, "spec")
+    _positive(ml, "spec.max_length")
+    _positive(th, "spec.threads")
+    dev = _take(obj, "device", str, "spec") or "auto"
+    if dev not in ("auto", "cpu", "cuda"):
+        spec_error(f"spec.device must be auto, cpu or cuda, got {dev}")
+    sha = _take(obj, "base_model_sha256", str, "spec")
+    if sha is not None and (len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha)):
+        spec_error("spec.base_model_sha256 must be 64 lowercase hex characters")
+    return ShiftSpec(
+        base_model=_take(obj, "base_model", str, "spec", required=True),
+        adapter_dir=_take(obj, "adapter_dir", str, "spec", required=True),
+        episodes=_take(obj, "episodes", str, "spec", required=True),
+        output_dir=_take(obj, "output_dir", str, "spec") or "",
+        base_model_sha256=sha,
+        temperature=float(temp) if temp is not None else 1.0,
+        max_length=ml or 8192,
+        threads=th,
+        device=dev,  # type: ignore[arg-type]
+    )
+
+
+def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec | ShiftSpec:
     """Validate a decoded spec for `command`. Raises TrainerError("invalid_spec") naming the bad field."""
     if command not in COMMANDS:
         spec_error(f"unknown command {command!r} (expected one of {', '.join(COMMANDS)})")
     obj = _expect_obj(raw, "spec")
     if "command" in obj and obj["command"] != command:
         spec_error(f"spec.command is {obj['command']!r} but the trainer was run as {command!r}")
+    if command == "policy-shift":
+        return _parse_shift(obj)
     if command == "export-gguf-lora":
         _unknown(obj, {"command", "adapter_dir", "base_model", "output", "output_dir"}, "spec")
         _not_blank(obj, ("adapter_dir", "base_model", "output"))
@@ -459,46 +515,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
     d = GrpoSpec(base_model="", output_dir="")
     adv = AdvantageSpec()
     if obj.get("advantage") is not None:
-        a = _expect_obj(obj["advantage"], "advantage")
-        _unknown(
-            a,
-            {
-                "mode",
-                "step_weight",
-                "outcome_weight",
-                "norm_by_std",
-                "epsilon",
-                "step_aggregate",
-                "final_outcome",
-                "step_baseline",
-            },
-            "advantage",
-        )
-        mode = _take(a, "mode", str, "advantage")
-        if mode is not None and mode not in ("given", "outcome", "aac"):
-            spec_error(f"advantage.mode must be given, outcome or aac, got {mode!r}")
-        sw = _take(a, "step_weight", (int, float), "advantage")
-        ow = _take(a, "outcome_weight", (int, float), "advantage")
-        nb = _take(a, "norm_by_std", bool, "advantage")
-        eps = _take(a, "epsilon", (int, float), "advantage")
-        _positive(eps, "advantage.epsilon")
-        agg = _take(a, "step_aggregate", str, "advantage")
-        if agg is not None and agg not in ("mean", "sum"):
-            spec_error(f"advantage.step_aggregate must be mean or sum, got {agg!r}")
-        fo = _take(a, "final_outcome", bool, "advantage")
-        sb = _take(a, "step_baseline", str, "advantage")
-        if sb is not None and sb not in ("leave_one_out", "pooled"):
-            spec_error(f"advantage.step_baseline must be leave_one_out or pooled, got {sb!r}")
-        adv = AdvantageSpec(
-            mode=mode or adv.mode,  # type: ignore[arg-type]
-            step_weight=float(sw) if sw is not None else adv.step_weight,
-            outcome_weight=float(ow) if ow is not None else adv.outcome_weight,
-            norm_by_std=nb if nb is not None else adv.norm_by_std,
-            epsilon=float(eps) if eps is not None else adv.epsilon,
-            step_aggregate=agg or adv.step_aggregate,  # type: ignore[arg-type]
-            final_outcome=fo if fo is not None else adv.final_outcome,
-            step_baseline=sb or adv.step_baseline,  # type: ignore[arg-type]
-        )
+        adv = _parse_advantage(_expect_obj(obj["advantage"], "advantage"))
     return GrpoSpec(
         **common,
         rollouts=rollouts,
@@ -512,7 +529,36 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec:
     )
 
 
-def spec_fingerprint(spec: SftSpec | GrpoSpec | ExportSpec) -> dict[str, Any]:
+def _parse_advantage(a: dict[str, Any]) -> AdvantageSpec:
+    _unknown(a, {"mode", "step_weight", "outcome_weight", "scale", "std_floor", "epsilon"}, "advantage")
+    d = AdvantageSpec()
+    mode = _take(a, "mode", str, "advantage")
+    if mode is not None and mode not in ADVANTAGE_MODES:
+        spec_error(f"advantage.mode must be one of {', '.join(ADVANTAGE_MODES)}, got {mode!r}")
+    sw = _take(a, "step_weight", (int, float), "advantage")
+    ow = _take(a, "outcome_weight", (int, float), "advantage")
+    if ow is not None and mode == "aac":
+        spec_error("advantage.outcome_weight is mix's: aac puts the outcome on the description only (use mode mix)")
+    scale = _take(a, "scale", str, "advantage")
+    if scale is not None and scale not in ("none", "std"):
+        spec_error(f"advantage.scale must be none or std, got {scale!r}")
+    floor = _take(a, "std_floor", (int, float), "advantage")
+    _positive(floor, "advantage.std_floor", allow_zero=True)
+    if floor and (scale or d.scale) != "std":
+        spec_error("advantage.std_floor needs scale std (scale none divides by nothing)")
+    eps = _take(a, "epsilon", (int, float), "advantage")
+    _positive(eps, "advantage.epsilon")
+    return AdvantageSpec(
+        mode=mode or d.mode,  # type: ignore[arg-type]
+        step_weight=float(sw) if sw is not None else d.step_weight,
+        outcome_weight=0.0 if mode == "aac" else float(ow) if ow is not None else d.outcome_weight,
+        scale=scale or d.scale,  # type: ignore[arg-type]
+        std_floor=float(floor) if floor is not None else d.std_floor,
+        epsilon=float(eps) if eps is not None else d.epsilon,
+    )
+
+
+def spec_fingerprint(spec: SftSpec | GrpoSpec | ExportSpec | ShiftSpec) -> dict[str, Any]:
     """What must not change between a job's first run and its resumptions (stored in each save)."""
     d = asdict(spec)
     for volatile in ("threads", "device", "keep_saves", "output_dir"):

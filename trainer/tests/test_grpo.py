@@ -1,7 +1,9 @@
 """grpo-update through the CLI on SmolLM2: advantages from rewards, ref/old log-probs, metrics, the adapter moves."""
 
 import json
+import shutil
 import signal
+from pathlib import Path
 
 import pytest
 import torch
@@ -27,7 +29,7 @@ def grpo_spec(smollm2, out, **over):
         "seed": 3,
         "save_every": 2,
         "kl_beta": 0.04,
-        "advantage": {"mode": "aac"},
+        "advantage": {"mode": "mix"},
         "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "v_proj"]},
     }
     spec.update(over)
@@ -88,7 +90,7 @@ def test_grpo_advantages_follow_core_algos(grpo_run):
     _, _, spec, d = grpo_run
     result = json.load(open(d / "out" / "result.json"))
     rows = [json.loads(line) for line in open(spec["rollouts"])]
-    want = aac_advantages(
+    want, _, _ = aac_advantages(
         [r["rewards"]["steps"] for r in rows], [r["rewards"]["outcome"] for r in rows], [r["group"] for r in rows]
     )
     got = result["metrics"]["advantages"]
@@ -121,6 +123,47 @@ def test_grpo_changes_only_the_adapter_and_starts_from_init_adapter(grpo_run, sm
 # The next two check the trainer's data checks and its no-op rule, not what a model computes: they run on the
 # tiny random Llama with SmolLM2's vocabulary and template (conftest.tiny_smollm2; the same tokenizer, so the
 # same re-tokenisation), which the 2-process tests build anyway.
+def test_the_next_epoch_carries_the_optimiser_state_and_refuses_a_missing_or_foreign_one(grpo_run, smollm2, tmp_path):
+    _, _, _, d = grpo_run
+    result = json.load(open(d / "out" / "result.json"))
+    init = Path(result["checkpoint"])
+    before = torch.load(init / "optimizer.pt", weights_only=False)
+    steps_before = {int(v["step"]) for v in before["optimizer"]["state"].values()}
+    assert steps_before == {4}  # every parameter took the first job's 4 Adam steps
+    nxt = run_trainer(
+        "grpo-update",
+        grpo_spec(
+            smollm2, tmp_path / "carried", init_adapter=str(init), init_optimizer=True, ppo_epochs=1, max_steps=1
+        ),
+        tmp_path / "s.json",
+    )
+    assert nxt.rc == 0, nxt.stderr[-2000:]
+    assert any("optimiser state carried" in e["message"] for e in nxt.of("info"))
+    after = torch.load(Path(nxt.of("done")[0]["checkpoint"]) / "optimizer.pt", weights_only=False)
+    # Adam's step count went on (4 -> 5): its bias correction continues instead of a fresh sign step
+    assert {int(v["step"]) for v in after["optimizer"]["state"].values()} == {5}
+    # another learning rate: the state belongs to another spec, refused naming the file (not retryable)
+    other = run_trainer(
+        "grpo-update",
+        grpo_spec(smollm2, tmp_path / "other", init_adapter=str(init), init_optimizer=True, lr=1e-4, max_steps=1),
+        tmp_path / "s2.json",
+    )
+    assert other.rc == ExitCode.INVALID_SPEC
+    err = other.of("error")[0]
+    assert err["code"] == "spec_mismatch" and str(init / "optimizer.pt") in err["message"] and "lr" in err["message"]
+    # the file missing: refused naming it
+    bare = tmp_path / "bare"
+    shutil.copytree(init, bare)
+    (bare / "optimizer.pt").unlink()
+    missing = run_trainer(
+        "grpo-update",
+        grpo_spec(smollm2, tmp_path / "missing", init_adapter=str(bare), init_optimizer=True, max_steps=1),
+        tmp_path / "s3.json",
+    )
+    assert missing.rc == ExitCode.INVALID_DATA
+    assert str(bare / "optimizer.pt") in missing.of("error")[0]["message"]
+
+
 def test_old_logprobs_that_do_not_retokenise_are_rejected(tiny_smollm2, tmp_path):
     row = json.loads(open(DATA / "tiny_rollouts.jsonl").readline())
     row.pop("rewards")
@@ -209,3 +252,37 @@ def test_a_temperature_that_is_not_positive_is_refused():
     for bad in (0, -0.5):
         with pytest.raises(TrainerError, match=r"spec.temperature must be > 0"):
             parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "temperature": bad})
+
+
+def test_policy_shift_measures_kl_of_the_trained_adapter_and_zero_for_a_fresh_one(grpo_run, smollm2, tmp_path):
+    _, _, spec, d = grpo_run
+    result = json.load(open(d / "out" / "result.json"))
+    shift = {
+        "base_model": str(smollm2),
+        "adapter_dir": result["checkpoint"],
+        "episodes": spec["rollouts"],
+        "max_length": 160,
+    }
+    run = run_trainer("policy-shift", shift, tmp_path / "shift.json")
+    assert run.rc == 0, run.stderr[-2000:]
+    m = run.of("done")[0]["metrics"]
+    rows = [json.loads(line) for line in open(spec["rollouts"])]
+    assert m["episodes"] == len(rows) and m["tokens"] > 0
+    assert m["kl_mean"] > 0 and set(m["per_episode"]) == {r["id"] for r in rows}
+    first_save = sorted((d / "out" / "checkpoints").iterdir())[0]
+    # a fresh adapter (LoRA B = 0) is the base: KL exactly 0
+    fresh = tmp_path / "fresh"
+    shutil.copytree(first_save, fresh)
+    w = load_file(str(fresh / "adapter_model.safetensors"))
+    from safetensors.torch import save_file
+
+    save_file(
+        {k: (torch.zeros_like(v) if "lora_B" in k else v) for k, v in w.items()},
+        str(fresh / "adapter_model.safetensors"),
+    )
+    zero = run_trainer("policy-shift", {**shift, "adapter_dir": str(fresh)}, tmp_path / "zero.json")
+    assert zero.rc == 0, zero.stderr[-2000:]
+    assert zero.of("done")[0]["metrics"]["kl_mean"] == pytest.approx(0.0, abs=1e-7)
+    # an adapter directory that is not a complete checkpoint is refused, named
+    bad = run_trainer("policy-shift", {**shift, "adapter_dir": str(tmp_path / "nope")}, tmp_path / "bad.json")
+    assert bad.rc == ExitCode.INVALID_DATA and "nope" in bad.of("error")[0]["message"]

@@ -63,31 +63,37 @@ def test_grpo_spec_clip_and_advantage():
         },
     )
     assert isinstance(s, GrpoSpec)
-    assert (s.clip_eps_low, s.clip_eps_high, s.lr) == (0.3, 0.28, 1e-5)
-    assert (s.advantage.mode, s.advantage.step_weight, s.advantage.outcome_weight) == ("aac", 0.5, 1.0)
-    assert (s.advantage.step_aggregate, s.advantage.final_outcome) == ("mean", True)
-    assert s.advantage.step_baseline == "leave_one_out"
+    # 5e-4: LoRA's step size (1e-5 was a sign step that moved nothing measurable)
+    assert (s.clip_eps_low, s.clip_eps_high, s.lr) == (0.3, 0.28, 5e-4)
+    # aac: the outcome on the description only, so its outcome weight on the steps is 0 by definition
+    assert (s.advantage.mode, s.advantage.step_weight, s.advantage.outcome_weight) == ("aac", 0.5, 0.0)
+    assert (s.advantage.scale, s.advantage.std_floor) == ("none", 0.0)
     s2 = parse_spec(
         "grpo-update",
         {
             "base_model": "/m",
             "output_dir": "/o",
             "rollouts": "/r",
-            "advantage": {"mode": "aac", "step_aggregate": "sum", "final_outcome": False, "step_baseline": "pooled"},
+            "advantage": {"mode": "mix", "outcome_weight": 0.5, "scale": "std", "std_floor": 0.5},
         },
     )
-    assert (s2.advantage.step_aggregate, s2.advantage.final_outcome) == ("sum", False)
-    assert s2.advantage.step_baseline == "pooled"
-    with pytest.raises(TrainerError, match="step_baseline must be leave_one_out or pooled"):
-        parse_spec(
-            "grpo-update",
-            {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_baseline": "mean"}},
-        )
-    with pytest.raises(TrainerError, match="step_aggregate must be mean or sum"):
-        parse_spec(
-            "grpo-update",
-            {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"step_aggregate": "max"}},
-        )
+    assert (s2.advantage.mode, s2.advantage.outcome_weight, s2.advantage.scale, s2.advantage.std_floor) == (
+        "mix",
+        0.5,
+        "std",
+        0.5,
+    )
+    for bad, match in [
+        ({"mode": "aac", "outcome_weight": 1}, r"outcome_weight is mix's"),
+        ({"scale": "mean"}, "scale must be none or std"),
+        ({"std_floor": 0.5}, r"std_floor needs scale std"),
+        ({"scale": "std", "std_floor": -1}, "std_floor must be >= 0"),
+        ({"step_aggregate": "mean"}, "unknown field"),
+    ]:
+        with pytest.raises(TrainerError, match=match):
+            parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": bad})
+    with pytest.raises(TrainerError, match=r"init_optimizer needs spec\.init_adapter"):
+        parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "init_optimizer": True})
     with pytest.raises(TrainerError, match=r"advantage\.mode must be"):
         parse_spec(
             "grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": {"mode": "ppo"}}

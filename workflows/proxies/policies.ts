@@ -5,10 +5,12 @@ import { NON_RETRYABLE_LLM_ERRORS } from '../../domain/llm/errorTypes';
 import { FAILURE_TYPES as F, TRAINER_FAILURE } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 
-/** Errors of the run's own making (a missing dataset, method, run or episode): no retry can fix them. */
+/** Errors of the run's own making (a missing dataset, method, run or episode; a value out of its range): no retry can fix them. */
 const NOT_FOUND_OR_UNUSABLE = [
   F.datasetNotFound,
   F.emptySplit,
+  F.badRunConfig,
+  F.badEpisodeInput,
   F.methodNotFound,
   F.methodUnusable,
   F.runNotFound,

@@ -24,6 +24,7 @@ import {
   grpoExportJobId,
   grpoJobId,
   grpoSearchAttributes,
+  grpoShiftJobId,
   grpoTrainerSpec,
   policyModelOf,
   rolloutEpisodeInput,
@@ -37,6 +38,7 @@ import { benchmarkRunWorkflow } from '../bench/benchmarkRunWorkflow';
 import { runRollouts } from './grpoRollouts';
 import { SAMPLED_WITH_PATCH } from '../../domain/training/sampledWith';
 import { grpoProgressQuery } from './grpoQueries';
+import { POLICY_MOVED_PATCH, policyMovedGate, shiftKl } from '../../domain/training/policyMoved';
 
 export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
   const { runId, config } = input;
@@ -144,7 +146,9 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
         : undefined;
       // At the benchmark's budgets and params, like `bench run` (patched: histories recorded before evaluated
       // at the training budgets).
-      const bench = grpoEvalConfig(config, checkpointModel, patched('grpo-eval-benchmark-budgets'));
+      // and since then at the training budget unless the run chose the benchmark's (config.evalBudgets)
+      const atBenchmarkBudgets = patched('grpo-eval-benchmark-budgets') && config.evalBudgets !== 'training';
+      const bench = grpoEvalConfig(config, checkpointModel, atBenchmarkBudgets);
       await executeChild(benchmarkRunWorkflow, {
         args: [{ runId: evalRunId, config: bench }],
         workflowId: benchWorkflowId(evalRunId),
@@ -154,6 +158,24 @@ export async function grpoWorkflow(input: GrpoInput): Promise<GrpoResult> {
       });
       evalFigures = await report.summarizeGrpoEval({ evalRunId, checkpointModel, base: config.base, judgeModel: config.judgeModel });
       if (stacks) evalFigures = { ...evalFigures, stacks };
+      // Did the checkpoint move (patched: histories recorded before had no gate)? KL(checkpoint || base) on its
+      // evaluation agent turns and the share of transcripts that depart from the base's (policyMoved.ts).
+      if (patched(POLICY_MOVED_PATCH)) {
+        const jobId = grpoShiftJobId(runId, epoch);
+        const shiftIn = await gpuPrepare.prepareShiftEpisodes({ jobId, evalRunId, judgeModel: config.judgeModel, checkpointModel, base: config.base });
+        const shift = await training.runTrainerJob({
+          jobId,
+          command: 'policy-shift',
+          spec: {
+            base_model: shiftIn.baseFile,
+            adapter_dir: trained.done.checkpoint,
+            episodes: shiftIn.episodesFile,
+            temperature: config.temperature,
+            ...(config.maxLength !== undefined ? { max_length: config.maxLength } : {}),
+          },
+        });
+        evalFigures = { ...evalFigures, gate: policyMovedGate(shiftKl(shift.done.metrics), shiftIn) };
+      }
     }
     const evalMs = Date.now() - t;
 
