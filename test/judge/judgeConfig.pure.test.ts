@@ -5,6 +5,8 @@ import { automaticJudge, coderModelOf, DEFAULT_JUDGE_MODEL, judgeModelOf, resolv
 import { type SelfJudgePair, withSelfJudgePairs } from '../../domain/judge/selfJudge';
 import { parseRunConfig, parseRunJudgeFields, parseRunSummary } from '../../db/runDocuments';
 import { StoredJsonError } from '../../db/jsonb';
+import { parseCommandArgs, UsageError } from '../../scripts/lib/args';
+import { judgeCardOptions } from '../../scripts/options/calibrate';
 
 describe('the judge precedence', () => {
   it('the code writer: the caller, then judge.coderModel, then coderModel, then the judge', () => {
@@ -46,6 +48,26 @@ describe('the judge precedence', () => {
     expect(resolveJudgeConfig({ episodeId: 'e' }, { judge: { coderSamples: 3 } }).coderSamples).toBe(3);
     expect(resolveJudgeConfig({ episodeId: 'e', config: { coderSamples: 5 } }, { judge: { coderSamples: 3 } }).coderSamples).toBe(5);
     expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { coderSamples: 0 } })).toThrow(/coder samples must be an integer from 1 to 9, got 0/);
+  });
+
+  it('a retired judge format in a run config or at the command line is refused, naming the format that replaced it', () => {
+    expect(resolveJudgeConfig({ episodeId: 'e' }, {}).format).toBe('contrast');
+    expect(resolveJudgeConfig({ episodeId: 'e' }, { judge: { format: 'verify' } }).format).toBe('verify');
+    for (const retired of ['checklist', 'score-first'])
+      expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { format: retired as never } })).toThrow(
+        new RangeError(
+          `judge format \`${retired}\` is retired (2026-12-07: it did not qualify a judge); the \`contrast\` format replaced it (docs/results/judging.md)`,
+        ),
+      );
+    expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { format: 'likert' as never } })).toThrow(
+      /unknown judge format "likert" \(known: rationale, verify, contrast\)/,
+    );
+    expect(() => parseCommandArgs(['--judge', 'm', '--format', 'checklist'], judgeCardOptions)).toThrow(
+      new UsageError(
+        '--format: judge format `checklist` is retired (2026-12-07: it did not qualify a judge); the `contrast` format replaced it (docs/results/judging.md)',
+      ),
+    );
+    expect(parseCommandArgs(['--judge', 'm', '--format', 'rationale'], judgeCardOptions).values.format).toBe('rationale');
   });
 
   it('the automatic judge: scripted for scripted agents, the strongest local for local ones, none otherwise', () => {
