@@ -23,7 +23,7 @@ import { observedCalls } from '../../domain/episode/observedCalls';
 import { codeMatchSet } from '../../domain/judge/codeMatchInputs';
 import { resolveJudgeConfig } from '../../domain/judge/config';
 import { judgmentOf, type JudgmentInput } from '../../domain/judge/judgment';
-import { parseRunJudgeFields } from '../../db/runDocuments';
+import { parseRunJudgeFields } from '../../db/runJudgeFields';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
 import {
   buildJudgeMessages,

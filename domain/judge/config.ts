@@ -3,6 +3,7 @@
 // judgeModel` is written; the CLI, the report and the judge activity read it from here.
 import { judgeFormatOf } from './judgePrompt';
 import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import { DEFAULT_UNDER_EXPLORED } from './diagnostics';
 import { DEFAULT_HELDOUT } from './heldoutInputs';
 import { DEFAULT_EQUALITY } from './outcomeEquality';
@@ -35,6 +36,9 @@ export const runJudgeFieldsShape = {
   allowUnqualifiedJudge: z.boolean().optional(),
   selfJudge: z.array(z.looseObject({ agent: z.string(), judge: z.string(), role: z.string() })).optional(),
 };
+
+/** A run config's judge fields alone, its other fields kept unchecked (db/runJudgeFields.ts). */
+export const runJudgeFieldsSchema = documentSchema<RunJudgeFields>(runJudgeFieldsShape);
 
 /** The code writer the run's config names, if any (`judge.coderModel`, then `coderModel`). */
 export function storedCoderModel(rc: RunJudgeFields): string | undefined {

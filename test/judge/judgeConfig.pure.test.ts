@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { automaticJudge, coderModelOf, DEFAULT_JUDGE_MODEL, judgeModelOf, resolveJudgeConfig, storedCoderModel } from '../../domain/judge/config';
 import { type SelfJudgePair, withSelfJudgePairs } from '../../domain/judge/selfJudge';
-import { parseRunConfig, parseRunJudgeFields, parseRunSummary } from '../../db/runDocuments';
+import { parseRunConfig, parseRunSummary } from '../../db/runDocuments';
+import { parseRunJudgeFields } from '../../db/runJudgeFields';
 import { StoredJsonError } from '../../db/jsonb';
 import { parseCommandArgs, UsageError } from '../../scripts/lib/args';
 import { judgeCardOptions } from '../../scripts/options/calibrate';
@@ -109,8 +110,11 @@ describe('a run kind config and summary, one reader', () => {
     expect(() => parseRunConfig('benchmark', { ...bench, coderModel: 5 }, 'r6')).toThrow(/coderModel/);
   });
 
-  it('judge fields come from the kinds that hold them', () => {
+  it('judge fields come from the kinds that hold them, checked alone', () => {
     expect(parseRunJudgeFields('benchmark', bench, 'r1')).toMatchObject({ coderModel: 'c' });
     expect(parseRunJudgeFields('calibration', { anything: true }, 'r3')).toEqual({});
+    // The judge reads its own fields: a config the benchmark's schema refuses still names its judge.
+    expect(parseRunJudgeFields('grpo', { judgeModel: 'j', judge: { format: 'verify' } }, 'r5')).toMatchObject({ judgeModel: 'j', judge: { format: 'verify' } });
+    expect(() => parseRunJudgeFields('benchmark', { ...bench, coderModel: 5 }, 'r6')).toThrow(/runs\.config of row r6 does not fit its schema: coderModel/);
   });
 });
