@@ -96,7 +96,7 @@ export function judgeFormatOf(format: string | undefined): JudgeFormat {
 /**
  * The verify format's system prompt: one binary question, short, with no rubric to weigh. A small judge
  * answers a yes/no question about a reference it can see far more reliably than it places a description on
- * a five-level scale (docs/judging.md, "Formats measured").
+ * a five-level scale (docs/results/judging.md, "Formats measured").
  */
 export const VERIFY_SYSTEM = [
   "You check descriptions of Python functions. You can read the function's code and a correct reference description.",
@@ -112,7 +112,7 @@ export const VERIFY_QUESTION = 'Does the candidate correctly state what the func
  * The verify format's worked examples, sent before every request as earlier turns: two correct paraphrases
  * (yes), an empty description, one of another function and a vague one (no). Functions of their own, in no
  * dataset, so no benchmark method's answer is shown. With them the 1.5B's mean P(yes) on the tuning set moved
- * from 0.74 / 0.25 / 0.35 (gold / wrong / empty) to 0.84 / 0.09 / 0.32 (docs/judging.md, "Formats measured").
+ * from 0.74 / 0.25 / 0.35 (gold / wrong / empty) to 0.84 / 0.09 / 0.32 (docs/results/judging.md, "Formats measured").
  */
 export const VERIFY_EXAMPLES: readonly { input: JudgeInput; answer: 'yes' | 'no' }[] = [
   {
@@ -200,7 +200,7 @@ function judgeUserText(input: JudgeInput, ask: string): string {
 /**
  * The format judges use unless a run or card names another: `contrast`, verify's question asked beside the
  * method and beside an unrelated one. Verify alone qualified the local 1.5B but scored a description true of
- * any function 3.7 of 5; the contrast takes that yes away (docs/judging.md, "Formats measured").
+ * any function 3.7 of 5; the contrast takes that yes away (docs/results/judging.md, "Formats measured").
  */
 export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'contrast';
 
