@@ -23,24 +23,21 @@ import { observedCalls } from '../../domain/episode/observedCalls';
 import { codeMatchSet } from '../../domain/judge/codeMatchInputs';
 import { resolveJudgeConfig } from '../../domain/judge/config';
 import { judgmentOf, type JudgmentInput } from '../../domain/judge/judgment';
-import { parseRunJudgeFields } from '../../db/runDocuments';
+import { parseRunJudgeFields } from '../../db/runJudgeFields';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
 import {
-  BEHAVIOURS_MAX_TOKENS,
-  buildBehaviourMessages,
   buildJudgeMessages,
   DEFAULT_JUDGE_FORMAT,
   DEFAULT_SAMPLES,
   JUDGE_MAX_TOKENS,
   judgeRetryPrompt,
-  parseBehaviours,
   parseJudgeReply,
   type JudgeFormat,
   type JudgeInput,
 } from '../../domain/judge/judgePrompt';
 import { contrastDetail, type ContrastMethod } from '../../domain/judge/contrast';
 import { contrastMethodFor, contrastScopeSchema } from './contrastMethod';
-import { checklistYesShare, hasAnswerToken, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
+import { hasAnswerToken, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
 import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
 import type { ChatMessage } from '../../domain/llm/chatMessage';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
@@ -194,37 +191,14 @@ async function scoreInFormat(
   req: ScoreRequest,
   format: Exclude<JudgeFormat, 'contrast'>,
 ): Promise<DescriptionVerdict> {
-  let tokensIn = 0;
-  let tokensOut = 0;
-  let costUsd = 0;
-  let behaviours: string[] = [];
-  if (format === 'checklist') {
-    // Candidate-independent: one request per (method, judge), answered from the llm_calls cache afterwards.
-    const b = await judgeChat(
-      db,
-      endpoints,
-      req.model,
-      req.methodId,
-      `behaviours/${req.methodId}/${req.model}`,
-      buildBehaviourMessages(req.input),
-      withTokenLimit(sentParams(req.model, req.params), BEHAVIOURS_MAX_TOKENS),
-    );
-    behaviours = parseBehaviours(b.message.content);
-    tokensIn += b.tokensIn;
-    tokensOut += b.tokensOut;
-    costUsd += b.costUsd;
-  }
-  const messages = buildJudgeMessages(req.input, format, behaviours);
+  const messages = buildJudgeMessages(req.input, format);
   // From what is sent (registry and run), so the token cap and the samples' temperature follow the endpoint's rules.
   const params: ModelParams = { ...withTokenLimit(sentParams(req.model, req.params), JUDGE_MAX_TOKENS[format]), logprobs: true, top_logprobs: TOP_LOGPROBS };
   const v0 = await oneVerdict(db, endpoints, req.model, req.methodId, req.callKey, messages, params, format);
   const replies = [v0.reply];
   let detail: ScoreDetail;
-  if (v0.reply.logprobs) {
-    detail = scoreFromLogprobs(v0.reply.logprobs, format);
-    const yes = format === 'checklist' ? checklistYesShare(v0.reply.logprobs) : null;
-    if (yes !== null) detail = { ...detail, checklistYes: yes };
-  } else {
+  if (v0.reply.logprobs) detail = scoreFromLogprobs(v0.reply.logprobs, format);
+  else {
     const n = Math.max(1, req.samples ?? DEFAULT_SAMPLES);
     for (let i = 1; i < n; i++)
       replies.push((await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, sampleParams(params, i), format)).reply);
@@ -233,11 +207,9 @@ async function scoreInFormat(
       format,
     );
   }
-  for (const r of replies) {
-    tokensIn += r.tokensIn;
-    tokensOut += r.tokensOut;
-    costUsd += r.costUsd;
-  }
+  const tokensIn = replies.reduce((a, r) => a + r.tokensIn, 0);
+  const tokensOut = replies.reduce((a, r) => a + r.tokensOut, 0);
+  const costUsd = replies.reduce((a, r) => a + r.costUsd, 0);
   // What the prompt builder removed from the description (an appended score line, a fence tag).
   const n = neutraliseCandidateText(req.input.agentDescription);
   const neutralised = n.removedLines + n.removedTags > 0 ? { neutralised: { lines: n.removedLines, tags: n.removedTags } } : {};

@@ -198,19 +198,6 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       };
     },
 
-    /** The judge's score of one rung, with the benchmark's prompt (the method's own gold as reference). */
-    async scoreCardRung(input: {
-      methodIds: string[];
-      methodId: string;
-      rung: CardRung;
-      judgeModel: string;
-      params: Record<string, unknown>;
-      format?: JudgeFormat;
-    }) {
-      const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
-      return rungScore(input.rung, await scoreDescription(db, endpoints, cardScoreRequest(m, item, input.rung, input.judgeModel, input.params, input.format)));
-    },
-
     /**
      * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
      * prefix in the server's cache. The contrast format asks every rung beside the contrast method, then

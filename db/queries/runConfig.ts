@@ -3,7 +3,8 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../client';
 import { runs } from '../schema/runs';
-import { parseRunConfig, parseRunJudgeFields } from '../runDocuments';
+import { parseRunConfig } from '../runDocuments';
+import { parseRunJudgeFields } from '../runJudgeFields';
 import type { RunJudgeFields } from '../../domain/judge/config';
 
 /** The run's judge fields; undefined when there is no such run. */

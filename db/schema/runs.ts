@@ -1,7 +1,8 @@
 // Runs (a benchmark, an SFT or GRPO training, a judging pass, a doctor check) and what each produced.
 import { sql } from 'drizzle-orm';
 import { doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { RUN_KINDS, type RunConfig, type RunSummary } from '../../domain/runs/runDocuments';
+import type { RunConfig, RunSummary } from '../../domain/runs/runDocuments';
+import { RUN_KINDS } from '../../domain/runs/runKinds';
 import type { StepAgentMessage, StepCall, StepObservation } from '../../domain/episode/stepRecord';
 import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import type { ScoreDetail } from '../../domain/judge/scoreDistribution';

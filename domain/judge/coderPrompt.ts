@@ -14,7 +14,7 @@ export const CODER_SYSTEM = [
   'You write Python functions from descriptions. You get a function signature and a description of what the',
   'function does; write a complete implementation that behaves exactly as described: the same return values',
   'and the same exceptions (raise the exception type the description names). Use only the Python standard library.',
-  // Measured (docs/judging.md, "The code writer"): unasked-for input checks and in-place functions that
+  // Measured (docs/results/judging.md, "The code writer's prompt"): unasked-for input checks and in-place functions that
   // return None were the commonest way code from a correct description missed the method.
   'Where the description is silent, make the simplest choice consistent with it: add no input checks and raise no',
   'exceptions it does not mention, and return the result (a function that changes an argument in place returns it too).',

@@ -1,8 +1,9 @@
 // Which judge and code writer score a run's episodes, as rules (pure): a caller's choice, then what the
 // run's config names, then the defaults. The one place the order `judge.coderModel ?? coderModel ??
 // judgeModel` is written; the CLI, the report and the judge activity read it from here.
-import { DEFAULT_JUDGE_FORMAT } from './judgePrompt';
+import { judgeFormatOf } from './judgePrompt';
 import { z } from 'zod';
+import { documentSchema } from '../common/jsonDocument';
 import { DEFAULT_UNDER_EXPLORED } from './diagnostics';
 import { DEFAULT_HELDOUT } from './heldoutInputs';
 import { DEFAULT_EQUALITY } from './outcomeEquality';
@@ -35,6 +36,9 @@ export const runJudgeFieldsShape = {
   allowUnqualifiedJudge: z.boolean().optional(),
   selfJudge: z.array(z.looseObject({ agent: z.string(), judge: z.string(), role: z.string() })).optional(),
 };
+
+/** A run config's judge fields alone, its other fields kept unchecked (db/runJudgeFields.ts). */
+export const runJudgeFieldsSchema = documentSchema<RunJudgeFields>(runJudgeFieldsShape);
 
 /** The code writer the run's config names, if any (`judge.coderModel`, then `coderModel`). */
 export function storedCoderModel(rc: RunJudgeFields): string | undefined {
@@ -70,7 +74,7 @@ export function resolveJudgeConfig(input: JudgeEpisodeInput, rc: RunJudgeFields)
     equality: { ...DEFAULT_JUDGE_CONFIG.equality, ...(over.equality ?? {}) },
     underExploredThreshold: over.underExploredThreshold ?? DEFAULT_JUDGE_CONFIG.underExploredThreshold,
     resultBytes: over.resultBytes ?? DEFAULT_JUDGE_CONFIG.resultBytes,
-    format: over.format ?? DEFAULT_JUDGE_FORMAT,
+    format: judgeFormatOf(over.format),
     coderSamples: coderSamplesOf(over.coderSamples),
     ...(over.judgeParams ? { judgeParams: over.judgeParams } : {}),
     ...(over.coderParams ? { coderParams: over.coderParams } : {}),

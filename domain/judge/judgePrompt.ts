@@ -65,10 +65,6 @@ export function readBlock(text: string, tag: string): string | undefined {
 /**
  * The judge's prompt formats, chosen by the judge card (docs/judging.md, "Prompt formats"):
  * - `rationale`: a short rationale, then `SCORE: n` (the score token is the digit after the last label);
- * - `score-first`: the digit alone, nothing before it;
- * - `checklist` (reference-guided): the judge first lists the function's behaviours from the code and the
- *   reference (once per method, candidate-independent, so cached), then marks each as stated or not by the
- *   candidate, then writes `SCORE: n`;
  * - `verify` (reference-guided, binary): one yes/no question, does the candidate state what the function does
  *   (the code and the reference beside it); the score is 1 + 4 P(yes) (scoreDistribution.ts);
  * - `contrast`: verify's question (the same messages) asked beside the method and beside an unrelated one;
@@ -76,28 +72,31 @@ export function readBlock(text: string, tag: string): string | undefined {
  * Every format puts the method's code and reference before the candidate, so a server's prompt cache reuses
  * that prefix across the descriptions of one method.
  */
-export const JUDGE_FORMATS = ['rationale', 'score-first', 'checklist', 'verify', 'contrast'] as const;
+export const JUDGE_FORMATS = ['rationale', 'verify', 'contrast'] as const;
 export type JudgeFormat = (typeof JUDGE_FORMATS)[number];
 
-const RULES_AND_RUBRIC = JUDGE_SYSTEM.slice(0, JUDGE_SYSTEM.indexOf('Answer with a short rationale'));
+/** Formats measured and retired (2026-12-07): neither qualified a judge nor serves a default (docs/results/judging.md). */
+const RETIRED_JUDGE_FORMATS = ['checklist', 'score-first'];
 
-export const SCORE_FIRST_SYSTEM = `${RULES_AND_RUBRIC}Answer with the score digit alone (1 to 5), nothing else.`;
+/** Why `format` is not a judge format: a retired one names what replaced it (`contrast`). */
+export function judgeFormatError(format: unknown): string {
+  const f = String(format);
+  return RETIRED_JUDGE_FORMATS.includes(f)
+    ? `judge format \`${f}\` is retired (2026-12-07: it did not qualify a judge); the \`contrast\` format replaced it (docs/results/judging.md)`
+    : `unknown judge format ${JSON.stringify(f)} (known: ${JUDGE_FORMATS.join(', ')})`;
+}
 
-export const CHECKLIST_SYSTEM = [
-  RULES_AND_RUBRIC.trimEnd(),
-  '',
-  'You also get a numbered list of behaviours of the function. For each behaviour, decide whether the description',
-  'states it (in any words): "yes" or "no". A behaviour the description gets wrong is a "no". An empty description',
-  'states nothing; a description of a different function states none of them.',
-  'Answer with exactly one line per behaviour, in order (`1: yes`, `2: no`, ...), then a final line of exactly the form',
-  'SCORE: n',
-  'where n is an integer from 1 to 5 given by the rubric. Nothing else.',
-].join('\n');
+/** A judge format as a run's config or a CLI flag gives it; a retired or unknown one throws a RangeError saying which. */
+export function judgeFormatOf(format: string | undefined): JudgeFormat {
+  if (format === undefined) return DEFAULT_JUDGE_FORMAT;
+  if (!(JUDGE_FORMATS as readonly string[]).includes(format)) throw new RangeError(judgeFormatError(format));
+  return format as JudgeFormat;
+}
 
 /**
  * The verify format's system prompt: one binary question, short, with no rubric to weigh. A small judge
  * answers a yes/no question about a reference it can see far more reliably than it places a description on
- * a five-level scale (docs/judging.md, "Formats measured").
+ * a five-level scale (docs/results/judging.md, "Formats measured").
  */
 export const VERIFY_SYSTEM = [
   "You check descriptions of Python functions. You can read the function's code and a correct reference description.",
@@ -113,7 +112,7 @@ export const VERIFY_QUESTION = 'Does the candidate correctly state what the func
  * The verify format's worked examples, sent before every request as earlier turns: two correct paraphrases
  * (yes), an empty description, one of another function and a vague one (no). Functions of their own, in no
  * dataset, so no benchmark method's answer is shown. With them the 1.5B's mean P(yes) on the tuning set moved
- * from 0.74 / 0.25 / 0.35 (gold / wrong / empty) to 0.84 / 0.09 / 0.32 (docs/judging.md, "Formats measured").
+ * from 0.74 / 0.25 / 0.35 (gold / wrong / empty) to 0.84 / 0.09 / 0.32 (docs/results/judging.md, "Formats measured").
  */
 export const VERIFY_EXAMPLES: readonly { input: JudgeInput; answer: 'yes' | 'no' }[] = [
   {
@@ -163,66 +162,23 @@ export const VERIFY_EXAMPLES: readonly { input: JudgeInput; answer: 'yes' | 'no'
   },
 ];
 
-export const BEHAVIOURS_SYSTEM =
-  'You read Python functions and list their behaviours: what they return for which inputs, the conditions and cases they distinguish, the errors they raise. Short, checkable statements.';
-
-/** At most this many behaviours are listed and checked per method. */
-export const MAX_BEHAVIOURS = 5;
-
-/** The request that lists a method's behaviours (checklist format): the code and the reference, never a candidate. */
-export function buildBehaviourMessages(input: Omit<JudgeInput, 'agentDescription'>): ChatMessage[] {
-  const parts = [
-    `Function signature: ${input.signature.trim()}`,
-    '',
-    block('method_code', input.code),
-    '',
-    input.goldDescription && input.goldDescription.trim()
-      ? `Reference description:\n${block('reference_description', input.goldDescription)}`
-      : 'There is no reference description.',
-    '',
-    `List at most ${MAX_BEHAVIOURS} behaviours as numbered lines (\`1. ...\`), nothing else.`,
-  ];
-  return [
-    { role: 'system', content: BEHAVIOURS_SYSTEM },
-    { role: 'user', content: parts.join('\n') },
-  ];
-}
-
-/** The numbered behaviour lines of a behaviours reply (at most MAX_BEHAVIOURS); [] when there are none. */
-export function parseBehaviours(text: string | null | undefined): string[] {
-  return (text ?? '')
-    .split(/\r?\n/)
-    .map((l) => /^\s*(?:\d+[.):]|[-*])\s+(.+)$/.exec(l)?.[1]?.trim())
-    .filter((l): l is string => !!l)
-    .slice(0, MAX_BEHAVIOURS);
-}
-
-export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat, behaviours: readonly string[] = []): ChatMessage[] {
-  const checklist = format === 'checklist' && behaviours.length > 0;
+export function buildJudgeMessages(input: JudgeInput, format: JudgeFormat): ChatMessage[] {
   if (format === 'contrast') return buildJudgeMessages(input, 'verify');
-  const ask =
-    format === 'score-first'
-      ? 'Score (one digit, 1-5):'
-      : format === 'verify'
-        ? VERIFY_QUESTION
-        : checklist
-          ? `${behaviours.length} behaviours: one line each (\`1: yes\` or \`1: no\`), then \`SCORE: n\`.`
-          : 'Give your rationale, then the final line `SCORE: n`.';
-  const user: ChatMessage = { role: 'user', content: judgeUserText(input, ask, checklist ? behaviours : []) };
-  if (format === 'verify') {
-    // The worked examples come first, the same for every request, so the server's prompt cache keeps them.
-    const shots = VERIFY_EXAMPLES.flatMap((e): ChatMessage[] => [
-      { role: 'user', content: judgeUserText({ ...e.input }, ask, []) },
-      { role: 'assistant', content: e.answer },
-    ]);
-    return [{ role: 'system', content: VERIFY_SYSTEM }, ...shots, user];
-  }
-  const system = format === 'score-first' ? SCORE_FIRST_SYSTEM : checklist ? CHECKLIST_SYSTEM : JUDGE_SYSTEM;
-  return [{ role: 'system', content: system }, user];
+  if (format === 'rationale')
+    return [
+      { role: 'system', content: JUDGE_SYSTEM },
+      { role: 'user', content: judgeUserText(input, 'Give your rationale, then the final line `SCORE: n`.') },
+    ];
+  // The worked examples come first, the same for every request, so the server's prompt cache keeps them.
+  const shots = VERIFY_EXAMPLES.flatMap((e): ChatMessage[] => [
+    { role: 'user', content: judgeUserText({ ...e.input }, VERIFY_QUESTION) },
+    { role: 'assistant', content: e.answer },
+  ]);
+  return [{ role: 'system', content: VERIFY_SYSTEM }, ...shots, { role: 'user', content: judgeUserText(input, VERIFY_QUESTION) }];
 }
 
-/** The request's text: signature, code, reference, (behaviours,) the neutralised candidate, the question. */
-function judgeUserText(input: JudgeInput, ask: string, behaviours: readonly string[]): string {
+/** The request's text: signature, code, reference, the neutralised candidate, the question. */
+function judgeUserText(input: JudgeInput, ask: string): string {
   const candidate = neutralised(input.agentDescription);
   return [
     `Function signature: ${input.signature.trim()}`,
@@ -234,7 +190,6 @@ function judgeUserText(input: JudgeInput, ask: string, behaviours: readonly stri
       ? `Reference description (written by the benchmark's authors):\n${block('reference_description', input.goldDescription)}`
       : 'There is no reference description for this function: judge against the code alone.',
     '',
-    ...(behaviours.length > 0 ? ['Behaviours to check:', block('behaviours', behaviours.map((b, i) => `${i + 1}. ${b}`).join('\n')), ''] : []),
     'The description to grade:',
     block('candidate_description', candidate.trim() === '' ? '(empty)' : candidate),
     '',
@@ -245,18 +200,15 @@ function judgeUserText(input: JudgeInput, ask: string, behaviours: readonly stri
 /**
  * The format judges use unless a run or card names another: `contrast`, verify's question asked beside the
  * method and beside an unrelated one. Verify alone qualified the local 1.5B but scored a description true of
- * any function 3.7 of 5; the contrast takes that yes away (docs/judging.md, "Formats measured").
+ * any function 3.7 of 5; the contrast takes that yes away (docs/results/judging.md, "Formats measured").
  */
 export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'contrast';
 
 /** Sampled verdicts averaged when an endpoint returns no logprobs. */
 export const DEFAULT_SAMPLES = 3;
 
-/** max_tokens of the behaviours list (checklist format). */
-export const BEHAVIOURS_MAX_TOKENS = 160;
-
-/** max_tokens of a judge reply per format: the digit alone, a checklist, a rationale. */
-export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { 'score-first': 1, checklist: 64, rationale: 400, verify: 1, contrast: 1 };
+/** max_tokens of a judge reply per format: a rationale, or the verdict word alone. */
+export const JUDGE_MAX_TOKENS: Record<JudgeFormat, number> = { rationale: 400, verify: 1, contrast: 1 };
 
 /** The follow-up sent once when the judge's answer had no parsable score. */
 export const JUDGE_RETRY_PROMPT =

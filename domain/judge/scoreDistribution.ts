@@ -33,8 +33,6 @@ export const scoreDetailSchema = z.object({
   samples: z.array(z.number().nullable()).optional(),
   /** Why there is no score (no digit token, no parsable sample). */
   unscorable: z.string().optional(),
-  /** Checklist format: the share of behaviours the judge marked as stated (expected over yes/no tokens). */
-  checklistYes: z.number().optional(),
   /** Verify format: P(yes) renormalised over yes/no at the answer token; the score is 1 + 4 pYes. */
   pYes: z.number().optional(),
   /** Contrast format: P(yes) of the same description beside the contrast method (domain/judge/contrast.ts). */
@@ -80,8 +78,7 @@ export function digitDistributionAt(t: TokenLogprob): DigitDistribution | null {
 
 /**
  * The position of the score token in a reply: the digit right after the last `SCORE:` label (markdown
- * emphasis allowed), or, for a reply that is the digit alone (the score-first format), its first token.
- * -1 when there is none.
+ * emphasis allowed). -1 when there is none.
  */
 export function scoreTokenIndex(tokens: readonly TokenLogprob[]): number {
   let text = '';
@@ -91,9 +88,7 @@ export function scoreTokenIndex(tokens: readonly TokenLogprob[]): number {
     if (DIGIT.test(tok) && /score\s*\**\s*[:=]\s*\**\s*$/i.test(text)) found = i;
     text += tok;
   }
-  if (found >= 0) return found;
-  const first = tokens.findIndex((t) => t.token.trim() !== '');
-  return first >= 0 && DIGIT.test(tokens[first]!.token) && tokens.slice(first + 1).every((t) => t.token.trim() === '') ? first : -1;
+  return found;
 }
 
 const YES = /^[\s*_`"']*yes[\s.!*_`"']*$/i;
@@ -168,23 +163,4 @@ export function scoreFromSamples(samples: readonly (number | null)[], format: st
   const mean = ok.reduce((a, b) => a + b, 0) / ok.length;
   const counts = [1, 2, 3, 4, 5].map((k) => ok.filter((s) => s === k).length);
   return { method: 'sampled', format, expected: mean, argmax: counts.indexOf(Math.max(...counts)) + 1, samples: [...samples] };
-}
-
-/**
- * The share of `yes` over the yes/no verdict tokens of a checklist reply: per verdict P(yes) / (P(yes)+P(no)),
- * averaged. Null when the reply has no yes/no token.
- */
-export function checklistYesShare(tokens: readonly TokenLogprob[]): number | null {
-  const ps: number[] = [];
-  for (const t of tokens) {
-    if (!/^\s*(yes|no)\s*$/i.test(t.token)) continue;
-    let y = 0;
-    let n = 0;
-    for (const a of t.top_logprobs.length > 0 ? t.top_logprobs : [t]) {
-      if (/^\s*yes\s*$/i.test(a.token)) y += Math.exp(a.logprob);
-      else if (/^\s*no\s*$/i.test(a.token)) n += Math.exp(a.logprob);
-    }
-    if (y + n > 0) ps.push(y / (y + n));
-  }
-  return ps.length === 0 ? null : ps.reduce((a, b) => a + b, 0) / ps.length;
 }

@@ -5,8 +5,7 @@
 //   judge  oracle: scores the candidate description by its word overlap with the reference (gold)
 //                  description: identical -> 5 ... unrelated -> 1; with no reference, an empty or
 //                  "I do not know" description gets 1, anything else 3.
-//          (behaviours: the checklist format's list is the reference's first line; verify format:
-//          yes where the rubric oracle gives 4 or 5, else no.)
+//          (verify format: yes where the rubric oracle gives 4 or 5, else no.)
 //          null:   answers without a score (exercises the retry and the `unparsable` record).
 //          random: a seeded random score from 1 to 5.
 //   coder  oracle: writes the method's original code when the description matches the gold (overlap
@@ -15,7 +14,7 @@
 import type { RequestMessage } from '../llm/chatMessage';
 import { fnv1a } from '../common/hash';
 import { CODER_SYSTEM } from './coderPrompt';
-import { BEHAVIOURS_SYSTEM, CHECKLIST_SYSTEM, JUDGE_SYSTEM, readBlock, SCORE_FIRST_SYSTEM, VERIFY_SYSTEM } from './judgePrompt';
+import { JUDGE_SYSTEM, readBlock, VERIFY_SYSTEM } from './judgePrompt';
 import { CONTRADICTION_SYSTEM } from './contradictionPrompt';
 import { scriptedContradictionVerdict } from './scriptedContradiction';
 
@@ -31,7 +30,7 @@ export interface ScriptedMethod {
 
 export type ScriptedReply = { kind: 'message'; content: string; toolCalls: [] };
 
-export type ScriptedRole = 'judge' | 'behaviours' | 'coder' | 'classifier';
+export type ScriptedRole = 'judge' | 'coder' | 'classifier';
 
 function text(m: RequestMessage | undefined): string {
   if (!m) return '';
@@ -43,8 +42,7 @@ function text(m: RequestMessage | undefined): string {
 /** Which scripted role a request asks for, by its system prompt; undefined for anything else. */
 export function scriptedRole(messages: readonly RequestMessage[]): ScriptedRole | undefined {
   const sys = text(messages.find((m) => m.role === 'system'));
-  if (sys === JUDGE_SYSTEM || sys === SCORE_FIRST_SYSTEM || sys === CHECKLIST_SYSTEM || sys === VERIFY_SYSTEM) return 'judge';
-  if (sys === BEHAVIOURS_SYSTEM) return 'behaviours';
+  if (sys === JUDGE_SYSTEM || sys === VERIFY_SYSTEM) return 'judge';
   if (sys === CODER_SYSTEM) return 'coder';
   if (sys === CONTRADICTION_SYSTEM) return 'classifier';
   return undefined;
@@ -97,10 +95,6 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Req
   // a retry appends its follow-up after it); else the first user message.
   const users = messages.filter((m) => m.role === 'user').map(text);
   const user = [...users].reverse().find((u) => u.includes('<candidate_description>')) ?? users[0] ?? '';
-  if (role === 'behaviours') {
-    const reference = readBlock(user, 'reference_description');
-    return msg(`behaviours of the function:\n1. ${(reference ?? 'It returns a value.').split(/\n/)[0]}`);
-  }
   if (role === 'classifier') return msg(policy === 'null' ? 'I cannot classify this.' : scriptedContradictionVerdict(user));
   if (role === 'judge') {
     const candidate = readBlock(user, 'candidate_description') ?? '';

@@ -58,9 +58,9 @@ export const LOCAL_MODELS: readonly LocalModelCatalogueEntry[] = [
 
 /**
  * The local model `npm start` installs and uses as judge and code writer when nothing is configured: the
- * strongest built-in one. Measured here, neither it nor the 0.5B passed its judge card (docs/judging.md,
- * "Measured cards"), so its scores are withheld until a card on the user's machine says otherwise; its
- * judge step still gives the judge-free measures (coverage, calls, diagnostics).
+ * strongest built-in one. Its scores are shown once its judge card on the user's machine qualifies it (in
+ * the contrast format it qualified here; the 0.5B never did: docs/results/judging.md); its judge step always
+ * gives the judge-free measures (coverage, calls, diagnostics).
  */
 export const DEFAULT_LOCAL_JUDGE = 'qwen2.5-coder-1.5b';
 

@@ -9,9 +9,7 @@ import { calibrationRunSummarySchema } from '../calibration/summarize';
 import { documentSchema } from '../common/jsonDocument';
 import { grpoConfigSchema, grpoRunSummarySchema } from '../training/grpo';
 import { sftRunSummarySchema, sftTrainConfigSchema } from '../training/sftTrain';
-
-export const RUN_KINDS = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
-export type RunKind = (typeof RUN_KINDS)[number];
+import type { RunKind } from './runKinds';
 
 const noDocument = documentSchema<Record<string, never>>({});
 

@@ -83,7 +83,7 @@ function callLines(calls: readonly CriticCall[]): string {
 /**
  * The verify critic's instructions: one question, what counts as yes and as no, and three worked examples
  * (a small model answers a yes/no question about material it can see far better than it weighs a rubric:
- * docs/judging.md, "Formats measured").
+ * docs/results/judging.md, "Formats measured").
  */
 export const CRITIC_VERIFY_SYSTEM = [
   'You check one step of a student exploring a Python function it cannot read: the student calls the function with',

@@ -169,8 +169,8 @@ export const grpoSpecSchema = z.strictObject({
   temperature: z.number().positive().optional(),
   advantage: z
     .strictObject({
-      /** The reward names of `pau grpo train` (GRPO_REWARDS), meaning the same on both sides; given: advantages in the data. */
-      mode: z.enum(['given', 'outcome', 'aac', 'mix']).optional(),
+      /** The reward names of `pau grpo train` (GRPO_REWARDS), meaning the same on both sides (absent: mix, its default). */
+      mode: z.enum(['outcome', 'aac', 'mix']).optional(),
       step_weight: z.number().optional(),
       /** mix only: the outcome term's weight on the exploration steps. */
       outcome_weight: z.number().optional(),

@@ -1,8 +1,10 @@
 // `npm run lint:deps`, first half: reads dependency-cruiser's JSON result on stdin, prints the rule
 // violations as its `err` reporter does, then fails on any folder-level cycle (folderCycles.ts), between
 // top-level folders or between the concept folders inside domain/, which no rule in .dependency-cruiser.cjs
-// can express. One cruise serves all the checks.
+// can express, and on an episode that loads more files than its ceiling (episodeClosure.ts). One cruise
+// serves all the checks.
 import { format, type ICruiseResult } from 'dependency-cruiser';
+import { episodeClosureProblem } from './episodeClosure';
 import { domainConcept, folderCycles, topFolder } from './folderCycles';
 
 const LEVELS = [
@@ -41,7 +43,9 @@ async function main(): Promise<number> {
     if (cycles.length > 0) console.error(`\n  ${level.fix}\n`);
     cycleCount += cycles.length;
   }
-  return rules.exitCode > 0 || cycleCount > 0 ? 1 : 0;
+  const closure = episodeClosureProblem(result.modules);
+  if (closure) console.error(`\n  error episode-closure-ceiling: ${closure}\n`);
+  return rules.exitCode > 0 || cycleCount > 0 || closure ? 1 : 0;
 }
 
 process.exitCode = await main();

@@ -1,20 +1,13 @@
 // `npm run walk:episode [-- --list]`: how many files one episode reaches at run time (counted the same way
 // since 2026-12-01): the episode and judge workflows and the activity modules they call, and
-// every file they import that is not type-only. Prints the count per folder and what brings the most (the
-// files reached only through it). Reads dependency-cruiser's JSON on stdin, like lint:deps.
+// every file they import that is not type-only. Prints the count per folder, its ceiling (episodeClosure.ts,
+// checked by lint:deps) and what brings the most (the files reached only through it). Reads
+// dependency-cruiser's JSON on stdin, like lint:deps.
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { CruisedModule } from './folderCycles';
-import { perFolder, reached, runtimeGraph, soleContributions } from './importWalk';
-
-/** The episode's workflows, and the modules that build the activities they call on `pau` and `pau-sandbox`. */
-export const EPISODE_ROOTS = [
-  'workflows/episode/episodeWorkflow.ts',
-  'workflows/judge/judgeEpisodeWorkflow.ts',
-  'activities/episode/index.ts',
-  'activities/judge/activities.ts',
-  'activities/sandbox/index.ts',
-] as const;
+import { EPISODE_FILE_CEILING, EPISODE_ROOTS, episodeClosure } from './episodeClosure';
+import { perFolder, runtimeGraph, soleContributions } from './importWalk';
 
 /** What the walk reads of dependency-cruiser's JSON (harness/lint/folderCycles.ts, CruisedModule). */
 const cruiseSchema = z.object({
@@ -41,15 +34,14 @@ function main(): number {
     console.error('walk:episode: dependency-cruiser gave no JSON result on stdin; run it alone to see why');
     return 2;
   }
-  const graph = runtimeGraph(modules);
-  const missing = EPISODE_ROOTS.filter((r) => !graph.has(r));
+  const { files, missing } = episodeClosure(modules);
   if (missing.length > 0) {
     console.error(`walk:episode: roots not in the cruise: ${missing.join(', ')} (moved? update EPISODE_ROOTS)`);
     return 2;
   }
-  const files = reached(graph, EPISODE_ROOTS);
+  const graph = runtimeGraph(modules);
   const folders = Object.entries(perFolder(files)).sort((a, b) => b[1] - a[1]);
-  console.log(`one episode reaches ${files.size} files: ${folders.map(([f, n]) => `${f} ${n}`).join(', ')}`);
+  console.log(`one episode reaches ${files.size} files (ceiling ${EPISODE_FILE_CEILING}): ${folders.map(([f, n]) => `${f} ${n}`).join(', ')}`);
   console.log('what brings the most (files reached only through it, itself included):');
   for (const { file, files: n } of soleContributions(graph, EPISODE_ROOTS).slice(0, 12)) console.log(`  ${String(n).padStart(3)}  ${file}`);
   if (process.argv.includes('--list')) for (const f of [...files].sort()) console.log(f);

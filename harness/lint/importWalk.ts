@@ -1,7 +1,7 @@
 // The files one piece of work reaches at run time: from some root modules, every import that is not
-// type-only (types are erased), not a Node built-in and not in node_modules. Issue 28 counts one episode
-// this way (episodeWalk.ts); what a single file brings is the files reached only through it. Pure: the
-// modules in, the sets out.
+// type-only (types are erased), not a Node built-in and not in node_modules (also where a worktree links it
+// to another checkout's, `../main/node_modules/...`). One episode is counted this way (episodeClosure.ts);
+// what a single file brings is the files reached only through it. Pure: the modules in, the sets out.
 
 import type { CruisedModule } from './folderCycles';
 
@@ -12,7 +12,7 @@ export function runtimeGraph(modules: readonly CruisedModule[]): ImportGraph {
   const graph = new Map<string, string[]>();
   for (const m of modules) {
     const deps = m.dependencies.filter(
-      (d) => !d.coreModule && !d.couldNotResolve && !d.resolved.startsWith('node_modules/') && !(d.dependencyTypes ?? []).includes('type-only'),
+      (d) => !d.coreModule && !d.couldNotResolve && !d.resolved.split('/').includes('node_modules') && !(d.dependencyTypes ?? []).includes('type-only'),
     );
     graph.set(
       m.source,

@@ -4,7 +4,7 @@ import { DEFAULT_CODER_SAMPLES, MAX_CODER_SAMPLES } from '../../domain/judge/mbr
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_CRITIC_THRESHOLDS } from '../../domain/training/criticCard';
 import { CRITIC_FORMATS, DEFAULT_CRITIC_FORMAT } from '../../domain/training/criticPrompt';
-import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS } from '../../domain/judge/judgePrompt';
+import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS, judgeFormatError } from '../../domain/judge/judgePrompt';
 import { METHOD_LIMIT_RANGE } from '../../domain/bench/configBounds';
 import { wholeRange } from '../../domain/common/numberRange';
 import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
@@ -36,7 +36,10 @@ export const judgeCardOptions = defineOptions({
   window: { schema: numberOption(CARD_WINDOW).default(2), arg: 'N', help: 'methods in flight at once' },
   force: { schema: z.boolean().default(false), help: 'compute the card again even when one is stored' },
   'min-methods': { schema: numberOption(CARD_MINIMUM).optional(), arg: 'N', help: 'the fewest methods a card may qualify on (threshold override)' },
-  format: { schema: z.enum(JUDGE_FORMATS).default(DEFAULT_JUDGE_FORMAT), help: "the judge's prompt format (docs/judging.md)" },
+  format: {
+    schema: z.enum(JUDGE_FORMATS, { error: (iss) => judgeFormatError(iss.input) }).default(DEFAULT_JUDGE_FORMAT),
+    help: "the judge's prompt format (docs/judging.md)",
+  },
   skip: { schema: numberOption(SKIP).default(0), arg: 'N', help: 'leave out the first N methods of the split' },
   'code-all-rungs': {
     schema: z.boolean().default(false),

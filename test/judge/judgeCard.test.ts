@@ -280,7 +280,7 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     expect(r.code).toBe(0);
     await maybeRecordHistory(
       stack.client.workflow.getHandle(judgeCardWorkflowId('mock-oracle', 'mock-oracle', DATASET, 'validation', DEFAULT_JUDGE_FORMAT)),
-      'judgeCard-judge-in-turn.json',
+      'judgeCard.json',
     );
     // This file's card: another file in the same worker slot may store a mock-oracle card of its own data set.
     const ours = and(eq(judgeCards.judgeModel, 'mock-oracle'), eq(judgeCards.dataset, DATASET));

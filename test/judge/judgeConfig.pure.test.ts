@@ -3,8 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { automaticJudge, coderModelOf, DEFAULT_JUDGE_MODEL, judgeModelOf, resolveJudgeConfig, storedCoderModel } from '../../domain/judge/config';
 import { type SelfJudgePair, withSelfJudgePairs } from '../../domain/judge/selfJudge';
-import { parseRunConfig, parseRunJudgeFields, parseRunSummary } from '../../db/runDocuments';
+import { parseRunConfig, parseRunSummary } from '../../db/runDocuments';
+import { parseRunJudgeFields } from '../../db/runJudgeFields';
 import { StoredJsonError } from '../../db/jsonb';
+import { parseCommandArgs, UsageError } from '../../scripts/lib/args';
+import { judgeCardOptions } from '../../scripts/options/calibrate';
 
 describe('the judge precedence', () => {
   it('the code writer: the caller, then judge.coderModel, then coderModel, then the judge', () => {
@@ -48,6 +51,26 @@ describe('the judge precedence', () => {
     expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { coderSamples: 0 } })).toThrow(/coder samples must be an integer from 1 to 9, got 0/);
   });
 
+  it('a retired judge format in a run config or at the command line is refused, naming the format that replaced it', () => {
+    expect(resolveJudgeConfig({ episodeId: 'e' }, {}).format).toBe('contrast');
+    expect(resolveJudgeConfig({ episodeId: 'e' }, { judge: { format: 'verify' } }).format).toBe('verify');
+    for (const retired of ['checklist', 'score-first'])
+      expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { format: retired as never } })).toThrow(
+        new RangeError(
+          `judge format \`${retired}\` is retired (2026-12-07: it did not qualify a judge); the \`contrast\` format replaced it (docs/results/judging.md)`,
+        ),
+      );
+    expect(() => resolveJudgeConfig({ episodeId: 'e' }, { judge: { format: 'likert' as never } })).toThrow(
+      /unknown judge format "likert" \(known: rationale, verify, contrast\)/,
+    );
+    expect(() => parseCommandArgs(['--judge', 'm', '--format', 'checklist'], judgeCardOptions)).toThrow(
+      new UsageError(
+        '--format: judge format `checklist` is retired (2026-12-07: it did not qualify a judge); the `contrast` format replaced it (docs/results/judging.md)',
+      ),
+    );
+    expect(parseCommandArgs(['--judge', 'm', '--format', 'rationale'], judgeCardOptions).values.format).toBe('rationale');
+  });
+
   it('the automatic judge: scripted for scripted agents, the strongest local for local ones, none otherwise', () => {
     const never = () => {
       throw new Error('asked for a local judge');
@@ -87,8 +110,11 @@ describe('a run kind config and summary, one reader', () => {
     expect(() => parseRunConfig('benchmark', { ...bench, coderModel: 5 }, 'r6')).toThrow(/coderModel/);
   });
 
-  it('judge fields come from the kinds that hold them', () => {
+  it('judge fields come from the kinds that hold them, checked alone', () => {
     expect(parseRunJudgeFields('benchmark', bench, 'r1')).toMatchObject({ coderModel: 'c' });
     expect(parseRunJudgeFields('calibration', { anything: true }, 'r3')).toEqual({});
+    // The judge reads its own fields: a config the benchmark's schema refuses still names its judge.
+    expect(parseRunJudgeFields('grpo', { judgeModel: 'j', judge: { format: 'verify' } }, 'r5')).toMatchObject({ judgeModel: 'j', judge: { format: 'verify' } });
+    expect(() => parseRunJudgeFields('benchmark', { ...bench, coderModel: 5 }, 'r6')).toThrow(/runs\.config of row r6 does not fit its schema: coderModel/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checklistYesShare, digitDistributionAt, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex } from '../../domain/judge/scoreDistribution';
+import { digitDistributionAt, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex } from '../../domain/judge/scoreDistribution';
 import { tok } from '../fixtures/tokenLogprobs';
 
 describe('probability-weighted scores', () => {
@@ -39,18 +39,6 @@ describe('probability-weighted scores', () => {
     expect(s.lowMass).toBeUndefined();
   });
 
-  it('reads a reply that is the digit alone (score-first)', () => {
-    expect(
-      scoreTokenIndex([
-        tok('5', [
-          ['5', 0.7],
-          ['4', 0.3],
-        ]),
-      ]),
-    ).toBe(0);
-    expect(scoreTokenIndex([tok('The'), tok(' 5')])).toBe(-1);
-  });
-
   it('flags a score token with under half its mass on digits, and is unscorable with none', () => {
     const low = scoreFromLogprobs(
       [
@@ -68,27 +56,21 @@ describe('probability-weighted scores', () => {
     const none = scoreFromLogprobs([tok('no'), tok(' score')], 'rationale');
     expect(none.expected).toBeNull();
     expect(none.unscorable).toMatch(/no score token/);
+    // A digit without its label is no score, as parseScore reads the text.
+    const bare = scoreFromLogprobs(
+      [
+        tok('5', [
+          ['5', 0.7],
+          ['4', 0.3],
+        ]),
+      ],
+      'rationale',
+    );
+    expect(bare.expected).toBeNull();
   });
 
   it('averages sampled verdicts, never a silent number when none parsed', () => {
     expect(scoreFromSamples([4, 5, null], 'rationale')).toMatchObject({ method: 'sampled', expected: 4.5, samples: [4, 5, null] });
     expect(scoreFromSamples([null, null], 'rationale')).toMatchObject({ expected: null, unscorable: expect.stringMatching(/no sampled verdict/) });
-  });
-
-  it('gives the checklist share of yes over the verdict tokens', () => {
-    const toks = [
-      tok('1'),
-      tok(':'),
-      tok(' yes', [
-        [' yes', 0.8],
-        [' no', 0.2],
-      ]),
-      tok('\n'),
-      tok('2'),
-      tok(':'),
-      tok(' no', [[' no', 1]]),
-    ];
-    expect(checklistYesShare(toks)).toBeCloseTo(0.4);
-    expect(checklistYesShare([tok('SCORE')])).toBeNull();
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CruisedModule } from '../../harness/lint/folderCycles';
 import { perFolder, reached, runtimeGraph, soleContributions } from '../../harness/lint/importWalk';
+import { EPISODE_ROOTS, episodeClosureProblem } from '../../harness/lint/episodeClosure';
 
 const mod = (source: string, ...deps: (string | [string, string])[]): CruisedModule => ({
   source,
@@ -10,7 +11,15 @@ const mod = (source: string, ...deps: (string | [string, string])[]): CruisedMod
 });
 
 const modules = [
-  mod('activities/turn.ts', 'activities/chat.ts', 'domain/prompt.ts', ['config/models.ts', 'type-only'], 'node_modules/openai/index.js'),
+  mod(
+    'activities/turn.ts',
+    'activities/chat.ts',
+    'domain/prompt.ts',
+    ['config/models.ts', 'type-only'],
+    'node_modules/openai/index.js',
+    // A worktree whose node_modules links to another checkout's.
+    '../main/node_modules/zod/index.cjs',
+  ),
   mod('activities/chat.ts', 'platform/local.ts', 'domain/hash.ts'),
   mod('platform/local.ts', 'platform/process.ts', 'domain/hash.ts'),
   mod('platform/process.ts'),
@@ -42,5 +51,16 @@ describe('importWalk', () => {
     expect(by['domain/hash.ts']).toBe(1);
     expect(by['activities/turn.ts']).toBe(6);
     expect(soleContributions(graph, ['activities/turn.ts'])[0]).toEqual({ file: 'activities/turn.ts', files: 6 });
+  });
+
+  it("fails the episode's closure above its ceiling, naming the count, and when a root is missing", () => {
+    // Each root imports one shared file: the roots and it.
+    const roots = EPISODE_ROOTS.map((r) => mod(r, 'domain/shared.ts'));
+    const all = [...roots, mod('domain/shared.ts')];
+    expect(episodeClosureProblem(all, EPISODE_ROOTS.length + 1)).toBeNull();
+    expect(episodeClosureProblem(all, EPISODE_ROOTS.length)).toBe(
+      `one episode reaches ${EPISODE_ROOTS.length + 1} project files, above its ceiling of ${EPISODE_ROOTS.length} (harness/lint/episodeClosure.ts); \`npm run walk:episode\` shows what brings the most`,
+    );
+    expect(episodeClosureProblem(all.slice(1), 100)).toMatch(/^roots not in the cruise: workflows\/episode\/episodeWorkflow\.ts \(moved\?/);
   });
 });

@@ -31,6 +31,9 @@
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 // `criticCard` (the critic card, `pau calibrate critic`) was recorded by
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/training/criticCard.test.ts`.
+// `judgeCard` (the judge card's one path, its two retired patches as deprecated markers) was recorded by
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/judge/judgeCard.test.ts -t "the scripted oracle qualifies"`;
+// `judgeCard-judge-in-turn` carries the same markers undeprecated and leaves with the deprecatePatch() calls.
 // Payload codec (config/payloadCodec.ts): every history replays through the workers' codec and payload
 // guard. The plain ones predate the codec (recorded before its cut-over, which is "now" here: a stack whose
 // key was made today); encrypted ones (`episode-encrypted` and any recorded since) were written through the codec with the test key

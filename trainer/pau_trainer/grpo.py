@@ -6,12 +6,8 @@ Input (spec.rollouts, JSONL, one rollout per line):
    "tools"?: [...]                         # (hand-written data: one tool list for every request)
    "policy_messages"?: [2, 4],            # indices of the assistant messages the policy generated
                                            # (default: every assistant message); only their tokens train
-   and the advantages, one of:
-   "advantage": 0.7                        # one value for the whole rollout
-   "message_advantages": [0.2, 1.1]        # one per policy message
-   "token_advantages": [[..], [..]]        # one per token of each policy message (trainer tokenisation)
-   or, with spec.advantage.mode = outcome | aac | mix:
-   "rewards": {"outcome": 3.0, "steps": [0.5, null]}   # steps: one per policy message, >= 0, null = not rated
+   "rewards": {"outcome": 3.0, "steps": [0.5, null]}   # steps: one per policy message, >= 0, null = not rated;
+                                           # the advantages come from them (spec.advantage.mode outcome | aac | mix)
    "old_logprobs"?: [[..], [..]]           # sampling-time log-probs per token of each policy message
   }
 
@@ -201,48 +197,10 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
         for t, o in enumerate(owner):
             if o >= 0 and mask[0, t] > 0:
                 positions[o].append(t)
-        msg_adv: list[float]
-        if mode == "given":
-            if "advantage" in row:
-                v = row["advantage"]
-                if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-                    raise TrainerError("invalid_data", f"{where}: advantage must be a number")
-                msg_adv = [float(v)] * len(policy)
-            elif "message_advantages" in row:
-                msg_adv = _floats(row["message_advantages"], f"{where}: message_advantages")
-                if len(msg_adv) != len(policy):
-                    raise TrainerError(
-                        "invalid_data",
-                        f"{where}: message_advantages has {len(msg_adv)} values for {len(policy)} policy messages",
-                    )
-            elif "token_advantages" in row:
-                ta = row["token_advantages"]
-                if not isinstance(ta, list) or len(ta) != len(policy):
-                    raise TrainerError("invalid_data", f"{where}: token_advantages needs one list per policy message")
-                msg_adv = []
-                for i, vals in zip(policy, ta):
-                    vals = _floats(vals, f"{where}: token_advantages")
-                    msg_adv.append(sum(vals) / len(vals) if vals else 0.0)
-                    if i not in here:
-                        continue
-                    if len(vals) != len(positions[i]) and not enc.truncated:
-                        raise TrainerError(
-                            "invalid_data",
-                            f"{where}: message {i} has {len(positions[i])} policy tokens, token_advantages gives {len(vals)}",
-                        )
-                    for t, v in zip(positions[i], vals):
-                        adv[0, t] = v
-            else:
-                raise TrainerError(
-                    "invalid_data",
-                    f"{where}: needs advantage, message_advantages or token_advantages (or set spec.advantage.mode)",
-                )
-        else:
-            msg_adv = per_message[k] or []
-        if not (mode == "given" and "token_advantages" in row):
-            for i, v in zip(policy, msg_adv):
-                for t in positions[i]:
-                    adv[0, t] = v
+        msg_adv = per_message[k] or []
+        for i, v in zip(policy, msg_adv):
+            for t in positions[i]:
+                adv[0, t] = v
         old = None
         if row.get("old_logprobs") is not None:
             ol = row["old_logprobs"]
@@ -276,9 +234,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
                 cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked,
                 cut_whole_masked=0 if enc.truncated else enc.cut_whole_masked,
                 # once per line (its first segment), so a line of several segments is not counted twice
-                reward=float(row["rewards"]["outcome"])
-                if mode in ("outcome", "aac", "mix") and not any(o.line == k for o in out)
-                else None,
+                reward=float(row["rewards"]["outcome"]) if not any(o.line == k for o in out) else None,
                 line=k,
             )
         )

@@ -214,12 +214,12 @@ class SftSpec(CommonSpec):
 
 @dataclass(frozen=True)
 class AdvantageSpec:
-    # How advantages come about when rollouts carry rewards instead of advantages (core_algos.py). The modes
-    # are the reward names of `pau grpo train` (domain/training/grpo.ts GRPO_REWARDS), one meaning each side:
+    # How the advantages come about from the rollouts' rewards (core_algos.py). The modes are the reward names
+    # of `pau grpo train` (domain/training/grpo.ts GRPO_REWARDS), one meaning each side, and the default is its:
     #   outcome: plain GRPO on the judged outcome;
     #   aac:     the critic's step return on the exploration steps, the outcome on the description only;
     #   mix:     both: the step return plus outcome_weight x the outcome on every message.
-    mode: Literal["given", "outcome", "aac", "mix"] = "given"
+    mode: Literal["outcome", "aac", "mix"] = "mix"
     step_weight: float = 1.0
     outcome_weight: float = 1.0  # mix only (aac's is 0 by definition)
     # the group's divisor: none (Dr. GRPO, the default) or the std floored at std_floor (docs/training.md)
@@ -228,7 +228,7 @@ class AdvantageSpec:
     epsilon: float = 1e-6
 
 
-ADVANTAGE_MODES = ("given", "outcome", "aac", "mix")
+ADVANTAGE_MODES = ("outcome", "aac", "mix")
 
 
 @dataclass(frozen=True)
@@ -533,6 +533,11 @@ def _parse_advantage(a: dict[str, Any]) -> AdvantageSpec:
     _unknown(a, {"mode", "step_weight", "outcome_weight", "scale", "std_floor", "epsilon"}, "advantage")
     d = AdvantageSpec()
     mode = _take(a, "mode", str, "advantage")
+    if mode == "given":
+        # retired 2026-12-07: no caller wrote advantages into the rollouts; they carry rewards
+        spec_error(
+            "advantage.mode given is retired: rollouts carry rewards, and mode outcome, aac or mix computes the advantages"
+        )
     if mode is not None and mode not in ADVANTAGE_MODES:
         spec_error(f"advantage.mode must be one of {', '.join(ADVANTAGE_MODES)}, got {mode!r}")
     sw = _take(a, "step_weight", (int, float), "advantage")

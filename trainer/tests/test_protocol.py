@@ -89,9 +89,12 @@ def test_grpo_spec_clip_and_advantage():
         ({"std_floor": 0.5}, r"std_floor needs scale std"),
         ({"scale": "std", "std_floor": -1}, "std_floor must be >= 0"),
         ({"step_aggregate": "mean"}, "unknown field"),
+        ({"mode": "given"}, r"advantage\.mode given is retired: rollouts carry rewards, and mode outcome, aac or mix"),
     ]:
         with pytest.raises(TrainerError, match=match):
             parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "advantage": bad})
+    # without an advantage block: pau grpo train's default reward, mix
+    assert parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r"}).advantage.mode == "mix"
     with pytest.raises(TrainerError, match=r"init_optimizer needs spec\.init_adapter"):
         parse_spec("grpo-update", {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "init_optimizer": True})
     with pytest.raises(TrainerError, match=r"advantage\.mode must be"):

@@ -2,7 +2,7 @@
 // code from the coded rungs, the sandbox runs the original and that code on the held-out set, and the
 // classifier labels one consistent and one contradicting description; methods run in a sliding window
 // (fanOut) and each is recorded as it finishes, so a rerun resumes where the last one stopped.
-import { patched, setHandler } from '@temporalio/workflow';
+import { deprecatePatch, setHandler } from '@temporalio/workflow';
 import type { CardRung, JudgeCardInput, JudgeCardProgress } from '../../domain/judge/card';
 import { fanOut } from '../common/fanOut';
 import { judge } from '../proxies/mainQueue';
@@ -10,14 +10,6 @@ import { judgeCardProgressQuery } from './judgeCardQueries';
 import { sandbox } from '../proxies/sandboxQueue';
 
 const LIMITS = { resultBytes: 16_384 };
-
-async function sequentially<T, R>(xs: readonly T[], f: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (const x of xs) out.push(await f(x));
-  return out;
-}
-
-const now = <T>(f: () => Promise<T>): Promise<T> => f();
 
 export async function judgeCardWorkflow(input: JudgeCardInput) {
   const progress: JudgeCardProgress = { done: 0, resumed: 0, total: input.methods };
@@ -42,25 +34,24 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
       const mp = await judge.prepareCardMethod({ methodIds, methodId, ...(input.codeAllRungs ? { codeAllRungs: true } : {}) });
       const base = { methodIds, methodId };
       const format = input.format ? { format: input.format } : {};
+      // Retired patches (docs/operations.md, "Workflow patches"): called where their patched() was, so that
+      // cards recorded with the markers replay; their old branches (a rung per activity) are gone.
+      deprecatePatch('card-rungs-one-activity');
+      deprecatePatch('card-judge-one-method-at-a-time');
       const [scores, codes, original, classifier] = await Promise.all([
-        // One method's rungs one after another: each reuses the method's prompt prefix in the server's cache
-        // (its code and reference come before the candidate), while the window keeps every slot busy.
-        // (Behind a patch: histories recorded when the rungs ran side by side replay as they were.)
-        // (Behind a second patch: one activity per method's rungs, which orders the contrast format's requests.)
-        patched('card-rungs-one-activity')
-          ? (patched('card-judge-one-method-at-a-time') ? inJudgeTurn : now)(() =>
-              judge.scoreCardRungs({
-                ...base,
-                rungs: mp.rungs,
-                judgeModel: input.judgeModel,
-                params: plan.judgeParams,
-                ...format,
-                contrastMethodId: plan.contrasts?.[methodId] ?? null,
-              }),
-            )
-          : patched('card-rungs-in-order')
-            ? sequentially(mp.rungs, (rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))
-            : Promise.all(mp.rungs.map((rung) => judge.scoreCardRung({ ...base, rung, judgeModel: input.judgeModel, params: plan.judgeParams, ...format }))),
+        // One activity scores a method's rungs one after another, in the judge's turn: each request reuses
+        // the method's prompt prefix in the server's cache (its code and reference come before the candidate),
+        // while the window keeps the coder and the sandbox busy.
+        inJudgeTurn(() =>
+          judge.scoreCardRungs({
+            ...base,
+            rungs: mp.rungs,
+            judgeModel: input.judgeModel,
+            params: plan.judgeParams,
+            ...format,
+            contrastMethodId: plan.contrasts?.[methodId] ?? null,
+          }),
+        ),
         // k programs per coded rung, one after another so each reuses the rung's prompt prefix (k = 1: the
         // single greedy program, the same commands as before MBR-exec).
         Promise.all(

@@ -1,0 +1,5 @@
+// The kinds of run (`runs.kind`), in a leaf with no imports: the table reads its column's values from here
+// without loading any kind's schemas (domain/runs/runDocuments.ts holds those), so an episode, which writes
+// runs rows, loads no training, calibration or report code.
+export const RUN_KINDS = ['benchmark', 'judge', 'sft', 'grpo', 'dataset', 'doctor', 'calibration'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
