@@ -146,8 +146,8 @@ describe('report', () => {
 
   it('says clearly when the run does not exist', async () => {
     const r = await runCli(['report', 'no-such-run', '--out', out]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no run "no-such-run"');
+    expect(r.code).toBe(2); // a name that names nothing, as from every verb (docs/cli.md)
+    expect(r.stderr.trim()).toBe('pau report: no run "no-such-run" (npm run pau -- runs list shows the runs)');
   });
 
   const base: EpisodeRow = {
