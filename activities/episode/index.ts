@@ -3,7 +3,6 @@ import type { Db } from '../../db/client';
 import type { ModelEndpoints } from '../llm/endpoints';
 import { makeAgentTurn } from './agentTurn';
 import { makeFinishEpisode, makeMarkEpisodeWaiting, makePrepareEpisode } from './lifecycle';
-import { createCoverageActivities } from './coverage';
 
 export function createEpisodeActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
@@ -11,6 +10,5 @@ export function createEpisodeActivities(db: () => Db, endpoints: ModelEndpoints)
     agentTurn: makeAgentTurn(db, endpoints),
     finishEpisode: makeFinishEpisode(db),
     markEpisodeWaiting: makeMarkEpisodeWaiting(db),
-    ...createCoverageActivities(db),
   };
 }

@@ -18,7 +18,6 @@ import type { SourceName } from '../../domain/dataset/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../platform/dataset/store';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { NotFoundError } from '../lib/notFound';
 import { buildOptions, describeOptions, exportOptions, loadOptions, type SPLIT_PRESETS } from '../options/dataset';
 import { formatTable } from '../../domain/report/table';
 import { buildWorkLine, formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
@@ -97,15 +96,16 @@ async function build(argv: string[]): Promise<number> {
   }
 }
 
-const noDataset = (name: string, what = 'data set') => new NotFoundError(`no ${what} ${JSON.stringify(name)} (npm run pau -- dataset list shows them)`);
-
 async function show(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || rest.length) throw new UsageError('dataset show needs exactly one name');
   const dbh = connect(undefined, 2);
   try {
     const row = await getDataset(dbh.db, name);
-    if (!row) throw noDataset(name);
+    if (!row) {
+      console.error(`no dataset named ${name}`);
+      return 1;
+    }
     console.log(`status: ${row.status}  updated ${row.updatedAt.toISOString()}  workflow ${row.workflowId ?? '-'}`);
     console.log(row.summary ? formatSummary(row.summary) : `${name}: no summary yet`);
     return row.status === 'ready' ? 0 : 1;
@@ -125,7 +125,8 @@ async function exportCmd(argv: string[]): Promise<number> {
   try {
     const row = await getDataset(dbh.db, name);
     if (!row || row.status !== 'ready' || !row.summary) {
-      throw noDataset(name, 'ready data set');
+      console.error(`no ready dataset named ${name}`);
+      return 1;
     }
     const records = await datasetRecords(dbh.db, name, values.split ? { split: values.split } : {});
     const source = { contentHash: row.contentHash, config: row.config, summary: row.summary, builtAt: row.updatedAt, onlySplit: values.split ?? null };
@@ -226,7 +227,8 @@ async function describe(argv: string[]): Promise<number> {
   try {
     const row = await getDataset(dbh.db, name);
     if (!row || row.status !== 'ready') {
-      throw noDataset(name, 'ready data set');
+      console.error(`no ready dataset named ${name}`);
+      return 1;
     }
     if (models().get(values.model).provider === 'mock')
       console.log(
