@@ -88,19 +88,19 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
       expect(e.constructed).toBe(e.episodeId.includes('mock-oracle'));
       if (e.constructed) expect(e.steps.at(-1)).toMatchObject({ class: 'repeated', reward: 0, constructed: true });
     }
-    // The scripted rule's rewards by class: a new value 0.9 (a new exception 0.6), an uninformative call 0.4, a repeat 0.2.
+    // The scripted rule's rewards by class: a new value 0.9 (a new exception 0.6), an uninformative call 0.2, a repeat 0.
     const sign = card.episodes.find((e) => e.methodId === SIGN.id && e.episodeId.includes('mock-steps'))!;
     expect(sign.steps.slice(0, 4).map((s) => [s.class, s.reward])).toEqual([
       ['new', 0.9],
-      ['uninformative', 0.4],
+      ['uninformative', 0.2],
       ['new', 0.9],
       ['new', 0.9],
     ]);
-    expect(sign.steps.slice(4).every((s) => s.class === 'repeated' && s.reward === 0.2)).toBe(true);
+    expect(sign.steps.slice(4).every((s) => s.class === 'repeated' && s.reward === 0)).toBe(true);
     const raises = card.episodes.find((e) => e.methodId === RAISES.id && e.episodeId.includes('mock-steps'))!;
     expect(raises.steps[1]).toMatchObject({ class: 'new', reward: 0.6 }); // safe_div(1, 0) raised
-    expect(card.measures.meanByClass.repeated).toBeCloseTo(0.2);
-    expect(card.measures.meanByClass.uninformative).toBeCloseTo(0.4);
+    expect(card.measures.meanByClass.repeated).toBeCloseTo(0);
+    expect(card.measures.meanByClass.uninformative).toBeCloseTo(0.2);
     expect(card.measures.unparsable).toBe(0);
 
     // Every critic call went through the llm_calls cache (deterministic requests: an oracle episode's appended
