@@ -67,6 +67,17 @@ export function rangeSchema(r: NumberRange): z.ZodNumber {
   return s.max(r.max, p).register(numberRanges, r);
 }
 
+/**
+ * The check of a config's ranged settings from one range map (the one its CLI flags read): a loose object with
+ * a number held to its range per key, absent allowed except for the `required` keys.
+ */
+export function rangesSchema<K extends string>(ranges: Record<K, NumberRange>, required: readonly NoInfer<K>[] = []) {
+  const shape = Object.fromEntries(
+    (Object.entries(ranges) as [K, NumberRange][]).map(([k, r]) => [k, required.includes(k) ? rangeSchema(r) : rangeSchema(r).optional()]),
+  );
+  return z.looseObject(shape as Record<K, z.ZodNumber | z.ZodOptional<z.ZodNumber>>);
+}
+
 /** `budgets.maxCalls must be a whole number from 1 to 200, not 1000000000`, or null when `value` is in range (or absent). */
 export function rangeProblem(what: string, value: number | undefined, r: NumberRange): string | null {
   if (value === undefined || inRange(value, r)) return null;

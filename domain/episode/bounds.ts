@@ -2,7 +2,7 @@
 // The CLI's flags (`--max-calls`, `--max-turns`, `--max-idle-turns`, `--k`, `--outage-wait`) take these ranges, and
 // prepareEpisode refuses an input outside them (BadEpisodeInput) whoever started the episode. Pure.
 import { z } from 'zod';
-import { type NumberRange, rangeSchema, schemaProblems, wholeRange } from '../common/numberRange';
+import { type NumberRange, rangeSchema, rangesSchema, schemaProblems, wholeRange } from '../common/numberRange';
 import type { EpisodeBudgets, EpisodeInput } from './types';
 
 /**
@@ -27,13 +27,7 @@ export const IN_CONTEXT_K_RANGE = wholeRange(0, BUDGET_RANGES.maxCalls.max);
 export const OUTAGE_WAIT_RANGE = wholeRange(0, 7 * 86_400, 'seconds');
 
 const episodeBoundsSchema = z.looseObject({
-  budgets: z
-    .looseObject({
-      maxCalls: rangeSchema(BUDGET_RANGES.maxCalls).optional(),
-      maxTurns: rangeSchema(BUDGET_RANGES.maxTurns).optional(),
-      maxIdleTurns: rangeSchema(BUDGET_RANGES.maxIdleTurns).optional(),
-    })
-    .optional(),
+  budgets: rangesSchema(BUDGET_RANGES).optional(),
   k: rangeSchema(IN_CONTEXT_K_RANGE).optional(),
   outageWaitSeconds: rangeSchema(OUTAGE_WAIT_RANGE).optional(),
 });

@@ -16,9 +16,9 @@ import type { GrpoEvalFigures } from './grpoEval';
 import type { RolloutGroupFigures } from './rolloutOutcome';
 import { sumOf } from './sftTrain';
 import type { AdvantageScale, TrainerJobInput } from './trainerProtocol';
-import { rangeSchema, schemaProblems } from '../common/numberRange';
+import { rangesSchema, schemaProblems } from '../common/numberRange';
 import { BUDGET_RANGES } from '../episode/bounds';
-import { GRPO_RANGES, TRAINING_RANGES } from './trainingRanges';
+import { GRPO_CONFIG_RANGES } from './trainingRanges';
 
 /**
  * mix (the default): critic step rewards + the judged outcome on every message; aac: the critic's step rewards
@@ -469,32 +469,11 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
   };
 }
 
-const grpoBoundsSchema = z.looseObject({
-  methodsPerEpoch: rangeSchema(GRPO_RANGES.methodsPerEpoch),
-  group: rangeSchema(GRPO_RANGES.group),
-  rolloutWindow: rangeSchema(GRPO_RANGES.rolloutWindow).optional(),
-  epochs: rangeSchema(GRPO_RANGES.epochs),
-  budgets: z.looseObject(
-    Object.fromEntries(Object.entries(BUDGET_RANGES).map(([k, r]) => [k, rangeSchema(r).optional()])) as Record<
-      keyof EpisodeBudgets,
-      z.ZodOptional<z.ZodNumber>
-    >,
-  ),
-  temperature: rangeSchema(GRPO_RANGES.temperature),
-  maxTokens: rangeSchema(GRPO_RANGES.maxTokens).optional(),
-  codeMatchWeight: rangeSchema(GRPO_RANGES.codeMatchWeight),
-  klBeta: rangeSchema(GRPO_RANGES.klBeta).optional(),
-  clipEps: rangeSchema(GRPO_RANGES.clipEps).optional(),
-  lr: rangeSchema(GRPO_RANGES.lr).optional(),
-  stdFloor: rangeSchema(GRPO_RANGES.stdFloor).optional(),
-  loraRank: rangeSchema(TRAINING_RANGES.loraRank).optional(),
-  miniBatchSize: rangeSchema(TRAINING_RANGES.batchSize).optional(),
-  maxLength: rangeSchema(TRAINING_RANGES.maxLength).optional(),
-  threads: rangeSchema(TRAINING_RANGES.threads).optional(),
-  seed: rangeSchema(TRAINING_RANGES.seed),
-  evalEvery: rangeSchema(GRPO_RANGES.evalEvery),
-  evalLimit: rangeSchema(GRPO_RANGES.evalLimit).optional(),
-});
+const grpoBoundsSchema = rangesSchema(GRPO_CONFIG_RANGES, ['methodsPerEpoch', 'group', 'epochs', 'temperature', 'codeMatchWeight', 'seed', 'evalEvery']).extend(
+  {
+    budgets: rangesSchema(BUDGET_RANGES),
+  },
+);
 
 /** What keeps a GRPO run's config from running: a setting out of its range (`group must be ...`); empty: nothing. */
 export function grpoConfigProblems(config: GrpoConfig): string[] {

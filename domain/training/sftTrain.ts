@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { BenchmarkConfig } from '../bench/types';
 import { documentSchema } from '../common/jsonDocument';
-import { rangeSchema, schemaProblems } from '../common/numberRange';
+import { rangesSchema, schemaProblems } from '../common/numberRange';
 import { runConfigProblems } from '../bench/configBounds';
 import { TRAINING_RANGES } from './trainingRanges';
 import type { EpisodeBudgets, Setting } from '../episode/types';
@@ -56,18 +56,7 @@ export interface SftTrainConfig {
   eval: SftEvalConfig | null;
 }
 
-const sftTrainBoundsSchema = z.looseObject({
-  epochs: rangeSchema(TRAINING_RANGES.epochs).optional(),
-  lr: rangeSchema(TRAINING_RANGES.lr).optional(),
-  loraRank: rangeSchema(TRAINING_RANGES.loraRank).optional(),
-  loraAlpha: rangeSchema(TRAINING_RANGES.loraAlpha).optional(),
-  maxSteps: rangeSchema(TRAINING_RANGES.maxSteps).optional(),
-  saveEvery: rangeSchema(TRAINING_RANGES.saveEvery).optional(),
-  maxLength: rangeSchema(TRAINING_RANGES.maxLength).optional(),
-  batchSize: rangeSchema(TRAINING_RANGES.batchSize).optional(),
-  seed: rangeSchema(TRAINING_RANGES.seed).optional(),
-  threads: rangeSchema(TRAINING_RANGES.threads).optional(),
-});
+const sftTrainBoundsSchema = rangesSchema(TRAINING_RANGES);
 
 /**
  * What keeps an SFT run's config from running: a trainer setting out of its range, or an evaluation whose

@@ -41,3 +41,13 @@ export const TRAINING_RANGES = {
   seed: SEED_RANGE,
   threads: wholeRange(1, 1_024),
 };
+
+/** Every ranged setting of a GRPO run's config under the config's names: its own and the trainer's it passes on. */
+export const GRPO_CONFIG_RANGES = {
+  ...GRPO_RANGES,
+  loraRank: TRAINING_RANGES.loraRank,
+  miniBatchSize: TRAINING_RANGES.batchSize,
+  maxLength: TRAINING_RANGES.maxLength,
+  threads: TRAINING_RANGES.threads,
+  seed: TRAINING_RANGES.seed,
+};

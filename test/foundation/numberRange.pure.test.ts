@@ -9,7 +9,9 @@ import { runConfigProblems } from '../../domain/bench/configBounds';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { rangeProblem, rangeSchema, realRange, schemaProblems, wholeRange } from '../../domain/common/numberRange';
 import { episodeBoundsProblems } from '../../domain/episode/bounds';
+import { type GrpoConfig, grpoConfigProblems } from '../../domain/training/grpo';
 import { sftTrainConfigProblems } from '../../domain/training/sftTrain';
+import { grpoConfig } from '../fixtures/grpoConfig';
 import { parseCommandArgs, UsageError } from '../../scripts/lib/args';
 import { helpText, rangeOf, type VerbUsage } from '../../scripts/lib/options';
 import { benchRunOptions } from '../../scripts/options/bench';
@@ -146,5 +148,18 @@ describe('a range where the value is used', () => {
       'maxSteps must be a whole number from 1 to 1000000, not 0',
       'eval.budgets.maxCalls must be a whole number from 1 to 200, not 1000000000',
     ]);
+  });
+
+  it("a GRPO run's config: its own settings, the trainer's it passes on and the rollouts' budgets", () => {
+    expect(grpoConfigProblems(grpoConfig({ lr: 5e-4, maxLength: 1024, budgets: { maxCalls: 4 } }))).toEqual([]);
+    expect(grpoConfigProblems(grpoConfig({ group: 1, lr: 1, miniBatchSize: 0, budgets: { maxCalls: 1e9 } }))).toEqual([
+      'group must be a whole number from 2 to 64, not 1',
+      'lr must be a number from 0.000001 to 0.01, not 1',
+      'miniBatchSize must be a whole number from 1 to 4096, not 0',
+      'budgets.maxCalls must be a whole number from 1 to 200, not 1000000000',
+    ]);
+    // A setting every start writes may not be missing; an optional one may.
+    const { group: _, ...noGroup } = grpoConfig();
+    expect(grpoConfigProblems({ ...noGroup, rolloutWindow: undefined } as unknown as GrpoConfig)).toEqual(['group must be a whole number from 2 to 64']);
   });
 });
