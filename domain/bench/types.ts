@@ -1,13 +1,20 @@
 // Types shared by the benchmark-run activities, the workflow and the CLI.
 import { z } from 'zod';
-import type { ModelParams } from '../llm/modelParams';
 import { documentSchema } from '../common/jsonDocument';
-import type { EpisodeBudgets, InContextExamples, ModelRetry, SandboxPlacement, Setting } from '../episode/types';
-import type { SandboxLimits } from '../sandbox/schemas';
+import type { EpisodeInput, Setting } from '../episode/types';
 import type { SelfJudgePair } from '../judge/selfJudge';
 import { type RunJudgeFields, runJudgeFieldsShape } from '../judge/config';
 
-export interface BenchmarkConfig {
+/**
+ * The episode settings a run gives every one of its episodes, as EpisodeInput names and documents them
+ * (`sandbox` unset: the starter fills PAU_SANDBOX_PLACEMENT, default `inline`).
+ */
+type EpisodeSettings = Pick<
+  EpisodeInput,
+  'budgets' | 'k' | 'inContextExamples' | 'params' | 'replay' | 'sandboxLimits' | 'sandbox' | 'outageWaitSeconds' | 'outageFirstRetrySeconds' | 'modelRetry'
+>;
+
+export interface BenchmarkConfig extends EpisodeSettings {
   dataset: string;
   split: string;
   models: string[];
@@ -23,15 +30,6 @@ export interface BenchmarkConfig {
    * scripted anchors, which cost nothing to run, on more methods than a CPU-served model (domain/bench/episodeSlots.ts).
    */
   modelLimits?: Record<string, number>;
-  budgets?: Partial<EpisodeBudgets>;
-  /** In-context examples: how many (default: the call budget) and where from (default `generated`). */
-  k?: number;
-  inContextExamples?: InContextExamples;
-  params?: ModelParams;
-  replay?: boolean;
-  sandboxLimits?: SandboxLimits;
-  /** Where episodes run their method calls (EpisodeInput.sandbox); unset: the starter fills PAU_SANDBOX_PLACEMENT (default `inline`). */
-  sandbox?: SandboxPlacement;
   /** Child workflows in flight (the CLI's default scales with the cores: defaultWindow(); else 50). */
   window?: number;
   /** Episodes started per workflow execution before continue-as-new (default 500). */
@@ -44,12 +42,6 @@ export interface BenchmarkConfig {
   selfJudge?: SelfJudgePair[];
   /** Set on runs started by a Schedule: the report compares with the previous run of the same schedule. */
   scheduleId?: string;
-  /** The longest an episode waits for an unreachable model before it fails (default 6 h: DEFAULT_OUTAGE_WAIT_SECONDS). */
-  outageWaitSeconds?: number;
-  /** The first sleep between an outage's tries (seconds, doubling; default 5): tests shorten it, as modelRetry. */
-  outageFirstRetrySeconds?: number;
-  /** Overrides the model turn's activity retries before the outage wait takes over (tests, the chaos script). */
-  modelRetry?: ModelRetry;
 }
 
 export interface RunTotals {
