@@ -12,6 +12,7 @@ import type { EpisodeOutcome } from '../../domain/episode/types';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { resolveMethods } from '../../db/queries/runs';
 import { parseRunConfig } from '../../db/runDocuments';
+import { type EpisodeIdentity, upsertEpisode } from '../episode/lifecycle';
 
 export function makeStartRun(db: () => Db) {
   /**
@@ -64,34 +65,8 @@ export function makeMethodPage(db: () => Db) {
 
 export function makeRecordEpisodeFailure(db: () => Db) {
   /** For an episode whose workflow failed before it could record its own end. */
-  return async function recordEpisodeFailure(input: {
-    runId: string;
-    episodeId: string;
-    methodId: string;
-    model: string;
-    setting: 'interactive' | 'in-context';
-    sample: number;
-    error: string;
-  }): Promise<void> {
-    const now = new Date();
-    await db()
-      .insert(episodes)
-      .values({
-        id: input.episodeId,
-        runId: input.runId,
-        methodId: input.methodId,
-        model: input.model,
-        setting: input.setting,
-        sample: input.sample,
-        status: 'failed',
-        endReason: 'workflow_failed',
-        error: input.error,
-        finishedAt: now,
-      })
-      .onConflictDoUpdate({
-        target: episodes.id,
-        set: { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: now, updatedAt: now },
-      });
+  return async function recordEpisodeFailure(input: EpisodeIdentity & { error: string }): Promise<void> {
+    await upsertEpisode(db(), input, { status: 'failed', endReason: 'workflow_failed', error: input.error, finishedAt: new Date() });
   };
 }
 

@@ -2,6 +2,7 @@
 // opening prompts; then the final description and totals.
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, gte, sql } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { env } from '../../config/env';
 import { models } from '../../config/models';
 import type { Db } from '../../db/client';
@@ -72,6 +73,23 @@ export function localTurnsFor(model: string): boolean {
   }
 }
 
+/** What names an episode's row: its id and the run, method, model, setting and sample it is of. */
+export type EpisodeIdentity = Pick<EpisodeInput, 'episodeId' | 'runId' | 'methodId' | 'model' | 'setting' | 'sample'>;
+
+/** The columns of an episode's row other than its identity. */
+type EpisodeState = Omit<typeof episodes.$inferInsert, 'id' | 'runId' | 'methodId' | 'model' | 'setting' | 'sample'>;
+
+/**
+ * The one writer of an episode's row: inserted with its identity and `state`, or, where the row exists,
+ * `state` written over it with `updatedAt`, then `overExisting` (a column whose new value depends on the old).
+ */
+export async function upsertEpisode(d: Db, e: EpisodeIdentity, state: EpisodeState, overExisting: PgUpdateSetSource<typeof episodes> = {}): Promise<void> {
+  await d
+    .insert(episodes)
+    .values({ id: e.episodeId, runId: e.runId, methodId: e.methodId, model: e.model, setting: e.setting, sample: e.sample, ...state })
+    .onConflictDoUpdate({ target: episodes.id, set: { ...state, updatedAt: new Date(), ...overExisting } });
+}
+
 export function makePrepareEpisode(db: () => Db) {
   return async function prepareEpisode(input: EpisodeInput): Promise<PreparedEpisode> {
     const workflowId = callingWorkflowId();
@@ -91,25 +109,13 @@ export function makePrepareEpisode(db: () => Db) {
     const examples = input.setting === 'in-context' ? await episodeExamples(method, input, budgets) : null;
     // k is recorded on the episode so every in-context number can be shown with it.
     const k = examples ? { inContextK: examples.inputs.length, inContextExamples: examples.mode } : { inContextK: null, inContextExamples: null };
-    await d
-      .insert(episodes)
-      .values({
-        id: input.episodeId,
-        runId: input.runId,
-        methodId: input.methodId,
-        model: input.model,
-        setting: input.setting,
-        sample: input.sample,
-        status: 'running',
-        workflowId,
-        startedAt: now,
-        ...k,
-      })
-      .onConflictDoUpdate({
-        target: episodes.id,
-        // From its first turn again: what served an earlier history's turns no longer describes it.
-        set: { status: 'running', workflowId, error: null, startedAt: sql`coalesce(${episodes.startedAt}, ${now})`, updatedAt: now, sampledWith: null, ...k },
-      });
+    // From its first turn again: what served an earlier history's turns no longer describes it.
+    await upsertEpisode(
+      d,
+      input,
+      { status: 'running', workflowId, error: null, startedAt: now, sampledWith: null, ...k },
+      { startedAt: sql`coalesce(${episodes.startedAt}, ${now})` },
+    );
 
     if (input.setting === 'interactive') {
       await upsertSteps(d, input.episodeId, [
