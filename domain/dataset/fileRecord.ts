@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../common/hash';
 import { BuildConfig } from './config';
 import { datasetContentHash } from './contentHash';
+import { METHOD_SOURCE_COLUMNS, pickColumns } from './methodColumns';
 import type { StoredOutcome } from './outcome';
 import { SOURCE_LICENSES, SOURCE_NAMES } from './sources';
 import type { BuildSummary } from './summary';
@@ -167,16 +168,8 @@ export function recordFromRow(m: MemberRow, reference: ReferenceInFile | null): 
     id: m.id,
     split: m.split,
     position: m.position,
-    source: m.source,
-    sourceId: m.sourceId,
+    ...pickColumns(m, METHOD_SOURCE_COLUMNS),
     license: SOURCE_LICENSES[m.source as keyof typeof SOURCE_LICENSES] ?? '',
-    entryPoint: m.entryPoint,
-    signature: m.signature,
-    code: m.code,
-    codeHash: m.codeHash,
-    nearHash: m.nearHash,
-    goldKind: m.goldKind,
-    goldDescription: m.goldDescription,
     referenceDescription: reference,
     probeInputs: m.probeInputs,
     probeOutputs: m.probeOutputs?.map(toFileOutcome) ?? null,

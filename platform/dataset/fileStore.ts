@@ -2,17 +2,18 @@
 // `dataset export` writes and a build is compared by), and the import of a verified file (`dataset load`,
 // `npm start`'s first run) in one transaction that writes only what differs, so loading the same file
 // again changes nothing.
-import { asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
 import { referenceDescriptions } from '../../db/schema/descriptions';
 import { canonicalJson } from '../../domain/common/hash';
 import { type DatasetFileRecord, DatasetFileError, fromFileOutcome, recordFromRow, sortRecords } from '../../domain/dataset/fileRecord';
+import { METHOD_CHECK_COLUMNS, METHOD_SOURCE_COLUMNS, pickColumns } from '../../domain/dataset/methodColumns';
 import type { Split } from '../../domain/dataset/split';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import { type DatasetFile, readDatasetFile } from './file';
 import { acceptedReferenceDescriptions } from './referenceDescriptions';
-import { getDatasetMethods } from './store';
+import { excludedColumns, getDatasetMethods } from './store';
 
 /** The records of a built dataset (optionally one split), in the file's order. */
 export async function datasetRecords(db: Db, name: string, opts: { split?: Split } = {}): Promise<DatasetFileRecord[]> {
@@ -47,15 +48,7 @@ export async function datasetRecords(db: Db, name: string, opts: { split?: Split
 function methodColumns(r: DatasetFileRecord) {
   return {
     id: r.id,
-    source: r.source,
-    sourceId: r.sourceId,
-    entryPoint: r.entryPoint,
-    signature: r.signature,
-    code: r.code,
-    codeHash: r.codeHash,
-    nearHash: r.nearHash,
-    goldKind: r.goldKind,
-    goldDescription: r.goldDescription,
+    ...pickColumns(r, METHOD_SOURCE_COLUMNS),
     probeInputs: r.probeInputs,
     heldoutInputs: r.heldoutInputs,
     probeOutputs: r.probeOutputs.map(fromFileOutcome),
@@ -71,30 +64,7 @@ function methodColumns(r: DatasetFileRecord) {
 }
 type MethodColumns = ReturnType<typeof methodColumns>;
 /** What "the same row" means: every column a record sets (not the timestamps, nor a build's check key). */
-const COMPARED: (keyof MethodColumns)[] = [
-  'source',
-  'sourceId',
-  'entryPoint',
-  'signature',
-  'code',
-  'codeHash',
-  'nearHash',
-  'goldKind',
-  'goldDescription',
-  'probeInputs',
-  'heldoutInputs',
-  'probeOutputs',
-  'heldoutOutputs',
-  'heldoutGenerated',
-  'heldoutGeneratedOutputs',
-  'codeMatchExclusion',
-  'behaviourKey',
-  'verdict',
-  'rejectReasons',
-  'meta',
-];
-const COLUMNS = getTableColumns(methods);
-const excluded = (key: string) => sql.raw(`excluded.${COLUMNS[key as keyof typeof COLUMNS].name}`);
+const COMPARED: (keyof MethodColumns)[] = [...METHOD_SOURCE_COLUMNS, ...METHOD_CHECK_COLUMNS, 'meta'];
 
 export interface ImportResult {
   name: string;
@@ -141,11 +111,7 @@ export async function importDatasetFile(db: Db, f: DatasetFile): Promise<ImportR
         })
         .map((cols) => ({ ...cols, checkKey: null, checkedAt: null, updatedAt: new Date() }));
       if (write.length > 0) {
-        const set = Object.fromEntries(
-          Object.keys(write[0]!)
-            .filter((k) => k !== 'id')
-            .map((k) => [k, excluded(k)]),
-        );
+        const set = excludedColumns((Object.keys(write[0]!) as (keyof (typeof write)[number])[]).filter((k) => k !== 'id'));
         await tx.insert(methods).values(write).onConflictDoUpdate({ target: methods.id, set });
         methodsWritten += write.length;
       }

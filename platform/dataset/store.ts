@@ -1,6 +1,6 @@
 // Postgres side of datasets: idempotent writes during a build, and the read API the rest of the pipeline
 // uses (episodes, judge, training): getDataset, listDatasets, getDatasetMethods.
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { datasetMethods, datasets, type MethodRow, methods } from '../../db/schema/datasets';
@@ -8,12 +8,13 @@ import { type AnyDocument, jsonObjectSchema } from '../../domain/common/jsonDocu
 import { type StoredOutcome, storedOutcomesSchema } from '../../domain/dataset/outcome';
 import { type BuildSummary, buildSummarySchema } from '../../domain/dataset/summary';
 import type { Normalised } from '../../domain/dataset/method';
+import { METHOD_CHECK_COLUMNS, METHOD_SOURCE_COLUMNS, pickColumns } from '../../domain/dataset/methodColumns';
 import type { Split } from '../../domain/dataset/split';
 
 export type DatasetRow = typeof datasets.$inferSelect;
 
 const CHUNK = 200;
-const camel = (c: string) => c.replace(/_([a-z])/g, (_, x: string) => x.toUpperCase());
+const COLUMNS = getTableColumns(methods);
 function chunks<T>(xs: T[], n = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
@@ -49,15 +50,7 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
       keep,
       row: {
         id: m.id,
-        source: m.source,
-        sourceId: m.sourceId,
-        entryPoint: m.entryPoint,
-        signature: m.signature,
-        code: m.code,
-        codeHash: m.codeHash,
-        nearHash: m.nearHash,
-        goldKind: m.goldKind,
-        goldDescription: m.goldDescription,
+        ...pickColumns(m, METHOD_SOURCE_COLUMNS),
         meta: m.meta,
         checkKey,
         probeInputs: m.probeInputs,
@@ -74,40 +67,15 @@ export async function upsertMethods(db: Db, items: Normalised[]): Promise<string
         updatedAt: new Date(),
       },
     }));
-    const base = [
-      'source',
-      'source_id',
-      'entry_point',
-      'signature',
-      'code',
-      'code_hash',
-      'near_hash',
-      'gold_kind',
-      'gold_description',
-      'check_key',
-      'updated_at',
-    ];
-    const verdictCols = [
-      'probe_inputs',
-      'heldout_inputs',
-      'verdict',
-      'reject_reasons',
-      'probe_outputs',
-      'heldout_outputs',
-      'heldout_generated',
-      'heldout_generated_outputs',
-      'code_match_exclusion',
-      'behaviour_key',
-      'checked_at',
-    ];
-    const excluded = (cols: string[]) => Object.fromEntries(cols.map((c) => [camel(c), sql.raw(`excluded.${c}`)]));
+    const base = [...METHOD_SOURCE_COLUMNS, 'checkKey', 'updatedAt'] as const;
+    const verdictCols = [...METHOD_CHECK_COLUMNS, 'checkedAt'] as const;
     for (const keep of [true, false]) {
       const values = rows.filter((r) => r.keep === keep).map((r) => r.row);
       if (values.length === 0) continue;
       // A kept row keeps its sandbox verdict and outputs; its meta gains the new static facts.
       const set = keep
-        ? { ...excluded(base), meta: sql`coalesce(${methods.meta}, '{}'::jsonb) || excluded.meta` }
-        : { ...excluded([...base, ...verdictCols]), meta: sql.raw('excluded.meta') };
+        ? { ...excludedColumns(base), meta: sql`coalesce(${methods.meta}, '{}'::jsonb) || excluded.meta` }
+        : { ...excludedColumns([...base, ...verdictCols]), meta: sql.raw('excluded.meta') };
       await db.insert(methods).values(values).onConflictDoUpdate({ target: methods.id, set });
     }
   }
@@ -125,6 +93,16 @@ function parsedMethodRow<R extends Pick<MethodRow, 'id' | 'probeOutputs' | 'held
     heldoutGeneratedOutputs: parseJsonb(outcomes, r.heldoutGeneratedOutputs, where('heldout_generated_outputs')),
     meta: parseJsonb(jsonObjectSchema.nullable(), r.meta, where('meta')),
   };
+}
+
+/** An upsert's `set` that takes these `methods` columns from the row it tried to insert (`excluded.<column>`). */
+export function excludedColumns(keys: readonly (keyof typeof COLUMNS)[]): Record<string, SQL> {
+  return Object.fromEntries(keys.map((k) => [k, sql.raw(`excluded.${COLUMNS[k].name}`)]));
+}
+
+/** A select of these `methods` columns, in their order (`db.select(methodColumnSelection(METHOD_CHECK_COLUMNS))`). */
+export function methodColumnSelection<K extends keyof typeof COLUMNS>(keys: readonly K[]): Pick<typeof COLUMNS, K> {
+  return pickColumns(COLUMNS, keys);
 }
 
 export async function methodsByIds(db: Db, ids: string[]): Promise<MethodRow[]> {

@@ -11,7 +11,8 @@ import { poolDatasetSandbox } from '../../activities/dataset/sandboxClient';
 import { closeSharedSandboxPool } from '../../activities/sandbox/index';
 import { methods } from '../../db/schema/datasets';
 import { finalizeBuild, prepareBuild } from '../../activities/dataset/build';
-import { getDataset } from '../../platform/dataset/store';
+import { METHOD_CHECK_COLUMNS } from '../../domain/dataset/methodColumns';
+import { getDataset, methodColumnSelection } from '../../platform/dataset/store';
 import { useStack } from '../helpers/stack';
 
 const stack = useStack({ dbPool: 4 });
@@ -35,19 +36,7 @@ describe('dataset build through the batch path', () => {
     const summary = await finalizeBuild(db, CONFIG.name);
     const ids = (await getDataset(db, CONFIG.name))!.candidateIds as string[];
     const rows = await db
-      .select({
-        id: methods.id,
-        verdict: methods.verdict,
-        rejectReasons: methods.rejectReasons,
-        probeInputs: methods.probeInputs,
-        heldoutInputs: methods.heldoutInputs,
-        probeOutputs: methods.probeOutputs,
-        heldoutOutputs: methods.heldoutOutputs,
-        heldoutGenerated: methods.heldoutGenerated,
-        heldoutGeneratedOutputs: methods.heldoutGeneratedOutputs,
-        codeMatchExclusion: methods.codeMatchExclusion,
-        behaviourKey: methods.behaviourKey,
-      })
+      .select(methodColumnSelection(['id', ...METHOD_CHECK_COLUMNS]))
       .from(methods)
       .where(inArray(methods.id, ids))
       .orderBy(asc(methods.id));
