@@ -388,6 +388,36 @@ def length_cut_of(row: dict[str, Any], where: str) -> set[int]:
     return set(v)
 
 
+def encode_policy_row(
+    encoder: ChatEncoder, row: dict[str, Any], where: str, max_length: int | None, *, strict: bool
+) -> tuple[list[int], list[Encoded]]:
+    """A rollout's or episode's line as the update and the shift measure read it: its policy messages
+    (`policy_messages`, else every assistant message) and the served segments that train them. `strict` (the
+    update's rollouts): at least one policy message, none twice, returned sorted."""
+    msgs = row.get("messages")
+    policy = row.get("policy_messages")
+    if policy is None and isinstance(msgs, list):
+        policy = [i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"]
+    if not isinstance(policy, list) or (strict and not policy) or not all(isinstance(i, int) for i in policy):
+        what = "a non-empty list" if strict else "a list"
+        raise TrainerError("invalid_data", f"{where}: policy_messages must be {what} of message indices")
+    if strict:
+        if len(set(policy)) != len(policy):
+            raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
+        policy = sorted(policy)
+    try:
+        segments = encoder.encode_served(
+            msgs,
+            line_requests(row, where),
+            train_messages=set(policy),
+            max_length=max_length,
+            cut_messages=length_cut_of(row, where),
+        )
+    except TrainerError as e:
+        raise TrainerError(e.code, f"{where}: {e.message}") from e
+    return policy, segments
+
+
 _ROLES = {"system", "user", "assistant", "tool"}
 
 

@@ -36,7 +36,7 @@ import torch
 from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
-from .chat import ChatEncoder, length_cut_of, line_requests, too_long_refusal
+from .chat import ChatEncoder, encode_policy_row, too_long_refusal
 from .core_algos import aac_advantages, all_unrated, clipped_policy_loss, group_outcome_advantages, token_logprobs
 from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
@@ -103,25 +103,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
         group = row.get("group")
         if not isinstance(group, (str, int)) or isinstance(group, bool):
             raise TrainerError("invalid_data", f'{where}: "group" (string) is required')
-        msgs = row.get("messages")
-        policy = row.get("policy_messages")
-        if policy is None and isinstance(msgs, list):
-            policy = [i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"]
-        if not isinstance(policy, list) or not policy or not all(isinstance(i, int) for i in policy):
-            raise TrainerError("invalid_data", f"{where}: policy_messages must be a non-empty list of message indices")
-        if len(set(policy)) != len(policy):
-            raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
-        policy = sorted(policy)
-        try:
-            segments = encoder.encode_served(
-                msgs,
-                line_requests(row, where),
-                train_messages=set(policy),
-                max_length=spec.max_length,
-                cut_messages=length_cut_of(row, where),
-            )
-        except TrainerError as e:
-            raise TrainerError(e.code, f"{where}: {e.message}") from e
+        policy, segments = encode_policy_row(encoder, row, where, spec.max_length, strict=True)
         encoded.append((row, where, str(group), policy, segments))
 
     # advantages per policy message (or per token)

@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from .cancel import Cancel, Cancelled
-from .chat import ChatEncoder, length_cut_of, line_requests
+from .chat import ChatEncoder, encode_policy_row
 from .checkpoint import ADAPTER_FILE, is_complete, load_state
 from .job import read_jsonl
 from .models import load_model, load_tokenizer, pick_device, prepare_base, sha256_file
@@ -64,22 +64,7 @@ def run_shift(spec: ShiftSpec, cancel: Cancel) -> dict[str, Any]:
             if cancel.requested:
                 raise Cancelled()
             where = f"{spec.episodes}:{n}"
-            msgs = row.get("messages")
-            policy = row.get("policy_messages")
-            if policy is None and isinstance(msgs, list):
-                policy = [i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"]
-            if not isinstance(policy, list) or not all(isinstance(i, int) for i in policy):
-                raise TrainerError("invalid_data", f"{where}: policy_messages must be a list of message indices")
-            try:
-                segments = encoder.encode_served(
-                    msgs,
-                    line_requests(row, where),
-                    train_messages=set(policy),
-                    max_length=spec.max_length,
-                    cut_messages=length_cut_of(row, where),
-                )
-            except TrainerError as e:
-                raise TrainerError(e.code, f"{where}: {e.message}") from e
+            _, segments = encode_policy_row(encoder, row, where, spec.max_length, strict=False)
             ep_kl, ep_tokens = 0.0, 0
             for enc in segments:
                 if enc.truncated:

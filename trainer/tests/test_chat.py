@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from pau_trainer.chat import ChatEncoder
+from pau_trainer.chat import ChatEncoder, encode_policy_row
 from pau_trainer.protocol import TrainerError
 
 pytestmark = pytest.mark.model
@@ -103,6 +103,21 @@ def test_invalid_messages_are_invalid_data(tokenizer):
         assert e.value.code == "invalid_data" and needle in e.value.message, (bad, e.value.message)
     with pytest.raises(TrainerError, match="not an assistant message"):
         enc_.encode(CONV, train_messages={1})
+
+
+def test_a_lines_policy_messages_strict_for_the_update_and_lenient_for_the_shift(tokenizer):
+    enc_ = ChatEncoder(tokenizer)
+    # Default: every assistant message; strict returns them sorted, and both encode the same segments.
+    policy, segments = encode_policy_row(enc_, {"messages": CONV, "policy_messages": [5, 2]}, "f:1", None, strict=True)
+    assert policy == [2, 5] and segments == encode_policy_row(enc_, {"messages": CONV}, "f:1", None, strict=False)[1]
+    none = {"messages": CONV, "policy_messages": []}
+    assert encode_policy_row(enc_, none, "f:2", None, strict=False)[0] == []  # the shift measures nothing there
+    with pytest.raises(TrainerError, match="f:2: policy_messages must be a non-empty list"):
+        encode_policy_row(enc_, none, "f:2", None, strict=True)
+    with pytest.raises(TrainerError, match="f:3: policy_messages has duplicates"):
+        encode_policy_row(enc_, {"messages": CONV, "policy_messages": [5, 5]}, "f:3", None, strict=True)
+    with pytest.raises(TrainerError, match=r"f:4: .*not an assistant message"):
+        encode_policy_row(enc_, {"messages": CONV, "policy_messages": [1]}, "f:4", None, strict=False)
 
 
 def test_arguments_that_are_not_json_objects_stay_strings(tokenizer):
