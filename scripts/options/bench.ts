@@ -6,6 +6,7 @@ import { WINDOW_RANGE } from '../../domain/bench/configBounds';
 import { SEED_RANGE, TEMPERATURE_RANGE } from '../../domain/llm/modelParams';
 import { rangeSchema } from '../../domain/common/numberRange';
 import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
+import { flag } from '../lib/optionBuilders';
 import { commaList, runSelectionFields } from './runSelection';
 
 /** `90s`, `30m`, `6h`, `1d`, or plain seconds. */
@@ -43,7 +44,7 @@ export const benchRunOptions = defineOptions({
   window: { schema: numberOption(WINDOW_RANGE).optional(), arg: 'N', help: 'episodes in flight at once (default 50)' },
   temperature: { schema: numberOption(TEMPERATURE_RANGE).optional(), arg: 'T', help: "the agents' sampling temperature (default: each model's own)" },
   seed: { schema: numberOption(SEED_RANGE).optional(), arg: 'S', help: "the agents' sampling seed" },
-  replay: { schema: z.boolean().optional(), help: 'answer from the llm_calls cache even when sampling' },
+  replay: flag('answer from the llm_calls cache even when sampling'),
   'run-id': {
     schema: z
       .string()
@@ -52,8 +53,8 @@ export const benchRunOptions = defineOptions({
     arg: 'ID',
     help: 'the run id (default: a new one); an existing one needs --resume',
   },
-  resume: { schema: z.boolean().optional(), help: 'with --run-id: continue that run with its stored config (ended episodes kept)' },
-  detach: { schema: z.boolean().optional(), help: 'start the run and exit' },
+  resume: flag('with --run-id: continue that run with its stored config (ended episodes kept)'),
+  detach: flag('start the run and exit'),
   'report-dir': { schema: z.string().min(1).optional(), arg: 'DIR', help: 'where the report files go (default reports/)' },
   'outage-wait': {
     schema: z

@@ -5,18 +5,17 @@ import { NAME_PATTERN } from '../../domain/training/checkpointIds';
 import { DEFAULT_SFT_THRESHOLDS, SFT_EXPORT_FORMATS } from '../../domain/training/sftData';
 import { METHOD_LIMIT_RANGE, SAMPLES_RANGE, WINDOW_RANGE } from '../../domain/bench/configBounds';
 import { realRange, wholeRange } from '../../domain/common/numberRange';
-import { BUDGET_RANGES } from '../../domain/episode/bounds';
 import { TRAINING_RANGES as T } from '../../domain/training/trainingRanges';
 import { defineOptions, numberOption, type VerbUsage } from '../lib/options';
+import { budgetOptions, flag, judgeModelOption, splitOption, trainerOptions } from '../lib/optionBuilders';
 import { commaList } from './runSelection';
 
 const name = z.string().regex(NAME_PATTERN, 'letters, digits, . _ - (at most 101)');
 const settings = commaList.pipe(z.array(z.enum(SETTINGS)).min(1));
-const SPLITS = ['train', 'validation', 'test'] as const;
 
 export const sftBuildOptions = defineOptions({
   teacher: { schema: z.string().min(1), arg: 'M', help: 'the model whose episodes become examples' },
-  split: { schema: z.enum(SPLITS).default('train'), help: 'the split the teacher runs on' },
+  split: splitOption('train', 'the split the teacher runs on'),
   name: { schema: name.optional(), help: 'the data set name (default: from the teacher and split)' },
   dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
   limit: { schema: numberOption(METHOD_LIMIT_RANGE).optional(), arg: 'N', help: 'only the first N methods' },
@@ -32,14 +31,13 @@ export const sftBuildOptions = defineOptions({
     arg: 'X',
     help: 'keep episodes whose code match is at least this',
   },
-  'keep-contradicting': { schema: z.boolean().optional(), help: 'keep episodes whose description contradicts their own observations' },
-  'judge-model': { schema: z.string().min(1).optional(), arg: 'J', help: "the judge of the teacher's episodes (default PAU_JUDGE_MODEL)" },
-  'allow-self-judge': { schema: z.boolean().optional(), help: 'let a judge that is the teacher, its base or a checkpoint of it filter the data' },
-  'max-calls': { schema: numberOption(BUDGET_RANGES.maxCalls).optional(), arg: 'N', help: "an episode's call budget" },
-  'max-turns': { schema: numberOption(BUDGET_RANGES.maxTurns).optional(), arg: 'N', help: "an episode's turn budget" },
+  'keep-contradicting': flag('keep episodes whose description contradicts their own observations'),
+  'judge-model': judgeModelOption("the judge of the teacher's episodes (default PAU_JUDGE_MODEL)", 'J'),
+  'allow-self-judge': flag('let a judge that is the teacher, its base or a checkpoint of it filter the data'),
+  ...budgetOptions("an episode's"),
   window: { schema: numberOption(WINDOW_RANGE).optional(), arg: 'N', help: 'episodes in flight at once' },
-  detach: { schema: z.boolean().optional(), help: 'start the build and exit' },
-  'allow-test-split': { schema: z.boolean().optional(), help: 'build from test methods (refused otherwise)' },
+  detach: flag('start the build and exit'),
+  'allow-test-split': flag('build from test methods (refused otherwise)'),
 });
 
 export const sftExportOptions = defineOptions({
@@ -52,7 +50,7 @@ export const sftTrainOptions = defineOptions({
   base: { schema: z.string().min(1), arg: 'M', help: 'the base model (local/<name>)' },
   epochs: { schema: numberOption(T.epochs).optional(), arg: 'N', help: 'epochs over the data (trainer default)' },
   lr: { schema: numberOption(T.lr).optional(), arg: 'LR', help: 'learning rate (trainer default)' },
-  'lora-rank': { schema: numberOption(T.loraRank).optional(), arg: 'R', help: 'LoRA rank (trainer default)' },
+  'lora-rank': trainerOptions['lora-rank'],
   'lora-alpha': { schema: numberOption(T.loraAlpha).optional(), arg: 'A', help: 'LoRA alpha (trainer default)' },
   'max-steps': { schema: numberOption(T.maxSteps).optional(), arg: 'N', help: 'stop after N optimiser steps' },
   'batch-size': {
@@ -61,22 +59,21 @@ export const sftTrainOptions = defineOptions({
     help: 'conversations per optimiser step (all processes together); a multiple of PAU_TRAINER_PROCESSES uses every device',
   },
   'save-every': { schema: numberOption(T.saveEvery).optional(), arg: 'N', help: 'save (the point a crash resumes from) every N steps' },
-  'max-length': { schema: numberOption(T.maxLength).optional(), arg: 'N', help: "tokens per trained conversation (default: the base's serving context)" },
+  'max-length': trainerOptions['max-length'],
   seed: { schema: numberOption(T.seed).optional(), help: "the trainer's seed" },
-  threads: { schema: numberOption(T.threads).optional(), arg: 'N', help: "the trainer's CPU threads" },
+  threads: trainerOptions.threads,
   'eval-dataset': { schema: z.string().min(1).default('pau-v1'), help: 'the dataset of the evaluation' },
-  'eval-split': { schema: z.enum(SPLITS).default('validation'), help: 'the split the checkpoint and its base are evaluated on' },
+  'eval-split': splitOption('validation', 'the split the checkpoint and its base are evaluated on'),
   'eval-limit': { schema: numberOption(METHOD_LIMIT_RANGE).optional(), arg: 'N', help: 'only the first N methods of the evaluation split' },
   'eval-settings': { schema: settings.default(['interactive', 'in-context']), arg: 'interactive,in-context', help: 'the settings of the evaluation' },
   'eval-samples': { schema: numberOption(SAMPLES_RANGE).default(1), arg: 'K', help: 'evaluation episodes per method, model and setting' },
-  'judge-model': { schema: z.string().min(1).optional(), arg: 'J', help: 'the judge of the evaluation (default PAU_JUDGE_MODEL)' },
-  'allow-self-judge': { schema: z.boolean().optional(), help: 'let a judge that is the base or a checkpoint of it score the evaluation' },
-  'no-eval': { schema: z.boolean().optional(), help: 'train and register the checkpoint only' },
-  'max-calls': { schema: numberOption(BUDGET_RANGES.maxCalls).optional(), arg: 'N', help: "an evaluation episode's call budget" },
-  'max-turns': { schema: numberOption(BUDGET_RANGES.maxTurns).optional(), arg: 'N', help: "an evaluation episode's turn budget" },
+  'judge-model': judgeModelOption('the judge of the evaluation (default PAU_JUDGE_MODEL)', 'J'),
+  'allow-self-judge': flag('let a judge that is the base or a checkpoint of it score the evaluation'),
+  'no-eval': flag('train and register the checkpoint only'),
+  ...budgetOptions("an evaluation episode's"),
   'run-id': { schema: name.optional(), arg: 'ID', help: 'the run id (default: a new one)' },
-  detach: { schema: z.boolean().optional(), help: 'start the run and exit' },
-  'allow-test-split': { schema: z.boolean().optional(), help: 'train on data built from test methods (refused otherwise)' },
+  detach: flag('start the run and exit'),
+  'allow-test-split': flag('train on data built from test methods (refused otherwise)'),
 });
 
 export const sftReportOptions = defineOptions({
