@@ -4,6 +4,7 @@ import type { BenchmarkRunResult } from '../../domain/bench/types';
 import { runProgress, type RunProgress } from '../../db/queries/runs';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../../db/client';
+import { watchWorkflow } from './watchWorkflow';
 
 export function newRunId(prefix = 'bench'): string {
   const t = new Date()
@@ -57,36 +58,26 @@ export async function watchBenchmark(
   onEpisodesEnded?: () => Promise<void>,
 ): Promise<BenchmarkRunResult> {
   const started = Date.now();
+  let ended = false;
   let endedCalled = false;
-  const tty = out.isTTY === true;
-  let lastPrint = 0;
-  let finished = false;
-  const result = handle.result().finally(() => {
-    finished = true;
-  });
-  result.catch(() => undefined);
-  const draw = async (force = false) => {
-    const p = await runProgress(db, runId).catch(() => undefined);
-    if (!p) return;
-    const line = progressLine(p, p.startedAt ? Math.min(p.startedAt.getTime(), started) : started);
-    if (tty) out.write(`\r${line}\x1b[K`);
-    else if (force || Date.now() - lastPrint > 10_000) {
-      out.write(`${line}\n`);
-      lastPrint = Date.now();
-    }
-    if (onEpisodesEnded && !endedCalled && !finished && p.total > 0 && p.done >= p.total) {
-      endedCalled = true;
-      if (tty) out.write('\n');
-      await onEpisodesEnded();
-    }
+  const line = async () => {
+    const p = await runProgress(db, runId);
+    if (!p) return '';
+    ended = p.total > 0 && p.done >= p.total;
+    return progressLine(p, p.startedAt ? Math.min(p.startedAt.getTime(), started) : started);
   };
-  while (!finished) {
-    await draw();
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, tty ? 500 : 2000))]);
-  }
-  await draw(true);
-  if (tty) out.write('\n');
-  return result;
+  return watchWorkflow(handle, line, {
+    out,
+    pollMs: { tty: 500, plain: 2000 },
+    plainMinIntervalMs: 10_000,
+    finalLine: true,
+    afterLine: async (endLine) => {
+      if (!onEpisodesEnded || endedCalled || !ended) return;
+      endedCalled = true;
+      endLine();
+      await onEpisodesEnded();
+    },
+  });
 }
 
 export { workflowUiLink };

@@ -1,5 +1,6 @@
-// Watching a card being computed (judge or critic): the progress line and the watcher that polls the count
-// of recorded items and computes the ETA. Pure: the caller says how to read the count.
+// The progress of a card being computed (judge or critic; the calibration suite too): the line, and the
+// count of recorded items it comes from, with the ETA. Pure: the caller says how to read the count, and
+// watchWorkflow draws the line.
 
 /** What a card's watcher reports: methods recorded, seconds since the start, and the ETA (null before the first method). */
 export interface CardProgress {
@@ -22,38 +23,34 @@ export interface CardCount {
 }
 
 /**
- * Waits for a card workflow's result, calling `onProgress` whenever another item is recorded (`progress`
- * polled every `pollMs`); the ETA is the mean time per item recorded since the watch began times the items
- * left (items a resumed card had recorded before cost nothing now). Rejects as the workflow does.
+ * A card's progress from its counts as they are read: a new CardProgress when the count moved, else null
+ * (and before the first count). The ETA is the mean time per item recorded since the first reading times the
+ * items left (items a resumed card had recorded before cost nothing now).
  */
-export async function watchCard<R>(
-  progress: () => Promise<number | CardCount | null>,
-  handle: { result(): Promise<R> },
-  total: number,
-  onProgress: (p: CardProgress) => void,
-  pollMs = 2000,
-): Promise<R> {
-  const started = Date.now();
+export function cardProgress(total: number, now: () => number = Date.now): (count: number | CardCount | null) => CardProgress | null {
+  const started = now();
   let last = -1;
   let first: number | null = null;
-  const timer = setInterval(() => {
-    void progress()
-      .then((count) => {
-        if (count === null) return;
-        const c = typeof count === 'number' ? { done: count } : count;
-        first ??= c.resumed ?? c.done;
-        if (c.done === last) return;
-        last = c.done;
-        const all = c.total ?? total;
-        const seconds = (Date.now() - started) / 1000;
-        const now = c.done - first;
-        onProgress({ done: c.done, total: all, seconds, etaSeconds: now > 0 ? ((all - c.done) * seconds) / now : null });
-      })
-      .catch(() => undefined); // a poll that fails (the database busy) is asked again at the next tick
-  }, pollMs);
-  try {
-    return await handle.result();
-  } finally {
-    clearInterval(timer);
-  }
+  return (count) => {
+    if (count === null) return null;
+    const c = typeof count === 'number' ? { done: count } : count;
+    first ??= c.resumed ?? c.done;
+    if (c.done === last) return null;
+    last = c.done;
+    const all = c.total ?? total;
+    const seconds = (now() - started) / 1000;
+    const fresh = c.done - first;
+    return { done: c.done, total: all, seconds, etaSeconds: fresh > 0 ? ((all - c.done) * seconds) / fresh : null };
+  };
+}
+
+/** The progress line of a card (or the calibration suite) for watchWorkflow, from `read` (the count); it changes when the count does. */
+export function cardLine(read: () => Promise<number | CardCount | null>, total: number, unit = 'methods'): () => Promise<string> {
+  const progress = cardProgress(total);
+  let line = '';
+  return async () => {
+    const p = progress(await read());
+    if (p) line = cardProgressLine(p, unit);
+    return line;
+  };
 }

@@ -16,6 +16,7 @@ import { workLine } from '../../domain/sandbox/work';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { datasetMethods, methods } from '../../db/schema/datasets';
+import { watchWorkflow } from './watchWorkflow';
 
 export { datasetWorkflowId };
 
@@ -116,41 +117,19 @@ export interface WatchBuildOptions {
  * from the workflow's `datasetProgress` query. Resolves or rejects with the workflow's result.
  */
 export async function watchDatasetBuild(handle: WorkflowHandle, started = Date.now(), opts: WatchBuildOptions = {}): Promise<unknown> {
-  const tty = process.stderr.isTTY;
-  let lastPrinted = 0;
-  let done = false;
-  let inPlace = false;
   let checkingSince: number | undefined;
-  const result = handle.result().finally(() => (done = true));
-  result.catch(() => undefined);
-  while (!done) {
-    await new Promise((r) => setTimeout(r, 1000));
-    if (done) break;
-    let p: DatasetBuildProgress;
-    try {
-      p = await handle.query<DatasetBuildProgress>('datasetProgress');
-    } catch {
-      continue; // not started on a worker yet
-    }
+  const line = async () => {
+    const p = await handle.query<DatasetBuildProgress>('datasetProgress'); // throws until a worker has started it
     opts.onProgress?.(p);
     if (p.phase === 'checking') checkingSince ??= Date.now() - 1000;
-    const line = progressLine(p, checkingSince ?? started);
-    if (opts.beside?.()) {
-      if (Date.now() - lastPrinted > 15_000) {
-        process.stderr.write(`${tty ? '\r\x1b[2K' : ''}[dataset] ${line}\n`);
-        lastPrinted = Date.now();
-        inPlace = false;
-      }
-    } else if (tty) {
-      process.stderr.write(`\r\x1b[2K${line}`);
-      inPlace = true;
-    } else if (Date.now() - lastPrinted > 10_000) {
-      process.stderr.write(`${line}\n`);
-      lastPrinted = Date.now();
-    }
-  }
-  if (tty && inPlace) process.stderr.write('\n');
-  return result;
+    return progressLine(p, checkingSince ?? started);
+  };
+  return watchWorkflow(handle, line, {
+    out: process.stderr,
+    pollMs: { tty: 1000, plain: 1000 },
+    plainMinIntervalMs: 10_000,
+    ...(opts.beside ? { beside: { active: opts.beside, prefix: '[dataset]', everyMs: 15_000 } } : {}),
+  });
 }
 
 /** The accepted ones of `ids`, in their order (a build's head, once checked). */

@@ -7,20 +7,29 @@ import { coderModelOf } from '../../domain/judge/config';
 import { UsageError } from '../lib/args';
 import type { QueryDefinition } from '@temporalio/common';
 import type { JudgeCardProgress } from '../../domain/judge/card';
-import { type CardProgress, watchCard } from './cardWatch';
+import { cardLine } from './cardWatch';
+import { type LineOut, watchWorkflow } from './watchWorkflow';
 
 /**
- * watchCard for a judge or critic card: the items of this card recorded, asked of its workflow
- * (judgeCardProgressQuery, criticCardProgressQuery), never of the row under the card's key (it may hold another pick's).
+ * Waits for a judge or critic card's workflow, drawing its line (cardLine: `unit` d/n, seconds, ETA) on
+ * `out`: the items of this card recorded, asked of its workflow (judgeCardProgressQuery,
+ * criticCardProgressQuery), never of the row under the card's key (it may hold another pick's).
  */
 export function watchCardWorkflow<R>(
   handle: Pick<WorkflowHandle, 'query'> & { result(): Promise<R> },
   progressQuery: QueryDefinition<JudgeCardProgress>,
   total: number,
-  onProgress: (p: CardProgress) => void,
-  pollMs = 2000,
+  o: { unit?: string; out?: LineOut } = {},
 ): Promise<R> {
-  return watchCard(() => handle.query(progressQuery), handle, total, onProgress, pollMs);
+  return watchWorkflow(
+    handle,
+    cardLine(() => handle.query(progressQuery), total, o.unit),
+    {
+      ...(o.out ? { out: o.out } : {}),
+      pollMs: { tty: 2000, plain: 2000 },
+      plainMinIntervalMs: 0,
+    },
+  );
 }
 
 /**

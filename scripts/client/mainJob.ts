@@ -25,8 +25,8 @@ import { env } from '../../config/env';
 import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
-import { cardProgressLine } from './cardWatch';
 import { watchCardWorkflow } from './judgeCard';
+import { lineSink } from './watchWorkflow';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
 import { failureLine } from './benchStart';
@@ -194,7 +194,7 @@ async function printJudgeCard(
 async function computeJudgeCard(client: Client, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
   const methods = DEFAULT_THRESHOLDS.minMethods;
   const handle = await startJudgeCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation', methods });
-  await watchCardWorkflow(handle, judgeCardProgressQuery, methods, (p) => onProgress(cardProgressLine(p)));
+  await watchCardWorkflow(handle, judgeCardProgressQuery, methods, { out: lineSink(onProgress) });
 }
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */

@@ -22,7 +22,8 @@ import { requireKnownModels } from '../lib/benchArgs';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
 import { startCriticCard, startJudgeCard } from '../client/starters';
 import { criticCardLines } from '../../domain/training/criticCard';
-import { cardProgressLine } from '../client/cardWatch';
+import { cardLine } from '../client/cardWatch';
+import { watchWorkflow } from '../client/watchWorkflow';
 import { watchCardWorkflow } from '../client/judgeCard';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
@@ -56,14 +57,14 @@ async function judgeCard(argv: string[]): Promise<number> {
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchCardWorkflow(handle, judgeCardProgressQuery, values.methods, (p) => process.stdout.write(`\r  ${cardProgressLine(p)}   `));
+      card = await watchCardWorkflow(handle, judgeCardProgressQuery, values.methods);
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\njudge card failed: ${failureLine(err)}`);
       return 1;
     }
     console.log(
-      `\ncard computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedMethods > 0 ? ` (${card.failedMethods} method(s) failed and are left out)` : ''}`,
+      `card computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedMethods > 0 ? ` (${card.failedMethods} method(s) failed and are left out)` : ''}`,
     );
     for (const line of judgeCardLines({ ...card, rows: [] })) console.log(line);
     return card.judgeQualified && card.coderQualified ? 0 : 1;
@@ -98,16 +99,14 @@ async function criticCard(argv: string[]): Promise<number> {
     );
     let card: Awaited<ReturnType<typeof handle.result>>;
     try {
-      card = await watchCardWorkflow(handle, criticCardProgressQuery, values.episodes, (p) =>
-        process.stdout.write(`\r  ${cardProgressLine(p, 'episodes')}   `),
-      );
+      card = await watchCardWorkflow(handle, criticCardProgressQuery, values.episodes, { unit: 'episodes' });
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\ncritic card failed: ${failureLine(err)}`);
       return 1;
     }
     console.log(
-      `\ncard computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedEpisodes > 0 ? ` (${card.failedEpisodes} episode(s) failed and are left out)` : ''}`,
+      `card computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedEpisodes > 0 ? ` (${card.failedEpisodes} episode(s) failed and are left out)` : ''}`,
     );
     for (const line of criticCardLines(card)) console.log(line);
     return card.qualified ? 0 : 1;
@@ -141,16 +140,13 @@ export async function run(argv: string[]): Promise<number> {
     });
     console.log(`calibration ${runId}: ${workflowUiLink(calibrationWorkflowId(runId))}`);
     const started = Date.now();
-    const timer = setInterval(() => {
-      void calibrationProgress(getDb(), runId).then((p) => {
-        if (!p || p.total === 0) return;
-        const s = (Date.now() - started) / 1000;
-        const eta = p.done > 0 ? ((p.total - p.done) * s) / p.done : null;
-        process.stdout.write(`\r  methods ${p.done}/${p.total}  ${s.toFixed(0)} s${eta !== null ? `  ETA ${eta.toFixed(0)} s` : ''}   `);
-      });
-    }, 2000);
-    const summary = await handle.result().finally(() => clearInterval(timer));
-    console.log(`\ncalibrated ${summary.methods} methods in ${((Date.now() - started) / 1000).toFixed(0)} s (run ${runId})`);
+    // The suite's count of methods calibrated, all of them since this start (resumed: 0).
+    const count = async () => {
+      const p = await calibrationProgress(getDb(), runId);
+      return p && p.total > 0 ? { done: p.done, total: p.total, resumed: 0 } : null;
+    };
+    const summary = await watchWorkflow(handle, cardLine(count, 0), { pollMs: { tty: 2000, plain: 2000 }, plainMinIntervalMs: 0 });
+    console.log(`calibrated ${summary.methods} methods in ${((Date.now() - started) / 1000).toFixed(0)} s (run ${runId})`);
     printTable(['control', 'value', 'expected'], calibrationRows(summary));
     if (summary.excluded.length > 0) {
       console.log(`\nexcluded (${summary.excluded.length}):`);

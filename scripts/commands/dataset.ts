@@ -21,6 +21,7 @@ import { parseCommandArgs, UsageError } from '../lib/args';
 import { buildOptions, describeOptions, exportOptions, loadOptions, type SPLIT_PRESETS } from '../options/dataset';
 import { formatTable } from '../../domain/report/table';
 import { buildWorkLine, formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
+import { watchWorkflow } from '../client/watchWorkflow';
 import { startDescribeRun } from '../client/starters';
 import { requireKnownModels } from '../lib/benchArgs';
 import { models } from '../../config/models';
@@ -238,25 +239,12 @@ async function describe(argv: string[]): Promise<number> {
     console.log(
       `describing ${name}/${input.split} with ${input.model} (coder ${describeCoderModel(input)}, threshold ${input.threshold}): workflow ${handle.workflowId}\n  ${workflowUiLink(handle.workflowId)}`,
     );
-    const tty = process.stderr.isTTY;
-    let finished = false;
-    const result = handle.result().finally(() => (finished = true));
-    result.catch(() => undefined);
-    let last = 0;
-    while (!finished) {
-      await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
-      const p = await handle.query<DescribeRunProgress>('describeProgress').catch(() => undefined);
-      if (!p || finished) continue;
+    const line = async () => {
+      const p = await handle.query<DescribeRunProgress>('describeProgress');
       const el = (Date.now() - started) / 1000;
-      const line = `described ${p.done}/${p.total} (${p.accepted} kept, ${p.rejected} rejected, ${p.failed} failed)  ETA ${p.done > 0 ? `${((el / p.done) * (p.total - p.done)).toFixed(0)} s` : '-'}`;
-      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-      else if (Date.now() - last > 10_000) {
-        process.stderr.write(`${line}\n`);
-        last = Date.now();
-      }
-    }
-    if (tty) process.stderr.write('\n');
-    const r = await result;
+      return `described ${p.done}/${p.total} (${p.accepted} kept, ${p.rejected} rejected, ${p.failed} failed)  ETA ${p.done > 0 ? `${((el / p.done) * (p.total - p.done)).toFixed(0)} s` : '-'}`;
+    };
+    const r = await watchWorkflow(handle, line, { out: process.stderr, pollMs: { tty: 1000, plain: 1000 }, plainMinIntervalMs: 10_000 });
     const members = await getDatasetMethods(dbh.db, name, input.split === 'all' ? {} : { split: input.split });
     const needing = members.filter((m) => !m.goldDescription);
     const refs = await acceptedReferenceDescriptions(

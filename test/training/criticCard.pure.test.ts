@@ -24,7 +24,8 @@ import {
 import { buildCriticMessages, type CriticCall } from '../../domain/training/criticPrompt';
 import { scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { criticCardSection, criticCardText } from '../../domain/trainingReport/criticCardView';
-import { cardProgressLine, watchCard } from '../../scripts/client/cardWatch';
+import { cardLine, cardProgress } from '../../scripts/client/cardWatch';
+import { lineSink, watchWorkflow } from '../../scripts/client/watchWorkflow';
 
 const ran = (call: string, observation: string): CriticCall => ({ call, observation, status: 'ran' });
 const raised = (call: string, observation: string): CriticCall => ({ call, observation, status: 'raised' });
@@ -224,52 +225,39 @@ describe('the GRPO report shows the critic card', () => {
 });
 
 describe('the card watcher (calibrate judge and calibrate critic)', () => {
-  it('reports each new count with the ETA from the mean time per item, and resolves as the workflow does', async () => {
+  it('draws a line for each new count, with the ETA from the mean time per item, and resolves as the workflow does', async () => {
     const counts = [null, 0, 1, 1, 2];
     let i = 0;
     const seen: string[] = [];
     let finish: (v: string) => void = () => undefined;
     const result = new Promise<string>((r) => (finish = r));
-    const out = watchCard(
-      async () => counts[Math.min(i++, counts.length - 1)]!,
-      { result: () => result },
-      4,
-      (p) => seen.push(cardProgressLine(p, 'episodes')),
-      5,
-    );
-    await new Promise((r) => setTimeout(r, 60));
-    finish('done');
+    // The card's workflow ends once every count has been read.
+    const read = async () => {
+      const c = counts[Math.min(i++, counts.length - 1)]!;
+      if (i === counts.length) finish('done');
+      return c;
+    };
+    const out = watchWorkflow({ result: () => result }, cardLine(read, 4, 'episodes'), {
+      out: lineSink((l) => seen.push(l)),
+      pollMs: { tty: 5, plain: 5 },
+      plainMinIntervalMs: 0,
+    });
     expect(await out).toBe('done');
-    expect(seen).toHaveLength(3); // 0, 1, 2: a repeated count and the null before the row exists report nothing
+    expect(seen).toHaveLength(3); // 0, 1, 2: a repeated count and the null before the row exists draw nothing
     expect(seen[0]).toMatch(/^episodes 0\/4 {2}\d+ s$/); // no ETA before the first item
     expect(seen[2]).toMatch(/^episodes 2\/4 {2}\d+ s {2}ETA \d+ s$/);
   });
 
-  it('a resumed card: the total and resumed count come from the workflow, and the ETA only from items recorded now', async () => {
-    const counts = [
-      { done: 20, resumed: 20, total: 39 },
-      { done: 21, resumed: 20, total: 39 },
-    ];
-    let i = 0;
-    const seen: { done: number; total: number; eta: number | null; seconds: number }[] = [];
-    let finish: (v: string) => void = () => undefined;
-    const result = new Promise<string>((r) => (finish = r));
-    const out = watchCard(
-      async () => counts[Math.min(i++, counts.length - 1)]!,
-      { result: () => result },
-      5, // what the caller asked for; the workflow's total wins
-      (p) => seen.push({ done: p.done, total: p.total, eta: p.etaSeconds, seconds: p.seconds }),
-      5,
-    );
-    await new Promise((r) => setTimeout(r, 40));
-    finish('done');
-    await out;
-    expect(seen.map((s) => [s.done, s.total])).toEqual([
-      [20, 39],
-      [21, 39],
-    ]);
-    expect(seen[0]!.eta).toBeNull(); // 20 recorded by an earlier run say nothing of the time per method now
-    // One method in the elapsed time, 18 left: 18 times the elapsed time, not 18/21 of it.
-    expect(seen[1]!.eta).toBeCloseTo(18 * seen[1]!.seconds, 6);
+  it('a resumed card: the total and resumed count come from the workflow, and the ETA only from items recorded now', () => {
+    let now = 1_000;
+    const progress = cardProgress(5, () => now); // 5: what the caller asked for; the workflow's total wins
+    now = 3_000;
+    // 20 recorded by an earlier run say nothing of the time per method now.
+    expect(progress({ done: 20, resumed: 20, total: 39 })).toEqual({ done: 20, total: 39, seconds: 2, etaSeconds: null });
+    now = 11_000;
+    // One method in 10 s, 18 left: 18 times the elapsed time, not 18/21 of it.
+    expect(progress({ done: 21, resumed: 20, total: 39 })).toEqual({ done: 21, total: 39, seconds: 10, etaSeconds: 180 });
+    expect(progress({ done: 21, resumed: 20, total: 39 })).toBeNull(); // the count did not move
+    expect(progress(null)).toBeNull();
   });
 });
