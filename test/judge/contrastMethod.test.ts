@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { contrastMethodFor } from '../../activities/judge/contrastMethod';
 import { datasetMethods, datasets } from '../../db/schema/datasets';
-import { insertFixtureDataset } from '../helpers/fixtureDataset';
+import { insertFixtureDataset } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'contrast-lookup';

@@ -20,7 +20,7 @@ import {
 } from '../../domain/judge/cardRungs';
 import { cardMeasures } from '../../domain/judge/cardSummary';
 import { judgeCardWorkflowId } from '../../domain/judge/workflowIds';
-import { insertDatasetRows } from '../fixtures/datasetRows';
+import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { maybeRecordHistory } from '../helpers/histories';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
@@ -245,23 +245,22 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: ({ db }) =>
-    insertDatasetRows(
+    insertFixtureDataset(
       db,
       DATASET,
-      METHODS.map((m) => ({
-        id: m.id,
-        source: m.id === 'card/big' ? 'other' : 'card',
-        sourceId: m.entry,
-        entryPoint: m.entry,
-        signature: m.code.split('\n')[0]!,
-        code: m.code,
-        goldDescription: m.gold,
-        probeInputs: m.probe,
-        probeOutputs: m.probe.map(() => ({ ok: true, repr: '0' })),
-        heldoutInputs: m.heldout,
-        heldoutGenerated: [],
-        verdict: 'accepted' as const,
-      })),
+      METHODS.map((m) =>
+        methodRow({
+          id: m.id,
+          ...(m.id === 'card/big' ? { source: 'other' } : {}),
+          entryPoint: m.entry,
+          code: m.code,
+          goldDescription: m.gold,
+          probeInputs: m.probe,
+          probeOutputs: m.probe.map(() => ({ ok: true, repr: '0' })),
+          heldoutInputs: m.heldout,
+          heldoutGenerated: [],
+        }),
+      ),
       'validation',
     ),
 });

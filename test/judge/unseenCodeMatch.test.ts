@@ -18,7 +18,7 @@ import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { buildReport } from '../../db/queries/benchmarkReportData';
 import { codeMatchRows } from '../../domain/report/summarize';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
-import { insertFixtureDataset } from '../helpers/fixtureDataset';
+import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-unseen-code-match';
@@ -48,17 +48,7 @@ const stack = useStack({
     insertFixtureDataset(
       db,
       DATASET,
-      METHODS.map((m) => ({
-        id: m.id,
-        source: 'validity',
-        sourceId: m.id,
-        entryPoint: 'f',
-        signature: 'def f(x):',
-        code: CODE,
-        goldDescription: m.gold,
-        verdict: 'accepted',
-        ...typed,
-      })),
+      METHODS.map((m) => methodRow({ id: m.id, source: 'validity', entryPoint: 'f', code: CODE, goldDescription: m.gold, ...typed })),
     ),
 });
 

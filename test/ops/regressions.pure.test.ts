@@ -1,32 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { describeRegression, findRegressions } from '../../domain/report/regressions';
 import { summarize, type EpisodeRow } from '../../domain/report/summarize';
+import { episodeRow } from '../fixtures/episodeRows';
 
 // Rows with only what the summary reads; scores and code match vary, coverage is constant.
 function rows(model: string, scores: number[], codeMatch: number[]): EpisodeRow[] {
-  return scores.map(
-    (score, i): EpisodeRow => ({
+  return scores.map((score, i) =>
+    episodeRow({
       episodeId: `r/${model}/${i}`,
       methodId: `m/${i}`,
       source: 'fixture',
       model,
-      setting: 'interactive',
-      sample: 0,
-      status: 'completed',
       endReason: 'submitted',
-      judged: true,
       score,
-      unparsable: false,
       codeMatch: codeMatch[i] ?? null,
-      statementCoverage: 1,
-      branchCoverage: 1,
-      diagnostics: null,
       callsMade: 3,
       tokensIn: 0,
       tokensOut: 0,
-      costUsd: 0,
-      workflowId: null,
-      uiLink: null,
     }),
   );
 }

@@ -2,31 +2,9 @@
 import { cardChecks, DEFAULT_THRESHOLDS, qualification, type JudgeCard, type JudgeCardMeasures } from '../../domain/judge/card';
 import type { ReportDocument } from '../../domain/report/renderHtml';
 import { summarize, type EpisodeRow } from '../../domain/report/summarize';
+import { episodeRow } from '../fixtures/episodeRows';
 
-export const baseRow: EpisodeRow = {
-  episodeId: 'e',
-  methodId: 'm',
-  source: 's',
-  model: 'a',
-  setting: 'interactive',
-  sample: 0,
-  status: 'completed',
-  endReason: 'final',
-  judged: true,
-  score: 4,
-  unparsable: false,
-  codeMatch: 0.5,
-  codeMatchUnobserved: 0.5,
-  statementCoverage: 1,
-  branchCoverage: 1,
-  diagnostics: null,
-  callsMade: 1,
-  tokensIn: 1,
-  tokensOut: 1,
-  costUsd: 0,
-  workflowId: null,
-  uiLink: null,
-};
+export const baseRow: EpisodeRow = episodeRow({ codeMatchUnobserved: 0.5 });
 
 /** Two models x two settings x `methods` methods: `good` scores 4-5 and matches, `bad` scores 1-2 and does not. */
 export function runRows(methods: number): EpisodeRow[] {

@@ -10,6 +10,7 @@ import { methods } from '../../db/schema/datasets';
 import { episodes, judgments, runs } from '../../db/schema/runs';
 import { runCli } from '../helpers/cli';
 import { benchmarkConfig } from '../fixtures/runs';
+import { episodeRow } from '../fixtures/episodeRows';
 
 let dbh: DbHandle;
 const stamp = Date.now();
@@ -129,29 +130,7 @@ describe('report', () => {
     expect(r.stderr).toContain('no run "no-such-run"');
   });
 
-  const base: EpisodeRow = {
-    episodeId: 'e',
-    methodId: 'm',
-    source: 's',
-    model: 'a',
-    setting: 'interactive',
-    sample: 0,
-    status: 'completed',
-    endReason: null,
-    judged: true,
-    score: 4,
-    unparsable: false,
-    codeMatch: 0.5,
-    statementCoverage: 1,
-    branchCoverage: 1,
-    diagnostics: null,
-    callsMade: 1,
-    tokensIn: 1,
-    tokensOut: 1,
-    costUsd: 0,
-    workflowId: null,
-    uiLink: null,
-  };
+  const base = episodeRow({ endReason: null });
 
   it('counts failed, unjudged and unparsable episodes as score 1 / code match 0 in the headline, and leaves them out of the judged-only means', () => {
     const s = summarize([

@@ -5,6 +5,7 @@ import { epochCounts, grpoEpochLine, renderGrpoReport, renderGrpoText, runCounts
 import { renderSftHtml, renderSftText, type SftReportDocument } from '../../domain/trainingReport/sftReport';
 import { countsFigures, countsLine, sumCounts } from '../../domain/trainingReport/trainingCounts';
 import type { GrpoEpochFigures } from '../../domain/training/grpo';
+import { grpoConfig } from '../fixtures/grpoConfig';
 
 describe('training counts', () => {
   it('counts what the data held, what was trained, and both shares', () => {
@@ -107,24 +108,7 @@ describe('GRPO report', () => {
   const input = (epochs: GrpoEpochFigures[]): GrpoReportInput => ({
     runId: 'g',
     status: 'completed',
-    config: {
-      base: 'local/smollm2-135m',
-      critic: 'local/smollm2-135m',
-      judgeModel: 'j',
-      dataset: 'd',
-      split: 'train',
-      methodsPerEpoch: 2,
-      group: 4,
-      epochs: epochs.length,
-      budgets: {},
-      temperature: 1,
-      reward: 'mix',
-      codeMatchWeight: 1,
-      seed: 0,
-      evalEvery: 1,
-      evalSplit: 'validation',
-      maxLength: 1024,
-    },
+    config: grpoConfig({ judgeModel: 'j', methodsPerEpoch: 2, group: 4, epochs: epochs.length, maxLength: 1024 }),
     epochs,
     examples: [],
     generatedAt: 'now',

@@ -13,11 +13,12 @@ import { reports } from '../../db/schema/reports';
 import { runs } from '../../db/schema/runs';
 import { ReportError } from '../../domain/report/reportError';
 import type { ProduceReportInput } from '../../domain/report/reportRequest';
-import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
+import type { GrpoEpochFigures } from '../../domain/training/grpo';
 import { produceReport } from '../../platform/report/produceReport';
 import { storedReportFiles } from '../../scripts/client/report';
 import { runCli } from '../helpers/cli';
 import { benchmarkConfig } from '../fixtures/runs';
+import { grpoConfig } from '../fixtures/grpoConfig';
 
 let dbh: DbHandle;
 const stamp = Date.now();
@@ -26,24 +27,7 @@ const GRPO = `grpo-report-test-${stamp}`;
 const BENCH = `bench-report-test-${stamp}`;
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-training-report-'));
 
-const grpoConfig: GrpoConfig = {
-  base: 'local/smollm2-135m',
-  critic: 'local/smollm2-135m',
-  judgeModel: 'mock-oracle',
-  dataset: 'pau-v1',
-  split: 'train',
-  methodsPerEpoch: 2,
-  group: 4,
-  epochs: 1,
-  budgets: { maxCalls: 4 },
-  temperature: 1,
-  reward: 'mix',
-  codeMatchWeight: 1,
-  seed: 0,
-  evalEvery: 0,
-  evalSplit: 'validation',
-  maxLength: 2048,
-};
+const GRPO_CONFIG = grpoConfig({ dataset: 'pau-v1', methodsPerEpoch: 2, group: 4, budgets: { maxCalls: 4 }, evalEvery: 0, maxLength: 2048 });
 
 const grpoEpoch: GrpoEpochFigures = {
   epoch: 0,
@@ -91,7 +75,7 @@ beforeAll(async () => {
         },
       },
     },
-    { id: GRPO, kind: 'grpo', status: 'completed', config: grpoConfig, summary: { epochs: [grpoEpoch] } },
+    { id: GRPO, kind: 'grpo', status: 'completed', config: GRPO_CONFIG, summary: { epochs: [grpoEpoch] } },
     { id: BENCH, kind: 'benchmark', status: 'completed', config: benchmarkConfig({ models: ['mock-oracle'] }) },
   ]);
 });

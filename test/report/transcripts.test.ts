@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { insertDatasetRows } from '../fixtures/datasetRows';
+import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { fetchReportFiles } from '../../scripts/client/report';
 import { startBenchmark } from '../../scripts/client/starters';
 import { renderTranscriptHtml } from '../../domain/report/renderTranscriptHtml';
@@ -30,19 +30,16 @@ const HOSTILE = {
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: ({ db }) =>
-    insertDatasetRows(db, DATASET, [
-      {
+    insertFixtureDataset(db, DATASET, [
+      methodRow({
         id: HOSTILE.id,
-        source: 'fixture',
-        sourceId: 'tag',
         entryPoint: HOSTILE.entryPoint,
         signature: HOSTILE.signature,
         code: HOSTILE.code,
         goldDescription: HOSTILE.gold,
         probeInputs: HOSTILE.probes,
         heldoutInputs: HOSTILE.heldout,
-        verdict: 'accepted',
-      },
+      }),
     ]),
 });
 

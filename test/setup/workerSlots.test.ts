@@ -15,7 +15,7 @@ import { TOOLS } from '../../domain/episode/prompts';
 import { LOCAL_MODELS } from '../../domain/llm/localModels';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../domain/temporal/searchAttributes';
 import { MOCK_METHOD_HEADER } from '../../platform/models/mock/seam';
-import { insertFixtureMethods, type FixtureMethod } from '../fixtures/episodeMethods';
+import { fixtureMethod, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
 import { claimSlot, releaseSlot, slotHolder } from './slotClaim';
 import { integrationWorkers, SLOT_ENV, SLOT_LOCKS_ENV, SLOTS_ENV, slotCount, slotDatabase, slotEnv, slotEnvSchema, slotNamespace } from './workerSlots';
@@ -77,14 +77,13 @@ describe('worker slots', () => {
   });
 
   it.skipIf(others.length === 0)("a method written on this slot is in no other slot's database, and only this slot's mock server knows it", async () => {
-    const method: FixtureMethod = {
+    const method = fixtureMethod({
       id: `fixture/slot-${k}-${Date.now().toString(36)}`,
       entryPoint: 'f',
-      signature: 'def f(x):',
       code: 'def f(x):\n    return x\n',
       gold: 'Returns its argument.',
       probes: ['7', "'slot'"],
-    };
+    });
     await insertFixtureMethods(stack.db, `fixture-slot-${k}`, [method]);
     expect(await oracleProbes(env().PAU_MOCK_LLM_URL!, method.id)).toEqual(method.probes);
     for (const s of others) {

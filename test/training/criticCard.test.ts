@@ -12,21 +12,20 @@ import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { criticCardWorkflowId } from '../../domain/training/criticCard';
 import { renderGrpoReport, renderGrpoText } from '../../domain/trainingReport/grpoReport';
 import { startBenchmark } from '../../scripts/client/starters';
-import { ADD, insertFixtureMethods, RAISES, type FixtureMethod } from '../fixtures/episodeMethods';
+import { ADD, fixtureMethod, insertFixtureMethods, RAISES } from '../fixtures/episodeMethods';
+import { grpoConfig } from '../fixtures/grpoConfig';
 import { runCli } from '../helpers/cli';
 import { maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'fixture-critic-card';
 /** Probes 5 and 7 both return 1: the second is an uninformative call (an int again, a 1 again). */
-const SIGN: FixtureMethod = {
-  id: 'fixture/sign',
+const SIGN = fixtureMethod({
   entryPoint: 'sign',
-  signature: 'def sign(n):',
   code: 'def sign(n):\n    return (n > 0) - (n < 0)\n',
   gold: 'Returns 1 for a positive n, -1 for a negative n and 0 for zero.',
   probes: ['5', '7', '-2', '0'],
-};
+});
 const METHODS = [ADD, RAISES, SIGN];
 const RUN_ID = `critic-card-bench-${Date.now().toString(36)}`;
 
@@ -179,23 +178,7 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
         id,
         kind: 'grpo',
         status: 'completed',
-        config: {
-          base: 'local/smollm2-135m',
-          critic,
-          judgeModel: 'mock-oracle',
-          dataset: DATASET,
-          split: 'train',
-          methodsPerEpoch: 1,
-          group: 2,
-          epochs: 1,
-          budgets: {},
-          temperature: 1,
-          reward: 'mix',
-          codeMatchWeight: 1,
-          seed: 0,
-          evalEvery: 1,
-          evalSplit: 'validation',
-        },
+        config: grpoConfig({ critic, dataset: DATASET }),
         summary: { epochs: [] },
       });
     await grpo('grpo-critic-carded', 'mock-oracle');

@@ -15,20 +15,19 @@ import type { StepRow } from '../../domain/episode/stepRecord';
 import { EXEC_CRITIC } from '../../domain/training/execCritic';
 import { criticUnratedFigures } from '../../domain/training/grpo';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
-import { type FixtureMethod, insertFixtureMethods, RAISES } from '../fixtures/episodeMethods';
+import { fixtureMethod, insertFixtureMethods, RAISES } from '../fixtures/episodeMethods';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'fixture-exec-critic';
 /** Its module raises before `half` exists: every call of it, and of every mutant, is the same NameError. */
-const BROKEN: FixtureMethod = {
+const BROKEN = fixtureMethod({
   id: 'fixture/broken_half',
   entryPoint: 'half',
-  signature: 'def half(n):',
   code: 'LIMIT = UNDEFINED_LIMIT + 1\n\ndef half(n):\n    return n // 2\n',
   gold: 'Returns n // 2.',
   probes: ['4'],
-};
+});
 const RUN_ID = 'exec-critic-rollouts';
 
 const stack = useStack({

@@ -35,6 +35,7 @@ import { countsLine } from '../../domain/trainingReport/trainingCounts';
 import { produceReport } from '../../platform/report/produceReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
 import { ADD, insertFixtureMethods, REVERSE } from '../fixtures/episodeMethods';
+import { grpoConfig, SMOLLM2_TOY_RUN } from '../fixtures/grpoConfig';
 import { useStack } from '../helpers/stack';
 import { maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs } from './helpers';
 
@@ -91,31 +92,15 @@ async function maxLoraB(file: string): Promise<number> {
 describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
   it('one epoch on SmolLM2: critic rewards stored, adapter changed, validation on the checkpoint, epoch 2 sampled from it', async () => {
     const runId = `grpo-e2e-${Date.now().toString(36)}`;
-    const config: GrpoConfig = {
-      base: 'local/smollm2-135m',
-      critic: 'mock-oracle',
-      // The scripted random judge scores each description by a hash of its text: rollouts that wrote
-      // different descriptions get different outcome rewards, so the group has variance to learn from.
-      judgeModel: 'mock-random',
+    const config = grpoConfig({
+      ...SMOLLM2_TOY_RUN,
       dataset: 'fixture-grpo',
-      split: 'train',
-      methodsPerEpoch: 1,
       group: 3,
       // Fewer than the group: the third rollout starts when one of the first two ends.
       rolloutWindow: 2,
-      epochs: 2,
-      budgets: { maxCalls: 2, maxTurns: 3 },
-      temperature: 1,
-      maxTokens: 48,
-      reward: 'mix',
-      codeMatchWeight: 1,
       lr: 0.002,
-      maxLength: 768,
-      seed: 1,
-      evalEvery: 1,
-      evalSplit: 'validation',
       evalLimit: 1,
-    };
+    });
     const handle = await startGrpo(stack.client, runId, config);
     // The first execution (epoch 1; the run continues as new for epoch 2), described while it still runs.
     const first = stack.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId);

@@ -25,7 +25,6 @@ import {
   grpoTrainerSpec,
   GRPO_LORA,
   GRPO_LR,
-  type GrpoConfig,
   ROLLOUT_SAMPLING,
   rolloutEpisodeInput,
   rolloutSeed,
@@ -42,6 +41,8 @@ import {
 } from '../../domain/trainingReport/grpoReport';
 import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
+import { episodeRow } from '../fixtures/episodeRows';
+import { grpoConfig } from '../fixtures/grpoConfig';
 import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';
 import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict, wholeGroupLines } from '../../domain/training/rolloutOutcome';
 
@@ -358,25 +359,7 @@ describe('evaluation that counts', () => {
   });
 
   it('since issue 23 the evaluation runs at the benchmark budgets and params (bench run with no flags); the old form kept the training ones', () => {
-    const c: GrpoConfig = {
-      base: 'local/x',
-      critic: 'local/x',
-      judgeModel: 'mock-oracle',
-      dataset: 'd',
-      split: 'train',
-      methodsPerEpoch: 2,
-      group: 2,
-      epochs: 1,
-      budgets: { maxCalls: 3 },
-      temperature: 1,
-      maxTokens: 96,
-      reward: 'mix',
-      codeMatchWeight: 1,
-      seed: 0,
-      evalEvery: 1,
-      evalSplit: 'validation',
-      evalLimit: 4,
-    };
+    const c = grpoConfig({ base: 'local/x', critic: 'local/x', methodsPerEpoch: 2, budgets: { maxCalls: 3 }, maxTokens: 96, evalLimit: 4 });
     const now = grpoEvalConfig(c, 'ckpt:x', true);
     expect(now).not.toHaveProperty('budgets');
     expect(now).not.toHaveProperty('params');
@@ -410,23 +393,16 @@ describe('what training may use', () => {
 });
 
 describe('run configuration', () => {
-  const config = {
+  const config = grpoConfig({
     base: 'local/x',
     critic: 'local/x',
-    judgeModel: 'mock-oracle',
-    dataset: 'd',
-    split: 'train',
     methodsPerEpoch: 2,
-    group: 2,
     epochs: 3,
     budgets: { maxCalls: 2 },
-    temperature: 1,
     reward: 'aac',
-    codeMatchWeight: 1,
     seed: 5,
     evalEvery: 2,
-    evalSplit: 'validation',
-  } satisfies GrpoConfig;
+  });
 
   it('rollout seeds differ per rollout and epoch, not per run (a second run reuses the first epoch from the cache)', () => {
     const a = rolloutEpisodeInput('run-a', config, 0, 'local/x', 'm', 0);
@@ -513,28 +489,20 @@ describe('report helpers', () => {
     const ck = 'ckpt:grpo-r-e1';
     const base = 'local/qwen2.5-coder-0.5b';
     const row = (model: string, methodId: string, score: number) => ({
-      episodeId: `${model}/${methodId}`,
-      methodId,
-      source: 's',
-      model,
-      setting: 'interactive' as const,
-      sample: 0,
-      status: 'completed',
-      endReason: 'submitted',
-      judged: true,
-      score,
-      unparsable: false,
-      codeMatch: 0,
-      codeMatchUnobserved: 0,
-      statementCoverage: null,
-      branchCoverage: null,
-      diagnostics: null,
-      callsMade: 3,
-      tokensIn: 0,
-      tokensOut: 0,
-      costUsd: 0,
-      workflowId: null,
-      uiLink: null,
+      ...episodeRow({
+        episodeId: `${model}/${methodId}`,
+        methodId,
+        model,
+        endReason: 'submitted',
+        score,
+        codeMatch: 0,
+        codeMatchUnobserved: 0,
+        statementCoverage: null,
+        branchCoverage: null,
+        callsMade: 3,
+        tokensIn: 0,
+        tokensOut: 0,
+      }),
       hasDescription: true,
     });
     const ev = grpoEvalFigures('r-eval-e1', [row(ck, 'm1', 4), row(ck, 'm2', 3), row(base, 'm1', 2), row(base, 'm2', 3)], ck, base);
@@ -568,23 +536,7 @@ describe('report helpers', () => {
     const input: GrpoReportInput = {
       runId: 'r',
       status: 'completed',
-      config: {
-        base,
-        critic: base,
-        judgeModel: 'j',
-        dataset: 'd',
-        split: 'train',
-        methodsPerEpoch: 1,
-        group: 4,
-        epochs: 1,
-        budgets: {},
-        temperature: 1,
-        reward: 'mix',
-        codeMatchWeight: 1,
-        seed: 0,
-        evalEvery: 1,
-        evalSplit: 'validation',
-      },
+      config: grpoConfig({ base, critic: base, judgeModel: 'j', group: 4 }),
       epochs: [epoch],
       examples: [],
       generatedAt: 'now',

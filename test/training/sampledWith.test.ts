@@ -19,10 +19,11 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { trainedCheckpointRecord } from '../../domain/training/checkpointRecord';
 import { BASE_ADAPTER } from '../../domain/training/sampledWith';
-import { type GrpoConfig, grpoCheckpointId, grpoJobId, grpoSearchAttributes, grpoWorkflowId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
+import { grpoCheckpointId, grpoJobId, grpoSearchAttributes, grpoWorkflowId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import type { TrainerJobInput, TrainerJobResult } from '../../domain/training/trainerProtocol';
 import { grpoWorkflow } from '../../workflows/training/grpoWorkflow';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
+import { grpoConfig, SMOLLM2_TOY_RUN } from '../fixtures/grpoConfig';
 import { useStack } from '../helpers/stack';
 import { maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs, smollm2Path, TRAINER_DATA } from './helpers';
 
@@ -64,29 +65,15 @@ async function adapter(jobId: string, seed: number): Promise<{ trained: TrainerJ
 describe('sampled-with = trained-on', () => {
   it('a checkpoint swapped mid-epoch: the rollouts record it, the update refuses the batch naming both adapters, nothing is trained', async () => {
     const runId = `sampled-with-${Date.now().toString(36)}`;
-    const config: GrpoConfig = {
-      base: 'local/smollm2-135m',
-      critic: 'mock-oracle',
-      judgeModel: 'mock-random',
+    const config = grpoConfig({
+      ...SMOLLM2_TOY_RUN,
       dataset,
-      split: 'train',
-      methodsPerEpoch: 1,
-      group: 2,
       // One rollout at a time: the second starts after the swap.
       rolloutWindow: 1,
-      epochs: 2,
-      budgets: { maxCalls: 2, maxTurns: 3 },
-      temperature: 1,
-      maxTokens: 48,
-      reward: 'mix',
-      codeMatchWeight: 1,
-      maxLength: 768,
-      seed: 1,
       evalEvery: 100,
-      evalSplit: 'validation',
       sandbox: env().PAU_SANDBOX_PLACEMENT,
       sampling: ROLLOUT_SAMPLING,
-    };
+    });
     // Epoch 1 of the run produced checkpoint A (trained here directly); B is another adapter of the same base.
     const a = await adapter(`${runId}-a`, 5);
     const b = await adapter(`${runId}-b`, 6);

@@ -1,7 +1,7 @@
 // The pure SFT pieces on hand-made inputs: the keep/drop rule and its order, the conversation cut, tool
 // union, the two export shapes, and the checkpoint-vs-base comparison's paired differences.
 import { describe, expect, it } from 'vitest';
-import type { EpisodeRow } from '../../domain/report/summarize';
+import { episodeRow } from '../fixtures/episodeRows';
 import { DEFAULT_SFT_THRESHOLDS, hfLine, openAiLine, sftConversation, sftVerdict, unionTools } from '../../domain/training/sftData';
 import { compareWithBase, formatSftComparison } from '../../domain/report/sftComparison';
 import { renderSftHtml } from '../../domain/trainingReport/sftReport';
@@ -68,29 +68,19 @@ describe('examples and exports', () => {
 });
 
 describe('compareWithBase', () => {
-  const row = (model: string, methodId: string, score: number, setting: 'interactive' | 'in-context' = 'interactive'): EpisodeRow => ({
-    episodeId: `${model}/${methodId}/${setting}`,
-    methodId,
-    source: 'fixture',
-    model,
-    setting,
-    sample: 0,
-    status: 'completed',
-    endReason: 'submitted',
-    judged: true,
-    score,
-    unparsable: false,
-    codeMatch: score / 5,
-    statementCoverage: null,
-    branchCoverage: null,
-    diagnostics: null,
-    callsMade: 1,
-    tokensIn: 1,
-    tokensOut: 1,
-    costUsd: 0,
-    workflowId: null,
-    uiLink: null,
-  });
+  const row = (model: string, methodId: string, score: number, setting: 'interactive' | 'in-context' = 'interactive') =>
+    episodeRow({
+      episodeId: `${model}/${methodId}/${setting}`,
+      methodId,
+      source: 'fixture',
+      model,
+      setting,
+      endReason: 'submitted',
+      score,
+      codeMatch: score / 5,
+      statementCoverage: null,
+      branchCoverage: null,
+    });
 
   it('gives both means and the paired difference SFT - base per setting and metric', () => {
     const rows = [

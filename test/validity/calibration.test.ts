@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/runs';
-import { insertDatasetRows } from '../fixtures/datasetRows';
+import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { summarizeCalibration } from '../../domain/calibration/summarize';
 import type { MethodCalibration } from '../../domain/calibration/types';
 import { startCalibration } from '../../scripts/client/calibration';
@@ -38,20 +38,10 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: ({ db }) =>
-    insertDatasetRows(
+    insertFixtureDataset(
       db,
       DATASET,
-      METHODS.map((m) => ({
-        id: m.id,
-        source: 'cal',
-        sourceId: m.entry,
-        entryPoint: m.entry,
-        signature: m.code.split('\n')[0]!,
-        code: m.code,
-        probeInputs: [],
-        heldoutInputs: m.heldout,
-        verdict: 'accepted' as const,
-      })),
+      METHODS.map((m) => methodRow({ id: m.id, entryPoint: m.entry, code: m.code, heldoutInputs: m.heldout })),
     ),
 });
 

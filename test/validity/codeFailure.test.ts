@@ -13,7 +13,7 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { codeFailure } from '../../domain/judge/codeFailure';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
-import { insertFixtureDataset } from '../helpers/fixtureDataset';
+import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-code-failure';
@@ -41,18 +41,7 @@ const stack = useStack({
     insertFixtureDataset(
       db,
       DATASET,
-      METHODS.map((m) => ({
-        id: m.id,
-        source: 'validity',
-        sourceId: m.id,
-        entryPoint: 'f',
-        signature: 'def f(x):',
-        code: CODE,
-        goldDescription: m.gold,
-        probeInputs: ['3'],
-        verdict: 'accepted',
-        ...typed,
-      })),
+      METHODS.map((m) => methodRow({ id: m.id, source: 'validity', entryPoint: 'f', code: CODE, goldDescription: m.gold, probeInputs: ['3'], ...typed })),
     ),
 });
 

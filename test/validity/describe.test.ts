@@ -11,7 +11,7 @@ import { DESCRIBE_PROMPT_VERSION } from '../../domain/describe/describePrompt';
 import { NULL_DESCRIPTION } from '../../domain/describe/scriptedDescriber';
 import { startDescribeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { insertFixtureDataset } from '../helpers/fixtureDataset';
+import { insertFixtureDataset } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-describe';

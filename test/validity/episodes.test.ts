@@ -10,7 +10,7 @@ import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { inputKey } from '../../domain/inputs/generator';
 import { startBenchmark } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { insertFixtureDataset } from '../helpers/fixtureDataset';
+import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-episodes';
@@ -55,14 +55,7 @@ const stack = useStack({
     insertFixtureDataset(
       db,
       DATASET,
-      METHODS.map(({ gold, ...m }) => ({
-        ...m,
-        source: 'validity',
-        sourceId: m.entryPoint,
-        signature: `def ${m.entryPoint}(${m.code.match(/\((\w+)\)/)![1]}):`,
-        goldDescription: gold,
-        verdict: 'accepted',
-      })),
+      METHODS.map(({ gold, ...m }) => methodRow({ ...m, goldDescription: gold })),
     ),
 });
 
