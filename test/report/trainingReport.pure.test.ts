@@ -6,6 +6,7 @@ import { renderSftHtml, renderSftText, type SftReportDocument } from '../../doma
 import { countsFigures, countsLine, sumCounts } from '../../domain/trainingReport/trainingCounts';
 import type { GrpoEpochFigures } from '../../domain/training/grpo';
 import { grpoConfig } from '../fixtures/grpoConfig';
+import { grpoEpoch } from '../fixtures/grpoEpoch';
 
 describe('training counts', () => {
   it('counts what the data held, what was trained, and both shares', () => {
@@ -77,34 +78,24 @@ describe('SFT report', () => {
 });
 
 describe('GRPO report', () => {
-  const epoch = (i: number, prepared: GrpoEpochFigures['prepared'], dropped: number | null): GrpoEpochFigures => ({
-    epoch: i,
-    policyModel: 'local/smollm2-135m',
-    checkpointId: `c${i}`,
-    methods: ['m1'],
-    rollouts: 8,
-    failedRollouts: 0,
-    meanReward: 2,
-    meanScore: 2,
-    meanCodeMatch: 0,
-    meanCriticReward: null,
-    ratedSteps: 0,
-    groups: [],
-    update: {
-      steps: 1,
-      meanKl: 0.001,
-      finalLoss: 0,
-      meanClipFrac: 0,
-      tokensPerS: 1,
-      trainS: 1,
-      droppedTooLong: dropped,
-      longestTokens: 700,
-      lengthCutMasked: 1,
-    },
-    ...(prepared ? { prepared } : {}),
-    timing: { rolloutsMs: 0, criticMs: 0, updateMs: 0, exportMs: 0, evalMs: 0 },
-    eval: null,
-  });
+  const epoch = (i: number, prepared: GrpoEpochFigures['prepared'], dropped: number | null): GrpoEpochFigures =>
+    grpoEpoch({
+      epoch: i,
+      checkpointId: `c${i}`,
+      rollouts: 8,
+      update: {
+        steps: 1,
+        meanKl: 0.001,
+        finalLoss: 0,
+        meanClipFrac: 0,
+        tokensPerS: 1,
+        trainS: 1,
+        droppedTooLong: dropped,
+        longestTokens: 700,
+        lengthCutMasked: 1,
+      },
+      ...(prepared ? { prepared } : {}),
+    });
   const input = (epochs: GrpoEpochFigures[]): GrpoReportInput => ({
     runId: 'g',
     status: 'completed',

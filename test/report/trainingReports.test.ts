@@ -13,12 +13,12 @@ import { reports } from '../../db/schema/reports';
 import { runs } from '../../db/schema/runs';
 import { ReportError } from '../../domain/report/reportError';
 import type { ProduceReportInput } from '../../domain/report/reportRequest';
-import type { GrpoEpochFigures } from '../../domain/training/grpo';
 import { produceReport } from '../../platform/report/produceReport';
 import { storedReportFiles } from '../../scripts/client/report';
 import { runCli } from '../helpers/cli';
 import { benchmarkConfig } from '../fixtures/runs';
 import { grpoConfig } from '../fixtures/grpoConfig';
+import { grpoEpoch } from '../fixtures/grpoEpoch';
 
 let dbh: DbHandle;
 const stamp = Date.now();
@@ -29,24 +29,19 @@ const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-training-report-'));
 
 const GRPO_CONFIG = grpoConfig({ dataset: 'pau-v1', methodsPerEpoch: 2, group: 4, budgets: { maxCalls: 4 }, evalEvery: 0, maxLength: 2048 });
 
-const grpoEpoch: GrpoEpochFigures = {
-  epoch: 0,
-  policyModel: 'local/smollm2-135m',
+const GRPO_EPOCH = grpoEpoch({
   checkpointId: `${GRPO}-e1`,
   methods: ['m1', 'm2'],
   rollouts: 8,
   failedRollouts: 1,
   meanReward: 2.5,
-  meanScore: 2,
   meanCodeMatch: 0.5,
   meanCriticReward: 0.4,
   ratedSteps: 12,
-  groups: [],
   update: { steps: 2, meanKl: 0.002, finalLoss: 0.1, meanClipFrac: 0, tokensPerS: 50, trainS: 10, droppedTooLong: 1, longestTokens: 2100, lengthCutMasked: 2 },
   prepared: { rollouts: 6, skipped: { not_as_served: 2 } },
   timing: { rolloutsMs: 1000, criticMs: 1000, updateMs: 1000, exportMs: 1000, evalMs: 0 },
-  eval: null,
-};
+});
 
 beforeAll(async () => {
   dbh = connect(process.env.DATABASE_URL, 2);
@@ -75,7 +70,7 @@ beforeAll(async () => {
         },
       },
     },
-    { id: GRPO, kind: 'grpo', status: 'completed', config: GRPO_CONFIG, summary: { epochs: [grpoEpoch] } },
+    { id: GRPO, kind: 'grpo', status: 'completed', config: GRPO_CONFIG, summary: { epochs: [GRPO_EPOCH] } },
     { id: BENCH, kind: 'benchmark', status: 'completed', config: benchmarkConfig({ models: ['mock-oracle'] }) },
   ]);
 });

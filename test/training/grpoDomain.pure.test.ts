@@ -43,6 +43,7 @@ import { trainingMaxLength } from '../../domain/training/maxLength';
 import { namedMethodsRefusal } from '../../domain/training/trainingSplit';
 import { episodeRow } from '../fixtures/episodeRows';
 import { grpoConfig } from '../fixtures/grpoConfig';
+import { grpoEpoch } from '../fixtures/grpoEpoch';
 import { type GrpoEvalRow, grpoEvalFigures, grpoEvalLine } from '../../domain/training/grpoEval';
 import { groupRollouts, POLICY_FAILURE_REWARD, type RolloutOutcomeRow, rolloutVerdict, wholeGroupLines } from '../../domain/training/rolloutOutcome';
 
@@ -515,24 +516,7 @@ describe('report helpers', () => {
       skippedRollouts: 3,
     };
     expect(outcomeCounts({ outcomes })).toBe('2 (no_description 2) / 1 (not_judged 1) / 1');
-    const epoch = {
-      epoch: 0,
-      policyModel: base,
-      checkpointId: 'grpo-r-e1',
-      methods: ['m1'],
-      rollouts: 4,
-      failedRollouts: 0,
-      outcomes,
-      meanReward: 2,
-      meanScore: 2,
-      meanCodeMatch: 0,
-      meanCriticReward: null,
-      ratedSteps: 0,
-      groups: [],
-      update: { steps: 1, meanKl: 0, finalLoss: 0, meanClipFrac: 0, tokensPerS: 1, trainS: 1 },
-      timing: { rolloutsMs: 0, criticMs: 0, updateMs: 0, exportMs: 0, evalMs: 0 },
-      eval: ev,
-    };
+    const epoch = grpoEpoch({ policyModel: base, checkpointId: 'grpo-r-e1', outcomes, eval: ev });
     const input: GrpoReportInput = {
       runId: 'r',
       status: 'completed',
