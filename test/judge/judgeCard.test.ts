@@ -20,7 +20,7 @@ import {
 } from '../../domain/judge/cardRungs';
 import { cardMeasures } from '../../domain/judge/cardSummary';
 import { judgeCardWorkflowId } from '../../domain/judge/workflowIds';
-import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
+import { fixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { maybeRecordHistory } from '../helpers/histories';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
@@ -244,25 +244,23 @@ const METHODS = [
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
-  setup: ({ db }) =>
-    insertFixtureDataset(
-      db,
-      DATASET,
-      METHODS.map((m) =>
-        methodRow({
-          id: m.id,
-          ...(m.id === 'card/big' ? { source: 'other' } : {}),
-          entryPoint: m.entry,
-          code: m.code,
-          goldDescription: m.gold,
-          probeInputs: m.probe,
-          probeOutputs: m.probe.map(() => ({ ok: true, repr: '0' })),
-          heldoutInputs: m.heldout,
-          heldoutGenerated: [],
-        }),
-      ),
-      'validation',
+  setup: fixtureDataset(
+    DATASET,
+    METHODS.map((m) =>
+      methodRow({
+        id: m.id,
+        ...(m.id === 'card/big' ? { source: 'other' } : {}),
+        entryPoint: m.entry,
+        code: m.code,
+        goldDescription: m.gold,
+        probeInputs: m.probe,
+        probeOutputs: m.probe.map(() => ({ ok: true, repr: '0' })),
+        heldoutInputs: m.heldout,
+        heldoutGenerated: [],
+      }),
     ),
+    'validation',
+  ),
 });
 
 describe('pau calibrate judge (scripted judge and code writer)', () => {

@@ -18,39 +18,18 @@ import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { buildReport } from '../../db/queries/benchmarkReportData';
 import { codeMatchRows } from '../../domain/report/summarize';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
-import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
+import { doublingMethod, fixtureDataset } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-unseen-code-match';
-const CODE = 'def f(x):\n    return x * 2\n';
 // The probe inputs 3 and 5 are also held-out inputs: what an interactive agent calling 0, 1, -1 does by chance.
-const typed = {
-  probeInputs: ['3', '5'],
-  heldoutInputs: [] as string[],
-  heldoutGenerated: ['3', '5', '7', '-2'],
-  heldoutGeneratedOutputs: [
-    { ok: true, repr: '6' },
-    { ok: true, repr: '10' },
-    { ok: true, repr: '14' },
-    { ok: true, repr: '-4' },
-  ],
-  codeMatchExclusion: null,
-};
+const inputs = { probeInputs: ['3', '5'], heldout: ['3', '5', '7', '-2'] };
 const METHODS = [
-  { id: 'unseen/lookup', gold: 'Doubles x.\n```python\ndef f(x):\n    return {3: 6, 5: 10}.get(x)\n```' },
-  { id: 'unseen/control', gold: 'Doubles x.\n```python\ndef f(x):\n    return x * 2\n```' },
+  doublingMethod('unseen/lookup', 'def f(x):\n    return {3: 6, 5: 10}.get(x)', inputs),
+  doublingMethod('unseen/control', 'def f(x):\n    return x * 2', inputs),
 ];
 
-const stack = useStack({
-  workers: ['pau', 'pau-sandbox'],
-  timeoutMs: 180_000,
-  setup: ({ db }) =>
-    insertFixtureDataset(
-      db,
-      DATASET,
-      METHODS.map((m) => methodRow({ id: m.id, source: 'validity', entryPoint: 'f', code: CODE, goldDescription: m.gold, ...typed })),
-    ),
-});
+const stack = useStack({ workers: ['pau', 'pau-sandbox'], timeoutMs: 180_000, setup: fixtureDataset(DATASET, METHODS) });
 
 describe('code match on unseen held-out inputs', () => {
   it('a lookup table of the observed calls scores on them and 0 on the inputs the agent never saw, in both settings', { timeout: 240_000 }, async () => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
+import { fixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { fetchReportFiles } from '../../scripts/client/report';
 import { startBenchmark } from '../../scripts/client/starters';
 import { renderTranscriptHtml } from '../../domain/report/renderTranscriptHtml';
@@ -29,18 +29,17 @@ const HOSTILE = {
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
-  setup: ({ db }) =>
-    insertFixtureDataset(db, DATASET, [
-      methodRow({
-        id: HOSTILE.id,
-        entryPoint: HOSTILE.entryPoint,
-        signature: HOSTILE.signature,
-        code: HOSTILE.code,
-        goldDescription: HOSTILE.gold,
-        probeInputs: HOSTILE.probes,
-        heldoutInputs: HOSTILE.heldout,
-      }),
-    ]),
+  setup: fixtureDataset(DATASET, [
+    methodRow({
+      id: HOSTILE.id,
+      entryPoint: HOSTILE.entryPoint,
+      signature: HOSTILE.signature,
+      code: HOSTILE.code,
+      goldDescription: HOSTILE.gold,
+      probeInputs: HOSTILE.probes,
+      heldoutInputs: HOSTILE.heldout,
+    }),
+  ]),
 });
 
 const runId = `transcripts-${Date.now().toString(36)}`;

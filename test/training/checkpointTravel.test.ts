@@ -26,7 +26,7 @@ import { CHECKPOINT_FILE_NAMES, checkpointFilesOf, trainedCheckpointRecord } fro
 import type { TrainerJobInput, TrainerJobResult } from '../../domain/training/trainerProtocol';
 import { insertTestRun } from '../fixtures/runs';
 import { useStack } from '../helpers/stack';
-import { smollm2Path, TRAINER_DATA } from './helpers';
+import { markerSftSpec, smollm2Path, TRAINER_DATA } from './helpers';
 import { hostEndpoints } from '../../activities/llm/hostEndpoints';
 
 const stack = useStack();
@@ -58,19 +58,7 @@ beforeAll(async () => {
   // Host A trains and exports.
   setEnv('PAU_TRAINER_JOBS_DIR', hostA.jobs);
   let t = Date.now();
-  trained = await runJob({
-    jobId: `travel-${tag}-sft`,
-    command: 'sft',
-    spec: {
-      base_model: base,
-      data: path.join(TRAINER_DATA, 'marker_sft.jsonl'),
-      lr: 0.003,
-      max_steps: 1,
-      max_length: 96,
-      seed: 5,
-      lora: { rank: 8, alpha: 16, targets: ['q_proj', 'v_proj'] },
-    },
-  });
+  trained = await runJob({ jobId: `travel-${tag}-sft`, command: 'sft', spec: markerSftSpec(base, 5) });
   exported = await runJob({ jobId: `travel-${tag}-gguf`, command: 'export-gguf-lora', spec: { adapter_dir: trained.done.checkpoint, base_model: base } });
   figures.trainAndExportS = (Date.now() - t) / 1000;
   expect(trained.outputDir.startsWith(hostA.jobs)).toBe(true);

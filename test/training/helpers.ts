@@ -9,6 +9,8 @@ export { maybeRecordHistory } from '../helpers/histories';
 import { startSftBuild } from '../../scripts/client/starters';
 import { DEFAULT_SFT_THRESHOLDS } from '../../domain/training/sftData';
 import { PROJECT_ROOT } from '../../config/env';
+import type { z } from 'zod';
+import type { sftSpecSchema } from '../../domain/training/trainerProtocol';
 import { ensureTrainerPython, TRAINER_DIR } from '../../activities/training/trainerProcess';
 
 export const TRAINER_DATA = path.join(TRAINER_DIR, 'tests', 'data');
@@ -17,6 +19,19 @@ export const TRAINER_DATA = path.join(TRAINER_DIR, 'tests', 'data');
 export async function smollm2Path(): Promise<string> {
   const py = await ensureTrainerPython();
   return execFileSync(py, [path.join(TRAINER_DIR, 'tests', 'standin_models.py'), 'smollm2-135m'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
+}
+
+/** The spec of one SFT step of a LoRA adapter (q, v) on `base` over the marker data; `seed` makes one adapter differ from another. */
+export function markerSftSpec(base: string, seed: number): z.infer<typeof sftSpecSchema> {
+  return {
+    base_model: base,
+    data: path.join(TRAINER_DATA, 'marker_sft.jsonl'),
+    lr: 0.003,
+    max_steps: 1,
+    max_length: 96,
+    seed,
+    lora: { rank: 8, alpha: 16, targets: ['q_proj', 'v_proj'] },
+  };
 }
 
 export interface PrivateTrainerDirs {

@@ -5,7 +5,6 @@
 // old log-probs with A, refuses the batch non-retryably (SampledWithMismatch) naming both hashes, and nothing is
 // trained: no trainer job directory, no checkpoint of the epoch, the run failed at its update.
 import fs from 'node:fs';
-import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { eq } from 'drizzle-orm';
@@ -25,7 +24,7 @@ import { grpoWorkflow } from '../../workflows/training/grpoWorkflow';
 import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { grpoConfig, SMOLLM2_TOY_RUN } from '../fixtures/grpoConfig';
 import { useStack } from '../helpers/stack';
-import { maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs, smollm2Path, TRAINER_DATA } from './helpers';
+import { markerSftSpec, maybeRecordHistory, type PrivateTrainerDirs, privateTrainerDirs, smollm2Path } from './helpers';
 
 let dirs: PrivateTrainerDirs | undefined;
 const dataset = 'fixture-sampled-with';
@@ -45,19 +44,7 @@ const runJob = (input: TrainerJobInput): Promise<TrainerJobResult> => new MockAc
 /** A real SmolLM2 adapter (one SFT step: its seed makes it differ from another) and its GGUF export. */
 async function adapter(jobId: string, seed: number): Promise<{ trained: TrainerJobResult; exported: TrainerJobResult }> {
   const base = await smollm2Path();
-  const trained = await runJob({
-    jobId,
-    command: 'sft',
-    spec: {
-      base_model: base,
-      data: path.join(TRAINER_DATA, 'marker_sft.jsonl'),
-      lr: 0.003,
-      max_steps: 1,
-      max_length: 96,
-      seed,
-      lora: { rank: 8, alpha: 16, targets: ['q_proj', 'v_proj'] },
-    },
-  });
+  const trained = await runJob({ jobId, command: 'sft', spec: markerSftSpec(base, seed) });
   const exported = await runJob({ jobId: `${jobId}-gguf`, command: 'export-gguf-lora', spec: { adapter_dir: trained.done.checkpoint, base_model: base } });
   return { trained, exported };
 }

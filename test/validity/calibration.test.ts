@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../../db/schema/runs';
-import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
+import { fixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { summarizeCalibration } from '../../domain/calibration/summarize';
 import type { MethodCalibration } from '../../domain/calibration/types';
 import { startCalibration } from '../../scripts/client/calibration';
@@ -37,12 +37,10 @@ const METHODS = [
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
-  setup: ({ db }) =>
-    insertFixtureDataset(
-      db,
-      DATASET,
-      METHODS.map((m) => methodRow({ id: m.id, entryPoint: m.entry, code: m.code, heldoutInputs: m.heldout })),
-    ),
+  setup: fixtureDataset(
+    DATASET,
+    METHODS.map((m) => methodRow({ id: m.id, entryPoint: m.entry, code: m.code, heldoutInputs: m.heldout })),
+  ),
 });
 
 describe('calibration suite', () => {

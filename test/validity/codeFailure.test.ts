@@ -13,37 +13,18 @@ import type { BenchmarkConfig } from '../../domain/bench/types';
 import { codeFailure } from '../../domain/judge/codeFailure';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
-import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
+import { doublingMethod, fixtureDataset } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-code-failure';
-const CODE = 'def f(x):\n    return x * 2\n';
-const typed = {
-  heldoutInputs: [] as string[],
-  heldoutGenerated: ['0', '5', '-2'],
-  heldoutGeneratedOutputs: [
-    { ok: true, repr: '0' },
-    { ok: true, repr: '10' },
-    { ok: true, repr: '-4' },
-  ],
-  codeMatchExclusion: null,
-};
+const inputs = { probeInputs: ['3'], heldout: ['0', '5', '-2'] };
 const METHODS = [
-  { id: 'codefail/syntax', gold: 'Doubles x.\n```python\ndef f(x) return x * 2\n```' },
-  { id: 'codefail/misnamed', gold: 'Doubles x.\n```python\ndef g(x):\n    return x * 2\n```' },
-  { id: 'codefail/control', gold: 'Doubles x.\n```python\ndef f(x):\n    return x * 2\n```' },
+  doublingMethod('codefail/syntax', 'def f(x) return x * 2', inputs),
+  doublingMethod('codefail/misnamed', 'def g(x):\n    return x * 2', inputs),
+  doublingMethod('codefail/control', 'def f(x):\n    return x * 2', inputs),
 ];
 
-const stack = useStack({
-  workers: ['pau', 'pau-sandbox'],
-  timeoutMs: 180_000,
-  setup: ({ db }) =>
-    insertFixtureDataset(
-      db,
-      DATASET,
-      METHODS.map((m) => methodRow({ id: m.id, source: 'validity', entryPoint: 'f', code: CODE, goldDescription: m.gold, probeInputs: ['3'], ...typed })),
-    ),
-});
+const stack = useStack({ workers: ['pau', 'pau-sandbox'], timeoutMs: 180_000, setup: fixtureDataset(DATASET, METHODS) });
 
 describe('generated code that cannot run', () => {
   it('the sandbox results tell a compile error and a missing entry point from code that runs', async () => {

@@ -11,7 +11,7 @@ import { DESCRIBE_PROMPT_VERSION } from '../../domain/describe/describePrompt';
 import { NULL_DESCRIPTION } from '../../domain/describe/scriptedDescriber';
 import { startDescribeRun } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { insertFixtureDataset } from '../fixtures/datasetRows';
+import { fixtureDataset } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-describe';
@@ -65,7 +65,7 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   timeoutMs: 180_000,
-  setup: ({ db }) => insertFixtureDataset(db, DATASET, METHODS),
+  setup: fixtureDataset(DATASET, METHODS),
 });
 
 const attempts = async (model: string) =>

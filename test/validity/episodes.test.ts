@@ -10,7 +10,7 @@ import type { EpisodeDiagnostics } from '../../domain/judge/diagnostics';
 import { inputKey } from '../../domain/inputs/generator';
 import { startBenchmark } from '../../scripts/client/starters';
 import { runCli } from '../helpers/cli';
-import { insertFixtureDataset, methodRow } from '../fixtures/datasetRows';
+import { fixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'validity-episodes';
@@ -51,12 +51,10 @@ const METHODS = [
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   timeoutMs: 180_000,
-  setup: ({ db }) =>
-    insertFixtureDataset(
-      db,
-      DATASET,
-      METHODS.map(({ gold, ...m }) => methodRow({ ...m, goldDescription: gold })),
-    ),
+  setup: fixtureDataset(
+    DATASET,
+    METHODS.map(({ gold, ...m }) => methodRow({ ...m, goldDescription: gold })),
+  ),
 });
 
 async function examplesOf(episodeId: string): Promise<string[]> {
