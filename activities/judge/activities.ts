@@ -20,7 +20,7 @@ import { loadSteps } from '../episode/steps';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { CODER_SAMPLE_TEMPERATURE, sampleCallKey } from '../../domain/judge/mbrExec';
 import { observedCalls } from '../../domain/episode/observedCalls';
-import { codeMatchSet } from '../../domain/judge/codeMatchInputs';
+import { codeMatchSet } from '../../domain/judge/codeMatch';
 import { resolveJudgeConfig } from '../../domain/judge/config';
 import { judgmentOf, type JudgmentInput } from '../../domain/judge/judgment';
 import { parseRunJudgeFields } from '../../db/runJudgeFields';

@@ -12,7 +12,7 @@ import { judgeCards } from '../../db/schema/judgeCards';
 import { getDatasetMethods } from '../../platform/dataset/store';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import type { Split } from '../../domain/dataset/split';
-import { codeMatchOf } from '../../domain/judge/codeMatch';
+import { codeMatchOf, codeMatchPlan, countedInputs, DEFAULT_HELDOUT } from '../../domain/judge/codeMatch';
 import { chooseByAgreement, coderSamplesOf } from '../../domain/judge/mbrExec';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {
@@ -28,9 +28,7 @@ import {
 } from '../../domain/judge/card';
 import { buildCardItems, codedRungs, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
 import { buildJudgeCard } from '../../domain/judge/cardSummary';
-import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
-import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { CallResult } from '../../domain/sandbox/schemas';

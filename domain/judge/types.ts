@@ -1,7 +1,7 @@
 // Types shared by the judge activities and workflows (workflows import these as types only).
 import type { ModelParams } from '../llm/modelParams';
 import type { EqualityOptions } from './outcomeEquality';
-import type { HeldoutOptions } from './heldoutInputs';
+import type { HeldoutOptions } from './codeMatch';
 import type { JudgeFormat } from './judgePrompt';
 import type { ScoreDetail } from './scoreDistribution';
 
