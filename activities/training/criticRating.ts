@@ -1,7 +1,7 @@
 // One critic rating of one exploration step: the prompt of the critic's format, the critic's params, one
 // cached model call, the reward read from its reply. GRPO rollouts (criticRollout) and the critic card
 // (rateCriticCardEpisode) both rate through here, so the card measures exactly what training is paid with.
-import { scoreFromVerdictLogprobs } from '../../domain/judge/scoreDistribution';
+import { scoreFromVerdictLogprobs } from '../../domain/judge/formats/verify';
 import {
   buildCriticMessages,
   criticParams,

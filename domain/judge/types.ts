@@ -23,7 +23,7 @@ export interface JudgeConfig {
   underExploredThreshold: number;
   /** Per-call result size cap for judging batches (keeps workflow payloads small). */
   resultBytes: number;
-  /** The judge's prompt format (judgePrompt.ts); absent in configs from before formats: the default. */
+  /** The judge's prompt format (domain/judge/formats/); absent in configs from before formats: the default. */
   format?: JudgeFormat;
   /** Programs the coder writes per description, MBR-exec keeping one (mbrExec.ts); absent in configs from before it: one. */
   coderSamples?: number;

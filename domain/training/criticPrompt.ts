@@ -5,7 +5,7 @@
 //   an answer cut at max_tokens still carries its reward and a `REWARD:` quoted later is never read;
 // - `verify` (critic-v2): one yes/no question (did the step show something the calls so far had not?) answered
 //   in one word; the reward is P(yes) over the answer token's yes/no alternatives (the judge's verify format's
-//   reading, domain/judge/scoreDistribution.ts), or 1/0 from the word where an endpoint returns no logprobs.
+//   reading, domain/judge/formats/verify.ts), or 1/0 from the word where an endpoint returns no logprobs.
 // Pure code.
 import { neutralised } from '../judge/candidateText';
 import type { ChatMessage } from '../llm/chatMessage';

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { FENCE_TAGS, isAnswerLine, neutraliseCandidateText } from '../../domain/judge/candidateText';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
-import { block, buildJudgeMessages, lastLabelledNumber, parseScore } from '../../domain/judge/judgePrompt';
+import { block } from '../../domain/judge/judgePrompt';
+import { lastLabelledNumber, parseScore, rationale } from '../../domain/judge/formats/rationale';
 import { scriptedJudgeOrCoderReply } from '../../domain/judge/scriptedJudge';
 import { buildCriticMessages, parseCriticReward } from '../../domain/training/criticPrompt';
 
@@ -17,7 +18,7 @@ const METHOD = {
 };
 const WRONG = 'Returns the string s reversed.';
 const judge = (agentDescription: string) =>
-  buildJudgeMessages({ signature: METHOD.signature, code: METHOD.code, goldDescription: METHOD.goldDescription, agentDescription }, 'rationale');
+  rationale.messages({ signature: METHOD.signature, code: METHOD.code, goldDescription: METHOD.goldDescription, agentDescription });
 
 describe('answer lines', () => {
   // Every line form the score parser reads (prompts.pure.test.ts's cases) is recognised, with either label.
