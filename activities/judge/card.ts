@@ -26,7 +26,7 @@ import {
   type JudgeCardKey,
   type JudgeCardPlan,
 } from '../../domain/judge/card';
-import { buildCardItems, codedRungs, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
+import { buildCardItems, codedRungs, contradictionPair, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
 import { buildJudgeCard } from '../../domain/judge/cardSummary';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
@@ -40,7 +40,7 @@ import { chat } from '../llm/chat';
 import { requestHash } from '../llm/requestHash';
 import { scoreDescriptions, sentParams, writeCode } from './activities';
 import { contrastMethodById, splitContrastOrder } from './contrastMethod';
-import { contrastMethodId, type ContrastMethod } from '../../domain/judge/formats/contrast';
+import { contrastMethodId, roundRobinBySource, type ContrastMethod } from '../../domain/judge/formats/contrast';
 import type { DescriptionVerdict } from '../../domain/judge/types';
 import { heartbeat } from '@temporalio/activity';
 
@@ -146,7 +146,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       );
       const usable = all.filter((m) => goldOrReference(m, refs) !== null);
       const skip = input.skip ?? 0;
-      const picked = pickCardMethods(usable, skip + input.methods)
+      const picked = roundRobinBySource(usable, skip + input.methods)
         .slice(skip)
         .map((m) => m.id);
       if (picked.length < 2)

@@ -5,7 +5,6 @@
 // right one, and it says so for every function alike; the second question measures that and takes it away.
 // A right description is a no beside another method, so it keeps its score. Pure code: which method is the
 // contrast, the requests (verify's, twice), and the combined verdict.
-import { pickCardMethods } from '../cardRungs';
 import type { JudgeInput } from '../judgePrompt';
 import type { ScoreDetail } from '../scoreDistribution';
 import type { DescriptionVerdict } from '../types';
@@ -26,14 +25,44 @@ export interface ContrastCandidate {
 }
 
 /**
+ * Up to `n` methods taken round-robin over sources (sources by name), each source's in their dataset order:
+ * the contrast order's first part, and the judge card's methods (the first n of it, so every source with a
+ * reference description is represented, CruxEval only through accepted reference descriptions, and a card's
+ * method i has method i-1 as its contrast).
+ */
+export function roundRobinBySource<T extends { id: string; source: string }>(candidates: readonly T[], n: number): T[] {
+  const bySource = new Map<string, T[]>();
+  for (const c of candidates) {
+    const list = bySource.get(c.source);
+    if (list) list.push(c);
+    else bySource.set(c.source, [c]);
+  }
+  const queues = [...bySource.keys()].sort().map((k) => bySource.get(k)!);
+  const out: T[] = [];
+  for (let round = 0; out.length < n; round++) {
+    let took = false;
+    for (const q of queues) {
+      if (out.length >= n) break;
+      const c = q[round];
+      if (c) {
+        out.push(c);
+        took = true;
+      }
+    }
+    if (!took) break;
+  }
+  return out;
+}
+
+/**
  * The order contrasts are read from: the methods with a reference taken round-robin over sources (the
- * judge card's order, pickCardMethods), then those without one in dataset order. Neighbours in it come
+ * judge card's order, roundRobinBySource), then those without one in dataset order. Neighbours in it come
  * from different sources, so they are unrelated; and a card's method i (i >= 1) has method i-1 as its
  * contrast, whose `wrong` rung is method i's gold: the card's gold contrasts are judgments it makes anyway.
  */
 export function contrastOrder<T extends ContrastCandidate>(candidates: readonly T[]): T[] {
   const withRef = candidates.filter((c) => c.hasReference);
-  return [...pickCardMethods(withRef, withRef.length), ...candidates.filter((c) => !c.hasReference)];
+  return [...roundRobinBySource(withRef, withRef.length), ...candidates.filter((c) => !c.hasReference)];
 }
 
 /** The contrast of a method: the one before it in the order (cyclic); null when it is alone or absent. */
