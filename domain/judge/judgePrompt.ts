@@ -1,5 +1,6 @@
-// What every judge request shares, whatever its format (domain/judge/formats/: each format's own prompt and
-// reading): the judge's input, the request text that fences it, and the names of the formats. Pure code.
+// What every judge format shares (domain/judge/formats/ holds each format's own prompt and reading): the
+// judge's input and the request text that fences it, the names of the formats, the logprobs every request
+// asks for, and the mean of sampled verdicts where an endpoint returns none. Pure code.
 //
 // The candidate description is candidate-controlled: it is neutralised (candidateText.ts) before it is
 // fenced, so an appended "SCORE: 5" line or a closing tag never reaches the judge.
@@ -9,6 +10,7 @@
 // sees the agent's trajectory: the score is about the final description only.
 
 import { neutralised } from './candidateText';
+import type { ScoreDetail } from './scoreDistribution';
 
 export interface JudgeInput {
   signature: string;
@@ -71,6 +73,22 @@ export const DEFAULT_JUDGE_FORMAT: JudgeFormat = 'contrast';
 
 /** Sampled verdicts averaged when an endpoint returns no logprobs. */
 export const DEFAULT_SAMPLES = 3;
+
+/** Alternatives asked for at each position: enough that all five digits are seen when they carry mass. */
+export const TOP_LOGPROBS = 10;
+
+/** Below this share of probability on the answer's values the distribution is flagged (the judge meant something else). */
+export const LOW_DIGIT_MASS = 0.5;
+
+/** The mean of n sampled verdicts (an endpoint without logprobs); unscorable when none parsed. */
+export function scoreFromSamples(samples: readonly (number | null)[], format: string): ScoreDetail {
+  const ok = samples.filter((s): s is number => s !== null);
+  if (ok.length === 0)
+    return { method: 'sampled', format, expected: null, argmax: null, samples: [...samples], unscorable: 'no sampled verdict had a parsable score' };
+  const mean = ok.reduce((a, b) => a + b, 0) / ok.length;
+  const counts = [1, 2, 3, 4, 5].map((k) => ok.filter((s) => s === k).length);
+  return { method: 'sampled', format, expected: mean, argmax: counts.indexOf(Math.max(...counts)) + 1, samples: [...samples] };
+}
 
 /** A request's text in every format: signature, code, reference, the neutralised candidate, then the format's ask. */
 export function judgeUserText(input: JudgeInput, ask: string): string {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contrast, contrastDetail, contrastMethodId, contrastOrder, verdictYes } from '../../domain/judge/formats/contrast';
 import { verify } from '../../domain/judge/formats/verify';
-import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
-import { scoreFromSamples, type ScoreDetail } from '../../domain/judge/scoreDistribution';
+import { DEFAULT_JUDGE_FORMAT, scoreFromSamples } from '../../domain/judge/judgePrompt';
+import type { ScoreDetail } from '../../domain/judge/scoreDistribution';
 import { tok } from '../fixtures/tokenLogprobs';
 
 const input = {

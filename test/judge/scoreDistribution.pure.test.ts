@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { digitDistributionAt, rationale, scoreTokenIndex } from '../../domain/judge/formats/rationale';
-import { scoreFromSamples } from '../../domain/judge/scoreDistribution';
+import { scoreFromSamples } from '../../domain/judge/judgePrompt';
 import { tok } from '../fixtures/tokenLogprobs';
 
 describe('probability-weighted scores', () => {

@@ -2,8 +2,8 @@
 // rationale, then `SCORE: n`, and the score is the expectation over the digit right after the reply's last
 // `SCORE:` label (the last score line of the judge's own reply wins). Pure code.
 import type { TokenLogprob } from '../../llm/tokenLogprobs';
-import { judgeUserText } from '../judgePrompt';
-import { LOW_DIGIT_MASS, type ScoreDetail, scoreFromSamples } from '../scoreDistribution';
+import { judgeUserText, LOW_DIGIT_MASS, scoreFromSamples } from '../judgePrompt';
+import type { ScoreDetail } from '../scoreDistribution';
 import type { JudgeFormatValue } from './index';
 
 export const RUBRIC: Record<1 | 2 | 3 | 4 | 5, string> = {

@@ -5,8 +5,8 @@
 // five-level scale (docs/results/judging.md, "Formats measured"). Pure code.
 import type { ChatMessage } from '../../llm/chatMessage';
 import type { TokenLogprob } from '../../llm/tokenLogprobs';
-import { judgeUserText, type JudgeInput } from '../judgePrompt';
-import { LOW_DIGIT_MASS, type ScoreDetail, scoreFromSamples } from '../scoreDistribution';
+import { judgeUserText, type JudgeInput, LOW_DIGIT_MASS, scoreFromSamples } from '../judgePrompt';
+import type { ScoreDetail } from '../scoreDistribution';
 import type { JudgeFormatValue } from './index';
 
 /** The system prompt: one binary question, short, with no rubric to weigh. */
