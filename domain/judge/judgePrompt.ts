@@ -58,8 +58,7 @@ export function judgeFormatError(format: unknown): string {
 }
 
 /** A judge format as a run's config or a CLI flag gives it; a retired or unknown one throws a RangeError saying which. */
-export function judgeFormatOf(format: string | undefined): JudgeFormat {
-  if (format === undefined) return DEFAULT_JUDGE_FORMAT;
+export function judgeFormatOf(format: string = DEFAULT_JUDGE_FORMAT): JudgeFormat {
   if (!(JUDGE_FORMATS as readonly string[]).includes(format)) throw new RangeError(judgeFormatError(format));
   return format as JudgeFormat;
 }
