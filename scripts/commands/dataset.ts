@@ -114,13 +114,19 @@ async function show(argv: string[]): Promise<number> {
   }
 }
 
+/** The export's file formats: the names its --out may have; parquet converts the JSON lines in the trainer's venv. */
+const EXPORT_FILES = {
+  jsonl: { writes: 'F.jsonl.gz or F.jsonl', fits: (out: string) => /\.jsonl(\.gz)?$/.test(out), viaParquet: false },
+  parquet: { writes: 'F.parquet', fits: (out: string) => out.endsWith('.parquet'), viaParquet: true },
+} as const;
+
 async function exportCmd(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, exportOptions);
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
   const format = values.format ?? (values.out.endsWith('.parquet') ? 'parquet' : 'jsonl');
-  if (format === 'parquet' ? !values.out.endsWith('.parquet') : !/\.jsonl(\.gz)?$/.test(values.out))
-    throw new UsageError(`--format ${format} writes ${format === 'parquet' ? 'F.parquet' : 'F.jsonl.gz or F.jsonl'}, not ${values.out}`);
+  const file = EXPORT_FILES[format];
+  if (!file.fits(values.out)) throw new UsageError(`--format ${format} writes ${file.writes}, not ${values.out}`);
   const dbh = connect(undefined, 2);
   try {
     const row = await getDataset(dbh.db, name);
@@ -130,7 +136,7 @@ async function exportCmd(argv: string[]): Promise<number> {
     }
     const records = await datasetRecords(dbh.db, name, values.split ? { split: values.split } : {});
     const source = { contentHash: row.contentHash, config: row.config, summary: row.summary, builtAt: row.updatedAt, onlySplit: values.split ?? null };
-    if (format === 'jsonl') {
+    if (!file.viaParquet) {
       const m = writeDatasetFile(values.out, name, records, source);
       console.log(`wrote ${m.records} methods of ${name} (${m.contentHash}) to ${values.out}, manifest ${manifestPathOf(values.out)}`);
       return 0;
