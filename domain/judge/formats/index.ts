@@ -13,7 +13,7 @@ import { verify } from './verify';
 
 /** One request's shape and how its reply becomes a score. */
 export interface JudgeAsk {
-  /** Stored in each score detail's `format`. */
+  /** The format's name (`judge.format`, a card's prompt version); a score detail names the request shape it read. */
   name: JudgeFormat;
   messages(input: JudgeInput): ChatMessage[];
   /** max_tokens of the reply. */
