@@ -14,7 +14,8 @@ import { reconcileRuns } from '../ops/reconcile';
 import { watchToEnd } from './bench';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { rerunOptions } from '../options/rerun';
-import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
+import { runEpisodes } from '../ops/runsQuery';
+import { runSends } from '../../db/queries/ledger';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
 import { fetchReportFiles } from '../client/report';
 import { isNotFound, NotFoundError, requireRun } from '../lib/notFound';
@@ -82,6 +83,7 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
       return 0;
     }
     const started = new Date();
+    const sendsBefore = await runSends(h.db, runId);
     const workflowId = `rerun/${runId}/${started.toISOString().replace(/[:.]/g, '-')}`;
     console.log(`run ${runId}: rerunning ${failed.length} failed episode(s); completed episodes are kept`);
     const handle = await startRerun(client, workflowId, { runId }, failed.length);
@@ -102,10 +104,13 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     } finally {
       clearInterval(timer);
     }
-    const newCalls = await modelCallsSince(h.db, started);
+    // What the rerun sent, from the ledger (a send counts only when its bytes left: a refused connection is none).
+    const sendsAfter = await runSends(h.db, runId);
+    const sent = sendsAfter.sends - sendsBefore.sends;
+    const answered = sendsAfter.answered - sendsBefore.answered;
     console.log(`rerun done: ${result.completed} of ${result.rerun} now completed, ${result.stillFailed} still failed`);
     console.log(`run ${runId}: ${result.run.done}/${result.run.total} episodes done, ${result.run.failed} failed`);
-    console.log(`new model calls made: ${newCalls} (the rest were answered from the llm_calls cache)`);
+    console.log(`new model calls made: ${sent} (${answered} answered, ${sent - answered} not); the rest were answered from the llm_calls cache`);
     // The report the rerun stored at its end, written as files: it counts the episodes that now completed.
     const report = await fetchReportFiles(h.db, runId);
     console.log(`\n${report.headline}`);

@@ -90,7 +90,11 @@ describe('rerun --run RUN_ID --failed', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('rerunning 1 failed episode(s)');
       expect(r.stdout).toMatch(/rerun done: 1 of 1 now completed, 0 still failed/);
-      expect(r.stdout).toMatch(/new model calls made: \d+/);
+      // The calls the rerun sent, from the ledger: the victim's turns, all answered.
+      const sent = /new model calls made: (\d+) \((\d+) answered, 0 not\)/.exec(r.stdout);
+      expect(sent, r.stdout).not.toBeNull();
+      expect(Number(sent![1])).toBe(second.turns.get(victim));
+      expect(sent![2]).toBe(sent![1]);
       // The report is produced again at the rerun's end, stored and written: it no longer counts a failure.
       const [fresh] = await stack.db.select().from(reports).where(eq(reports.runId, runId)).orderBy(desc(reports.id)).limit(1);
       expect(fresh!.id).toBeGreaterThan(firstReport!.id);
