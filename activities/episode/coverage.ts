@@ -1,6 +1,7 @@
 // Coverage without a judge: an episode of a run with no judge measures how much of the original its observed
 // inputs reached, as the judge step would (the same calls, run once more on the original under coverage in one
-// sandbox batch, which the workflow runs between these two activities), and keeps it on the episode row. A judged
+// sandbox batch, which the workflow runs between these two activities on `pau-sandbox`; with placement `inline`,
+// one activity on this worker's sandbox pool does all three), and keeps it on the episode row. A judged
 // episode's coverage is its judgment's. Reports read either (db/queries/reportRows.ts).
 import { ApplicationFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
@@ -13,6 +14,8 @@ import { coverageShares } from '../../domain/judge/judgment';
 import type { Coverage } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { loadSteps } from './steps';
+import type { SandboxLimits } from '../../domain/sandbox/schemas';
+import { createSandboxActivities } from '../sandbox/index';
 
 /** What the coverage batch runs: the method's source and entry point, and the arguments the agent observed. */
 export interface CoveragePlan {
@@ -21,8 +24,10 @@ export interface CoveragePlan {
   observedArgs: string[];
 }
 
+let localSandbox: ReturnType<typeof createSandboxActivities> | undefined;
+
 export function createCoverageActivities(db: () => Db) {
-  return {
+  const activities = {
     async planEpisodeCoverage(input: { episodeId: string }): Promise<CoveragePlan> {
       const [row] = await db()
         .select({ m: methods })
@@ -43,5 +48,23 @@ export function createCoverageActivities(db: () => Db) {
         .set({ ...shares, updatedAt: new Date() })
         .where(eq(episodes.id, input.episodeId));
     },
+
+    /** Placement `inline`: plan, run the batch on this worker's sandbox pool, record (no `pau-sandbox` worker needed). */
+    async measureEpisodeCoverageHere(input: { episodeId: string; limits?: SandboxLimits }): Promise<void> {
+      const plan = await activities.planEpisodeCoverage(input);
+      localSandbox ??= createSandboxActivities();
+      const batch =
+        plan.observedArgs.length > 0
+          ? await localSandbox.runMethodBatch({
+              source: plan.source,
+              entry: plan.entryPoint,
+              calls: plan.observedArgs,
+              coverage: true,
+              ...(input.limits ? { limits: input.limits } : {}),
+            })
+          : null;
+      await activities.recordEpisodeCoverage({ episodeId: input.episodeId, coverage: batch?.coverage ?? null, observed: plan.observedArgs.length });
+    },
   };
+  return activities;
 }

@@ -34,9 +34,16 @@ export async function judgeStep(input: EpisodeInput, outcome: EpisodeOutcome): P
   }
 }
 
-/** Coverage of the original by the calls the episode observed (activities/episode/coverage.ts); a failure is logged. */
+/**
+ * Coverage of the original by the calls the episode observed (activities/episode/coverage.ts), where the
+ * episode ran its calls (placement `inline`: on the `pau` worker); a failure is logged.
+ */
 async function coverageStep(input: EpisodeInput): Promise<void> {
   try {
+    if (input.sandbox === 'inline') {
+      await db.measureEpisodeCoverageHere({ episodeId: input.episodeId, ...(input.sandboxLimits ? { limits: input.sandboxLimits } : {}) });
+      return;
+    }
     const plan = await db.planEpisodeCoverage({ episodeId: input.episodeId });
     const batch =
       plan.observedArgs.length > 0
