@@ -18,6 +18,7 @@ import type { SourceName } from '../../domain/dataset/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../platform/dataset/store';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { NotFoundError } from '../lib/notFound';
 import { buildOptions, describeOptions, exportOptions, loadOptions, type SPLIT_PRESETS } from '../options/dataset';
 import { formatTable } from '../../domain/report/table';
 import { buildWorkLine, formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
@@ -96,16 +97,15 @@ async function build(argv: string[]): Promise<number> {
   }
 }
 
+const noDataset = (name: string, what = 'data set') => new NotFoundError(`no ${what} ${JSON.stringify(name)} (npm run pau -- dataset list shows them)`);
+
 async function show(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || rest.length) throw new UsageError('dataset show needs exactly one name');
   const dbh = connect(undefined, 2);
   try {
     const row = await getDataset(dbh.db, name);
-    if (!row) {
-      console.error(`no dataset named ${name}`);
-      return 1;
-    }
+    if (!row) throw noDataset(name);
     console.log(`status: ${row.status}  updated ${row.updatedAt.toISOString()}  workflow ${row.workflowId ?? '-'}`);
     console.log(row.summary ? formatSummary(row.summary) : `${name}: no summary yet`);
     return row.status === 'ready' ? 0 : 1;
@@ -131,8 +131,7 @@ async function exportCmd(argv: string[]): Promise<number> {
   try {
     const row = await getDataset(dbh.db, name);
     if (!row || row.status !== 'ready' || !row.summary) {
-      console.error(`no ready dataset named ${name}`);
-      return 1;
+      throw noDataset(name, 'ready data set');
     }
     const records = await datasetRecords(dbh.db, name, values.split ? { split: values.split } : {});
     const source = { contentHash: row.contentHash, config: row.config, summary: row.summary, builtAt: row.updatedAt, onlySplit: values.split ?? null };
@@ -233,8 +232,7 @@ async function describe(argv: string[]): Promise<number> {
   try {
     const row = await getDataset(dbh.db, name);
     if (!row || row.status !== 'ready') {
-      console.error(`no ready dataset named ${name}`);
-      return 1;
+      throw noDataset(name, 'ready data set');
     }
     if (models().get(values.model).provider === 'mock')
       console.log(

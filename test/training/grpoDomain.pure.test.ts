@@ -642,5 +642,22 @@ describe('report helpers', () => {
     expect(gated).toContain('<td>1 (inconclusive: the policy did not move)</td><td><code>r-aac</code> (aac)</td>');
     expect(gated).toContain('inconclusive: the policy did not move (KL 0.0004 nats/token over 500 agent tokens; 0 of 2 episodes');
     expect(renderGrpoText({ ...input, epochs: [{ ...epoch, eval: { ...ev, gate: still } }] })).toContain('gate: inconclusive: the policy did not move');
+    // A judge with no card: the validation's scores and code match are withheld everywhere, as in a benchmark report.
+    const uncarded = {
+      ...input,
+      judgeCard: { status: 'missing' as const, judgeModel: 'j', coderModel: 'j', command: 'npm run pau -- calibrate judge --judge j', forced: false },
+    };
+    const u = renderGrpoReport(uncarded);
+    expect(u).toContain('Scores withheld: no judge card for judge j');
+    expect(u).not.toContain('score (1-5)');
+    expect(u).not.toContain('code match (unseen)</td>');
+    expect(u).not.toContain('+1.00 [0.00, 2.00]');
+    expect(u).not.toContain('validation score (1-5)');
+    expect(u).toMatch(/<td>withheld<\/td><td>withheld<\/td>/);
+    const ut = renderGrpoText(uncarded);
+    expect(ut).toContain('judge card: none yet for judge j, code writer j');
+    expect(ut).toContain('score withheld; code match withheld;');
+    expect(ut).toContain('epoch 1: r - r-aac (aac): withheld (see the judge card)');
+    expect(ut).not.toContain('+1.00 [0.00, 2.00]');
   });
 });
