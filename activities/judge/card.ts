@@ -37,7 +37,7 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
-import { requestHash } from '../llm/requestHash';
+import { requestHash } from '../../domain/common/hash';
 import { scoreDescriptions, sentParams, writeCode } from './activities';
 import { contrastMethodById, splitContrastOrder } from './contrastMethod';
 import { contrastMethodId, roundRobinBySource, type ContrastMethod } from '../../domain/judge/formats/contrast';

@@ -11,19 +11,23 @@ import type { ModelParams } from '../../domain/llm/modelParams';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { llmCalls } from '../../db/schema/llm';
-import { storedCompletionSchema } from '../../domain/llm/storedCall';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
-import { LLM_ERROR_TYPES, toFailure } from './errors';
+import { LLM_ERROR_TYPES, REFUSED_RETRY_MS, staysRefused, toFailure } from './errors';
 import { type ChatSubject, mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
-import { requestHash } from './requestHash';
 import { requestParams } from '../../domain/llm/requestParams';
 import { IDEMPOTENCY_HEADER, type RecordedSend, recordReply, recordSend, recordSendError } from './ledger';
 import { isLoopbackUrl, sendFailureOf } from '../../domain/llm/sendFailure';
-import { REFUSED_RETRY_MS, staysRefused } from './endpointProbe';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type TokenLogprob, tokenLogprobSchema } from '../../domain/llm/tokenLogprobs';
+import { requestHash } from '../../domain/common/hash';
+import { documentSchema } from '../../domain/common/jsonDocument';
+
+// llm_calls.response as stored: the provider's chat completion, checked at what the cache reads back.
+const storedCompletionSchema = documentSchema<ChatCompletion>({
+  choices: z.array(z.looseObject({ message: z.looseObject({}) })),
+});
 
 export interface ChatRequest {
   /** A model name from the registry (config/models.ts). */

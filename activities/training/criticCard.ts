@@ -36,7 +36,7 @@ import { callsBefore, explorationSteps, isRated, type ExplorationStep } from '..
 import { callingWorkflowId, currentActivity } from '../common/workflowContext';
 import { loadSteps } from '../episode/steps';
 import { activityChatDeps } from '../llm/activity';
-import { requestHash } from '../llm/requestHash';
+import { requestHash } from '../../domain/common/hash';
 import { criticMethodContext } from './grpo';
 
 /** The card's identity: a hash of (critic, the params sent, prompt version, dataset split, run). */
