@@ -343,14 +343,47 @@ export function setLocalThreads(name: string, threads: number): void {
   reloadModels();
 }
 
-let cached: ModelRegistry | undefined;
-/** The process-wide registry (built-ins + the models file), loaded once. */
-export function models(): ModelRegistry {
-  cached ??= buildRegistry(loadModelsFile());
-  return cached;
+/** What identifies the models file's contents without reading it: one stat (null: no file). */
+function fileStamp(file: string): string | null {
+  try {
+    const s = fs.statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
 }
 
-/** Read the models file again at the next models() (tests, a CLI that changed PAU_MODELS_FILE). */
+interface LoadedRegistry {
+  registry: ModelRegistry;
+  file: string;
+  stamp: string | null;
+  /** A later version of the file that did not load (the registry above is still served), and why. */
+  broken?: { stamp: string | null; error: string };
+}
+
+let cached: LoadedRegistry | undefined;
+
+/**
+ * The process-wide registry (built-ins + the models file), read again whenever the file changes: one stat
+ * per lookup, so a long-running worker serves an entry added or edited since it started, at its next model
+ * call, without a restart. A change that does not load (a file saved half-written, an invalid entry) leaves
+ * a process that had a registry on it, saying so once on stderr; a process with none fails as before.
+ */
+export function models(): ModelRegistry {
+  const file = env().PAU_MODELS_FILE;
+  const stamp = fileStamp(file);
+  if (cached && cached.file === file && (cached.stamp === stamp || cached.broken?.stamp === stamp)) return cached.registry;
+  try {
+    cached = { registry: buildRegistry(loadModelsFile(file)), file, stamp };
+  } catch (err) {
+    if (!cached || cached.file !== file || !(err instanceof ModelConfigError)) throw err;
+    cached.broken = { stamp, error: err.message };
+    console.warn(`models: ${err.message}; serving the models as they were before this change until the file loads again`);
+  }
+  return cached.registry;
+}
+
+/** Read the models file again at the next models() (tests, a CLI that changed PAU_MODELS_FILE, new thread settings). */
 export function reloadModels(): void {
   cached = undefined;
 }

@@ -5,6 +5,7 @@
 import { ConfigError, env } from '../config/env';
 import { downServices, EXIT_SERVICE_DOWN, serviceDownLine, type StackService, stackDownIn } from '../config/serviceProbe';
 import { UsageError } from './lib/args';
+import { EXIT_NOT_FOUND, NotFoundError } from './lib/notFound';
 import { helpText, usageText, type VerbUsage } from './lib/options';
 
 interface Command {
@@ -127,7 +128,7 @@ const COMMANDS: Record<
     options: () => import('./options/models'),
   },
   'codec-server': {
-    summary: "the codec endpoint for your Web UI and CLI (decrypts payloads; token-protected; --print-url for the UI's Data Encoder setting)",
+    summary: "the codec endpoint for your Web UI and CLI (decrypts payloads; token-protected; --print-url for the UI's Codec Server setting)",
     load: () => import('./commands/codec-server'),
     options: () => import('./options/codec-server'),
   },
@@ -190,6 +191,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       console.error(`pau: ${err.message}`);
       return 2;
+    }
+    if (err instanceof NotFoundError) {
+      console.error(`pau ${verb}: ${err.message}`);
+      return EXIT_NOT_FOUND;
     }
     throw err;
   }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import type { ModelEndpoints } from '../llm/endpoints';
 import { makeAgentTurn } from './agentTurn';
 import { makeFinishEpisode, makeMarkEpisodeWaiting, makePrepareEpisode } from './lifecycle';
+import { createCoverageActivities } from './coverage';
 
 export function createEpisodeActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
@@ -10,5 +11,6 @@ export function createEpisodeActivities(db: () => Db, endpoints: ModelEndpoints)
     agentTurn: makeAgentTurn(db, endpoints),
     finishEpisode: makeFinishEpisode(db),
     markEpisodeWaiting: makeMarkEpisodeWaiting(db),
+    ...createCoverageActivities(db),
   };
 }

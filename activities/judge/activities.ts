@@ -20,24 +20,15 @@ import { loadSteps } from '../episode/steps';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
 import { CODER_SAMPLE_TEMPERATURE, sampleCallKey } from '../../domain/judge/mbrExec';
 import { observedCalls } from '../../domain/episode/observedCalls';
-import { codeMatchSet } from '../../domain/judge/codeMatchInputs';
+import { codeMatchSet } from '../../domain/judge/codeMatch';
 import { resolveJudgeConfig } from '../../domain/judge/config';
 import { judgmentOf, type JudgmentInput } from '../../domain/judge/judgment';
 import { parseRunJudgeFields } from '../../db/runJudgeFields';
 import { neutraliseCandidateText } from '../../domain/judge/candidateText';
-import {
-  buildJudgeMessages,
-  DEFAULT_JUDGE_FORMAT,
-  DEFAULT_SAMPLES,
-  JUDGE_MAX_TOKENS,
-  judgeRetryPrompt,
-  parseJudgeReply,
-  type JudgeFormat,
-  type JudgeInput,
-} from '../../domain/judge/judgePrompt';
-import { contrastDetail, type ContrastMethod } from '../../domain/judge/contrast';
+import { DEFAULT_SAMPLES, type JudgeFormat, TOP_LOGPROBS } from '../../domain/judge/judgePrompt';
+import { judgeFormat, type JudgeAsk, type PlannedRequest, type ScoreCase } from '../../domain/judge/formats';
 import { contrastMethodFor, contrastScopeSchema } from './contrastMethod';
-import { hasAnswerToken, type ScoreDetail, scoreFromLogprobs, scoreFromSamples, TOP_LOGPROBS } from '../../domain/judge/scoreDistribution';
+import type { ScoreDetail } from '../../domain/judge/scoreDistribution';
 import type { TokenLogprob } from '../../domain/llm/tokenLogprobs';
 import type { ChatMessage } from '../../domain/llm/chatMessage';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeConfig, JudgeEpisodeInput, JudgeEpisodeResult, JudgePlan } from '../../domain/judge/types';
@@ -101,20 +92,19 @@ async function oneVerdict(
   callKey: string,
   messages: ChatMessage[],
   params: ModelParams,
-  format: JudgeFormat,
+  ask: JudgeAsk,
 ) {
   const first = await judgeChat(db, endpoints, model, methodId, callKey, messages, params);
   const firstText = first.message.content ?? first.message.refusal ?? '';
   const reply: JudgeReply = { text: firstText, logprobs: first.message.logprobs, tokensIn: first.tokensIn, tokensOut: first.tokensOut, costUsd: first.costUsd };
-  if (parseJudgeReply(firstText, format) !== null || (first.message.logprobs && hasAnswerToken(first.message.logprobs, format)))
-    return { reply, rationale: firstText };
+  if (ask.parse(firstText) !== null || (first.message.logprobs && ask.hasAnswer(first.message.logprobs))) return { reply, rationale: firstText };
   const retry = await judgeChat(
     db,
     endpoints,
     model,
     methodId,
     `${callKey}-retry`,
-    [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: judgeRetryPrompt(format) }],
+    [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: ask.retryPrompt }],
     withTokenLimit(params, 8),
   );
   const retryText = retry.message.content ?? retry.message.refusal ?? '';
@@ -130,88 +120,56 @@ async function oneVerdict(
   };
 }
 
-/**
- * A description's score by the judge model in a prompt format (judgePrompt.ts): the expectation over its
- * score token's distribution when the endpoint returns logprobs; otherwise the mean of `samples` sampled
- * verdicts (the first with the judge's params, the others with seeds 1..n-1, at temperature 1 where the params set one); unscorable
- * (score null) when no score token or parsable verdict is found. Benchmark judging and the judge card share it.
- */
-export async function scoreDescription(db: () => Db, endpoints: ModelEndpoints, req: ScoreRequest): Promise<DescriptionVerdict> {
-  const format = req.format ?? DEFAULT_JUDGE_FORMAT;
-  if (format !== 'contrast') return scoreInFormat(db, endpoints, req, format);
-  // Verify's question beside the method, then beside its contrast (the same candidate); contrast.ts combines them.
-  const own = await scoreInFormat(db, endpoints, req, 'verify');
-  const c = req.contrast ?? null;
-  const other = c ? await scoreInFormat(db, endpoints, contrastRequest(req, c), 'verify') : null;
-  return combineContrast(own, other, c?.methodId ?? null);
-}
-
-/** The contrast format's second request: the same candidate beside the contrast method. */
-export function contrastRequest(req: ScoreRequest, c: ContrastMethod): ScoreRequest {
-  return {
-    ...req,
-    methodId: c.methodId,
-    callKey: `${req.callKey}/contrast`,
-    input: { ...c.input, agentDescription: req.input.agentDescription },
-    format: 'verify',
-  };
-}
-
-/** The contrast verdict from the two verify verdicts: contrast.ts's score, both calls' tokens and cost. */
-export function combineContrast(own: DescriptionVerdict, other: DescriptionVerdict | null, contrastMethodId: string | null): DescriptionVerdict {
-  const unscored: ScoreDetail = { method: 'logprobs', format: 'verify', expected: null, argmax: null, unscorable: own.rationale.slice(0, 200) };
-  const detail = contrastDetail(own.scoreDetail ?? unscored, other ? (other.scoreDetail ?? unscored) : null, contrastMethodId);
-  return {
-    ...own,
-    score: detail.expected,
-    unparsable: detail.expected === null,
-    rationale: other ? `${own.rationale}\n\n[beside the contrast method ${contrastMethodId}]\n${other.rationale}` : own.rationale,
-    tokensIn: own.tokensIn + (other?.tokensIn ?? 0),
-    tokensOut: own.tokensOut + (other?.tokensOut ?? 0),
-    costUsd: own.costUsd + (other?.costUsd ?? 0),
-    scoreDetail: detail,
-  };
-}
-
-/** What scoreDescription scores: a description of a method; `contrast`, the method the contrast format also asks beside. */
+/** What scoreDescriptions scores: descriptions of one method, in one format, by one judge model. */
 export interface ScoreRequest {
   model: string;
-  methodId: string;
-  callKey: string;
-  input: JudgeInput;
   params: ModelParams | undefined;
   format?: JudgeFormat;
   samples?: number;
-  contrast?: ContrastMethod | null;
+  cases: ScoreCase[];
 }
 
-async function scoreInFormat(
-  db: () => Db,
-  endpoints: ModelEndpoints,
-  req: ScoreRequest,
-  format: Exclude<JudgeFormat, 'contrast'>,
-): Promise<DescriptionVerdict> {
-  const messages = buildJudgeMessages(req.input, format);
+/**
+ * Descriptions' scores by the judge model in a format (domain/judge/formats/): the format plans the requests,
+ * each is sent in turn (`afterEach` runs after each: the card's heartbeat), and the format combines their
+ * verdicts into one per description. Benchmark judging and the judge card share it.
+ */
+export async function scoreDescriptions(db: () => Db, endpoints: ModelEndpoints, req: ScoreRequest, afterEach = () => {}): Promise<DescriptionVerdict[]> {
+  const plan = judgeFormat(req.format).plan(req.cases);
+  const verdicts: DescriptionVerdict[] = [];
+  for (const r of plan.requests) {
+    verdicts.push(await askJudge(db, endpoints, req, r));
+    afterEach();
+  }
+  return plan.combine(verdicts);
+}
+
+/**
+ * One planned request's verdict: the expectation over its answer token's distribution when the endpoint
+ * returns logprobs; otherwise the mean of `samples` sampled verdicts (the first with the judge's params, the
+ * others with seeds 1..n-1, at temperature 1 where the params set one); unscorable (score null) when no
+ * answer token or parsable verdict is found.
+ */
+async function askJudge(db: () => Db, endpoints: ModelEndpoints, req: ScoreRequest, r: PlannedRequest): Promise<DescriptionVerdict> {
+  const { ask } = r;
+  const messages = ask.messages(r.input);
   // From what is sent (registry and run), so the token cap and the samples' temperature follow the endpoint's rules.
-  const params: ModelParams = { ...withTokenLimit(sentParams(req.model, req.params), JUDGE_MAX_TOKENS[format]), logprobs: true, top_logprobs: TOP_LOGPROBS };
-  const v0 = await oneVerdict(db, endpoints, req.model, req.methodId, req.callKey, messages, params, format);
+  const params: ModelParams = { ...withTokenLimit(sentParams(req.model, req.params), ask.maxTokens), logprobs: true, top_logprobs: TOP_LOGPROBS };
+  const v0 = await oneVerdict(db, endpoints, req.model, r.methodId, r.callKey, messages, params, ask);
   const replies = [v0.reply];
   let detail: ScoreDetail;
-  if (v0.reply.logprobs) detail = scoreFromLogprobs(v0.reply.logprobs, format);
+  if (v0.reply.logprobs) detail = ask.fromLogprobs(v0.reply.logprobs);
   else {
     const n = Math.max(1, req.samples ?? DEFAULT_SAMPLES);
     for (let i = 1; i < n; i++)
-      replies.push((await oneVerdict(db, endpoints, req.model, req.methodId, `${req.callKey}-sample${i}`, messages, sampleParams(params, i), format)).reply);
-    detail = scoreFromSamples(
-      replies.map((r) => parseJudgeReply(r.text, format)),
-      format,
-    );
+      replies.push((await oneVerdict(db, endpoints, req.model, r.methodId, `${r.callKey}-sample${i}`, messages, sampleParams(params, i), ask)).reply);
+    detail = ask.fromSamples(replies.map((x) => ask.parse(x.text)));
   }
-  const tokensIn = replies.reduce((a, r) => a + r.tokensIn, 0);
-  const tokensOut = replies.reduce((a, r) => a + r.tokensOut, 0);
-  const costUsd = replies.reduce((a, r) => a + r.costUsd, 0);
+  const tokensIn = replies.reduce((a, x) => a + x.tokensIn, 0);
+  const tokensOut = replies.reduce((a, x) => a + x.tokensOut, 0);
+  const costUsd = replies.reduce((a, x) => a + x.costUsd, 0);
   // What the prompt builder removed from the description (an appended score line, a fence tag).
-  const n = neutraliseCandidateText(req.input.agentDescription);
+  const n = neutraliseCandidateText(r.input.agentDescription);
   const neutralised = n.removedLines + n.removedTags > 0 ? { neutralised: { lines: n.removedLines, tags: n.removedTags } } : {};
   const score = detail.expected;
   return { score, unparsable: score === null, rationale: v0.rationale, tokensIn, tokensOut, costUsd, scoreDetail: detail, ...neutralised };
@@ -279,23 +237,28 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
     /** The description score: the judge model with the planned params; one retry when unparsable. */
     async judgeDescription(input: { episodeId: string; judgeModel: string; params?: ModelParams; format?: JudgeFormat }): Promise<DescriptionVerdict> {
       const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
-      const format = input.format ?? DEFAULT_JUDGE_FORMAT;
+      const besideAnother = judgeFormat(input.format).besideAnother;
       const scope = contrastScopeSchema.safeParse(runConfig);
-      return scoreDescription(db, endpoints, {
-        ...(format === 'contrast' ? { contrast: await contrastMethodFor(db(), m.id, scope.success ? scope.data : null) } : {}),
+      const [verdict] = await scoreDescriptions(db, endpoints, {
         model: input.judgeModel,
-        methodId: m.id,
-        // The retry's key is this plus `-retry` (`.../score-retry`, as before).
-        callKey: `judge/${e.id}/${input.judgeModel}/score`,
-        input: {
-          signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
-          code: m.code,
-          goldDescription: m.goldDescription,
-          agentDescription: e.finalDescription ?? '',
-        },
         params: input.params,
         ...(input.format ? { format: input.format } : {}),
+        cases: [
+          {
+            methodId: m.id,
+            // The retry's key is this plus `-retry` (`.../score-retry`, as before).
+            callKey: `judge/${e.id}/${input.judgeModel}/score`,
+            input: {
+              signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
+              code: m.code,
+              goldDescription: m.goldDescription,
+              agentDescription: e.finalDescription ?? '',
+            },
+            ...(besideAnother ? { contrast: await contrastMethodFor(db(), m.id, scope.success ? scope.data : null) } : {}),
+          },
+        ],
       });
+      return verdict!;
     },
 
     /** The coder model writes the function from the description alone. */

@@ -12,7 +12,7 @@ import { judgeCards } from '../../db/schema/judgeCards';
 import { getDatasetMethods } from '../../platform/dataset/store';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import type { Split } from '../../domain/dataset/split';
-import { codeMatchOf } from '../../domain/judge/codeMatch';
+import { codeMatchOf, codeMatchPlan, countedInputs, DEFAULT_HELDOUT } from '../../domain/judge/codeMatch';
 import { chooseByAgreement, coderSamplesOf } from '../../domain/judge/mbrExec';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {
@@ -26,22 +26,21 @@ import {
   type JudgeCardKey,
   type JudgeCardPlan,
 } from '../../domain/judge/card';
-import { buildCardItems, codedRungs, contradictionPair, pickCardMethods, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
+import { buildCardItems, codedRungs, contradictionPair, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
 import { buildJudgeCard } from '../../domain/judge/cardSummary';
-import { codeMatchPlan, countedInputs } from '../../domain/judge/codeMatchInputs';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
-import { DEFAULT_HELDOUT } from '../../domain/judge/heldoutInputs';
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
+import { judgeFormat, type ScoreCase } from '../../domain/judge/formats';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { CallResult } from '../../domain/sandbox/schemas';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { callingWorkflowId } from '../common/workflowContext';
 import { activityChatDeps } from '../llm/activity';
 import { chat } from '../llm/chat';
-import { requestHash } from '../llm/requestHash';
-import { combineContrast, contrastRequest, scoreDescription, sentParams, writeCode, type ScoreRequest } from './activities';
+import { requestHash } from '../../domain/common/hash';
+import { scoreDescriptions, sentParams, writeCode } from './activities';
 import { contrastMethodById, splitContrastOrder } from './contrastMethod';
-import { contrastMethodId } from '../../domain/judge/contrast';
+import { contrastMethodId, roundRobinBySource, type ContrastMethod } from '../../domain/judge/formats/contrast';
 import type { DescriptionVerdict } from '../../domain/judge/types';
 import { heartbeat } from '@temporalio/activity';
 
@@ -64,10 +63,9 @@ function keyOf(
   };
 }
 
-/** The judge request of one card rung: the benchmark's prompt, the method's own gold as reference. */
-function cardScoreRequest(m: MethodRow, item: CardItem, rung: CardRung, model: string, params: Record<string, unknown>, format?: JudgeFormat): ScoreRequest {
+/** The description one card rung scores: the benchmark's prompt, the method's own gold as reference. */
+function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: string, contrast: ContrastMethod | null): ScoreCase {
   return {
-    model,
     methodId: m.id,
     callKey: `card/${m.id}/${model}/${rungKey(item, rung)}`,
     input: {
@@ -76,8 +74,7 @@ function cardScoreRequest(m: MethodRow, item: CardItem, rung: CardRung, model: s
       goldDescription: m.goldDescription,
       agentDescription: item.descriptions[rung] ?? '',
     },
-    params,
-    ...(format ? { format } : {}),
+    contrast,
   };
 }
 
@@ -149,7 +146,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       );
       const usable = all.filter((m) => goldOrReference(m, refs) !== null);
       const skip = input.skip ?? 0;
-      const picked = pickCardMethods(usable, skip + input.methods)
+      const picked = roundRobinBySource(usable, skip + input.methods)
         .slice(skip)
         .map((m) => m.id);
       if (picked.length < 2)
@@ -200,8 +197,8 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
 
     /**
      * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
-     * prefix in the server's cache. The contrast format asks every rung beside the contrast method, then
-     * every rung beside the method, and combines each pair (contrast.ts).
+     * prefix in the server's cache, in the order the format plans them (domain/judge/formats/; the contrast
+     * format: every rung beside the contrast method, then every rung beside the method).
      */
     async scoreCardRungs(input: {
       methodIds: string[];
@@ -214,22 +211,13 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const format = input.format ?? DEFAULT_JUDGE_FORMAT;
-      const request = (rung: CardRung) => cardScoreRequest(m, item, rung, input.judgeModel, input.params, format === 'contrast' ? 'verify' : format);
-      const inTurn = async (reqs: ScoreRequest[]) => {
-        const out: DescriptionVerdict[] = [];
-        for (const r of reqs) {
-          out.push(await scoreDescription(db, endpoints, r));
-          heartbeat();
-        }
-        return out;
-      };
-      // Beside the contrast method first: it is the method the judge scored just before (the card's order,
-      // one method at a time), whose prefix the server still holds; then beside this method, whose prefix
-      // the next method's contrast requests reuse.
-      const c = format === 'contrast' && input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
-      const other = c ? await inTurn(input.rungs.map((rung) => contrastRequest(request(rung), c))) : null;
-      const own = await inTurn(input.rungs.map(request));
-      const verdicts = format === 'contrast' ? own.map((v, i) => combineContrast(v, other ? other[i]! : null, c?.methodId ?? null)) : own;
+      const c = judgeFormat(format).besideAnother && input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
+      const verdicts = await scoreDescriptions(
+        db,
+        endpoints,
+        { model: input.judgeModel, params: input.params, format, cases: input.rungs.map((rung) => cardScoreCase(m, item, rung, input.judgeModel, c)) },
+        heartbeat,
+      );
       return verdicts.map((v, i) => rungScore(input.rungs[i]!, v));
     },
 

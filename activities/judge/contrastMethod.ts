@@ -1,4 +1,4 @@
-// Which method the contrast format also judges a description beside (domain/judge/contrast.ts): the one
+// Which method the contrast format also judges a description beside (domain/judge/formats/contrast.ts): the one
 // before it in its data set split's contrast order. The benchmark's judge and the judge card read it here,
 // so a description of a method is scored against the same contrast wherever it is judged.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client';
 import { datasetMethods, datasets, methods } from '../../db/schema/datasets';
 import { referenceDescriptions } from '../../db/schema/descriptions';
-import { contrastMethodId, contrastOrder, type ContrastMethod } from '../../domain/judge/contrast';
+import { contrastMethodId, contrastOrder, type ContrastMethod } from '../../domain/judge/formats/contrast';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { acceptedReferenceDescriptions, goldOrReference, type ReferenceDescription } from '../../platform/dataset/referenceDescriptions';
 

@@ -11,17 +11,23 @@ import type { ModelParams } from '../../domain/llm/modelParams';
 import type { Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { llmCalls } from '../../db/schema/llm';
-import { storedCompletionSchema } from '../../domain/llm/storedCall';
 import { redactKnown } from '../../config/redact';
 import { acquireSlot } from './concurrency';
-import { LLM_ERROR_TYPES, toFailure } from './errors';
+import { LLM_ERROR_TYPES, REFUSED_RETRY_MS, staysRefused, toFailure } from './errors';
 import { type ChatSubject, mockExtras, NO_EXTRAS } from '../../platform/models/mock/seam';
-import { requestHash } from './requestHash';
 import { requestParams } from '../../domain/llm/requestParams';
-import { IDEMPOTENCY_HEADER, recordReply, recordSend, recordSendError } from './ledger';
+import { IDEMPOTENCY_HEADER, type RecordedSend, recordReply, recordSend, recordSendError } from './ledger';
+import { isLoopbackUrl, sendFailureOf } from '../../domain/llm/sendFailure';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type TokenLogprob, tokenLogprobSchema } from '../../domain/llm/tokenLogprobs';
+import { requestHash } from '../../domain/common/hash';
+import { documentSchema } from '../../domain/common/jsonDocument';
+
+// llm_calls.response as stored: the provider's chat completion, checked at what the cache reads back.
+const storedCompletionSchema = documentSchema<ChatCompletion>({
+  choices: z.array(z.looseObject({ message: z.looseObject({}) })),
+});
 
 export interface ChatRequest {
   /** A model name from the registry (config/models.ts). */
@@ -113,6 +119,24 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
     },
     finishReason: choice?.finish_reason ?? null,
   };
+}
+
+/**
+ * Why an endpoint can never be reached, or null: one the HTTP client will not connect to (a blocked port, an
+ * unknown scheme, a URL that does not parse), any provider; or, for an API endpoint of the registry (provider
+ * `openai`) on this machine, a port still refused after a few quick tries (staysRefused): no server of the
+ * project's will start there. The project's own servers (mock, local, vLLM) are restarted, so a refusal from
+ * them stays an outage, waited out.
+ */
+async function neverReachable(spec: ModelSpec, endpoint: Endpoint, err: unknown, signal?: AbortSignal): Promise<string | null> {
+  const f = sendFailureOf(err);
+  const fix = `fix the baseUrl of model ${spec.name} in the models file (pau.models.json or PAU_MODELS_FILE; docs/models.md)`;
+  if (f?.kind === 'neverConnects') return `model ${spec.name}: its endpoint ${endpoint.baseURL} can never be reached: ${f.reason}; ${fix}`;
+  if (f?.kind !== 'notSent' || !f.refused || spec.provider !== 'openai' || !isLoopbackUrl(endpoint.baseURL)) return null;
+  if (!(await staysRefused(endpoint.baseURL, signal))) return null;
+  const tries = REFUSED_RETRY_MS.length + 1;
+  const seconds = REFUSED_RETRY_MS.reduce((a, b) => a + b, 0) / 1000;
+  return `model ${spec.name}: nothing listens at ${endpoint.baseURL} (connection refused ${tries} times over ${seconds} s); start its server, or ${fix}`;
 }
 
 /** Nothing listens at the endpoint (as opposed to a timeout or a reset mid-request). */
@@ -208,9 +232,9 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   // The key travels in a header, never in the body; should a body or an answer hold it anyway (a key
   // pasted into params, a proxy echoing it), it is replaced before anything is stored.
   const request = withoutKey(body, endpoint.apiKey);
-  let sendKey: string;
+  let send: RecordedSend;
   try {
-    sendKey = await recordSend(db, { requestHash: hash, model: spec.name, request, callKey: req.callKey });
+    send = await recordSend(db, { requestHash: hash, model: spec.name, request, callKey: req.callKey });
   } catch (err) {
     await slot.release();
     throw err;
@@ -227,13 +251,16 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
       {
         // The SDK's own idempotencyKey option is inert for this client (no idempotency header configured),
         // so the header is set directly.
-        headers: { ...extras.headers, [IDEMPOTENCY_HEADER]: sendKey },
+        headers: { ...extras.headers, [IDEMPOTENCY_HEADER]: send.key },
         ...(call ? { signal: call.signal } : {}),
       },
     )) as ChatCompletion;
   } catch (err) {
     deps.endpoints.lost(spec);
-    await recordSendError(db, hash, err, toFailure(err, spec.name, [endpoint.apiKey]).message).catch(() => undefined);
+    await recordSendError(db, { requestHash: hash, previous: send.previous }, err, toFailure(err, spec.name, [endpoint.apiKey]).message).catch(() => undefined);
+    // An endpoint that can never be reached fails now, non-retryably, saying why (not an outage waited out for hours).
+    const unreachable = await neverReachable(spec, endpoint, err, deps.signal);
+    if (unreachable) throw ApplicationFailure.nonRetryable(redactKnown(unreachable, [endpoint.apiKey]), LLM_ERROR_TYPES.unreachable);
     // Retryable like any provider outage (the episode waits for it, saying so): a stack whose mock server
     // restarts continues by itself; the message says how to start one.
     if (spec.provider === 'mock' && isConnectionRefused(err)) {

@@ -13,7 +13,8 @@ import { episodes, runs } from '../../db/schema/runs';
 import { acceptedReferenceDescriptions, goldOrReference } from '../../platform/dataset/referenceDescriptions';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
-import { criticParams, criticPromptVersion, DEFAULT_CRITIC_FORMAT, type CriticFormat } from '../../domain/training/criticPrompt';
+import { DEFAULT_CRITIC_FORMAT, type CriticFormat } from '../../domain/training/criticPrompt';
+import { criticFormat } from '../../domain/training/criticFormats';
 import { rateCriticStep } from './criticRating';
 import {
   buildCriticCard,
@@ -35,7 +36,7 @@ import { callsBefore, explorationSteps, isRated, type ExplorationStep } from '..
 import { callingWorkflowId, currentActivity } from '../common/workflowContext';
 import { loadSteps } from '../episode/steps';
 import { activityChatDeps } from '../llm/activity';
-import { requestHash } from '../llm/requestHash';
+import { requestHash } from '../../domain/common/hash';
 import { criticMethodContext } from './grpo';
 
 /** The card's identity: a hash of (critic, the params sent, prompt version, dataset split, run). */
@@ -74,8 +75,8 @@ export function createCriticCardActivities(db: () => Db, endpoints: ModelEndpoin
       const skip = input.skip ?? 0;
       const key: CriticCardKey = {
         criticModel: input.criticModel,
-        criticParams: criticParams(format),
-        promptVersion: criticPromptVersion(format),
+        criticParams: { ...criticFormat(format).params },
+        promptVersion: criticFormat(format).promptVersion,
         dataset,
         split,
         runId: input.runId ?? null,

@@ -11,9 +11,8 @@ import { compareRuns } from '../../domain/report/runComparison';
 import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
-import { judgeCardStatus } from './judgeCards';
+import { runJudgeCard } from './judgeCards';
 import { ReportError } from '../../domain/report/reportError';
-import { coderModelOf, type RunJudgeFields } from '../../domain/judge/config';
 import { parseRunConfig } from '../runDocuments';
 
 export interface ReportOptions {
@@ -62,19 +61,10 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     toolCallSources,
   };
   // The judge fields decide which judge card qualifies the scores; the dataset and split, which calibration is shown.
-  const rc: RunJudgeFields & { dataset?: string; split?: string } =
-    run.kind === 'benchmark' || run.kind === 'grpo' ? parseRunConfig(run.kind, run.config, run.id) : {};
-  if (judgeModel && rc.dataset) {
-    doc.judgeCard = await judgeCardStatus(db, {
-      judgeModel,
-      coderModel: coderModelOf(rc, judgeModel),
-      dataset: rc.dataset,
-      ...(rc.judge?.judgeParams ? { judgeParams: rc.judge.judgeParams } : {}),
-      ...(rc.judge?.coderParams ? { coderParams: rc.judge.coderParams } : {}),
-      ...(rc.judge?.format ? { format: rc.judge.format } : {}),
-      ...(rc.judge?.coderSamples ? { coderSamples: rc.judge.coderSamples } : {}),
-      forced: rc.allowUnqualifiedJudge === true,
-    });
+  const rc: { dataset?: string; split?: string } = run.kind === 'benchmark' || run.kind === 'grpo' ? parseRunConfig(run.kind, run.config, run.id) : {};
+  if (judgeModel) {
+    const card = await runJudgeCard(db, run, judgeModel);
+    if (card) doc.judgeCard = card;
   }
   if (rc.dataset && rc.split) doc.calibration = { dataset: rc.dataset, split: rc.split, latest: (await latestCalibration(db, rc.dataset, rc.split)) ?? null };
   if (opts.compare) {
@@ -85,7 +75,15 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     const cj = judgeModel && otherJudges.includes(judgeModel) ? judgeModel : (otherJudges[0] ?? null);
     const prevRows = await loadEpisodeRows(db, opts.compare, cj);
     const prev = summarize(prevRows, opts.bootstrap);
-    doc.compare = { runId: opts.compare, judgeModel: cj, deltas: compareSummaries(summary, prev), comparison: compareRuns(episodes, prevRows, opts.bootstrap) };
+    // Its own judge card decides what of it the comparison may show, as in its own report.
+    const otherCard = cj ? await runJudgeCard(db, other, cj) : undefined;
+    doc.compare = {
+      runId: opts.compare,
+      judgeModel: cj,
+      ...(otherCard ? { judgeCard: otherCard } : {}),
+      deltas: compareSummaries(summary, prev),
+      comparison: compareRuns(episodes, prevRows, opts.bootstrap),
+    };
     if (cj !== judgeModel) notes.push(`The compared run was judged by ${cj ?? 'nobody'}, this one by ${judgeModel ?? 'nobody'}: deltas mix judges.`);
   }
   return doc;

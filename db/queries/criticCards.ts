@@ -3,7 +3,8 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
 import { criticCards } from '../schema/criticCards';
-import { criticParams, criticPromptVersion, type CriticFormat } from '../../domain/training/criticPrompt';
+import type { CriticFormat } from '../../domain/training/criticPrompt';
+import { criticFormat } from '../../domain/training/criticFormats';
 import { criticCardCommand, failedCriticChecks, type CriticCard, type CriticCardStatus } from '../../domain/training/criticCard';
 
 /** The newest completed card of (critic, its format's params and prompt version, dataset), any split and any run. */
@@ -15,9 +16,9 @@ export async function latestCriticCard(db: Db, q: { criticModel: string; dataset
       and(
         eq(criticCards.criticModel, q.criticModel),
         eq(criticCards.dataset, q.dataset),
-        eq(criticCards.promptVersion, criticPromptVersion(q.format)),
+        eq(criticCards.promptVersion, criticFormat(q.format).promptVersion),
         eq(criticCards.status, 'completed'),
-        sql`${criticCards.criticParams} = ${JSON.stringify(criticParams(q.format))}::jsonb`,
+        sql`${criticCards.criticParams} = ${JSON.stringify(criticFormat(q.format).params)}::jsonb`,
       ),
     )
     .orderBy(desc(criticCards.finishedAt))

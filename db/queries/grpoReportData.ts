@@ -9,6 +9,7 @@ import { loadRolloutRows } from './rolloutRows';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import type { GrpoConfig, GrpoEpochFigures } from '../../domain/training/grpo';
 import { criticCardStatus } from './criticCards';
+import { runJudgeCard } from './judgeCards';
 import { bestAndWorstGroups, type GrpoGroupExample, type GrpoReportInput, type GrpoRunComparison } from '../../domain/trainingReport/grpoReport';
 import { grpoEvalPaired } from '../../domain/training/grpoEval';
 import { explorationSteps } from '../../domain/training/grpoRollouts';
@@ -132,6 +133,8 @@ export async function loadGrpoReport(db: Db, runId: string, compare: readonly st
   for (const g of bestAndWorstGroups(run.epochs)) examples.push(await groupExample(db, run, g));
   const { comparisons, notes } = await compareRuns(db, run, compare);
   const criticCard = await criticCardStatus(db, { criticModel: run.config.critic, dataset: run.config.dataset, format: run.config.criticFormat ?? 'rubric' });
+  // The validation runs are judged by the run's judge with its judge fields: its card decides what they show.
+  const judgeCard = await runJudgeCard(db, { id: runId, kind: 'grpo', config: run.config }, run.config.judgeModel);
   return {
     runId,
     status: run.status,
@@ -141,5 +144,6 @@ export async function loadGrpoReport(db: Db, runId: string, compare: readonly st
     generatedAt: new Date().toISOString(),
     ...(compare.length > 0 ? { comparisons, comparisonNotes: notes } : {}),
     criticCard,
+    ...(judgeCard ? { judgeCard } : {}),
   };
 }

@@ -9,6 +9,8 @@ import { judgePromptVersion, type JudgeCard, type JudgeCardStatus } from '../../
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { requestParams } from '../../domain/llm/requestParams';
 import { coderSamplesOf } from '../../domain/judge/mbrExec';
+import { coderModelOf, type RunJudgeFields } from '../../domain/judge/config';
+import { parseRunConfig } from '../runDocuments';
 
 /** The params a registry model is sent with: the key a card is stored under. Throws ModelConfigError off the registry. */
 function sentParams(model: string, overrides: ModelParams | undefined): ModelParams {
@@ -78,4 +80,24 @@ export async function judgeCardStatus(
   // Scores need a qualified judge; code match additionally needs card.coderQualified (reports check it).
   if (card.judgeQualified) return { status: 'qualified', card };
   return { status: 'unqualified', card, failed: card.checks.filter((c) => !c.pass).map((c) => `${c.name} (${c.applies})`), forced };
+}
+
+/**
+ * The card status of `judgeModel` judging a stored run, with the run's judge fields (code writer, params,
+ * format, forced): what its report, a comparison with it and a training report that cites it all read.
+ * Undefined for a run whose config names no dataset (no card can be looked up).
+ */
+export async function runJudgeCard(db: Db, run: { id: string; kind: string; config: unknown }, judgeModel: string): Promise<JudgeCardStatus | undefined> {
+  const rc: RunJudgeFields & { dataset?: string } = run.kind === 'benchmark' || run.kind === 'grpo' ? parseRunConfig(run.kind, run.config, run.id) : {};
+  if (!rc.dataset) return undefined;
+  return judgeCardStatus(db, {
+    judgeModel,
+    coderModel: coderModelOf(rc, judgeModel),
+    dataset: rc.dataset,
+    ...(rc.judge?.judgeParams ? { judgeParams: rc.judge.judgeParams } : {}),
+    ...(rc.judge?.coderParams ? { coderParams: rc.judge.coderParams } : {}),
+    ...(rc.judge?.format ? { format: rc.judge.format } : {}),
+    ...(rc.judge?.coderSamples ? { coderSamples: rc.judge.coderSamples } : {}),
+    forced: rc.allowUnqualifiedJudge === true,
+  });
 }

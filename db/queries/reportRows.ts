@@ -79,8 +79,9 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
       unparsable: (j?.unparsable ?? 0) > 0,
       codeMatch: j?.codeMatch ?? null,
       codeMatchUnobserved: diagnostics?.codeMatchUnobserved ?? null,
-      statementCoverage: j?.statementCoverage ?? null,
-      branchCoverage: j?.branchCoverage ?? null,
+      // The judgment's coverage, else the episode's own (measured when its run has no judge).
+      statementCoverage: j?.statementCoverage ?? e.statementCoverage ?? null,
+      branchCoverage: j?.branchCoverage ?? e.branchCoverage ?? null,
       diagnostics,
       callsMade: e.callsMade,
       inContextK: e.inContextK,

@@ -55,6 +55,12 @@ export const episodes = pgTable(
     endReason: text('end_reason'),
     error: text('error'),
     callsMade: integer('calls_made').notNull().default(0),
+    /**
+     * Coverage of the original by the observed inputs, measured at the end of an episode of a run with no
+     * judge (a judged episode's is its judgment's): null when not measured.
+     */
+    statementCoverage: doublePrecision('statement_coverage'),
+    branchCoverage: doublePrecision('branch_coverage'),
     /** In-context only: how many examples the agent was shown (k), and where they came from
      * (`generated`: budget-matched, domain/inputs/generator.ts; `probe`: the first k probe inputs). */
     inContextK: integer('in_context_k'),

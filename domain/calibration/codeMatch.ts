@@ -1,7 +1,6 @@
 // The calibration suite's baselines scored like code match (domain/judge/codeMatch.ts): the constant
 // functions to try and the lookup table of the observed inputs. Pure code.
-import { codeMatchOf } from '../judge/codeMatch';
-import { unobservedInputs } from '../judge/codeMatchInputs';
+import { codeMatchOf, unobservedInputs } from '../judge/codeMatch';
 import type { EqualityOptions } from '../judge/outcomeEquality';
 import type { Outcome } from '../sandbox/schemas';
 

@@ -3,7 +3,7 @@
 // activities, the workflows and the CLI (workflows import these as types only).
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
-import type { CodeMatchPlan } from '../judge/codeMatchInputs';
+import type { CodeMatchPlan } from '../judge/codeMatch';
 import type { CallResult } from '../sandbox/schemas';
 
 export interface CalibrationConfig {

@@ -38,3 +38,9 @@ export function canonicalJson(value: unknown): string {
 export function sha256Hex(text: string): string {
   return bytesToHex(sha256(utf8ToBytes(text)));
 }
+
+/** The cache key of a model request: the SHA-256 of its canonical JSON (keys sorted), so the same request
+ * always hashes the same whatever order its fields were built in. */
+export function requestHash(parts: unknown): string {
+  return sha256Hex(canonicalJson(parts));
+}

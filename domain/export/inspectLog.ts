@@ -214,7 +214,7 @@ const SCORER_METRIC: Partial<Record<ScorerName, Metric>> = {
 
 /** A run's logs, one per (model, setting) that has episodes; deterministic (the same run gives the same files). */
 export function inspectLogs(input: InspectExportInput): InspectLogFile[] {
-  const view = reportView(input.judgeCard);
+  const view = reportView(input);
   const keys = [...new Set(input.episodes.map((e) => `${e.row.model}\u0000${e.row.setting}`))].sort();
   return keys.map((key) => {
     const [model, setting] = key.split('\u0000') as [string, string];
@@ -360,7 +360,7 @@ export function sampleScores(e: Pick<ExportEpisode, 'row' | 'rationale'>, view: 
   const r = e.row;
   const out: Record<string, InspectScore> = {};
   const withheld = (why: string | null): InspectScore => ({ value: WITHHELD, explanation: why ?? 'withheld by the judge card' });
-  if (r.judged) {
+  if (r.judged && view.judged) {
     const meta = { judge_model: judgeModel };
     if (!view.scores) out.judge = { ...withheld(view.withheld), metadata: meta };
     else if (r.unparsable || r.score === null) out.judge = { value: 'unparsable', explanation: 'the judge answer could not be parsed', metadata: meta };
@@ -376,9 +376,10 @@ export function sampleScores(e: Pick<ExportEpisode, 'row' | 'rationale'>, view: 
         value: r.codeMatchUnobserved,
         metadata: { code_match_all_inputs: r.codeMatch, ...(r.diagnostics?.heldout ? { heldout: r.diagnostics.heldout } : {}) },
       };
-    if (r.statementCoverage !== null) out.statement_coverage = { value: r.statementCoverage };
-    if (r.branchCoverage !== null) out.branch_coverage = { value: r.branchCoverage };
   }
+  // Coverage needs no judge: shown wherever it was measured (by the judge step, or the episode's own when none).
+  if (r.statementCoverage !== null) out.statement_coverage = { value: r.statementCoverage };
+  if (r.branchCoverage !== null) out.branch_coverage = { value: r.branchCoverage };
   out.calls = { value: r.callsMade };
   out.end_reason = { value: r.endReason ?? r.status };
   return out;
@@ -394,6 +395,8 @@ function evalScore(
 ): z.infer<typeof evalScoreSchema>[] {
   const scored = samples.filter((s) => s.scores[name] !== undefined).length;
   const base = { name, scorer: name, scored_samples: scored, unscored_samples: samples.length - scored, params: {} };
+  // No judge, no score row: the judge's scorers are left out of the results, not shown as withheld.
+  if (!view.judged && (name === 'judge' || name === 'code_match_unseen')) return [];
   const gated = (name === 'judge' && !view.scores) || (name === 'code_match_unseen' && !view.codeMatch);
   if (gated) return [{ ...base, metrics: {}, metadata: { withheld: view.withheld } }];
   if (name === 'calls') {

@@ -8,7 +8,7 @@ import type { JudgeFormat } from './judgePrompt';
 /** Bump when the judge's or the coder's prompt changes: a card measured on other prompts does not qualify. */
 export const JUDGE_PROMPT_VERSION = 'judge-v4';
 
-/** The prompt version a card is stored under: the prompts' version and the judge's format (judgePrompt.ts). */
+/** The prompt version a card is stored under: the prompts' version and the judge's format (domain/judge/formats/). */
 /**
  * The version a card is keyed by: the judge's prompts and format, and the code writer's procedure when it
  * samples k > 1 programs per description (MBR-exec, domain/judge/mbrExec.ts), which changes every code match.

@@ -163,34 +163,6 @@ export function codedRungs(rungs: readonly CardRung[], codeAllRungs = false): Ca
   return ALL_CODED_RUNGS.filter((r) => coded.includes(r) && rungs.includes(r));
 }
 
-/**
- * The card's methods: up to `n`, taken round-robin over sources in their dataset order, so every source
- * with a reference description is represented (CruxEval only through accepted reference descriptions).
- */
-export function pickCardMethods<T extends { id: string; source: string }>(candidates: readonly T[], n: number): T[] {
-  const bySource = new Map<string, T[]>();
-  for (const c of candidates) {
-    const list = bySource.get(c.source);
-    if (list) list.push(c);
-    else bySource.set(c.source, [c]);
-  }
-  const queues = [...bySource.keys()].sort().map((k) => bySource.get(k)!);
-  const out: T[] = [];
-  for (let round = 0; out.length < n; round++) {
-    let took = false;
-    for (const q of queues) {
-      if (out.length >= n) break;
-      const c = q[round];
-      if (c) {
-        out.push(c);
-        took = true;
-      }
-    }
-    if (!took) break;
-  }
-  return out;
-}
-
 /** A value different from an observed repr (a number plus one, a string changed, else None / 0). */
 export function otherValue(repr: string): string {
   const t = repr.trim();

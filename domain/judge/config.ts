@@ -5,7 +5,7 @@ import { judgeFormatOf } from './judgePrompt';
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
 import { DEFAULT_UNDER_EXPLORED } from './diagnostics';
-import { DEFAULT_HELDOUT } from './heldoutInputs';
+import { DEFAULT_HELDOUT } from './codeMatch';
 import { DEFAULT_EQUALITY } from './outcomeEquality';
 import { coderSamplesOf } from './mbrExec';
 import type { SelfJudgePair } from './selfJudge';

@@ -102,8 +102,3 @@ export interface ContradictionResult {
   tokensOut: number;
   costUsd: number;
 }
-
-/** What the judgment stores (diagnostics.contradiction): the verdict, the cited observations, the reason. */
-export function contradictionRecord(r: ContradictionResult) {
-  return { verdict: r.verdict, cited: r.cited, observations: r.observations, rationale: r.rationale.slice(0, 4000) };
-}

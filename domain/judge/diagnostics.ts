@@ -1,12 +1,12 @@
-// Per-episode diagnostics: how the agent explored, and whether its final hypothesis contradicts what it
-// had already seen (the paper's main failure: 43.3% of failures). Pure code, no I/O.
+// Per-episode diagnostics: how the agent explored, whether its final hypothesis contradicts what it had
+// already seen (the paper's main failure: 43.3% of failures), why code written from it could not run, and
+// where that code and the original disagree. Pure code, no I/O.
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
-import { isAgentError } from '../episode/observation';
+import { isAgentError, observationText } from '../episode/observation';
 import type { ObservedCall } from '../episode/observedCalls';
-import type { Outcome } from '../sandbox/schemas';
-import { isLimit, isSandboxFault } from '../sandbox/errorTypes';
-import type { CodeFailure } from './codeFailure';
+import type { CallResult, ErrorInfo, Outcome } from '../sandbox/schemas';
+import { isLimit, isSandboxFault, SANDBOX_ERROR } from '../sandbox/errorTypes';
 import { outcomesEqual, type EqualityOptions } from './outcomeEquality';
 
 export { isAgentError };
@@ -148,3 +148,59 @@ export const episodeDiagnosticsSchema = documentSchema<Partial<EpisodeDiagnostic
   contradictsObserved: z.boolean().nullable().optional(),
   heldout: z.looseObject({ given: z.number(), generated: z.number(), counted: z.number() }).optional(),
 });
+
+// Why code written from a description could not be run at all: it does not compile, or it defines no
+// function of the method's name. Such code scores code match 0 with this reason recorded (issue 12 point 3);
+// before, a compile error failed the judge workflow and the episode vanished from every metric.
+export const CODE_FAILURES = ['does-not-compile', 'no-entry-point'] as const;
+export type CodeFailureKind = (typeof CODE_FAILURES)[number];
+
+export interface CodeFailure {
+  kind: CodeFailureKind;
+  /** The sandbox's error, e.g. `SyntaxError: invalid syntax (line 3)`. */
+  message: string;
+}
+
+/** The failure of the candidate code on its batch, or null when it ran (whatever its outcomes). */
+export function codeFailure(sourceError: ErrorInfo | null | undefined, results: readonly CallResult[]): CodeFailure | null {
+  if (sourceError) return { kind: 'does-not-compile', message: `${sourceError.type}: ${sourceError.message}` };
+  const first = results[0];
+  if (first && !first.ok && first.error.type === SANDBOX_ERROR.entryNotFound && results.every((r) => !r.ok && r.error.type === SANDBOX_ERROR.entryNotFound)) {
+    return { kind: 'no-entry-point', message: `${first.error.type}: ${first.error.message}` };
+  }
+  return null;
+}
+
+// The held-out inputs on which the code written from the description and the original disagree, as a
+// person reads them (input, what the original gave, what the generated code gave), for the episode's
+// transcript. Capped: a transcript shows examples, not every input.
+export interface HeldoutDisagreement {
+  /** The call's arguments (Python literals). */
+  input: string;
+  /** The original's outcome: the repr, or "ExceptionType: message". */
+  expected: string;
+  /** The generated code's outcome; `(no code)` when the coder wrote none. */
+  got: string;
+}
+
+export const MAX_DISAGREEMENTS = 10;
+
+/** `counted` are the indices of `inputs` that count for code match (the others are not compared). */
+export function heldoutDisagreements(
+  inputs: readonly string[],
+  original: readonly CallResult[],
+  candidate: readonly CallResult[] | null,
+  counted: readonly number[],
+  equality: EqualityOptions,
+  max = MAX_DISAGREEMENTS,
+): HeldoutDisagreement[] {
+  const out: HeldoutDisagreement[] = [];
+  for (const i of counted) {
+    if (out.length >= max) break;
+    const o = original[i];
+    const c = candidate?.[i];
+    if (!o || (c && outcomesEqual(o, c, equality))) continue;
+    out.push({ input: inputs[i] ?? '', expected: observationText(o), got: candidate === null ? '(no code)' : c ? observationText(c) : '(no result)' });
+  }
+  return out;
+}

@@ -5,12 +5,9 @@
 // (activities/judge/activities.ts recordJudgment loads the observations and stores the row).
 import type { CallResult, Coverage, ErrorInfo } from '../sandbox/schemas';
 import type { ObservedCall } from '../episode/observedCalls';
-import { codeFailure } from './codeFailure';
-import { codeMatchOf } from './codeMatch';
-import { countedInputs, unobservedInputs } from './codeMatchInputs';
-import { contradictionRecord, type ContradictionResult } from './contradictionPrompt';
-import { contradictions, explorationCounts, goldControl, underExplored, type EpisodeDiagnostics } from './diagnostics';
-import { heldoutDisagreements } from './disagreements';
+import { codeFailure, contradictions, type EpisodeDiagnostics, explorationCounts, goldControl, heldoutDisagreements, underExplored } from './diagnostics';
+import { codeMatchOf, countedInputs, unobservedInputs } from './codeMatch';
+import type { ContradictionResult } from './contradictionPrompt';
 import { chooseByAgreement } from './mbrExec';
 import type { ScoreDetail } from './scoreDistribution';
 import type { DescriptionVerdict, GeneratedCode, GoldCode, JudgeEpisodeResult, JudgePlan } from './types';
@@ -93,6 +90,11 @@ export function coverageShares(coverage: Coverage | null, observedCount: number)
   const statementCoverage = lines && lines.total > 0 ? lines.hit / lines.total : null;
   const branchCoverage = branches ? (branches.total > 0 ? branches.hit / branches.total : statementCoverage) : null;
   return { statementCoverage, branchCoverage };
+}
+
+/** What the judgment stores of the classifier's answer (diagnostics.contradiction): the verdict, the cited observations, the reason. */
+export function contradictionRecord(r: ContradictionResult) {
+  return { verdict: r.verdict, cited: r.cited, observations: r.observations, rationale: r.rationale.slice(0, 4000) };
 }
 
 /** The judge's tokens and dollars for the episode: the verdict, the code, the classifier and the gold control. */

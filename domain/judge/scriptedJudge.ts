@@ -14,7 +14,9 @@
 import type { RequestMessage } from '../llm/chatMessage';
 import { fnv1a } from '../common/hash';
 import { CODER_SYSTEM } from './coderPrompt';
-import { JUDGE_SYSTEM, readBlock, VERIFY_SYSTEM } from './judgePrompt';
+import { readBlock } from './judgePrompt';
+import { JUDGE_SYSTEM } from './formats/rationale';
+import { VERIFY_SYSTEM } from './formats/verify';
 import { CONTRADICTION_SYSTEM } from './contradictionPrompt';
 import { scriptedContradictionVerdict } from './scriptedContradiction';
 

@@ -1,7 +1,7 @@
 // Types shared by the judge activities and workflows (workflows import these as types only).
 import type { ModelParams } from '../llm/modelParams';
 import type { EqualityOptions } from './outcomeEquality';
-import type { HeldoutOptions } from './heldoutInputs';
+import type { HeldoutOptions } from './codeMatch';
 import type { JudgeFormat } from './judgePrompt';
 import type { ScoreDetail } from './scoreDistribution';
 
@@ -23,7 +23,7 @@ export interface JudgeConfig {
   underExploredThreshold: number;
   /** Per-call result size cap for judging batches (keeps workflow payloads small). */
   resultBytes: number;
-  /** The judge's prompt format (judgePrompt.ts); absent in configs from before formats: the default. */
+  /** The judge's prompt format (domain/judge/formats/); absent in configs from before formats: the default. */
   format?: JudgeFormat;
   /** Programs the coder writes per description, MBR-exec keeping one (mbrExec.ts); absent in configs from before it: one. */
   coderSamples?: number;

@@ -2,7 +2,7 @@
 // card comes first; without a qualified judge there is no score headline (domain/report/judgeCardView.ts).
 import type { ReportDocument } from './renderHtml';
 import { cardMeasureLines } from '../judge/cardSummary';
-import { cardCheckRows, cardTitle, reportView, selfJudgeText } from './judgeCardView';
+import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText } from './judgeCardView';
 import { comparedRows } from './runComparison';
 import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, POWER_TEXT, pairedRows } from './summarize';
 import { formatTable } from './table';
@@ -15,8 +15,9 @@ const indent = (text: string) =>
     .map((l) => `  ${l}`)
     .join('\n');
 
-/** The judge card as text lines (title, checks, measures), or a line saying the report has none. */
-export function judgeCardLines(doc: Pick<ReportDocument, 'judgeCard'>): string[] {
+/** The judge card as text lines (title, checks, measures), or a line saying the report has none (no judge, or built before cards). */
+export function judgeCardLines(doc: Pick<ReportDocument, 'judgeCard' | 'judgeModel' | 'runId'>): string[] {
+  if (doc.judgeModel === null) return [noJudgeText(doc.runId)];
   const status = doc.judgeCard;
   if (!status) return ['judge card: none attached to this report (built before judge cards)'];
   if (status.status === 'missing') return [cardTitle(status)];
@@ -27,8 +28,11 @@ export function judgeCardLines(doc: Pick<ReportDocument, 'judgeCard'>): string[]
   ];
 }
 
+/** The comparison's metrics in the terminal: the judge's where both runs show them, and coverage, which needs no judge. */
+const COMPARED_IN_TEXT = ['score', 'codeMatchUnobserved', 'statementCoverage'] as const;
+
 export function headlineText(doc: ReportDocument): string {
-  const view = reportView(doc.judgeCard);
+  const view = reportView(doc);
   const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
   const { headers, rows } = headlineRows(doc.summary, tv);
   const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
@@ -67,9 +71,11 @@ export function headlineText(doc: ReportDocument): string {
   const sources = (doc.toolCallSources ?? []).filter((r) => r.turns > 0 && !r.model.startsWith('mock-'));
   if (sources.length > 0) lines.push('', 'tool calls by source (interactive):', formatToolCallSources(sources));
   if (doc.compare) {
-    const d = doc.compare.deltas.filter((x) => (x.metric === 'score' || x.metric === 'codeMatchUnobserved') && metricShown(view, x.metric));
+    const cv = comparedView(view, reportView(doc.compare), doc.compare.runId);
+    const d = doc.compare.deltas.filter((x) => (COMPARED_IN_TEXT as readonly string[]).includes(x.metric) && metricShown(cv, x.metric));
+    lines.push('', `compared with ${doc.compare.runId}:`);
+    if (cv.withheld) lines.push(cv.withheld);
     if (d.length > 0) {
-      lines.push('', `compared with ${doc.compare.runId}:`);
       lines.push(
         formatTable(
           ['model', 'setting', 'metric', 'this', 'other', 'delta'],
@@ -85,7 +91,7 @@ export function headlineText(doc: ReportDocument): string {
       );
     }
     // Documents built since the paired comparison: the same methods paired, with the power of each difference.
-    const c = doc.compare.comparison ? comparedRows(doc.compare.comparison, view, ['score', 'codeMatchUnobserved']) : null;
+    const c = doc.compare.comparison ? comparedRows(doc.compare.comparison, cv, COMPARED_IN_TEXT) : null;
     if (c && c.rows.length > 0) lines.push('', `paired by method, this run - ${doc.compare.runId}:`, formatTable(c.headers, c.rows), POWER_TEXT);
   }
   return lines.join('\n');

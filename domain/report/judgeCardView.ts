@@ -1,13 +1,17 @@
 // How a report presents its judge (issue 27, item 2): the judge card at the top, and what may be shown as a
-// measurement. A judge without a passing card (unqualified, or no card yet) gives no score headline: the
-// report shows the judge-free columns instead (code match only when the code writer qualified) and says
-// why; a run forced with such a judge shows its scores under an "UNQUALIFIED JUDGE — forced" banner. A
-// document built before judge cards (no `judgeCard`) is shown as it was. Pure code.
+// measurement. The one rule every surface follows (the benchmark report and its comparison, the SFT and GRPO
+// reports, the inspect export): no judge, no score row (the judge-free measures: calls, coverage, end
+// reasons); a judge without a passing card (unqualified, or no card yet) gives no score: the judge-free
+// columns instead (code match only when the code writer qualified) and a sentence saying why; a run forced
+// with such a judge shows its scores under an "UNQUALIFIED JUDGE — forced" banner. A document built before
+// judge cards (a judge, no `judgeCard`) is shown as it was. Pure code.
 import { z } from 'zod';
 import type { CardCheck, JudgeCard, JudgeCardStatus } from '../judge/card';
 
 /** What the report may present as measurements. */
 export interface ReportView {
+  /** The run has a judge: without one there is no score row at all (not even marked as unqualified). */
+  judged: boolean;
   /** Judge scores (score, fail rate) as the headline. */
   scores: boolean;
   /** Code match (the coder's): only with a coder that qualified (or forced, or no card information). */
@@ -22,12 +26,31 @@ export interface ReportView {
 
 const list = (xs: readonly string[]) => xs.join('; ');
 
-export function reportView(status: JudgeCardStatus | undefined): ReportView {
-  if (!status) return { scores: true, codeMatch: true, forcedBanner: null, withheld: null, emptyFloor: null };
+/** A run's judge as the rule reads it: the judge model of its judgments (null: none) and that judge's card status. */
+export interface RunJudge {
+  judgeModel: string | null;
+  /** Absent with a judge: a document built before judge cards (shown as it was). */
+  judgeCard?: JudgeCardStatus | undefined;
+}
+
+/** What a run with no judge shows: the judge-free measures, no score row. */
+export const NO_JUDGE_VIEW: ReportView = { judged: false, scores: false, codeMatch: false, forcedBanner: null, withheld: null, emptyFloor: null };
+
+/** The line a report without a judge shows where the judge card would be. */
+export function noJudgeText(runId: string): string {
+  return `no judge: the episodes are not judged, so there is no score, only the judge-free measures (judge them: npm run pau -- judge --run ${runId} --judge-model <model>)`;
+}
+
+export function reportView(run: RunJudge): ReportView {
+  if (run.judgeModel === null) return NO_JUDGE_VIEW;
+  const status = run.judgeCard;
+  if (!status) return { judged: true, scores: true, codeMatch: true, forcedBanner: null, withheld: null, emptyFloor: null };
   if (status.status === 'missing') {
     const why = `no judge card for judge ${status.judgeModel} with code writer ${status.coderModel} yet (compute it: ${status.command})`;
-    if (status.forced) return { scores: true, codeMatch: true, forcedBanner: `UNQUALIFIED JUDGE — forced: ${why}`, withheld: null, emptyFloor: null };
+    if (status.forced)
+      return { judged: true, scores: true, codeMatch: true, forcedBanner: `UNQUALIFIED JUDGE — forced: ${why}`, withheld: null, emptyFloor: null };
     return {
+      judged: true,
       scores: false,
       codeMatch: false,
       forcedBanner: null,
@@ -39,6 +62,7 @@ export function reportView(status: JudgeCardStatus | undefined): ReportView {
   const floor = card.measures.emptyFloor;
   if (status.status === 'qualified') {
     return {
+      judged: true,
       scores: true,
       codeMatch: card.coderQualified,
       forcedBanner: null,
@@ -49,14 +73,48 @@ export function reportView(status: JudgeCardStatus | undefined): ReportView {
     };
   }
   if (status.forced) {
-    return { scores: true, codeMatch: true, forcedBanner: `UNQUALIFIED JUDGE — forced: ${list(status.failed)}`, withheld: null, emptyFloor: floor };
+    return {
+      judged: true,
+      scores: true,
+      codeMatch: true,
+      forcedBanner: `UNQUALIFIED JUDGE — forced: ${list(status.failed)}`,
+      withheld: null,
+      emptyFloor: floor,
+    };
   }
   const judgeFailed = failedChecks(card, 'judge');
   const parts = [
     judgeFailed.length > 0 ? `judge ${card.judgeModel} did not pass its card (${list(judgeFailed)})` : `judge ${card.judgeModel} is not qualified`,
     ...(card.coderQualified ? [] : [`code match withheld too: code writer ${card.coderModel} did not pass (${list(failedChecks(card, 'coder'))})`]),
   ];
-  return { scores: false, codeMatch: card.coderQualified, forcedBanner: null, withheld: `Scores withheld: ${parts.join('; ')}.`, emptyFloor: floor };
+  return {
+    judged: true,
+    scores: false,
+    codeMatch: card.coderQualified,
+    forcedBanner: null,
+    withheld: `Scores withheld: ${parts.join('; ')}.`,
+    emptyFloor: floor,
+  };
+}
+
+/**
+ * Two runs side by side (`report --compare`): a metric is compared only when both runs may show it, so a run
+ * whose judge has no passing card (or no judge) withholds its scores from the comparison as from its own report.
+ * `withheld` says what the other run withholds that this one shows.
+ */
+export function comparedView(self: ReportView, other: ReportView, otherRunId: string): ReportView {
+  const scores = self.scores && other.scores;
+  const codeMatch = self.codeMatch && other.codeMatch;
+  const lost = [...(self.scores && !scores ? ['scores'] : []), ...(self.codeMatch && !codeMatch ? ['code match'] : [])];
+  const why = other.judged ? (other.withheld ?? 'its judge has no passing card') : `it has no judge`;
+  return {
+    judged: self.judged && other.judged,
+    scores,
+    codeMatch,
+    forcedBanner: self.forcedBanner ?? other.forcedBanner,
+    withheld: lost.length > 0 ? `Compared without ${lost.join(' and ')}: run ${otherRunId} withholds them (${why.replace(/\.$/, '')}).` : null,
+    emptyFloor: null,
+  };
 }
 
 function failedChecks(card: JudgeCard, applies: CardCheck['applies']): string[] {

@@ -27,7 +27,7 @@ import { contradictionSection } from './contradictionSummary';
 import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 import type { JudgeCardStatus } from '../judge/card';
 import { cardMeasureLines } from '../judge/cardSummary';
-import { cardCheckRows, cardTitle, reportView, selfJudgeText, type ReportView } from './judgeCardView';
+import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText, type ReportView } from './judgeCardView';
 import { intervalPlotSvg, modelLegend, settingScatterSvg } from './plots';
 import { comparisonSection, type RunComparison } from './runComparison';
 
@@ -52,8 +52,11 @@ export interface ReportDocument {
   otherJudgeModels: string[];
   summary: RunSummary;
   episodes: EpisodeRow[];
-  /** Another run beside this one: group deltas, and (documents built since) paired per-method differences and movers. */
-  compare?: { runId: string; judgeModel: string | null; deltas: GroupDelta[]; comparison?: RunComparison };
+  /**
+   * Another run beside this one: group deltas, and (documents built since) paired per-method differences and
+   * movers; its judge's card decides, with this run's, what the comparison may show (judgeCardView.ts comparedView).
+   */
+  compare?: { runId: string; judgeModel: string | null; judgeCard?: JudgeCardStatus; deltas: GroupDelta[]; comparison?: RunComparison };
   /** The latest calibration run of the run's dataset split (controls independent of the judge). */
   calibration?: ReportCalibration;
   notes: string[];
@@ -145,7 +148,9 @@ const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`
 const num = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
 
 /** The judge card at the top of the report: who judged and wrote code, each check against its threshold. */
-export function judgeCardSection(status: JudgeCardStatus | undefined, view: ReportView): string {
+export function judgeCardSection(doc: Pick<ReportDocument, 'judgeCard' | 'judgeModel' | 'runId'>, view: ReportView): string {
+  if (doc.judgeModel === null) return `<div class="card"><h2>No judge</h2><p>${esc(noJudgeText(doc.runId))}.</p></div>`;
+  const status = doc.judgeCard;
   if (!status) return '<div class="card"><p>Judge card: none attached to this report (built before judge cards).</p></div>';
   const ok = status.status === 'qualified' && status.card.coderQualified;
   const title =
@@ -166,7 +171,7 @@ export function judgeCardSection(status: JudgeCardStatus | undefined, view: Repo
 
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
-  const view = reportView(doc.judgeCard);
+  const view = reportView(doc);
   const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
   const head = headlineRows(s, tv);
   const judgedOnly = judgedOnlyRows(s, tv);
@@ -182,8 +187,11 @@ export function renderHtml(doc: ReportDocument): string {
   } else {
     const marked = headlineRows(s, { scores: true, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor });
     sections.push(
-      `<h2>Judge-free measures: model × setting</h2><p class="withheld">${esc(view.withheld ?? '')}</p><p>What needs no judge model: mean calls, coverage of the original by the observed inputs${view.codeMatch ? ', code match over the held-out inputs the agent never observed (the code writer qualified)' : ''}, how episodes ended. All ended episodes counted; 95% bootstrap intervals resampling methods.${floorNote}</p>${table(head.headers, head.rows)}` +
-        `<details><summary>Scores from the unqualified judge (not measurements)</summary><p class="withheld">Not measurements: these come from a judge without a passing card (see the judge card above).</p>${table(marked.headers, marked.rows)}</details>`,
+      `<h2>Judge-free measures: model × setting</h2>${view.withheld ? `<p class="withheld">${esc(view.withheld)}</p>` : ''}<p>What needs no judge model: mean calls, coverage of the original by the observed inputs${view.codeMatch ? ', code match over the held-out inputs the agent never observed (the code writer qualified)' : ''}, how episodes ended. All ended episodes counted; 95% bootstrap intervals resampling methods.${floorNote}</p>${table(head.headers, head.rows)}` +
+        // No judge, no score row: only a judge's scores are kept (folded away, marked) when its card withholds them.
+        (view.judged
+          ? `<details><summary>Scores from the unqualified judge (not measurements)</summary><p class="withheld">Not measurements: these come from a judge without a passing card (see the judge card above).</p>${table(marked.headers, marked.rows)}</details>`
+          : ''),
     );
   }
   {
@@ -225,8 +233,9 @@ export function renderHtml(doc: ReportDocument): string {
     );
   }
   if (doc.compare) {
+    const cv = comparedView(view, reportView(doc.compare), doc.compare.runId);
     const rows = doc.compare.deltas
-      .filter((d) => metricShown(view, d.metric))
+      .filter((d) => metricShown(cv, d.metric))
       .map((d) => [
         d.model,
         d.setting,
@@ -237,7 +246,8 @@ export function renderHtml(doc: ReportDocument): string {
       ]);
     sections.push(
       `<h2>Compared with ${esc(doc.compare.runId)}</h2>` +
-        (doc.compare.comparison ? comparisonSection(doc.runId, doc.compare.runId, doc.compare.comparison, view) : '') +
+        (cv.withheld ? `<p class="withheld">${esc(cv.withheld)}</p>` : '') +
+        (doc.compare.comparison ? comparisonSection(doc.runId, doc.compare.runId, doc.compare.comparison, cv) : '') +
         `<h3>Group means</h3><p>This run minus run ${esc(doc.compare.runId)} (judge ${esc(doc.compare.judgeModel ?? 'none')}).</p>${table(['model', 'setting', 'metric', 'this run', 'other run', 'delta'], rows)}`,
     );
   }
@@ -258,7 +268,13 @@ export function renderHtml(doc: ReportDocument): string {
       `<h2>Where tool calls came from</h2><p>Interactive episodes: calls made through native <code>tool_calls</code>, calls parsed from the message text (JSON or the text protocol), and messages that tried to call a tool but could not be read.</p>${table(t.headers, t.rows)}`,
     );
   }
-  const unqualified = view.scores ? (view.forcedBanner ? ' (unqualified judge, forced)' : '') : ' (unqualified judge: not measurements)';
+  const unqualified = !view.judged
+    ? ' (no judge)'
+    : view.scores
+      ? view.forcedBanner
+        ? ' (unqualified judge, forced)'
+        : ''
+      : ' (unqualified judge: not measurements)';
   if (view.scores) {
     sections.push(`<h2>Score distribution${unqualified}</h2>${scoreDistributionSvg(s)}`);
     sections.push(`<h2>Coverage against score${unqualified}</h2>${coverageScatterSvg(doc.episodes)}`);
@@ -361,7 +377,7 @@ ${view.forcedBanner ? `<div class="banner">${esc(view.forcedBanner)}</div>` : ''
 <h1>PAU benchmark report</h1>
 <p>Run <code>${esc(doc.runId)}</code>${doc.run ? ` (${esc(doc.run.kind)}, ${esc(doc.run.status)})` : ''}; judge model <code>${esc(doc.judgeModel ?? 'none')}</code>${doc.otherJudgeModels.length ? `; also judged by ${doc.otherJudgeModels.map((m) => `<code>${esc(m)}</code>`).join(', ')}` : ''}; generated ${esc(doc.generatedAt)}.</p>
 ${selfJudge ? `<p class="withheld">${esc(selfJudge)}</p>` : ''}
-${judgeCardSection(doc.judgeCard, view)}
+${judgeCardSection(doc, view)}
 ${notes ? `<ul>${notes}</ul>` : ''}
 ${sections.join('\n')}
 </body></html>

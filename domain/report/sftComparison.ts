@@ -4,12 +4,14 @@
 // Built from the report rows of the evaluation run with the report's own statistics (the same counting:
 // failed and unjudged episodes as score 1 / code match 0; the same functions). Pure code.
 import { gateLine, type PolicyMovedGate } from './policyMoved';
+import type { ReportView } from './judgeCardView';
 import {
   type EpisodeRow,
   METRIC_LABEL,
   METRICS,
   type Metric,
   metricEstimate,
+  metricShown,
   pairedMetric,
   fmtPaired,
   isShare,
@@ -75,13 +77,19 @@ export function compareWithBase(
   };
 }
 
+const SHOW_ALL = { scores: true, codeMatch: true, withheld: null };
 const f = (x: number | null, d = 3) => (x === null ? '-' : x.toFixed(d));
 const est = (e: Estimate) => (e.mean === null ? '-' : `${f(e.mean)} [${f(e.lo)}, ${f(e.hi)}] n=${e.n}`);
 
-export function formatSftComparison(c: SftComparison): string {
+/** The rows a view may show: a judge's metrics only where its card allows (judgeCardView.ts), coverage always. */
+export function shownSftRows(c: SftComparison, view: Pick<ReportView, 'scores' | 'codeMatch'>): SftComparisonRow[] {
+  return c.rows.filter((r) => metricShown(view, r.metric));
+}
+
+export function formatSftComparison(c: SftComparison, view: Pick<ReportView, 'scores' | 'codeMatch' | 'withheld'> = SHOW_ALL): string {
   const table = formatTable(
     ['setting', 'metric', `SFT ${c.checkpointModel}`, `base ${c.baseModel}`, 'SFT - base (paired)', ...POWER_HEADERS],
-    c.rows.map((r) => [
+    shownSftRows(c, view).map((r) => [
       r.setting,
       METRIC_LABEL[r.metric],
       est(r.checkpoint),
@@ -91,5 +99,5 @@ export function formatSftComparison(c: SftComparison): string {
     ]),
   );
   const e = c.episodes;
-  return `${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)\n${POWER_TEXT}${c.gate ? `\ngate: ${gateLine(c.gate)}` : ''}`;
+  return `${view.withheld ? `${view.withheld}\n` : ''}${table}\nevaluation run ${c.evalRunId}: ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${c.judgeModel ?? '(none)'}; failed and unjudged episodes count as score 1 / code match 0; means with 95% bootstrap intervals over methods; differences paired by method (wins/ties/losses of SFT)\n${POWER_TEXT}${c.gate ? `\ngate: ${gateLine(c.gate)}` : ''}`;
 }

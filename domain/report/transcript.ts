@@ -4,7 +4,7 @@
 // disagreed with the original). Built from stored rows; rendered as an HTML page (renderTranscriptHtml)
 // and as terminal text (renderTranscriptText). Pure code.
 import type { StoredStep } from '../episode/stepRecord';
-import type { HeldoutDisagreement } from '../judge/disagreements';
+import type { HeldoutDisagreement } from '../judge/diagnostics';
 
 export type TranscriptEntry =
   | { kind: 'message'; idx: number; role: 'system' | 'user'; content: string; reason?: string }

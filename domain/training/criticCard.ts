@@ -8,6 +8,7 @@ import { parseArgs } from '../python/literal';
 import { inputKey, shapeKey, shapeOf } from '../inputs/generator';
 import type { CardCheck } from '../judge/card';
 import type { CriticCall, CriticFormat } from './criticPrompt';
+import { criticFormat } from './criticFormats';
 
 /**
  * What a step found, judged from its calls and the calls before it in the same episode (steps in order,
@@ -363,10 +364,10 @@ export function constructedRepeat(calls: readonly CriticCall[]): CriticCall | nu
 
 /** One card computation at a time per (critic, dataset split, run or any); a finished one can be started again. */
 export function criticCardWorkflowId(criticModel: string, dataset: string, split: string, runId: string | undefined, format: CriticFormat = 'rubric'): string {
-  return `critic-card/${criticModel}/${runId ? `run/${runId}` : `${dataset}/${split}`}${format === 'rubric' ? '' : `/${format}`}`;
+  return `critic-card/${criticModel}/${runId ? `run/${runId}` : `${dataset}/${split}`}${criticFormat(format).idSuffix}`;
 }
 
 /** The command that computes a missing card (what GRPO reports print). */
 export function criticCardCommand(criticModel: string, dataset: string, format: CriticFormat = 'rubric'): string {
-  return `npm run pau -- calibrate critic --critic ${criticModel} --dataset ${dataset}${format === 'rubric' ? '' : ` --format ${format}`}`;
+  return `npm run pau -- calibrate critic --critic ${criticModel} --dataset ${dataset}${criticFormat(format).flag}`;
 }

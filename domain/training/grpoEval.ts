@@ -106,18 +106,25 @@ export function servedByText(stacks: GrpoEvalStacks | undefined): string | undef
 
 const fmtE = (e: Estimate | undefined, percent = false) => (e ? fmtEstimate(e, percent) : '-');
 
-/** One line of an epoch's evaluation for the CLI: score and unseen code match of both sides, and the paired difference with its power. */
-export function grpoEvalLine(ev: GrpoEvalFigures): string {
+/**
+ * One line of an epoch's evaluation for the CLI: score and unseen code match of both sides, and the paired
+ * difference with its power; each only where `shown` (the judge card's rule, domain/report/judgeCardView.ts) allows.
+ */
+export function grpoEvalLine(ev: GrpoEvalFigures, shown: { scores: boolean; codeMatch: boolean } = { scores: true, codeMatch: true }): string {
   const c = ev.checkpoint;
   const b = ev.base;
   if (!ev.paired || !c.estimates || !b.estimates) {
-    return `val ${ev.runId}: score ${c.meanScore?.toFixed(3) ?? '-'} (base ${b.meanScore?.toFixed(3) ?? '-'}; judged episodes only)`;
+    return `val ${ev.runId}: score ${shown.scores ? `${c.meanScore?.toFixed(3) ?? '-'} (base ${b.meanScore?.toFixed(3) ?? '-'}; judged episodes only)` : 'withheld'}`;
   }
   const pct = (x: number | null | undefined) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)}%`);
+  const score = shown.scores
+    ? `score ${fmtE(c.estimates.score)} vs base ${fmtE(b.estimates.score)}, ckpt - base ${fmtPaired(ev.paired.score)}${powerSuffix(ev.paired.score, 'score')}`
+    : 'score withheld';
+  const codeMatch = shown.codeMatch
+    ? `code match (unseen) ${fmtE(c.estimates.codeMatchUnobserved, true)} vs ${fmtE(b.estimates.codeMatchUnobserved, true)}, ${fmtPaired(ev.paired.codeMatchUnobserved, true)}${powerSuffix(ev.paired.codeMatchUnobserved, 'codeMatchUnobserved')}`
+    : 'code match withheld';
   return (
-    `val ${ev.runId} (${c.episodes} + ${b.episodes} episodes, all counted): score ${fmtE(c.estimates.score)} vs base ${fmtE(b.estimates.score)}, ` +
-    `ckpt - base ${fmtPaired(ev.paired.score)}${powerSuffix(ev.paired.score, 'score')}; code match (unseen) ${fmtE(c.estimates.codeMatchUnobserved, true)} vs ${fmtE(b.estimates.codeMatchUnobserved, true)}, ` +
-    `${fmtPaired(ev.paired.codeMatchUnobserved, true)}${powerSuffix(ev.paired.codeMatchUnobserved, 'codeMatchUnobserved')}; described ${pct(c.described)} vs ${pct(b.described)}; ` +
+    `val ${ev.runId} (${c.episodes} + ${b.episodes} episodes, all counted): ${score}; ${codeMatch}; described ${pct(c.described)} vs ${pct(b.described)}; ` +
     `repeated calls ${pct(c.repeatedCallRate)} vs ${pct(b.repeatedCallRate)}; calls/episode ${c.meanCalls?.toFixed(1) ?? '-'} vs ${b.meanCalls?.toFixed(1) ?? '-'}` +
     (ev.stacks ? `; served by ${servedByText(ev.stacks)}` : '')
   );

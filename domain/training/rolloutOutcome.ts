@@ -9,7 +9,7 @@
 //   retries, was cancelled, or its judge gave no score): its reward is unknown, and a group whose statistics
 //   leave one rollout out is biased, so the whole group is skipped (not trained) and counted.
 
-/** The rubric's lowest score (domain/judge/judgePrompt.ts RUBRIC: "Wrong or empty"). */
+/** The rubric's lowest score (domain/judge/formats/rationale.ts RUBRIC: "Wrong or empty"). */
 export const MIN_JUDGE_SCORE = 1;
 
 /** The reward of a rollout that failed because of the policy: the lowest score and no code match. */

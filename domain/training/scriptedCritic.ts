@@ -9,11 +9,13 @@ import type { RequestMessage } from '../llm/chatMessage';
 import { readBlock } from '../judge/judgePrompt';
 import { SCRIPTED_MARK } from '../judge/scriptedJudge';
 import { classifyCalls } from './criticCard';
-import { CRITIC_SYSTEM, CRITIC_VERIFY_SYSTEM, type CriticCall } from './criticPrompt';
+import type { CriticCall } from './criticPrompt';
+import { CRITIC_SYSTEM } from './criticFormats/rubric';
+import { CRITIC_VERIFY_SYSTEM } from './criticFormats/verify';
 
 const text = (m: RequestMessage | undefined) => (typeof m?.content === 'string' ? m.content : '');
 
-/** The calls of a prompt block, as buildCriticMessages wrote them (`call -> observation  [status]`). */
+/** The calls of a prompt block, as criticUserText wrote them (`call -> observation  [status]`). */
 function parseLines(blockText: string | undefined): CriticCall[] {
   if (!blockText || blockText.trim() === '(none)') return [];
   return blockText.split('\n').flatMap((line) => {

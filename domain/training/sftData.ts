@@ -271,11 +271,14 @@ export const chatMessagesSchema = z.array(
 );
 /** sft_examples.tools: OpenAI tool definitions. */
 export const chatToolsSchema = z.array(documentSchema<ChatCompletionTool>({ type: z.string(), function: z.looseObject({ name: z.string() }) }));
+/** Each export format's line. */
+const SFT_LINES: Readonly<Record<SftExportFormat, typeof openAiLine>> = { openai: openAiLine, hf: hfLine };
+
 /** The data set as JSONL text in one of the export formats. */
 export function sftJsonl(
   examples: readonly { messages: readonly ChatCompletionMessageParam[]; tools: readonly ChatCompletionTool[] | null }[],
   format: SftExportFormat,
 ): string {
-  const line = format === 'openai' ? openAiLine : hfLine;
+  const line = SFT_LINES[format];
   return examples.map((e) => `${JSON.stringify(line(e.messages, e.tools))}\n`).join('');
 }

@@ -4,7 +4,11 @@
 // distribution per group, and the best and worst groups' trajectories with their step rewards; and its
 // terminal text; the critic's card first (criticCardView.ts). Pure: HTML and text from data the produceReport activity loads.
 import { esc, PALETTE, REPORT_STYLE, table } from '../report/html';
-import { fmtEstimate, fmtPaired, isShare, METRIC_LABEL, POWER_HEADERS, POWER_TEXT, powerCells, powerSuffix } from '../report/summarize';
+import { fmtEstimate, fmtPaired, isShare, METRIC_LABEL, metricShown, POWER_HEADERS, POWER_TEXT, powerCells, powerSuffix } from '../report/summarize';
+import type { JudgeCardStatus } from '../judge/card';
+import { type ReportView, reportView } from '../report/judgeCardView';
+import { judgeCardLines } from '../report/headline';
+import { judgeCardSection } from '../report/renderHtml';
 import type { PairedEstimate } from '../report/stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
 import { GRPO_EVAL_METRICS, grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
@@ -72,6 +76,19 @@ export interface GrpoReportInput {
   comparisonNotes?: string[];
   /** The critic's card (absent in reports stored before critic cards). */
   criticCard?: CriticCardStatus;
+  /** The judge's card: it decides whether the validation's scores and code match are shown (judgeCardView.ts). */
+  judgeCard?: JudgeCardStatus;
+}
+
+/** What the report may show of the validation runs: the benchmark report's rule for the run's judge. */
+export function grpoView(r: Pick<GrpoReportInput, 'config' | 'judgeCard'>): ReportView {
+  return reportView({ judgeModel: r.config.judgeModel, judgeCard: r.judgeCard });
+}
+
+/** The sentence under the judge card when it withholds validation figures: rewards stay, as the signal trained on. */
+function withheldText(view: ReportView): string | null {
+  if (!view.withheld) return null;
+  return `${view.withheld} Validation figures from this judge are withheld; rewards and rollout scores are shown as the training signal the updates used, not as measurements.`;
 }
 
 const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
@@ -179,14 +196,15 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
  * --compare, against the checkpoints of other runs (other reward modes) at the same epoch; each paired
  * difference one row with its power (σ_d, MDE at 80 %, the methods the paper's effect needs).
  */
-function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunComparison[], notes: string[]): string {
+function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunComparison[], notes: string[], view: ReportView): string {
   const evals = es.filter((e) => e.eval);
   if (evals.length === 0) return '<h2>Validation (benchmark runs)</h2><p>No evaluation yet.</p>';
   const rows = evals.map((e) => {
     const v = e.eval!;
     const c = v.checkpoint;
     const b = v.base;
-    const est = (x: typeof c, m: GrpoEvalMetric, p = false) => (x.estimates ? fmtEstimate(x.estimates[m], p) : m === 'score' ? fmt(x.meanScore) : '-');
+    const est = (x: typeof c, m: GrpoEvalMetric, p = false) =>
+      !metricShown(view, m) ? 'withheld' : x.estimates ? fmtEstimate(x.estimates[m], p) : m === 'score' ? fmt(x.meanScore) : '-';
     return [
       String(e.epoch + 1),
       `<code>${esc(v.runId)}</code> (<code>npm run pau -- report ${esc(v.runId)}</code>)`,
@@ -226,7 +244,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
       `<h3>Checkpoint minus base, paired by method</h3><p>Per validation method, the checkpoint's mean minus the base's; the mean of those differences with a 95 % interval over methods and wins / ties / losses of the checkpoint (for the fail rate, lower is better). ${esc(POWER_TEXT)}</p>` +
       table(
         ['epoch', 'metric', 'ckpt - base [95% CI] wins/ties/losses', 'methods', 'unpaired', ...POWER_HEADERS],
-        paired.flatMap((e) => pairedPowerRows([gatedEpoch(e.epoch, [e.eval!.gate])], e.eval!.paired!)),
+        paired.flatMap((e) => pairedPowerRows([gatedEpoch(e.epoch, [e.eval!.gate])], e.eval!.paired!, view)),
       );
   if (comparisons.length > 0 || notes.length > 0) {
     html +=
@@ -241,6 +259,7 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
               `${esc(x.evalRunIds[0])} vs ${esc(x.evalRunIds[1])}`,
             ],
             x.paired,
+            view,
           ),
         ),
         [1, 2],
@@ -251,8 +270,8 @@ function validationSection(es: GrpoEpochFigures[], comparisons: GrpoRunCompariso
 }
 
 /** One row per GRPO evaluation metric of a paired record: `lead` cells, the metric, the difference, methods, unpaired and its power cells. */
-function pairedPowerRows(lead: string[], paired: Record<GrpoEvalMetric, PairedEstimate>): string[][] {
-  return GRPO_EVAL_METRICS.map((m) => [
+function pairedPowerRows(lead: string[], paired: Record<GrpoEvalMetric, PairedEstimate>, view: ReportView): string[][] {
+  return GRPO_EVAL_METRICS.filter((m) => metricShown(view, m)).map((m) => [
     ...lead,
     METRIC_LABEL[m],
     fmtPaired(paired[m], isShare(m)),
@@ -306,29 +325,40 @@ export function renderGrpoReport(r: GrpoReportInput): string {
   const es = r.epochs;
   const n = Math.max(es.length, 1);
   const c = r.config;
-  const sections: string[] = [criticCardSection(r.criticCard)];
+  const view = grpoView(r);
+  const withheld = withheldText(view);
+  const sections: string[] = [
+    criticCardSection(r.criticCard),
+    judgeCardSection({ judgeCard: r.judgeCard, judgeModel: c.judgeModel, runId: r.runId }, view) + (withheld ? `<p class="withheld">${esc(withheld)}</p>` : ''),
+  ];
   const evalOf = (e: GrpoEpochFigures, who: 'checkpoint' | 'base', k: 'meanScore' | 'meanCodeMatch') => e.eval?.[who][k] ?? null;
+  const shownCell = (shown: boolean, e: GrpoEpochFigures, k: 'meanScore' | 'meanCodeMatch') =>
+    !e.eval ? '-' : shown ? `${fmt(evalOf(e, 'checkpoint', k))} / ${fmt(evalOf(e, 'base', k))}` : 'withheld';
   sections.push(
     '<h2>Learning curves (per epoch)</h2>' +
       lineChartSvg('rollout reward (outcome)', [{ name: 'mean outcome reward', values: es.map((e) => e.meanReward) }], n) +
       lineChartSvg('critic step reward', [{ name: 'mean critic reward (0-1)', values: es.map((e) => e.meanCriticReward) }], n) +
       lineChartSvg('KL to the base', [{ name: 'mean KL (k3)', values: es.map((e) => e.update.meanKl) }], n) +
-      lineChartSvg(
-        'validation score (1-5)',
-        [
-          { name: 'checkpoint', values: es.map((e) => evalOf(e, 'checkpoint', 'meanScore')) },
-          { name: `base ${c.base}`, values: es.map((e) => evalOf(e, 'base', 'meanScore')), dashed: true },
-        ],
-        n,
-      ) +
-      lineChartSvg(
-        'validation code match',
-        [
-          { name: 'checkpoint', values: es.map((e) => evalOf(e, 'checkpoint', 'meanCodeMatch')) },
-          { name: `base ${c.base}`, values: es.map((e) => evalOf(e, 'base', 'meanCodeMatch')), dashed: true },
-        ],
-        n,
-      ),
+      (view.scores
+        ? lineChartSvg(
+            'validation score (1-5)',
+            [
+              { name: 'checkpoint', values: es.map((e) => evalOf(e, 'checkpoint', 'meanScore')) },
+              { name: `base ${c.base}`, values: es.map((e) => evalOf(e, 'base', 'meanScore')), dashed: true },
+            ],
+            n,
+          )
+        : '') +
+      (view.codeMatch
+        ? lineChartSvg(
+            'validation code match',
+            [
+              { name: 'checkpoint', values: es.map((e) => evalOf(e, 'checkpoint', 'meanCodeMatch')) },
+              { name: `base ${c.base}`, values: es.map((e) => evalOf(e, 'base', 'meanCodeMatch')), dashed: true },
+            ],
+            n,
+          )
+        : ''),
   );
   sections.push(
     '<h2>Per epoch</h2>' +
@@ -371,8 +401,8 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           fmt(e.update.meanClipFrac),
           fmt(e.update.finalLoss, 4),
           fmt(e.update.tokensPerS, 1),
-          e.eval ? `${fmt(e.eval.checkpoint.meanScore)} / ${fmt(e.eval.base.meanScore)}` : '-',
-          e.eval ? `${fmt(e.eval.checkpoint.meanCodeMatch)} / ${fmt(e.eval.base.meanCodeMatch)}` : '-',
+          shownCell(view.scores, e, 'meanScore'),
+          shownCell(view.codeMatch, e, 'meanCodeMatch'),
           e.eval ? `${fmt(e.eval.checkpoint.meanCalls, 1)} / ${fmt(e.eval.base.meanCalls, 1)}` : '-',
           [e.timing.rolloutsMs, e.timing.criticMs, e.timing.updateMs, e.timing.exportMs, e.timing.evalMs].map((ms) => Math.round(ms / 1000)).join(' / '),
         ]),
@@ -383,7 +413,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
     `<h2>Left out of training</h2><p>${esc(counts ? countsLine(counts, 'rollout') : 'not counted: this run was recorded before the counts (issue 23)')}</p>` +
       '<p>Not as served: a rollout whose model requests are not in the ledger as its transcript says is left out (never trained on a prompt that was not sent). Too long: a rollout longer than max_length is dropped, never cut (the update refuses to run when more than 1 % would be). Cut turns: turns cut at max_tokens train without the end-of-turn token the policy never sampled.</p>',
   );
-  sections.push(validationSection(es, r.comparisons ?? [], r.comparisonNotes ?? []));
+  sections.push(validationSection(es, r.comparisons ?? [], r.comparisonNotes ?? [], view));
   sections.push(
     `<h2>Reward distribution per group</h2><p>Each dot is one rollout's outcome reward (judge score + ${c.codeMatchWeight} x code match on the unseen held-out inputs).</p>${rewardStripSvg(es)}`,
   );
@@ -410,7 +440,7 @@ function unratedReasons(u: NonNullable<GrpoEpochFigures['criticUnrated']>): stri
 }
 
 /** One epoch's line as the terminal prints it (`grpo train` at the end, `grpo report`). */
-export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined): string {
+export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined, view?: ReportView): string {
   const c = epochCounts(e, maxLength);
   return (
     `epoch ${e.epoch + 1}: reward ${e.meanReward?.toFixed(3) ?? '-'}` +
@@ -431,21 +461,34 @@ export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined
       : e.update.droppedTooLong != null
         ? `  too long ${e.update.droppedTooLong}, cut turns ${e.update.lengthCutMasked ?? 0}`
         : '') +
-    (e.eval ? `\n  ${grpoEvalLine(e.eval)}` : '') +
+    (e.eval ? `\n  ${grpoEvalLine(e.eval, view)}` : '') +
     (e.eval?.gate ? `\n  gate: ${gateLine(e.eval.gate)}` : '')
   );
 }
 
 /** The report as the terminal prints it: per epoch, the run's counts, the comparisons, the status. */
 export function renderGrpoText(r: GrpoReportInput): string {
-  const lines = [...criticCardText(r.criticCard), ...r.epochs.map((e) => grpoEpochLine(e, r.config.maxLength))];
+  const view = grpoView(r);
+  const withheld = withheldText(view);
+  const lines = [
+    ...criticCardText(r.criticCard),
+    ...judgeCardLines({ judgeCard: r.judgeCard, judgeModel: r.config.judgeModel, runId: r.runId }),
+    ...(withheld ? [withheld] : []),
+    ...r.epochs.map((e) => grpoEpochLine(e, r.config.maxLength, view)),
+  ];
   const counts = runCounts(r);
   lines.push(`run ${r.runId}: ${counts ? countsLine(counts, 'rollout') : 'not trained: not counted (a run recorded before the counts)'}`);
-  for (const x of r.comparisons ?? [])
+  for (const x of r.comparisons ?? []) {
+    const parts = [
+      ...(view.scores ? [`score ${fmtPaired(x.paired.score)}${powerSuffix(x.paired.score, 'score')}`] : []),
+      ...(view.codeMatch
+        ? [`code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}${powerSuffix(x.paired.codeMatchUnobserved, 'codeMatchUnobserved')}`]
+        : []),
+    ];
     lines.push(
-      `epoch ${gatedEpoch(x.epoch, x.gates ?? [])}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): score ${fmtPaired(x.paired.score)}${powerSuffix(x.paired.score, 'score')}, ` +
-        `code match (unseen) ${fmtPaired(x.paired.codeMatchUnobserved, true)}${powerSuffix(x.paired.codeMatchUnobserved, 'codeMatchUnobserved')}`,
+      `epoch ${gatedEpoch(x.epoch, x.gates ?? [])}: ${r.runId} - ${x.otherRunId} (${x.otherReward}): ${parts.length > 0 ? parts.join(', ') : 'withheld (see the judge card)'}`,
     );
+  }
   for (const n of r.comparisonNotes ?? []) lines.push(`not compared: ${n}`);
   if ((r.comparisons ?? []).length > 0 || r.epochs.some((e) => e.eval?.paired)) lines.push(POWER_TEXT);
   lines.push(`${r.epochs.length} epoch(s), status ${r.status}`);

@@ -4,7 +4,9 @@
 import { gateLine } from '../report/policyMoved';
 import type { SftTrainConfig, SftTrainingFigures } from '../training/sftTrain';
 import { esc, REPORT_STYLE, table } from '../report/html';
-import { type SftComparison, formatSftComparison } from '../report/sftComparison';
+import { type SftComparison, formatSftComparison, shownSftRows } from '../report/sftComparison';
+import type { JudgeCardStatus } from '../judge/card';
+import { cardTitle, type ReportView, reportView } from '../report/judgeCardView';
 import { METRIC_LABEL, fmtPaired, isShare, POWER_HEADERS, POWER_TEXT, powerCells } from '../report/summarize';
 import { countsLine, type TrainingCounts } from './trainingCounts';
 
@@ -19,6 +21,13 @@ export interface SftReportDocument {
   evalRunId: string | null;
   comparison: SftComparison | null;
   error: string | null;
+  /** The evaluation judge's card: it decides whether the comparison shows scores and code match (judgeCardView.ts). */
+  judgeCard?: JudgeCardStatus;
+}
+
+/** What the comparison may show: the benchmark report's rule for the evaluation run's judge. */
+export function sftView(d: Pick<SftReportDocument, 'comparison' | 'judgeCard'>): ReportView {
+  return reportView({ judgeModel: d.comparison?.judgeModel ?? null, judgeCard: d.judgeCard });
 }
 
 /** The run's counts (null before training finished). */
@@ -49,7 +58,7 @@ export function renderSftText(d: SftReportDocument): string {
   const c = sftCounts(d);
   lines.push(c ? countsLine(c, 'example') : 'not trained: not counted (no training figures)');
   if (d.error) lines.push(`error: ${d.error}`);
-  if (d.comparison) lines.push('', formatSftComparison(d.comparison));
+  if (d.comparison) lines.push('', ...(d.judgeCard ? [cardTitle(d.judgeCard)] : []), formatSftComparison(d.comparison, sftView(d)));
   else lines.push(d.evalRunId ? `evaluation run ${d.evalRunId}: no comparison recorded` : 'no evaluation (--no-eval)');
   return lines.join('\n');
 }
@@ -84,12 +93,15 @@ export function renderSftHtml(d: SftReportDocument): string {
   const cmp = d.comparison;
   if (cmp) {
     const e = cmp.episodes;
+    const view = sftView(d);
     sections.push(
       `<h2>Checkpoint beside its base</h2><p>Evaluation run <code>${esc(cmp.evalRunId)}</code> (<code>npm run pau -- report ${esc(cmp.evalRunId)}</code>): ${e.checkpoint} SFT + ${e.base} base episodes, ${e.failed} failed, ${e.judged} judged by ${esc(cmp.judgeModel ?? '(none)')}; failed and unjudged episodes count as score 1 / code match 0; 95 % bootstrap intervals over methods; differences paired by method (wins / ties / losses of SFT). ${esc(POWER_TEXT)}</p>` +
         (cmp.gate ? `<p class="${cmp.gate.moved ? 'ok' : 'warn'}">Gate: ${esc(gateLine(cmp.gate))}</p>` : '') +
+        (d.judgeCard ? `<p>${esc(cardTitle(d.judgeCard))}</p>` : '') +
+        (view.withheld ? `<p class="withheld">${esc(view.withheld)}</p>` : '') +
         table(
           ['setting', 'metric', `SFT ${cmp.checkpointModel}`, `base ${cmp.baseModel}`, 'SFT - base (paired)', ...POWER_HEADERS],
-          cmp.rows.map((r) => {
+          shownSftRows(cmp, view).map((r) => {
             const est = (x: typeof r.checkpoint) =>
               x.mean === null ? '-' : `${x.mean.toFixed(3)} [${x.lo?.toFixed(3) ?? '-'}, ${x.hi?.toFixed(3) ?? '-'}] n=${x.n}`;
             return [

@@ -17,6 +17,8 @@ import { renderGrpoReport, renderGrpoText } from '../../domain/trainingReport/gr
 import { headlineText } from '../../domain/report/headline';
 import { describeRegression, findRegressions } from '../../domain/report/regressions';
 import { renderHtml } from '../../domain/report/renderHtml';
+import { comparedView, reportView } from '../../domain/report/judgeCardView';
+import { metricShown } from '../../domain/report/summarize';
 import { ReportError } from '../../domain/report/reportError';
 import type { ReportKind } from '../../domain/report/reportKinds';
 import { type ProducedReport, type ProduceReportInput, produceReportInputSchema } from '../../domain/report/reportRequest';
@@ -89,7 +91,11 @@ export async function produceReport(db: Db, raw: ProduceReportInput): Promise<Pr
       ...(judge ? { judgeModel: judge } : {}),
       ...(input.bootstrap ? { bootstrap: input.bootstrap } : {}),
     });
-    regressions = findRegressions(doc.summary, previous.summary).map(describeRegression);
+    // Only on what both runs' judge cards let them show (a score from an uncarded judge is no regression).
+    const view = doc.compare ? comparedView(reportView(doc), reportView(doc.compare), input.compare) : reportView(doc);
+    regressions = findRegressions(doc.summary, previous.summary)
+      .filter((r) => metricShown(view, r.metric))
+      .map(describeRegression);
     doc.notes.unshift(...(regressions.length > 0 ? regressions : [`No regression beyond the 95% intervals of ${input.compare}.`]));
   }
   const json = { ...doc, paidTwice: paid, ...(input.regressions ? { regressions } : {}) };

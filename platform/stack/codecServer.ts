@@ -2,7 +2,7 @@
 // POST /encode and /decode with {payloads: [...]}, payloads in proto JSON, CORS for the UI): on loopback,
 // answering only requests that bear the `codec-server-token` secret, either as `Authorization: Bearer
 // TOKEN` (the CLI's --codec-auth) or as the first path segment (http://127.0.0.1:PORT/TOKEN: the UI's
-// "Data Encoder" setting, kept in the owner's browser). Without it other users of the machine would
+// "Codec Server" setting, kept in the owner's browser). Without it other users of the machine would
 // decrypt every history through it. A detached process of the local stack (`pau codec-server`, started by
 // `stack up`), like the scripted mock server.
 import fs from 'node:fs';

@@ -84,7 +84,7 @@ export async function stackUp(log: (line: string) => void = console.log, opts: {
   else log(`mock-llm: ${await startMockLlm(mock)} at ${mock.url} (the scripted mock models, not an LLM)`);
   // The codec endpoint, so your Web UI and CLI show decrypted payloads (token-protected).
   log(
-    `codec-server: ${await startLocalCodecServer(codec)} at ${codec.url} (\`npm run pau -- codec-server --print-url\` for the Web UI's Data Encoder setting)`,
+    `codec-server: ${await startLocalCodecServer(codec)} at ${codec.url} (\`npm run pau -- codec-server --print-url\` for the Web UI's Codec Server setting)`,
   );
   if (opts.localModels) await serveLocalModels(opts.localModels, log);
   log(`Temporal Web UI: ${temporalUiUrl()}`);

@@ -17,6 +17,7 @@ import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { errorText } from '../../domain/temporal/errorText';
 import type { benchmarkRunWorkflow } from '../../workflows/bench/benchmarkRunWorkflow';
 import { startBenchmark, withDeploymentDefaults } from './starters';
+import { noRun } from '../lib/notFound';
 
 /** A start that was refused before anything ran; the message says why (the CLI exits 2 with it). */
 export class StartRefused extends Error {}
@@ -92,7 +93,7 @@ export async function launchBenchmark(client: Client, db: Db, runId: string, giv
 /** Continues a stopped run with its stored config; episodes that already ended are counted, not run again. */
 export async function resumeBenchmark(client: Client, db: Db, runId: string): Promise<LaunchedRun> {
   const [existing] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
-  if (!existing) throw new StartRefused(`no run ${runId} to resume`);
+  if (!existing) throw noRun(runId);
   if (existing.kind !== 'benchmark') throw new StartRefused(`run ${runId} is a ${existing.kind} run, not a benchmark`);
   if (await workflowRunning(client, benchWorkflowId(runId))) throw new StartRefused(`run ${runId} is still running (${benchWorkflowId(runId)})`);
   const stored = requestedConfig(parseRunConfig('benchmark', existing.config, runId));

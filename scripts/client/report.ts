@@ -7,7 +7,6 @@ import { PROJECT_ROOT } from '../../config/env';
 import { connect, type Db } from '../../db/client';
 import { parseJsonb } from '../../db/jsonb';
 import { latestReport, reportById, type ReportRow } from '../../db/queries/reports';
-import { runKindAndStatus } from '../../db/queries/runs';
 import { headlineText } from '../../domain/report/headline';
 import { type ReportDocument, reportDocumentSchema } from '../../domain/report/renderHtml';
 import { ReportError } from '../../domain/report/reportError';
@@ -17,6 +16,7 @@ import { reportBaseName } from '../../domain/report/transcriptLinks';
 import { ensurePrivateDir, writePrivateFile } from '../../platform/process/privateFiles';
 import { produceReport } from '../../platform/report/produceReport';
 import { writeTranscriptPages } from './transcriptPages';
+import { requireRun } from '../lib/notFound';
 
 interface ReportFilesBase {
   reportId: number;
@@ -136,7 +136,7 @@ type TrainingKind = 'sft' | 'grpo';
 /**
  * `pau sft report RUN` / `pau grpo report RUN`: the run's report (the stored one; produced now for a run still
  * running or a GRPO comparison) written to files and printed; `progress` adds a line for a running run.
- * Exit 1 when RUN is no run of that kind.
+ * NotFoundError (exit 1, one line) when RUN is no run of that kind.
  */
 export async function printTrainingReport(
   input: { kind: TrainingKind; runId: string; compare?: string[] },
@@ -145,11 +145,7 @@ export async function printTrainingReport(
 ): Promise<number> {
   const h = connect(undefined, 1);
   try {
-    const run = await runKindAndStatus(h.db, input.runId);
-    if (run?.kind !== input.kind) {
-      console.error(`${input.kind}: no ${input.kind.toUpperCase()} run ${input.runId}`);
-      return 1;
-    }
+    const run = await requireRun(h.db, input.runId, input.kind);
     const running = run.status === 'running';
     const files = await trainingReportFiles(h.db, { ...input, fresh: running }, out);
     if (running && progress) console.log(await progress(h.db));

@@ -14,6 +14,7 @@ import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
 import { connect } from '../../db/client';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { noRun } from '../lib/notFound';
 import { benchRunOptions } from '../options/bench';
 import { judgeFromArgs, requireMethodsOfSplit, selectionConfig } from '../lib/benchArgs';
 import { checkJudgeCard } from '../client/judgeCard';
@@ -66,10 +67,7 @@ export async function run(argv: string[]): Promise<number> {
     const h = connect(undefined, 1);
     try {
       const p = await runProgress(h.db, runId);
-      if (!p) {
-        console.error(`bench: no run ${runId}`);
-        return 1;
-      }
+      if (!p) throw noRun(runId);
       console.log(`${runId}: ${p.status}`);
       console.log(progressLine(p, p.startedAt?.getTime() ?? Date.now(), p.finishedAt?.getTime() ?? Date.now()));
       if (p.waiting.length > 0) console.log(waitingText(p));

@@ -1,6 +1,6 @@
 // `pau codec-server [--port 8239] [--ui-port 8233] [--print-url]`: the codec endpoint for the owner's Web UI
 // and CLI (platform/stack/codecServer.ts); `stack up` starts it. --print-url prints the URL to paste into the
-// Web UI's "Data Encoder" setting (it holds the token: keep it to yourself) and the CLI flags, and exits.
+// Web UI's "Codec Server" setting (it holds the token: keep it to yourself) and the CLI flags, and exits.
 import { env } from '../../config/env';
 import { readOrCreateSecret, secretPath } from '../../config/secrets';
 import { startCodecServer } from '../../platform/stack/codecServer';
@@ -13,7 +13,7 @@ export async function run(argv: string[]): Promise<number> {
   const port = values.port ?? e.PAU_CODEC_SERVER_PORT;
   if (values['print-url']) {
     const token = readOrCreateSecret('codec-server-token');
-    console.log(`Web UI → Data Encoder → endpoint: http://127.0.0.1:${port}/${token}`);
+    console.log(`Web UI → Codec Server → endpoint: http://127.0.0.1:${port}/${token}`);
     console.log(`temporal CLI: --codec-endpoint http://127.0.0.1:${port} --codec-auth "Bearer $(cat ${secretPath('codec-server-token')})"`);
     return 0;
   }

@@ -18,6 +18,7 @@ import type { SourceName } from '../../domain/dataset/sources';
 import { getDataset, getDatasetMethods, listDatasets } from '../../platform/dataset/store';
 import type { BuildSummary } from '../../domain/dataset/summary';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { NotFoundError } from '../lib/notFound';
 import { buildOptions, describeOptions, exportOptions, loadOptions, type SPLIT_PRESETS } from '../options/dataset';
 import { formatTable } from '../../domain/report/table';
 import { buildWorkLine, formatSummary, startDatasetBuild, watchDatasetBuild } from '../client/dataset';
@@ -97,16 +98,15 @@ async function build(argv: string[]): Promise<number> {
   }
 }
 
+const noDataset = (name: string, what = 'data set') => new NotFoundError(`no ${what} ${JSON.stringify(name)} (npm run pau -- dataset list shows them)`);
+
 async function show(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || rest.length) throw new UsageError('dataset show needs exactly one name');
   const dbh = connect(undefined, 2);
   try {
     const row = await getDataset(dbh.db, name);
-    if (!row) {
-      console.error(`no dataset named ${name}`);
-      return 1;
-    }
+    if (!row) throw noDataset(name);
     console.log(`status: ${row.status}  updated ${row.updatedAt.toISOString()}  workflow ${row.workflowId ?? '-'}`);
     console.log(row.summary ? formatSummary(row.summary) : `${name}: no summary yet`);
     return row.status === 'ready' ? 0 : 1;
@@ -115,23 +115,28 @@ async function show(argv: string[]): Promise<number> {
   }
 }
 
+/** The export's file formats: the names its --out may have; parquet converts the JSON lines in the trainer's venv. */
+const EXPORT_FILES = {
+  jsonl: { writes: 'F.jsonl.gz or F.jsonl', fits: (out: string) => /\.jsonl(\.gz)?$/.test(out), viaParquet: false },
+  parquet: { writes: 'F.parquet', fits: (out: string) => out.endsWith('.parquet'), viaParquet: true },
+} as const;
+
 async function exportCmd(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, exportOptions);
   const [name, ...rest] = positionals;
   if (!name || rest.length) throw new UsageError('dataset export needs exactly one name');
   const format = values.format ?? (values.out.endsWith('.parquet') ? 'parquet' : 'jsonl');
-  if (format === 'parquet' ? !values.out.endsWith('.parquet') : !/\.jsonl(\.gz)?$/.test(values.out))
-    throw new UsageError(`--format ${format} writes ${format === 'parquet' ? 'F.parquet' : 'F.jsonl.gz or F.jsonl'}, not ${values.out}`);
+  const file = EXPORT_FILES[format];
+  if (!file.fits(values.out)) throw new UsageError(`--format ${format} writes ${file.writes}, not ${values.out}`);
   const dbh = connect(undefined, 2);
   try {
     const row = await getDataset(dbh.db, name);
     if (!row || row.status !== 'ready' || !row.summary) {
-      console.error(`no ready dataset named ${name}`);
-      return 1;
+      throw noDataset(name, 'ready data set');
     }
     const records = await datasetRecords(dbh.db, name, values.split ? { split: values.split } : {});
     const source = { contentHash: row.contentHash, config: row.config, summary: row.summary, builtAt: row.updatedAt, onlySplit: values.split ?? null };
-    if (format === 'jsonl') {
+    if (!file.viaParquet) {
       const m = writeDatasetFile(values.out, name, records, source);
       console.log(`wrote ${m.records} methods of ${name} (${m.contentHash}) to ${values.out}, manifest ${manifestPathOf(values.out)}`);
       return 0;
@@ -228,8 +233,7 @@ async function describe(argv: string[]): Promise<number> {
   try {
     const row = await getDataset(dbh.db, name);
     if (!row || row.status !== 'ready') {
-      console.error(`no ready dataset named ${name}`);
-      return 1;
+      throw noDataset(name, 'ready data set');
     }
     if (models().get(values.model).provider === 'mock')
       console.log(

@@ -8,6 +8,7 @@ import { closeSharedDb } from '../../db/client';
 import { getDb } from '../../db/client';
 import { produceReportFiles } from '../client/report';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { requireRun } from '../lib/notFound';
 import { judgeOptions } from '../options/judge';
 import { judgeRunWorkflowId } from '../../domain/judge/workflowIds';
 import { startJudgeRun } from '../client/starters';
@@ -39,6 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const m of [judgeModel, values['coder-model']])
     if (m && !isCheckpointModel(m) && !models().has(m)) throw new UsageError(`unknown model ${JSON.stringify(m)} (see docs/models.md)`);
   try {
+    await requireRun(getDb(), values.run);
     // The run's agents against the judge and the coder (the flag, else the run's config, else the judge).
     const agents = await agentModelsOf(getDb(), values.run);
     const coder = values['coder-model'] ?? (await storedCoderOf(getDb(), values.run));

@@ -4,6 +4,7 @@ import { ReportError } from '../../domain/report/reportError';
 import { produceReportFiles, storedReportFiles } from '../client/report';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { reportOptions, reportShowOptions } from '../options/report';
+import { requireRun } from '../lib/notFound';
 
 /** `report show RUN`: the run's latest stored report of any kind (benchmark, sft, grpo), never produced here. */
 async function show(argv: string[]): Promise<number> {
@@ -11,6 +12,7 @@ async function show(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`report show takes one run id, got ${positionals.length}`);
   const runId = positionals[0]!;
   try {
+    await requireRun(getDb(), runId);
     const r = await storedReportFiles(getDb(), runId, values.kind, values.out);
     if (!r) {
       console.error(
@@ -42,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     const compare = pair?.[1] ?? values.compare;
     if (!runId) throw new UsageError(values.latest ? 'no benchmark run in the database' : 'which run? give a run id or --latest');
     if (compare === runId) throw new UsageError(`a run compared with itself (${runId})`);
+    for (const id of [runId, ...(compare ? [compare] : [])]) await requireRun(getDb(), id);
     const r = await produceReportFiles(
       getDb(),
       { runId, ...(compare ? { compare } : {}), ...(values['judge-model'] ? { judgeModel: values['judge-model'] } : {}) },

@@ -14,8 +14,11 @@ import { reconcileRuns } from '../ops/reconcile';
 import { watchToEnd } from './bench';
 import { parseCommandArgs, UsageError } from '../lib/args';
 import { rerunOptions } from '../options/rerun';
-import { modelCallsSince, runEpisodes } from '../ops/runsQuery';
+import { runEpisodes } from '../ops/runsQuery';
+import { runSends } from '../../db/queries/ledger';
 import { resetToBeforeFailure } from '../ops/resetToFailure';
+import { fetchReportFiles } from '../client/report';
+import { isNotFound, NotFoundError, requireRun } from '../lib/notFound';
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, rerunOptions);
@@ -25,6 +28,7 @@ export async function run(argv: string[]): Promise<number> {
       if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
       const h = connect(undefined, 2);
       try {
+        await requireRun(h.db, values.run);
         for (const r of await reconcileRuns(client, h.db, [values.run]))
           console.log(`run ${r.runId}: ${r.reason}; marked ${r.runStatus} (${r.episodes} unfinished episode(s) marked cancelled)`);
         if (!values.failed) return await continueRun(client, h.db, values.run);
@@ -35,7 +39,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     const [workflowId, ...more] = positionals;
     if (!workflowId || more.length > 0 || values.failed) throw new UsageError('give one WORKFLOW_ID, or --run RUN_ID --failed');
-    const r = await resetToBeforeFailure(client, workflowId);
+    const r = await resetToBeforeFailure(client, workflowId).catch((err: unknown) => {
+      if (isNotFound(err)) throw new NotFoundError(`no workflow ${JSON.stringify(workflowId)} (its id is in the Web UI, or \`runs show RUN\`)`);
+      throw err;
+    });
     console.log(`${workflowId}: first failure at event ${r.failedEventId} (${r.failure})`);
     console.log(`reset to after event ${r.workflowTaskFinishEventId}; steps before it are kept, the failed one runs again`);
     console.log(`new run ${r.newRunId}  ${workflowUiLink(workflowId, r.newRunId)}`);
@@ -76,6 +83,7 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
       return 0;
     }
     const started = new Date();
+    const sendsBefore = await runSends(h.db, runId);
     const workflowId = `rerun/${runId}/${started.toISOString().replace(/[:.]/g, '-')}`;
     console.log(`run ${runId}: rerunning ${failed.length} failed episode(s); completed episodes are kept`);
     const handle = await startRerun(client, workflowId, { runId }, failed.length);
@@ -96,10 +104,17 @@ async function rerunFailed(client: Awaited<ReturnType<typeof connectClient>>, ru
     } finally {
       clearInterval(timer);
     }
-    const newCalls = await modelCallsSince(h.db, started);
+    // What the rerun sent, from the ledger (a send counts only when its bytes left: a refused connection is none).
+    const sendsAfter = await runSends(h.db, runId);
+    const sent = sendsAfter.sends - sendsBefore.sends;
+    const answered = sendsAfter.answered - sendsBefore.answered;
     console.log(`rerun done: ${result.completed} of ${result.rerun} now completed, ${result.stillFailed} still failed`);
     console.log(`run ${runId}: ${result.run.done}/${result.run.total} episodes done, ${result.run.failed} failed`);
-    console.log(`new model calls made: ${newCalls} (the rest were answered from the llm_calls cache)`);
+    console.log(`new model calls made: ${sent} (${answered} answered, ${sent - answered} not); the rest were answered from the llm_calls cache`);
+    // The report the rerun stored at its end, written as files: it counts the episodes that now completed.
+    const report = await fetchReportFiles(h.db, runId);
+    console.log(`\n${report.headline}`);
+    console.log(`report: ${report.htmlPath}`);
     return result.stillFailed > 0 ? 1 : 0;
   } finally {
     await h.close();

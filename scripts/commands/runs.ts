@@ -18,6 +18,7 @@ import { printEpisode } from '../ops/episodeTranscript';
 import { paidTwice } from '../../db/queries/ledger';
 import { reconcileRuns } from '../ops/reconcile';
 import { waitingText } from '../client/bench';
+import { noRun, requireRun } from '../lib/notFound';
 
 /** Reconciles with Temporal when it answers; says so (and shows the rows as stored) when it does not. */
 async function reconciled(db: Db, runIds?: string[]): Promise<Client | undefined> {
@@ -67,13 +68,13 @@ export async function run(argv: string[]): Promise<number> {
       const { values, positionals } = parseCommandArgs(rest, runsShowOptions);
       const [runId, ...more] = positionals;
       if (!runId || more.length > 0) throw new UsageError('show takes one RUN_ID');
-      if (values.episode) return await printEpisode(h.db, runId, values.episode, values.full ?? false);
+      if (values.episode) {
+        await requireRun(h.db, runId);
+        return await printEpisode(h.db, runId, values.episode, values.full ?? false);
+      }
       client = await reconciled(h.db, [runId]);
       const [run] = await h.db.select().from(runs).where(eq(runs.id, runId)).limit(1);
-      if (!run) {
-        console.error(`runs: no run ${runId}`);
-        return 1;
-      }
+      if (!run) throw noRun(runId);
       console.log(`run ${run.id} (${run.kind}): ${run.status}${run.error ? ` — ${run.error}` : ''}`);
       if (run.workflowId) console.log(`  workflow ${run.workflowId}  ${workflowUiLink(run.workflowId)}`);
       const progress = await runProgress(h.db, runId);
@@ -125,10 +126,7 @@ export async function run(argv: string[]): Promise<number> {
  */
 async function cancelRun(db: Db, runId: string, waitSeconds: number): Promise<number> {
   const [run] = await db.select().from(runs).where(eq(runs.id, runId)).limit(1);
-  if (!run) {
-    console.error(`runs: no run ${runId}`);
-    return 1;
-  }
+  if (!run) throw noRun(runId);
   const client = await connectClient();
   try {
     const handle = client.workflow.getHandle(benchWorkflowId(runId));

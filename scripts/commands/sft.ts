@@ -11,6 +11,7 @@ import { formatSftSummary, type SftBuildConfig, type SftBuildSummary, sftJsonl }
 import type { SftTrainConfig, SftTrainResult } from '../../domain/training/sftTrain';
 import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { parseCommandArgs, UsageError } from '../lib/args';
+import { NotFoundError } from '../lib/notFound';
 import { sftBuildOptions, sftExportOptions, sftReportOptions, sftTrainOptions } from '../options/sft';
 import { requireKnownModels } from '../lib/benchArgs';
 import { maxLengthFor } from '../lib/trainingArgs';
@@ -76,16 +77,15 @@ async function build(argv: string[]): Promise<number> {
   }
 }
 
+const noSftData = (name: string) => new NotFoundError(`no SFT data set ${JSON.stringify(name)} (npm run pau -- sft build makes one)`);
+
 async function exportData(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, sftExportOptions);
   if (positionals.length !== 1) throw new UsageError('export takes one data set NAME');
   const dataName = positionals[0]!;
   const h = connect(undefined, 1);
   try {
-    if (!(await loadSftDataset(h.db, dataName))) {
-      console.error(`sft: no data set ${dataName}`);
-      return 1;
-    }
+    if (!(await loadSftDataset(h.db, dataName))) throw noSftData(dataName);
     const examples = await loadSftExamples(h.db, dataName);
     const out = path.resolve(values.out);
     ensurePrivateDir(path.dirname(out));
@@ -103,10 +103,7 @@ async function show(argv: string[]): Promise<number> {
   const h = connect(undefined, 1);
   try {
     const ds = await loadSftDataset(h.db, dataName);
-    if (!ds) {
-      console.error(`sft: no data set ${dataName}`);
-      return 1;
-    }
+    if (!ds) throw noSftData(dataName);
     console.log(ds.summary ? formatSftSummary(ds.summary) : `${dataName}: no summary yet`);
     return 0;
   } finally {

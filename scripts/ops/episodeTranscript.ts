@@ -3,14 +3,12 @@
 import type { Db } from '../../db/client';
 import { loadTranscripts } from '../../db/queries/transcriptRows';
 import { renderTranscriptText } from '../../domain/report/renderTranscriptText';
+import { NotFoundError } from '../lib/notFound';
 
 export async function printEpisode(db: Db, runId: string, episode: string, full: boolean): Promise<number> {
   const episodeId = episode.startsWith(`${runId}/`) ? episode : `${runId}/${episode}`;
   const [found] = await loadTranscripts(db, runId, episodeId);
-  if (!found) {
-    console.error(`runs: no episode ${JSON.stringify(episodeId)} in run ${runId} (\`npm run pau -- runs show ${runId} --all\` lists them)`);
-    return 1;
-  }
+  if (!found) throw new NotFoundError(`no episode ${JSON.stringify(episodeId)} in run ${runId} (npm run pau -- runs show ${runId} --all lists them)`);
   console.log(renderTranscriptText(found.transcript, found.entryPoint, { full }));
   return 0;
 }

@@ -1,7 +1,6 @@
 // Runs and their episodes, as operators list them.
-import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { llmCalls } from '../../db/schema/llm';
 import { episodes, runs } from '../../db/schema/runs';
 
 export interface RunRow {
@@ -86,13 +85,4 @@ export async function runEpisodes(db: Db, runId: string, status?: string): Promi
     .from(episodes)
     .where(status ? and(eq(episodes.runId, runId), eq(episodes.status, status as 'failed')) : eq(episodes.runId, runId))
     .orderBy(episodes.id);
-}
-
-/** Model calls actually made (answered; not from the cache) since a moment. */
-export async function modelCallsSince(db: Db, since: Date): Promise<number> {
-  const [r] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(llmCalls)
-    .where(and(gte(llmCalls.createdAt, since), eq(llmCalls.state, 'completed')));
-  return Number(r?.n ?? 0);
 }

@@ -8,6 +8,7 @@ import { messagesFromSteps } from '../../domain/episode/conversation';
 import { reloadEnv } from '../../config/env';
 import { models } from '../../config/models';
 import { llmCalls } from '../../db/schema/llm';
+import { episodes } from '../../db/schema/runs';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { insertFixtureMethods, ADD, RAISES } from '../fixtures/episodeMethods';
 import { useStack } from '../helpers/stack';
@@ -57,6 +58,12 @@ describe('sandbox placement inline', () => {
     // The scripted model's requests are cacheable: the inline episode's turns were all answered from the
     // queued one's, so every request it sent was the same bytes.
     expect(b.filter((r) => r.kind === 'assistant').every((r) => (r.agentMessage as { cached: boolean }).cached)).toBe(true);
+    // No judge: each episode measured its coverage where it ran its calls (inline: on this worker), the same.
+    const coverage = async (id: string) =>
+      (await stack.db.select({ s: episodes.statementCoverage, b: episodes.branchCoverage }).from(episodes).where(eq(episodes.id, id)))[0];
+    const qc = await coverage(queued.episodeId);
+    expect(qc?.s).not.toBeNull();
+    expect(await coverage(inline.episodeId)).toEqual(qc);
 
     const workflowId = episodeWorkflowId(runId, method.id, 'mock-steps', 'interactive', 0);
     // The scripted model answers within PAU_LOCAL_TURN_MAX_SECONDS: every turn is a local activity.

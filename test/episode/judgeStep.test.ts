@@ -1,6 +1,7 @@
 // The judge step alone (workflows/episode/judgeStep.ts), in a real workflow on the test server, with a
 // stand-in judge workflow as its child: a completed episode with a judge starts it under the judge's workflow
 // id; no judge or an episode that did not complete starts none; a failing judge never fails the episode.
+// Without a judge, a completed episode measures its coverage instead (stand-in activities record it here).
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { EpisodeInput, EpisodeOutcome, EpisodeStatus } from '../../domain/episode/types';
@@ -8,7 +9,17 @@ import { judgeEpisodeWorkflowId } from '../../domain/judge/workflowIds';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { usePieceWorker } from '../helpers/pieceWorkers';
 
-const piece = usePieceWorker();
+const coverageRecorded: { episodeId: string; observed: number }[] = [];
+const piece = usePieceWorker({
+  activities: {
+    async planEpisodeCoverage() {
+      return { source: 'def f(x):\n    return x\n', entryPoint: 'f', observedArgs: [] };
+    },
+    async recordEpisodeCoverage(x: { episodeId: string; observed: number }) {
+      coverageRecorded.push({ episodeId: x.episodeId, observed: x.observed });
+    },
+  },
+});
 
 let n = 0;
 /** Runs the judge step after an episode; returns the judge child's status (null: none was started). */
@@ -39,9 +50,14 @@ describe('the judge step', () => {
   });
 
   it('starts no judge without a judge model, or for an episode that failed or was cancelled', async () => {
-    expect(await judgeAfter('completed', false)).toBeNull();
+    coverageRecorded.length = 0;
+    expect(await judgeAfter('completed', false, 'free')).toBeNull();
+    // No judge: the completed episode's coverage is measured instead (no observed call here: 0 of 0).
+    expect(coverageRecorded).toEqual([{ episodeId: expect.stringMatching(/\/m\/free\/interactive\/0$/), observed: 0 }]);
     expect(await judgeAfter('failed', true)).toBeNull();
     expect(await judgeAfter('cancelled', true)).toBeNull();
+    expect(await judgeAfter('failed', false)).toBeNull();
+    expect(coverageRecorded).toHaveLength(1); // nor for an episode that did not complete
   });
 
   it("a judge that fails does not fail the episode's workflow", async () => {

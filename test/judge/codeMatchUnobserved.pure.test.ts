@@ -3,8 +3,7 @@
 // the observed inputs right and nothing else scores on observed points only.
 import { describe, expect, it } from 'vitest';
 import { lookupTableCodeMatch } from '../../domain/calibration/codeMatch';
-import { codeMatchOf } from '../../domain/judge/codeMatch';
-import { unobservedInputs } from '../../domain/judge/codeMatchInputs';
+import { codeMatchOf, unobservedInputs } from '../../domain/judge/codeMatch';
 import { DEFAULT_EQUALITY } from '../../domain/judge/outcomeEquality';
 import type { Outcome } from '../../domain/sandbox/schemas';
 

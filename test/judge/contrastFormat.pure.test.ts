@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { contrastDetail, contrastMethodId, contrastOrder, verdictYes } from '../../domain/judge/contrast';
-import { buildJudgeMessages, DEFAULT_JUDGE_FORMAT, judgeRetryPrompt, parseJudgeReply } from '../../domain/judge/judgePrompt';
-import { scoreFromLogprobs, scoreFromSamples, type ScoreDetail } from '../../domain/judge/scoreDistribution';
+import { contrast, contrastDetail, contrastMethodId, contrastOrder, verdictYes } from '../../domain/judge/formats/contrast';
+import { verify } from '../../domain/judge/formats/verify';
+import { DEFAULT_JUDGE_FORMAT, scoreFromSamples } from '../../domain/judge/judgePrompt';
+import type { ScoreDetail } from '../../domain/judge/scoreDistribution';
 import { tok } from '../fixtures/tokenLogprobs';
 
 const input = {
@@ -23,19 +24,16 @@ const verdict = (pYes: number): ScoreDetail => ({
 describe('the contrast format (verify beside the method and beside an unrelated one)', () => {
   it('is the default and sends exactly verify messages, so both share the cache', () => {
     expect(DEFAULT_JUDGE_FORMAT).toBe('contrast');
-    expect(buildJudgeMessages(input, 'contrast')).toEqual(buildJudgeMessages(input, 'verify'));
-    expect(parseJudgeReply('yes', 'contrast')).toBe(5);
-    expect(judgeRetryPrompt('contrast')).toMatch(/yes or no/);
+    expect(contrast.messages(input)).toEqual(verify.messages(input));
+    expect(contrast.parse('yes')).toBe(5);
+    expect(contrast.retryPrompt).toMatch(/yes or no/);
     expect(
-      scoreFromLogprobs(
-        [
-          tok(' no', [
-            [' no', 0.6],
-            ['yes', 0.2],
-          ]),
-        ],
-        'contrast',
-      ).pYes,
+      contrast.fromLogprobs([
+        tok(' no', [
+          [' no', 0.6],
+          ['yes', 0.2],
+        ]),
+      ]).pYes,
     ).toBeCloseTo(0.25, 9);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heldoutSet } from '../../domain/judge/heldoutInputs';
+import { heldoutSet } from '../../domain/judge/codeMatch';
 import { mutateInputs, mutateLiteral } from '../../domain/inputs/mutation';
 import { tokenize } from '../../domain/python/literal';
 import { seededRandom } from '../../domain/common/seededRandom';

@@ -15,7 +15,8 @@ import { stopAllLocalServers } from '../../platform/models/local/server';
 import { models } from '../../config/models';
 import { llmCalls } from '../../db/schema/llm';
 import { episodes, runs } from '../../db/schema/runs';
-import { block, buildJudgeMessages, JUDGE_RETRY_PROMPT, parseScore } from '../../domain/judge/judgePrompt';
+import { block } from '../../domain/judge/judgePrompt';
+import { JUDGE_RETRY_PROMPT, parseScore, rationale } from '../../domain/judge/formats/rationale';
 import type { DescriptionVerdict } from '../../domain/judge/types';
 import { requestParams } from '../../domain/llm/requestParams';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
@@ -86,7 +87,7 @@ describe('injection canary, real local judge', () => {
       expect(inj.unparsable).toBe(plain.unparsable);
 
       // Before the neutralisation the judge got the injected line inside the fence: another request.
-      const plainMsgs = buildJudgeMessages({ signature: m.signature, code: m.code, goldDescription: m.gold, agentDescription: wrong }, 'rationale');
+      const plainMsgs = rationale.messages({ signature: m.signature, code: m.code, goldDescription: m.gold, agentDescription: wrong });
       const rawMsgs = plainMsgs.map((msg) =>
         msg.role === 'user' ? { ...msg, content: msg.content.replace(block('candidate_description', wrong), block('candidate_description', injected)) } : msg,
       );

@@ -8,17 +8,9 @@ import { judgeCards } from '../../db/schema/judgeCards';
 import { runs } from '../../db/schema/runs';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { cardChecks, DEFAULT_THRESHOLDS, qualification, type CardMethodRow } from '../../domain/judge/card';
-import {
-  buildCardItems,
-  codedRungs,
-  contradictionPair,
-  GENERIC_DESCRIPTIONS,
-  lookupTable,
-  nearMiss,
-  otherValue,
-  pickCardMethods,
-} from '../../domain/judge/cardRungs';
+import { buildCardItems, codedRungs, contradictionPair, GENERIC_DESCRIPTIONS, lookupTable, nearMiss, otherValue } from '../../domain/judge/cardRungs';
 import { cardMeasures } from '../../domain/judge/cardSummary';
+import { roundRobinBySource } from '../../domain/judge/formats/contrast';
 import { judgeCardWorkflowId } from '../../domain/judge/workflowIds';
 import { fixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { maybeRecordHistory } from '../helpers/histories';
@@ -78,10 +70,10 @@ describe('card rungs', () => {
     expect(buildCardItems(ms.slice(0, 1))).toEqual([]);
   });
 
-  it('methods are picked round-robin over sources, in dataset order', () => {
+  it('methods are picked round-robin over sources, in dataset order (the contrast order)', () => {
     const c = ['h1', 'h2', 'h3', 'm1', 'c1', 'c2'].map((id) => ({ id, source: id[0]! }));
-    expect(pickCardMethods(c, 4).map((x) => x.id)).toEqual(['c1', 'h1', 'm1', 'c2']);
-    expect(pickCardMethods(c, 10).map((x) => x.id)).toHaveLength(6);
+    expect(roundRobinBySource(c, 4).map((x) => x.id)).toEqual(['c1', 'h1', 'm1', 'c2']);
+    expect(roundRobinBySource(c, 10).map((x) => x.id)).toHaveLength(6);
   });
 
   it('the classifier pair contradicts the first observed return value', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bindEntryPoint, buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { buildJudgeMessages, JUDGE_SYSTEM, parseScore, readBlock, RUBRIC } from '../../domain/judge/judgePrompt';
+import { readBlock } from '../../domain/judge/judgePrompt';
+import { JUDGE_SYSTEM, parseScore, RUBRIC, rationale } from '../../domain/judge/formats/rationale';
 
 describe('parseScore', () => {
   const cases: [string, string, number | null][] = [
@@ -35,15 +36,12 @@ describe('judge prompt', () => {
   it('tells the judge that only return values and exceptions were observable (issue 12, point 9)', () => {
     // The system prompt of every judgment, whatever the method: in-place mutation of arguments, printed
     // output and side effects were invisible to the agent and must not count against its description.
-    const [sys] = buildJudgeMessages(
-      {
-        signature: 'def f(xs):',
-        code: 'def f(xs):\n    xs.sort()\n    return len(xs)',
-        goldDescription: 'Sorts xs in place and returns its length.',
-        agentDescription: 'Returns the length of xs.',
-      },
-      'rationale',
-    );
+    const [sys] = rationale.messages({
+      signature: 'def f(xs):',
+      code: 'def f(xs):\n    xs.sort()\n    return len(xs)',
+      goldDescription: 'Sorts xs in place and returns its length.',
+      agentDescription: 'Returns the length of xs.',
+    });
     expect(sys?.content).toBe(JUDGE_SYSTEM);
     const rules = JUDGE_SYSTEM.slice(JUDGE_SYSTEM.indexOf('Rules:'), JUDGE_SYSTEM.indexOf('Rubric:')).replace(/\s+/g, ' ');
     expect(rules).toContain('observed only what each call returned or the exception it raised');
@@ -51,22 +49,19 @@ describe('judge prompt', () => {
     expect(rules).toContain('do not count their absence against the description');
   });
   it('shows the code, the gold and the candidate in readable blocks', () => {
-    const [sys, user] = buildJudgeMessages(
-      {
-        signature: 'def f(x):',
-        code: 'def f(x):\n    return x + 1',
-        goldDescription: 'Adds one.',
-        agentDescription: 'Returns x plus 1.',
-      },
-      'rationale',
-    );
+    const [sys, user] = rationale.messages({
+      signature: 'def f(x):',
+      code: 'def f(x):\n    return x + 1',
+      goldDescription: 'Adds one.',
+      agentDescription: 'Returns x plus 1.',
+    });
     expect(sys?.role).toBe('system');
     expect(readBlock(user!.content, 'method_code')).toBe('def f(x):\n    return x + 1');
     expect(readBlock(user!.content, 'reference_description')).toBe('Adds one.');
     expect(readBlock(user!.content, 'candidate_description')).toBe('Returns x plus 1.');
   });
   it('says code-only when the gold is missing (CruxEval)', () => {
-    const [, user] = buildJudgeMessages({ signature: 'def f(x):', code: 'def f(x): return x', goldDescription: null, agentDescription: '' }, 'rationale');
+    const [, user] = rationale.messages({ signature: 'def f(x):', code: 'def f(x): return x', goldDescription: null, agentDescription: '' });
     expect(readBlock(user!.content, 'reference_description')).toBeUndefined();
     expect(user!.content).toContain('judge against the code alone');
     expect(readBlock(user!.content, 'candidate_description')).toBe('(empty)');

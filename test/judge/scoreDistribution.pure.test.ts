@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { digitDistributionAt, scoreFromLogprobs, scoreFromSamples, scoreTokenIndex } from '../../domain/judge/scoreDistribution';
+import { digitDistributionAt, rationale, scoreTokenIndex } from '../../domain/judge/formats/rationale';
+import { scoreFromSamples } from '../../domain/judge/judgePrompt';
 import { tok } from '../fixtures/tokenLogprobs';
 
 describe('probability-weighted scores', () => {
@@ -33,39 +34,33 @@ describe('probability-weighted scores', () => {
       ]),
     ];
     expect(scoreTokenIndex(toks)).toBe(7);
-    const s = scoreFromLogprobs(toks, 'rationale');
+    const s = rationale.fromLogprobs(toks);
     expect(s.expected).toBeCloseTo(1.6);
     expect(s.argmax).toBe(2);
     expect(s.lowMass).toBeUndefined();
   });
 
   it('flags a score token with under half its mass on digits, and is unscorable with none', () => {
-    const low = scoreFromLogprobs(
-      [
-        tok('SCORE'),
-        tok(':'),
-        tok('3', [
-          ['3', 0.3],
-          ['x', 0.7],
-        ]),
-      ],
-      'rationale',
-    );
+    const low = rationale.fromLogprobs([
+      tok('SCORE'),
+      tok(':'),
+      tok('3', [
+        ['3', 0.3],
+        ['x', 0.7],
+      ]),
+    ]);
     expect(low.lowMass).toBe(true);
     expect(low.expected).toBeCloseTo(3);
-    const none = scoreFromLogprobs([tok('no'), tok(' score')], 'rationale');
+    const none = rationale.fromLogprobs([tok('no'), tok(' score')]);
     expect(none.expected).toBeNull();
     expect(none.unscorable).toMatch(/no score token/);
     // A digit without its label is no score, as parseScore reads the text.
-    const bare = scoreFromLogprobs(
-      [
-        tok('5', [
-          ['5', 0.7],
-          ['4', 0.3],
-        ]),
-      ],
-      'rationale',
-    );
+    const bare = rationale.fromLogprobs([
+      tok('5', [
+        ['5', 0.7],
+        ['4', 0.3],
+      ]),
+    ]);
     expect(bare.expected).toBeNull();
   });
 

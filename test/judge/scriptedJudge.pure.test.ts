@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildCoderMessages, extractCode } from '../../domain/judge/coderPrompt';
-import { buildJudgeMessages, parseScore } from '../../domain/judge/judgePrompt';
+import { parseScore, rationale } from '../../domain/judge/formats/rationale';
 import { SCRIPTED_MARK, scriptedJudgeOrCoderReply, scriptedRole } from '../../domain/judge/scriptedJudge';
 
 const method = { id: 'm/1', entryPoint: 'add_one', goldDescription: 'Returns the number plus one.', code: 'def add_one(x):\n    return x + 1\n' };
 const judge = (agent: string, gold: string | null = method.goldDescription) =>
-  buildJudgeMessages({ signature: 'def add_one(x):', code: method.code, goldDescription: gold, agentDescription: agent }, 'rationale');
+  rationale.messages({ signature: 'def add_one(x):', code: method.code, goldDescription: gold, agentDescription: agent });
 
 describe('scripted judge and code writer', () => {
   it('recognises its roles by system prompt only', () => {

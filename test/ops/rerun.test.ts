@@ -1,7 +1,8 @@
 // Reruns on the real stack: only a run's failed episodes run again (counted activities and model
 // calls), and a failed workflow is reset to just before its failure without redoing what completed.
 import { ApplicationFailure } from '@temporalio/common';
-import { and, eq, gte, sql } from 'drizzle-orm';
+import fs from 'node:fs';
+import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import type { TurnInput } from '../../domain/episode/types';
@@ -76,6 +77,10 @@ describe('rerun --run RUN_ID --failed', () => {
       `episode/${victim}`,
     ]);
 
+    // The report the run stored at its end counts the failed episode.
+    const [firstReport] = await stack.db.select().from(reports).where(eq(reports.runId, runId)).orderBy(desc(reports.id)).limit(1);
+    expect(firstReport?.text).toMatch(/mock-oracle\s+interactive\s+3\s+1 failed/);
+
     const second = countingMain(() => false);
     workers = await startTestWorkers(['pau', 'pau-sandbox'], { pau: second.activities });
     const before = new Date();
@@ -85,7 +90,19 @@ describe('rerun --run RUN_ID --failed', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('rerunning 1 failed episode(s)');
       expect(r.stdout).toMatch(/rerun done: 1 of 1 now completed, 0 still failed/);
-      expect(r.stdout).toMatch(/new model calls made: \d+/);
+      // The calls the rerun sent, from the ledger: the victim's turns, all answered.
+      const sent = /new model calls made: (\d+) \((\d+) answered, 0 not\)/.exec(r.stdout);
+      expect(sent, r.stdout).not.toBeNull();
+      expect(Number(sent![1])).toBe(second.turns.get(victim));
+      expect(sent![2]).toBe(sent![1]);
+      // The report is produced again at the rerun's end, stored and written: it no longer counts a failure.
+      const [fresh] = await stack.db.select().from(reports).where(eq(reports.runId, runId)).orderBy(desc(reports.id)).limit(1);
+      expect(fresh!.id).toBeGreaterThan(firstReport!.id);
+      expect(fresh!.createdAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+      expect(fresh!.text).not.toContain('failed');
+      expect(r.stdout).toContain(fresh!.text!.split('\n')[0]!);
+      const htmlPath = /report: (\S+\.html)/.exec(r.stdout)?.[1];
+      expect(fs.readFileSync(htmlPath!, 'utf8')).toBe(fresh!.html);
     } finally {
       await workers.shutdown();
     }

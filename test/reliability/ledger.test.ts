@@ -1,6 +1,6 @@
 // The llm_calls ledger records a call before it is sent: a request sent again after a send with no
 // recorded outcome (a crash mid-request, here an abort) is counted as possibly paid twice; a refused
-// connection is not.
+// connection is no send at all.
 import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -70,7 +70,10 @@ describe('llm_calls ledger', () => {
       await mock.down();
       await expect(chat(request(runId, 'another question'), deps)).rejects.toThrow(/no mock model server answers/);
       await mock.up();
-      await chat(request(runId, 'another question'), deps);
+      const again = await chat(request(runId, 'another question'), deps);
+      // The refused attempt left nothing for the endpoint: the one send that did is the only one counted.
+      const [answered] = await stack.db.select().from(llmCalls).where(eq(llmCalls.requestHash, again.requestHash));
+      expect(answered).toMatchObject({ state: 'completed', sends: 1, resent: 0 });
 
       const paid = await paidTwice(stack.db, runId);
       expect(paid).toMatchObject({ calls: 1, extraSends: 1, unanswered: 0 });

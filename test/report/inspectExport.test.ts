@@ -260,7 +260,7 @@ describe('pau export inspect', () => {
   it('exits 2 with one line for an unknown run and for a run still running', async () => {
     const unknown = await runCli(['export', 'inspect', 'no-such-run']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe('pau export: no run "no-such-run" in the database');
+    expect(unknown.stderr.trim()).toBe('pau export: no run "no-such-run" (npm run pau -- runs list shows the runs)');
     const running = `${runId}-running`;
     await stack.db.insert(runs).values({
       id: running,

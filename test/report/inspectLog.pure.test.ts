@@ -37,7 +37,7 @@ describe('inspect log builder', () => {
   });
 
   it('withholds judge scores and code match without a card: the value is "withheld", the number appears nowhere', () => {
-    const s = sampleScores({ row: judgedRow, rationale: 'looks right' }, reportView(missing), 'j');
+    const s = sampleScores({ row: judgedRow, rationale: 'looks right' }, reportView({ judgeModel: 'j', judgeCard: missing }), 'j');
     expect(s.judge?.value).toBe('withheld');
     expect(s.judge?.explanation).toMatch(/^Scores withheld: no judge card/);
     expect(s.code_match_unseen?.value).toBe('withheld');
@@ -47,14 +47,36 @@ describe('inspect log builder', () => {
   });
 
   it('shows the numbers with a qualified card, marks a forced judge, and gives an unjudged episode only calls and end reason', () => {
-    const q = sampleScores({ row: judgedRow, rationale: 'r' }, reportView({ status: 'qualified', card: card() }), 'j');
+    const q = sampleScores({ row: judgedRow, rationale: 'r' }, reportView({ judgeModel: 'j', judgeCard: { status: 'qualified', card: card() } }), 'j');
     expect(q.judge).toMatchObject({ value: 4, explanation: 'r' });
     expect(q.code_match_unseen?.value).toBe(0.5);
-    const forced = sampleScores({ row: judgedRow, rationale: null }, reportView({ ...missing, forced: true }), 'j');
+    const forced = sampleScores({ row: judgedRow, rationale: null }, reportView({ judgeModel: 'j', judgeCard: { ...missing, forced: true } }), 'j');
     expect(forced.judge?.value).toBe(4);
     expect(forced.judge?.metadata?.forced).toMatch(/^UNQUALIFIED JUDGE — forced/);
-    const unjudged = sampleScores({ row: { ...judgedRow, judged: false, score: null }, rationale: null }, reportView(missing), 'j');
+    const unjudged = sampleScores(
+      { row: { ...judgedRow, judged: false, score: null, statementCoverage: null, branchCoverage: null }, rationale: null },
+      reportView({ judgeModel: 'j', judgeCard: missing }),
+      'j',
+    );
     expect(Object.keys(unjudged)).toEqual(['calls', 'end_reason']);
+  });
+
+  it('a run with no judge: no judge scorer at all, and the coverage its episodes measured without one', () => {
+    const row = { ...judgedRow, judged: false, score: null, codeMatch: null, codeMatchUnobserved: null, statementCoverage: 0.75, branchCoverage: 0.5 };
+    const s = sampleScores({ row, rationale: null }, reportView({ judgeModel: null }), null);
+    expect(Object.keys(s).sort()).toEqual(['branch_coverage', 'calls', 'end_reason', 'statement_coverage']);
+    expect(s.statement_coverage?.value).toBe(0.75);
+    const summary = summarize([row], { resamples: 50 });
+    const [log] = inspectLogs({
+      ...logsInput(),
+      groups: summary.groups,
+      distribution: summary.distribution,
+      episodes: [{ row, messages: [], steps: 0, finalDescription: 'adds', error: null, rationale: null, signature: null }],
+    });
+    const names = log!.log.results.scores.map((x) => x.name);
+    expect(names).toEqual(['statement_coverage', 'branch_coverage', 'calls', 'end_reason']);
+    expect(log!.log.results.scores[0]!.metrics.mean?.value).toBe(0.75);
+    expect(log!.log.eval.metadata.judge).toMatchObject({ judge_model: null, card: 'not judged', scores_shown: false });
   });
 
   it('makes one log per model x setting, named for inspect, and records an episode with no transcript', () => {

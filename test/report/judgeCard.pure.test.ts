@@ -121,6 +121,30 @@ describe('the judge card in reports', () => {
     expect(tableOf(text)).toContain('score (1-5)');
   });
 
+  it('a run with no judge: no score row, no card talk, and the judge-free measures with coverage', () => {
+    // Not judged: no score, but the coverage measured at each episode's end and the calls are there.
+    const free = rows.map((r) => ({ ...r, judged: false, score: null, codeMatch: null, codeMatchUnobserved: null, diagnostics: null }));
+    const d = doc(free, { judgeModel: null });
+    const text = headlineText(d);
+    expect(text).toContain('no judge: the episodes are not judged, so there is no score, only the judge-free measures');
+    expect(text).not.toContain('built before judge cards');
+    expect(text).not.toContain('withheld');
+    const head = tableOf(text);
+    expect(head).toMatch(/episodes\s+not scored\s+calls\s+stmt cov\s+branch cov\s+end reasons/);
+    expect(head).not.toMatch(/score \(1-5\)|fail rate|code match/);
+    expect(text).not.toMatch(/1\.00 \[1\.00, 1\.00\]/);
+    // good covers everything, bad half of it: measured, not '-'.
+    expect(text).toMatch(/good\s+interactive\s+8\s+8 unjudged\s+6\.0\s+100\.0% \[100\.0%, 100\.0%\]/);
+    expect(text).toMatch(/bad\s+interactive\s+8\s+8 unjudged\s+6\.0\s+50\.0% \[50\.0%, 50\.0%\]/);
+    expect(text).not.toContain('judged episodes only');
+    const html = renderHtml(d);
+    expect(html).toContain('<h2>No judge</h2>');
+    expect(html).toContain('<h2>Judge-free measures: model × setting</h2>');
+    expect(html).not.toContain('Scores from the unqualified judge');
+    expect(html).not.toContain('built before judge cards');
+    expect(html).not.toContain('<h2>Score distribution');
+  });
+
   it("the run's self-judging (forced with --allow-self-judge) is in the header", () => {
     const selfJudge = [{ agent: 'local/qwen-0.5b', judge: 'local/qwen-0.5b', role: 'judge', relation: 'same model' }];
     const d = doc(rows, { run: { ...doc(rows).run!, config: { selfJudge } } });

@@ -16,16 +16,18 @@ let dbh: DbHandle;
 const stamp = Date.now();
 const RUN = `report-test-${stamp}`;
 const RUN2 = `report-test-prev-${stamp}`;
+/** Judged by the scripted judge, which has no judge card, and not forced: its own report withholds its scores. */
+const UNCARDED = `report-test-uncarded-${stamp}`;
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-report-'));
 
 // Forced past the judge card (none is computed here): this file is about the figures, the card has its own tests.
-async function seedRun(runId: string, oracleScore: number) {
+async function seedRun(runId: string, oracleScore: number, forced = true) {
   const db = dbh.db;
   await db.insert(runs).values({
     id: runId,
     kind: 'benchmark',
     status: 'completed',
-    config: benchmarkConfig({ models: ['mock-oracle', 'mock-null'], allowUnqualifiedJudge: true }),
+    config: benchmarkConfig({ models: ['mock-oracle', 'mock-null'], ...(forced ? { allowUnqualifiedJudge: true } : {}) }),
   });
   for (let i = 0; i < 6; i++) {
     const methodId = `${i % 2 ? 'mbpp' : 'humaneval'}/rt-${stamp}-${i}`;
@@ -80,6 +82,7 @@ beforeAll(async () => {
   dbh = connect(process.env.DATABASE_URL, 2);
   await seedRun(RUN, 5);
   await seedRun(RUN2, 4);
+  await seedRun(UNCARDED, 2, false);
 });
 afterAll(async () => {
   await dbh.close();
@@ -124,10 +127,28 @@ describe('report', () => {
     expect(json.compare.runId).toBe(RUN2);
   });
 
+  it("`report --compare` withholds the scores of a run whose judge has no card, as that run's own report does", async () => {
+    const own = await runCli(['report', UNCARDED, '--out', out]);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toContain('Scores withheld: no judge card for judge mock-oracle');
+    const r = await runCli(['report', '--compare', `${RUN},${UNCARDED}`, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    // This run (forced past its card) keeps its own scores; the comparison shows none of the other's.
+    expect(r.stdout).toMatch(/mock-oracle\s+interactive\s+6\/6\s+0\s+5\.00/);
+    const compared = r.stdout.slice(r.stdout.indexOf(`compared with ${UNCARDED}:`));
+    expect(compared).toContain(`Compared without scores and code match: run ${UNCARDED} withholds them (Scores withheld: no judge card for judge mock-oracle`);
+    expect(compared).not.toMatch(/\bscore\s+\d\.\d{3}|score \(1-5\)|code match \(unseen\)\s+[+-]/);
+    expect(compared).toMatch(/mock-oracle\s+interactive\s+statementCoverage\s+1\.000\s+1\.000\s+\+0\.000/);
+    const html = fs.readFileSync(path.join(out, `${RUN}.html`), 'utf8');
+    const section = html.slice(html.indexOf(`<h2>Compared with ${UNCARDED}</h2>`), html.indexOf('<h2>Paired differences per method</h2>'));
+    expect(section).toContain('Compared without scores and code match');
+    expect(section).not.toContain('score (1-5)');
+  });
+
   it('says clearly when the run does not exist', async () => {
     const r = await runCli(['report', 'no-such-run', '--out', out]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no run "no-such-run"');
+    expect(r.code).toBe(2); // a name that names nothing, as from every verb (docs/cli.md)
+    expect(r.stderr.trim()).toBe('pau report: no run "no-such-run" (npm run pau -- runs list shows the runs)');
   });
 
   const base = episodeRow({ endReason: null });

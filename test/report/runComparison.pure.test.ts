@@ -2,6 +2,7 @@
 // most first, links to the transcript pages of both runs, the judge card's gating of what is shown.
 import { describe, expect, it } from 'vitest';
 import { headlineText } from '../../domain/report/headline';
+import { renderHtml } from '../../domain/report/renderHtml';
 import { comparedRows, comparisonSection, compareRuns, leadMetric } from '../../domain/report/runComparison';
 import { transcriptHref } from '../../domain/report/transcriptLinks';
 import { card, doc, runRows } from './fixtures';
@@ -43,13 +44,51 @@ describe('run comparison', () => {
     expect(html).toContain('<td>1.12 (not resolved at this n)</td><td>372 for ±0.13</td>');
     // The terminal prints the same rows under the group deltas.
     const text = headlineText(
-      doc(a, { judgeCard: { status: 'qualified', card: card() }, compare: { runId: 'B', judgeModel: null, deltas: [], comparison: c } }),
+      doc(a, {
+        judgeCard: { status: 'qualified', card: card() },
+        compare: { runId: 'B', judgeModel: 'local/judge-1.5b', judgeCard: { status: 'qualified', card: card() }, deltas: [], comparison: c },
+      }),
     );
     expect(text).toContain('paired by method, this run - B:');
     expect(text).toMatch(
       /good \/ interactive\s+score \(1-5\)\s+\+0\.40 \[[^\]]+\] 1\/4\/0\s+5\s+1\s+0\.89\s+1\.12 \(not resolved at this n\)\s+372 for ±0\.13/,
     );
-    expect(text).not.toMatch(/this run - B:[\s\S]*stmt cov/); // the terminal keeps to score and code match
+    // Beside score and code match, the terminal shows coverage, which needs no judge.
+    expect(text).toMatch(/this run - B:[\s\S]*good \/ interactive\s+stmt cov\s+\+0\.0%/);
+    expect(text).not.toContain('Compared without');
+  });
+
+  it("withholds the scores of a compared run whose judge has no card, as that run's own report does", () => {
+    const a = withRun('A', runRows(6));
+    const b = withRun('B', runRows(6)).map((r) => ({ ...r, score: 1 }));
+    const c = compareRuns(a, b, { resamples: 50 });
+    const missing = {
+      status: 'missing' as const,
+      judgeModel: 'mock-oracle',
+      coderModel: 'mock-oracle',
+      command: 'npm run pau -- calibrate judge --judge mock-oracle',
+      forced: false,
+    };
+    const compared = doc(a, {
+      judgeCard: { status: 'qualified', card: card() },
+      compare: { runId: 'B', judgeModel: 'mock-oracle', judgeCard: missing, deltas: [], comparison: c },
+    });
+    const text = headlineText(compared);
+    expect(text).toContain('Compared without scores and code match: run B withholds them (Scores withheld: no judge card for judge mock-oracle');
+    const after = text.slice(text.indexOf('compared with B:'));
+    expect(after).not.toMatch(/score \(1-5\)|code match \(unseen\)/);
+    expect(after).toMatch(/good \/ interactive\s+stmt cov/);
+    const html = renderHtml(compared);
+    const section = html.slice(html.indexOf('<h2>Compared with B</h2>'), html.indexOf('<h2>Paired differences per method</h2>'));
+    expect(section).toContain('Compared without scores and code match');
+    expect(section).not.toContain('score (1-5)');
+    // This run's own headline keeps its scores: its judge qualified.
+    expect(text).toMatch(/good\s+interactive\s+8?6\/6\s+0\s+5\.00/);
+    // A compared run with no judge at all: the same, saying it has none.
+    const noJudge = headlineText(
+      doc(a, { judgeCard: { status: 'qualified', card: card() }, compare: { runId: 'B', judgeModel: null, deltas: [], comparison: c } }),
+    );
+    expect(noJudge).toContain('Compared without scores and code match: run B withholds them (it has no judge).');
   });
 
   it('leads with coverage when the judge card withholds scores and code match, and never shows them', () => {

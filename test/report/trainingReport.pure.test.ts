@@ -77,6 +77,52 @@ describe('SFT report', () => {
   });
 });
 
+describe('SFT report beside its base', () => {
+  const est = (mean: number) => ({ n: 4, mean, lo: mean, hi: mean, clusters: 4 });
+  const diff = { n: 4, mean: 0.5, lo: 0.25, hi: 0.75, wins: 2, ties: 2, losses: 0, unpaired: 0 };
+  const comparison = {
+    checkpointModel: 'ckpt:sft-r',
+    baseModel: 'local/smollm2-135m',
+    evalRunId: 'sft-r-eval',
+    judgeModel: 'mock-oracle',
+    episodes: { checkpoint: 4, base: 4, failed: 0, judged: 8 },
+    rows: (['score', 'codeMatchUnobserved', 'statementCoverage'] as const).map((metric) => ({
+      setting: 'interactive',
+      metric,
+      checkpoint: est(metric === 'score' ? 3.25 : 0.75),
+      base: est(metric === 'score' ? 2.75 : 0.5),
+      diff,
+    })),
+  };
+  const withCmp = (judgeCard?: SftReportDocument['judgeCard']): SftReportDocument => ({
+    ...sftDoc(null),
+    evalRunId: 'sft-r-eval',
+    comparison,
+    ...(judgeCard ? { judgeCard } : {}),
+  });
+
+  it("withholds the evaluation's scores when its judge has no card, and keeps coverage", () => {
+    const missing = {
+      status: 'missing' as const,
+      judgeModel: 'mock-oracle',
+      coderModel: 'mock-oracle',
+      command: 'npm run pau -- calibrate judge --judge mock-oracle',
+      forced: false,
+    };
+    const text = renderSftText(withCmp(missing));
+    expect(text).toContain('judge card: none yet for judge mock-oracle');
+    expect(text).toContain('Scores withheld: no judge card for judge mock-oracle');
+    expect(text).not.toMatch(/score \(1-5\)|code match \(unseen\)\s/);
+    expect(text).not.toContain('3.250');
+    expect(text).toMatch(/interactive\s+stmt cov\s+0\.750/);
+    const html = renderSftHtml(withCmp(missing));
+    expect(html).not.toContain('<td>score (1-5)</td>');
+    expect(html).toContain('<td>stmt cov</td>');
+    // A report stored before judge cards is shown as it was.
+    expect(renderSftText(withCmp())).toMatch(/interactive\s+score \(1-5\)\s+3\.250/);
+  });
+});
+
 describe('GRPO report', () => {
   const epoch = (i: number, prepared: GrpoEpochFigures['prepared'], dropped: number | null): GrpoEpochFigures =>
     grpoEpoch({

@@ -156,14 +156,14 @@ describe('the CLI reads the stored report', () => {
     expect(s.stdout).toContain('4 of 44 examples not as served (9.1 %)');
   });
 
-  it('`sft report RUN` prints the stored text and writes the HTML; a run of another kind is refused with exit 1', async () => {
+  it('`sft report RUN` prints the stored text and writes the HTML; a run of another kind names no GRPO run: one line, exit 2', async () => {
     const r = await runCli(['sft', 'report', SFT, '--out', path.join(out, 's.html')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('4 of 44 examples not as served (9.1 %)');
     expect(r.stdout).toContain(`wrote ${path.join(out, 's.html')}`);
     expect(fs.readFileSync(path.join(out, 's.html'), 'utf8')).toContain('4 of 44 examples not as served (9.1 %)');
     const wrong = await runCli(['grpo', 'report', SFT, '--out', out]);
-    expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain(`grpo: no GRPO run ${SFT}`);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr.trim()).toBe(`pau grpo: no grpo run "${SFT}" (npm run pau -- runs list shows the runs)`);
   });
 });

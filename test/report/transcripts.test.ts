@@ -126,8 +126,8 @@ describe('episode transcripts', () => {
     expect(oracle.stdout).toContain("call tag('boom') raises ValueError: <img src=x onerror=alert(1)>");
     expect(oracle.stdout).toContain('submitted:');
     const missing = await runCli(['runs', 'show', runId, '--episode', 'nope/0']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('no episode');
+    expect(missing.code).toBe(2); // a name that names nothing: docs/cli.md
+    expect(missing.stderr.trim()).toBe(`pau runs: no episode "${runId}/nope/0" in run ${runId} (npm run pau -- runs show ${runId} --all lists them)`);
   });
 
   it('escapes hostile text in every field of a page (no stack needed)', () => {

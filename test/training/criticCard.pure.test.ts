@@ -21,7 +21,8 @@ import {
   type CriticCardStatus,
   type StepClass,
 } from '../../domain/training/criticCard';
-import { buildCriticMessages, type CriticCall } from '../../domain/training/criticPrompt';
+import type { CriticCall } from '../../domain/training/criticPrompt';
+import { criticFormat } from '../../domain/training/criticFormats';
 import { scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { criticCardSection, criticCardText } from '../../domain/trainingReport/criticCardView';
 import { cardLine, cardProgress } from '../../scripts/client/cardWatch';
@@ -187,7 +188,7 @@ describe('picking recorded episodes', () => {
 
 describe('the scripted critic reads novelty from its prompt', () => {
   const score = (before: CriticCall[], step: CriticCall[]) =>
-    scriptedCriticScore(buildCriticMessages({ signature: 'def f(a, b):', goldDescription: 'Returns a + b.', before, step }));
+    scriptedCriticScore(criticFormat().messages({ signature: 'def f(a, b):', goldDescription: 'Returns a + b.', before, step }));
   it('new value 9, new exception 6, uninformative 2, repeat 0, rejected 0', () => {
     const before = [ran('f(1, 2)', '3'), raised("f('a', 1)", 'TypeError: no')];
     expect(score(before, [ran('f(2, 2)', '4')])).toBe(9);

@@ -5,14 +5,10 @@ import { policyMovedGate } from '../../domain/report/policyMoved';
 import { describe, expect, it } from 'vitest';
 import { requestParams } from '../../domain/llm/requestParams';
 import { lengthCutMessages } from '../../domain/training/sftData';
-import {
-  buildCriticMessages,
-  CRITIC_VERIFY_SYSTEM,
-  criticParams,
-  criticPromptVersion,
-  parseCriticReward,
-  parseCriticVerdict,
-} from '../../domain/training/criticPrompt';
+import type { CriticInput } from '../../domain/training/criticPrompt';
+import { criticFormat } from '../../domain/training/criticFormats';
+import { parseCriticReward } from '../../domain/training/criticFormats/rubric';
+import { CRITIC_VERIFY_SYSTEM, parseCriticVerdict } from '../../domain/training/criticFormats/verify';
 import { scriptedCriticReply, scriptedCriticScore } from '../../domain/training/scriptedCritic';
 import { callsBefore, explorationSteps, isRated, rolloutLine } from '../../domain/training/grpoRollouts';
 import {
@@ -77,21 +73,21 @@ describe('critic prompt and parser', () => {
   });
 
   it('the prompt asks for the reward first', () => {
-    const [system, user] = buildCriticMessages({ signature: 'def f(x)', goldDescription: 'g', before: [], step: [] });
+    const [system, user] = criticFormat('rubric').messages({ signature: 'def f(x)', goldDescription: 'g', before: [], step: [] });
     expect(system?.content).toMatch(/reward FIRST/);
     expect(user?.content).toMatch(/`REWARD: n` first/);
   });
 
   it('the verify format asks one yes/no question, keyed and paramed apart; its word is 1 or 0, anything else unparsable', () => {
     const input = { signature: 'def f(x)', goldDescription: 'g', before: [{ call: 'f(1)', observation: '2', status: 'ran' as const }], step: [] };
-    const [system, user] = buildCriticMessages(input, 'verify');
+    const [system, user] = criticFormat('verify').messages(input);
     expect(system?.content).toBe(CRITIC_VERIFY_SYSTEM);
     expect(user?.content).toMatch(/<trajectory>\nf\(1\) -> 2 {2}\[ran\]\n<\/trajectory>/);
     expect(user?.content).toMatch(/Answer yes or no\.$/);
-    expect(buildCriticMessages(input)[0]?.content).toBe(buildCriticMessages(input, 'rubric')[0]?.content);
-    expect([criticPromptVersion('rubric'), criticPromptVersion('verify')]).toEqual(['critic-v1', 'critic-v2/verify']);
-    expect(criticParams('rubric')).toEqual({ temperature: 0, max_tokens: 256 });
-    expect(criticParams('verify')).toEqual({ temperature: 0, max_tokens: 2, logprobs: true, top_logprobs: 10 });
+    expect(criticFormat().messages(input)[0]?.content).toBe(criticFormat('rubric').messages(input)[0]?.content);
+    expect([criticFormat('rubric').promptVersion, criticFormat('verify').promptVersion]).toEqual(['critic-v1', 'critic-v2/verify']);
+    expect(criticFormat('rubric').params).toEqual({ temperature: 0, max_tokens: 256 });
+    expect(criticFormat('verify').params).toEqual({ temperature: 0, max_tokens: 2, logprobs: true, top_logprobs: 10 });
     expect([parseCriticVerdict('yes'), parseCriticVerdict(' **No**.'), parseCriticVerdict('Yes, it is new')]).toEqual([1, 0, 1]);
     expect([parseCriticVerdict('maybe'), parseCriticVerdict('noted'), parseCriticVerdict(''), parseCriticVerdict(null)]).toEqual([null, null, null, null]);
   });
@@ -107,8 +103,8 @@ describe('critic prompt and parser', () => {
   });
 
   it('the scripted critic reads the prompt: new value 9, raised 6, repeat 0, rejected 0, mean per step', () => {
-    const msgs = (step: Parameters<typeof buildCriticMessages>[0]['step']) =>
-      buildCriticMessages({
+    const msgs = (step: CriticInput['step']) =>
+      criticFormat('rubric').messages({
         signature: 'def add(a, b):',
         goldDescription: 'Returns a + b.',
         before: [{ call: 'add(1, 2)', observation: '3', status: 'ran' }],
@@ -132,13 +128,15 @@ describe('critic prompt and parser', () => {
     expect(parseCriticReward(scriptedCriticReply('null', msgs([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))?.content)).toBeNull();
     expect(scriptedCriticScore([{ role: 'system', content: 'something else' }])).toBeUndefined();
     // Asked in the verify format, the scripted critic says yes for a step worth 6 or more.
-    const verify = (step: Parameters<typeof buildCriticMessages>[0]['step']) =>
+    const verify = (step: CriticInput['step']) =>
       scriptedCriticReply(
         'oracle',
-        buildCriticMessages(
-          { signature: 'def add(a, b):', goldDescription: 'Returns a + b.', before: [{ call: 'add(1, 2)', observation: '3', status: 'ran' }], step },
-          'verify',
-        ),
+        criticFormat('verify').messages({
+          signature: 'def add(a, b):',
+          goldDescription: 'Returns a + b.',
+          before: [{ call: 'add(1, 2)', observation: '3', status: 'ran' }],
+          step,
+        }),
       )?.content;
     expect(parseCriticVerdict(verify([{ call: 'add(2, 2)', observation: '4', status: 'ran' }]))).toBe(1);
     expect(parseCriticVerdict(verify([{ call: 'add(1, 2)', observation: '3', status: 'ran' }]))).toBe(0);
@@ -580,5 +578,22 @@ describe('report helpers', () => {
     expect(gated).toContain('<td>1 (inconclusive: the policy did not move)</td><td><code>r-aac</code> (aac)</td>');
     expect(gated).toContain('inconclusive: the policy did not move (KL 0.0004 nats/token over 500 agent tokens; 0 of 2 episodes');
     expect(renderGrpoText({ ...input, epochs: [{ ...epoch, eval: { ...ev, gate: still } }] })).toContain('gate: inconclusive: the policy did not move');
+    // A judge with no card: the validation's scores and code match are withheld everywhere, as in a benchmark report.
+    const uncarded = {
+      ...input,
+      judgeCard: { status: 'missing' as const, judgeModel: 'j', coderModel: 'j', command: 'npm run pau -- calibrate judge --judge j', forced: false },
+    };
+    const u = renderGrpoReport(uncarded);
+    expect(u).toContain('Scores withheld: no judge card for judge j');
+    expect(u).not.toContain('score (1-5)');
+    expect(u).not.toContain('code match (unseen)</td>');
+    expect(u).not.toContain('+1.00 [0.00, 2.00]');
+    expect(u).not.toContain('validation score (1-5)');
+    expect(u).toMatch(/<td>withheld<\/td><td>withheld<\/td>/);
+    const ut = renderGrpoText(uncarded);
+    expect(ut).toContain('judge card: none yet for judge j, code writer j');
+    expect(ut).toContain('score withheld; code match withheld;');
+    expect(ut).toContain('epoch 1: r - r-aac (aac): withheld (see the judge card)');
+    expect(ut).not.toContain('+1.00 [0.00, 2.00]');
   });
 });

@@ -132,14 +132,17 @@ describe('sft build', () => {
 
     // Exports: both formats parse, one line per example, the messages survive the conversion.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sft-export-'));
-    for (const format of ['openai', 'hf'] as const) {
+    for (const [format, lineSchema] of [
+      ['openai', openAiLine],
+      ['hf', hfLine],
+    ] as const) {
       const out = path.join(dir, `${format}.jsonl`);
       const r = await runCli(['sft', 'export', name, '--out', out, '--format', format]);
       expect(r.code, r.stderr).toBe(0);
       const lines = fs.readFileSync(out, 'utf8').trimEnd().split('\n');
       expect(lines).toHaveLength(3);
       for (const l of lines) {
-        const parsed = (format === 'openai' ? openAiLine : hfLine).parse(JSON.parse(l));
+        const parsed = lineSchema.parse(JSON.parse(l));
         expect(parsed.messages.at(-1)?.role).toBe('assistant');
         expect(parsed.tools?.map((t) => t.function.name)).toEqual(['call_method', 'submit_description']);
       }

@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { episodes, judgments } from '../../db/schema/runs';
 import type { BenchmarkConfig } from '../../domain/bench/types';
-import { codeFailure } from '../../domain/judge/codeFailure';
+import { codeFailure } from '../../domain/judge/diagnostics';
 import { SandboxPool } from '../../activities/sandbox/index';
 import { startBenchmark, startJudgeRun } from '../../scripts/client/starters';
 import { doublingMethod, fixtureDataset } from '../fixtures/datasetRows';

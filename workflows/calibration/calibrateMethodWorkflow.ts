@@ -4,7 +4,7 @@
 // cannot run scores 0 with its error; the method fails only when the sandbox itself is unusable.
 import type { CandidateRun, MethodCalibration } from '../../domain/calibration/types';
 import { constantReprs } from '../../domain/calibration/codeMatch';
-import { countedInputs } from '../../domain/judge/codeMatchInputs';
+import { countedInputs } from '../../domain/judge/codeMatch';
 import { generatorCall, parseCandidates } from '../../domain/calibration/candidates';
 import { errorText } from '../../domain/temporal/errorText';
 import { calibration } from '../proxies/mainQueue';

@@ -4,12 +4,14 @@
 // are answered from the llm_calls cache, so a rerun pays only for what had not been done. The failed
 // episodes come in pages ordered by id; after `episodesPerExecution` starts (or when Temporal suggests it)
 // the rerun continues as new after the last episode it started, so its history stays small at any size.
-import { continueAsNew, ParentClosePolicy, startChild } from '@temporalio/workflow';
+// At the end the run's report is produced again (stored in Postgres; the CLI writes its files), so it counts
+// the episodes that now completed.
+import { continueAsNew, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { episodeInputFor } from '../../domain/bench/episodeInput';
 import { episodeSearchAttributes, episodeWorkflowId } from '../../domain/bench/workflowIds';
 import type { EpisodeOutcome } from '../../domain/episode/types';
-import { db } from '../proxies/mainQueue';
+import { db, report } from '../proxies/mainQueue';
 import { fanOut } from '../common/fanOut';
 import { episodeWorkflow } from '../episode/episodeWorkflow';
 
@@ -70,5 +72,7 @@ export async function rerunFailedEpisodesWorkflow(input: RerunFailedInput): Prom
     if (failed.length < PAGE) break;
   }
   const run = await db.reopenRun({ runId: input.runId, status: 'completed' });
+  // Kept patch (docs/operations.md): reruns recorded before it ended without a fresh report.
+  if (patched('rerun-report-step')) await report.produceReport({ runId: input.runId });
   return { runId: input.runId, rerun, completed, stillFailed: rerun - completed, run };
 }
