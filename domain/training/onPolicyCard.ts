@@ -12,7 +12,9 @@
 // - the exact-repeat sanity rung: a repeated step rated at or below a new step of the same rollout.
 // The execution critic and the free rule (criticCard.ts, freeRuleScore) are scored by the same measures, side by
 // side. Pure code: the critics, the stored ratings, the measures, the checks and the card's text.
+import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../common/hash';
+import { documentSchema } from '../common/jsonDocument';
 import type { CardCheck } from '../judge/card';
 import { auroc } from '../stats/auroc';
 import { spearmanRho } from '../stats/spearman';
@@ -20,6 +22,7 @@ import { type CriticCardStatus, checkText, STEP_CLASSES, type StepClass } from '
 import { type CriticFormat, criticParams, criticPromptVersion } from './criticPrompt';
 import { EXEC_CRITIC, EXEC_CRITIC_VERSION } from './execCritic';
 import type { GrpoConfig } from './grpo';
+import { type RolloutOutcomeRow, rolloutVerdict } from './rolloutOutcome';
 
 /** The name the free rule goes by on the card (not a model; not accepted by --critic). */
 export const FREE_RULE = 'free-rule';
@@ -132,6 +135,17 @@ export function rolloutFacts(x: {
       };
     }),
   };
+}
+
+/**
+ * A rollout's code match for predictive validity: on the inputs it never saw, as its reward counts it (a rollout
+ * the policy failed, e.g. without a description, 0); null when it has none (not judged for a reason outside the
+ * policy, or no unseen input left).
+ */
+export function rolloutCodeMatch(r: RolloutOutcomeRow): number | null {
+  const v = rolloutVerdict(r, 1);
+  if (v.kind === 'policy_failure') return 0;
+  return v.kind === 'judged' ? r.codeMatchUnobserved : null;
 }
 
 /** A rating moves when it changes by at least this much: one point of the rubric's 0-10 scale. */
@@ -368,6 +382,17 @@ export type OnPolicyRolloutConfig = Pick<
   | 'methodIds'
   | 'sandbox'
 >;
+
+/** The runs.config of a card's rollout run (kind critic-card), checked at its envelope. */
+export const onPolicyRolloutConfigSchema = documentSchema<OnPolicyRolloutConfig>({
+  base: z.string(),
+  judgeModel: z.string(),
+  dataset: z.string(),
+  split: z.string(),
+  methodsPerEpoch: z.number(),
+  group: z.number(),
+  seed: z.number(),
+});
 
 /** The run the card's rollouts are recorded under: one per rollout config, so every card on them shares them. */
 export function onPolicyRunId(config: OnPolicyRolloutConfig): string {
