@@ -299,7 +299,7 @@ export interface OnPolicyThresholds {
 
 /**
  * Set before any on-policy card was measured (docs/training.md, "The on-policy critic card", says why each):
- * AUROC 0.70, the usual floor of acceptable discrimination, about 6 standard errors above chance on the ~240
+ * AUROC 0.70, the usual floor of acceptable discrimination, about 5 standard errors above chance on the ~240
  * labelled steps of 20 methods x 4 rollouts; privilege 25 % of steps moved (a critic that reads the gold
  * description must rate at least one step in four differently when it is another method's); rho 0.20 over at
  * least 8 groups with spread, and above the free rule's (a critic must predict the outcome better than the
