@@ -22,6 +22,7 @@ import {
   type OnPolicyRolloutFacts,
   type OnPolicyRolloutRatings,
   type OnPolicyStepRating,
+  rolloutCodeMatch,
   rolloutFacts,
   scoreOnPolicyCritics,
   swapPartners,
@@ -142,6 +143,29 @@ describe("a rollout's facts", () => {
       class: 'new',
     });
     expect(rolloutFacts({ episodeId: 'e', methodId: 'A', codeMatch: null, exec: undefined, rule: undefined })).toBeNull();
+  });
+});
+
+describe("a rollout's code match (predictive validity's outcome)", () => {
+  const row = {
+    episodeId: 'e',
+    methodId: 'A',
+    sample: 0,
+    status: 'completed',
+    endReason: 'submitted',
+    error: null,
+    hasDescription: true,
+    judged: true,
+    score: 4,
+    codeMatchUnobserved: 0.75,
+  };
+  it('judged: its code match on unseen inputs; failed by the policy: 0, as its reward; unjudged: none', () => {
+    expect(rolloutCodeMatch(row)).toBe(0.75);
+    expect(rolloutCodeMatch({ ...row, codeMatchUnobserved: null })).toBeNull();
+    expect(rolloutCodeMatch({ ...row, hasDescription: false })).toBe(0);
+    expect(rolloutCodeMatch({ ...row, status: 'failed', error: 'the request exceeds the available context size' })).toBe(0);
+    expect(rolloutCodeMatch({ ...row, status: 'failed', error: 'sandbox unavailable' })).toBeNull();
+    expect(rolloutCodeMatch({ ...row, judged: false })).toBeNull();
   });
 });
 
