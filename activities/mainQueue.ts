@@ -16,6 +16,7 @@ import { createJudgeCardActivities } from './judge/card';
 import { createCheckpointActivities } from './training/checkpoints';
 import { createGrpoActivities } from './training/grpo';
 import { createCriticCardActivities } from './training/criticCard';
+import { createOnPolicyCardActivities } from './training/onPolicyCard';
 import { createSftDataActivities } from './training/sftData';
 
 export interface MainDeps {
@@ -41,6 +42,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb, endpoints: ho
     ...createCheckpointActivities(deps.db),
     ...createGrpoActivities(deps.db, deps.endpoints),
     ...createCriticCardActivities(deps.db, deps.endpoints),
+    ...createOnPolicyCardActivities(deps.db, deps.endpoints),
   };
 }
 

@@ -114,9 +114,12 @@ export function createGrpoActivities(db: () => Db, endpoints: ModelEndpoints) {
 
     /**
      * Epoch e's methods: training methods that have a gold (or accepted reference) description, which the
-     * critic needs; seeded and stratified by source.
+     * critic needs; seeded and stratified by source. The on-policy critic card samples its methods here too (epoch 0).
      */
-    async sampleGrpoMethods(input: { config: GrpoConfig; epoch: number }): Promise<string[]> {
+    async sampleGrpoMethods(input: {
+      config: Pick<GrpoConfig, 'dataset' | 'split' | 'methodIds' | 'methodsPerEpoch' | 'seed'>;
+      epoch: number;
+    }): Promise<string[]> {
       const c = input.config;
       const d = db();
       const ids = c.methodIds?.length

@@ -1,11 +1,14 @@
-// A critic's newest card and what a GRPO report says about it (qualified, unqualified, missing). The card is
-// computed by the critic-card activities (activities/training/criticCard.ts).
+// A critic's newest card and what a GRPO report says about it: its on-policy card when one exists (computed by
+// activities/training/onPolicyCard.ts), else its card on recorded episodes (activities/training/criticCard.ts):
+// qualified, unqualified, or missing with the command that computes it.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../client';
-import { criticCards } from '../schema/criticCards';
+import { criticCards, onPolicyCriticCards } from '../schema/criticCards';
 import type { CriticFormat } from '../../domain/training/criticPrompt';
 import { criticFormat } from '../../domain/training/criticFormats';
-import { criticCardCommand, failedCriticChecks, type CriticCard, type CriticCardStatus } from '../../domain/training/criticCard';
+import { criticCardCommand, failedCriticChecks, type CriticCard } from '../../domain/training/criticCard';
+import { EXEC_CRITIC_VERSION, isExecCritic } from '../../domain/training/execCritic';
+import { onPolicyCardCommand, type OnPolicyCriticCard, type RunCriticStatus } from '../../domain/training/onPolicyCard';
 
 /** The newest completed card of (critic, its format's params and prompt version, dataset), any split and any run. */
 export async function latestCriticCard(db: Db, q: { criticModel: string; dataset: string; format: CriticFormat }): Promise<CriticCard | null> {
@@ -26,8 +29,40 @@ export async function latestCriticCard(db: Db, q: { criticModel: string; dataset
   return rows[0]?.card ?? null;
 }
 
-/** What a GRPO report says about its critic: the card and whether it qualified, or the command that computes it. */
-export async function criticCardStatus(db: Db, q: { criticModel: string; dataset: string; format: CriticFormat }): Promise<CriticCardStatus> {
+/** The newest completed on-policy card of (critic, its format's params and prompt version; exec: its version) on the policy's rollouts on the dataset. */
+export async function latestOnPolicyCard(
+  db: Db,
+  q: { criticModel: string; dataset: string; format: CriticFormat; policy: string },
+): Promise<OnPolicyCriticCard | null> {
+  const exec = isExecCritic(q.criticModel);
+  const rows = await db
+    .select({ card: onPolicyCriticCards.card })
+    .from(onPolicyCriticCards)
+    .where(
+      and(
+        eq(onPolicyCriticCards.critic, q.criticModel),
+        eq(onPolicyCriticCards.dataset, q.dataset),
+        eq(onPolicyCriticCards.policy, q.policy),
+        eq(onPolicyCriticCards.promptVersion, exec ? EXEC_CRITIC_VERSION : criticFormat(q.format).promptVersion),
+        eq(onPolicyCriticCards.status, 'completed'),
+        sql`${onPolicyCriticCards.criticParams} = ${JSON.stringify(exec ? {} : criticFormat(q.format).params)}::jsonb`,
+      ),
+    )
+    .orderBy(desc(onPolicyCriticCards.finishedAt))
+    .limit(1);
+  return rows[0]?.card ?? null;
+}
+
+/**
+ * What a GRPO report says about its critic: its on-policy card on the run's policy when one exists; else the
+ * card on recorded episodes and whether it qualified, or the command that computes one (the execution
+ * critic's: the on-policy card, the only one it has).
+ */
+export async function criticCardStatus(db: Db, q: { criticModel: string; dataset: string; format: CriticFormat; policy: string }): Promise<RunCriticStatus> {
+  const onPolicy = await latestOnPolicyCard(db, q);
+  if (onPolicy) return { status: 'on-policy', card: onPolicy };
+  if (isExecCritic(q.criticModel))
+    return { status: 'missing', criticModel: q.criticModel, command: onPolicyCardCommand(q.criticModel, q.format, q.policy, q.dataset) };
   const card = await latestCriticCard(db, q);
   if (!card) return { status: 'missing', criticModel: q.criticModel, command: criticCardCommand(q.criticModel, q.dataset, q.format) };
   const { episodes: _episodes, ...summary } = card;

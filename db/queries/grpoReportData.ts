@@ -132,7 +132,12 @@ export async function loadGrpoReport(db: Db, runId: string, compare: readonly st
   const examples: GrpoGroupExample[] = [];
   for (const g of bestAndWorstGroups(run.epochs)) examples.push(await groupExample(db, run, g));
   const { comparisons, notes } = await compareRuns(db, run, compare);
-  const criticCard = await criticCardStatus(db, { criticModel: run.config.critic, dataset: run.config.dataset, format: run.config.criticFormat ?? 'rubric' });
+  const criticCard = await criticCardStatus(db, {
+    criticModel: run.config.critic,
+    dataset: run.config.dataset,
+    format: run.config.criticFormat ?? 'rubric',
+    policy: run.config.base,
+  });
   // The validation runs are judged by the run's judge with its judge fields: its card decides what they show.
   const judgeCard = await runJudgeCard(db, { id: runId, kind: 'grpo', config: run.config }, run.config.judgeModel);
   return {

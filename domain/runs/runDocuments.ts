@@ -1,5 +1,5 @@
 // A run's two documents, `runs.config` and `runs.summary`, one schema per run kind: the benchmark's, the
-// trainings', the calibration's. Kinds that store no config of their own (a judging pass, a dataset build,
+// trainings', the calibration's, an on-policy critic card's rollouts' (their summary is the card's table). Kinds that store no config of their own (a judging pass, a dataset build,
 // a doctor check: their documents live in their own tables) hold an empty object. db/runDocuments.ts
 // reads both through parseJsonb.
 import type { z } from 'zod';
@@ -8,6 +8,7 @@ import { storedCalibrationConfigSchema } from '../calibration/types';
 import { calibrationRunSummarySchema } from '../calibration/summarize';
 import { documentSchema } from '../common/jsonDocument';
 import { grpoConfigSchema, grpoRunSummarySchema } from '../training/grpo';
+import { onPolicyRolloutConfigSchema } from '../training/onPolicyCard';
 import { sftRunSummarySchema, sftTrainConfigSchema } from '../training/sftTrain';
 import type { RunKind } from './runKinds';
 
@@ -21,6 +22,7 @@ export const runConfigSchemas = {
   judge: noDocument,
   dataset: noDocument,
   doctor: noDocument,
+  'critic-card': onPolicyRolloutConfigSchema,
 } satisfies Record<RunKind, z.ZodType>;
 
 export const runSummarySchemas = {
@@ -31,6 +33,7 @@ export const runSummarySchemas = {
   judge: noDocument,
   dataset: noDocument,
   doctor: noDocument,
+  'critic-card': noDocument,
 } satisfies Record<RunKind, z.ZodType>;
 
 export type RunConfigOf<K extends RunKind> = z.output<(typeof runConfigSchemas)[K]>;

@@ -80,6 +80,28 @@ export function stepClass(calls: readonly CallClass[]): StepClass | null {
 }
 
 /**
+ * The free rule: a step's worth read from the transcript alone, with no model and no gold description, per
+ * call of the step (classed by classifyCalls against the calls before it): a rejected call 0, a repeat 0, an
+ * uninformative call 2, a new call that raised 6, a new call that returned a value 9; the step's score (0-10)
+ * is the mean over its calls, rounded (0 for a step without calls). The scripted critic answers with it
+ * (scriptedCritic.ts) and the on-policy card scores it beside the critics (onPolicyCard.ts): a critic that
+ * does no better than this rule needs neither its model nor its privilege.
+ */
+export function freeRuleScore(before: readonly CriticCall[], step: readonly CriticCall[]): number {
+  if (step.length === 0) return 0;
+  const classes = classifyCalls(before, step);
+  const each = step.map((c, i): number => {
+    const k = classes[i];
+    if (k === null || c.status === 'rejected') return 0;
+    // a call that reveals nothing earns nothing (the step return sums uncentred rewards: trainer core_algos.py)
+    if (k === 'repeated') return 0;
+    if (k === 'uninformative') return 2;
+    return c.status === 'raised' ? 6 : 9;
+  });
+  return Math.round(each.reduce((a, b) => a + b, 0) / each.length);
+}
+
+/**
  * What "above" means: the new step's reward at least this much higher (rewards are n/10 for an integer n).
  * Two points of the critic's 0-10 scale: one point can be the rounding of the same judgement (a 7 and a 6 for
  * two probes it finds equally "middle"); two cannot be rounding alone. The critic prompt's own bands (new

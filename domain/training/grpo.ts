@@ -278,7 +278,14 @@ export function rolloutSeed(config: Pick<GrpoConfig, 'seed' | 'dataset'>, epoch:
 }
 
 /** Rollout g of a method in epoch e: an interactive episode of the policy, sampled with its own seed, judged. */
-export function rolloutEpisodeInput(runId: string, config: GrpoConfig, epoch: number, policy: string, methodId: string, g: number): EpisodeInput {
+export function rolloutEpisodeInput(
+  runId: string,
+  config: Pick<GrpoConfig, 'split' | 'budgets' | 'temperature' | 'sampling' | 'seed' | 'dataset' | 'maxTokens' | 'judgeModel' | 'sandbox'>,
+  epoch: number,
+  policy: string,
+  methodId: string,
+  g: number,
+): EpisodeInput {
   const sample = epoch * 1000 + g;
   return {
     runId,

@@ -1,14 +1,15 @@
 // The scripted mock model playing the AAC-GRPO CRITIC (not a language model; every reply says so), for
 // tests that need exact, repeatable step rewards. The mock server dispatches here when a request carries the
-// critic's system prompt. Rule, per call of the new step, read from what the prompt shows (the calls so far
-// and the step's calls with what came back, classed by domain/training/criticCard.ts): a rejected call is
+// critic's system prompt. It answers with the free rule (domain/training/criticCard.ts, freeRuleScore), read
+// from what the prompt shows (the calls so far and the step's calls with what came back): a rejected call is
 // worth 0, a repeat of an earlier call 0, an uninformative call (an input class and an outcome already seen) 2,
 // a new call that raised 6, a new call that returned a value 9; a step's reward is the mean over its calls.
+// It never reads the gold description: on the on-policy card its privilege shift is 0.
 // Asked in the verify format, it answers yes for a step worth 6 or more, no otherwise. Pure code.
 import type { RequestMessage } from '../llm/chatMessage';
 import { readBlock } from '../judge/judgePrompt';
 import { SCRIPTED_MARK } from '../judge/scriptedJudge';
-import { classifyCalls } from './criticCard';
+import { freeRuleScore } from './criticCard';
 import type { CriticCall } from './criticPrompt';
 import { CRITIC_SYSTEM } from './criticFormats/rubric';
 import { CRITIC_VERIFY_SYSTEM } from './criticFormats/verify';
@@ -33,17 +34,7 @@ export function scriptedCriticScore(messages: readonly RequestMessage[]): number
   const user = text(messages.find((m) => m.role === 'user'));
   const before = parseLines(readBlock(user, 'trajectory'));
   const step = parseLines(readBlock(user, 'new_step'));
-  if (step.length === 0) return 0;
-  const classes = classifyCalls(before, step);
-  const each = step.map((c, i): number => {
-    const k = classes[i];
-    if (k === null || c.status === 'rejected') return 0;
-    // a call that reveals nothing earns nothing (the step return sums uncentred rewards: trainer core_algos.py)
-    if (k === 'repeated') return 0;
-    if (k === 'uninformative') return 2;
-    return c.status === 'raised' ? 6 : 9;
-  });
-  return Math.round(each.reduce((a, b) => a + b, 0) / each.length);
+  return freeRuleScore(before, step);
 }
 
 /** The reply for the mock server (policies oracle/null/random answer as the critic; others fall through). */

@@ -13,7 +13,7 @@ import type { PairedEstimate } from '../report/stats';
 import type { GrpoConfig, GrpoEpochFigures } from '../training/grpo';
 import { GRPO_EVAL_METRICS, grpoEvalLine, type GrpoEvalMetric, servedByText } from '../training/grpoEval';
 import { countsFigures, countsLine, sumCounts, type TrainingCounts } from './trainingCounts';
-import type { CriticCardStatus } from '../training/criticCard';
+import type { RunCriticStatus } from '../training/onPolicyCard';
 import { criticCardSection, criticCardText } from './criticCardView';
 import { gateLine, type PolicyMovedGate } from '../report/policyMoved';
 
@@ -75,7 +75,7 @@ export interface GrpoReportInput {
   /** Other runs asked for that could not be compared, and why. */
   comparisonNotes?: string[];
   /** The critic's card (absent in reports stored before critic cards). */
-  criticCard?: CriticCardStatus;
+  criticCard?: RunCriticStatus;
   /** The judge's card: it decides whether the validation's scores and code match are shown (judgeCardView.ts). */
   judgeCard?: JudgeCardStatus;
 }

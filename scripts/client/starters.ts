@@ -31,6 +31,7 @@ import { sftTrainWorkflow } from '../../workflows/training/sftTrainWorkflow';
 import { grpoWorkflow } from '../../workflows/training/grpoWorkflow';
 import { criticCardWorkflow } from '../../workflows/training/criticCardWorkflow';
 import { criticCardWorkflowId, type CriticCardInput } from '../../domain/training/criticCard';
+import { criticLabelOf, type OnPolicyCardInput, onPolicyCardWorkflowId, onPolicyRunId } from '../../domain/training/onPolicyCard';
 import { type GrpoConfig, grpoSearchAttributes, grpoWorkflowId, ROLLOUT_SAMPLING } from '../../domain/training/grpo';
 import type { SftBuildConfig } from '../../domain/training/sftData';
 import type { SftTrainConfig } from '../../domain/training/sftTrain';
@@ -131,6 +132,33 @@ export async function startCriticCard(client: Client, input: CriticCardInput): P
     ],
     staticSummary: `critic card: critic ${input.criticModel} (${input.format ?? DEFAULT_CRITIC_FORMAT}), ${input.episodes} episodes of ${input.runId ? `run ${input.runId}` : `${input.dataset}/${input.split}`}`,
   });
+}
+
+/**
+ * Starts an on-policy critic card, or attaches to the one running for the same rollouts and critics. The
+ * rollouts run their calls where the deployment's episodes do and sample from the full distribution, as a GRPO
+ * run's (startGrpo): the rollout run's id is a hash of that whole config, so a card with other critics reuses them.
+ */
+export async function startOnPolicyCard(
+  client: Client,
+  given: Omit<OnPolicyCardInput, 'onPolicy' | 'runId'>,
+): Promise<{ runId: string; handle: WorkflowHandle<typeof criticCardWorkflow> }> {
+  const config = { ...given.config, sandbox: given.config.sandbox ?? env().PAU_SANDBOX_PLACEMENT, sampling: given.config.sampling ?? ROLLOUT_SAMPLING };
+  const runId = onPolicyRunId(config);
+  const input: OnPolicyCardInput = { ...given, onPolicy: true, runId, config };
+  const handle = await startOrAttach(client, criticCardWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: onPolicyCardWorkflowId(runId, input.critics),
+    args: [input],
+    typedSearchAttributes: [
+      { key: PauKind, value: 'critic-card' },
+      { key: PauModel, value: config.base },
+      { key: PauRunId, value: runId },
+      { key: PauSplit, value: config.split },
+    ],
+    staticSummary: `on-policy critic card: ${input.critics.map(criticLabelOf).join(', ')} on ${config.methodsPerEpoch} methods x ${config.group} rollouts of ${config.base} (${config.dataset}/${config.split}, seed ${config.seed})`,
+  });
+  return { runId, handle };
 }
 
 export function datasetWorkflowId(name: string): string {

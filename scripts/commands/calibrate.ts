@@ -6,7 +6,9 @@
 // `pau calibrate ladder` is retired: the judge card (`pau calibrate judge`) measures its ladder (gold >= partial
 // >= wrong >= empty, "monotone ladder") with the other checks; the verb exits 2 saying so.
 // `pau calibrate judge --judge M`: the judge card; `pau calibrate critic --critic M [--run RUN | --dataset D
-// --split S] [--episodes N]`: the GRPO critic's card (domain/training/criticCard.ts). Both exit 1 when not qualified.
+// --split S] [--episodes N]`: the GRPO critic's card (domain/training/criticCard.ts); `pau calibrate critic
+// --on-policy --policy M [--critic X ...]`: every critic on the policy's own rollouts (domain/training/onPolicyCard.ts).
+// All exit 1 when not qualified.
 import { WorkflowFailedError } from '@temporalio/client';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
@@ -17,13 +19,19 @@ import { printTable } from '../../domain/report/table';
 import { newRunId } from '../client/bench';
 import { calibrationProgress, startCalibration } from '../client/calibration';
 import { parseCommandArgs, UsageError } from '../lib/args';
-import { calibrateOptions, criticCardOptions, judgeCardOptions } from '../options/calibrate';
-import { requireKnownModels } from '../lib/benchArgs';
+import { calibrateOptions, criticCardOptions, judgeCardOptions, onPolicyCardOptions } from '../options/calibrate';
+import { requireCritic, requireKnownModels } from '../lib/benchArgs';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
-import { startCriticCard, startJudgeCard } from '../client/starters';
+import { startCriticCard, startJudgeCard, startOnPolicyCard } from '../client/starters';
 import { criticCardLines } from '../../domain/training/criticCard';
 import { cardLine } from '../client/cardWatch';
 import { watchWorkflow } from '../client/watchWorkflow';
+import { criticLabelOf, durationText, onPolicyCardLines, onPolicyCritics, onPolicyTable, type OnPolicyCardResult } from '../../domain/training/onPolicyCard';
+import { EXEC_CRITIC, isExecCritic } from '../../domain/training/execCritic';
+import { testSplitRefusal } from '../../domain/training/trainingSplit';
+import { formatTable } from '../../domain/report/table';
+import { checkpointBases, requireJudge } from '../client/judgeChoice';
+import { rolloutWindowFor } from '../lib/trainingArgs';
 import { watchCardWorkflow } from '../client/judgeCard';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
@@ -78,6 +86,10 @@ async function judgeCard(argv: string[]): Promise<number> {
 async function criticCard(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, criticCardOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (isExecCritic(values.critic))
+    throw new UsageError(
+      `--critic ${EXEC_CRITIC}: the execution critic has no card on recorded episodes; it is scored on the policy's rollouts: calibrate critic --on-policy --policy M --critic ${EXEC_CRITIC}`,
+    );
   requireKnownModels([values.critic]);
   const client = await connectClient();
   const started = Date.now();
@@ -97,9 +109,11 @@ async function criticCard(argv: string[]): Promise<number> {
     console.log(
       `critic card of ${values.critic} (${values.format}) on ${values.episodes} recorded episodes of ${values.run ? `run ${values.run}` : `${values.dataset}/${values.split}`}${values.skip > 0 ? ` after the first ${values.skip}` : ''}: ${workflowUiLink(handle.workflowId)}`,
     );
-    let card: Awaited<ReturnType<typeof handle.result>>;
+    let card: Exclude<Awaited<ReturnType<typeof handle.result>>, OnPolicyCardResult>;
     try {
-      card = await watchCardWorkflow(handle, criticCardProgressQuery, values.episodes, { unit: 'episodes' });
+      const r = await watchCardWorkflow(handle, criticCardProgressQuery, values.episodes, { unit: 'episodes' });
+      if ('onPolicy' in r) throw new Error(`workflow ${handle.workflowId} returned an on-policy card`);
+      card = r;
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
       console.error(`\ncritic card failed: ${failureLine(err)}`);
@@ -116,6 +130,75 @@ async function criticCard(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * `pau calibrate critic --on-policy`: the policy's rollouts (recorded once), every critic's rating pass, the
+ * cards side by side with each pass's time; exit 0 when every critic named with --critic (exec when none is)
+ * qualified, 1 otherwise.
+ */
+async function onPolicyCard(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parseCommandArgs(argv, onPolicyCardOptions);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const refusal = testSplitRefusal('calibrate critic --on-policy (the rollouts rated)', v.split, false);
+  if (refusal) throw new UsageError(refusal);
+  requireKnownModels([v.policy, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  for (const c of v.critic) requireCritic(c);
+  const bases = await checkpointBases([v.policy, ...(v['judge-model'] ? [v['judge-model']] : [])]);
+  const judgeModel = requireJudge([v.policy], v['judge-model'], 'the on-policy critic card (the code match of its rollouts)', bases);
+  const critics = onPolicyCritics(v.critic, v.format);
+  const named = v.critic.length > 0 ? v.critic : [EXEC_CRITIC];
+  const rolloutWindow = rolloutWindowFor(v.policy, v['rollout-window'], v.methods * v.group);
+  const client = await connectClient();
+  const started = Date.now();
+  try {
+    const { runId, handle } = await startOnPolicyCard(client, {
+      config: {
+        base: v.policy,
+        judgeModel,
+        dataset: v.dataset,
+        split: v.split,
+        methodsPerEpoch: v.methods,
+        group: v.group,
+        ...(rolloutWindow !== undefined ? { rolloutWindow } : {}),
+        budgets: { maxCalls: v['max-calls'], ...(v['max-turns'] ? { maxTurns: v['max-turns'] } : {}) },
+        temperature: v.temperature,
+        ...(v['max-tokens'] ? { maxTokens: v['max-tokens'] } : {}),
+        seed: v.seed,
+      },
+      critics,
+      window: v.window,
+      ...(v.force ? { force: true } : {}),
+      ...(v['min-groups'] ? { thresholds: { minGroups: v['min-groups'] } } : {}),
+    });
+    console.log(
+      `on-policy critic card of ${critics.map(criticLabelOf).join(', ')} on ${v.methods} methods x ${v.group} rollouts of ${v.policy} (${v.dataset}/${v.split}, seed ${v.seed}, judge ${judgeModel}; run ${runId}): ${workflowUiLink(handle.workflowId)}`,
+    );
+    let result: OnPolicyCardResult;
+    try {
+      const r = await watchCardWorkflow(handle, criticCardProgressQuery, v.methods * v.group * (1 + critics.length), { unit: 'rollouts and ratings' });
+      if (!('onPolicy' in r)) throw new Error(`workflow ${handle.workflowId} returned a card of recorded episodes`);
+      result = r;
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      console.error(`\non-policy critic card failed: ${failureLine(err)}`);
+      return 1;
+    }
+    console.log(
+      `\ncard computed in ${((Date.now() - started) / 1000).toFixed(0)} s: ${result.rollouts} rollouts of ${result.methods.length} methods, ${result.completed} ended and rated (${result.reused} recorded before; rollouts ${durationText(result.rolloutsMs)})`,
+    );
+    const table = onPolicyTable(result.cards);
+    console.log(formatTable(table.headers, table.rows));
+    for (const card of result.cards) {
+      console.log('');
+      for (const line of onPolicyCardLines(card)) console.log(line);
+    }
+    const gate = result.cards.filter((c) => named.includes(c.critic));
+    return gate.length > 0 && gate.every((c) => c.qualified) ? 0 : 1;
+  } finally {
+    await client.connection.close();
+    await closeSharedDb();
+  }
+}
+
 /** What `pau calibrate ladder` prints before it exits 2: the verb is retired, and what replaced it. */
 const LADDER_RETIRED =
   'pau calibrate: `ladder` is retired (2026-12-07): the judge card measures the same ladder (gold >= partial >= wrong >= empty: "monotone ladder") beside its other checks; run `npm run pau -- calibrate judge --judge M`';
@@ -126,7 +209,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (argv[0] === 'judge') return judgeCard(argv.slice(1));
-  if (argv[0] === 'critic') return criticCard(argv.slice(1));
+  if (argv[0] === 'critic') return argv.includes('--on-policy') ? onPolicyCard(argv.slice(1)) : criticCard(argv.slice(1));
   const { values, positionals } = parseCommandArgs(argv, calibrateOptions);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const runId = values['run-id'] ?? newRunId('calibrate');

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { DEFAULT_CODER_SAMPLES, MAX_CODER_SAMPLES } from '../../domain/judge/mbrExec';
 import { DEFAULT_THRESHOLDS } from '../../domain/judge/card';
 import { DEFAULT_CRITIC_THRESHOLDS } from '../../domain/training/criticCard';
+import { DEFAULT_ON_POLICY_THRESHOLDS } from '../../domain/training/onPolicyCard';
+import { GRPO_RANGES, TRAINING_RANGES } from '../../domain/training/trainingRanges';
+import { BUDGET_RANGES } from '../../domain/episode/bounds';
 import { CRITIC_FORMATS, DEFAULT_CRITIC_FORMAT } from '../../domain/training/criticPrompt';
 import { DEFAULT_JUDGE_FORMAT, JUDGE_FORMATS, judgeFormatError } from '../../domain/judge/judgePrompt';
 import { METHOD_LIMIT_RANGE } from '../../domain/bench/configBounds';
@@ -73,15 +76,56 @@ export const criticCardOptions = defineOptions({
   skip: { schema: numberOption(SKIP).default(0), arg: 'N', help: 'leave out the first N episodes of the pick order (a confirming card)' },
 });
 
+/** Methods of an on-policy card: at least 2, so each can lend its privileged information to another. */
+const ON_POLICY_METHODS = wholeRange(2, 500);
+
+export const onPolicyCardOptions = defineOptions({
+  'on-policy': { schema: z.boolean().default(false), help: "score critics on the policy's own rollouts (this form)" },
+  policy: { schema: z.string().min(1), arg: 'M', help: "the policy whose rollouts are rated (a GRPO run's --base)" },
+  critic: {
+    schema: z.array(z.string().min(1)).default([]),
+    arg: 'M',
+    help: 'a critic scored beside exec and the free rule (always on the card): a model, or exec; repeat for more',
+  },
+  format: {
+    schema: z.array(z.enum(CRITIC_FORMATS)).default([DEFAULT_CRITIC_FORMAT]),
+    help: "each model critic's prompt format (docs/training.md); repeat for both",
+  },
+  methods: {
+    schema: numberOption(ON_POLICY_METHODS).default(20),
+    arg: 'N',
+    help: 'training methods, sampled as a GRPO first epoch (seeded, stratified by source)',
+  },
+  group: { schema: numberOption(GRPO_RANGES.group).default(4), arg: 'G', help: 'rollouts per method' },
+  dataset: { schema: z.string().min(1).default('pau-v1'), help: 'the dataset' },
+  split: { schema: z.enum(SPLITS).default('train'), help: 'the split the methods come from' },
+  'judge-model': { schema: z.string().min(1).optional(), arg: 'M', help: 'the judge of the rollouts (their code match; default PAU_JUDGE_MODEL)' },
+  seed: { schema: numberOption(TRAINING_RANGES.seed).default(0), help: "seed of the methods' sample and the rollouts (a GRPO run's --seed)" },
+  'max-calls': { schema: numberOption(BUDGET_RANGES.maxCalls).default(4), arg: 'N', help: "a rollout's call budget" },
+  'max-turns': { schema: numberOption(BUDGET_RANGES.maxTurns).optional(), arg: 'N', help: "a rollout's turn budget" },
+  'max-tokens': { schema: numberOption(GRPO_RANGES.maxTokens).optional(), arg: 'N', help: "the policy's tokens per reply" },
+  temperature: { schema: numberOption(GRPO_RANGES.temperature).default(1), help: "the policy's sampling temperature" },
+  'rollout-window': { schema: numberOption(GRPO_RANGES.rolloutWindow).optional(), arg: 'N', help: 'rollout episodes in flight at once (default 4)' },
+  window: { schema: numberOption(CARD_WINDOW).default(2), arg: 'N', help: 'rollouts rated at once in each critic pass' },
+  force: { schema: z.boolean().default(false), help: 'rate every rollout again (the rollouts are kept)' },
+  'min-groups': {
+    schema: numberOption(CARD_MINIMUM).optional(),
+    arg: 'N',
+    help: `the fewest groups with spread in code match rho may rest on (threshold override; default ${DEFAULT_ON_POLICY_THRESHOLDS.minGroups})`,
+  },
+});
+
 export const verb: VerbUsage = {
   forms: [
     { words: 'pau calibrate', options: calibrateOptions },
     { words: 'pau calibrate judge', options: judgeCardOptions },
     { words: 'pau calibrate critic', options: criticCardOptions },
+    { words: 'pau calibrate critic --on-policy', options: onPolicyCardOptions },
   ],
   notes: [
     'calibrate: code match of each original, its mutants, constant and identity functions (no judge model)',
     'judge: the judge card that qualifies a judge and a coder (its "monotone ladder" replaced the retired `calibrate ladder`)',
     "critic: the critic card: the GRPO critic rates recorded episodes' steps, new behaviour above repeated or uninformative calls",
+    "critic --on-policy: the on-policy critic card: every critic (exec, the free rule, each model in each format) on the policy's own rollouts, scored against what each step ruled out",
   ],
 };

@@ -30,7 +30,8 @@
 // The describe ones (describeMethods, describeMethod, describeMethod-excluded: the branch that asks no model)
 // were fetched with the client (handle.fetchHistory() + historyToJSON), which writes the same JSON.
 // `criticCard` (the critic card, `pau calibrate critic`) was recorded by
-// `PAU_RECORD_HISTORIES=1 npx vitest run test/training/criticCard.test.ts`.
+// `PAU_RECORD_HISTORIES=1 npx vitest run test/training/criticCard.test.ts`; `criticCard-on-policy` (its on-policy
+// path: rollouts as children, then each critic's pass) by `PAU_RECORD_HISTORIES=1 npx vitest run test/training/onPolicyCard.test.ts`.
 // `judgeCard` (the judge card's one path, its two retired patches as deprecated markers) was recorded by
 // `PAU_RECORD_HISTORIES=1 npx vitest run test/judge/judgeCard.test.ts -t "the scripted oracle qualifies"`;
 // `judgeCard-judge-in-turn` carries the same markers undeprecated and leaves with the deprecatePatch() calls.

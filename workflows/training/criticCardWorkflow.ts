@@ -1,14 +1,28 @@
 // Computes a critic card (domain/training/criticCard.ts): the plan picks recorded benchmark episodes, each is
 // rated by the critic step by step (as a GRPO rollout is) and recorded as it finishes, in a sliding window
-// (fanOut), so a rerun resumes where the last one stopped; the card is built from the stored rows.
+// (fanOut), so a rerun resumes where the last one stopped; the card is built from the stored rows. An
+// on-policy card's input (`onPolicy`) takes its own path (onPolicyCard.ts): the policy's rollouts, then every
+// critic's pass over them.
 import { setHandler } from '@temporalio/workflow';
 import type { JudgeCardProgress } from '../../domain/judge/card';
 import type { CriticCardInput } from '../../domain/training/criticCard';
+import { isOnPolicyCardInput, type OnPolicyCardInput } from '../../domain/training/onPolicyCard';
 import { criticCardProgressQuery } from './criticCardQueries';
 import { fanOut } from '../common/fanOut';
 import { judge, llm } from '../proxies/mainQueue';
+import { onPolicyCard } from './onPolicyCard';
 
-export async function criticCardWorkflow(input: CriticCardInput) {
+export async function criticCardWorkflow(input: CriticCardInput | OnPolicyCardInput) {
+  if (isOnPolicyCardInput(input)) {
+    const onPolicy: JudgeCardProgress = { done: 0, resumed: 0, total: 0 };
+    setHandler(criticCardProgressQuery, () => onPolicy);
+    return onPolicyCard(input, onPolicy);
+  }
+  return recordedCard(input);
+}
+
+/** The card on recorded benchmark episodes. */
+async function recordedCard(input: CriticCardInput) {
   // This card's episodes only: the row under the card's key may hold episodes of another pick (--skip).
   const progress: JudgeCardProgress = { done: 0, resumed: 0, total: input.episodes };
   setHandler(criticCardProgressQuery, () => progress);

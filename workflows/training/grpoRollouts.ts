@@ -15,6 +15,8 @@ export interface RolloutsInput {
   /** The policy's model name (the base, or the previous epoch's checkpoint). */
   policy: string;
   inputs: EpisodeInput[];
+  /** Called as each rollout ends (a progress count; the on-policy critic card's). */
+  onEnded?: () => void;
 }
 
 export async function runRollouts(x: RolloutsInput): Promise<EpisodeOutcome[]> {
@@ -35,6 +37,7 @@ export async function runRollouts(x: RolloutsInput): Promise<EpisodeOutcome[]> {
     x.inputs.keys(),
     async (i) => {
       outcomes[i] = await rollout(x.inputs[i]!);
+      x.onEnded?.();
     },
     // An epoch is one execution (continue-as-new comes between epochs); a child that fails (an episode
     // records its own failures, so only a terminated or timed-out one) fails the epoch, as before.
