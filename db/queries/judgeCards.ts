@@ -17,19 +17,19 @@ function sentParams(model: string, overrides: ModelParams | undefined): ModelPar
   return requestParams(models().get(model), overrides);
 }
 
+/** What a judge card is stored under: judge, coder, dataset, the params each is sent with, format and code samples. */
+export interface JudgeCardKey {
+  judgeModel: string;
+  coderModel: string;
+  dataset: string;
+  judgeParams?: Record<string, unknown>;
+  coderParams?: Record<string, unknown>;
+  format?: JudgeFormat;
+  coderSamples?: number;
+}
+
 /** The newest completed card of (judge, coder, params sent, prompt version, dataset), any split. */
-export async function latestJudgeCard(
-  db: Db,
-  q: {
-    judgeModel: string;
-    coderModel: string;
-    dataset: string;
-    judgeParams?: Record<string, unknown>;
-    coderParams?: Record<string, unknown>;
-    format?: JudgeFormat;
-    coderSamples?: number;
-  },
-): Promise<JudgeCard | null> {
+export async function latestJudgeCard(db: Db, q: JudgeCardKey): Promise<JudgeCard | null> {
   const judgeParams = sentParams(q.judgeModel, q.judgeParams);
   const coderParams = sentParams(q.coderModel, q.coderParams);
   const rows = await db
@@ -56,19 +56,7 @@ export function judgeCardCommand(judgeModel: string, coderModel: string, dataset
 }
 
 /** What a report says about its judge: the card and whether it qualified, or that there is none yet. */
-export async function judgeCardStatus(
-  db: Db,
-  q: {
-    judgeModel: string;
-    coderModel: string;
-    dataset: string;
-    judgeParams?: Record<string, unknown>;
-    coderParams?: Record<string, unknown>;
-    format?: JudgeFormat;
-    coderSamples?: number;
-    forced?: boolean;
-  },
-): Promise<JudgeCardStatus> {
+export async function judgeCardStatus(db: Db, q: JudgeCardKey & { forced?: boolean }): Promise<JudgeCardStatus> {
   const forced = q.forced ?? false;
   // A judge outside the registry (a `ckpt:` model) has no registry params: no card can match it.
   const card = await latestJudgeCard(db, q).catch((err: unknown) => {

@@ -17,6 +17,7 @@ import { ADD, type FixtureMethod, insertFixtureMethods, RAISES } from '../fixtur
 import { runCli } from '../helpers/cli';
 import { maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
+import { grpoConfig } from '../fixtures/grpoConfig';
 
 const DATASET = 'fixture-on-policy-card';
 /** Probes 5 and 7 both return 1: the second is an uninformative call. */
@@ -183,24 +184,7 @@ describe('pau calibrate critic --on-policy (scripted policy and critic on fixtur
         id,
         kind: 'grpo',
         status: 'completed',
-        config: {
-          base,
-          critic,
-          criticFormat: 'rubric',
-          judgeModel: 'mock-oracle',
-          dataset: DATASET,
-          split: 'train',
-          methodsPerEpoch: 3,
-          group: 2,
-          epochs: 1,
-          budgets: {},
-          temperature: 1,
-          reward: 'mix',
-          codeMatchWeight: 1,
-          seed: 0,
-          evalEvery: 1,
-          evalSplit: 'validation',
-        },
+        config: grpoConfig({ base, critic, criticFormat: 'rubric', dataset: DATASET, methodsPerEpoch: 3 }),
         summary: { epochs: [] },
       });
     await grpo('grpo-on-policy-carded', 'mock-steps', 'mock-oracle');
