@@ -171,7 +171,7 @@ describe('pau export inspect', () => {
         if (setting === 'interactive') expect(s.tool_calls).toBeGreaterThan(0);
       }
     }
-  });
+  }, 180_000); // a 12-episode benchmark, the export and inspect_ai's reader: over 60 s on 2 loaded cores
 
   it('shows the judge scores as numbers once the judge has a qualified card', async () => {
     const params = requestParams(models().get('mock-oracle'));

@@ -234,7 +234,10 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
 
     // The report renders every section from the stored run.
     const html = renderGrpoReport((await loadGrpoReport(stack.db, runId))!);
-    for (const s of ['Learning curves', 'Reward distribution per group', 'The best group', 'validation score']) expect(html).toContain(s);
+    for (const s of ['Learning curves', 'Reward distribution per group', 'The best group', 'Validation (benchmark runs)']) expect(html).toContain(s);
+    // The scripted judge has no card: its validation figures are withheld (no score chart), the rewards stay.
+    expect(html).toContain('Validation figures from this judge are withheld');
+    expect(html).not.toContain('validation score (1-5)');
     // No critic card was computed for this critic: the report says so and prints the command.
     expect(html).toContain('Compute it with <code>npm run pau -- calibrate critic --critic mock-oracle --dataset fixture-grpo</code>');
     // ... and stored as kind grpo, with what each update left out (issue 23). The run was terminated above, so its
