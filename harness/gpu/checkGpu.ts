@@ -22,7 +22,7 @@ import { freePort } from '../../platform/process/processes';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
 import { baseModelFile } from '../../activities/training/sftGpu';
 import { readGgufHeader } from '../../platform/models/local/ggufHeaderFile';
-import { shapeOfGguf } from '../../domain/training/updateMemory';
+import { gib, shapeOfGguf } from '../../domain/training/updateMemory';
 import type { DoneEvent, ProgressEvent, TrainerCommand } from '../../domain/training/trainerProtocol';
 import { UsageError } from '../../scripts/lib/args';
 import {
@@ -141,9 +141,7 @@ async function memoryStep(gpus: string[], work: string): Promise<GpuCheckFigures
   const query = spawnSync('nvidia-smi', [...(uuid ? [`--id=${uuid}`] : []), ...GPU_MEMORY_QUERY], { encoding: 'utf8' });
   const cardBytes = query.status === 0 ? parseGpuMemory(query.stdout)[0] : undefined;
   const estimate = memoryStepEstimate(base);
-  log(
-    `memory step: ${base.name}, estimate ${(estimate.total / 2 ** 30).toFixed(1)} GiB${cardBytes ? ` of the card's ${(cardBytes / 2 ** 30).toFixed(1)} GiB` : ''}`,
-  );
+  log(`memory step: ${base.name}, estimate ${gib(estimate.total)}${cardBytes ? ` of the card's ${gib(cardBytes)}` : ''}`);
   const dir = path.join(work, 'memory');
   fs.mkdirSync(dir, { recursive: true });
   const rollouts = path.join(dir, 'rollouts.jsonl');
