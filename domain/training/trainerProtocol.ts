@@ -30,6 +30,8 @@ export const startEventSchema = z.looseObject({
   processes: z.number().int().positive().optional(),
   /** The frozen base's dtype on rank 0 (bfloat16 on CUDA, float32 on CPU); absent from older trainers. */
   dtype: z.string().optional(),
+  /** Whether the model recomputes its layers' activations in the backward pass (spec gradient_checkpointing). */
+  gradient_checkpointing: z.boolean().optional(),
 });
 export const infoEventSchema = z.object({
   type: z.literal('info'),
@@ -46,6 +48,8 @@ export const progressEventSchema = z.looseObject({
   elapsed_s: z.number(),
   /** CUDA only: rank 0's peak GPU memory since the job started. */
   peak_memory_bytes: z.number().int().optional(),
+  /** Rank 0's peak resident set size since its process started (getrusage); absent from older trainers. */
+  peak_rss_bytes: z.number().int().optional(),
 });
 export const savedEventSchema = z.looseObject({ type: z.literal('saved'), step: z.number().int(), checkpoint: z.string() });
 export const cancelledEventSchema = z.object({ type: z.literal('cancelled'), step: z.number().int(), checkpoint: z.string().nullable() });
@@ -109,6 +113,8 @@ const commonSpec = {
   max_grad_norm: z.number().positive().optional(),
   weight_decay: z.number().min(0).optional(),
   warmup_steps: z.number().int().min(0).optional(),
+  /** Recompute each layer's activations in the backward pass instead of keeping them; default true (docs/trainer.md, "Memory"). */
+  gradient_checkpointing: z.boolean().optional(),
 };
 
 /**

@@ -1,9 +1,11 @@
-// npm run bench:train [-- --steps N --models smollm2-135m,qwen2.5-coder-0.5b --threads T]
+// npm run bench:train [-- --steps N --models smollm2-135m,qwen2.5-coder-0.5b --threads T --long-tokens N]
 // Training and checkpoint-serving speed on this machine, through the real trainer process (the same path
 // runTrainerJob takes): SFT seconds per step and tokens/s, GRPO update tokens/s, and serving latency of a
 // trained checkpoint in llama.cpp (base GGUF + the converted LoRA GGUF) against the base alone and against
-// transformers+peft. Models come from the models directory (stand-in installer until `pau models install`).
-// Prints progress while it runs and a table at the end; results also go to reports/bench-train.json.
+// transformers+peft; then the GRPO update over a rollout of --long-tokens tokens with gradient checkpointing on
+// (the trainer's default) and off: the process's peak RSS and s/step, side by side. Models come from the models
+// directory (stand-in installer until `pau models install`). Prints progress while it runs and two tables at the
+// end; results also go to reports/bench-train.json.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,11 +14,24 @@ import { PROJECT_ROOT } from '../../config/env';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
 import type { ProgressEvent, TrainerCommand, TrainerEvent } from '../../domain/training/trainerProtocol';
 import { GRPO_LORA } from '../../domain/training/grpo';
+import { memoryRollouts, memoryUpdateSpec } from '../gpu/memoryStep';
 
 interface Args {
   steps: number;
   models: string[];
   threads: number;
+  /** Tokens of the rollout the checkpointing comparison trains. */
+  longTokens: number;
+}
+
+/** A positive integer flag, or exit 2 naming it. */
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  const v = Number(raw ?? fallback);
+  if (!Number.isInteger(v) || v < 1) {
+    console.error(`bench:train: --${name} must be a positive integer, got ${raw}`);
+    process.exit(2);
+  }
+  return v;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -25,9 +40,10 @@ function parseArgs(argv: string[]): Args {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   return {
-    steps: Number(get('steps') ?? 4),
+    steps: positiveInt('steps', get('steps'), 4),
     models: (get('models') ?? 'smollm2-135m,qwen2.5-coder-0.5b').split(',').filter(Boolean),
-    threads: Number(get('threads') ?? process.env.PAU_TRAINER_THREADS ?? 1),
+    threads: positiveInt('threads', get('threads') ?? process.env.PAU_TRAINER_THREADS, 1),
+    longTokens: positiveInt('long-tokens', get('long-tokens'), 2048),
   };
 }
 
@@ -69,9 +85,11 @@ async function timedJob(command: TrainerCommand, spec: object, dir: string, labe
   fs.writeFileSync(file, JSON.stringify(spec));
   const t0 = Date.now();
   const progress: ProgressEvent[] = [];
+  let longestTokens: number | undefined;
   const r = await runTrainerProcess(command, file, {
     env: { PAU_TRAINER_THREADS: String(threads) },
     onEvent: (e: TrainerEvent) => {
+      if (e.type === 'start' && typeof e.longest_tokens === 'number') longestTokens = e.longest_tokens;
       if (e.type === 'progress') {
         progress.push(e);
         const eta = progress.length > 0 ? ((e.total - e.step) * (e.elapsed_s / e.step)).toFixed(0) : '?';
@@ -91,6 +109,9 @@ async function timedJob(command: TrainerCommand, spec: object, dir: string, labe
     sPerStep: sum(stepS) / stepS.length,
     tokensPerS: sum(tokens) / sum(stepS),
     tokensPerStep: sum(tokens) / tokens.length,
+    // the process's peak resident set over the whole job (loading, the reference pass, the steps)
+    peakRssBytes: Math.max(0, ...progress.map((p) => p.peak_rss_bytes ?? 0)),
+    longestTokens,
     done,
   };
 }
@@ -111,7 +132,10 @@ async function main() {
       JSON.stringify({ id: `r${i}`, group: `m${i % 2}`, messages: episode(i + 1), rewards: { outcome: i, steps: [1, 0, i % 2, null] } }),
     ).join('\n') + '\n',
   );
+  const long = path.join(dir, 'long.jsonl');
+  fs.writeFileSync(long, memoryRollouts(args.longTokens));
   const rows: Record<string, unknown>[] = [];
+  const checkpointing: Record<string, unknown>[] = [];
   try {
     for (const short of args.models) {
       log(`${short}: locating the base model`);
@@ -210,6 +234,35 @@ async function main() {
         '|dlogp| lora vs peft': (serve.rows.reduce((a, r) => a + r.diff_llama_lora_vs_hf_peft, 0) / serve.rows.length).toFixed(3),
         '|dlogp| base vs peft': (serve.rows.reduce((a, r) => a + r.diff_llama_base_vs_hf_peft, 0) / serve.rows.length).toFixed(3),
       });
+      // The same update over a long rollout with gradient checkpointing on and off: memory against time
+      const longWith = (on: boolean) =>
+        timedJob(
+          'grpo-update',
+          memoryUpdateSpec({
+            base: model,
+            rollouts: long,
+            outputDir: path.join(dir, `${short}-grpo-long-${on ? 'ckpt' : 'full'}`),
+            device: 'cpu',
+            tokens: args.longTokens,
+            gradientCheckpointing: on,
+            steps: args.steps,
+          }),
+          dir,
+          `${short} grpo ${args.longTokens} tokens (checkpointing ${on ? 'on' : 'off'})`,
+          args.threads,
+        );
+      const on = await longWith(true);
+      const off = await longWith(false);
+      checkpointing.push({
+        model: short,
+        tokens: on.longestTokens ?? args.longTokens,
+        'peak RSS GiB (on)': (on.peakRssBytes / 2 ** 30).toFixed(2),
+        'peak RSS GiB (off)': (off.peakRssBytes / 2 ** 30).toFixed(2),
+        'RSS on / off': (on.peakRssBytes / off.peakRssBytes).toFixed(2),
+        's/step (on)': on.sPerStep.toFixed(2),
+        's/step (off)': off.sPerStep.toFixed(2),
+        's/step on / off': (on.sPerStep / off.sPerStep).toFixed(2),
+      });
       log(`${short}: done`);
     }
   } finally {
@@ -217,10 +270,14 @@ async function main() {
   }
   console.log('\nbench:train (CPU, steady steps after the first; latency = generation wall time per generated token)');
   console.table(rows);
+  console.log(
+    `\nGRPO update over a ${args.longTokens}-token rollout, gradient checkpointing on (the default) and off (CPU, fp32; peak RSS of the trainer process, loading included; s/step of the steady steps)`,
+  );
+  console.table(checkpointing);
   fs.mkdirSync(path.join(PROJECT_ROOT, 'reports'), { recursive: true });
   fs.writeFileSync(
     path.join(PROJECT_ROOT, 'reports', 'bench-train.json'),
-    JSON.stringify({ at: new Date().toISOString(), args, load1: os.loadavg()[0], rows }, null, 2),
+    JSON.stringify({ at: new Date().toISOString(), args, load1: os.loadavg()[0], rows, checkpointing }, null, 2),
   );
   log(`summary: ${rows.length} model(s) measured; reports/bench-train.json`);
 }

@@ -20,6 +20,9 @@ import { serverFiles } from '../../platform/models/local/server';
 import { runningPid, stopPid } from '../../platform/process/processes';
 import { freePort } from '../../platform/process/processes';
 import { ensureTrainerPython, runTrainerProcess, TRAINER_DIR } from '../../activities/training/trainerProcess';
+import { baseModelFile } from '../../activities/training/sftGpu';
+import { readGgufHeader } from '../../platform/models/local/ggufHeaderFile';
+import { gib, shapeOfGguf } from '../../domain/training/updateMemory';
 import type { DoneEvent, ProgressEvent, TrainerCommand } from '../../domain/training/trainerProtocol';
 import { UsageError } from '../../scripts/lib/args';
 import {
@@ -45,6 +48,19 @@ import {
   VLLM_ENTRY,
   VLLM_REQUIREMENTS,
 } from './gpuCheck';
+import {
+  type BaseShape,
+  GPU_MEMORY_QUERY,
+  gpuUuid,
+  largestBase,
+  MEMORY_TOKENS,
+  memoryEstimateLine,
+  memoryMeasuredLine,
+  memoryRollouts,
+  memoryStepEstimate,
+  memoryUpdateSpec,
+  parseGpuMemory,
+} from './memoryStep';
 
 const started = Date.now();
 const log = (msg: string) => console.log(`[${Math.round((Date.now() - started) / 1000)}s] ${msg}`);
@@ -67,17 +83,19 @@ async function trainerStep(
   dir: string,
   env: NodeJS.ProcessEnv,
   label: string,
-): Promise<{ figures: StepFigures; done: DoneEvent }> {
+): Promise<{ figures: StepFigures; done: DoneEvent; longestTokens?: number }> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'spec.json');
   fs.writeFileSync(file, JSON.stringify(spec, null, 2));
   let progress: ProgressEvent | undefined;
   let dtype: string | undefined;
+  let longestTokens: number | undefined;
   const r = await runTrainerProcess(command, file, {
     env,
     onEvent: (e) => {
       if (e.type === 'progress') progress = e;
       if (e.type === 'start' && typeof e.dtype === 'string') dtype = e.dtype;
+      if (e.type === 'start' && typeof e.longest_tokens === 'number') longestTokens = e.longest_tokens;
       if (e.type === 'info' || e.type === 'start' || e.type === 'error')
         log(`${label}: ${e.type === 'start' ? `start, ${e.processes ?? 1} process(es)` : e.message}`);
     },
@@ -93,7 +111,72 @@ async function trainerStep(
   };
   if (progress.peak_memory_bytes !== undefined) figures.peakMemoryBytes = progress.peak_memory_bytes;
   log(`${label}: ${dtype ?? 'dtype not reported'}, loss ${figures.loss}, grad norm ${figures.gradNorm ?? '-'}, ${figures.tokensPerS} tok/s`);
-  return { figures, done };
+  return { figures, done, ...(longestTokens !== undefined ? { longestTokens } : {}) };
+}
+
+/**
+ * The bases this host could train: the registry's local entries (built-in or with their own modelPath) whose GGUF
+ * is installed, with the shape their header gives. A file that cannot be read is said and skipped.
+ */
+function installedBases(): BaseShape[] {
+  const out: BaseShape[] = [];
+  for (const name of models().names()) {
+    if (models().get(name).provider !== 'local') continue;
+    const file = baseModelFile(name);
+    if (!fs.existsSync(file)) continue;
+    try {
+      out.push({ name, file, shape: shapeOfGguf(readGgufHeader(file)) });
+    } catch (e) {
+      log(`memory step: ${name} (${file}) skipped: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/** A LoRA update of the largest installed base over an 8k-token rollout, alone on the first visible GPU. */
+async function memoryStep(gpus: string[], work: string): Promise<GpuCheckFigures['memory']> {
+  const base = largestBase(installedBases());
+  if (!base) throw new StepFailed('memory step: no local base model is installed');
+  const uuid = gpus[0] ? gpuUuid(gpus[0]) : undefined;
+  const query = spawnSync('nvidia-smi', [...(uuid ? [`--id=${uuid}`] : []), ...GPU_MEMORY_QUERY], { encoding: 'utf8' });
+  const cardBytes = query.status === 0 ? parseGpuMemory(query.stdout)[0] : undefined;
+  const estimate = memoryStepEstimate(base);
+  log(`memory step: ${base.name}, estimate ${gib(estimate.total)}${cardBytes ? ` of the card's ${gib(cardBytes)}` : ''}`);
+  const dir = path.join(work, 'memory');
+  fs.mkdirSync(dir, { recursive: true });
+  const rollouts = path.join(dir, 'rollouts.jsonl');
+  fs.writeFileSync(rollouts, memoryRollouts(MEMORY_TOKENS));
+  const spec = memoryUpdateSpec({
+    base: base.file,
+    rollouts,
+    outputDir: path.join(dir, 'out'),
+    device: 'cuda',
+    tokens: MEMORY_TOKENS,
+    gradientCheckpointing: true,
+    steps: 1,
+  });
+  const env = { PAU_TRAINER_PROCESSES: '1', PAU_TRAINER_THREADS: '4', ...(uuid ? { CUDA_VISIBLE_DEVICES: uuid } : {}) };
+  const step = await trainerStep('grpo-update', spec, dir, env, `memory (${base.name})`);
+  if (step.figures.peakMemoryBytes === undefined) throw new StepFailed('memory step: the trainer reported no peak_memory_bytes');
+  const m = {
+    base: base.name,
+    tokens: step.longestTokens ?? MEMORY_TOKENS,
+    peakBytes: step.figures.peakMemoryBytes,
+    cardBytes,
+    estimateBytes: estimate.total,
+    stepS: step.figures.stepS,
+  };
+  log(memoryMeasuredLine(m));
+  return m;
+}
+
+/** Where no GPU runs the memory step: its estimate, from the largest installed base's shape. */
+function printMemoryEstimate(): void {
+  try {
+    console.log(memoryEstimateLine(largestBase(installedBases())));
+  } catch (e) {
+    console.log(`memory step: estimate unavailable: ${(e as Error).message}`);
+  }
 }
 
 /** vLLM in its own venv under the cache, keyed by the requirements file's hash (like trainer/setup.sh). */
@@ -294,6 +377,7 @@ async function check(args: GpuCheckArgs, gpus: string[]): Promise<number> {
     figures.cpu.sft = (await trainerStep('sft', sft('cpu', path.join(work, 'sft-cpu')), path.join(work, 'sft-cpu'), onCpu, 'SFT on CPU')).figures;
     figures.gpu.grpo = (await trainerStep('grpo-update', grpo('cuda', path.join(work, 'grpo-gpu')), path.join(work, 'grpo-gpu'), onGpu, 'GRPO on GPU')).figures;
     figures.cpu.grpo = (await trainerStep('grpo-update', grpo('cpu', path.join(work, 'grpo-cpu')), path.join(work, 'grpo-cpu'), onCpu, 'GRPO on CPU')).figures;
+    figures.memory = await memoryStep(gpus, work);
 
     const vllm = ensureVllm(py);
     const baseSha = sftGpu.done.base_sha256;
@@ -336,6 +420,7 @@ async function main(): Promise<number> {
   const gpus = smi.status === 0 ? visibleGpus(smi.stdout, process.env.CUDA_VISIBLE_DEVICES) : [];
   if (args.plan) {
     console.log(`check:gpu plan (${gpus.length ? `${gpus.length} GPU(s) visible` : 'no GPU visible here'}):\n${gpuCheckPlan({ args, gpus }).join('\n')}`);
+    if (gpus.length === 0) printMemoryEstimate();
     return GPU_CHECK_EXIT.ok;
   }
   if (gpus.length === 0) {
@@ -345,6 +430,7 @@ async function main(): Promise<number> {
         ? `nvidia-smi -L exited ${smi.status}`
         : 'no GPU visible (CUDA_VISIBLE_DEVICES or none installed)';
     console.log(noCudaLine(reason));
+    printMemoryEstimate();
     return GPU_CHECK_EXIT.noCuda;
   }
   // The host before anything is installed: a driver too old for the trainer's CUDA, or GPUs without bf16.

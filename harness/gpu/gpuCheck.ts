@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineOptions, parseCommandArgs } from '../../scripts/lib/args';
+import { MEMORY_TOKENS, type MemoryFigures } from './memoryStep';
 
 /** Exit codes of check:gpu (docs/scale.md). */
 export const GPU_CHECK_EXIT = {
@@ -155,13 +156,14 @@ export function gpuCheckPlan(input: PlanInput): string[] {
     `the same SFT step on CPU, fp32, 1 process, ${args['cpu-threads']} threads: loss gap <= ${LOSS_GAP_MAX * 100} %`,
     `GRPO update, 1 step, bf16 on CUDA, ${n} process(es), mini-batch 4 of the 4 tiny rollouts (trainer/tests/data/tiny_rollouts.jsonl); dtype bfloat16; the step's figures include CUDA warm-up`,
     `the same GRPO step on CPU: its gradient norm (before clipping) within ${GRAD_NORM_GAP_MAX * 100} % (step 1's loss is -mean(advantage) whatever the model, so the gradient is what can differ)`,
+    `memory: a LoRA update (rank 8, every linear layer, gradient checkpointing on) of the largest installed base among the registry's local entries over an ${MEMORY_TOKENS.toLocaleString('en-US')}-token rollout, bf16, 1 process on the first visible GPU: its peak GPU memory against the card's, beside the estimate from the base's shape (without a GPU the estimate alone, labelled as one)`,
     `vLLM venv: ${VLLM_REQUIREMENTS} (exact pin), --only-binary=:all:`,
     `vLLM through the registry's vllm kind: a models file entry "${VLLM_ENTRY}" serving ${baseEntryOf(args.model)} (vllm.loraBases), started as the stack starts it (--enable-auto-tool-choice --tool-call-parser hermes --generation-config vllm --max-model-len 8192)`,
     `the SFT checkpoint loaded at run time as LoRA module "${LORA_NAME}" (POST /v1/load_lora_adapter, as GRPO loads each epoch's), then one chat completion with a tool through it (tool_choice auto: the parser must accept it): tokens/s`,
     args['skip-episode']
       ? 'episode: skipped (--skip-episode)'
       : `one tool episode: stack up, dataset pau-mini (built if missing), workers, \`pau bench run --models ${baseEntryOf(args.model)} --limit 1 --judge off\` with that models file: the base served by the same vLLM entry, native tool calls`,
-    'print: dtype, tokens/s, peak GPU memory, each step beside the CPU figure (SFT loss, GRPO gradient norm)',
+    'print: dtype, tokens/s, peak GPU memory, each step beside the CPU figure (SFT loss, GRPO gradient norm), the memory step against the card',
   ];
   return steps.map((s, i) => `${String(i + 1).padStart(2)}. ${s}`);
 }
@@ -186,6 +188,7 @@ export interface GpuCheckFigures {
   processes: number;
   gpu: { sft?: StepFigures; grpo?: StepFigures };
   cpu: { sft?: StepFigures; grpo?: StepFigures };
+  memory?: MemoryFigures;
   serving?: { tokensPerS: number; completionTokens: number; toolCalls: number };
   episode?: { status: string; detail: string };
 }
@@ -240,6 +243,15 @@ export function formatFigures(f: GpuCheckFigures): string {
     rows.push([`${kind} tokens/s`, fmt(g?.tokensPerS, 1), fmt(c?.tokensPerS, 1), '']);
     rows.push([`${kind} step s`, fmt(g?.stepS, 3), fmt(c?.stepS, 3), '']);
     rows.push([`${kind} peak GPU memory`, gib(g?.peakMemoryBytes), '', '']);
+  }
+  if (f.memory) {
+    const m = f.memory;
+    rows.push([
+      `memory: ${m.base}, ${m.tokens} tokens`,
+      `peak ${gib(m.peakBytes)}${m.cardBytes ? ` of ${gib(m.cardBytes)}` : ''}`,
+      `estimate ${gib(m.estimateBytes)}`,
+      '',
+    ]);
   }
   if (f.serving)
     rows.push(['vLLM + LoRA tokens/s', fmt(f.serving.tokensPerS, 1), `${f.serving.completionTokens} tokens, ${f.serving.toolCalls} tool call(s)`, '']);

@@ -17,6 +17,21 @@ import {
   trainerCudaOf,
   visibleGpus,
 } from '../../harness/gpu/gpuCheck';
+import {
+  type BaseShape,
+  gpuUuid,
+  largestBase,
+  MEMORY_TOKENS,
+  memoryEstimateLine,
+  memoryMeasuredLine,
+  memoryRollouts,
+  memoryStepEstimate,
+  memoryUpdateSpec,
+  parseGpuMemory,
+} from '../../harness/gpu/memoryStep';
+import { GRPO_LORA } from '../../domain/training/grpo';
+import { trainerLineSchema, trainerSpecFileSchemas } from '../../domain/training/trainerProtocol';
+import { formatUpdateMemory, type ModelShape } from '../../domain/training/updateMemory';
 
 const SMI = [
   'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaa)',
@@ -53,17 +68,20 @@ describe('check:gpu arguments and plan', () => {
     expect(processesOf({ args, gpus })).toBe(3);
     expect(processesOf({ args: parseGpuCheckArgs(['--processes', '2']), gpus })).toBe(2);
     const plan = gpuCheckPlan({ args, gpus });
-    expect(plan).toHaveLength(12);
+    expect(plan).toHaveLength(13);
     expect(plan[0]).toMatch(/^ 1\. host: NVIDIA driver new enough for the trainer's CUDA .* bf16 \(compute capability >= 8\.0\).*exit 4/);
     expect(plan[3]).toContain('3 processes (PAU_TRAINER_PROCESSES=3: torchrun + DDP over NCCL), batch 6 conversations; the trainer must report dtype bfloat16');
     expect(plan[6]).toMatch(/gradient norm \(before clipping\) within 5 %/);
-    expect(plan[8]).toMatch(
+    expect(plan[7]).toMatch(
+      /^ 8\. memory: a LoRA update \(rank 8, every linear layer, gradient checkpointing on\) of the largest installed base .* over an 8,192-token rollout.*against the card's.*estimate/,
+    );
+    expect(plan[9]).toMatch(
       /registry's vllm kind: a models file entry "gpu-check-vllm" serving local\/qwen2\.5-coder-0\.5b.*--tool-call-parser hermes --generation-config vllm --max-model-len 8192/,
     );
-    expect(plan[9]).toMatch(/loaded at run time as LoRA module "gpu-check" \(POST \/v1\/load_lora_adapter.*with a tool/);
-    expect(plan[10]).toMatch(/one tool episode: .*`pau bench run --models local\/qwen2\.5-coder-0\.5b --limit 1 --judge off`.*same vLLM entry/);
+    expect(plan[10]).toMatch(/loaded at run time as LoRA module "gpu-check" \(POST \/v1\/load_lora_adapter.*with a tool/);
+    expect(plan[11]).toMatch(/one tool episode: .*`pau bench run --models local\/qwen2\.5-coder-0\.5b --limit 1 --judge off`.*same vLLM entry/);
     expect(gpuCheckPlan({ args: parseGpuCheckArgs(['--skip-episode']), gpus: [] })[3]).toContain('1 process (PAU_TRAINER_PROCESSES=1: no torchrun)');
-    expect(gpuCheckPlan({ args: parseGpuCheckArgs(['--skip-episode']), gpus })[10]).toContain('skipped');
+    expect(gpuCheckPlan({ args: parseGpuCheckArgs(['--skip-episode']), gpus })[11]).toContain('skipped');
     expect(sftBatch(8)).toBe(16);
   });
 });
@@ -103,6 +121,7 @@ describe('check:gpu: what fails it and what it prints', () => {
       grpo: { dtype: 'bfloat16', loss: -0.01, gradNorm: 0.101, tokensPerS: 3000, stepS: 0.5 },
     },
     cpu: { sft: { dtype: 'float32', loss: 2.02, tokensPerS: 40, stepS: 9 }, grpo: { dtype: 'float32', loss: 0.3, gradNorm: 0.1, tokensPerS: 20, stepS: 20 } },
+    memory: { base: 'local/qwen3-8b', tokens: 8130, peakBytes: 24 * 2 ** 30, cardBytes: 80 * 2 ** 30, estimateBytes: 22 * 2 ** 30, stepS: 9.5 },
     serving: { tokensPerS: 150, completionTokens: 30, toolCalls: 1 },
   };
 
@@ -130,8 +149,64 @@ describe('check:gpu: what fails it and what it prints', () => {
     expect(table).toMatch(/grpo loss\s+-0\.01\s+0\.3\n/);
     expect(table).toMatch(/grpo gradient norm\s+0\.101\s+0\.1\s+1\.00 %/);
     expect(table).toMatch(/vLLM \+ LoRA tokens\/s\s+150\s+30 tokens, 1 tool call\(s\)/);
+    expect(table).toMatch(/memory: local\/qwen3-8b, 8130 tokens\s+peak 24\.00 GiB of 80\.00 GiB\s+estimate 22\.00 GiB/);
     expect(formatFigures({ processes: 1, gpu: {}, cpu: {} })).toMatch(/grpo gradient norm\s+-\s+-\s+-/);
     expect(lossGap(1.1, 1.0)).toBeCloseTo(0.1);
     expect(lossGap(null, 1)).toBeNull();
+  });
+});
+
+describe("check:gpu's memory step", () => {
+  const shape = (params: number): ModelShape => ({ params, layers: 28, hidden: 1536, intermediate: 8960, heads: 12, kvHeads: 2, headDim: 128, vocab: 151936 });
+  const bases: BaseShape[] = [
+    { name: 'local/qwen2.5-coder-0.5b', file: '/m/a.gguf', shape: shape(630e6) },
+    { name: 'local/qwen2.5-coder-1.5b', file: '/m/b.gguf', shape: shape(1.78e9) },
+    { name: 'local/smollm2-135m', file: '/m/c.gguf', shape: shape(135e6) },
+  ];
+
+  it('trains the largest installed base, over two rollouts of at most N tokens that a GRPO spec file accepts', () => {
+    expect(largestBase(bases)?.name).toBe('local/qwen2.5-coder-1.5b');
+    expect(largestBase([])).toBeUndefined();
+    const lines = memoryRollouts(MEMORY_TOKENS)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.rewards)).toEqual([{ outcome: 0 }, { outcome: 1 }]); // different: advantages to follow
+    for (const l of lines) {
+      expect(trainerLineSchema.safeParse(l).success).toBe(true);
+      // " call" is one token: the user turn alone is N - 128 of them, the frame the rest
+      expect(JSON.stringify(l).split(' call').length - 1).toBe(MEMORY_TOKENS - 128);
+    }
+    const spec = memoryUpdateSpec({
+      base: '/m/b.gguf',
+      rollouts: '/w/r.jsonl',
+      outputDir: '/w/out',
+      device: 'cuda',
+      tokens: 8192,
+      gradientCheckpointing: true,
+      steps: 1,
+    });
+    expect(trainerSpecFileSchemas['grpo-update'].safeParse(spec).success).toBe(true);
+    expect(spec).toMatchObject({ max_length: 8192, mini_batch_size: 1, max_steps: 1, ppo_epochs: 1, gradient_checkpointing: true, lora: GRPO_LORA });
+    expect(
+      memoryUpdateSpec({ ...{ base: 'b', rollouts: 'r', outputDir: 'o', device: 'cpu', tokens: 2048, gradientCheckpointing: false }, steps: 4 }),
+    ).toMatchObject({
+      ppo_epochs: 2,
+      gradient_checkpointing: false,
+    });
+  });
+
+  it('prints the estimate, labelled as one, without a GPU; the measured peak against the card with one', () => {
+    const line = memoryEstimateLine(bases[1]);
+    expect(line).toMatch(
+      /^memory step \(estimate from the shape, not measured: no GPU here\): a LoRA update of local\/qwen2\.5-coder-1\.5b \(1\.78 B parameters, 28 layers, hidden 1536, vocabulary 151,936\) over 8,192 tokens in bf16 with gradient checkpointing: \d+\.\d GiB \(weights 3\.3 GiB/,
+    );
+    expect(line).toContain(formatUpdateMemory(memoryStepEstimate(bases[1]!)));
+    expect(memoryEstimateLine(undefined)).toMatch(/estimate unavailable: no local base model is installed/);
+    expect(memoryMeasuredLine({ base: 'local/x', tokens: 8130, peakBytes: 20 * 2 ** 30, cardBytes: 80 * 2 ** 30, estimateBytes: 22 * 2 ** 30, stepS: 3 })).toBe(
+      "memory: a LoRA update of local/x over 8,130 tokens peaked at 20.0 GiB of the card's 80.0 GiB (25 %); estimate 22.0 GiB",
+    );
+    expect(parseGpuMemory('81559\n81559\n')).toEqual([81559 * 2 ** 20, 81559 * 2 ** 20]);
+    expect(gpuUuid('GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-bbb)')).toBe('GPU-bbb');
   });
 });

@@ -11,10 +11,11 @@ Shapes: per-token tensors are (batch, seq); masks are 0/1 floats or bools of the
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import torch
+from torch.utils.checkpoint import checkpoint
 
 
 def masked_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -246,18 +247,69 @@ def clipped_policy_loss(
     )
 
 
-def token_logprobs(logits: torch.Tensor, input_ids: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+# Positions whose fp32 logits exist at once in token_logprobs and head_logprobs: 1,024 x a 152k vocabulary is
+# 0.6 GB, where the whole of an 8k-token sequence would be 5 GB (and as much again for its gradient).
+LOGPROB_CHUNK = 1024
+
+
+def _picked_logprobs(logits: torch.Tensor, targets: torch.Tensor, temperature: float) -> torch.Tensor:
+    """log_softmax(logits / T) at `targets`, for one chunk of positions, in float32."""
+    x = logits.float()
+    if temperature != 1.0:
+        x = x / temperature
+    return torch.gather(x, -1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(x, dim=-1)
+
+
+def _check(temperature: float, chunk: int) -> None:
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1, got {chunk}")
+
+
+def token_logprobs(
+    logits: torch.Tensor, input_ids: torch.Tensor, temperature: float = 1.0, chunk: int = LOGPROB_CHUNK
+) -> torch.Tensor:
     """log p_T(token_t | tokens_<t) for t = 1..T-1: shape (batch, T-1), aligned with input_ids[:, 1:], under the
     distribution the sampler drew from at `temperature`: log_softmax(logits / T) (verl's logits.div_(temperature),
     TRL's logits / self.temperature), so the ratio and the KL are those of the sampled policy.
 
-    Computed row by row with logsumexp to avoid materialising a (batch, T, vocab) log-softmax twice.
+    Taken `chunk` positions at a time, each chunk upcast to float32 and reduced with logsumexp, so the fp32 copy
+    of the whole (batch, T, vocab) never exists; every position's value is what the whole computation gives.
+    Under autograd each chunk's fp32 tensor is kept for the backward pass: a forward that needs gradients takes
+    head_logprobs, which recomputes its chunks instead.
     """
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    _check(temperature, chunk)
     targets = input_ids[:, 1:]
-    shifted = logits[:, :-1, :].float()
-    if temperature != 1.0:
-        shifted = shifted / temperature
-    picked = torch.gather(shifted, -1, targets.unsqueeze(-1)).squeeze(-1)
-    return picked - torch.logsumexp(shifted, dim=-1)
+    n = targets.shape[1]
+    parts = [
+        _picked_logprobs(logits[:, s : min(s + chunk, n), :], targets[:, s : s + chunk], temperature)
+        for s in range(0, n, chunk)
+    ]
+    return torch.cat(parts, dim=1) if parts else logits.new_zeros((logits.shape[0], 0), dtype=torch.float32)
+
+
+def head_logprobs(
+    hidden: torch.Tensor,
+    head: Callable[[torch.Tensor], torch.Tensor],
+    input_ids: torch.Tensor,
+    temperature: float = 1.0,
+    chunk: int = LOGPROB_CHUNK,
+) -> torch.Tensor:
+    """token_logprobs of the logits head(hidden) (hidden: the model's last hidden state, (batch, T, hidden); head:
+    its output layer), with the logits made `chunk` positions at a time. With gradients on, each chunk is
+    checkpointed: its logits are made again in the backward pass, so what autograd keeps is the hidden state
+    alone, and one chunk's logits exist at any time, forward or backward."""
+    _check(temperature, chunk)
+    targets = input_ids[:, 1:]
+    n = targets.shape[1]
+    grad = torch.is_grad_enabled() and hidden.requires_grad
+
+    def piece(h: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        return _picked_logprobs(head(h), t, temperature)
+
+    parts = []
+    for s in range(0, n, chunk):
+        h, t = hidden[:, s : min(s + chunk, n), :], targets[:, s : s + chunk]
+        parts.append(checkpoint(piece, h, t, use_reentrant=False) if grad else piece(h, t))
+    return torch.cat(parts, dim=1) if parts else hidden.new_zeros((hidden.shape[0], 0), dtype=torch.float32)

@@ -37,9 +37,10 @@ from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, encode_policy_row, too_long_refusal
-from .core_algos import aac_advantages, all_unrated, clipped_policy_loss, group_outcome_advantages, token_logprobs
+from .core_algos import aac_advantages, all_unrated, clipped_policy_loss, group_outcome_advantages
 from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
+from .sequence_logprobs import sequence_logprobs
 
 
 @dataclass
@@ -242,9 +243,7 @@ def length_counts(rollouts: list[Rollout]) -> dict[str, int]:
 
 
 def _logprobs(model: Any, r: Rollout, device: str, temperature: float) -> torch.Tensor:
-    ids = r.input_ids.to(device)
-    logits = model(input_ids=ids).logits
-    return token_logprobs(logits, ids, temperature).float().cpu()
+    return sequence_logprobs(model, r.input_ids.to(device), temperature).float().cpu()
 
 
 def adapter_is_zero(model: Any) -> bool:
@@ -257,7 +256,7 @@ def precompute(job: Job, rollouts: list[Rollout], temperature: float = 1.0) -> d
     With N processes rank r computes rollouts r, r+N, ..., every rank gets all of them, rank 0 saves.
     With a fresh adapter (epoch 1: every LoRA B is zero) the old log-probs are the reference ones, bit for
     bit (the adapter adds zeros), so they are copied instead of computed: one forward pass per rollout less.
-    Both at the rollouts' sampling temperature (token_logprobs), as the step's new log-probs."""
+    Both at the rollouts' sampling temperature (sequence_logprobs), as the step's new log-probs."""
     d = job.dist
     path = job.out / "precomputed.pt"
     if distributed.broadcast(d, path.is_file() if d.main else None):
@@ -351,13 +350,7 @@ def step_backward(
         last = i == trained[-1]
         # DDP all-reduces in the backward of a rank's last rollout of the step, and only there
         with contextlib.nullcontext() if last or not d.enabled else model.no_sync():
-            logp = (
-                token_logprobs(
-                    model(input_ids=r.input_ids.to(job.device)).logits, r.input_ids.to(job.device), spec.temperature
-                )
-                .float()
-                .cpu()
-            )
+            logp = sequence_logprobs(model, r.input_ids.to(job.device), spec.temperature).float().cpu()
             out = clipped_policy_loss(
                 logp,
                 pre["old"][i],

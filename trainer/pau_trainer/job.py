@@ -54,6 +54,7 @@ class Job:
         self.dtype = "float32"  # the frozen base's dtype on this rank (models.train_dtype)
         self.base_sha256 = ""
         self.total_steps = 0
+        self.checkpointing = False  # whether the model recomputes its layers' activations (gradient_checkpointing)
 
     # ---- before any heavy work ----------------------------------------------------------------------
     def lock_output_dir(self) -> None:
@@ -155,6 +156,14 @@ class Job:
 
         base = load_model(self.base_dir, self.device)
         self.dtype = str(base.dtype).removeprefix("torch.")
+        base.config.use_cache = False  # a job never generates: a pass keeps no key/value cache
+        if self.spec.gradient_checkpointing:
+            # Each decoder layer keeps only its input and recomputes the rest in the backward pass (one more
+            # forward's time for a fraction of the activations: docs/trainer.md, "Memory"). Non-reentrant, so
+            # LoRA dropout's RNG and the frozen inputs need nothing special; transformers also makes the input
+            # embeddings' output require grad, as peft needs with the base frozen.
+            base.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        self.checkpointing = bool(base.is_activation_checkpointing)
         # LoRA's A matrices start random: seed first so a job (and its rerun elsewhere) starts identically
         torch.manual_seed(self.spec.seed)
         random.seed(self.spec.seed)
@@ -243,6 +252,7 @@ class Job:
             resumed_from_step=start,
             device=self.device,
             dtype=self.dtype,
+            gradient_checkpointing=self.checkpointing,
             processes=self.dist.world,
             threads=torch.get_num_threads(),
             tool_calls_in_template=encoder.native_tool_calls,
@@ -334,10 +344,12 @@ class Job:
         return event
 
     def device_memory(self) -> dict[str, int]:
-        """Peak memory of this rank's GPU since the job started (CUDA only; what check:gpu prints)."""
-        if not self.device.startswith("cuda"):
-            return {}
-        return {"peak_memory_bytes": int(torch.cuda.max_memory_allocated(self.device))}
+        """Peak memory since the job started: the process's resident set (peak_rss_bytes, what bench:train
+        compares) and, on CUDA, this rank's GPU (peak_memory_bytes, what check:gpu prints)."""
+        out = {"peak_rss_bytes": peak_rss_bytes()}
+        if self.device.startswith("cuda"):
+            out["peak_memory_bytes"] = int(torch.cuda.max_memory_allocated(self.device))
+        return out
 
     def log_scalars(self, step: int, values: dict[str, Any]) -> None:
         """TensorBoard scalars of one step (output_dir/tensorboard/, rank 0), numbers only, tags train/<name>."""
@@ -363,6 +375,15 @@ class Job:
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)
+
+
+def peak_rss_bytes() -> int:
+    """The process's peak resident set size so far (getrusage: kilobytes on Linux, bytes on macOS)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 def replay_done(result: dict[str, Any]) -> None:

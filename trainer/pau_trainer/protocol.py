@@ -200,6 +200,9 @@ class CommonSpec:
     max_grad_norm: float = 1.0
     weight_decay: float = 0.0
     warmup_steps: int = 0
+    # recompute each decoder layer's activations in the backward pass instead of keeping them (docs/trainer.md,
+    # "Memory"); the same gradients, so it is not part of the job's fingerprint
+    gradient_checkpointing: bool = True
 
 
 @dataclass(frozen=True)
@@ -369,6 +372,7 @@ _COMMON_FIELDS = {
     "max_grad_norm",
     "weight_decay",
     "warmup_steps",
+    "gradient_checkpointing",
 }
 
 
@@ -395,6 +399,7 @@ def _common(obj: dict[str, Any]) -> dict[str, Any]:
         ("max_grad_norm", (int, float)),
         ("weight_decay", (int, float)),
         ("warmup_steps", int),
+        ("gradient_checkpointing", bool),
     ]:
         v = _take(obj, name, kind, w)
         if v is not None:
@@ -566,6 +571,6 @@ def _parse_advantage(a: dict[str, Any]) -> AdvantageSpec:
 def spec_fingerprint(spec: SftSpec | GrpoSpec | ExportSpec | ShiftSpec) -> dict[str, Any]:
     """What must not change between a job's first run and its resumptions (stored in each save)."""
     d = asdict(spec)
-    for volatile in ("threads", "device", "keep_saves", "output_dir"):
+    for volatile in ("threads", "device", "keep_saves", "output_dir", "gradient_checkpointing"):
         d.pop(volatile, None)
     return json.loads(json.dumps(d))  # as stored in state.json (tuples become lists), so they compare equal

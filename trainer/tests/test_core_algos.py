@@ -11,6 +11,7 @@ from pau_trainer.core_algos import (
     clipped_policy_loss,
     group_outcome_advantages,
     group_step_advantages,
+    head_logprobs,
     kl_k3,
     masked_mean,
     returns_to_go,
@@ -228,6 +229,88 @@ def test_token_logprobs_at_the_sampling_temperature_are_log_softmax_of_logits_ov
     for bad in (0.0, -1.0):
         with pytest.raises(ValueError, match="temperature must be > 0"):
             token_logprobs(logits, ids, temperature=bad)
+
+
+def _plain_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
+    """The whole-vocabulary, whole-sequence computation the chunked ones must reproduce (token_logprobs before
+    it took chunks: one fp32 copy of every position's logits)."""
+    x = logits[:, :-1, :].float() / temperature
+    return x.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1) - torch.logsumexp(x, dim=-1)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7, 1.3])
+@pytest.mark.parametrize("chunk", [1, 5, 7, 36, 37, 1024])
+def test_token_logprobs_in_chunks_equal_the_whole_computation(chunk: int, temperature: float):
+    # 37 positions: chunks of 5 and 7 end on an odd remainder, 36 leaves one position, 37 and 1024 one chunk
+    torch.manual_seed(1)
+    logits = torch.randn(2, 38, 50) * 4
+    ids = torch.randint(0, 50, (2, 38))
+    got = token_logprobs(logits, ids, temperature, chunk=chunk)
+    assert got.shape == (2, 37) and got.dtype == torch.float32
+    assert torch.allclose(got, _plain_logprobs(logits, ids, temperature), atol=1e-6, rtol=0)
+    # bfloat16 logits are upcast per chunk, as the whole computation upcasts them
+    half = logits.bfloat16()
+    assert torch.allclose(
+        token_logprobs(half, ids, temperature, chunk=chunk), _plain_logprobs(half, ids, temperature), atol=1e-6, rtol=0
+    )
+
+
+def test_token_logprobs_of_a_one_token_sequence_is_empty_and_a_bad_chunk_is_refused():
+    assert token_logprobs(torch.randn(1, 1, 5), torch.tensor([[3]])).shape == (1, 0)
+    with pytest.raises(ValueError, match="chunk must be >= 1"):
+        token_logprobs(torch.randn(1, 3, 5), torch.tensor([[1, 2, 3]]), chunk=0)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7])
+@pytest.mark.parametrize("chunk", [1, 6, 23, 1024])
+def test_head_logprobs_equal_the_whole_computation_in_value_and_gradient(chunk: int, temperature: float):
+    torch.manual_seed(2)
+    head = torch.nn.Linear(16, 50, bias=True)
+    ids = torch.randint(0, 50, (2, 24))
+    weights = torch.randn(2, 23)
+
+    def run(fn):
+        hidden = torch.randn(2, 24, 16, generator=torch.Generator().manual_seed(3)).requires_grad_(True)
+        head.zero_grad()
+        out = fn(hidden)
+        (out * weights).sum().backward()
+        return out.detach(), hidden.grad.clone(), head.weight.grad.clone()
+
+    want = run(lambda h: _plain_logprobs(head(h), ids, temperature))
+    got = run(lambda h: head_logprobs(h, head, ids, temperature, chunk=chunk))
+    for g, w in zip(got, want):
+        assert torch.allclose(g, w, atol=1e-6, rtol=1e-5)
+    with torch.no_grad():
+        h = torch.randn(2, 24, 16)
+        assert torch.allclose(
+            head_logprobs(h, head, ids, temperature, chunk), _plain_logprobs(head(h), ids, temperature), atol=1e-6
+        )
+
+
+def _largest_saved(fn) -> int:
+    """The largest tensor (elements) autograd keeps for the backward pass of fn()."""
+    sizes: list[int] = []
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        sizes.append(t.numel())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn().sum().backward()
+    return max(sizes)
+
+
+def test_head_logprobs_keeps_no_logits_for_the_backward_pass():
+    torch.manual_seed(4)
+    vocab, width, T = 400, 8, 65
+    head = torch.nn.Linear(width, vocab, bias=False)
+    ids = torch.randint(0, vocab, (1, T))
+    hidden = torch.randn(1, T, width, requires_grad=True)
+    # the whole computation keeps a (T-1) x vocab float32 tensor; token_logprobs keeps one chunk's per chunk
+    assert _largest_saved(lambda: _plain_logprobs(head(hidden), ids, 1.0)) >= (T - 1) * vocab
+    assert _largest_saved(lambda: token_logprobs(head(hidden), ids, 1.0, chunk=16)) >= 16 * vocab
+    # head_logprobs recomputes each chunk's logits: what it keeps is hidden-state sized
+    assert _largest_saved(lambda: head_logprobs(hidden, head, ids, 1.0, chunk=16)) <= max(T * width, vocab * width)
 
 
 def test_a_policy_failure_at_the_minimum_reward_stays_in_its_group():

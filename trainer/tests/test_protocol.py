@@ -20,6 +20,9 @@ def test_minimal_sft_spec_gets_defaults():
         8,
         ("q_proj", "k_proj", "v_proj", "o_proj"),
     )
+    assert s.gradient_checkpointing is True  # on unless a spec turns it off
+    grpo = {"base_model": "/m", "output_dir": "/o", "rollouts": "/r", "gradient_checkpointing": False}
+    assert parse_spec("grpo-update", grpo).gradient_checkpointing is False
 
 
 @pytest.mark.parametrize(
@@ -38,6 +41,7 @@ def test_minimal_sft_spec_gets_defaults():
         ({"learning_rate": 1e-4}, "unknown field(s) learning_rate"),
         ({"base_model_sha256": "abc"}, "64 lowercase hex"),
         ({"device": "tpu"}, "spec.device must be auto, cpu or cuda"),
+        ({"gradient_checkpointing": "yes"}, "spec.gradient_checkpointing must be true or false"),
         ({"command": "grpo-update"}, "but the trainer was run as 'sft'"),
     ],
 )
@@ -107,7 +111,10 @@ def test_grpo_spec_clip_and_advantage():
 
 def test_fingerprint_ignores_machine_settings_only():
     a = spec_fingerprint(parse_spec("sft", {**OK, "threads": 1, "output_dir": "/a"}))
-    b = spec_fingerprint(parse_spec("sft", {**OK, "threads": 4, "output_dir": "/b", "keep_saves": 5}))
+    # gradient checkpointing recomputes what it drops: the same gradients, so a job may resume with it toggled
+    b = spec_fingerprint(
+        parse_spec("sft", {**OK, "threads": 4, "output_dir": "/b", "keep_saves": 5, "gradient_checkpointing": False})
+    )
     c = spec_fingerprint(parse_spec("sft", {**OK, "lr": 1e-3}))
     assert a == b and a != c
 
