@@ -146,18 +146,50 @@ export function startPlanLines(input: StartPlanInput): string[] {
   ];
 }
 
-/** Times the stages of one start; `summaryLines` at the end, `save` for the next start's estimate. */
-export function stageClock(now: () => number = Date.now) {
+/** CPU time of the whole machine so far, summed over its cores (ms): busy (user, nice, system, irq) and all. */
+export interface CpuTimes {
+  busyMs: number;
+  totalMs: number;
+  cores: number;
+}
+
+/** The machine's CPU counters (os.cpus(): /proc/stat on Linux). */
+export function machineCpuTimes(): CpuTimes {
+  const cpus = os.cpus();
+  let busyMs = 0;
+  let totalMs = 0;
+  for (const { times: t } of cpus) {
+    busyMs += t.user + t.nice + t.sys + t.irq;
+    totalMs += t.user + t.nice + t.sys + t.irq + t.idle;
+  }
+  return { busyMs, totalMs, cores: cpus.length };
+}
+
+/** The share of the machine's CPU that was busy between two readings (null when no time passed). */
+export function cpuBusyShare(from: CpuTimes, to: CpuTimes): number | null {
+  const total = to.totalMs - from.totalMs;
+  return total > 0 ? (to.busyMs - from.busyMs) / total : null;
+}
+
+/**
+ * Times the stages of one start; `summaryLines` at the end, `save` for the next start's estimate. Each stage's
+ * span also reads the machine's CPU counters: the work of a start runs in processes outside its own tree
+ * (workers, model servers, sandbox, Temporal, Postgres), so the share of the whole machine that was busy is the
+ * figure that says whether the start used the cores it had.
+ */
+export function stageClock(now: () => number = Date.now, cpu: () => CpuTimes = machineCpuTimes) {
   const t0 = now();
-  const spans = new Map<StartStage, { start: number; end?: number; note?: string }>();
+  const cpu0 = cpu();
+  const spans = new Map<StartStage, { start: number; end?: number; note?: string; cpuStart: CpuTimes; cpuEnd?: CpuTimes }>();
+  const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(0)} %`);
   return {
     start(stage: StartStage): void {
-      spans.set(stage, { start: now() });
+      spans.set(stage, { start: now(), cpuStart: cpu() });
     },
     /** `note` (e.g. "already built") marks a stage that found its work done: shown, not recorded. */
     end(stage: StartStage, note?: string): void {
       const span = spans.get(stage);
-      if (span && span.end === undefined) Object.assign(span, { end: now(), ...(note ? { note } : {}) });
+      if (span && span.end === undefined) Object.assign(span, { end: now(), cpuEnd: cpu(), ...(note ? { note } : {}) });
     },
     async time<T>(stage: StartStage, fn: () => Promise<T>): Promise<T> {
       this.start(stage);
@@ -174,11 +206,14 @@ export function stageClock(now: () => number = Date.now) {
         at(sp.start),
         sp.end === undefined ? '(not finished)' : at(sp.end),
         sp.end === undefined ? '' : `${((sp.end - sp.start) / 1000).toFixed(1)} s`,
+        sp.cpuEnd === undefined ? '' : pct(cpuBusyShare(sp.cpuStart, sp.cpuEnd)),
         sp.note ?? '',
       ]);
+      const whole = cpu();
       return [
         `stage times (from the start of \`pau start\`; stages overlap where they ran side by side), ${((now() - t0) / 1000).toFixed(0)} s in all:`,
-        formatTable(['stage', 'from', 'to', 'took', ''], rows),
+        formatTable(['stage', 'from', 'to', 'took', 'CPU busy', ''], rows),
+        `CPU busy: ${pct(cpuBusyShare(cpu0, whole))} of the machine's ${whole.cores} cores over the whole start (every process on the machine: workers, model servers, sandbox, Temporal, Postgres; a stage's figure covers its span, shared with the stages beside it).`,
       ];
     },
     /** Writes this start's times over the last record (stages that did no work keep their old figure). */

@@ -60,21 +60,35 @@ describe('npm start plan', () => {
 
   it('a start records its stage times; the next plan uses them and skips the dataset build it made', () => {
     let t = 0;
-    const clock = stageClock(() => t);
+    // The machine's counters on 2 cores: busy advances by a chosen share of the wall time per stage.
+    const cpu = { busyMs: 0, totalMs: 0, cores: 2 };
+    const advance = (to: number, busy: number) => {
+      const wall = 2 * (to - t);
+      cpu.busyMs += busy * wall;
+      cpu.totalMs += wall;
+      t = to;
+    };
+    const clock = stageClock(
+      () => t,
+      () => ({ ...cpu }),
+    );
     clock.start('stack');
-    t = 12_000;
+    advance(12_000, 0.25);
     clock.end('stack');
     clock.start('dataset');
-    t = 70_000;
+    advance(70_000, 1);
     clock.end('dataset');
     clock.start('benchmark');
-    t = 100_000;
+    advance(100_000, 0.5);
     clock.end('benchmark');
     clock.start('report');
     const summary = clock.summaryLines().join('\n');
-    expect(summary).toMatch(/^stack +0 s +12 s +12\.0 s/m);
-    expect(summary).toMatch(/^dataset +12 s +70 s +58\.0 s/m);
+    expect(summary).toMatch(/^stack +0 s +12 s +12\.0 s +25 %/m);
+    expect(summary).toMatch(/^dataset +12 s +70 s +58\.0 s +100 %/m);
+    expect(summary).toMatch(/^benchmark +70 s +100 s +30\.0 s +50 %/m);
     expect(summary).toMatch(/^report +100 s +\(not finished\)/m);
+    // the whole start: (12·0.25 + 58 + 30·0.5) / 100 of the machine
+    expect(summary).toContain("CPU busy: 76 % of the machine's 2 cores over the whole start");
     clock.save({ datasetReady: true });
 
     const text = startPlanLines({ modelsInUse: [], modelsToInstall: [] }).join('\n');
@@ -91,7 +105,7 @@ describe('npm start plan', () => {
     clock.start('stack');
     t = 1000;
     clock.end('stack', 'already running');
-    expect(clock.summaryLines().join('\n')).toMatch(/^stack +0 s +1 s +1\.0 s +already running/m);
+    expect(clock.summaryLines().join('\n')).toMatch(/^stack +0 s +1 s +1\.0 s +(-|\d+ %) +already running/m);
     clock.save({ datasetReady: true });
     expect(startPlanLines({ modelsInUse: [], modelsToInstall: [] }).join('\n')).toMatch(/^stack +.* 12 s +measured here/m);
   });
