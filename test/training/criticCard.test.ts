@@ -26,7 +26,10 @@ const SIGN = fixtureMethod({
   gold: 'Returns 1 for a positive n, -1 for a negative n and 0 for zero.',
   probes: ['5', '7', '-2', '0'],
 });
-const METHODS = [ADD, RAISES, SIGN];
+// Gold descriptions of this file's own: the critic's requests carry the gold, and llm_calls is keyed by the
+// request, so the on-policy card's test (same methods, same scripted episodes, one shared stack) would
+// otherwise own some of these requests under its keys and the count below would depend on file order.
+const METHODS = [ADD, RAISES, SIGN].map((m) => ({ ...m, gold: `${m.gold} (critic card fixture)` }));
 const RUN_ID = `critic-card-bench-${Date.now().toString(36)}`;
 
 const stack = useStack({
