@@ -116,7 +116,7 @@ describe('the HTML report in headless Chromium', () => {
     const episode = await open(moved[0]![0]!);
     await episode.screenshot(path.join(out, 'episode.png'));
     console.log(`report screenshots: ${out}/report.png, ${out}/episode.png`);
-  }, 180_000); // two 8-episode benchmarks, the report and Chromium: 25 s alone, over 60 s beside the full suite on 2 cores
+  }, 300_000); // two 8-episode benchmarks on the workers every test file shares, the report and Chromium: 25 s alone, over 180 s beside the full suite and a training bench on 2 cores
 
   it('refuses a malformed pair and a run compared with itself', async () => {
     const bad = await runCli(['report', '--compare', `${A},`]);
