@@ -12,7 +12,7 @@ import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { criticCardWorkflowId } from '../../domain/training/criticCard';
 import { renderGrpoReport, renderGrpoText } from '../../domain/trainingReport/grpoReport';
 import { startBenchmark } from '../../scripts/client/starters';
-import { ADD, fixtureMethod, insertFixtureMethods, RAISES } from '../fixtures/episodeMethods';
+import { ADD, type FixtureMethod, fixtureMethod, insertFixtureMethods, RAISES } from '../fixtures/episodeMethods';
 import { grpoConfig } from '../fixtures/grpoConfig';
 import { runCli } from '../helpers/cli';
 import { maybeRecordHistory } from '../helpers/histories';
@@ -26,17 +26,20 @@ const SIGN = fixtureMethod({
   gold: 'Returns 1 for a positive n, -1 for a negative n and 0 for zero.',
   probes: ['5', '7', '-2', '0'],
 });
-// Gold descriptions of this file's own: the critic's requests carry the gold, and llm_calls is keyed by the
-// request, so the on-policy card's test (same methods, same scripted episodes, one shared stack) would
-// otherwise own some of these requests under its keys and the count below would depend on file order.
-const METHODS = [ADD, RAISES, SIGN].map((m) => ({ ...m, gold: `${m.gold} (critic card fixture)` }));
+// Method ids of this file's own: the methods table is shared by every test file (the first insert of an id
+// wins) and llm_calls is keyed by the request, so under the shared ids the on-policy card's test (same methods,
+// same scripted episodes) could own some of these critic requests under its keys, and the count below would
+// depend on file order.
+const own = (m: FixtureMethod): FixtureMethod => ({ ...m, id: `fixture/critic-card-${m.entryPoint}` });
+const [OWN_ADD, OWN_RAISES, OWN_SIGN] = [own(ADD), own(RAISES), own(SIGN)] as const;
+const METHODS = [OWN_ADD, OWN_RAISES, OWN_SIGN];
 const RUN_ID = `critic-card-bench-${Date.now().toString(36)}`;
 
 const stack = useStack({
   workers: ['pau', 'pau-sandbox'],
   setup: async ({ db }) => {
     await insertFixtureMethods(db, DATASET, METHODS, 'validation');
-    await insertFixtureMethods(db, 'fixture-critic-empty', [ADD], 'train');
+    await insertFixtureMethods(db, 'fixture-critic-empty', [OWN_ADD], 'train');
   },
 });
 
@@ -91,7 +94,7 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
       if (e.constructed) expect(e.steps.at(-1)).toMatchObject({ class: 'repeated', reward: 0, constructed: true });
     }
     // The scripted rule's rewards by class: a new value 0.9 (a new exception 0.6), an uninformative call 0.2, a repeat 0.
-    const sign = card.episodes.find((e) => e.methodId === SIGN.id && e.episodeId.includes('mock-steps'))!;
+    const sign = card.episodes.find((e) => e.methodId === OWN_SIGN.id && e.episodeId.includes('mock-steps'))!;
     expect(sign.steps.slice(0, 4).map((s) => [s.class, s.reward])).toEqual([
       ['new', 0.9],
       ['uninformative', 0.2],
@@ -99,7 +102,7 @@ describe('pau calibrate critic (scripted critic on recorded episodes)', () => {
       ['new', 0.9],
     ]);
     expect(sign.steps.slice(4).every((s) => s.class === 'repeated' && s.reward === 0)).toBe(true);
-    const raises = card.episodes.find((e) => e.methodId === RAISES.id && e.episodeId.includes('mock-steps'))!;
+    const raises = card.episodes.find((e) => e.methodId === OWN_RAISES.id && e.episodeId.includes('mock-steps'))!;
     expect(raises.steps[1]).toMatchObject({ class: 'new', reward: 0.6 }); // safe_div(1, 0) raised
     expect(card.measures.meanByClass.repeated).toBeCloseTo(0);
     expect(card.measures.meanByClass.uninformative).toBeCloseTo(0.2);
