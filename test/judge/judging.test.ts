@@ -255,5 +255,5 @@ describe('judging on the real stack', () => {
     const bad = await startJudgeRun(stack.client, { runId, judgeModel: 'mock-random', force: true, config: { coderSamples: 0 } });
     const res = await bad.result();
     expect(res.failed).toBe(SUBSET.length * 6);
-  }, 180_000);
+  }, 300_000);
 });
