@@ -2,6 +2,7 @@
 // Postgres, ask the model (through activities/llm/chat.ts), persist its message and one step per tool
 // call, and hand the workflow only the calls to run. Retries rewrite the same step indices, and the
 // model call is answered from llm_calls, so a retry neither duplicates rows nor pays twice.
+import { methodView, shownObservation } from '../../domain/episode/names';
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { models } from '../../config/models';
 import type { Db } from '../../db/client';
@@ -68,8 +69,12 @@ function makeTurn(db: () => Db, endpoints: ModelEndpoints) {
       method ??= readMethod(d, input.methodId);
       return method;
     };
-    const methodEntryPoint = isPlainFinalAsk(input.prompt, reserved) ? (await methodInfo()).entryPoint : undefined;
-    const pre = turnPromptRows(input, observations, { protocol, reserved, ...(methodEntryPoint ? { methodEntryPoint } : {}) });
+    const view = async () => methodView(await methodInfo(), input.names);
+    const methodEntryPoint = isPlainFinalAsk(input.prompt, reserved) ? (await view()).entryPoint : undefined;
+    // The anonymised name setting rewrites the name in the errors the agent reads (domain/episode/names.ts).
+    const real = input.names === 'anonymised' && (observations.length > 0 || input.examples) ? (await methodInfo()).entryPoint : undefined;
+    const shown = real ? { shown: (text: string, ok: boolean) => shownObservation(text, ok, real, input.names) } : {};
+    const pre = turnPromptRows(input, observations, { protocol, reserved, ...(methodEntryPoint ? { methodEntryPoint } : {}), ...shown });
     // In Postgres before the model is asked (chatDeferred awaits it alongside its cache lookup).
     const preWritten = upsertSteps(d, input.episodeId, pre.rows);
     preWritten.catch(() => undefined); // awaited below or by chatDeferred: never an unobserved rejection
@@ -96,7 +101,7 @@ function makeTurn(db: () => Db, endpoints: ModelEndpoints) {
       callsLeft: input.callsLeft,
       maxCalls: input.budgets.maxCalls,
       protocol,
-      ...(readsTextCalls(r.message, input.mode) ? { method: await methodInfo() } : {}),
+      ...(readsTextCalls(r.message, input.mode) ? { method: await view() } : {}),
     });
     // The turn's rows and the model call's ledger write go out together (one round trip of waiting). A
     // local turn also asks whether its run is being cancelled: its workflow task has been open since an

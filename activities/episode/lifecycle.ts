@@ -1,5 +1,6 @@
 // Start and end of an episode in Postgres: the episode row, the method the agent will probe, the
 // opening prompts; then the final description and totals.
+import { methodView } from '../../domain/episode/names';
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
@@ -104,6 +105,10 @@ export function makePrepareEpisode(db: () => Db) {
     if (!entryPoint || !signature)
       throw ApplicationFailure.nonRetryable(`method ${input.methodId} has no entry point or signature`, FAILURE_TYPES.methodUnusable);
 
+    // What the agent reads: the stored name, or `f` (domain/episode/names.ts); returned only when it differs.
+    const view = methodView({ entryPoint, signature }, input.names);
+    const shown = input.names === 'anonymised' ? { shown: view } : {};
+
     const now = new Date();
     const budgets = { ...DEFAULT_BUDGETS, ...input.budgets };
     const examples = input.setting === 'in-context' ? await episodeExamples(method, input, budgets) : null;
@@ -120,12 +125,12 @@ export function makePrepareEpisode(db: () => Db) {
     if (input.setting === 'interactive') {
       await upsertSteps(d, input.episodeId, [
         { idx: 0, kind: 'system', agentMessage: { role: 'system', content: interactiveSystemPrompt(budgets) } },
-        { idx: 1, kind: 'user', agentMessage: { role: 'user', content: interactiveUserPrompt(signature) } },
+        { idx: 1, kind: 'user', agentMessage: { role: 'user', content: interactiveUserPrompt(view.signature) } },
       ]);
-      return { code: method.code, entryPoint, signature, exampleInputs: [], nextIdx: 2, localTurns: localTurnsFor(input.model) };
+      return { code: method.code, entryPoint, signature, ...shown, exampleInputs: [], nextIdx: 2, localTurns: localTurnsFor(input.model) };
     }
     await upsertSteps(d, input.episodeId, [{ idx: 0, kind: 'system', agentMessage: { role: 'system', content: IN_CONTEXT_SYSTEM_PROMPT } }]);
-    return { code: method.code, entryPoint, signature, exampleInputs: examples?.inputs ?? [], nextIdx: 1, localTurns: localTurnsFor(input.model) };
+    return { code: method.code, entryPoint, signature, ...shown, exampleInputs: examples?.inputs ?? [], nextIdx: 1, localTurns: localTurnsFor(input.model) };
   };
 }
 

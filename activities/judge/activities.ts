@@ -3,6 +3,7 @@
 // coverage, diagnostics) with one upsert keyed (episode, judge model): a retry or a re-judge by the same
 // judge rewrites the row; another judge model adds its own row. The sandbox runs happen in the workflow
 // (runMethodBatch on `pau-sandbox`) between these activities.
+import { methodView, runNameSetting, underRealName } from '../../domain/episode/names';
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -263,18 +264,23 @@ export function createJudgeActivities(db: () => Db, endpoints: ModelEndpoints) {
 
     /** The coder model writes the function from the description alone. */
     async writeCodeFromDescription(input: { episodeId: string; coderModel: string; params?: ModelParams; sample?: number }): Promise<GeneratedCode> {
-      const { e, m } = await loadEpisode(db(), input.episodeId);
+      const { e, m, runConfig } = await loadEpisode(db(), input.episodeId);
       const entry = entryPointOf(m);
-      return writeCode(db, endpoints, {
+      // The code writer sees the method as the agent did (domain/episode/names.ts): with the name taken away, code
+      // match measures the description, not the name; the program is then callable under the real name.
+      const names = runNameSetting(runConfig);
+      const view = methodView({ entryPoint: entry, signature: m.signature ?? `def ${entry}(...)` }, names);
+      const code = await writeCode(db, endpoints, {
         model: input.coderModel,
         methodId: m.id,
         callKey: `judge/${e.id}/${input.coderModel}/code`,
-        signature: m.signature ?? `def ${entry}(...)`,
-        entryPoint: entry,
+        signature: view.signature,
+        entryPoint: view.entryPoint,
         description: e.finalDescription ?? '',
         params: input.params,
         ...(input.sample ? { sample: input.sample } : {}),
       });
+      return code.code === null ? code : { ...code, code: underRealName(code.code, entry, names) };
     },
 
     /**

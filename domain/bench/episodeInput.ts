@@ -20,6 +20,7 @@ export function episodeInputFor(runId: string, config: BenchmarkConfig, methodId
     ...(config.sandboxLimits ? { sandboxLimits: config.sandboxLimits } : {}),
     ...(config.sandbox === 'inline' ? { sandbox: 'inline' as const } : {}),
     ...(config.judgeModel ? { judge: { judgeModel: config.judgeModel } } : {}),
+    ...(config.names === 'anonymised' ? { names: config.names } : {}),
     ...(config.outageWaitSeconds !== undefined ? { outageWaitSeconds: config.outageWaitSeconds } : {}),
     ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
     ...(config.outageFirstRetrySeconds !== undefined ? { outageFirstRetrySeconds: config.outageFirstRetrySeconds } : {}),

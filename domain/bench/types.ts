@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { documentSchema } from '../common/jsonDocument';
 import type { EpisodeInput, Setting } from '../episode/types';
+import { NAME_SETTINGS } from '../episode/names';
 import type { SelfJudgePair } from '../judge/selfJudge';
 import { type RunJudgeFields, runJudgeFieldsShape } from '../judge/config';
 
@@ -11,7 +12,17 @@ import { type RunJudgeFields, runJudgeFieldsShape } from '../judge/config';
  */
 type EpisodeSettings = Pick<
   EpisodeInput,
-  'budgets' | 'k' | 'inContextExamples' | 'params' | 'replay' | 'sandboxLimits' | 'sandbox' | 'outageWaitSeconds' | 'outageFirstRetrySeconds' | 'modelRetry'
+  | 'budgets'
+  | 'k'
+  | 'inContextExamples'
+  | 'params'
+  | 'replay'
+  | 'sandboxLimits'
+  | 'sandbox'
+  | 'outageWaitSeconds'
+  | 'outageFirstRetrySeconds'
+  | 'modelRetry'
+  | 'names'
 >;
 
 export interface BenchmarkConfig extends EpisodeSettings {
@@ -83,6 +94,7 @@ export const storedBenchmarkConfigSchema = documentSchema<StoredConfig>({
   settings: z.array(z.string()),
   samples: z.number(),
   resolvedMethodIds: z.array(z.string()).optional(),
+  names: z.enum(NAME_SETTINGS).optional(),
 });
 
 /** A benchmark run's runs.summary: its totals once it ended. */

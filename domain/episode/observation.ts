@@ -34,7 +34,11 @@ export function observationCategory(r: CallResult): 'value' | 'exception' | 'wro
   return 'exception';
 }
 
-/** The stored observation of an executed call. */
-export function storedObservation(r: CallResult) {
-  return { text: observationText(r), category: observationCategory(r), executed: true, result: r };
+/**
+ * The stored observation of an executed call. `shown`: the text as the agent reads it, when that is not the
+ * sandbox's (the anonymised name setting, domain/episode/names.ts); the result stays as the sandbox gave it.
+ */
+export function storedObservation(r: CallResult, shown?: (text: string, ok: boolean) => string) {
+  const text = observationText(r);
+  return { text: shown ? shown(text, r.ok) : text, category: observationCategory(r), executed: true, result: r };
 }

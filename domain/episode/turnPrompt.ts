@@ -33,8 +33,10 @@ export interface TurnPromptContext {
   protocol: ToolProtocol;
   /** The reserved call rows, which keep what the previous turn stored about them (raw text, parse source). */
   reserved: ReadonlyMap<number, StepCall>;
-  /** The method's entry point, for the plain-language final ask (needed only when isPlainFinalAsk). */
+  /** The method's entry point as the agent sees it, for the plain-language final ask (needed only when isPlainFinalAsk). */
   methodEntryPoint?: string;
+  /** An observation's text as the agent reads it (the anonymised name setting: domain/episode/names.ts). */
+  shown?: (text: string, ok: boolean) => string;
 }
 
 export interface TurnPromptRows {
@@ -50,14 +52,16 @@ export function turnPromptRows(input: TurnPromptInput, observations: CallOutcome
     idx: o.stepIdx,
     kind: 'call',
     call: { ...ctx.reserved.get(o.stepIdx), toolCallId: o.toolCallId, tool: TOOL_CALL_METHOD, arguments: o.arguments },
-    observation: storedObservation(o.result),
+    observation: storedObservation(o.result, ctx.shown),
   }));
   if (input.examples) {
-    for (const e of input.examples) rows.push({ idx: e.stepIdx, kind: 'example', call: { arguments: e.arguments }, observation: storedObservation(e.result) });
+    for (const e of input.examples)
+      rows.push({ idx: e.stepIdx, kind: 'example', call: { arguments: e.arguments }, observation: storedObservation(e.result, ctx.shown) });
+    const shown = ctx.shown ?? ((text: string) => text);
     const prompt = inContextUserPrompt(
       input.signature ?? '',
       input.entryPoint ?? 'f',
-      input.examples.map((e) => ({ arguments: e.arguments, ok: e.result.ok, observation: observationText(e.result) })),
+      input.examples.map((e) => ({ arguments: e.arguments, ok: e.result.ok, observation: shown(observationText(e.result), e.result.ok) })),
     );
     rows.push({ idx: idx++, kind: 'user', agentMessage: { role: 'user', content: prompt } });
   }

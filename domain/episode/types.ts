@@ -1,6 +1,7 @@
 // Types shared by the episode activities and workflows (type-only imports from workflow code).
 import type { ModelParams } from '../llm/modelParams';
 import type { CallResult, SandboxLimits } from '../sandbox/schemas';
+import type { MethodView, NameSetting } from './names';
 
 export const SETTINGS = ['interactive', 'in-context'] as const;
 export type Setting = (typeof SETTINGS)[number];
@@ -59,6 +60,8 @@ export interface EpisodeInput {
   modelRetry?: ModelRetry;
   /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
   judge?: { judgeModel: string };
+  /** What the agent is told the method is called (domain/episode/names.ts); absent: `original`. */
+  names?: NameSetting;
 }
 
 /** The part of the model turn's retry policy a run may override (Temporal duration strings or ms). */
@@ -87,6 +90,8 @@ export interface PreparedEpisode {
   exampleInputs: string[];
   /** The next free step index. */
   nextIdx: number;
+  /** The method as the agent sees it, when that is not as stored (the anonymised name setting). */
+  shown?: MethodView;
   /**
    * The model answers within PAU_LOCAL_TURN_MAX_SECONDS: its turns run as local activities (absent in
    * histories recorded before local turns: normal activities).
@@ -137,6 +142,8 @@ export interface TurnInput {
   budgets: EpisodeBudgets;
   params?: ModelParams;
   replay?: boolean;
+  /** The run's name setting (domain/episode/names.ts); absent: `original`. */
+  names?: NameSetting;
 }
 
 export interface TurnResult {

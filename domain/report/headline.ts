@@ -1,5 +1,6 @@
 // The headline of a report as text: what `pau report`, `pau bench run` and `npm start` print. The judge
 // card comes first; without a qualified judge there is no score headline (domain/report/judgeCardView.ts).
+import { NAMES_ANONYMISED_TEXT, nameFloor, viewWithNameFloor } from './nameFloor';
 import type { ReportDocument } from './renderHtml';
 import { cardMeasureLines } from '../judge/cardSummary';
 import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText } from './judgeCardView';
@@ -32,7 +33,8 @@ export function judgeCardLines(doc: Pick<ReportDocument, 'judgeCard' | 'judgeMod
 const COMPARED_IN_TEXT = ['score', 'codeMatchUnobserved', 'statementCoverage'] as const;
 
 export function headlineText(doc: ReportDocument): string {
-  const view = reportView(doc);
+  const floor = nameFloor(doc.run?.config, reportView(doc), doc.summary.groups);
+  const view = viewWithNameFloor(reportView(doc), floor);
   const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
   const { headers, rows } = headlineRows(doc.summary, tv);
   const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
@@ -41,6 +43,7 @@ export function headlineText(doc: ReportDocument): string {
     ...(view.forcedBanner ? [view.forcedBanner] : []),
     `run ${doc.runId}: ${doc.summary.totals.episodes} episodes, judge ${judge}`,
     ...(selfJudge ? [selfJudge] : []),
+    ...(floor.names === 'anonymised' ? [NAMES_ANONYMISED_TEXT] : []),
     ...judgeCardLines(doc),
     '',
     ...(view.withheld ? [view.withheld, ''] : []),
@@ -49,9 +52,8 @@ export function headlineText(doc: ReportDocument): string {
       ? `all ended episodes counted (failed / unjudged / unparsable as score 1, code match 0); code match on held-out inputs the agent never saw; 95% CIs resample methods`
       : `judge-free measures; all ended episodes counted${view.codeMatch ? ' (failed / unjudged as code match 0); code match on held-out inputs the agent never saw' : ''}; 95% CIs resample methods`,
   ];
-  if (view.emptyFloor !== null && view.codeMatch) {
-    lines.push(`empty-description floor (the code writer from name and signature alone, on the judge card): ${(100 * view.emptyFloor).toFixed(1)}%`);
-  }
+  if (view.codeMatch && view.emptyFloor !== null) lines.push(`empty-description floor (${floor.label}): ${(100 * view.emptyFloor).toFixed(1)}%`);
+  else if (view.codeMatch && floor.names === 'anonymised') lines.push(floor.label);
   if (view.codeMatch) {
     const cm = codeMatchRows(doc.summary);
     lines.push('', 'code match, unseen vs all held-out inputs:', formatTable(cm.headers, cm.rows));

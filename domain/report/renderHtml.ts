@@ -1,5 +1,6 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
+import { NAMES_ANONYMISED_TEXT, nameFloor, viewWithNameFloor } from './nameFloor';
 import {
   codeMatchRows,
   fmtEstimate,
@@ -171,15 +172,18 @@ export function judgeCardSection(doc: Pick<ReportDocument, 'judgeCard' | 'judgeM
 
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
-  const view = reportView(doc);
+  const floor = nameFloor(doc.run?.config, reportView(doc), s.groups);
+  const view = viewWithNameFloor(reportView(doc), floor);
   const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
   const head = headlineRows(s, tv);
   const judgedOnly = judgedOnlyRows(s, tv);
   const sections: string[] = [];
   const floorNote =
     view.codeMatch && view.emptyFloor !== null
-      ? ` "Over empty floor": code match minus the judge card's code match of an empty description (name and signature alone, ${(100 * view.emptyFloor).toFixed(1)}%): what the description added.`
-      : '';
+      ? ` "Over empty floor": code match minus the code match of an empty description (${esc(floor.label)}, ${(100 * view.emptyFloor).toFixed(1)}%): what the description added.`
+      : view.codeMatch && floor.names === 'anonymised'
+        ? ` ${esc(floor.label)}.`
+        : '';
   if (view.scores) {
     sections.push(
       `<h2>Headline: model × setting</h2><p>All ended episodes: one that failed, was cancelled, was not judged or whose judgment was unparsable counts as score 1 (a failure) and code match 0 ("not scored" gives how many). Code match is over the held-out inputs the agent never observed (alike for both settings; the all-inputs figure is below). Means with 95% bootstrap intervals resampling methods (not episodes). n = judged / episodes. Fail = score ≤ 2.${floorNote}</p>${table(head.headers, head.rows)}`,
@@ -377,6 +381,7 @@ ${view.forcedBanner ? `<div class="banner">${esc(view.forcedBanner)}</div>` : ''
 <h1>PAU benchmark report</h1>
 <p>Run <code>${esc(doc.runId)}</code>${doc.run ? ` (${esc(doc.run.kind)}, ${esc(doc.run.status)})` : ''}; judge model <code>${esc(doc.judgeModel ?? 'none')}</code>${doc.otherJudgeModels.length ? `; also judged by ${doc.otherJudgeModels.map((m) => `<code>${esc(m)}</code>`).join(', ')}` : ''}; generated ${esc(doc.generatedAt)}.</p>
 ${selfJudge ? `<p class="withheld">${esc(selfJudge)}</p>` : ''}
+${floor.names === 'anonymised' ? `<p>${esc(NAMES_ANONYMISED_TEXT)}</p>` : ''}
 ${judgeCardSection(doc, view)}
 ${notes ? `<ul>${notes}</ul>` : ''}
 ${sections.join('\n')}

@@ -41,6 +41,8 @@ export function configFromArgs(v: z.infer<typeof runSchema>): BenchmarkConfig {
     ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
     ...(v.k !== undefined ? { k: v.k } : {}),
     ...(v['in-context-examples'] ? { inContextExamples: v['in-context-examples'] } : {}),
+    // Stored only when anonymised: a run's config without it is the original setting, as every earlier run's.
+    ...(v.names === 'anonymised' ? { names: v.names } : {}),
     ...(v.window ? { window: v.window } : {}),
     ...(Object.keys(params).length > 0 ? { params } : {}),
     ...(v.replay ? { replay: true } : {}),

@@ -1,6 +1,7 @@
 // The options of `pau bench run | status | models`: scripts/commands/bench.ts (docs/cli.md).
 import { z } from 'zod';
 import { IN_CONTEXT_EXAMPLES } from '../../domain/episode/types';
+import { NAME_SETTINGS } from '../../domain/episode/names';
 import { BUDGET_RANGES, IN_CONTEXT_K_RANGE, OUTAGE_WAIT_RANGE } from '../../domain/episode/bounds';
 import { WINDOW_RANGE } from '../../domain/bench/configBounds';
 import { SEED_RANGE, TEMPERATURE_RANGE } from '../../domain/llm/modelParams';
@@ -40,6 +41,10 @@ export const benchRunOptions = defineOptions({
   'in-context-examples': {
     schema: z.enum(IN_CONTEXT_EXAMPLES).optional(),
     help: 'generated: probe inputs then typed generated ones; probe: the first k probe inputs',
+  },
+  names: {
+    schema: z.enum(NAME_SETTINGS).optional(),
+    help: 'what the agent is told the method is called: original (default) or anonymised (`f`; docs/episodes.md#names)',
   },
   window: { schema: numberOption(WINDOW_RANGE).optional(), arg: 'N', help: 'episodes in flight at once (default 50)' },
   temperature: { schema: numberOption(TEMPERATURE_RANGE).optional(), arg: 'T', help: "the agents' sampling temperature (default: each model's own)" },

@@ -21,6 +21,14 @@ describe('parseJsonb', () => {
     expect(() => parseJsonb(storedBenchmarkConfigSchema, bad, where)).toThrow(/^runs\.config of row bench-1 does not fit its schema: models: /);
   });
 
+  it("a stored run's name setting is one of the known ones (a hand-edited config is refused, not read as original)", () => {
+    const ok = { dataset: 'pau', split: 'test', models: ['mock-oracle'], settings: ['interactive'], samples: 1 };
+    expect(parseJsonb(storedBenchmarkConfigSchema, { ...ok, names: 'anonymised' }, where)).toMatchObject({ names: 'anonymised' });
+    expect(() => parseJsonb(storedBenchmarkConfigSchema, { ...ok, names: 'hidden' }, where)).toThrow(
+      /^runs\.config of row bench-1 does not fit its schema: names: /,
+    );
+  });
+
   it('rejects a missing document where the column is not nullable', () => {
     expect(() => parseJsonb(reportDocumentSchema, null, { table: 'reports', column: 'json', row: '7' })).toThrow(/reports\.json of row 7/);
   });

@@ -10,7 +10,7 @@ export interface EpisodeEnd {
 }
 
 /** The turn fields every turn of one episode shares. */
-export type TurnBase = Pick<TurnInput, 'episodeId' | 'methodId' | 'model' | 'setting' | 'budgets' | 'params' | 'replay'>;
+export type TurnBase = Pick<TurnInput, 'episodeId' | 'methodId' | 'model' | 'setting' | 'budgets' | 'params' | 'replay' | 'names'>;
 
 /** One model turn at the turn boundary (turnWithOutageWait.ts): CANCELLED when the episode was cancelled. */
 export type Turn = (t: TurnInput) => Promise<TurnOutcome>;

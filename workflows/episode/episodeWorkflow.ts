@@ -37,6 +37,7 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
     budgets,
     ...(input.params ? { params: input.params } : {}),
     ...(input.replay ? { replay: true } : {}),
+    ...(input.names === 'anonymised' ? { names: input.names } : {}),
   };
   let outcome: EpisodeOutcome;
   let end: EpisodeEnd | undefined;
@@ -70,6 +71,7 @@ async function runEpisode(input: EpisodeInput, root: CancellationScope): Promise
         budgets,
         code: prep.code,
         entryPoint: prep.entryPoint,
+        ...(prep.shown ? { shownEntryPoint: prep.shown.entryPoint } : {}),
         inline,
         ...(input.sandboxLimits ? { sandboxLimits: input.sandboxLimits } : {}),
         turn,

@@ -15,6 +15,8 @@ export interface ExplorationLoopInput {
   /** The method's code and entry point (a turn that runs the calls itself, or a re-ask, needs them). */
   code: string;
   entryPoint: string;
+  /** The name the agent reads (the re-ask names the function) when not the entry point: `f` with names anonymised. */
+  shownEntryPoint?: string;
   /**
    * Placement `inline`: a step's calls run at the start of the next model turn, in the same activity, instead
    * of through `runCalls` (an activity of their own on `pau-sandbox`).
@@ -46,7 +48,7 @@ export async function explorationLoop(x: ExplorationLoopInput): Promise<EpisodeE
       observations,
       ...(pending.length > 0 ? { pending: { calls: pending, code: x.code, entryPoint: x.entryPoint, ...limits } } : {}),
       ...(prompt ? { prompt } : {}),
-      ...(prompt?.kind === 'reask' ? { entryPoint: x.entryPoint } : {}),
+      ...(prompt?.kind === 'reask' ? { entryPoint: x.shownEntryPoint ?? x.entryPoint } : {}),
       mode,
       callsLeft: budgets.maxCalls - tally.callsMade,
     });

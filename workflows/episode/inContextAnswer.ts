@@ -9,7 +9,7 @@ import { CANCELLED } from './turnWithOutageWait';
 
 export interface InContextAnswerInput {
   base: TurnBase;
-  prep: Pick<PreparedEpisode, 'code' | 'entryPoint' | 'signature' | 'exampleInputs'>;
+  prep: Pick<PreparedEpisode, 'code' | 'entryPoint' | 'signature' | 'exampleInputs' | 'shown'>;
   sandboxLimits?: SandboxLimits;
   turn: Turn;
   tally: EpisodeTally;
@@ -25,8 +25,9 @@ export async function inContextAnswer(x: InContextAnswerInput): Promise<EpisodeE
     idx: tally.nextIdx + examples.length,
     observations: [],
     examples,
-    signature: prep.signature,
-    entryPoint: prep.entryPoint,
+    // The examples' lines and the signature name the function as the agent sees it.
+    signature: prep.shown?.signature ?? prep.signature,
+    entryPoint: prep.shown?.entryPoint ?? prep.entryPoint,
     mode: 'answer',
     callsLeft: 0,
   });
