@@ -9,6 +9,13 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 /** A problem the page reported: a console error, an uncaught exception, a failed load (with its URL). */
+/**
+ * How long a page (and the server behind it) may take to be ready. A wait returns as soon as it is, so the limit only
+ * bounds a hang: beside the full suite a page that is ready in seconds alone took over 30 s (2026-12-07, a
+ * fresh-clone CI run, `inspect view`).
+ */
+export const READY_MS = 120_000;
+
 export interface PageProblem {
   kind: 'console' | 'exception' | 'log';
   text: string;
@@ -159,7 +166,7 @@ export class Page {
   }
 
   /** Navigates and waits for the load event (none within the document); throws when the navigation fails (a missing file). */
-  async goto(url: string, timeoutMs = 30_000): Promise<void> {
+  async goto(url: string, timeoutMs = READY_MS): Promise<void> {
     const before = this.loads;
     const r = (await this.browser.send('Page.navigate', { url }, this.sessionId)) as { errorText?: string; loaderId?: string };
     if (r.errorText) throw new Error(`could not open ${url}: ${r.errorText}`);
@@ -183,7 +190,7 @@ export class Page {
   }
 
   /** Waits until `expression` is truthy in the page; returns its value. */
-  async waitFor<T>(expression: string, timeoutMs = 30_000): Promise<T> {
+  async waitFor<T>(expression: string, timeoutMs = READY_MS): Promise<T> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const v = await this.evaluate<T>(expression).catch(() => undefined);

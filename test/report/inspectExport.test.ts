@@ -21,7 +21,7 @@ import { requestParams } from '../../domain/llm/requestParams';
 import { inspectPython, readyInspectBin } from '../../platform/export/inspectVenv';
 import { startBenchmark } from '../../scripts/client/starters';
 import { ADD, insertFixtureMethods, RAISES, REVERSE } from '../fixtures/episodeMethods';
-import { Browser } from '../helpers/browser';
+import { Browser, READY_MS } from '../helpers/browser';
 import { runCli } from '../helpers/cli';
 import { useStack } from '../helpers/stack';
 import { card } from './fixtures';
@@ -226,7 +226,7 @@ describe('pau export inspect', () => {
     try {
       const page = await browser!.newPage();
       const base = `http://127.0.0.1:${port}/`;
-      const until = Date.now() + 30_000;
+      const until = Date.now() + READY_MS;
       for (;;) {
         const up = await fetch(base).then(
           (x) => x.ok,
@@ -255,7 +255,7 @@ describe('pau export inspect', () => {
     } finally {
       view.kill('SIGTERM');
     }
-  });
+  }, 5 * READY_MS);
 
   it('exits 2 with one line for an unknown run and for a run still running', async () => {
     const unknown = await runCli(['export', 'inspect', 'no-such-run']);
