@@ -4,7 +4,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import { workflowUiLink } from '../../config/services';
 import type { Db } from '../client';
 import { methods } from '../schema/datasets';
-import { episodes, judgments, steps } from '../schema/runs';
+import { episodes, judgments, runs, steps } from '../schema/runs';
+import { methodView, runNameSetting } from '../../domain/episode/names';
 import { buildTranscript, type Transcript, type TranscriptJudgmentRow } from '../../domain/report/transcript';
 import type { StoredStep } from '../../domain/episode/stepRecord';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
@@ -20,9 +21,10 @@ export interface LoadedTranscript {
 export async function loadTranscripts(db: Db, runId: string, episodeId?: string): Promise<LoadedTranscript[]> {
   const where = episodeId ? and(eq(episodes.runId, runId), eq(episodes.id, episodeId)) : eq(episodes.runId, runId);
   const eps = await db
-    .select({ e: episodes, signature: methods.signature, entryPoint: methods.entryPoint })
+    .select({ e: episodes, signature: methods.signature, entryPoint: methods.entryPoint, runConfig: runs.config })
     .from(episodes)
     .leftJoin(methods, eq(methods.id, episodes.methodId))
+    .leftJoin(runs, eq(runs.id, episodes.runId))
     .where(where)
     .orderBy(asc(episodes.id));
   if (eps.length === 0) return [];
@@ -49,15 +51,20 @@ export async function loadTranscripts(db: Db, runId: string, episodeId?: string)
   for (const s of stepRows) stepsBy.set(s.episodeId, [...(stepsBy.get(s.episodeId) ?? []), s]);
   const judgmentsBy = new Map<string, TranscriptJudgmentRow[]>();
   for (const { j } of judgmentRows) judgmentsBy.set(j.episodeId, [...(judgmentsBy.get(j.episodeId) ?? []), j]);
-  return eps.map(({ e, signature, entryPoint }) => ({
-    entryPoint: entryPointOf({ entryPoint, signature }),
-    steps: stepsBy.get(e.id) ?? [],
-    transcript: buildTranscript({
-      episode: e,
-      signature,
+  return eps.map(({ e, signature, entryPoint, runConfig }) => {
+    // What the agent saw: with the names anonymised, `f` (domain/episode/names.ts).
+    const entry = entryPointOf({ entryPoint, signature });
+    const view = signature === null ? null : methodView({ entryPoint: entry, signature }, runNameSetting(runConfig));
+    return {
+      entryPoint: view?.entryPoint ?? entry,
       steps: stepsBy.get(e.id) ?? [],
-      judgments: judgmentsBy.get(e.id) ?? [],
-      uiLink: e.workflowId ? workflowUiLink(e.workflowId) : null,
-    }),
-  }));
+      transcript: buildTranscript({
+        episode: e,
+        signature: view?.signature ?? null,
+        steps: stepsBy.get(e.id) ?? [],
+        judgments: judgmentsBy.get(e.id) ?? [],
+        uiLink: e.workflowId ? workflowUiLink(e.workflowId) : null,
+      }),
+    };
+  });
 }

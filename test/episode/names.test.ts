@@ -98,6 +98,17 @@ describe('names anonymised', () => {
     const rep = await runCli(['report', runId, '--judge-model', 'mock-oracle', '--out', out]);
     expect(rep.code, rep.stderr).toBe(0);
     expect(rep.stdout).toContain(NAMES_ANONYMISED_TEXT);
+    // The transcript is what the agent saw: `f` in the signature and in the calls.
+    const episode = `${runId}/${RAISES.id}/mock-wrong-arity/interactive/0`;
+    const show = await runCli(['runs', 'show', runId, '--episode', episode]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/signature shown to the agent:\s+def f\(a, b\):/);
+    expect(show.stdout).toMatch(/call f\(7, 2, 0, 0, 0\) raises TypeError: f\(\) takes 2 positional arguments/);
+    // The transcript itself (the header names the method id for the reader; the judgment below may quote the code
+    // writer's program, which the scripted oracle writes as the original).
+    const transcript = show.stdout.split('signature shown to the agent:')[1]?.split('final description:')[0];
+    expect(transcript).toBeTruthy();
+    expect(transcript).not.toMatch(REAL);
   }, 120_000);
 
   it('an unknown --names value exits 2 naming the choices, before any run starts', async () => {
