@@ -1,13 +1,13 @@
 // The name-only floor a report draws under code match, per name setting (domain/episode/names.ts): the code
-// writer's code match from an empty description, which is what the name and signature alone reach. Under the
-// original names it is the judge card's empty rung; with the names anonymised the card's figure (written from
-// the real name) does not apply, and the run's own `mock-null` anchor (an empty description, judged through the
-// same anonymised view) measures it. Pure code.
+// writer's code match from a description that says nothing, which is what the name and signature alone reach.
+// Under the original names it is the judge card's empty rung; with the names anonymised the card's figure
+// (written from the real name) does not apply, and the run's own `mock-null` anchor ("I do not know what this
+// method does.", judged through the same anonymised view) measures it. Pure code.
 import { runNameSetting, type NameSetting } from '../episode/names';
 import type { ReportView } from './judgeCardView';
 import type { GroupSummary } from './summarize';
 
-/** The anchor whose empty description measures the floor in the run's own setting. */
+/** The anchor whose content-free description measures the floor in the run's own setting. */
 export const FLOOR_ANCHOR = 'mock-null';
 
 export interface NameFloor {
