@@ -217,45 +217,49 @@ describe('pau export inspect', () => {
     expect(oracle.samples.every((s) => s.scores.judge === 5)).toBe(true);
   });
 
-  it('`inspect view` serves the logs and Chromium finds them and their samples in the page', async () => {
-    const dir = path.join(out, 'qualified');
-    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
-    expect(files).toHaveLength(4);
-    const port = await freePort();
-    const view = spawn(readyInspectBin()!, ['view', '--log-dir', dir, '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
-    try {
-      const page = await browser!.newPage();
-      const base = `http://127.0.0.1:${port}/`;
-      const until = Date.now() + READY_MS;
-      for (;;) {
-        const up = await fetch(base).then(
-          (x) => x.ok,
-          () => false,
+  it(
+    '`inspect view` serves the logs and Chromium finds them and their samples in the page',
+    async () => {
+      const dir = path.join(out, 'qualified');
+      const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+      expect(files).toHaveLength(4);
+      const port = await freePort();
+      const view = spawn(readyInspectBin()!, ['view', '--log-dir', dir, '--host', '127.0.0.1', '--port', String(port)], { stdio: 'ignore' });
+      try {
+        const page = await browser!.newPage();
+        const base = `http://127.0.0.1:${port}/`;
+        const until = Date.now() + READY_MS;
+        for (;;) {
+          const up = await fetch(base).then(
+            (x) => x.ok,
+            () => false,
+          );
+          if (up) break;
+          if (Date.now() > until) throw new Error('inspect view did not come up');
+          await new Promise((res) => setTimeout(res, 250));
+        }
+        await page.goto(base);
+        // The listing: one row per log, each with its task and model.
+        await page.waitFor(
+          `(() => { const t = document.body.innerText; return /\\b4 rows\\b/.test(t) && ['pau-interactive', 'pau-in-context', ...${JSON.stringify(MODELS)}].every((x) => t.includes(x)); })()`,
         );
-        if (up) break;
-        if (Date.now() > until) throw new Error('inspect view did not come up');
-        await new Promise((res) => setTimeout(res, 250));
+        await page.screenshot(path.join(out, 'inspect-view-list.png'));
+        const oracle = files.find((f) => f.includes('_pau-interactive_'))!;
+        await page.goto(`${base}#/tasks/${encodeURIComponent(oracle)}`);
+        // The log's page: its samples by method id, with the judge's score column.
+        const text = await page.waitFor<string>(
+          `(() => { const t = document.body.innerText; return ['fixture/add', 'fixture/reverse_words', 'fixture/safe_div'].every((id) => t.includes(id)) && t; })()`,
+        );
+        expect(text).toMatch(/samples?/i);
+        expect(text.toLowerCase()).toContain('judge');
+        await page.screenshot(path.join(out, 'inspect-view-log.png'));
+        console.log(`inspect view screenshots: ${out}/inspect-view-{list,log}.png`);
+      } finally {
+        view.kill('SIGTERM');
       }
-      await page.goto(base);
-      // The listing: one row per log, each with its task and model.
-      await page.waitFor(
-        `(() => { const t = document.body.innerText; return /\\b4 rows\\b/.test(t) && ['pau-interactive', 'pau-in-context', ...${JSON.stringify(MODELS)}].every((x) => t.includes(x)); })()`,
-      );
-      await page.screenshot(path.join(out, 'inspect-view-list.png'));
-      const oracle = files.find((f) => f.includes('_pau-interactive_'))!;
-      await page.goto(`${base}#/tasks/${encodeURIComponent(oracle)}`);
-      // The log's page: its samples by method id, with the judge's score column.
-      const text = await page.waitFor<string>(
-        `(() => { const t = document.body.innerText; return ['fixture/add', 'fixture/reverse_words', 'fixture/safe_div'].every((id) => t.includes(id)) && t; })()`,
-      );
-      expect(text).toMatch(/samples?/i);
-      expect(text.toLowerCase()).toContain('judge');
-      await page.screenshot(path.join(out, 'inspect-view-log.png'));
-      console.log(`inspect view screenshots: ${out}/inspect-view-{list,log}.png`);
-    } finally {
-      view.kill('SIGTERM');
-    }
-  }, 5 * READY_MS);
+    },
+    5 * READY_MS,
+  );
 
   it('exits 2 with one line for an unknown run and for a run still running', async () => {
     const unknown = await runCli(['export', 'inspect', 'no-such-run']);
