@@ -1,6 +1,6 @@
 // The headline of a report as text: what `pau report`, `pau bench run` and `npm start` print. The judge
 // card comes first; without a qualified judge there is no score headline (domain/report/judgeCardView.ts).
-import { NAMES_ANONYMISED_TEXT, nameFloor, viewWithNameFloor } from './nameFloor';
+import { NAMES_ANONYMISED_TEXT, namedReportView } from './nameFloor';
 import type { ReportDocument } from './renderHtml';
 import { cardMeasureLines } from '../judge/cardSummary';
 import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText } from './judgeCardView';
@@ -33,8 +33,7 @@ export function judgeCardLines(doc: Pick<ReportDocument, 'judgeCard' | 'judgeMod
 const COMPARED_IN_TEXT = ['score', 'codeMatchUnobserved', 'statementCoverage'] as const;
 
 export function headlineText(doc: ReportDocument): string {
-  const floor = nameFloor(doc.run?.config, reportView(doc), doc.summary.groups);
-  const view = viewWithNameFloor(reportView(doc), floor);
+  const { view, floor } = namedReportView(doc);
   const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
   const { headers, rows } = headlineRows(doc.summary, tv);
   const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';

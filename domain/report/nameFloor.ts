@@ -4,7 +4,7 @@
 // (written from the real name) does not apply, and the run's own `mock-null` anchor ("I do not know what this
 // method does.", judged through the same anonymised view) measures it. Pure code.
 import { runNameSetting, type NameSetting } from '../episode/names';
-import type { ReportView } from './judgeCardView';
+import { type ReportView, reportView, type RunJudge } from './judgeCardView';
 import type { GroupSummary } from './summarize';
 
 /** The anchor whose content-free description measures the floor in the run's own setting. */
@@ -36,3 +36,13 @@ export function viewWithNameFloor(view: ReportView, floor: NameFloor): ReportVie
 /** The line a report of an anonymised run carries under its title. */
 export const NAMES_ANONYMISED_TEXT =
   'names anonymised: the agent and the code writer saw the function as `f` (the judge and the sandbox the real code); compare with runs of the original names paired, never pooled';
+
+/** A run's report view with the floor of its own name setting, and that floor: what every report surface shows. */
+export function namedReportView(doc: RunJudge & { run?: { config: unknown } | null; summary: { groups: readonly GroupSummary[] } }): {
+  view: ReportView;
+  floor: NameFloor;
+} {
+  const base = reportView(doc);
+  const floor = nameFloor(doc.run?.config, base, doc.summary.groups);
+  return { view: viewWithNameFloor(base, floor), floor };
+}

@@ -1,6 +1,6 @@
 // The report as one static HTML file: opens from disk without a server, no external assets (styles and
 // plots inline; plots are hand-built SVG). Pure code.
-import { NAMES_ANONYMISED_TEXT, nameFloor, viewWithNameFloor } from './nameFloor';
+import { NAMES_ANONYMISED_TEXT, namedReportView } from './nameFloor';
 import {
   codeMatchRows,
   fmtEstimate,
@@ -172,8 +172,7 @@ export function judgeCardSection(doc: Pick<ReportDocument, 'judgeCard' | 'judgeM
 
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
-  const floor = nameFloor(doc.run?.config, reportView(doc), s.groups);
-  const view = viewWithNameFloor(reportView(doc), floor);
+  const { view, floor } = namedReportView(doc);
   const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
   const head = headlineRows(s, tv);
   const judgedOnly = judgedOnlyRows(s, tv);
