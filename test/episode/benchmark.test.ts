@@ -139,20 +139,24 @@ describe('pau bench run (CLI)', () => {
   it('prints the run id and UI link, shows progress, exits 0 with a summary table', async () => {
     const workers = await startTestWorkers(['pau', 'pau-sandbox']);
     try {
-      const r = await runCli([
-        'bench',
-        'run',
-        '--dataset',
-        'fixture-bench',
-        '--split',
-        'test',
-        '--models',
-        'mock-oracle,mock-null',
-        '--settings',
-        'interactive,in-context',
-        '--limit',
-        '2',
-      ]);
+      const r = await runCli(
+        [
+          'bench',
+          'run',
+          '--dataset',
+          'fixture-bench',
+          '--split',
+          'test',
+          '--models',
+          'mock-oracle,mock-null',
+          '--settings',
+          'interactive,in-context',
+          '--limit',
+          '2',
+        ],
+        {},
+        240_000,
+      );
       expect(r.stderr).not.toMatch(/error/i);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/run id: bench-\S+/);
@@ -168,7 +172,7 @@ describe('pau bench run (CLI)', () => {
     } finally {
       await workers.shutdown();
     }
-  }, 180_000); // two CLI processes (tsx start-up) and 8 episodes: over 60 s at load 19
+  }, 300_000); // two CLI processes (tsx start-up) and 8 episodes: over 60 s at load 19, over 120 s beside the full suite
 });
 
 describe('worker killed mid-run', () => {
