@@ -16,8 +16,11 @@ import { codeMatchOf, codeMatchPlan, countedInputs, DEFAULT_HELDOUT } from '../.
 import { chooseByAgreement, coderSamplesOf } from '../../domain/judge/mbrExec';
 import { entryPointOf } from '../../domain/dataset/entryPoint';
 import {
+  CODE_ONLY_RUNGS,
   DEFAULT_THRESHOLDS,
+  judgeModeOf,
   judgePromptVersion,
+  type JudgeMode,
   type CardMethodPlan,
   type CardMethodRow,
   type CardRung,
@@ -63,25 +66,31 @@ function keyOf(
   };
 }
 
-/** The description one card rung scores: the benchmark's prompt, the method's own gold as reference. */
-function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: string, contrast: ContrastMethod | null): ScoreCase {
+/**
+ * The description one card rung scores: the benchmark's prompt, the method's own gold as reference. In the
+ * code-only mode the reference is hidden from the method and from its contrast, exactly as a CRUXEval method
+ * is judged on the benchmark.
+ */
+function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: string, contrast: ContrastMethod | null, mode: JudgeMode = 'reference'): ScoreCase {
+  const codeOnly = mode === 'codeOnly';
   return {
     methodId: m.id,
-    callKey: `card/${m.id}/${model}/${rungKey(item, rung)}`,
+    callKey: `card/${m.id}/${model}/${codeOnly ? 'code-only/' : ''}${rungKey(item, rung)}`,
     input: {
       signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
       code: m.code,
-      goldDescription: m.goldDescription,
+      goldDescription: codeOnly ? null : m.goldDescription,
       agentDescription: item.descriptions[rung] ?? '',
     },
-    contrast,
+    contrast: contrast && codeOnly ? { ...contrast, input: { ...contrast.input, goldDescription: null } } : contrast,
   };
 }
 
-/** What a card records of one rung's verdict: the score, its argmax digit, low mass, the rationale (capped). */
-function rungScore(rung: CardRung, v: DescriptionVerdict) {
+/** What a card records of one rung's verdict: the score, its argmax digit, low mass, the rationale (capped), and its mode when code-only. */
+function rungScore(rung: CardRung, v: DescriptionVerdict, mode: JudgeMode = 'reference') {
   return {
     rung,
+    ...(mode === 'codeOnly' ? { mode } : {}),
     score: v.score,
     argmax: v.scoreDetail?.argmax ?? null,
     ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
@@ -181,11 +190,15 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       const { m, item, cm } = await itemOf(db(), input.methodIds, input.methodId);
       const plan = codeMatchPlan(m, DEFAULT_HELDOUT);
       const rungs = Object.keys(item.descriptions) as CardRung[];
+      const mode = judgeModeOf(m);
       return {
         methodId: m.id,
         source: m.source,
         ...(item.nearMissChange ? { nearMissChange: item.nearMissChange } : {}),
         rungs,
+        mode,
+        // A method judged against the code alone already scored its rungs so.
+        codeOnlyRungs: mode === 'reference' ? CODE_ONLY_RUNGS.filter((r) => rungs.includes(r)) : [],
         coded: codedRungs(rungs, input.codeAllRungs),
         heldout:
           plan.excluded || plan.heldout.length === 0
@@ -198,12 +211,14 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     /**
      * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
      * prefix in the server's cache, in the order the format plans them (domain/judge/formats/; the contrast
-     * format: every rung beside the contrast method, then every rung beside the method).
+     * format: every rung beside the contrast method, then every rung beside the method); then the
+     * `codeOnlyRungs` with the reference hidden (marked `mode: 'codeOnly'`).
      */
     async scoreCardRungs(input: {
       methodIds: string[];
       methodId: string;
       rungs: CardRung[];
+      codeOnlyRungs?: CardRung[];
       judgeModel: string;
       params: Record<string, unknown>;
       format?: JudgeFormat;
@@ -212,13 +227,16 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const format = input.format ?? DEFAULT_JUDGE_FORMAT;
       const c = judgeFormat(format).besideAnother && input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
-      const verdicts = await scoreDescriptions(
-        db,
-        endpoints,
-        { model: input.judgeModel, params: input.params, format, cases: input.rungs.map((rung) => cardScoreCase(m, item, rung, input.judgeModel, c)) },
-        heartbeat,
-      );
-      return verdicts.map((v, i) => rungScore(input.rungs[i]!, v));
+      const scored = async (rungs: readonly CardRung[], mode: JudgeMode) => {
+        const verdicts = await scoreDescriptions(
+          db,
+          endpoints,
+          { model: input.judgeModel, params: input.params, format, cases: rungs.map((rung) => cardScoreCase(m, item, rung, input.judgeModel, c, mode)) },
+          heartbeat,
+        );
+        return verdicts.map((v, i) => rungScore(rungs[i]!, v, mode));
+      };
+      return [...(await scored(input.rungs, 'reference')), ...(await scored(input.codeOnlyRungs ?? [], 'codeOnly'))];
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
@@ -283,7 +301,10 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     async recordCardMethod(input: {
       cardKey: string;
       methodId: string;
-      scores: { rung: CardRung; score: number | null; argmax?: number | null; lowMass?: boolean }[];
+      /** Every scored rung; those with `mode: 'codeOnly'` were scored again with the reference hidden. */
+      scores: { rung: CardRung; score: number | null; argmax?: number | null; lowMass?: boolean; mode?: JudgeMode }[];
+      /** The method's benchmark mode (absent: recorded before modes). */
+      mode?: JudgeMode;
       original: CallResult[] | null;
       nGiven: number;
       raisingCounts: boolean;
@@ -304,12 +325,16 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         return { rung: c.rung, results: c.samples[chosen] ?? null, sampled: { matches: c.samples.map(match), chosen } };
       });
       const sampled = kept.flatMap((c) => (c.sampled ? [[c.rung, c.sampled] as const] : []));
+      const main = input.scores.filter((s) => s.mode !== 'codeOnly');
+      const codeOnly = input.scores.filter((s) => s.mode === 'codeOnly');
       const row: CardMethodRow & { classifier?: { n: number; correct: number; unparsable: number } } = {
         methodId: input.methodId,
         source: input.source,
-        scores: Object.fromEntries(input.scores.map((s) => [s.rung, s.score])),
-        argmax: Object.fromEntries(input.scores.map((s) => [s.rung, s.argmax ?? null])),
-        ...(input.scores.some((s) => s.lowMass) ? { lowMass: input.scores.filter((s) => s.lowMass).map((s) => s.rung) } : {}),
+        scores: Object.fromEntries(main.map((s) => [s.rung, s.score])),
+        argmax: Object.fromEntries(main.map((s) => [s.rung, s.argmax ?? null])),
+        ...(main.some((s) => s.lowMass) ? { lowMass: main.filter((s) => s.lowMass).map((s) => s.rung) } : {}),
+        ...(input.mode ? { mode: input.mode } : {}),
+        ...(codeOnly.length > 0 ? { codeOnlyScores: Object.fromEntries(codeOnly.map((s) => [s.rung, s.score])) } : {}),
         codeMatch: Object.fromEntries(kept.map((c) => [c.rung, match(c.results)])),
         ...(sampled.length > 0 ? { codeSamples: Object.fromEntries(sampled) } : {}),
         ...(input.nearMissChange ? { nearMissChange: input.nearMissChange } : {}),

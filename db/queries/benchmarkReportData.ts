@@ -12,6 +12,7 @@ import type { BootstrapOptions } from '../../domain/report/stats';
 import { models } from '../../config/models';
 import { SMALL_JUDGE_WARNING } from '../../domain/llm/localModels';
 import { runJudgeCard } from './judgeCards';
+import { withheldModes, withholdScoresByMode } from '../../domain/report/judgeCardView';
 import { ReportError } from '../../domain/report/reportError';
 import { parseRunConfig } from '../runDocuments';
 
@@ -36,9 +37,12 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
   const run = await loadRun(db, opts.runId);
   if (!run) throw new ReportError(`no run ${JSON.stringify(opts.runId)} in the database`);
   const { judgeModel, others } = await resolveJudge(db, opts.runId, opts.judgeModel);
-  const episodes = await loadEpisodeRows(db, opts.runId, judgeModel);
+  // The judge card decides which judge modes' scores may be shown (domain/report/judgeCardView.ts).
+  const card = judgeModel ? await runJudgeCard(db, run, judgeModel) : undefined;
+  const byMode = withholdScoresByMode(await loadEpisodeRows(db, opts.runId, judgeModel), withheldModes(card));
+  const episodes = byMode.rows;
   const summary = summarize(episodes, opts.bootstrap);
-  const notes: string[] = [];
+  const notes: string[] = [...byMode.notes];
   if (episodes.length === 0) notes.push('This run has no episodes.');
   if (!judgeModel) notes.push('No episode of this run has been judged yet: run `npm run pau -- judge --run <runId> --judge-model <model>`.');
   const unjudged = episodes.filter((e) => !e.judged).length;
@@ -58,14 +62,12 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     summary,
     episodes,
     notes,
+    ...(byMode.notes.length > 0 ? { modeNotes: byMode.notes } : {}),
     toolCallSources,
   };
   // The judge fields decide which judge card qualifies the scores; the dataset and split, which calibration is shown.
   const rc: { dataset?: string; split?: string } = run.kind === 'benchmark' || run.kind === 'grpo' ? parseRunConfig(run.kind, run.config, run.id) : {};
-  if (judgeModel) {
-    const card = await runJudgeCard(db, run, judgeModel);
-    if (card) doc.judgeCard = card;
-  }
+  if (card) doc.judgeCard = card;
   if (rc.dataset && rc.split) doc.calibration = { dataset: rc.dataset, split: rc.split, latest: (await latestCalibration(db, rc.dataset, rc.split)) ?? null };
   if (opts.compare) {
     const other = await loadRun(db, opts.compare);
@@ -73,10 +75,10 @@ export async function buildReport(opts: ReportOptions): Promise<ReportDocument> 
     // The compared run is read with the same judge when it has judgments by it, else its own main judge.
     const otherJudges = (await judgeModelsOf(db, opts.compare)).map((j) => j.judgeModel);
     const cj = judgeModel && otherJudges.includes(judgeModel) ? judgeModel : (otherJudges[0] ?? null);
-    const prevRows = await loadEpisodeRows(db, opts.compare, cj);
-    const prev = summarize(prevRows, opts.bootstrap);
     // Its own judge card decides what of it the comparison may show, as in its own report.
     const otherCard = cj ? await runJudgeCard(db, other, cj) : undefined;
+    const prevRows = withholdScoresByMode(await loadEpisodeRows(db, opts.compare, cj), withheldModes(otherCard)).rows;
+    const prev = summarize(prevRows, opts.bootstrap);
     doc.compare = {
       runId: opts.compare,
       judgeModel: cj,

@@ -5,7 +5,7 @@ import type { Db } from '../client';
 import { judgeCards } from '../schema/judgeCards';
 import { ModelConfigError, models } from '../../config/models';
 import type { ModelParams } from '../../domain/llm/modelParams';
-import { judgePromptVersion, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';
+import { judgePromptVersion, qualifiedModes, type JudgeCard, type JudgeCardStatus } from '../../domain/judge/card';
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { requestParams } from '../../domain/llm/requestParams';
 import { coderSamplesOf } from '../../domain/judge/mbrExec';
@@ -65,8 +65,9 @@ export async function judgeCardStatus(db: Db, q: JudgeCardKey & { forced?: boole
   });
   if (!card)
     return { status: 'missing', judgeModel: q.judgeModel, coderModel: q.coderModel, command: judgeCardCommand(q.judgeModel, q.coderModel, q.dataset), forced };
-  // Scores need a qualified judge; code match additionally needs card.coderQualified (reports check it).
-  if (card.judgeQualified) return { status: 'qualified', card };
+  // Scores need a judge qualified in some mode (a report withholds the methods of a mode it is not qualified in,
+  // domain/report/judgeCardView.ts withheldModes); code match additionally needs card.coderQualified.
+  if (qualifiedModes(card).length > 0) return { status: 'qualified', card };
   return { status: 'unqualified', card, failed: card.checks.filter((c) => !c.pass).map((c) => `${c.name} (${c.applies})`), forced };
 }
 

@@ -6,6 +6,7 @@ import { methods } from '../schema/datasets';
 import { episodes, judgments, runs } from '../schema/runs';
 import { parseJsonb } from '../jsonb';
 import { episodeDiagnosticsSchema } from '../../domain/judge/diagnostics';
+import { judgeModeOf } from '../../domain/judge/card';
 import type { RunInfo } from '../../domain/report/renderHtml';
 import type { EpisodeRow } from '../../domain/report/summarize';
 import type { ToolCallSourceRow } from '../../domain/report/toolCallSources';
@@ -55,6 +56,8 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
       e: episodes,
       source: methods.source,
       codeMatchExclusion: methods.codeMatchExclusion,
+      gold: methods.goldDescription,
+      hasMethod: methods.id,
       j: judgments,
     })
     .from(episodes)
@@ -63,7 +66,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
     .leftJoin(judgments, judgeModel === null ? sql`false` : and(eq(judgments.episodeId, episodes.id), eq(judgments.judgeModel, judgeModel)))
     .where(eq(episodes.runId, runId))
     .orderBy(episodes.id);
-  return rows.map(({ e, source, codeMatchExclusion, j }) => {
+  return rows.map(({ e, source, codeMatchExclusion, gold, hasMethod, j }) => {
     const diagnostics = j ? parseJsonb(episodeDiagnosticsSchema.nullable(), j.diagnostics, { table: 'judgments', column: 'diagnostics', row: e.id }) : null;
     return {
       episodeId: e.id,
@@ -86,6 +89,7 @@ export async function loadEpisodeRows(db: Db, runId: string, judgeModel: string 
       callsMade: e.callsMade,
       inContextK: e.inContextK,
       codeMatchExcluded: codeMatchExclusion !== null && codeMatchExclusion !== undefined,
+      ...(hasMethod ? { judgeMode: judgeModeOf({ goldDescription: gold }) } : {}),
       tokensIn: e.tokensIn,
       tokensOut: e.tokensOut,
       costUsd: e.costUsd,

@@ -363,6 +363,8 @@ export function sampleScores(e: Pick<ExportEpisode, 'row' | 'rationale'>, view: 
   if (r.judged && view.judged) {
     const meta = { judge_model: judgeModel };
     if (!view.scores) out.judge = { ...withheld(view.withheld), metadata: meta };
+    else if (r.scoreWithheld)
+      out.judge = { ...withheld(`the judge card did not qualify the judge in this method's mode (${r.judgeMode ?? 'unknown'})`), metadata: meta };
     else if (r.unparsable || r.score === null) out.judge = { value: 'unparsable', explanation: 'the judge answer could not be parsed', metadata: meta };
     else
       out.judge = {
@@ -429,9 +431,12 @@ function judgeMetadata(input: InspectExportInput, view: ReportView): Record<stri
     card: c ? cardTitle(c) : input.judgeModel ? 'no judge card attached' : 'not judged',
     status: c?.status ?? null,
     judge_qualified: c && c.status !== 'missing' ? c.card.judgeQualified : null,
+    judge_qualified_code_only: c && c.status !== 'missing' ? (c.card.judgeQualifiedCodeOnly ?? null) : null,
     coder_qualified: c && c.status !== 'missing' ? c.card.coderQualified : null,
     checks:
-      c && c.status !== 'missing' ? c.card.checks.map((k) => ({ name: k.name, applies: k.applies, value: k.value, threshold: k.threshold, pass: k.pass })) : [],
+      c && c.status !== 'missing'
+        ? c.card.checks.map((k) => ({ name: k.name, applies: k.applies, mode: k.mode ?? 'reference', value: k.value, threshold: k.threshold, pass: k.pass }))
+        : [],
     scores_shown: view.scores,
     code_match_shown: view.codeMatch,
     withheld: view.withheld,

@@ -8,14 +8,38 @@ import type { JudgeFormat } from './judgePrompt';
 /** Bump when the judge's or the coder's prompt changes: a card measured on other prompts does not qualify. */
 export const JUDGE_PROMPT_VERSION = 'judge-v4';
 
-/** The prompt version a card is stored under: the prompts' version and the judge's format (domain/judge/formats/). */
 /**
- * The version a card is keyed by: the judge's prompts and format, and the code writer's procedure when it
- * samples k > 1 programs per description (MBR-exec, domain/judge/mbrExec.ts), which changes every code match.
+ * Bump when what a card measures changes, so a card stored before it is not read as testing what it did not.
+ * 2: the gating rungs are scored a second time with the reference hidden (the code-only mode).
+ */
+export const CARD_VERSION = 2;
+
+/**
+ * The version a card is keyed by: the judge's prompts and format, the card's own version, and the code
+ * writer's procedure when it samples k > 1 programs per description (MBR-exec, domain/judge/mbrExec.ts),
+ * which changes every code match.
  */
 export function judgePromptVersion(format: JudgeFormat, coderSamples = 1): string {
-  return `${JUDGE_PROMPT_VERSION}/${format}${coderSamples > 1 ? `/coder-mbr${coderSamples}` : ''}`;
+  return `${JUDGE_PROMPT_VERSION}/${format}/card${CARD_VERSION}${coderSamples > 1 ? `/coder-mbr${coderSamples}` : ''}`;
 }
+
+/**
+ * How the judge sees a method: beside the reference description (`reference`: HumanEval, MBPP, CodeAlpaca) or
+ * against the code alone (`codeOnly`: CRUXEval, which has none). The card qualifies a judge per mode, and a
+ * report withholds the scores of methods judged in a mode whose checks failed.
+ */
+export const JUDGE_MODES = ['reference', 'codeOnly'] as const;
+export type JudgeMode = (typeof JUDGE_MODES)[number];
+
+export const JUDGE_MODE_LABEL: Record<JudgeMode, string> = { reference: 'against a reference', codeOnly: 'against the code alone' };
+
+/** The mode a method is judged in on the benchmark: with its gold description in the prompt, or without. */
+export function judgeModeOf(m: { goldDescription: string | null | undefined }): JudgeMode {
+  return m.goldDescription?.trim() ? 'reference' : 'codeOnly';
+}
+
+/** The gating rungs the card scores a second time with the reference hidden (the code-only mode). */
+export const CODE_ONLY_RUNGS = ['gold', 'generic', 'wrong', 'injection', 'empty'] as const satisfies readonly CardRung[];
 
 /**
  * What "above" means for continuous scores: at least this many points higher. Expectations never tie, so
@@ -76,6 +100,10 @@ export interface CardMethodRow {
   lowMass?: CardRung[];
   /** With k > 1 programs per rung (MBR-exec): each program's code match, and which one `codeMatch` kept. */
   codeSamples?: Partial<Record<CardRung, { matches: (number | null)[]; chosen: number }>>;
+  /** The mode `scores` were judged in (the method's benchmark mode); absent in cards before modes: `reference`. */
+  mode?: JudgeMode;
+  /** A `reference` method's gating rungs judged again with the reference hidden (CODE_ONLY_RUNGS). */
+  codeOnlyScores?: Partial<Record<CardRung, number | null>>;
 }
 
 export interface ClassifierControl {
@@ -94,6 +122,19 @@ export interface CardCheck {
   pass: boolean;
   /** Which model the check qualifies. */
   applies: 'judge' | 'coder';
+  /** A judge check's mode (absent: `reference`, as in cards before modes). */
+  mode?: JudgeMode;
+}
+
+/** What the card measured of the judge in the code-only mode (the gating rungs with the reference hidden). */
+export interface CodeOnlyMeasures {
+  /** Methods with a parsable code-only score on gold, wrong, empty and injection. */
+  scored: number;
+  meanByRung: Partial<Record<CardRung, number | null>>;
+  goldBeatsWrongAndEmpty: number | null;
+  goldMinusEmpty: number | null;
+  injectionNoHigher: number | null;
+  genericBelowGold: number | null;
 }
 
 export interface JudgeCardMeasures {
@@ -131,6 +172,8 @@ export interface JudgeCardMeasures {
    */
   coderSamples?: { k: number; fidelityGreedy: number | null; fidelityBestOfK: number | null; floorGreedy: number | null };
   classifier?: ClassifierControl;
+  /** The same gating measures with the reference hidden; absent in cards before modes. */
+  codeOnly?: CodeOnlyMeasures;
 }
 
 export interface JudgeCardKey {
@@ -148,7 +191,10 @@ export interface JudgeCard extends JudgeCardKey {
   cardKey: string;
   measures: JudgeCardMeasures;
   checks: CardCheck[];
+  /** The judge passed its checks in the reference mode. */
   judgeQualified: boolean;
+  /** The judge passed its checks in the code-only mode; absent: the card did not test it (cards before modes). */
+  judgeQualifiedCodeOnly?: boolean;
   coderQualified: boolean;
   thresholds: CardThresholds;
   rows: CardMethodRow[];
@@ -188,16 +234,70 @@ export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THR
     // Only on cards that score a generic rung (cards stored before it have none).
     ...(m.genericBelowGold == null ? [] : [ge('gold above a description true of any function (share)', m.genericBelowGold, t.genericBelowGold, 'judge', pct)]),
     ge('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
+    ...(m.codeOnly ? codeOnlyChecks(m.codeOnly, t) : []),
   ];
 }
 
-/** Qualification from the checks: each model passes every check that applies to it. */
-export function qualification(checks: readonly CardCheck[]): { judgeQualified: boolean; coderQualified: boolean; failed: string[] } {
+/**
+ * The code-only mode's checks: the reference mode's judge gates, with the same thresholds (set before the
+ * first code-only card was measured), read on the scores the judge gave with the reference hidden.
+ */
+function codeOnlyChecks(c: CodeOnlyMeasures, t: CardThresholds): CardCheck[] {
+  const pct = (x: number) => `${Math.round(100 * x)}%`;
+  const ge = (name: string, value: number | null, min: number, fmt = (x: number) => x.toFixed(2)): CardCheck => ({
+    name: `code-only: ${name}`,
+    value,
+    threshold: `>= ${fmt(min)}`,
+    pass: value !== null && value >= min,
+    applies: 'judge',
+    mode: 'codeOnly',
+  });
+  return [
+    ge('methods scored on gold, wrong, empty and injection', c.scored, t.minMethods, (x) => String(x)),
+    ge('gold above wrong and empty (share of methods)', c.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, pct),
+    ge('mean score gold - empty', c.goldMinusEmpty, t.goldMinusEmpty),
+    ge('injected "SCORE: 5" no higher than its plain twin (share)', c.injectionNoHigher, t.injectionNoHigher, pct),
+    ...(c.genericBelowGold === null ? [] : [ge('gold above a description true of any function (share)', c.genericBelowGold, t.genericBelowGold, pct)]),
+  ];
+}
+
+/** A judge check's mode (checks stored before modes are the reference mode's). */
+export const checkMode = (c: Pick<CardCheck, 'mode'>): JudgeMode => c.mode ?? 'reference';
+
+/**
+ * Qualification from the checks: each model passes every check that applies to it; the judge per mode
+ * (`judgeQualifiedCodeOnly` absent when no check tested that mode).
+ */
+export function qualification(checks: readonly CardCheck[]): {
+  judgeQualified: boolean;
+  judgeQualifiedCodeOnly?: boolean;
+  coderQualified: boolean;
+  failed: string[];
+} {
+  const judge = (mode: JudgeMode) => checks.filter((c) => c.applies === 'judge' && checkMode(c) === mode);
+  const codeOnly = judge('codeOnly');
   return {
-    judgeQualified: checks.filter((c) => c.applies === 'judge').every((c) => c.pass),
+    judgeQualified: judge('reference').every((c) => c.pass),
+    ...(codeOnly.length > 0 ? { judgeQualifiedCodeOnly: codeOnly.every((c) => c.pass) } : {}),
     coderQualified: checks.filter((c) => c.applies === 'coder').every((c) => c.pass),
     failed: checks.filter((c) => !c.pass).map((c) => `${c.name}: ${c.value === null ? 'not measured' : formatValue(c)} (needs ${c.threshold})`),
   };
+}
+
+/**
+ * The modes whose judge checks a card passed. A card before modes tested only the reference mode; the
+ * code-only mode is then not qualified (untested, not failed: `modeWithheldWhy` says which).
+ */
+export function qualifiedModes(card: Pick<JudgeCard, 'judgeQualified' | 'judgeQualifiedCodeOnly'>): JudgeMode[] {
+  return [...(card.judgeQualified ? (['reference'] as const) : []), ...(card.judgeQualifiedCodeOnly ? (['codeOnly'] as const) : [])];
+}
+
+/** Why a card does not qualify its judge in `mode`: the failed checks of that mode, or that it never tested it. */
+export function modeWithheldWhy(card: Pick<JudgeCard, 'checks' | 'judgeQualifiedCodeOnly'>, mode: JudgeMode): string {
+  if (mode === 'codeOnly' && card.judgeQualifiedCodeOnly === undefined)
+    return 'the card did not test the code-only mode (it was computed before it had code-only rungs)';
+  const failed = card.checks.filter((c) => c.applies === 'judge' && checkMode(c) === mode && !c.pass);
+  return failed.map((c) => `${c.name}: ${formatValue(c)} (needs ${c.threshold})`).join('; ');
 }
 
 function formatValue(c: CardCheck): string {
@@ -260,6 +360,10 @@ export interface CardMethodPlan {
   source: string;
   nearMissChange?: string;
   rungs: CardRung[];
+  /** The mode the method is judged in on the benchmark (its `rungs` are scored so); absent in plans before modes. */
+  mode?: JudgeMode;
+  /** Rungs scored a second time with the reference hidden (a `reference` method's gating rungs). */
+  codeOnlyRungs?: CardRung[];
   /** Rungs the coder writes code from. */
   coded: CardRung[];
   /** The original's held-out run; null when the method is excluded from code match. */

@@ -5,12 +5,15 @@ import {
   ABOVE_MARGIN,
   CARD_RUNGS,
   cardChecks,
+  CODE_ONLY_RUNGS,
   DEFAULT_THRESHOLDS,
+  JUDGE_MODE_LABEL,
   qualification,
   type CardMethodRow,
   type CardRung,
   type CardThresholds,
   type ClassifierControl,
+  type CodeOnlyMeasures,
   type JudgeCard,
   type JudgeCardKey,
   type JudgeCardMeasures,
@@ -21,12 +24,46 @@ const REQUIRED: readonly CardRung[] = ['gold', 'wrong', 'empty', 'injection'];
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, x) => a + x, 0) / xs.length);
 const num = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
 
-export function cardMeasures(rows: readonly CardMethodRow[], classifier?: ClassifierControl): JudgeCardMeasures {
+const above = (a: number, b: number) => a - b >= ABOVE_MARGIN;
+const share = <T>(xs: readonly T[], pred: (r: T) => boolean) => (xs.length === 0 ? null : xs.filter(pred).length / xs.length);
+
+/** A row's scores in the code-only mode: its own when the method is judged so, else its code-only rungs. */
+const codeOnlyScoresOf = (r: CardMethodRow) => (r.mode === 'codeOnly' ? r.scores : r.codeOnlyScores);
+
+/** The gating measures over the code-only scores; undefined when no row has any (a card before modes). */
+export function codeOnlyMeasures(rows: readonly CardMethodRow[]): CodeOnlyMeasures | undefined {
+  const scored = rows.flatMap((r) => {
+    const s = codeOnlyScoresOf(r);
+    return s ? [s] : [];
+  });
+  if (scored.length === 0) return undefined;
+  type S = (typeof scored)[number];
+  const complete = scored.filter((s) => REQUIRED.every((k) => num(s[k])));
+  const v = (s: S, k: CardRung) => s[k] as number;
+  const meanByRung = Object.fromEntries(CODE_ONLY_RUNGS.map((k) => [k, mean(scored.map((s) => s[k]).filter(num))]));
+  const gold = meanByRung.gold ?? null;
+  const empty = meanByRung.empty ?? null;
+  const withGeneric = scored.filter((s) => num(s.gold) && num(s.generic));
+  return {
+    scored: complete.length,
+    meanByRung,
+    goldBeatsWrongAndEmpty: share(complete, (s) => above(v(s, 'gold'), v(s, 'wrong')) && above(v(s, 'gold'), v(s, 'empty'))),
+    goldMinusEmpty: gold !== null && empty !== null ? gold - empty : null,
+    injectionNoHigher: share(complete, (s) => v(s, 'injection') <= v(s, 'wrong')),
+    genericBelowGold: share(withGeneric, (s) => above(v(s, 'gold'), v(s, 'generic'))),
+  };
+}
+
+/**
+ * The card's measures. The judge's are the reference mode's (rows judged with their reference in the prompt),
+ * with the code-only mode's beside them; the code writer's are over every row (code match has no mode).
+ */
+export function cardMeasures(all: readonly CardMethodRow[], classifier?: ClassifierControl): JudgeCardMeasures {
   const sources: Record<string, number> = {};
-  for (const r of rows) sources[r.source] = (sources[r.source] ?? 0) + 1;
+  for (const r of all) sources[r.source] = (sources[r.source] ?? 0) + 1;
+  const rows = all.filter((r) => (r.mode ?? 'reference') === 'reference');
   const complete = rows.filter((r) => REQUIRED.every((k) => num(r.scores[k])));
   const s = (r: CardMethodRow, k: CardRung) => r.scores[k] as number;
-  const share = (xs: readonly CardMethodRow[], pred: (r: CardMethodRow) => boolean) => (xs.length === 0 ? null : xs.filter(pred).length / xs.length);
   const meanByRung = recordOf(CARD_RUNGS, (k) => mean(rows.map((r) => r.scores[k]).filter(num)));
   const withNear = rows.filter((r) => num(r.scores.gold) && num(r.scores.nearMiss));
   const withLookup = rows.filter((r) => num(r.scores.gold) && num(r.scores.lookup));
@@ -40,12 +77,12 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
       const cm = r.codeMatch[k];
       if (num(sc) && num(cm)) pairs.push([sc, cm]);
     }
-  const above = (a: number, b: number) => a - b >= ABOVE_MARGIN;
   const withArgmax = complete.filter((r) => (['gold', 'wrong', 'empty'] as const).every((k) => num(r.argmax?.[k])));
   const goldMean = meanByRung.gold;
   const emptyMean = meanByRung.empty;
+  const codeOnly = codeOnlyMeasures(all);
   return {
-    methods: rows.length,
+    methods: all.length,
     sources,
     scored: complete.length,
     unparsable: rows.reduce((a, r) => a + Object.values(r.scores).filter((v) => v === null).length, 0),
@@ -66,10 +103,11 @@ export function cardMeasures(rows: readonly CardMethodRow[], classifier?: Classi
             pairs.map((p) => p[1]),
           ),
     scoreCodeMatchPairs: pairs.length,
-    coderFidelity: mean(rows.map((r) => r.codeMatch.gold).filter(num)),
-    emptyFloor: mean(rows.map((r) => r.codeMatch.empty).filter(num)),
-    ...sampledMeasures(rows),
+    coderFidelity: mean(all.map((r) => r.codeMatch.gold).filter(num)),
+    emptyFloor: mean(all.map((r) => r.codeMatch.empty).filter(num)),
+    ...sampledMeasures(all),
     ...(classifier ? { classifier } : {}),
+    ...(codeOnly ? { codeOnly } : {}),
   };
 }
 
@@ -104,6 +142,7 @@ export function buildJudgeCard(
     measures,
     checks,
     judgeQualified: q.judgeQualified,
+    ...(q.judgeQualifiedCodeOnly === undefined ? {} : { judgeQualifiedCodeOnly: q.judgeQualifiedCodeOnly }),
     coderQualified: q.coderQualified,
     thresholds,
     rows: [...rows],
@@ -136,7 +175,19 @@ export function cardMeasureLines(card: JudgeCard): string[] {
     ...(m.classifier
       ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
       : []),
+    ...(m.codeOnly
+      ? [
+          `code-only mode (reference hidden), mean score per rung: ${CODE_ONLY_RUNGS.map((k) => `${k} ${f2(m.codeOnly?.meanByRung[k])}`).join(', ')}; with the reference: ${CODE_ONLY_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
+        ]
+      : []),
   ];
+}
+
+/** The judge's verdict per mode, for the card's title line. */
+function modeVerdicts(card: JudgeCard): string {
+  const v = (ok: boolean) => (ok ? 'QUALIFIED' : 'NOT QUALIFIED');
+  if (card.judgeQualifiedCodeOnly === undefined) return `${v(card.judgeQualified)} (${JUDGE_MODE_LABEL.reference}; the code-only mode not tested)`;
+  return `${v(card.judgeQualified)} ${JUDGE_MODE_LABEL.reference}, ${v(card.judgeQualifiedCodeOnly)} ${JUDGE_MODE_LABEL.codeOnly}`;
 }
 
 /** The card as lines of text (the CLI and `npm start` print it): title, checks, measures. */
@@ -147,7 +198,7 @@ export function judgeCardLines(card: JudgeCard): string[] {
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   return [
-    `judge card: judge ${card.judgeModel} ${verdict(card.judgeQualified)}, code writer ${card.coderModel} ${verdict(card.coderQualified)} (${card.dataset}/${card.split}, ${m.methods} methods: ${srcs}; prompt ${card.promptVersion}; ${card.computedAt.slice(0, 10)})`,
+    `judge card: judge ${card.judgeModel} ${modeVerdicts(card)}, code writer ${card.coderModel} ${verdict(card.coderQualified)} (${card.dataset}/${card.split}, ${m.methods} methods: ${srcs}; prompt ${card.promptVersion}; ${card.computedAt.slice(0, 10)})`,
     ...card.checks.map(
       (c) =>
         `  ${c.pass ? 'pass' : 'FAIL'}  ${c.applies.padEnd(5)} ${c.name}: ${c.value === null ? '-' : c.threshold.includes('%') ? pct(c.value) : Number.isInteger(c.value) ? c.value : c.value.toFixed(2)} (needs ${c.threshold})`,

@@ -3,8 +3,10 @@
 // writer's system prompt; other requests (agent turns) go to its own policies. Pure code, no I/O.
 //
 //   judge  oracle: scores the candidate description by its word overlap with the reference (gold)
-//                  description: identical -> 5 ... unrelated -> 1; with no reference, an empty or
-//                  "I do not know" description gets 1, anything else 3.
+//                  description: identical -> 5 ... unrelated -> 1. With no reference in the prompt it
+//                  reads the method's own gold when the method has one (an oracle knows what the prompt
+//                  hides: the judge card's code-only rungs); with none at all, an empty or "I do not know"
+//                  description gets 1, one that quotes the code 5, anything else 3.
 //          (verify format: yes where the rubric oracle gives 4 or 5, else no.)
 //          null:   answers without a score (exercises the retry and the `unparsable` record).
 //          random: a seeded random score from 1 to 5.
@@ -107,11 +109,12 @@ export function scriptedJudgeOrCoderReply(policy: string, messages: readonly Req
       const h = fnv1a(candidate + (reference ?? ''));
       return msg(verify ? `A random verdict:\n${h % 2 === 0 ? 'yes' : 'no'}` : `A random verdict.\nSCORE: ${1 + (h % 5)}`);
     }
-    const score = oracleJudgeScore(candidate, reference, method?.code);
+    const known = reference ?? (method?.goldDescription?.trim() ? method.goldDescription : undefined);
+    const score = oracleJudgeScore(candidate, known, method?.code);
     const why =
-      reference === undefined
+      known === undefined
         ? 'No reference description; scored on whether the description commits to anything.'
-        : `Word overlap with the reference description: ${overlap(candidate, reference).toFixed(2)}.`;
+        : `Word overlap with the reference description${reference === undefined ? " (the method's own, not in the prompt)" : ''}: ${overlap(candidate, known).toFixed(2)}.`;
     // The verify format's oracle: yes for what the rubric oracle scores 4 or 5 (the verdict word last).
     if (verify) return msg(`${why} Rubric oracle score ${score}:\n${score >= 4 ? 'yes' : 'no'}`);
     return msg(`${why}\nSCORE: ${score}`);

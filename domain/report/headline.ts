@@ -46,6 +46,7 @@ export function headlineText(doc: ReportDocument): string {
     ...judgeCardLines(doc),
     '',
     ...(view.withheld ? [view.withheld, ''] : []),
+    ...(view.scores && doc.modeNotes?.length ? [...doc.modeNotes, ''] : []),
     formatTable(headers, rows),
     view.scores
       ? `all ended episodes counted (failed / unjudged / unparsable as score 1, code match 0); code match on held-out inputs the agent never saw; 95% CIs resample methods`

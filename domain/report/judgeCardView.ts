@@ -6,7 +6,17 @@
 // with such a judge shows its scores under an "UNQUALIFIED JUDGE — forced" banner. A document built before
 // judge cards (a judge, no `judgeCard`) is shown as it was. Pure code.
 import { z } from 'zod';
-import type { CardCheck, JudgeCard, JudgeCardStatus } from '../judge/card';
+import { recordOf } from '../common/recordOf';
+import {
+  JUDGE_MODE_LABEL,
+  JUDGE_MODES,
+  modeWithheldWhy,
+  qualifiedModes,
+  type CardCheck,
+  type JudgeCard,
+  type JudgeCardStatus,
+  type JudgeMode,
+} from '../judge/card';
 
 /** What the report may present as measurements. */
 export interface ReportView {
@@ -61,14 +71,16 @@ export function reportView(run: RunJudge): ReportView {
   const card = status.card;
   const floor = card.measures.emptyFloor;
   if (status.status === 'qualified') {
+    const parts = [
+      ...withheldModes(status).map((m) => `Scores of methods judged ${JUDGE_MODE_LABEL[m]} withheld: ${modeWithheldWhy(card, m)}.`),
+      ...(card.coderQualified ? [] : [`Code match withheld: code writer ${card.coderModel} did not pass its checks (${list(failedChecks(card, 'coder'))}).`]),
+    ];
     return {
       judged: true,
       scores: true,
       codeMatch: card.coderQualified,
       forcedBanner: null,
-      withheld: card.coderQualified
-        ? null
-        : `Code match withheld: code writer ${card.coderModel} did not pass its checks (${list(failedChecks(card, 'coder'))}).`,
+      withheld: parts.length > 0 ? parts.join(' ') : null,
       emptyFloor: floor,
     };
   }
@@ -117,6 +129,17 @@ export function comparedView(self: ReportView, other: ReportView, otherRunId: st
   };
 }
 
+/**
+ * The judge modes whose scores a report withholds while it shows the others: those a qualified card did not
+ * qualify (failed, or never tested). None otherwise: an unqualified or missing card withholds every score, a
+ * forced run shows every score under its banner, and a document from before cards shows what it had.
+ */
+export function withheldModes(status: JudgeCardStatus | undefined): JudgeMode[] {
+  if (status?.status !== 'qualified') return [];
+  const ok = qualifiedModes(status.card);
+  return JUDGE_MODES.filter((m) => !ok.includes(m));
+}
+
 function failedChecks(card: JudgeCard, applies: CardCheck['applies']): string[] {
   return card.checks.filter((c) => c.applies === applies && !c.pass).map((c) => `${c.name}: ${checkValue(c)} (needs ${c.threshold})`);
 }
@@ -134,7 +157,11 @@ export function cardTitle(status: JudgeCardStatus): string {
     return `judge card: none yet for judge ${status.judgeModel}, code writer ${status.coderModel}; compute it: ${status.command}`;
   const c = status.card;
   const q = (ok: boolean) => (ok ? 'qualified' : 'NOT QUALIFIED');
-  return `judge card: judge ${c.judgeModel} ${q(c.judgeQualified)}, code writer ${c.coderModel} ${q(c.coderQualified)} (${c.dataset}/${c.split}, ${c.measures.methods} methods, prompts ${c.promptVersion}, computed ${c.computedAt.slice(0, 10)})`;
+  const judge =
+    c.judgeQualifiedCodeOnly === undefined
+      ? `${q(c.judgeQualified)} (the code-only mode not tested)`
+      : `${q(c.judgeQualified)} ${JUDGE_MODE_LABEL.reference}, ${q(c.judgeQualifiedCodeOnly)} ${JUDGE_MODE_LABEL.codeOnly}`;
+  return `judge card: judge ${c.judgeModel} ${judge}, code writer ${c.coderModel} ${q(c.coderQualified)} (${c.dataset}/${c.split}, ${c.measures.methods} methods, prompts ${c.promptVersion}, computed ${c.computedAt.slice(0, 10)})`;
 }
 
 /** The card's checks as table rows: check, model, value, needs, pass. */
@@ -157,4 +184,28 @@ export function selfJudgeText(runConfig: unknown): string | null {
   const s = selfJudgeOf(runConfig);
   if (s.length === 0) return null;
   return `self-judging (forced with --allow-self-judge): ${s.map((x) => `agent ${x.agent} graded by ${x.judge} as ${x.role} (${x.relation})`).join('; ')}`;
+}
+
+/**
+ * Rows with the scores of the withheld modes taken away (`scoreWithheld`: in no score mean, never filled as a
+ * failure), and the sentences a report says about modes: how many methods lost their scores, and, when the
+ * shown scores mix methods judged in both modes, that they do (a code-only score runs lower for a right
+ * answer, docs/judging.md "Modes").
+ */
+export function withholdScoresByMode<R extends { methodId: string; judgeMode?: JudgeMode; score: number | null; scoreWithheld?: boolean }>(
+  rows: readonly R[],
+  modes: readonly JudgeMode[],
+): { rows: R[]; notes: string[] } {
+  const out = rows.map((r) => (r.judgeMode && modes.includes(r.judgeMode) ? { ...r, score: null, scoreWithheld: true } : r));
+  const methods = (pred: (r: R) => boolean) => new Set(out.filter(pred).map((r) => r.methodId)).size;
+  const notes = modes.flatMap((m) => {
+    const n = methods((r) => r.judgeMode === m);
+    return n === 0 ? [] : [`Scores of ${n} method(s) judged ${JUDGE_MODE_LABEL[m]} are withheld (the judge card did not qualify the judge in that mode).`];
+  });
+  const shown = recordOf(JUDGE_MODES, (m) => methods((r) => r.judgeMode === m && !r.scoreWithheld));
+  if (shown.reference > 0 && shown.codeOnly > 0)
+    notes.push(
+      `Scores average ${shown.reference} method(s) judged ${JUDGE_MODE_LABEL.reference} and ${shown.codeOnly} judged ${JUDGE_MODE_LABEL.codeOnly} (CRUXEval has no reference; a right answer scores lower without one): compare sources in the per-source table, not modes through the mean.`,
+    );
+  return { rows: out, notes };
 }

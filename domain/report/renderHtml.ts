@@ -61,6 +61,11 @@ export interface ReportDocument {
   /** The latest calibration run of the run's dataset split (controls independent of the judge). */
   calibration?: ReportCalibration;
   notes: string[];
+  /**
+   * What the report says about judge modes (withholdScoresByMode): methods whose scores are withheld, or that the
+   * shown scores mix methods judged with and without a reference. Also among `notes`; the text headline prints these.
+   */
+  modeNotes?: string[];
   /** Per model: tool calls that were native, parsed from text, or unparsable (interactive episodes). */
   toolCallSources?: ToolCallSourceRow[];
   /**

@@ -6,6 +6,7 @@
 // models); the diagnostics breakdown; tokens and cost; the score distribution; and the tables as a view
 // allows them (`TableView`: without a qualified judge or code writer, their columns are left out). Pure
 // code: the rows come from reportRows.ts (or a test).
+import type { JudgeMode } from '../judge/card';
 import type { EpisodeDiagnostics } from '../judge/diagnostics';
 import { bootstrapOverMethods, pairedDifference, type BootstrapOptions, type Estimate, type PairedEstimate } from './stats';
 import { notResolved, PAPER_EFFECT, type PaperEffect, powerOf } from './power';
@@ -38,6 +39,13 @@ export interface EpisodeRow {
   inContextK?: number | null;
   /** The method is excluded from code match (no usable held-out inputs): its code match is never 0-filled. */
   codeMatchExcluded?: boolean;
+  /** How the judge saw the method: with its reference description or against the code alone (absent: unknown). */
+  judgeMode?: JudgeMode;
+  /**
+   * Its score is withheld (the judge's card did not qualify it in this method's mode): in no score or fail-rate
+   * mean, never filled as a failure (withholdScoresByMode).
+   */
+  scoreWithheld?: boolean;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -166,6 +174,7 @@ const failedStatus = (r: Pick<EpisodeRow, 'status'>) => r.status === 'failed' ||
 export function metricValue(r: EpisodeRow, m: Metric, counting: Counting = 'judged'): number | null {
   const fill = counting === 'all';
   if (fill && !ended(r)) return null;
+  if (r.scoreWithheld && (m === 'score' || m === 'failRate')) return null;
   switch (m) {
     case 'score':
       return r.score ?? (fill ? 1 : null);

@@ -2,10 +2,11 @@
 // and checks computed by hand, and `pau calibrate judge` end to end on the real stack: the scripted judge
 // and code writer qualify, the scripted random judge does not, the card is stored once and reused.
 import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { judgeCards } from '../../db/schema/judgeCards';
 import { runs } from '../../db/schema/runs';
+import { llmCalls } from '../../db/schema/llm';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { cardChecks, DEFAULT_THRESHOLDS, qualification, type CardMethodRow } from '../../domain/judge/card';
 import { buildCardItems, codedRungs, contradictionPair, GENERIC_DESCRIPTIONS, lookupTable, nearMiss, otherValue } from '../../domain/judge/cardRungs';
@@ -262,8 +263,10 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     const r = await runCli(args('mock-oracle'), {}, 180_000);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(
-      /judge card: judge mock-oracle QUALIFIED, code writer mock-oracle QUALIFIED \(fixture-judge-card\/validation, 4 methods: card 3, other 1/,
+      /judge card: judge mock-oracle QUALIFIED against a reference, QUALIFIED against the code alone, code writer mock-oracle QUALIFIED \(fixture-judge-card\/validation, 4 methods: card 3, other 1/,
     );
+    // The code-only rungs: the prompt hides the reference (the scripted oracle knows the method's own gold).
+    expect(r.stdout).toMatch(/pass {2}judge code-only: gold above wrong and empty \(share of methods\): 100%/);
     expect(r.stdout).toMatch(/pass {2}judge gold above wrong and empty \(share of methods\): 100%/);
     expect(r.stdout).toMatch(/pass {2}coder coder fidelity: code match of code from the gold description: 100%/);
     expect(r.code).toBe(0);
@@ -280,6 +283,16 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     const add = card.rows.find((x) => x.methodId === 'card/add')!;
     expect(add.scores).toMatchObject({ gold: 5, empty: 1, wrong: 1 });
     expect(add.scores.injection!).toBeLessThanOrEqual(add.scores.wrong!);
+    expect(add.mode).toBe('reference');
+    expect(add.codeOnlyScores).toMatchObject({ gold: 5, generic: 1, empty: 1, wrong: 1, injection: 1 });
+    expect(Object.keys(add.codeOnlyScores ?? {}).sort()).toEqual(['empty', 'generic', 'gold', 'injection', 'wrong']);
+    // Each code-only rung was asked with no reference in the prompt, under its own call key.
+    const asked = await stack.db
+      .select({ request: llmCalls.request })
+      .from(llmCalls)
+      .where(sql`${llmCalls.callKey} like 'card/card/add/mock-oracle/code-only/%'`);
+    expect(asked.length).toBeGreaterThanOrEqual(5);
+    for (const a of asked) expect(JSON.stringify(a.request)).toContain('There is no reference description for this function');
     expect(add.codeMatch.gold).toBe(1);
     expect(add.codeMatch.empty).toBe(0); // the oracle coder cannot write `add` from its name alone
     expect(Object.keys(add.codeMatch).sort()).toEqual(['empty', 'gold']); // the coded rungs the checks read
@@ -293,7 +306,7 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
   it('--coder-samples 3 measures the code writer with MBR-exec over 3 programs: a card keyed apart, each program recorded', async () => {
     const r = await runCli([...args('mock-oracle'), '--coder-samples', '3'], {}, 180_000);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('prompt judge-v4/contrast/coder-mbr3');
+    expect(r.stdout).toContain('prompt judge-v4/contrast/card2/coder-mbr3');
     // The scripted coder writes one program whatever the seed: greedy, kept and best of 3 are the same.
     expect(r.stdout).toMatch(
       /code writer: MBR-exec over 3 programs per description; the greedy program alone: fidelity 100%, floor \d+%; the best of the 3 \(a ceiling\): fidelity 100%/,
@@ -301,7 +314,9 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
     const rows = await stack.db
       .select()
       .from(judgeCards)
-      .where(and(eq(judgeCards.judgeModel, 'mock-oracle'), eq(judgeCards.dataset, DATASET), eq(judgeCards.promptVersion, 'judge-v4/contrast/coder-mbr3')));
+      .where(
+        and(eq(judgeCards.judgeModel, 'mock-oracle'), eq(judgeCards.dataset, DATASET), eq(judgeCards.promptVersion, 'judge-v4/contrast/card2/coder-mbr3')),
+      );
     expect(rows).toHaveLength(1);
     const add = rows[0]!.card!.rows.find((x) => x.methodId === 'card/add')!;
     expect(add.codeSamples).toEqual({ gold: { matches: [1, 1, 1], chosen: 0 }, empty: { matches: [0, 0, 0], chosen: 0 } });
@@ -311,7 +326,9 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
 
   it('the scripted random judge and its None-writing coder are not qualified (exit 1, failed checks named)', async () => {
     const r = await runCli(args('mock-random'), {}, 180_000);
-    expect(r.stdout).toMatch(/judge card: judge mock-random NOT QUALIFIED, code writer mock-random NOT QUALIFIED/);
+    expect(r.stdout).toMatch(
+      /judge card: judge mock-random NOT QUALIFIED against a reference, NOT QUALIFIED against the code alone, code writer mock-random NOT QUALIFIED/,
+    );
     expect(r.stdout).toMatch(/FAIL {2}coder coder fidelity/);
     expect(r.code).toBe(1);
 

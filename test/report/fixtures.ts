@@ -52,6 +52,14 @@ export function measures(over: Partial<JudgeCardMeasures> = {}): JudgeCardMeasur
     scoreCodeMatchPairs: 96,
     coderFidelity: 0.72,
     emptyFloor: 0.3,
+    codeOnly: {
+      scored: 24,
+      meanByRung: { gold: 4.1, generic: 1.9, wrong: 1.3, injection: 1.3, empty: 1.1 },
+      goldBeatsWrongAndEmpty: 0.92,
+      goldMinusEmpty: 3.0,
+      injectionNoHigher: 1,
+      genericBelowGold: 0.92,
+    },
     ...over,
   };
 }
@@ -72,6 +80,7 @@ export function card(over: Partial<JudgeCardMeasures> = {}): JudgeCard {
     measures: m,
     checks,
     judgeQualified: q.judgeQualified,
+    ...(q.judgeQualifiedCodeOnly === undefined ? {} : { judgeQualifiedCodeOnly: q.judgeQualifiedCodeOnly }),
     coderQualified: q.coderQualified,
     thresholds: DEFAULT_THRESHOLDS,
     rows: [],

@@ -50,6 +50,14 @@ describe('inspect log builder', () => {
     const q = sampleScores({ row: judgedRow, rationale: 'r' }, reportView({ judgeModel: 'j', judgeCard: { status: 'qualified', card: card() } }), 'j');
     expect(q.judge).toMatchObject({ value: 4, explanation: 'r' });
     expect(q.code_match_unseen?.value).toBe(0.5);
+    // A method of a mode the card did not qualify: its score is withheld, its code match stays.
+    const byMode = sampleScores(
+      { row: { ...judgedRow, judgeMode: 'codeOnly', score: null, scoreWithheld: true }, rationale: 'r' },
+      reportView({ judgeModel: 'j', judgeCard: { status: 'qualified', card: card() } }),
+      'j',
+    );
+    expect(byMode.judge).toMatchObject({ value: 'withheld', explanation: "the judge card did not qualify the judge in this method's mode (codeOnly)" });
+    expect(byMode.code_match_unseen?.value).toBe(0.5);
     const forced = sampleScores({ row: judgedRow, rationale: null }, reportView({ judgeModel: 'j', judgeCard: { ...missing, forced: true } }), 'j');
     expect(forced.judge?.value).toBe(4);
     expect(forced.judge?.metadata?.forced).toMatch(/^UNQUALIFIED JUDGE — forced/);

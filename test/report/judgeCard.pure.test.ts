@@ -23,7 +23,10 @@ describe('the judge card in reports', () => {
   it('a qualified judge: card with every check, then the score headline with code match (unseen) beside the empty floor', () => {
     const text = headlineText(doc(rows, { judgeCard: { status: 'qualified', card: card() } }));
     const lines = text.split('\n');
-    expect(lines[1]).toMatch(/^judge card: judge local\/judge-1\.5b qualified, code writer local\/judge-1\.5b qualified \(pau-v1\/validation, 24 methods/);
+    expect(lines[1]).toMatch(
+      /^judge card: judge local\/judge-1\.5b qualified against a reference, qualified against the code alone, code writer local\/judge-1\.5b qualified \(pau-v1\/validation, 24 methods/,
+    );
+    expect(text).toMatch(/code-only: gold above wrong and empty \(share of methods\)\s+judge\s+92%\s+>= 90%\s+pass/);
     expect(text).toMatch(/gold above wrong and empty \(share of methods\)\s+judge\s+96%\s+>= 90%\s+pass/);
     expect(text).toMatch(/coder fidelity: code match of code from the gold description\s+coder\s+72%\s+>= 60%\s+pass/);
     expect(tableOf(text)).toMatch(/score \(1-5\)\s+fail rate \(<=2\)\s+code match \(unseen\)\s+over empty floor/);

@@ -11,6 +11,12 @@ import { episodes, judgments, runs } from '../../db/schema/runs';
 import { runCli } from '../helpers/cli';
 import { benchmarkConfig } from '../fixtures/runs';
 import { episodeRow } from '../fixtures/episodeRows';
+import { judgeCards } from '../../db/schema/judgeCards';
+import { judgePromptVersion } from '../../domain/judge/card';
+import { buildJudgeCard } from '../../domain/judge/cardSummary';
+import { DEFAULT_JUDGE_FORMAT } from '../../domain/judge/judgePrompt';
+import { requestParams } from '../../domain/llm/requestParams';
+import { models } from '../../config/models';
 
 let dbh: DbHandle;
 const stamp = Date.now();
@@ -20,20 +26,36 @@ const RUN2 = `report-test-prev-${stamp}`;
 const UNCARDED = `report-test-uncarded-${stamp}`;
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-report-'));
 
+/**
+ * Judged by the scripted judge with a card of its own data set that qualifies it against a reference and not
+ * against the code alone: its CRUXEval methods (no reference) lose their scores.
+ */
+const BY_MODE = `report-test-modes-${stamp}`;
+const MODES_DATASET = `report-modes-${stamp}`;
+
 // Forced past the judge card (none is computed here): this file is about the figures, the card has its own tests.
-async function seedRun(runId: string, oracleScore: number, forced = true) {
+async function seedRun(runId: string, oracleScore: number, forced = true, dataset = 'fixture') {
   const db = dbh.db;
   await db.insert(runs).values({
     id: runId,
     kind: 'benchmark',
     status: 'completed',
-    config: benchmarkConfig({ models: ['mock-oracle', 'mock-null'], ...(forced ? { allowUnqualifiedJudge: true } : {}) }),
+    config: benchmarkConfig({ dataset, models: ['mock-oracle', 'mock-null'], ...(forced ? { allowUnqualifiedJudge: true } : {}) }),
   });
   for (let i = 0; i < 6; i++) {
-    const methodId = `${i % 2 ? 'mbpp' : 'humaneval'}/rt-${stamp}-${i}`;
+    // The by-mode run: even methods are CRUXEval's (no reference), odd ones HumanEval's with a gold description.
+    const byMode = dataset === MODES_DATASET;
+    const src = byMode ? (i % 2 ? 'humaneval' : 'cruxeval') : i % 2 ? 'mbpp' : 'humaneval';
+    const methodId = `${src}/rt-${stamp}-${byMode ? 'm' : ''}${i}`;
     await db
       .insert(methods)
-      .values({ id: methodId, source: methodId.split('/')[0]!, sourceId: String(i), code: 'def f(x):\n    return x\n' })
+      .values({
+        id: methodId,
+        source: src,
+        sourceId: String(i),
+        code: 'def f(x):\n    return x\n',
+        ...(byMode && src === 'humaneval' ? { goldDescription: 'Return x.' } : {}),
+      })
       .onConflictDoNothing();
     for (const model of ['mock-oracle', 'mock-null']) {
       for (const setting of ['interactive', 'in-context'] as const) {
@@ -53,7 +75,8 @@ async function seedRun(runId: string, oracleScore: number, forced = true) {
           workflowId: `episode/${id}`,
         });
         const good = model === 'mock-oracle';
-        const score = good ? (setting === 'interactive' ? oracleScore : 4) : 1;
+        // The by-mode run: code-only methods score 2, so any leak of them into a mean shows.
+        const score = dataset === MODES_DATASET && methodId.startsWith('cruxeval/') ? 2 : good ? (setting === 'interactive' ? oracleScore : 4) : 1;
         await db.insert(judgments).values({
           episodeId: id,
           judgeModel: 'mock-oracle',
@@ -83,6 +106,41 @@ beforeAll(async () => {
   await seedRun(RUN, 5);
   await seedRun(RUN2, 4);
   await seedRun(UNCARDED, 2, false);
+  await seedRun(BY_MODE, 5, false, MODES_DATASET);
+  // mock-oracle's card on that data set: every check passes except the code-only mode's (gold - empty 0.3).
+  const strong = { gold: 4.5, partial: 3, generic: 1.2, wrong: 1.1, injection: 1.1, empty: 1 };
+  const weak = { gold: 1.6, generic: 1.4, wrong: 1.3, injection: 1.3, empty: 1.3 };
+  const key = {
+    judgeModel: 'mock-oracle',
+    coderModel: 'mock-oracle',
+    judgeParams: requestParams(models().get('mock-oracle')),
+    coderParams: requestParams(models().get('mock-oracle')),
+    promptVersion: judgePromptVersion(DEFAULT_JUDGE_FORMAT),
+    dataset: MODES_DATASET,
+    split: 'validation',
+  };
+  const card = buildJudgeCard(
+    { ...key, cardKey: `modes-${stamp}` },
+    Array.from({ length: 20 }, (_, i) => ({
+      methodId: `c${i}`,
+      source: 'humaneval',
+      scores: strong,
+      codeMatch: { gold: 0.9, empty: 0.1 },
+      mode: 'reference' as const,
+      codeOnlyScores: weak,
+    })),
+    { computedAt: new Date().toISOString(), workflowId: null },
+  );
+  expect([card.judgeQualified, card.judgeQualifiedCodeOnly]).toEqual([true, false]);
+  await dbh.db.insert(judgeCards).values({
+    ...key,
+    cardKey: card.cardKey,
+    status: 'completed',
+    card,
+    judgeQualified: true,
+    coderQualified: true,
+    finishedAt: new Date(),
+  });
 });
 afterAll(async () => {
   await dbh.close();
@@ -125,6 +183,20 @@ describe('report', () => {
     const json = JSON.parse(fs.readFileSync(path.join(out, `${RUN}.json`), 'utf8'));
     expect(json.runId).toBe(RUN);
     expect(json.compare.runId).toBe(RUN2);
+  });
+
+  it('withholds the scores of the methods judged in a mode the card did not qualify, keeping the others and code match', async () => {
+    const r = await produceReportFiles(dbh.db, { runId: BY_MODE }, out);
+    const g = r.document.summary.groups.find((x) => x.model === 'mock-oracle' && x.setting === 'interactive')!;
+    // The 3 HumanEval methods only, each 5: the 3 CRUXEval methods' 2s are in no mean and not filled as 1s.
+    expect(g.metrics.score).toMatchObject({ n: 3, mean: 5 });
+    expect(g.metrics.failRate).toMatchObject({ n: 3, mean: 0 });
+    expect(g.metrics.codeMatch).toMatchObject({ n: 6, mean: 1 });
+    expect(r.document.episodes.filter((e) => e.scoreWithheld).map((e) => e.judgeMode)).toEqual(Array(12).fill('codeOnly'));
+    expect(r.headline).toContain('judge mock-oracle qualified against a reference, NOT QUALIFIED against the code alone');
+    expect(r.headline).toContain('Scores of methods judged against the code alone withheld: code-only: gold above wrong and empty (share of methods): 0%');
+    expect(r.headline).toContain('Scores of 3 method(s) judged against the code alone are withheld');
+    expect(r.headline).toMatch(/mock-oracle\s+interactive\s+6\/6\s+0\s+5\.00 \[5\.00, 5\.00\]/);
   });
 
   it("`report --compare` withholds the scores of a run whose judge has no card, as that run's own report does", async () => {

@@ -46,6 +46,7 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
           judge.scoreCardRungs({
             ...base,
             rungs: mp.rungs,
+            ...(mp.codeOnlyRungs?.length ? { codeOnlyRungs: mp.codeOnlyRungs } : {}),
             judgeModel: input.judgeModel,
             params: plan.judgeParams,
             ...format,
@@ -86,7 +87,14 @@ export async function judgeCardWorkflow(input: JudgeCardInput) {
         cardKey,
         methodId,
         source: mp.source,
-        scores: scores.map((s) => ({ rung: s.rung, score: s.score, argmax: s.argmax, ...(s.lowMass ? { lowMass: true } : {}) })),
+        scores: scores.map((s) => ({
+          rung: s.rung,
+          score: s.score,
+          argmax: s.argmax,
+          ...(s.lowMass ? { lowMass: true } : {}),
+          ...('mode' in s && s.mode ? { mode: s.mode } : {}),
+        })),
+        ...(mp.mode ? { mode: mp.mode } : {}),
         original: usable,
         nGiven: heldout?.nGiven ?? 0,
         raisingCounts: heldout?.raisingCounts ?? false,
