@@ -69,8 +69,12 @@ function judgeChat(
   callKey: string,
   messages: ChatMessage[],
   params: ModelParams | undefined,
+  fresh = false,
 ) {
-  return chat({ model, messages, params: sentParams(model, params), callKey, about: { methodId } }, activityChatDeps(db, endpoints));
+  return chat(
+    { model, messages, params: sentParams(model, params), callKey, about: { methodId }, ...(fresh ? { fresh } : {}) },
+    activityChatDeps(db, endpoints),
+  );
 }
 
 interface JudgeReply {
@@ -94,8 +98,9 @@ async function oneVerdict(
   messages: ChatMessage[],
   params: ModelParams,
   ask: JudgeAsk,
+  fresh = false,
 ) {
-  const first = await judgeChat(db, endpoints, model, methodId, callKey, messages, params);
+  const first = await judgeChat(db, endpoints, model, methodId, callKey, messages, params, fresh);
   const firstText = first.message.content ?? first.message.refusal ?? '';
   const reply: JudgeReply = { text: firstText, logprobs: first.message.logprobs, tokensIn: first.tokensIn, tokensOut: first.tokensOut, costUsd: first.costUsd };
   if (ask.parse(firstText) !== null || (first.message.logprobs && ask.hasAnswer(first.message.logprobs))) return { reply, rationale: firstText };
@@ -107,6 +112,7 @@ async function oneVerdict(
     `${callKey}-retry`,
     [...messages, { role: 'assistant', content: firstText }, { role: 'user', content: ask.retryPrompt }],
     withTokenLimit(params, 8),
+    fresh,
   );
   const retryText = retry.message.content ?? retry.message.refusal ?? '';
   return {
@@ -128,6 +134,8 @@ export interface ScoreRequest {
   format?: JudgeFormat;
   samples?: number;
   cases: ScoreCase[];
+  /** Ask every request anew, keyed by its call key (chat's `fresh`): the card's test–retest repeat. */
+  fresh?: boolean;
 }
 
 /**
@@ -156,14 +164,16 @@ async function askJudge(db: () => Db, endpoints: ModelEndpoints, req: ScoreReque
   const messages = ask.messages(r.input);
   // From what is sent (registry and run), so the token cap and the samples' temperature follow the endpoint's rules.
   const params: ModelParams = { ...withTokenLimit(sentParams(req.model, req.params), ask.maxTokens), logprobs: true, top_logprobs: TOP_LOGPROBS };
-  const v0 = await oneVerdict(db, endpoints, req.model, r.methodId, r.callKey, messages, params, ask);
+  const v0 = await oneVerdict(db, endpoints, req.model, r.methodId, r.callKey, messages, params, ask, req.fresh);
   const replies = [v0.reply];
   let detail: ScoreDetail;
   if (v0.reply.logprobs) detail = ask.fromLogprobs(v0.reply.logprobs);
   else {
     const n = Math.max(1, req.samples ?? DEFAULT_SAMPLES);
     for (let i = 1; i < n; i++)
-      replies.push((await oneVerdict(db, endpoints, req.model, r.methodId, `${r.callKey}-sample${i}`, messages, sampleParams(params, i), ask)).reply);
+      replies.push(
+        (await oneVerdict(db, endpoints, req.model, r.methodId, `${r.callKey}-sample${i}`, messages, sampleParams(params, i), ask, req.fresh)).reply,
+      );
     detail = ask.fromSamples(replies.map((x) => ask.parse(x.text)));
   }
   const tokensIn = replies.reduce((a, x) => a + x.tokensIn, 0);

@@ -19,6 +19,7 @@ import {
   CODE_ONLY_RUNGS,
   DEFAULT_THRESHOLDS,
   judgeModeOf,
+  RETEST_RUNGS,
   judgePromptVersion,
   type JudgeMode,
   type CardMethodPlan,
@@ -71,11 +72,11 @@ function keyOf(
  * code-only mode the reference is hidden from the method and from its contrast, exactly as a CRUXEval method
  * is judged on the benchmark.
  */
-function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: string, contrast: ContrastMethod | null, mode: JudgeMode = 'reference'): ScoreCase {
-  const codeOnly = mode === 'codeOnly';
+function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: string, contrast: ContrastMethod | null, ask: CardAsk = FIRST_ASK): ScoreCase {
+  const codeOnly = ask.mode === 'codeOnly';
   return {
     methodId: m.id,
-    callKey: `card/${m.id}/${model}/${codeOnly ? 'code-only/' : ''}${rungKey(item, rung)}`,
+    callKey: `card/${m.id}/${model}/${ask.retest ? 'retest/' : ''}${codeOnly ? 'code-only/' : ''}${rungKey(item, rung)}`,
     input: {
       signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
       code: m.code,
@@ -86,11 +87,19 @@ function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: stri
   };
 }
 
-/** What a card records of one rung's verdict: the score, its argmax digit, low mass, the rationale (capped), and its mode when code-only. */
-function rungScore(rung: CardRung, v: DescriptionVerdict, mode: JudgeMode = 'reference') {
+/** How a rung is asked: in which mode, and whether as the test–retest repeat (asked anew). */
+interface CardAsk {
+  mode: JudgeMode;
+  retest?: boolean;
+}
+const FIRST_ASK: CardAsk = { mode: 'reference' };
+
+/** What a card records of one rung's verdict: the score, its argmax digit, low mass, the rationale (capped), and how it was asked when not first. */
+function rungScore(rung: CardRung, v: DescriptionVerdict, ask: CardAsk = FIRST_ASK) {
   return {
     rung,
-    ...(mode === 'codeOnly' ? { mode } : {}),
+    ...(ask.mode === 'codeOnly' ? { mode: ask.mode } : {}),
+    ...(ask.retest ? { retest: true } : {}),
     score: v.score,
     argmax: v.scoreDetail?.argmax ?? null,
     ...(v.scoreDetail?.lowMass ? { lowMass: true } : {}),
@@ -199,6 +208,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         mode,
         // A method judged against the code alone already scored its rungs so.
         codeOnlyRungs: mode === 'reference' ? CODE_ONLY_RUNGS.filter((r) => rungs.includes(r)) : [],
+        retestRungs: RETEST_RUNGS.filter((r) => rungs.includes(r)),
         coded: codedRungs(rungs, input.codeAllRungs),
         heldout:
           plan.excluded || plan.heldout.length === 0
@@ -212,13 +222,15 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
      * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
      * prefix in the server's cache, in the order the format plans them (domain/judge/formats/; the contrast
      * format: every rung beside the contrast method, then every rung beside the method); then the
-     * `codeOnlyRungs` with the reference hidden (marked `mode: 'codeOnly'`).
+     * `codeOnlyRungs` with the reference hidden (marked `mode: 'codeOnly'`); last the `retestRungs` asked
+     * anew (marked `retest`), after the others so the server's cache and batch are not as they were.
      */
     async scoreCardRungs(input: {
       methodIds: string[];
       methodId: string;
       rungs: CardRung[];
       codeOnlyRungs?: CardRung[];
+      retestRungs?: CardRung[];
       judgeModel: string;
       params: Record<string, unknown>;
       format?: JudgeFormat;
@@ -227,16 +239,26 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const format = input.format ?? DEFAULT_JUDGE_FORMAT;
       const c = judgeFormat(format).besideAnother && input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
-      const scored = async (rungs: readonly CardRung[], mode: JudgeMode) => {
+      const scored = async (rungs: readonly CardRung[], ask: CardAsk) => {
         const verdicts = await scoreDescriptions(
           db,
           endpoints,
-          { model: input.judgeModel, params: input.params, format, cases: rungs.map((rung) => cardScoreCase(m, item, rung, input.judgeModel, c, mode)) },
+          {
+            model: input.judgeModel,
+            params: input.params,
+            format,
+            cases: rungs.map((rung) => cardScoreCase(m, item, rung, input.judgeModel, c, ask)),
+            ...(ask.retest ? { fresh: true } : {}),
+          },
           heartbeat,
         );
-        return verdicts.map((v, i) => rungScore(rungs[i]!, v, mode));
+        return verdicts.map((v, i) => rungScore(rungs[i]!, v, ask));
       };
-      return [...(await scored(input.rungs, 'reference')), ...(await scored(input.codeOnlyRungs ?? [], 'codeOnly'))];
+      return [
+        ...(await scored(input.rungs, FIRST_ASK)),
+        ...(await scored(input.codeOnlyRungs ?? [], { mode: 'codeOnly' })),
+        ...(await scored(input.retestRungs ?? [], { mode: 'reference', retest: true })),
+      ];
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
@@ -302,7 +324,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       cardKey: string;
       methodId: string;
       /** Every scored rung; those with `mode: 'codeOnly'` were scored again with the reference hidden. */
-      scores: { rung: CardRung; score: number | null; argmax?: number | null; lowMass?: boolean; mode?: JudgeMode }[];
+      scores: { rung: CardRung; score: number | null; argmax?: number | null; lowMass?: boolean; mode?: JudgeMode; retest?: boolean }[];
       /** The method's benchmark mode (absent: recorded before modes). */
       mode?: JudgeMode;
       original: CallResult[] | null;
@@ -325,8 +347,9 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         return { rung: c.rung, results: c.samples[chosen] ?? null, sampled: { matches: c.samples.map(match), chosen } };
       });
       const sampled = kept.flatMap((c) => (c.sampled ? [[c.rung, c.sampled] as const] : []));
-      const main = input.scores.filter((s) => s.mode !== 'codeOnly');
+      const main = input.scores.filter((s) => s.mode !== 'codeOnly' && !s.retest);
       const codeOnly = input.scores.filter((s) => s.mode === 'codeOnly');
+      const retest = input.scores.filter((s) => s.retest);
       const row: CardMethodRow & { classifier?: { n: number; correct: number; unparsable: number } } = {
         methodId: input.methodId,
         source: input.source,
@@ -335,6 +358,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         ...(main.some((s) => s.lowMass) ? { lowMass: main.filter((s) => s.lowMass).map((s) => s.rung) } : {}),
         ...(input.mode ? { mode: input.mode } : {}),
         ...(codeOnly.length > 0 ? { codeOnlyScores: Object.fromEntries(codeOnly.map((s) => [s.rung, s.score])) } : {}),
+        ...(retest.length > 0 ? { retestScores: Object.fromEntries(retest.map((s) => [s.rung, s.score])) } : {}),
         codeMatch: Object.fromEntries(kept.map((c) => [c.rung, match(c.results)])),
         ...(sampled.length > 0 ? { codeSamples: Object.fromEntries(sampled) } : {}),
         ...(input.nearMissChange ? { nearMissChange: input.nearMissChange } : {}),

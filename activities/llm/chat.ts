@@ -40,6 +40,11 @@ export interface ChatRequest {
   /** Serve from (and fill) the cache even when the params are not deterministic: replaying a run. */
   replay?: boolean;
   /**
+   * Ask anew even when the params are deterministic: the request is keyed by its `callKey`, never served
+   * from another call's answer (a test–retest repeat), while a retried activity still finds its own.
+   */
+  fresh?: boolean;
+  /**
    * This call's deterministic identity (e.g. `<episodeId>#<step>`). A non-cacheable request is keyed by it,
    * so a retried activity finds the answer it already paid for instead of calling again.
    */
@@ -190,7 +195,12 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   };
   const cacheable = isCacheable(params, req.replay);
   const extras = spec.provider === 'mock' ? mockExtras(req.about) : NO_EXTRAS;
-  const hash = requestHash({ endpoint: deps.endpoints.identity(spec), body, ...extras.hashFields, ...(cacheable ? {} : { callKey: req.callKey }) });
+  const hash = requestHash({
+    endpoint: deps.endpoints.identity(spec),
+    body,
+    ...extras.hashFields,
+    ...(cacheable && !req.fresh ? {} : { callKey: req.callKey }),
+  });
 
   // 1. The cache / the ledger of a call already paid for.
   const [[hit]] = await Promise.all([

@@ -42,6 +42,12 @@ export function judgeModeOf(m: { goldDescription: string | null | undefined }): 
 export const CODE_ONLY_RUNGS = ['gold', 'generic', 'wrong', 'injection', 'empty'] as const satisfies readonly CardRung[];
 
 /**
+ * The rungs the card judges twice, the second time asked anew (the cache bypassed): its test–retest figure,
+ * read where the paper's effects live (a right answer and one behaviour away from it).
+ */
+export const RETEST_RUNGS = ['gold', 'nearMiss'] as const satisfies readonly CardRung[];
+
+/**
  * What "above" means for continuous scores: at least this many points higher. Expectations never tie, so
  * without a margin a judge that cannot tell two descriptions apart would still "order" them half the time by
  * noise; half a rubric step is the least difference that moves a score across a rounding boundary.
@@ -104,6 +110,20 @@ export interface CardMethodRow {
   mode?: JudgeMode;
   /** A `reference` method's gating rungs judged again with the reference hidden (CODE_ONLY_RUNGS). */
   codeOnlyScores?: Partial<Record<CardRung, number | null>>;
+  /** The RETEST_RUNGS judged a second time, asked anew: beside `scores`, the test–retest pairs. */
+  retestScores?: Partial<Record<CardRung, number | null>>;
+}
+
+/** How far the same judge moves on the same description asked again (the card's RETEST_RUNGS). */
+export interface RetestMeasures {
+  /** (method, rung) pairs with both scores. */
+  pairs: number;
+  /** The within-description standard deviation: sqrt(mean((a - b)^2) / 2). */
+  sd: number | null;
+  /** The largest |a - b| of a pair. */
+  maxAbsDiff: number | null;
+  /** Pairs whose two scores differ at all. */
+  changed: number;
 }
 
 export interface ClassifierControl {
@@ -174,6 +194,8 @@ export interface JudgeCardMeasures {
   classifier?: ClassifierControl;
   /** The same gating measures with the reference hidden; absent in cards before modes. */
   codeOnly?: CodeOnlyMeasures;
+  /** Test–retest of the judge; absent in cards before it. */
+  retest?: RetestMeasures;
 }
 
 export interface JudgeCardKey {
@@ -364,6 +386,8 @@ export interface CardMethodPlan {
   mode?: JudgeMode;
   /** Rungs scored a second time with the reference hidden (a `reference` method's gating rungs). */
   codeOnlyRungs?: CardRung[];
+  /** Rungs judged again, asked anew (RETEST_RUNGS the method has). */
+  retestRungs?: CardRung[];
   /** Rungs the coder writes code from. */
   coded: CardRung[];
   /** The original's held-out run; null when the method is excluded from code match. */

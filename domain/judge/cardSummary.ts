@@ -8,12 +8,14 @@ import {
   CODE_ONLY_RUNGS,
   DEFAULT_THRESHOLDS,
   JUDGE_MODE_LABEL,
+  RETEST_RUNGS,
   qualification,
   type CardMethodRow,
   type CardRung,
   type CardThresholds,
   type ClassifierControl,
   type CodeOnlyMeasures,
+  type RetestMeasures,
   type JudgeCard,
   type JudgeCardKey,
   type JudgeCardMeasures,
@@ -54,6 +56,24 @@ export function codeOnlyMeasures(rows: readonly CardMethodRow[]): CodeOnlyMeasur
   };
 }
 
+/** Test–retest over every (method, rung) judged twice; undefined when no row was (a card before it). */
+export function retestMeasures(rows: readonly CardMethodRow[]): RetestMeasures | undefined {
+  const pairs: [number, number][] = [];
+  for (const r of rows)
+    for (const [k, b] of Object.entries(r.retestScores ?? {})) {
+      const a = r.scores[k as CardRung];
+      if (num(a) && num(b)) pairs.push([a, b]);
+    }
+  if (!rows.some((r) => r.retestScores)) return undefined;
+  const d = pairs.map(([a, b]) => a - b);
+  return {
+    pairs: pairs.length,
+    sd: d.length === 0 ? null : Math.sqrt(d.reduce((s, x) => s + x * x, 0) / d.length / 2),
+    maxAbsDiff: d.length === 0 ? null : Math.max(...d.map(Math.abs)),
+    changed: d.filter((x) => x !== 0).length,
+  };
+}
+
 /**
  * The card's measures. The judge's are the reference mode's (rows judged with their reference in the prompt),
  * with the code-only mode's beside them; the code writer's are over every row (code match has no mode).
@@ -81,6 +101,7 @@ export function cardMeasures(all: readonly CardMethodRow[], classifier?: Classif
   const goldMean = meanByRung.gold;
   const emptyMean = meanByRung.empty;
   const codeOnly = codeOnlyMeasures(all);
+  const retest = retestMeasures(all);
   return {
     methods: all.length,
     sources,
@@ -108,6 +129,7 @@ export function cardMeasures(all: readonly CardMethodRow[], classifier?: Classif
     ...sampledMeasures(all),
     ...(classifier ? { classifier } : {}),
     ...(codeOnly ? { codeOnly } : {}),
+    ...(retest ? { retest } : {}),
   };
 }
 
@@ -175,12 +197,18 @@ export function cardMeasureLines(card: JudgeCard): string[] {
     ...(m.classifier
       ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
       : []),
+    ...(m.retest ? [retestLine(m.retest)] : []),
     ...(m.codeOnly
       ? [
           `code-only mode (reference hidden), mean score per rung: ${CODE_ONLY_RUNGS.map((k) => `${k} ${f2(m.codeOnly?.meanByRung[k])}`).join(', ')}; with the reference: ${CODE_ONLY_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
         ]
       : []),
   ];
+}
+
+/** The card's test–retest line (the CLI's card and the report's). */
+export function retestLine(r: RetestMeasures): string {
+  return `test–retest: within-description SD ${r.sd === null ? '-' : r.sd.toFixed(3)} over ${r.pairs} (method, rung) pairs of ${RETEST_RUNGS.join(' and ')} judged twice, asked anew (${r.changed} changed; largest move ${r.maxAbsDiff === null ? '-' : r.maxAbsDiff.toFixed(3)})`;
 }
 
 /** The judge's verdict per mode, for the card's title line. */

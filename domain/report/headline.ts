@@ -52,6 +52,11 @@ export function headlineText(doc: ReportDocument): string {
       ? `all ended episodes counted (failed / unjudged / unparsable as score 1, code match 0); code match on held-out inputs the agent never saw; 95% CIs resample methods`
       : `judge-free measures; all ended episodes counted${view.codeMatch ? ' (failed / unjudged as code match 0); code match on held-out inputs the agent never saw' : ''}; 95% CIs resample methods`,
   ];
+  const retest = doc.judgeCard && doc.judgeCard.status !== 'missing' ? doc.judgeCard.card.measures.retest : undefined;
+  if (view.scores && retest?.sd != null)
+    lines.push(
+      `judge test–retest SD ${retest.sd.toFixed(3)} per description (its card: ${retest.pairs} descriptions asked twice): a score difference within it is the judge's own noise`,
+    );
   if (view.codeMatch && view.emptyFloor !== null) lines.push(`empty-description floor (${floor.label}): ${(100 * view.emptyFloor).toFixed(1)}%`);
   else if (view.codeMatch && floor.names === 'anonymised') lines.push(floor.label);
   if (view.codeMatch) {

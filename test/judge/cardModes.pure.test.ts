@@ -3,7 +3,7 @@
 // methods judged in a mode its card did not qualify, keeping the others and saying when it mixes modes.
 import { describe, expect, it } from 'vitest';
 import { judgePromptVersion, qualification, qualifiedModes, type CardMethodRow, type CardRung } from '../../domain/judge/card';
-import { buildJudgeCard, cardMeasures, judgeCardLines } from '../../domain/judge/cardSummary';
+import { buildJudgeCard, cardMeasures, judgeCardLines, retestMeasures } from '../../domain/judge/cardSummary';
 import { reportView, withheldModes, withholdScoresByMode } from '../../domain/report/judgeCardView';
 import { summarize } from '../../domain/report/summarize';
 import { runRows } from '../report/fixtures';
@@ -67,6 +67,26 @@ describe('code-only measures and checks', () => {
   it('a card stored under the card version: cards from before code-only rungs do not match', () => {
     expect(judgePromptVersion('contrast')).toBe('judge-v4/contrast/card2');
     expect(judgePromptVersion('verify', 3)).toBe('judge-v4/verify/card2/coder-mbr3');
+  });
+});
+
+describe('test–retest', () => {
+  it('is the within-description SD over every (method, rung) judged twice; absent from cards before it', () => {
+    const rows = [
+      { ...row(0, GOOD), retestScores: { gold: 4.5, nearMiss: 3.2 } },
+      { ...row(1, GOOD), retestScores: { gold: 4.1, nearMiss: null } },
+      row(2, GOOD),
+    ];
+    // Pairs: (4.5, 4.5), (3, 3.2), (4.5, 4.1); d = 0, -0.2, 0.4: sqrt((0 + 0.04 + 0.16) / 3 / 2).
+    const r = retestMeasures(rows)!;
+    expect(r.pairs).toBe(3);
+    expect(r.sd).toBeCloseTo(Math.sqrt(0.2 / 6));
+    expect(r.maxAbsDiff).toBeCloseTo(0.4);
+    expect(r.changed).toBe(2);
+    expect(judgeCardLines(cardOf(rows)).join('\n')).toMatch(
+      /test–retest: within-description SD 0\.183 over 3 \(method, rung\) pairs of gold and nearMiss judged twice, asked anew \(2 changed; largest move 0\.400\)/,
+    );
+    expect(retestMeasures([row(0, GOOD)])).toBeUndefined();
   });
 });
 

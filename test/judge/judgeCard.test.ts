@@ -293,6 +293,15 @@ describe('pau calibrate judge (scripted judge and code writer)', () => {
       .where(sql`${llmCalls.callKey} like 'card/card/add/mock-oracle/code-only/%'`);
     expect(asked.length).toBeGreaterThanOrEqual(5);
     for (const a of asked) expect(JSON.stringify(a.request)).toContain('There is no reference description for this function');
+    // Test–retest: gold (and the near-miss, where the method has one) asked anew, not served from the first ask.
+    expect(Object.keys(add.retestScores ?? {})).toContain('gold');
+    expect(add.retestScores?.gold).toBe(add.scores.gold);
+    const [retests] = await stack.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(llmCalls)
+      .where(sql`${llmCalls.callKey} like 'card/card/add/mock-oracle/retest/%'`);
+    expect(retests?.n).toBeGreaterThanOrEqual(2); // gold beside its contrast and beside itself
+    expect(r.stdout).toMatch(/test–retest: within-description SD 0\.000 over \d+ \(method, rung\) pairs/);
     expect(add.codeMatch.gold).toBe(1);
     expect(add.codeMatch.empty).toBe(0); // the oracle coder cannot write `add` from its name alone
     expect(Object.keys(add.codeMatch).sort()).toEqual(['empty', 'gold']); // the coded rungs the checks read

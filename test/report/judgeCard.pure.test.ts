@@ -36,6 +36,13 @@ describe('the judge card in reports', () => {
     // The all-inputs figure is secondary: the interactive bad agent's 40% counts inputs it had observed.
     expect(text).toMatch(/code match, unseen vs all held-out inputs:[\s\S]*bad\s+interactive\s+10\.0% \[10\.0%, 10\.0%\]\s+40\.0% \[40\.0%, 40\.0%\]\s+56\/80/);
     expect(text).not.toContain('withheld');
+    expect(text).not.toContain('test–retest'); // the fixture card has none
+    const retested = headlineText(
+      doc(rows, { judgeCard: { status: 'qualified', card: card({ retest: { pairs: 40, sd: 0.012, maxAbsDiff: 0.05, changed: 9 } }) } }),
+    );
+    expect(retested).toContain(
+      "judge test–retest SD 0.012 per description (its card: 40 descriptions asked twice): a score difference within it is the judge's own noise",
+    );
     // Paired differences with their power: bad - good on score per method is -4, -3, -4, ... (8 methods):
     // σ_d = √(2/7) = 0.53, MDE = 2.8016 · 0.53 / √8 = 0.53 (resolved), (2.8016 · 0.53 / 0.13)² = 132.7 methods for +0.13.
     expect(text).toMatch(/comparison\s+metric\s+a - b \[95% CI\] wins\/ties\/losses\s+methods\s+unpaired\s+σ_d\s+MDE \(80 %\)\s+n for paper's effect/);
