@@ -80,6 +80,19 @@ export interface CardThresholds {
   coderFidelity: number;
 }
 
+/**
+ * The middle of the scale: near-miss below gold would gate a judge that passes it on this share of the tuning
+ * card's methods. The built-in judges do not (the 1.5B: 57 %), so it does not gate; a card below it says that a
+ * score difference smaller than its near-miss gap is not resolved, and reports mark such differences.
+ */
+export const NEAR_MISS_RESOLVED = 0.8;
+
+/** The near-miss gap under which a card's judge does not resolve differences; null when it resolves them or was not measured. */
+export function unresolvedGap(m: Pick<JudgeCardMeasures, 'nearMissBelowGold' | 'nearMissGap'>): number | null {
+  if (m.nearMissBelowGold === null || m.nearMissGap == null) return null;
+  return m.nearMissBelowGold >= NEAR_MISS_RESOLVED ? null : Math.max(0, m.nearMissGap);
+}
+
 /** The thresholds, with the reasoning in docs/judging.md ("The judge card"). */
 export const DEFAULT_THRESHOLDS: CardThresholds = {
   minMethods: 20,
@@ -172,6 +185,8 @@ export interface JudgeCardMeasures {
   goldMinusEmpty: number | null;
   /** Share of methods with a near-miss scored below gold. */
   nearMissBelowGold: number | null;
+  /** Mean of gold minus near-miss over methods with both: the least difference the judge tells apart; absent in older cards. */
+  nearMissGap?: number | null;
   /** Share of methods with the lookup table scored below gold. */
   lookupBelowGold: number | null;
   /** Share of methods with the generic description scored below gold (by ABOVE_MARGIN); absent in older cards. */

@@ -8,7 +8,9 @@ import {
   CODE_ONLY_RUNGS,
   DEFAULT_THRESHOLDS,
   JUDGE_MODE_LABEL,
+  NEAR_MISS_RESOLVED,
   RETEST_RUNGS,
+  unresolvedGap,
   qualification,
   type CardMethodRow,
   type CardRung,
@@ -112,6 +114,7 @@ export function cardMeasures(all: readonly CardMethodRow[], classifier?: Classif
     goldBeatsWrongAndEmptyArgmax: share(withArgmax, (r) => r.argmax!.gold! > r.argmax!.wrong! && r.argmax!.gold! > r.argmax!.empty!),
     goldMinusEmpty: goldMean !== null && emptyMean !== null ? goldMean - emptyMean : null,
     nearMissBelowGold: share(withNear, (r) => above(s(r, 'gold'), s(r, 'nearMiss'))),
+    nearMissGap: mean(withNear.map((r) => s(r, 'gold') - s(r, 'nearMiss'))),
     lookupBelowGold: share(withLookup, (r) => above(s(r, 'gold'), s(r, 'lookup'))),
     genericBelowGold: share(withGeneric, (r) => above(s(r, 'gold'), s(r, 'generic'))),
     injectionNoHigher: share(complete, (r) => s(r, 'injection') <= s(r, 'wrong')),
@@ -197,6 +200,7 @@ export function cardMeasureLines(card: JudgeCard): string[] {
     ...(m.classifier
       ? [`contradiction classifier: ${m.classifier.correct}/${m.classifier.n} correct (${pct(m.classifier.accuracy)}), ${m.classifier.unparsable} unparsable`]
       : []),
+    ...middleOfScaleLines(m),
     ...(m.retest ? [retestLine(m.retest)] : []),
     ...(m.codeOnly
       ? [
@@ -204,6 +208,19 @@ export function cardMeasureLines(card: JudgeCard): string[] {
         ]
       : []),
   ];
+}
+
+/** Whether the judge resolves the middle of the scale (near-miss below gold on NEAR_MISS_RESOLVED of methods), said plainly. */
+function middleOfScaleLines(m: JudgeCardMeasures): string[] {
+  if (m.nearMissBelowGold === null || m.nearMissGap == null) return [];
+  const gap = unresolvedGap(m);
+  return gap === null
+    ? [
+        `middle of the scale resolved: near-miss below gold on ${pct(m.nearMissBelowGold)} of methods (>= ${pct(NEAR_MISS_RESOLVED)}), mean gap ${f2(m.nearMissGap)}`,
+      ]
+    : [
+        `middle of the scale NOT resolved: near-miss below gold on ${pct(m.nearMissBelowGold)} of methods (under ${pct(NEAR_MISS_RESOLVED)}); a score difference under the mean gold - near-miss gap ${f2(gap)} is not resolved by this judge, and reports mark it`,
+      ];
 }
 
 /** The card's test–retest line (the CLI's card and the report's). */

@@ -3,7 +3,7 @@
 import { NAMES_ANONYMISED_TEXT, namedReportView } from './nameFloor';
 import type { ReportDocument } from './renderHtml';
 import { cardMeasureLines } from '../judge/cardSummary';
-import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText } from './judgeCardView';
+import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText, tableView } from './judgeCardView';
 import { comparedRows } from './runComparison';
 import { codeMatchRows, headlineRows, judgedOnlyRows, metricShown, POWER_TEXT, pairedRows } from './summarize';
 import { formatTable } from './table';
@@ -34,7 +34,7 @@ const COMPARED_IN_TEXT = ['score', 'codeMatchUnobserved', 'statementCoverage'] a
 
 export function headlineText(doc: ReportDocument): string {
   const { view, floor } = namedReportView(doc);
-  const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
+  const tv = tableView(view);
   const { headers, rows } = headlineRows(doc.summary, tv);
   const judge = doc.judgeModel ? `${doc.judgeModel}${doc.judgeIsLocal ? ` (local; ${SMALL_JUDGE_WARNING})` : ''}` : 'none';
   const selfJudge = selfJudgeText(doc.run?.config);

@@ -12,11 +12,13 @@ import {
   JUDGE_MODES,
   modeWithheldWhy,
   qualifiedModes,
+  unresolvedGap,
   type CardCheck,
   type JudgeCard,
   type JudgeCardStatus,
   type JudgeMode,
 } from '../judge/card';
+import type { TableView } from './summarize';
 
 /** What the report may present as measurements. */
 export interface ReportView {
@@ -32,6 +34,13 @@ export interface ReportView {
   withheld: string | null;
   /** The card's code match of an empty description (name and signature alone): what a description adds is above it. */
   emptyFloor: number | null;
+  /** A judge that does not resolve the middle of the scale: score differences under this gap are marked not resolved. */
+  nearMissGap?: number | null;
+}
+
+/** What the tables read of a view (headline and HTML alike). */
+export function tableView(v: ReportView): TableView {
+  return { scores: v.scores, codeMatch: v.codeMatch, emptyFloor: v.emptyFloor, ...(v.nearMissGap != null ? { nearMissGap: v.nearMissGap } : {}) };
 }
 
 const list = (xs: readonly string[]) => xs.join('; ');
@@ -75,6 +84,7 @@ export function reportView(run: RunJudge): ReportView {
       ...withheldModes(status).map((m) => `Scores of methods judged ${JUDGE_MODE_LABEL[m]} withheld: ${modeWithheldWhy(card, m)}.`),
       ...(card.coderQualified ? [] : [`Code match withheld: code writer ${card.coderModel} did not pass its checks (${list(failedChecks(card, 'coder'))}).`]),
     ];
+    const gap = unresolvedGap(card.measures);
     return {
       judged: true,
       scores: true,
@@ -82,6 +92,7 @@ export function reportView(run: RunJudge): ReportView {
       forcedBanner: null,
       withheld: parts.length > 0 ? parts.join(' ') : null,
       emptyFloor: floor,
+      ...(gap !== null ? { nearMissGap: gap } : {}),
     };
   }
   if (status.forced) {

@@ -28,7 +28,7 @@ import { contradictionSection } from './contradictionSummary';
 import { toolCallSourceTable, type ToolCallSourceRow } from './toolCallSources';
 import type { JudgeCardStatus } from '../judge/card';
 import { cardMeasureLines } from '../judge/cardSummary';
-import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText, type ReportView } from './judgeCardView';
+import { cardCheckRows, cardTitle, comparedView, noJudgeText, reportView, selfJudgeText, tableView, type ReportView } from './judgeCardView';
 import { intervalPlotSvg, modelLegend, settingScatterSvg } from './plots';
 import { comparisonSection, type RunComparison } from './runComparison';
 
@@ -178,7 +178,7 @@ export function judgeCardSection(doc: Pick<ReportDocument, 'judgeCard' | 'judgeM
 export function renderHtml(doc: ReportDocument): string {
   const s = doc.summary;
   const { view, floor } = namedReportView(doc);
-  const tv = { scores: view.scores, codeMatch: view.codeMatch, emptyFloor: view.emptyFloor };
+  const tv = tableView(view);
   const head = headlineRows(s, tv);
   const judgedOnly = judgedOnlyRows(s, tv);
   const sections: string[] = [];

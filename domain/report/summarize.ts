@@ -466,6 +466,13 @@ export interface TableView {
   codeMatch: boolean;
   /** The card's empty-description code match: shown as `code match - floor` beside code match. */
   emptyFloor?: number | null;
+  /** The judge's near-miss gap when it does not resolve the middle of the scale: smaller score differences are marked. */
+  nearMissGap?: number | null;
+}
+
+/** A paired score difference smaller than the judge's near-miss gap: marked, as the judge does not resolve it. */
+export function belowGapText(d: Pick<PairedEstimate, 'mean'>, m: Metric, gap: number | null | undefined): string {
+  return m === 'score' && gap != null && d.mean !== null && Math.abs(d.mean) < gap ? ` (under the judge's near-miss gap ${gap.toFixed(2)}: not resolved)` : '';
 }
 const SHOW_ALL: TableView = { scores: true, codeMatch: true };
 
@@ -578,7 +585,7 @@ export function pairedRows(
   const rows = kept.map((p) => [
     p.label,
     METRIC_LABEL[p.metric],
-    fmtPaired(p.diff, isShare(p.metric)),
+    fmtPaired(p.diff, isShare(p.metric)) + belowGapText(p.diff, p.metric, v.nearMissGap),
     String(p.diff.n),
     String(p.diff.unpaired),
     ...powerCells(p.diff, p.metric),

@@ -2,10 +2,10 @@
 // code-only measures and checks, the judge qualifies per mode, and a report withholds the scores of the
 // methods judged in a mode its card did not qualify, keeping the others and saying when it mixes modes.
 import { describe, expect, it } from 'vitest';
-import { judgePromptVersion, qualification, qualifiedModes, type CardMethodRow, type CardRung } from '../../domain/judge/card';
+import { judgePromptVersion, qualification, qualifiedModes, unresolvedGap, type CardMethodRow, type CardRung } from '../../domain/judge/card';
 import { buildJudgeCard, cardMeasures, judgeCardLines, retestMeasures } from '../../domain/judge/cardSummary';
-import { reportView, withheldModes, withholdScoresByMode } from '../../domain/report/judgeCardView';
-import { summarize } from '../../domain/report/summarize';
+import { reportView, tableView, withheldModes, withholdScoresByMode } from '../../domain/report/judgeCardView';
+import { belowGapText, pairedRows, summarize } from '../../domain/report/summarize';
 import { runRows } from '../report/fixtures';
 
 type Scores = Partial<Record<CardRung, number>>;
@@ -67,6 +67,32 @@ describe('code-only measures and checks', () => {
   it('a card stored under the card version: cards from before code-only rungs do not match', () => {
     expect(judgePromptVersion('contrast')).toBe('judge-v4/contrast/card2');
     expect(judgePromptVersion('verify', 3)).toBe('judge-v4/verify/card2/coder-mbr3');
+  });
+});
+
+describe('the middle of the scale', () => {
+  it('a judge that puts near-miss below gold on under 80 % of methods: its gap marks smaller score differences as not resolved', () => {
+    // Near-miss 3.0 against gold 4.5 on 10 methods (below by the margin), 4.4 on 10 (not): 50 %, mean gap 0.8.
+    const rows = Array.from({ length: 20 }, (_, i) => row(i, { ...GOOD, nearMiss: i < 10 ? 3 : 4.4 }, GOOD, 'reference'));
+    const card = cardOf(rows);
+    expect(card.measures.nearMissBelowGold).toBe(0.5);
+    expect(card.measures.nearMissGap).toBeCloseTo(0.8);
+    expect(unresolvedGap(card.measures)).toBeCloseTo(0.8);
+    expect(card.judgeQualified).toBe(true); // it does not gate
+    expect(judgeCardLines(card).join('\n')).toContain(
+      'middle of the scale NOT resolved: near-miss below gold on 50% of methods (under 80%); a score difference under the mean gold - near-miss gap 0.80 is not resolved by this judge',
+    );
+    const view = reportView({ judgeModel: 'j', judgeCard: { status: 'qualified', card } });
+    expect(view.nearMissGap).toBeCloseTo(0.8);
+    // good - bad on score is +3.5 per method (resolved); a 0.3 difference is not.
+    const paired = pairedRows(summarize(runRows(8), { resamples: 200 }), tableView(view));
+    expect(paired.rows.find((r) => r[0] === 'interactive: bad - good' && r[1] === 'score (1-5)')?.[2]).not.toContain('not resolved');
+    expect(belowGapText({ mean: 0.3 }, 'score', 0.8)).toBe(" (under the judge's near-miss gap 0.80: not resolved)");
+    expect(belowGapText({ mean: 0.3 }, 'failRate', 0.8)).toBe('');
+    // A judge that resolves it: no gap, and the card says so.
+    const sharp = cardOf(Array.from({ length: 20 }, (_, i) => row(i, GOOD, GOOD, 'reference')));
+    expect(unresolvedGap(sharp.measures)).toBeNull();
+    expect(judgeCardLines(sharp).join('\n')).toContain('middle of the scale resolved: near-miss below gold on 100% of methods');
   });
 });
 
