@@ -82,7 +82,7 @@ export interface CardThresholds {
 
 /**
  * The middle of the scale: near-miss below gold would gate a judge that passes it on this share of the tuning
- * card's methods. The built-in judges do not (the 1.5B: 57 %), so it does not gate; a card below it says that a
+ * card's methods. The built-in judge does not (the 1.5B, contrast format: 64 %), so it does not gate; a card below it says that a
  * score difference smaller than its near-miss gap is not resolved, and reports mark such differences.
  */
 export const NEAR_MISS_RESOLVED = 0.8;
