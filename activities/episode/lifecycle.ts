@@ -1,6 +1,6 @@
 // Start and end of an episode in Postgres: the episode row, the method the agent will probe, the
 // opening prompts; then the final description and totals.
-import { methodView } from '../../domain/episode/names';
+import { escapeRe, methodView } from '../../domain/episode/names';
 import { ApplicationFailure } from '@temporalio/common';
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
@@ -55,7 +55,7 @@ export async function episodeExamples(
 /** The `def` line of `entry` in `code` (without the body), when the dataset stored none. */
 export function signatureFromCode(code: string, entry: string | null): string | undefined {
   const re = entry
-    ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm')
+    ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(entry)}\\s*\\([\\s\\S]*?\\)\\s*(?:->[^:]*)?:`, 'm')
     : /^\s*def\s+\w+\s*\([\s\S]*?\)\s*(?:->[^:]*)?:/m;
   return re.exec(code)?.[0].trim();
 }

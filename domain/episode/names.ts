@@ -19,12 +19,21 @@ export interface MethodView {
   signature: string;
 }
 
-const escaped = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A name as a regular expression's literal text. */
+export const escapeRe = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Matches the line that defines function `name` (`def name(`, `async def name(`) in Python source. */
+export function definesFunction(name: string): RegExp {
+  return new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(name)}\\s*\\(`, 'm');
+}
 
 /** The view of a method under a name setting (absent: original). */
 export function methodView(method: MethodView, names: NameSetting | undefined): MethodView {
   if (names !== 'anonymised') return method;
-  return { entryPoint: ANONYMOUS_NAME, signature: method.signature.replace(new RegExp(`(\\bdef\\s+)${escaped(method.entryPoint)}\\b`), `$1${ANONYMOUS_NAME}`) };
+  return {
+    entryPoint: ANONYMOUS_NAME,
+    signature: method.signature.replace(new RegExp(`(\\bdef\\s+)${escapeRe(method.entryPoint)}\\b`), `$1${ANONYMOUS_NAME}`),
+  };
 }
 
 /**
@@ -34,7 +43,7 @@ export function methodView(method: MethodView, names: NameSetting | undefined): 
  */
 export function shownObservation(text: string, ok: boolean, realEntryPoint: string, names: NameSetting | undefined): string {
   if (ok || names !== 'anonymised' || realEntryPoint === ANONYMOUS_NAME) return text;
-  return text.replace(new RegExp(`\\b${escaped(realEntryPoint)}\\(`, 'g'), `${ANONYMOUS_NAME}(`);
+  return text.replace(new RegExp(`\\b${escapeRe(realEntryPoint)}\\(`, 'g'), `${ANONYMOUS_NAME}(`);
 }
 
 /**
@@ -44,7 +53,7 @@ export function shownObservation(text: string, ok: boolean, realEntryPoint: stri
 export function underRealName(code: string, realEntryPoint: string, names: NameSetting | undefined): string {
   if (names !== 'anonymised' || realEntryPoint === ANONYMOUS_NAME) return code;
   // A writer that wrote the real name anyway (the scripted oracle writes the original code) needs no alias.
-  if (new RegExp(`^\\s*(?:async\\s+)?def\\s+${escaped(realEntryPoint)}\\b`, 'm').test(code)) return code;
+  if (definesFunction(realEntryPoint).test(code)) return code;
   return `${code}\n\n${realEntryPoint} = ${ANONYMOUS_NAME}\n`;
 }
 

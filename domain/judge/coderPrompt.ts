@@ -3,6 +3,7 @@
 // Pure code, no I/O.
 import type { ChatMessage } from '../llm/chatMessage';
 import { block } from './judgePrompt';
+import { definesFunction } from '../episode/names';
 
 export interface CoderInput {
   signature: string;
@@ -101,13 +102,4 @@ function editDistance(a: string, b: string): number {
 
 function tidy(code: string): string {
   return code.replace(/\s+$/, '') + '\n';
-}
-
-/** Matches a `def name(` (or `async def`) line. */
-function definesFunction(name: string): RegExp {
-  return new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRe(name)}\\s*\\(`, 'm');
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
