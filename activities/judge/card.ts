@@ -221,8 +221,8 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
     /**
      * The judge's scores of a method's rungs, one request after another so each reuses the method's prompt
      * prefix in the server's cache, in the order the format plans them (domain/judge/formats/; the contrast
-     * format: every rung beside the contrast method, then every rung beside the method); then the
-     * `codeOnlyRungs` with the reference hidden (marked `mode: 'codeOnly'`); last the `retestRungs` asked
+     * format: every rung beside the contrast method, then every rung beside the method), the `codeOnlyRungs`
+     * with the reference hidden (marked `mode: 'codeOnly'`) in the same plan; last the `retestRungs` asked
      * anew (marked `retest`), after the others so the server's cache and batch are not as they were.
      */
     async scoreCardRungs(input: {
@@ -239,7 +239,9 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const format = input.format ?? DEFAULT_JUDGE_FORMAT;
       const c = judgeFormat(format).besideAnother && input.contrastMethodId ? await contrastMethodById(db(), input.contrastMethodId) : null;
-      const scored = async (rungs: readonly CardRung[], ask: CardAsk) => {
+      // One plan for the first asks in both modes: a format that asks beside another method asks every case
+      // there first, so the contrast method's code is processed once for both modes, then the method's own.
+      const scored = async (asks: readonly { rung: CardRung; ask: CardAsk }[], fresh: boolean) => {
         const verdicts = await scoreDescriptions(
           db,
           endpoints,
@@ -247,18 +249,19 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
             model: input.judgeModel,
             params: input.params,
             format,
-            cases: rungs.map((rung) => cardScoreCase(m, item, rung, input.judgeModel, c, ask)),
-            ...(ask.retest ? { fresh: true } : {}),
+            cases: asks.map((a) => cardScoreCase(m, item, a.rung, input.judgeModel, c, a.ask)),
+            ...(fresh ? { fresh } : {}),
           },
           heartbeat,
         );
-        return verdicts.map((v, i) => rungScore(rungs[i]!, v, ask));
+        return verdicts.map((v, i) => rungScore(asks[i]!.rung, v, asks[i]!.ask));
       };
-      return [
-        ...(await scored(input.rungs, FIRST_ASK)),
-        ...(await scored(input.codeOnlyRungs ?? [], { mode: 'codeOnly' })),
-        ...(await scored(input.retestRungs ?? [], { mode: 'reference', retest: true })),
+      const first = [
+        ...input.rungs.map((rung) => ({ rung, ask: FIRST_ASK })),
+        ...(input.codeOnlyRungs ?? []).map((rung) => ({ rung, ask: { mode: 'codeOnly' } as const })),
       ];
+      const retest = (input.retestRungs ?? []).map((rung) => ({ rung, ask: { mode: 'reference', retest: true } as const }));
+      return [...(await scored(first, false)), ...(await scored(retest, true))];
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */

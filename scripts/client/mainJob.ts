@@ -198,7 +198,8 @@ async function computeJudgeCard(client: Client, judgeModel: string, dataset: str
 }
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */
-const CARD_TIME_HINT = '20 validation methods; about 11 minutes for the local 1.5B on 2 CPU cores, 2026-12-06';
+const CARD_TIME_HINT =
+  '20 validation methods; for the local 1.5B on 2 CPU cores about 11 minutes without the code-only and test–retest rungs (2026-12-06), which add about 14 judge requests per method: expect 25 to 40 minutes';
 
 export interface MainJobOptions {
   /** Times the dataset, calibration, benchmark and report stages (`npm start`'s summary). */
