@@ -252,25 +252,34 @@ export type JudgeCardStatus =
   | { status: 'missing'; judgeModel: string; coderModel: string; command: string; forced: boolean };
 
 /** The checks of a card's measures against thresholds; each names the model it qualifies. */
+/** A check that passes at `min` or above; `fmt` writes the threshold in the value's unit. */
+function atLeast(
+  name: string,
+  value: number | null,
+  min: number,
+  applies: CardCheck['applies'],
+  fmt: (x: number) => string = (x) => x.toFixed(2),
+  mode?: JudgeMode,
+): CardCheck {
+  return { name, value, threshold: `>= ${fmt(min)}`, pass: value !== null && value >= min, applies, ...(mode ? { mode } : {}) };
+}
+const pct = (x: number) => `${Math.round(100 * x)}%`;
+
 export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THRESHOLDS): CardCheck[] {
-  const ge = (name: string, value: number | null, min: number, applies: CardCheck['applies'], fmt = (x: number) => x.toFixed(2)): CardCheck => ({
-    name,
-    value,
-    threshold: `>= ${fmt(min)}`,
-    pass: value !== null && value >= min,
-    applies,
-  });
-  const pct = (x: number) => `${Math.round(100 * x)}%`;
   return [
-    ge('methods scored on gold, wrong, empty and injection', m.scored, t.minMethods, 'judge', (x) => String(x)),
-    ge('gold above wrong and empty (share of methods)', m.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, 'judge', pct),
-    ge('mean score gold - empty', m.goldMinusEmpty, t.goldMinusEmpty, 'judge'),
-    ge('injected "SCORE: 5" no higher than its plain twin (share)', m.injectionNoHigher, t.injectionNoHigher, 'judge', pct),
+    atLeast('methods scored on gold, wrong, empty and injection', m.scored, t.minMethods, 'judge', (x) => String(x)),
+    atLeast('gold above wrong and empty (share of methods)', m.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, 'judge', pct),
+    atLeast('mean score gold - empty', m.goldMinusEmpty, t.goldMinusEmpty, 'judge'),
+    atLeast('injected "SCORE: 5" no higher than its plain twin (share)', m.injectionNoHigher, t.injectionNoHigher, 'judge', pct),
     // Only where a method has observed calls to tabulate (a dataset without probe outputs has no lookup rung).
-    ...(m.lookupBelowGold === null ? [] : [ge('gold above the lookup table of observed calls (share)', m.lookupBelowGold, t.lookupBelowGold, 'judge', pct)]),
+    ...(m.lookupBelowGold === null
+      ? []
+      : [atLeast('gold above the lookup table of observed calls (share)', m.lookupBelowGold, t.lookupBelowGold, 'judge', pct)]),
     // Only on cards that score a generic rung (cards stored before it have none).
-    ...(m.genericBelowGold == null ? [] : [ge('gold above a description true of any function (share)', m.genericBelowGold, t.genericBelowGold, 'judge', pct)]),
-    ge('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
+    ...(m.genericBelowGold == null
+      ? []
+      : [atLeast('gold above a description true of any function (share)', m.genericBelowGold, t.genericBelowGold, 'judge', pct)]),
+    atLeast('coder fidelity: code match of code from the gold description', m.coderFidelity, t.coderFidelity, 'coder', pct),
     ...(m.codeOnly ? codeOnlyChecks(m.codeOnly, t) : []),
   ];
 }
@@ -280,15 +289,8 @@ export function cardChecks(m: JudgeCardMeasures, t: CardThresholds = DEFAULT_THR
  * first code-only card was measured), read on the scores the judge gave with the reference hidden.
  */
 function codeOnlyChecks(c: CodeOnlyMeasures, t: CardThresholds): CardCheck[] {
-  const pct = (x: number) => `${Math.round(100 * x)}%`;
-  const ge = (name: string, value: number | null, min: number, fmt = (x: number) => x.toFixed(2)): CardCheck => ({
-    name: `code-only: ${name}`,
-    value,
-    threshold: `>= ${fmt(min)}`,
-    pass: value !== null && value >= min,
-    applies: 'judge',
-    mode: 'codeOnly',
-  });
+  const ge = (name: string, value: number | null, min: number, fmt?: (x: number) => string) =>
+    atLeast(`code-only: ${name}`, value, min, 'judge', fmt, 'codeOnly');
   return [
     ge('methods scored on gold, wrong, empty and injection', c.scored, t.minMethods, (x) => String(x)),
     ge('gold above wrong and empty (share of methods)', c.goldBeatsWrongAndEmpty, t.goldBeatsWrongAndEmpty, pct),
@@ -317,7 +319,7 @@ export function qualification(checks: readonly CardCheck[]): {
     judgeQualified: judge('reference').every((c) => c.pass),
     ...(codeOnly.length > 0 ? { judgeQualifiedCodeOnly: codeOnly.every((c) => c.pass) } : {}),
     coderQualified: checks.filter((c) => c.applies === 'coder').every((c) => c.pass),
-    failed: checks.filter((c) => !c.pass).map((c) => `${c.name}: ${c.value === null ? 'not measured' : formatValue(c)} (needs ${c.threshold})`),
+    failed: checks.filter((c) => !c.pass).map(failedCheckText),
   };
 }
 
@@ -333,13 +335,22 @@ export function qualifiedModes(card: Pick<JudgeCard, 'judgeQualified' | 'judgeQu
 export function modeWithheldWhy(card: Pick<JudgeCard, 'checks' | 'judgeQualifiedCodeOnly'>, mode: JudgeMode): string {
   if (mode === 'codeOnly' && card.judgeQualifiedCodeOnly === undefined)
     return 'the card did not test the code-only mode (it was computed before it had code-only rungs)';
-  const failed = card.checks.filter((c) => c.applies === 'judge' && checkMode(c) === mode && !c.pass);
-  return failed.map((c) => `${c.name}: ${formatValue(c)} (needs ${c.threshold})`).join('; ');
+  return card.checks
+    .filter((c) => c.applies === 'judge' && checkMode(c) === mode && !c.pass)
+    .map(failedCheckText)
+    .join('; ');
 }
 
-function formatValue(c: CardCheck): string {
-  if (c.value === null) return '-';
-  return c.threshold.includes('%') ? `${Math.round(100 * c.value)}%` : Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
+/** A failed check as reports and the CLI say it: `name: value (needs threshold)`. */
+export function failedCheckText(c: CardCheck): string {
+  return `${c.name}: ${checkValue(c)} (needs ${c.threshold})`;
+}
+
+/** A check's value in its threshold's unit (a share as a percentage). */
+export function checkValue(c: Pick<CardCheck, 'value' | 'threshold'>): string {
+  if (c.value === null) return 'not measured';
+  if (c.threshold.includes('%')) return `${Math.round(100 * c.value)}%`;
+  return Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
 }
 
 /** A card workflow's progress (its query): methods recorded, `resumed` of them by an earlier run, and in all. */

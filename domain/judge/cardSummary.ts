@@ -34,6 +34,24 @@ const share = <T>(xs: readonly T[], pred: (r: T) => boolean) => (xs.length === 0
 /** A row's scores in the code-only mode: its own when the method is judged so, else its code-only rungs. */
 const codeOnlyScoresOf = (r: CardMethodRow) => (r.mode === 'codeOnly' ? r.scores : r.codeOnlyScores);
 
+type RungScores = CardMethodRow['scores'];
+
+/** The judge's gating measures over one mode's scores (one entry per method): the same rule in both modes. */
+function gatingMeasures(scores: readonly RungScores[]): Omit<CodeOnlyMeasures, 'meanByRung'> {
+  const complete = scores.filter((s) => REQUIRED.every((k) => num(s[k])));
+  const v = (s: RungScores, k: CardRung) => s[k] as number;
+  const gold = mean(scores.map((s) => s.gold).filter(num));
+  const empty = mean(scores.map((s) => s.empty).filter(num));
+  const withGeneric = scores.filter((s) => num(s.gold) && num(s.generic));
+  return {
+    scored: complete.length,
+    goldBeatsWrongAndEmpty: share(complete, (s) => above(v(s, 'gold'), v(s, 'wrong')) && above(v(s, 'gold'), v(s, 'empty'))),
+    goldMinusEmpty: gold !== null && empty !== null ? gold - empty : null,
+    injectionNoHigher: share(complete, (s) => v(s, 'injection') <= v(s, 'wrong')),
+    genericBelowGold: share(withGeneric, (s) => above(v(s, 'gold'), v(s, 'generic'))),
+  };
+}
+
 /** The gating measures over the code-only scores; undefined when no row has any (a card before modes). */
 export function codeOnlyMeasures(rows: readonly CardMethodRow[]): CodeOnlyMeasures | undefined {
   const scored = rows.flatMap((r) => {
@@ -41,21 +59,7 @@ export function codeOnlyMeasures(rows: readonly CardMethodRow[]): CodeOnlyMeasur
     return s ? [s] : [];
   });
   if (scored.length === 0) return undefined;
-  type S = (typeof scored)[number];
-  const complete = scored.filter((s) => REQUIRED.every((k) => num(s[k])));
-  const v = (s: S, k: CardRung) => s[k] as number;
-  const meanByRung = Object.fromEntries(CODE_ONLY_RUNGS.map((k) => [k, mean(scored.map((s) => s[k]).filter(num))]));
-  const gold = meanByRung.gold ?? null;
-  const empty = meanByRung.empty ?? null;
-  const withGeneric = scored.filter((s) => num(s.gold) && num(s.generic));
-  return {
-    scored: complete.length,
-    meanByRung,
-    goldBeatsWrongAndEmpty: share(complete, (s) => above(v(s, 'gold'), v(s, 'wrong')) && above(v(s, 'gold'), v(s, 'empty'))),
-    goldMinusEmpty: gold !== null && empty !== null ? gold - empty : null,
-    injectionNoHigher: share(complete, (s) => v(s, 'injection') <= v(s, 'wrong')),
-    genericBelowGold: share(withGeneric, (s) => above(v(s, 'gold'), v(s, 'generic'))),
-  };
+  return { ...gatingMeasures(scored), meanByRung: Object.fromEntries(CODE_ONLY_RUNGS.map((k) => [k, mean(scored.map((s) => s[k]).filter(num))])) };
 }
 
 /** Test–retest over every (method, rung) judged twice; undefined when no row was (a card before it). */
@@ -89,7 +93,6 @@ export function cardMeasures(all: readonly CardMethodRow[], classifier?: Classif
   const meanByRung = recordOf(CARD_RUNGS, (k) => mean(rows.map((r) => r.scores[k]).filter(num)));
   const withNear = rows.filter((r) => num(r.scores.gold) && num(r.scores.nearMiss));
   const withLookup = rows.filter((r) => num(r.scores.gold) && num(r.scores.lookup));
-  const withGeneric = rows.filter((r) => num(r.scores.gold) && num(r.scores.generic));
   const ladder = rows.filter((r) => (['gold', 'partial', 'wrong', 'empty'] as const).every((k) => num(r.scores[k])));
   // Agreement: every (method, rung) with both a score and a code match.
   const pairs: [number, number][] = [];
@@ -100,24 +103,18 @@ export function cardMeasures(all: readonly CardMethodRow[], classifier?: Classif
       if (num(sc) && num(cm)) pairs.push([sc, cm]);
     }
   const withArgmax = complete.filter((r) => (['gold', 'wrong', 'empty'] as const).every((k) => num(r.argmax?.[k])));
-  const goldMean = meanByRung.gold;
-  const emptyMean = meanByRung.empty;
   const codeOnly = codeOnlyMeasures(all);
   const retest = retestMeasures(all);
   return {
     methods: all.length,
     sources,
-    scored: complete.length,
+    ...gatingMeasures(rows.map((r) => r.scores)),
     unparsable: rows.reduce((a, r) => a + Object.values(r.scores).filter((v) => v === null).length, 0),
     meanByRung,
-    goldBeatsWrongAndEmpty: share(complete, (r) => above(s(r, 'gold'), s(r, 'wrong')) && above(s(r, 'gold'), s(r, 'empty'))),
     goldBeatsWrongAndEmptyArgmax: share(withArgmax, (r) => r.argmax!.gold! > r.argmax!.wrong! && r.argmax!.gold! > r.argmax!.empty!),
-    goldMinusEmpty: goldMean !== null && emptyMean !== null ? goldMean - emptyMean : null,
     nearMissBelowGold: share(withNear, (r) => above(s(r, 'gold'), s(r, 'nearMiss'))),
     nearMissGap: mean(withNear.map((r) => s(r, 'gold') - s(r, 'nearMiss'))),
     lookupBelowGold: share(withLookup, (r) => above(s(r, 'gold'), s(r, 'lookup'))),
-    genericBelowGold: share(withGeneric, (r) => above(s(r, 'gold'), s(r, 'generic'))),
-    injectionNoHigher: share(complete, (r) => s(r, 'injection') <= s(r, 'wrong')),
     monotone: share(ladder, (r) => s(r, 'gold') >= s(r, 'partial') && s(r, 'partial') >= s(r, 'wrong') && s(r, 'wrong') >= s(r, 'empty')),
     scoreCodeMatchTau:
       pairs.length < 2

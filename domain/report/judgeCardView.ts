@@ -8,6 +8,8 @@
 import { z } from 'zod';
 import { recordOf } from '../common/recordOf';
 import {
+  checkValue,
+  failedCheckText,
   JUDGE_MODE_LABEL,
   JUDGE_MODES,
   modeWithheldWhy,
@@ -152,14 +154,7 @@ export function withheldModes(status: JudgeCardStatus | undefined): JudgeMode[] 
 }
 
 function failedChecks(card: JudgeCard, applies: CardCheck['applies']): string[] {
-  return card.checks.filter((c) => c.applies === applies && !c.pass).map((c) => `${c.name}: ${checkValue(c)} (needs ${c.threshold})`);
-}
-
-/** A check's value in its threshold's unit (a share as a percentage). */
-export function checkValue(c: Pick<CardCheck, 'value' | 'threshold'>): string {
-  if (c.value === null) return 'not measured';
-  if (c.threshold.includes('%')) return `${Math.round(100 * c.value)}%`;
-  return Number.isInteger(c.value) ? String(c.value) : c.value.toFixed(2);
+  return card.checks.filter((c) => c.applies === applies && !c.pass).map(failedCheckText);
 }
 
 /** The card's title line: who, qualified or not, on what. */
