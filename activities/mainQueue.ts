@@ -13,6 +13,7 @@ import { createOpsActivities } from './ops/index';
 import { createCalibrationActivities } from './calibration/activities';
 import { createContradictionActivities } from './judge/contradiction';
 import { createJudgeCardActivities } from './judge/card';
+import { createShippedCardActivities } from './judge/shippedCard';
 import { createCheckpointActivities } from './training/checkpoints';
 import { createGrpoActivities } from './training/grpo';
 import { createCriticCardActivities } from './training/criticCard';
@@ -38,6 +39,7 @@ export function createMainActivities(deps: MainDeps = { db: getDb, endpoints: ho
     ...createCalibrationActivities(deps.db),
     ...createContradictionActivities(deps.db, deps.endpoints),
     ...createJudgeCardActivities(deps.db, deps.endpoints),
+    ...createShippedCardActivities(deps.db),
     ...createSftDataActivities(deps.db),
     ...createCheckpointActivities(deps.db),
     ...createGrpoActivities(deps.db, deps.endpoints),

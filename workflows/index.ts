@@ -6,6 +6,7 @@ export { buildDatasetWorkflow } from './dataset/buildDatasetWorkflow';
 export { judgeEpisodeWorkflow } from './judge/judgeEpisodeWorkflow';
 export { judgeRunWorkflow } from './judge/judgeRunWorkflow';
 export { judgeCardWorkflow } from './judge/judgeCardWorkflow';
+export { shippedJudgeCardWorkflow } from './judge/shippedJudgeCardWorkflow';
 export { scheduledBenchmarkWorkflow } from './ops/scheduledBenchmarkWorkflow';
 export { rerunFailedEpisodesWorkflow } from './ops/rerunFailedEpisodesWorkflow';
 export { calibrationWorkflow } from './calibration/calibrationWorkflow';

@@ -25,13 +25,13 @@ import {
   type CardMethodPlan,
   type CardMethodRow,
   type CardRung,
-  type ClassifierControl,
   type JudgeCardInput,
   type JudgeCardKey,
   type JudgeCardPlan,
 } from '../../domain/judge/card';
 import { buildCardItems, codedRungs, contradictionPair, type CardItem, type CardMethod } from '../../domain/judge/cardRungs';
 import { buildJudgeCard } from '../../domain/judge/cardSummary';
+import { classifierControlOf } from '../../domain/judge/shippedCard';
 import { buildContradictionMessages, parseContradiction } from '../../domain/judge/contradictionPrompt';
 import { DEFAULT_JUDGE_FORMAT, type JudgeFormat } from '../../domain/judge/judgePrompt';
 import { judgeFormat, type ScoreCase } from '../../domain/judge/formats';
@@ -76,7 +76,7 @@ function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: stri
   const codeOnly = ask.mode === 'codeOnly';
   return {
     methodId: m.id,
-    callKey: `card/${m.id}/${model}/${ask.retest ? 'retest/' : ''}${codeOnly ? 'code-only/' : ''}${rungKey(item, rung)}`,
+    callKey: `card/${m.id}/${model}/${ask.verify ? 'verify/' : ''}${ask.retest ? 'retest/' : ''}${codeOnly ? 'code-only/' : ''}${rungKey(item, rung)}`,
     input: {
       signature: m.signature ?? `def ${entryPointOf(m)}(...)`,
       code: m.code,
@@ -87,10 +87,11 @@ function cardScoreCase(m: MethodRow, item: CardItem, rung: CardRung, model: stri
   };
 }
 
-/** How a rung is asked: in which mode, and whether as the test–retest repeat (asked anew). */
+/** How a rung is asked: in which mode, and whether anew: as the test–retest repeat, or re-judging a shipped card's sample. */
 interface CardAsk {
   mode: JudgeMode;
   retest?: boolean;
+  verify?: boolean;
 }
 const FIRST_ASK: CardAsk = { mode: 'reference' };
 
@@ -145,6 +146,26 @@ async function itemOf(db: Db, methodIds: readonly string[], methodId: string) {
 /** The call key of one rung: `wrong` (and `injection`) depend on which method lent its gold. */
 const rungKey = (item: CardItem, rung: CardRung) => (rung === 'wrong' || rung === 'injection' ? `${rung}-from/${item.wrongFrom}` : rung);
 
+/** A split's methods and the accepted reference descriptions of those without a gold one. */
+export async function splitWithReferences(db: Db, dataset: string, split: string) {
+  const all = await getDatasetMethods(db, dataset, { split: split as Split });
+  const refs = await acceptedReferenceDescriptions(
+    db,
+    all.filter((m) => !m.goldDescription?.trim()).map((m) => m.id),
+  );
+  return { all, refs };
+}
+
+/** The contrast format's second method per card method: the benchmark's rule over the whole split. */
+export function contrastsOf(
+  all: Awaited<ReturnType<typeof splitWithReferences>>['all'],
+  refs: Awaited<ReturnType<typeof splitWithReferences>>['refs'],
+  ids: readonly string[],
+): Record<string, string | null> {
+  const order = splitContrastOrder(all, refs).map((id) => ({ id }));
+  return Object.fromEntries(ids.map((id) => [id, contrastMethodId(order, id)]));
+}
+
 export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoints) {
   return {
     /** The card's key and methods; creates (or, with force, resets) its row. */
@@ -157,11 +178,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       }
       const key = keyOf(input);
       const cardKey = cardKeyOf(key);
-      const all = await getDatasetMethods(db(), input.dataset, { split: input.split as Split });
-      const refs = await acceptedReferenceDescriptions(
-        db(),
-        all.filter((m) => !m.goldDescription?.trim()).map((m) => m.id),
-      );
+      const { all, refs } = await splitWithReferences(db(), input.dataset, input.split);
       const usable = all.filter((m) => goldOrReference(m, refs) !== null);
       const skip = input.skip ?? 0;
       const picked = roundRobinBySource(usable, skip + input.methods)
@@ -189,9 +206,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
           set: { ...values, ...(keep ? {} : { rows: {}, card: null, judgeQualified: null, coderQualified: null, finishedAt: null }) },
         });
       const recorded = keep ? Object.keys(existing.rows ?? {}).filter((id) => picked.includes(id)) : [];
-      // The contrast format's second method per card method: the benchmark's rule over the whole split.
-      const order = splitContrastOrder(all, refs).map((id) => ({ id }));
-      const contrasts = Object.fromEntries(picked.map((id) => [id, contrastMethodId(order, id)]));
+      const contrasts = contrastsOf(all, refs, picked);
       return { cardKey, methodIds: picked, recorded, judgeParams: key.judgeParams, coderParams: key.coderParams, contrasts, coderSamples };
     },
 
@@ -235,6 +250,8 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       params: Record<string, unknown>;
       format?: JudgeFormat;
       contrastMethodId?: string | null;
+      /** Re-judging a shipped card's sample: every ask anew, under its own call keys (no retest). */
+      verify?: boolean;
     }) {
       const { m, item } = await itemOf(db(), input.methodIds, input.methodId);
       const format = input.format ?? DEFAULT_JUDGE_FORMAT;
@@ -256,12 +273,13 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
         );
         return verdicts.map((v, i) => rungScore(asks[i]!.rung, v, asks[i]!.ask));
       };
+      const verify = input.verify ? { verify: true } : {};
       const first = [
-        ...input.rungs.map((rung) => ({ rung, ask: FIRST_ASK })),
-        ...(input.codeOnlyRungs ?? []).map((rung) => ({ rung, ask: { mode: 'codeOnly' } as const })),
+        ...input.rungs.map((rung) => ({ rung, ask: { ...FIRST_ASK, ...verify } })),
+        ...(input.codeOnlyRungs ?? []).map((rung) => ({ rung, ask: { mode: 'codeOnly' as const, ...verify } })),
       ];
       const retest = (input.retestRungs ?? []).map((rung) => ({ rung, ask: { mode: 'reference', retest: true } as const }));
-      return [...(await scored(first, false)), ...(await scored(retest, true))];
+      return [...(await scored(first, input.verify === true)), ...(await scored(retest, true))];
     },
 
     /** Code the coder writes from one rung's description (the empty rung: from the name and signature alone). */
@@ -380,15 +398,7 @@ export function createJudgeCardActivities(db: () => Db, endpoints: ModelEndpoint
       if (!r) throw ApplicationFailure.nonRetryable(`no judge card ${input.cardKey}`, FAILURE_TYPES.judgeCardNoMethods);
       const stored = r.rows as Record<string, CardMethodRow & { classifier?: { n: number; correct: number; unparsable: number } }>;
       const rows = input.methodIds.flatMap((id) => (stored[id] ? [stored[id]] : []));
-      const cls = rows.flatMap((x) => (x.classifier ? [x.classifier] : []));
-      const classifier: ClassifierControl | undefined =
-        cls.length === 0
-          ? undefined
-          : (() => {
-              const n = cls.reduce((a, c) => a + c.n, 0);
-              const correct = cls.reduce((a, c) => a + c.correct, 0);
-              return { n, correct, accuracy: n === 0 ? null : correct / n, unparsable: cls.reduce((a, c) => a + c.unparsable, 0) };
-            })();
+      const classifier = classifierControlOf(rows);
       const card = buildJudgeCard(
         {
           cardKey: r.cardKey,

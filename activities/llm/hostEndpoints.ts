@@ -14,19 +14,7 @@ import { resolveModel } from './checkpointModels';
 import type { Endpoint, ModelEndpoints } from './endpoints';
 import { LLM_ERROR_TYPES } from './errors';
 import { BASE_ADAPTER, sampledWithLabel } from '../../domain/training/sampledWith';
-
-function identity(spec: ModelSpec): string | undefined {
-  if (spec.provider === 'mock') return 'pau-scripted-mock';
-  if (spec.provider === 'local') {
-    const plan = planFor(spec);
-    // A stored checkpoint's adapter by its content (the same on every host that fetched it); others by path.
-    const lora = spec.adapterSha256 ? `sha256:${spec.adapterSha256}` : plan.lora.join(',');
-    return `local:${plan.sha256 ?? plan.modelPath}${lora ? `+lora:${lora}` : ''}`;
-  }
-  // vLLM: its weights by the model it serves, a checkpoint's adapter by its content.
-  if (spec.provider === 'vllm') return `vllm:${spec.loraModule?.base ?? spec.model}${spec.adapterSha256 ? `+lora:sha256:${spec.adapterSha256}` : ''}`;
-  return spec.baseUrl;
-}
+import { endpointIdentity } from '../../platform/models/identity';
 
 function sampledWith(spec: ModelSpec): string {
   if (spec.provider === 'local') return sampledWithLabel({ trainedSha256: spec.trainedAdapterSha256, served: planFor(spec).lora });
@@ -64,7 +52,7 @@ export const hostEndpoints: ModelEndpoints = {
       throw checkpointFileFailure(err) ?? err;
     }
   },
-  identity,
+  identity: endpointIdentity,
   sampledWith,
   async connect(spec, onProgress) {
     try {

@@ -4,6 +4,7 @@
 // by `npm start`. Pure code: the types, the thresholds and the verdict.
 
 import type { JudgeFormat } from './judgePrompt';
+import type { ShippedProvenance } from './shippedCard';
 
 /** Bump when the judge's or the coder's prompt changes: a card measured on other prompts does not qualify. */
 export const JUDGE_PROMPT_VERSION = 'judge-v4';
@@ -238,6 +239,8 @@ export interface JudgeCard extends JudgeCardKey {
   computedAt: string;
   /** The workflow that computed it. */
   workflowId: string | null;
+  /** Present when the rows were shipped with the benchmark and verified here on a sample (domain/judge/shippedCard.ts). */
+  shipped?: ShippedProvenance;
 }
 
 /**

@@ -1,5 +1,6 @@
 // The judge card's measures from its per-method rows, and the card itself (checks and qualification).
 // Pure code: rows come from the judge_cards table or a test.
+import { provenanceLine } from './shippedCard';
 import { kendallTauB } from '../stats/kendallTau';
 import {
   ABOVE_MARGIN,
@@ -180,6 +181,7 @@ const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '-
 export function cardMeasureLines(card: JudgeCard): string[] {
   const m = card.measures;
   return [
+    ...(card.shipped ? [provenanceLine(card.shipped)] : []),
     `mean score per rung: ${CARD_RUNGS.map((k) => `${k} ${f2(m.meanByRung[k])}`).join(', ')}`,
     ...(m.goldBeatsWrongAndEmptyArgmax != null
       ? [

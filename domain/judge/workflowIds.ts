@@ -28,6 +28,11 @@ export function judgeCardWorkflowId(judgeModel: string, coderModel: string, data
   return `judge-card/${judgeModel}/${coderModel}/${dataset}/${split}/${format}${coderSamples > 1 ? `/coder-mbr${coderSamples}` : ''}`;
 }
 
+/** One check of a shipped card at a time per (judge, coder, dataset split, judge format). */
+export function shippedJudgeCardWorkflowId(judgeModel: string, coderModel: string, dataset: string, split: string, format: string): string {
+  return `judge-card-shipped/${judgeModel}/${coderModel}/${dataset}/${split}/${format}`;
+}
+
 export function judgeCardSearchAttributes(judgeModel: string): SearchAttributePair[] {
   return [
     { key: PauKind, value: 'judge-card' },

@@ -14,7 +14,9 @@ import { loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
 import { DatasetFileError } from '../../domain/dataset/fileRecord';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
-import { startBenchmark, startJudgeCard } from './starters';
+import { startBenchmark, startJudgeCard, startShippedJudgeCard } from './starters';
+import { findShippedCard, repoPath } from '../../platform/judge/shippedCardFile';
+import { SAMPLE_RULE, shippedCheckLines } from '../../domain/judge/shippedCard';
 import { runSummaryText } from './benchSummary';
 import { buildWorkLine, datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
@@ -179,7 +181,22 @@ async function printJudgeCard(
       status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
     }
     if (status.status === 'missing') {
-      log(`judge card of ${judgeModel}: none on this machine yet; it is computed after the first report (${CARD_TIME_HINT}),`);
+      const shipped =
+        provider === 'mock' || !datasetReady ? null : await findShippedCard(h.db, { judgeModel, coderModel: judgeModel, dataset, split: 'validation' });
+      if (!datasetReady && provider !== 'mock') {
+        log(`judge card of ${judgeModel}: none on this machine yet; after the first report the card shipped with the benchmark is checked on a sample`);
+        log(`  (${SAMPLE_RULE.methods} methods, ${SHIPPED_TIME_HINT}) if its key holds here, else the card is computed whole (${CARD_TIME_HINT})`);
+      } else if (shipped?.status === 'matches') {
+        log(
+          `judge card of ${judgeModel}: none on this machine yet; the card shipped with the benchmark (${repoPath(shipped.file)}) holds for this judge's weights, prompts and dataset,`,
+        );
+        log(
+          `  so after the first report it is re-judged on ${SAMPLE_RULE.methods} of its methods (${SHIPPED_TIME_HINT}) instead of computed whole (${CARD_TIME_HINT})`,
+        );
+      } else {
+        for (const w of shipped?.why ?? []) log(`judge card of ${judgeModel}: shipped card not used: ${w}`);
+        log(`judge card of ${judgeModel}: none on this machine yet; it is computed after the first report (${CARD_TIME_HINT}),`);
+      }
       log('  so the first report shows judge-free measures only, and the report is then rendered again with the card and its scores');
       return 'after-report';
     }
@@ -190,12 +207,28 @@ async function printJudgeCard(
   }
 }
 
+/**
+ * The card of `judgeModel` for `npm start`: the one shipped with the benchmark when its key holds here and its
+ * sample agrees when re-judged, else computed whole (computeJudgeCard).
+ */
+async function shippedOrComputedCard(client: Client, judgeModel: string, dataset: string, log: (line: string) => void): Promise<void> {
+  const input = { judgeModel, coderModel: judgeModel, dataset, split: 'validation' };
+  const handle = await startShippedJudgeCard(client, input);
+  const check = await watchCardWorkflow(handle, judgeCardProgressQuery, SAMPLE_RULE.methods, { out: lineSink(log) });
+  for (const line of shippedCheckLines(check)) log(line);
+  if (check.status === 'verified') return;
+  await computeJudgeCard(client, judgeModel, dataset, log);
+}
+
 /** The card of `judgeModel` (coding too) on the default number of validation methods; its progress to `onProgress`. */
 async function computeJudgeCard(client: Client, judgeModel: string, dataset: string, onProgress: (line: string) => void): Promise<void> {
   const methods = DEFAULT_THRESHOLDS.minMethods;
   const handle = await startJudgeCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation', methods });
   await watchCardWorkflow(handle, judgeCardProgressQuery, methods, { out: lineSink(onProgress) });
 }
+
+/** How long re-judging a shipped card's sample takes (docs/benchmarks.md). */
+const SHIPPED_TIME_HINT = 'the local 1.5B on 2 CPU cores: about 1.5 minutes a method';
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */
 const CARD_TIME_HINT =
@@ -347,7 +380,7 @@ export async function runMainJob(
       clock?.start('card');
       // The agents are done: the judge's server gets every core (its next request restarts it so).
       if (!isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
-      const computed = await computeJudgeCard(client, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
+      const computed = await shippedOrComputedCard(client, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
         () => true,
         (err: unknown) => {
           log(`judge card of ${judgeModel}: FAILED (${failureLine(err)}); the report above stays judge-free`);

@@ -13,7 +13,15 @@ import { env } from '../../config/env';
 import type { BenchmarkConfig } from '../../domain/bench/types';
 import { benchmarkSearchAttributes, benchWorkflowId } from '../../domain/bench/workflowIds';
 import type { JudgeRunInput } from '../../domain/judge/types';
-import { judgeCardSearchAttributes, judgeCardWorkflowId, judgeRunSearchAttributes, judgeRunWorkflowId } from '../../domain/judge/workflowIds';
+import {
+  judgeCardSearchAttributes,
+  judgeCardWorkflowId,
+  judgeRunSearchAttributes,
+  judgeRunWorkflowId,
+  shippedJudgeCardWorkflowId,
+} from '../../domain/judge/workflowIds';
+import type { ShippedCardCheckInput } from '../../domain/judge/shippedCard';
+import { shippedJudgeCardWorkflow } from '../../workflows/judge/shippedJudgeCardWorkflow';
 import type { JudgeCardInput } from '../../domain/judge/card';
 import { TASK_QUEUES } from '../../domain/temporal/queues';
 import { PauKind, PauModel, PauRunId, PauSplit } from '../../domain/temporal/searchAttributes';
@@ -116,6 +124,18 @@ export async function startJudgeCard(client: Client, input: JudgeCardInput): Pro
     args: [input],
     typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
     staticSummary: `judge card: judge ${input.judgeModel} (${input.format ?? DEFAULT_JUDGE_FORMAT}), coder ${input.coderModel}${coderSamplesOf(input.coderSamples) > 1 ? ` (MBR-exec over ${coderSamplesOf(input.coderSamples)} programs)` : ''}, ${input.methods} methods of ${input.dataset}/${input.split}${input.skip ? ` after the first ${input.skip}` : ''}`,
+  });
+}
+
+/** Starts the check of the judge card shipped with the benchmark, or attaches to the one running for the same key. */
+export async function startShippedJudgeCard(client: Client, input: ShippedCardCheckInput): Promise<WorkflowHandle<typeof shippedJudgeCardWorkflow>> {
+  const format = input.format ?? DEFAULT_JUDGE_FORMAT;
+  return startOrAttach(client, shippedJudgeCardWorkflow, {
+    taskQueue: TASK_QUEUES.main,
+    workflowId: shippedJudgeCardWorkflowId(input.judgeModel, input.coderModel, input.dataset, input.split, format),
+    args: [input],
+    typedSearchAttributes: judgeCardSearchAttributes(input.judgeModel),
+    staticSummary: `shipped judge card: judge ${input.judgeModel} (${format}), coder ${input.coderModel}, ${input.dataset}/${input.split}: re-judged on a sample`,
   });
 }
 

@@ -36,6 +36,7 @@ import { watchCardWorkflow } from '../client/judgeCard';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
 import { failureLine } from '../client/benchStart';
+import { repoPath, shipStoredCard } from '../../platform/judge/shippedCardFile';
 
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
 async function judgeCard(argv: string[]): Promise<number> {
@@ -43,6 +44,7 @@ async function judgeCard(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const coder = values.coder ?? values.judge;
   requireKnownModels([values.judge, coder]);
+  if (values['ship-dir'] && !values.ship) throw new UsageError('--ship-dir is where --ship writes the card: give --ship too');
   const client = await connectClient();
   const started = Date.now();
   try {
@@ -75,6 +77,21 @@ async function judgeCard(argv: string[]): Promise<number> {
       `card computed in ${((Date.now() - started) / 1000).toFixed(0)} s${card.failedMethods > 0 ? ` (${card.failedMethods} method(s) failed and are left out)` : ''}`,
     );
     for (const line of judgeCardLines({ ...card, rows: [] })) console.log(line);
+    if (values.ship) {
+      const shipped = await shipStoredCard(
+        getDb(),
+        {
+          judgeModel: values.judge,
+          coderModel: coder,
+          dataset: values.dataset,
+          split: values.split,
+          format: values.format,
+          ...(values['coder-samples'] > 1 ? { coderSamples: values['coder-samples'] } : {}),
+        },
+        values['ship-dir'],
+      );
+      console.log(`shipped: ${repoPath(shipped.file)} (${shipped.methods} methods; \`npm start\` verifies it on a sample instead of computing the card)`);
+    }
     return card.judgeQualified && card.coderQualified ? 0 : 1;
   } finally {
     await client.connection.close();

@@ -53,6 +53,11 @@ export const judgeCardOptions = defineOptions({
     arg: 'K',
     help: 'programs the coder writes per description, MBR-exec keeping the one the others agree with (docs/judging.md)',
   },
+  ship: {
+    schema: z.boolean().default(false),
+    help: 'write the card into datasets/<dataset>/judge-cards/ to ship with the benchmark (npm start verifies it on a sample)',
+  },
+  'ship-dir': { schema: z.string().min(1).optional(), arg: 'DIR', help: 'where --ship writes the card (default datasets/<dataset>/judge-cards/)' },
 });
 
 export const criticCardOptions = defineOptions({
