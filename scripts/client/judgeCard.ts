@@ -8,7 +8,11 @@ import { UsageError } from '../lib/args';
 import type { QueryDefinition } from '@temporalio/common';
 import type { JudgeCardProgress } from '../../domain/judge/card';
 import { cardLine } from './cardWatch';
-import { type LineOut, watchWorkflow } from './watchWorkflow';
+import { type LineOut, lineSink, watchWorkflow } from './watchWorkflow';
+import type { Client } from '@temporalio/client';
+import { SAMPLE_RULE, type ShippedCardCheck, type ShippedCardCheckInput, shippedCheckLines } from '../../domain/judge/shippedCard';
+import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
+import { startShippedJudgeCard } from './starters';
 
 /**
  * Waits for a judge or critic card's workflow, drawing its line (cardLine: `unit` d/n, seconds, ETA) on
@@ -54,4 +58,12 @@ export async function checkJudgeCard(db: Db, q: { judgeModel: string; coderModel
     );
   }
   return [...lines, ...coderNote, 'running with an unqualified judge (--allow-unqualified-judge): the report marks its scores'];
+}
+
+/** Checks the card shipped with the benchmark on a sample (shippedJudgeCardWorkflow), its progress and outcome to `log`. */
+export async function checkShippedCard(client: Client, input: ShippedCardCheckInput, log: (line: string) => void): Promise<ShippedCardCheck> {
+  const handle = await startShippedJudgeCard(client, input);
+  const check = await watchCardWorkflow(handle, judgeCardProgressQuery, SAMPLE_RULE.methods, { out: lineSink(log) });
+  for (const line of shippedCheckLines(check)) log(line);
+  return check;
 }

@@ -14,9 +14,9 @@ import { loadDatasetFile, loadLine } from '../../platform/dataset/fileStore';
 import { DatasetFileError } from '../../domain/dataset/fileRecord';
 import { benchWorkflowId } from '../../domain/bench/workflowIds';
 import { newRunId, watchBenchmark } from './bench';
-import { startBenchmark, startJudgeCard, startShippedJudgeCard } from './starters';
+import { startBenchmark, startJudgeCard } from './starters';
 import { findShippedCard, repoPath } from '../../platform/judge/shippedCardFile';
-import { SAMPLE_RULE, shippedCheckLines } from '../../domain/judge/shippedCard';
+import { SAMPLE_RULE } from '../../domain/judge/shippedCard';
 import { runSummaryText } from './benchSummary';
 import { buildWorkLine, datasetWorkflowId, followBuildWithHead, headAgainstSplit, startDatasetBuild } from './dataset';
 import { chooseJudge, judgeFields } from './judgeChoice';
@@ -27,7 +27,7 @@ import { env } from '../../config/env';
 import { installedModels, installModel } from '../../platform/models/local/install';
 import { judgeCardStatus } from '../../db/queries/judgeCards';
 import { judgeCardLines } from '../../domain/judge/cardSummary';
-import { watchCardWorkflow } from './judgeCard';
+import { checkShippedCard, watchCardWorkflow } from './judgeCard';
 import { lineSink } from './watchWorkflow';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { isCheckpointModel } from '../../domain/training/checkpointIds';
@@ -212,10 +212,7 @@ async function printJudgeCard(
  * sample agrees when re-judged, else computed whole (computeJudgeCard).
  */
 async function shippedOrComputedCard(client: Client, judgeModel: string, dataset: string, log: (line: string) => void): Promise<void> {
-  const input = { judgeModel, coderModel: judgeModel, dataset, split: 'validation' };
-  const handle = await startShippedJudgeCard(client, input);
-  const check = await watchCardWorkflow(handle, judgeCardProgressQuery, SAMPLE_RULE.methods, { out: lineSink(log) });
-  for (const line of shippedCheckLines(check)) log(line);
+  const check = await checkShippedCard(client, { judgeModel, coderModel: judgeModel, dataset, split: 'validation' }, log);
   if (check.status === 'verified') return;
   await computeJudgeCard(client, judgeModel, dataset, log);
 }
@@ -228,7 +225,7 @@ async function computeJudgeCard(client: Client, judgeModel: string, dataset: str
 }
 
 /** How long re-judging a shipped card's sample takes (docs/benchmarks.md). */
-const SHIPPED_TIME_HINT = 'the local 1.5B on 2 CPU cores: about 1.5 minutes a method';
+const SHIPPED_TIME_HINT = 'for the local 1.5B on 2 CPU cores about 3 minutes (190 s, 2026-12-07)';
 
 /** How long a card takes, measured here (docs/benchmarks.md): the scripted judge seconds, the local 1.5B minutes. */
 const CARD_TIME_HINT =

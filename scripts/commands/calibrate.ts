@@ -32,11 +32,13 @@ import { testSplitRefusal } from '../../domain/training/trainingSplit';
 import { formatTable } from '../../domain/report/table';
 import { checkpointBases, requireJudge } from '../client/judgeChoice';
 import { rolloutWindowFor } from '../lib/trainingArgs';
-import { watchCardWorkflow } from '../client/judgeCard';
+import { checkShippedCard, watchCardWorkflow } from '../client/judgeCard';
 import { judgeCardProgressQuery } from '../../workflows/judge/judgeCardQueries';
 import { criticCardProgressQuery } from '../../workflows/training/criticCardQueries';
 import { failureLine } from '../client/benchStart';
 import { repoPath, shipStoredCard } from '../../platform/judge/shippedCardFile';
+import { judgeCardStatus } from '../../db/queries/judgeCards';
+import type { JudgeFormat } from '../../domain/judge/judgePrompt';
 
 /** `pau calibrate judge`: computes (or reuses) the judge card of a judge and code writer, prints it; exit 1 when either is not qualified. */
 async function judgeCard(argv: string[]): Promise<number> {
@@ -44,7 +46,10 @@ async function judgeCard(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const coder = values.coder ?? values.judge;
   requireKnownModels([values.judge, coder]);
-  if (values['ship-dir'] && !values.ship) throw new UsageError('--ship-dir is where --ship writes the card: give --ship too');
+  if (values['ship-dir'] && !values.ship && !values.shipped)
+    throw new UsageError('--ship-dir is where --ship writes the card and --shipped reads it: give one of them');
+  if (values.ship && values.shipped) throw new UsageError("--ship writes this machine's card, --shipped checks the shipped one: give one of them");
+  if (values.shipped) return shippedCard(values.judge, coder, values);
   const client = await connectClient();
   const started = Date.now();
   try {
@@ -93,6 +98,39 @@ async function judgeCard(argv: string[]): Promise<number> {
       console.log(`shipped: ${repoPath(shipped.file)} (${shipped.methods} methods; \`npm start\` verifies it on a sample instead of computing the card)`);
     }
     return card.judgeQualified && card.coderQualified ? 0 : 1;
+  } finally {
+    await client.connection.close();
+    await closeSharedDb();
+  }
+}
+
+/** `pau calibrate judge --shipped`: the shipped card checked on a sample, as `npm start` does; exit 0 when verified and qualified. */
+async function shippedCard(
+  judgeModel: string,
+  coderModel: string,
+  values: { dataset: string; split: string; format: JudgeFormat; 'ship-dir'?: string | undefined },
+): Promise<number> {
+  const client = await connectClient();
+  const started = Date.now();
+  try {
+    const check = await checkShippedCard(
+      client,
+      {
+        judgeModel,
+        coderModel,
+        dataset: values.dataset,
+        split: values.split,
+        format: values.format,
+        ...(values['ship-dir'] ? { cardsDir: values['ship-dir'] } : {}),
+      },
+      (line) => console.log(line),
+    );
+    console.log(`checked in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (check.status !== 'verified') return 1;
+    const status = await judgeCardStatus(getDb(), { judgeModel, coderModel, dataset: values.dataset, format: values.format });
+    if (status.status === 'missing') return 1;
+    for (const line of judgeCardLines({ ...status.card, rows: [] })) console.log(line);
+    return status.status === 'qualified' && status.card.coderQualified ? 0 : 1;
   } finally {
     await client.connection.close();
     await closeSharedDb();

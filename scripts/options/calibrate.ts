@@ -57,7 +57,15 @@ export const judgeCardOptions = defineOptions({
     schema: z.boolean().default(false),
     help: 'write the card into datasets/<dataset>/judge-cards/ to ship with the benchmark (npm start verifies it on a sample)',
   },
-  'ship-dir': { schema: z.string().min(1).optional(), arg: 'DIR', help: 'where --ship writes the card (default datasets/<dataset>/judge-cards/)' },
+  shipped: {
+    schema: z.boolean().default(false),
+    help: 'check the card shipped with the benchmark on a sample instead of computing one (what npm start does); exit 0 when verified and qualified',
+  },
+  'ship-dir': {
+    schema: z.string().min(1).optional(),
+    arg: 'DIR',
+    help: 'where --ship writes the card and --shipped reads it (default datasets/<dataset>/judge-cards/)',
+  },
 });
 
 export const criticCardOptions = defineOptions({

@@ -49,6 +49,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pau-shipped-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const input = { judgeModel: 'mock-oracle', coderModel: 'mock-oracle', dataset: DATASET, split: 'validation', cardsDir: dir };
 const check = async (): Promise<ShippedCardCheck> => (await startShippedJudgeCard(stack.client, input)).result();
+let original = '';
 const forget = () => stack.db.delete(judgeCards).where(eq(judgeCards.dataset, DATASET));
 
 describe('the shipped judge card', () => {
@@ -61,7 +62,8 @@ describe('the shipped judge card', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/shipped: .*mock-oracle\.json \(4 methods; `npm start` verifies it on a sample/);
     const file = path.join(dir, 'mock-oracle.json');
-    const shipped = shippedCardFileSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    original = fs.readFileSync(file, 'utf8');
+    const shipped = shippedCardFileSchema.parse(JSON.parse(original));
     expect(shipped.key).toMatchObject({ judgeWeights: 'pau-scripted-mock:oracle', datasetContentHash: `fixture:${DATASET}`, split: 'validation' });
     expect(shipped.rows).toHaveLength(4);
 
@@ -107,16 +109,31 @@ describe('the shipped judge card', () => {
     });
   }, 300_000);
 
+  it('calibrate judge --shipped checks it as npm start does, and prints the card with where it came from', async () => {
+    fs.writeFileSync(path.join(dir, 'mock-oracle.json'), original);
+    await forget();
+    const r = await runCli(['calibrate', 'judge', '--judge', 'mock-oracle', '--dataset', DATASET, '--shipped', '--ship-dir', dir], {}, 180_000);
+    expect(r.stdout).toMatch(/shipped judge card verified on a sample \(\d+ of \d+ scores of 3 methods within 0\.25, largest move 0\.00\)/);
+    expect(r.stdout).toMatch(/judge card: judge mock-oracle NOT QUALIFIED against a reference/);
+    expect(r.stdout).toMatch(/shipped with the benchmark \(.*mock-oracle\.json, computed \d{4}-\d\d-\d\d on .*\); verified here/);
+    expect(r.code).toBe(1); // 4 methods: under the 20 a card needs
+    const both = await runCli(['calibrate', 'judge', '--judge', 'mock-oracle', '--dataset', DATASET, '--ship', '--shipped']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--ship writes this machine's card, --shipped checks the shipped one/);
+  }, 240_000);
+
   it('a malformed file is refused by field, a foreign model has no weights to match, and no directory means none', async () => {
-    fs.writeFileSync(path.join(dir, 'broken.json'), '{"kind": "pau-judge-card", "version": 1, "rows": []}');
-    fs.writeFileSync(path.join(dir, 'cut.json'), '{"kind": "pau-j');
+    const bad = path.join(dir, 'bad');
+    fs.mkdirSync(bad);
+    fs.writeFileSync(path.join(bad, 'broken.json'), '{"kind": "pau-judge-card", "version": 1, "rows": []}');
+    fs.writeFileSync(path.join(bad, 'cut.json'), '{"kind": "pau-j');
     const q = { judgeModel: 'mock-oracle', coderModel: 'mock-oracle', dataset: DATASET, split: 'validation' };
-    const found = await findShippedCard(stack.db, q, dir);
+    const found = await findShippedCard(stack.db, q, bad);
     expect(found.status).toBe('ignored');
     const why = found.status === 'matches' ? [] : found.why;
     expect(why).toContainEqual(expect.stringMatching(/broken\.json refused: key: /));
     expect(why).toContainEqual(expect.stringMatching(/cut\.json refused: not JSON/));
-    expect(await findShippedCard(stack.db, { ...q, judgeModel: 'ckpt:nope' }, dir)).toEqual({
+    expect(await findShippedCard(stack.db, { ...q, judgeModel: 'ckpt:nope' }, bad)).toEqual({
       status: 'ignored',
       why: [expect.stringMatching(/^no shipped card can hold here: .*ckpt:nope/)],
     });
