@@ -58,8 +58,12 @@ export interface EpisodeInput {
   outageFirstRetrySeconds?: number;
   /** Overrides the model turn's activity retries (the chaos script shortens them; default POLICIES.llm). */
   modelRetry?: ModelRetry;
-  /** Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode. */
-  judge?: { judgeModel: string };
+  /**
+   * Judge the episode once it is persisted (a judgeEpisodeWorkflow child); its failure never fails the episode.
+   * `byRun`: the benchmark run starts that child itself once the episode has ended, so judging never holds the
+   * episode's place in the run's window (benchmarkRunWorkflow); the episode only records its judge.
+   */
+  judge?: { judgeModel: string; byRun?: boolean };
   /** What the agent is told the method is called (domain/episode/names.ts); absent: `original`. */
   names?: NameSetting;
 }

@@ -112,7 +112,49 @@ async function judgedRows(judgeModel: string) {
 const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 describe('judging on the real stack', () => {
-  it("calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the episode's judge step)", async () => {
+  it('judging never holds a window slot: with a window of 1, the next episode starts while the last one is judged', async () => {
+    const slotRun = `judge-slot-${Date.now().toString(36)}`;
+    const handle = await startBenchmark(stack.client, slotRun, {
+      dataset: DATASET,
+      split: 'test',
+      models: ['mock-oracle'],
+      settings: ['interactive'],
+      samples: 1,
+      limit: 3,
+      window: 1,
+      judgeModel: 'mock-oracle',
+    });
+    const result = await handle.result();
+    expect(result.totals).toMatchObject({ done: 3, failed: 0 });
+    await maybeRecordHistory(handle, 'benchmarkRun-judged-by-run.json');
+    const eps = await stack.db.select().from(episodes).where(eq(episodes.runId, slotRun));
+    const ended = eps.filter((e) => e.status === 'completed');
+    expect(ended).toHaveLength(3);
+    // Every episode judged, by a child of the run (not of the episode), before the run ended.
+    const judged = await stack.db
+      .select()
+      .from(judgments)
+      .where(
+        inArray(
+          judgments.episodeId,
+          ended.map((e) => e.id),
+        ),
+      );
+    expect(judged).toHaveLength(3);
+    const info = await Promise.all(
+      ended.map(async (e) => ({
+        episode: e,
+        judge: await stack.client.workflow.getHandle(judgeEpisodeWorkflowId('mock-oracle', e.id)).describe(),
+      })),
+    );
+    for (const x of info) expect(x.judge.parentExecution?.workflowId).toBe(handle.workflowId);
+    // The slot: some episode started before the judging of the episode before it had ended.
+    const byStart = [...info].sort((a, b) => a.episode.startedAt!.getTime() - b.episode.startedAt!.getTime());
+    const overlaps = byStart.slice(1).filter((x, i) => x.episode.startedAt!.getTime() < byStart[i]!.judge.closeTime!.getTime());
+    expect(overlaps.length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("calibration: oracle >= 4.5 and >= 95% code match; null <= 1.5 and <= 10% (judged by the run's judge children)", async () => {
     const config: BenchmarkConfig & { judgeModel: string } = {
       dataset: DATASET,
       split: 'test',

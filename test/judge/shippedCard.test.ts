@@ -14,6 +14,7 @@ import { findShippedCard } from '../../platform/judge/shippedCardFile';
 import { startShippedJudgeCard } from '../../scripts/client/starters';
 import { fixtureDataset, methodRow } from '../fixtures/datasetRows';
 import { runCli } from '../helpers/cli';
+import { maybeRecordHistory } from '../helpers/histories';
 import { useStack } from '../helpers/stack';
 
 const DATASET = 'fixture-shipped-card';
@@ -69,7 +70,9 @@ describe('the shipped judge card', () => {
 
     // A machine without the card: the check finds the file, re-judges 3 methods anew and keeps it.
     await forget();
-    const c = await check();
+    const h = await startShippedJudgeCard(stack.client, input);
+    const c = await h.result();
+    await maybeRecordHistory(h, 'shippedJudgeCard.json');
     expect(c.status).toBe('verified');
     if (c.status !== 'verified') return;
     expect(c.sample.methods).toEqual(shipped.rows.slice(0, 3).map((x) => x.methodId));

@@ -4,6 +4,9 @@
 // its history stays small at any size. A failed episode is recorded and counted; it never fails the run,
 // but the run then ends `completed_with_failures`. A cancellation stops starting episodes, asks the ones in
 // flight to stop at their next turn boundary, waits for them, marks the run `cancelled` and ends cancelled.
+// Judging never holds an episode's place in the window: the run starts each ended episode's judge child itself,
+// at most `window` of them in flight (each waits on the judge model's concurrency slots), and waits for them all
+// before it continues as new or ends.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -11,6 +14,7 @@ import {
   CancelledFailure,
   continueAsNew,
   defineQuery,
+  condition,
   executeChild,
   getExternalWorkflowHandle,
   log,
@@ -117,11 +121,29 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
       void db.flagRunCancelling({ runId }).catch((err: unknown) => log.warn('could not flag the run as cancelling', { runId, error: errorText(err) }));
   });
 
+  // Kept patch (docs/operations.md): runs recorded before it judged inside each episode, holding its window slot.
+  const judgeByRun = config.judgeModel !== undefined && patched('run-judges-episodes');
+  const judgments: Promise<void>[] = [];
+  let judging = 0;
+  const judgeEnded = (judgeModel: string, episodeId: string, methodId: string) =>
+    judgments.push(
+      (async () => {
+        await condition(() => judging < window);
+        judging++;
+        try {
+          await judgeEpisode(runId, judgeModel, episodeId, methodId, `judge ${episodeId} with ${judgeModel}`);
+        } finally {
+          judging--;
+        }
+      })(),
+    );
+
   const launch = async (i: number) => {
     const slot = slots.at(i);
     const methodId = await methodAt(slot.method);
     const { model, setting, sample } = slot.combo;
-    const child: EpisodeInput = episodeInputFor(runId, config, methodId, model, setting, sample);
+    const planned: EpisodeInput = episodeInputFor(runId, config, methodId, model, setting, sample);
+    const child: EpisodeInput = judgeByRun && planned.judge ? { ...planned, judge: { ...planned.judge, byRun: true } } : planned;
     const { episodeId } = child;
     // A resumed run counts the episodes that already ended instead of running them again.
     if (input.resume) {
@@ -129,7 +151,8 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
       if (done) {
         // Ended, but its judge step never started (the run was terminated in between): judge it now, as the
         // episode would have (same child id; one still running from before is left to finish).
-        if (done.unjudged && config.judgeModel && patched('resume-judges-unjudged')) await judgeLeftOver(runId, config.judgeModel, episodeId, methodId);
+        if (done.unjudged && config.judgeModel && patched('resume-judges-unjudged'))
+          await judgeEpisode(runId, config.judgeModel, episodeId, methodId, `judge ${episodeId} with ${config.judgeModel} (left over by a terminated run)`);
         settle(done);
         return;
       }
@@ -175,6 +198,7 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
       children.delete(workflowId);
     }
     settle(outcome);
+    if (child.judge?.byRun && outcome.status === 'completed') judgeEnded(child.judge.judgeModel, episodeId, methodId);
   };
 
   const indices = function* () {
@@ -189,6 +213,8 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
     }
   };
   const { failures } = await fanOut(indices(), counted, { window, maxStarts: perExecution, stop: () => cancelling });
+  // Every judgment this execution started (each logs its own failure), before the run ends or continues as new.
+  if (judgments.length > 0) await Promise.all(judgments);
   if (cancelling) {
     await db.finishRun({ runId, status: 'cancelled', summary: { total, ...totals }, error: 'run cancelled' });
     throw new CancelledFailure(`run ${runId} cancelled: ${totals.done} episodes ended, ${totals.cancelled ?? 0} stopped at a turn boundary`);
@@ -207,8 +233,11 @@ async function runBenchmark(input: BenchmarkRunInput, root: CancellationScope): 
   return { runId, total, totals };
 }
 
-/** The judge step of an episode that ended without one; its failure is logged, as in the episode. */
-async function judgeLeftOver(runId: string, judgeModel: string, episodeId: string, methodId: string): Promise<void> {
+/**
+ * The judge step of an ended episode, started by the run: the same child (id, queue, abandoned on close) the
+ * episode would start; its failure is logged, as in the episode.
+ */
+async function judgeEpisode(runId: string, judgeModel: string, episodeId: string, methodId: string, summary: string): Promise<void> {
   try {
     await executeChild(judgeEpisodeWorkflow, {
       args: [{ runId, episodeId, judgeModel }],
@@ -216,7 +245,7 @@ async function judgeLeftOver(runId: string, judgeModel: string, episodeId: strin
       taskQueue: TASK_QUEUES.main,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: judgeEpisodeSearchAttributes(runId, judgeModel, methodId),
-      staticSummary: `judge ${episodeId} with ${judgeModel} (left over by a terminated run)`,
+      staticSummary: summary,
     });
   } catch (err) {
     log.warn('judge step of an ended episode failed', { episodeId, error: errorText(err) });

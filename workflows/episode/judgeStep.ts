@@ -19,6 +19,8 @@ export async function judgeStep(input: EpisodeInput, outcome: EpisodeOutcome): P
     if (patched('judge-free-coverage')) await coverageStep(input);
     return;
   }
+  // The run judges it once the episode has ended (its window slot is free meanwhile): benchmarkRunWorkflow.
+  if (input.judge.byRun) return;
   const { judgeModel } = input.judge;
   try {
     await executeChild(judgeEpisodeWorkflow, {
