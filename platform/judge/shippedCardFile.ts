@@ -79,6 +79,18 @@ export function writeShippedCard(card: ShippedCardFile, dir?: string): string {
   return file;
 }
 
+/** The card files a dataset ships, in name order (none when it has no judge-cards directory). */
+export function shippedCardFiles(dataset: string, dir?: string): string[] {
+  const d = shippedCardDir(dataset, dir);
+  return fs.existsSync(d)
+    ? fs
+        .readdirSync(d)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => path.join(d, f))
+    : [];
+}
+
 /** What a card's key is here: the judge's and coder's weights and sent params, the prompt version, the dataset's content. */
 export async function cardKeyHere(
   db: Db,
@@ -125,13 +137,7 @@ export async function findShippedCard(
   cardsDir?: string,
 ): Promise<{ status: 'matches'; file: string; card: ShippedCardFile; sha256: string } | { status: 'none' | 'ignored'; why: string[] }> {
   const dir = shippedCardDir(q.dataset, cardsDir);
-  const files = fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-        .map((f) => path.join(dir, f))
-    : [];
+  const files = shippedCardFiles(q.dataset, cardsDir);
   if (files.length === 0) return { status: 'none', why: [`no judge card is shipped with ${q.dataset} (${rel(dir)})`] };
   const here = await cardKeyHere(db, q);
   if ('why' in here) return { status: 'ignored', why: [`no shipped card can hold here: ${here.why}`] };

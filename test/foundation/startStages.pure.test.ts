@@ -25,7 +25,7 @@ afterAll(() => {
 
 describe('npm start plan', () => {
   it('first start: every stage from the reference figures, the model install beside the stack and the build', () => {
-    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: ['local/a'], shippedDataset: false }).join('\n');
+    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: ['local/a'], shippedDataset: false, shippedCard: false }).join('\n');
     for (const stage of ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report'])
       expect(text).toMatch(new RegExp(`^${stage} `, 'm'));
     expect(text).toContain('install (download, verify) and serve the local models: local/a (beside the stack)');
@@ -41,6 +41,14 @@ describe('npm start plan', () => {
     // The judge's card follows the first report (not counted in it), then the report is rendered again.
     expect(text).toMatch(/^card +the judge's card .* 11\.5 min +reference\s*$/m);
     expect(text).toContain('computing it takes about 11.5 min more, and the report is then rendered again with its scores');
+  });
+
+  it('with a judge card shipped, the card stage is its check on a sample, not the whole card', () => {
+    const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: [], shippedDataset: true, shippedCard: true }).join('\n');
+    expect(text).toMatch(/^card +the judge's card when none is stored, after the first report: the card shipped with the benchmark re-judged on 3 of its methods .* 3\.2 min +reference \(the check\)\s*$/m);
+    expect(text).toContain('checking the shipped one takes about 3.2 min more (computing a card whole, about 40 min)');
+    // The repository ships the 1.5B's card, so the default reads it from datasets/pau-v1/judge-cards/.
+    expect(startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: [] }).join('\n')).toContain('checking the shipped one');
   });
 
   it('without a real judge there is no card stage', () => {
