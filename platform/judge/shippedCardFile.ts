@@ -26,17 +26,7 @@ import { latestJudgeCard } from '../../db/queries/judgeCards';
 import { requestParams } from '../../domain/llm/requestParams';
 import { sha256Hex } from '../../domain/common/hash';
 import { weightsIdentity } from '../models/identity';
-
-/** Where a dataset's shipped judge cards live. */
-export function shippedCardDir(dataset: string, dir?: string): string {
-  return dir ?? path.join(PROJECT_ROOT, 'datasets', dataset, 'judge-cards');
-}
-
-/** The file a card of `judgeModel` (and a coder other than it) is shipped in. */
-export function shippedCardPath(dataset: string, judgeModel: string, coderModel: string, dir?: string): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
-  return path.join(shippedCardDir(dataset, dir), `${safe(judgeModel)}${coderModel === judgeModel ? '' : `__coder-${safe(coderModel)}`}.json`);
-}
+import { shippedCardDir, shippedCardFiles, shippedCardPath } from './shippedCardDir';
 
 /** A path as the repository names it (absolute outside it). */
 export const repoPath = (file: string): string => {
@@ -77,18 +67,6 @@ export function writeShippedCard(card: ShippedCardFile, dir?: string): string {
   fs.writeFileSync(tmp, `${JSON.stringify(shippedCardFileSchema.parse(card), null, 1)}\n`);
   fs.renameSync(tmp, file);
   return file;
-}
-
-/** The card files a dataset ships, in name order (none when it has no judge-cards directory). */
-export function shippedCardFiles(dataset: string, dir?: string): string[] {
-  const d = shippedCardDir(dataset, dir);
-  return fs.existsSync(d)
-    ? fs
-        .readdirSync(d)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-        .map((f) => path.join(d, f))
-    : [];
 }
 
 /** What a card's key is here: the judge's and coder's weights and sent params, the prompt version, the dataset's content. */

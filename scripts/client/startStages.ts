@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { env } from '../../config/env';
 import { formatTable } from '../../domain/report/table';
 import { shippedDatasetFile } from '../../platform/dataset/file';
-import { shippedCardFiles } from '../../platform/judge/shippedCardFile';
+import { shippedCardFiles } from '../../platform/judge/shippedCardDir';
 
 export type StartStage = 'stack' | 'models' | 'workers' | 'doctor' | 'head' | 'dataset' | 'calibration' | 'benchmark' | 'report' | 'card';
 const STAGES = ['stack', 'models', 'workers', 'doctor', 'head', 'dataset', 'calibration', 'benchmark', 'report', 'card'] as const;
