@@ -19,7 +19,6 @@ import { FAILURE_TYPES } from '../../domain/temporal/failureTypes';
 import { findShippedCard, readShippedCard, repoPath } from '../../platform/judge/shippedCardFile';
 import { callingWorkflowId } from '../common/workflowContext';
 import { cardKeyOf, contrastsOf, splitWithReferences } from './card';
-import { cardMeasures } from '../../domain/judge/cardSummary';
 
 export function createShippedCardActivities(db: () => Db) {
   return {
@@ -61,10 +60,6 @@ export function createShippedCardActivities(db: () => Db) {
           FAILURE_TYPES.badRunConfig,
         );
       const shipped = r.card;
-      const sd = cardMeasures(shipped.rows).retest?.sd ?? null;
-      const sample = sampleAgreement(shipped.rows, input.rescored, sd);
-      const file = repoPath(input.file);
-      if (!sample.agrees) return { status: 'disagrees', file, sample };
       const key = {
         judgeModel: input.judgeModel,
         coderModel: input.coderModel,
@@ -76,13 +71,18 @@ export function createShippedCardActivities(db: () => Db) {
       };
       const cardKey = `shipped-${cardKeyOf(key)}`;
       const classifier = classifierControlOf(shipped.rows);
+      // The card's measures once: its test–retest SD sets the sample's tolerance, and they are what is stored.
+      const built = buildJudgeCard({ ...key, cardKey }, shipped.rows, {
+        ...(classifier ? { classifier } : {}),
+        computedAt: shipped.computed.at,
+        workflowId: shipped.computed.workflowId,
+      });
+      const sample = sampleAgreement(shipped.rows, input.rescored, built.measures.retest?.sd ?? null);
+      const file = repoPath(input.file);
+      if (!sample.agrees) return { status: 'disagrees', file, sample };
       const now = new Date();
       const card = {
-        ...buildJudgeCard({ ...key, cardKey }, shipped.rows, {
-          ...(classifier ? { classifier } : {}),
-          computedAt: shipped.computed.at,
-          workflowId: shipped.computed.workflowId,
-        }),
+        ...built,
         shipped: { file, fileSha256: r.sha256, computedAt: shipped.computed.at, machine: shipped.computed.machine, sample, verifiedAt: now.toISOString() },
       };
       const values = {
