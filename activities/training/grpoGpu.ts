@@ -82,7 +82,7 @@ export function createGrpoGpuActivities(db: () => Db) {
           continue;
         }
         const rewards = assistants.map((s) => s.criticReward);
-        const text = JSON.stringify(rolloutLine(r.episodeId, r.methodId, served.line, rewards, outcome));
+        const text = JSON.stringify(rolloutLine(r.episodeId, r.methodId, served.line, rewards, outcome, [], served.sampled));
         const sampled = { id: r.episodeId, sampledWith: sampledBy.get(r.episodeId) ?? [] };
         candidates.push({ group: r.methodId, line: { text, rewards, lengthCut: served.lengthCut.length, sampled } });
       }

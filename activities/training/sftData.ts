@@ -1,6 +1,7 @@
 // SFT data in Postgres (queue `pau`): `buildSftExamples` turns a finished, judged teacher run into kept
 // examples (one upserted row per kept episode, keyed by run and episode, so a retry rewrites the same rows)
 // and the data set's summary; reading a data set back (export, training) is db/queries/sftData.ts.
+import { type SampledTokens, sampledTokensOf } from '../../domain/training/sampledTokens';
 import { ApplicationFailure } from '@temporalio/common';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
@@ -95,18 +96,23 @@ export async function servedTurns(db: Db, episodeIds: readonly string[]): Promis
   const msgs = rows.map((r) => ({ ep: r.ep, m: (r.m ?? {}) as { requestHash?: string; finishReason?: string | null; reasoningContent?: string | null } }));
   const hashes = [...new Set(msgs.flatMap((r) => (r.m.requestHash ? [r.m.requestHash] : [])))];
   const requests = new Map<string, unknown>();
+  const sampled = new Map<string, SampledTokens | null>();
   for (let i = 0; i < hashes.length; i += 500) {
     const got = await db
-      .select({ h: llmCalls.requestHash, request: llmCalls.request })
+      .select({ h: llmCalls.requestHash, request: llmCalls.request, response: llmCalls.response })
       .from(llmCalls)
       .where(inArray(llmCalls.requestHash, hashes.slice(i, i + 500)));
-    for (const g of got) requests.set(g.h, g.request);
+    for (const g of got) {
+      requests.set(g.h, g.request);
+      sampled.set(g.h, sampledTokensOf(g.response));
+    }
   }
   for (const r of msgs) {
     const turn: ServedTurn = {
       request: r.m.requestHash ? requests.get(r.m.requestHash) : undefined,
       finishReason: r.m.finishReason ?? null,
       reasoningContent: r.m.reasoningContent ?? null,
+      sampled: r.m.requestHash ? (sampled.get(r.m.requestHash) ?? null) : null,
     };
     out.set(r.ep, [...(out.get(r.ep) ?? []), turn]);
   }

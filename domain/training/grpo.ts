@@ -1,6 +1,7 @@
 // An AAC-GRPO run (`pau grpo train`): its configuration, the ids and seeds derived from it, the episode
 // input of each rollout, the trainer spec of each epoch's update, and the per-epoch figures. Pure (used inside
 // the workflow, by activities and by the CLI).
+import { SAMPLED_TOKEN_PARAMS } from './sampledTokens';
 import { CRITIC_FORMATS, type CriticFormat } from './criticPrompt';
 import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
@@ -87,6 +88,8 @@ export interface GrpoConfig {
   codeMatchWeight: number;
   klBeta?: number;
   clipEps?: number;
+  /** Truncated importance sampling from the server's recorded log-probs: the weight's cap (absent: no correction). */
+  tisCap?: number;
   /** The update's learning rate (absent: GRPO_LR, the trainer's default; runs started before had 1e-5). */
   lr?: number;
   /** The advantages' group divisor (absent: none, Dr. GRPO) and, for std, its floor (docs/training.md, "Advantages"). */
@@ -194,6 +197,17 @@ export interface GrpoEpochFigures {
     rewardSpread?: number | null;
     zeroSpreadGroups?: number | null;
     allUnratedRollouts?: number | null;
+    /**
+     * Policy tokens trained as the ids their server sampled, and those re-tokenised from text (turns with none
+     * recorded); the trainer's old log-probs against the server's over the sampled ones (mean |delta|, share of
+     * tokens whose ratio lies outside the clip range) and the importance-sampling cap (null: no correction).
+     * Absent in runs recorded before.
+     */
+    sampledTokens?: number | null;
+    retokenisedTokens?: number | null;
+    samplerGap?: number | null;
+    samplerOutsideClip?: number | null;
+    tisCap?: number | null;
   };
   /**
    * What the update's data preparation handed to the trainer and left out, by reason (PrepareGrpoResult:
@@ -299,6 +313,8 @@ export function rolloutEpisodeInput(
     params: {
       temperature: config.temperature,
       ...(config.sampling ?? {}),
+      // the trainer trains the ids the server sampled, and weighs them by its log-probs (sampledTokens.ts)
+      ...SAMPLED_TOKEN_PARAMS,
       seed: rolloutSeed(config, epoch, methodId, g),
       ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}),
     },
@@ -377,6 +393,7 @@ export function grpoTrainerSpec(
     lr: config.lr ?? GRPO_LR,
     ...(config.klBeta !== undefined ? { kl_beta: config.klBeta } : {}),
     ...(config.clipEps !== undefined ? { clip_eps: config.clipEps } : {}),
+    ...(config.tisCap !== undefined ? { tis_cap: config.tisCap } : {}),
     ...(config.miniBatchSize !== undefined ? { mini_batch_size: config.miniBatchSize } : {}),
     ...(config.maxLength !== undefined ? { max_length: config.maxLength } : {}),
     ...(config.threads !== undefined ? { threads: config.threads } : {}),
@@ -473,6 +490,11 @@ export function updateFigures(metrics: Record<string, unknown>, steps: number): 
     rewardSpread: num(metrics.reward_spread_mean),
     zeroSpreadGroups: num(metrics.zero_spread_groups),
     allUnratedRollouts: num(metrics.all_unrated_rollouts),
+    sampledTokens: num(metrics.sampled_policy_tokens),
+    retokenisedTokens: num(metrics.retokenised_policy_tokens),
+    samplerGap: num(metrics.sampler_abs_logprob_gap),
+    samplerOutsideClip: num(metrics.sampler_outside_clip),
+    tisCap: num(metrics.tis_cap),
   };
 }
 

@@ -6,6 +6,7 @@
 // reward-to-go: docs/training.md, "Advantages").
 import type { StepLike } from '../episode/observedCalls';
 import type { CriticCall } from './criticPrompt';
+import type { SampledTokens } from './sampledTokens';
 
 /** An assistant step and the calls it made, in order. */
 export interface ExplorationStep {
@@ -62,7 +63,8 @@ export function callsBefore(steps: readonly ExplorationStep[], i: number): Criti
  * One line of the trainer's rollouts JSONL (docs/training.md, "GRPO update"): the conversation as sent
  * (OpenAI chat format, from openAiLine), every assistant message a policy message, and its rewards: the
  * outcome and one critic reward (or null) per assistant message, in order; `length_cut`: the assistant
- * messages cut at max_tokens (their end-of-turn token is not trained).
+ * messages cut at max_tokens (their end-of-turn token is not trained); `sampled`: per assistant message the
+ * token ids its server sampled and their log-probs, or null (written only when some turn has them).
  */
 export function rolloutLine(
   id: string,
@@ -71,6 +73,7 @@ export function rolloutLine(
   stepRewards: readonly (number | null)[],
   outcome: number,
   lengthCut: readonly number[] = [],
+  sampled: readonly (SampledTokens | null)[] = [],
 ): Record<string, unknown> {
   const policy = line.messages.flatMap((m, i) => (m.role === 'assistant' ? [i] : []));
   if (policy.length !== stepRewards.length) {
@@ -83,5 +86,6 @@ export function rolloutLine(
     policy_messages: policy,
     rewards: { outcome, steps: [...stepRewards] },
     ...(lengthCut.length > 0 ? { length_cut: [...lengthCut] } : {}),
+    ...(sampled.some((x) => x !== null) ? { sampled: policy.map((_, k) => sampled[k] ?? null) } : {}),
   };
 }

@@ -10,6 +10,7 @@
 // and counted (`not_as_served`) rather than trained on a prompt that was never sent.
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { openAiLine } from './sftData';
+import type { SampledTokens } from './sampledTokens';
 import { type TrainerLine, trainerLineSchema } from './trainerProtocol';
 
 /** What an assistant step says about its own generation (steps.agent_message) and its request (the ledger). */
@@ -19,9 +20,19 @@ export interface ServedTurn {
   finishReason?: string | null;
   /** The reasoning the model produced before its answer (llama.cpp's `reasoning_content`), as generated. */
   reasoningContent?: string | null;
+  /** The token ids the server sampled and their log-probs (domain/training/sampledTokens.ts); null: none recorded. */
+  sampled?: SampledTokens | null;
 }
 
-export type ServedLineResult = { ok: true; line: TrainerLine; lengthCut: number[] } | { ok: false; reason: string };
+export type ServedLineResult =
+  | {
+      ok: true;
+      line: TrainerLine;
+      lengthCut: number[];
+      /** Per assistant message, in order: what its server sampled, or null where nothing was recorded. */
+      sampled: (SampledTokens | null)[];
+    }
+  | { ok: false; reason: string };
 
 interface StoredRequest {
   messages?: unknown;
@@ -41,6 +52,7 @@ export function servedLine(messages: readonly ChatCompletionMessageParam[], turn
   const keys: string[] = [];
   const requests: { message: number; tools: number | null }[] = [];
   const lengthCut: number[] = [];
+  const sampled: (SampledTokens | null)[] = [];
   for (const [k, i] of assistants.entries()) {
     const turn = turns[k]!;
     const req = turn.request as StoredRequest | undefined;
@@ -59,6 +71,7 @@ export function servedLine(messages: readonly ChatCompletionMessageParam[], turn
       }
     }
     requests.push({ message: i, tools });
+    sampled.push(turn.sampled ?? null);
     if (turn.finishReason === 'length') lengthCut.push(i);
     if (turn.reasoningContent) line.messages[i] = { ...line.messages[i], reasoning_content: turn.reasoningContent };
   }
@@ -68,5 +81,5 @@ export function servedLine(messages: readonly ChatCompletionMessageParam[], turn
     requests,
     ...(lengthCut.length > 0 ? { length_cut: lengthCut } : {}),
   });
-  return { ok: true, line: out, lengthCut };
+  return { ok: true, line: out, lengthCut, sampled };
 }

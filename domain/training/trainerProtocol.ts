@@ -3,6 +3,7 @@
 // trainer/tests/test_contract.py there). Pure: zod schemas, exit codes, failure types; no I/O.
 import { z } from 'zod';
 import { sampledRolloutSchema } from './sampledWith';
+import { sampledTokensSchema } from './sampledTokens';
 
 /** How a GRPO group's centred rewards are scaled (trainer core_algos.py ADVANTAGE_SCALES). */
 export const ADVANTAGE_SCALES = ['none', 'std'] as const;
@@ -141,6 +142,8 @@ export const trainerLineSchema = z
       .min(1)
       .optional(),
     length_cut: z.array(z.number().int().min(0)).optional(),
+    /** GRPO rollouts: per policy message the ids its server sampled and their log-probs, or null. */
+    sampled: z.array(sampledTokensSchema.nullable()).optional(),
   })
   .superRefine((line, ctx) => {
     if (line.requests && line.tools) ctx.addIssue({ code: 'custom', message: 'give either tools or requests with tool_sets, not both' });
@@ -173,6 +176,8 @@ export const grpoSpecSchema = z.strictObject({
   kl_beta: z.number().min(0).optional(),
   /** The rollouts' sampling temperature: the trainer takes every log-prob as log_softmax(logits / T). */
   temperature: z.number().positive().optional(),
+  /** Truncated importance sampling: each sampled token's term weighed by min(pi_old / pi_sampler, tis_cap); > 1. */
+  tis_cap: z.number().gt(1).optional(),
   advantage: z
     .strictObject({
       /** The reward names of `pau grpo train` (GRPO_REWARDS), meaning the same on both sides (absent: mix, its default). */

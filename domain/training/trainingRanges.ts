@@ -17,6 +17,8 @@ export const GRPO_RANGES = {
   maxTokens: wholeRange(16, 32_768),
   temperature: realRange(0, 2, { minExclusive: true }),
   klBeta: realRange(0, 10),
+  /** The truncated importance weight's cap: above 1 (a cap at or below 1 only shrinks every update). */
+  tisCap: realRange(1, 100, { minExclusive: true }),
   clipEps: realRange(0, 1, { minExclusive: true }),
   /** 1e-6 to 1e-2: below it Adam's steps move nothing measurable, above it a LoRA adapter diverges. */
   lr: realRange(1e-6, 1e-2),

@@ -439,6 +439,16 @@ function unratedReasons(u: NonNullable<GrpoEpochFigures['criticUnrated']>): stri
     .join('; ');
 }
 
+/** What the update trained as sampled and as re-tokenised, and the sampler–trainer gap of the sampled tokens. */
+export function samplerLine(u: GrpoEpochFigures['update']): string {
+  const gap =
+    u.samplerGap != null
+      ? `; sampler–trainer gap: mean |Δ log-prob| ${u.samplerGap.toFixed(4)}, ${(100 * (u.samplerOutsideClip ?? 0)).toFixed(1)} % of tokens outside the clip range` +
+        (u.tisCap != null ? `, truncated IS at ${u.tisCap}` : ', no IS correction')
+      : '; no sampler log-probs recorded';
+  return `tokens trained as sampled ${u.sampledTokens ?? 0}, re-tokenised ${u.retokenisedTokens}${gap}`;
+}
+
 /** One epoch's line as the terminal prints it (`grpo train` at the end, `grpo report`). */
 export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined, view?: ReportView): string {
   const c = epochCounts(e, maxLength);
@@ -455,6 +465,7 @@ export function grpoEpochLine(e: GrpoEpochFigures, maxLength: number | undefined
       ? `  reward spread ${e.update.rewardSpread?.toFixed(3) ?? '-'} (${Math.round(100 * e.update.zeroSpreadGroups)} % of groups none)`
       : '') +
     (e.update.allUnratedRollouts ? `  ${e.update.allUnratedRollouts} rollout(s) unrated by the critic (outcome only)` : '') +
+    (e.update.retokenisedTokens != null ? `\n  ${samplerLine(e.update)}` : '') +
     (e.criticUnrated ? `\n  critic: ${e.criticUnrated.rollouts} rollout(s) unrated for a reason: ${unratedReasons(e.criticUnrated)}` : '') +
     (c
       ? `\n  ${countsLine(c, 'rollout')}`

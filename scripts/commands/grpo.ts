@@ -77,6 +77,7 @@ async function train(argv: string[]): Promise<number> {
     codeMatchWeight: v['code-match-weight'],
     ...(v['kl-beta'] !== undefined ? { klBeta: v['kl-beta'] } : {}),
     ...(v['clip-eps'] !== undefined ? { clipEps: v['clip-eps'] } : {}),
+    ...(v['tis-cap'] !== undefined ? { tisCap: v['tis-cap'] } : {}),
     ...(v.lr !== undefined ? { lr: v.lr } : {}),
     advantageScale: v['advantage-scale'],
     ...(v['std-floor'] !== undefined ? { stdFloor: v['std-floor'] } : {}),

@@ -27,6 +27,11 @@ export const grpoTrainOptions = defineOptions({
   'max-tokens': { schema: numberOption(R.maxTokens).optional(), arg: 'N', help: "the policy's tokens per reply" },
   temperature: { schema: numberOption(R.temperature).default(1), help: "the policy's sampling temperature" },
   'kl-beta': { schema: numberOption(R.klBeta).optional(), arg: 'B', help: 'weight of the KL term to the base (trainer default)' },
+  'tis-cap': {
+    schema: numberOption(R.tisCap).optional(),
+    arg: 'C',
+    help: "weigh each sampled token by min(trainer / sampler probability, C), from the server's log-probs (default: no correction)",
+  },
   'clip-eps': { schema: numberOption(R.clipEps).optional(), arg: 'E', help: 'the clipped ratio range (trainer default)' },
   lr: { schema: numberOption(R.lr).optional(), arg: 'LR', help: `learning rate (default ${GRPO_LR})` },
   'advantage-scale': {

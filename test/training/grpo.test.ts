@@ -30,7 +30,7 @@ import { grpoProgressQuery } from '../../workflows/training/grpoQueries';
 import { grpoProgressLine } from '../../scripts/client/grpoProgress';
 import { loadGrpoReport } from '../../db/queries/grpoReportData';
 import { BASE_ADAPTER } from '../../domain/training/sampledWith';
-import { epochCounts, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
+import { epochCounts, grpoEpochLine, renderGrpoReport } from '../../domain/trainingReport/grpoReport';
 import { countsLine } from '../../domain/trainingReport/trainingCounts';
 import { produceReport } from '../../platform/report/produceReport';
 import { ensureTrainerPython } from '../../activities/training/trainerProcess';
@@ -173,6 +173,12 @@ describe.skipIf(process.env.PAU_GRPO_E2E === '0')('grpo train', () => {
     // (llama.cpp served its GGUF export); epoch 1's update checked its batch against its own adapter and trained.
     expect(eps.slice(0, 3).map((e) => e.sampledWith)).toEqual(Array(3).fill([BASE_ADAPTER]));
     expect(eps.slice(3).map((e) => e.sampledWith)).toEqual(Array(3).fill([ckpts[0]!.adapterSha256]));
+    // llama.cpp returned each turn's sampled ids and log-probs, and the update trained those ids: no policy token
+    // re-tokenised from text; with steps run, the trainer's log-probs of them against llama.cpp's are reported.
+    expect(e1.update.retokenisedTokens).toBe(0);
+    expect(e1.update.sampledTokens).toBeGreaterThan(0);
+    if (e1.update.steps > 0) expect(e1.update.samplerGap).toBeGreaterThan(0);
+    expect(grpoEpochLine(e1, undefined)).toMatch(/tokens trained as sampled [1-9]\d*, re-tokenised 0/);
 
     // The critic's rewards are on the assistant steps with the scripted critic's rationale.
     const rated = await stack.db

@@ -4,6 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { servedLine } from '../../domain/training/servedLine';
+import { rolloutLine } from '../../domain/training/grpoRollouts';
+import { SAMPLED_TOKEN_PARAMS, sampledTokensOf } from '../../domain/training/sampledTokens';
+import { trainerLineSchema } from '../../domain/training/trainerProtocol';
 import { SUBMIT_ONLY, TOOLS } from '../../domain/episode/prompts';
 
 const conv: ChatCompletionMessageParam[] = [
@@ -49,5 +52,51 @@ describe('servedLine', () => {
     const r = servedLine(conv, [{ request: req(2, TOOLS) }, { request: { messages: edited, tools: SUBMIT_ONLY } }, { request: req(8) }]);
     expect(r).toEqual({ ok: false, reason: "assistant message 5: its request's messages are not the conversation before it" });
     expect(servedLine(conv, [{ request: req(2, TOOLS) }])).toMatchObject({ ok: false });
+  });
+});
+
+describe('sampled tokens', () => {
+  const completion = (content: unknown) => ({ choices: [{ message: { content: 'x' }, logprobs: { content } }] });
+  it("reads llama.cpp's ids and vLLM's token_id:N beside each log-prob; anything less is none recorded", () => {
+    expect(
+      sampledTokensOf(
+        completion([
+          { id: 12, token: 'f', logprob: -0.5 },
+          { id: 7, token: ' x', logprob: 0 },
+        ]),
+      ),
+    ).toEqual({ ids: [12, 7], logprobs: [-0.5, 0] });
+    expect(sampledTokensOf(completion([{ token: 'token_id:31', logprob: -1.25 }]))).toEqual({ ids: [31], logprobs: [-1.25] });
+    // the scripted mock's logprobs (text tokens, no ids), none asked, an empty list, one token without an id, a positive log-prob
+    expect(sampledTokensOf(completion([{ token: 'f', logprob: 0, top_logprobs: [] }]))).toBeNull();
+    expect(sampledTokensOf({ choices: [{ message: { content: 'x' } }] })).toBeNull();
+    expect(sampledTokensOf(completion([]))).toBeNull();
+    expect(
+      sampledTokensOf(
+        completion([
+          { id: 1, logprob: -0.1 },
+          { token: 'y', logprob: -0.1 },
+        ]),
+      ),
+    ).toBeNull();
+    expect(sampledTokensOf(completion([{ id: 1, logprob: 0.3 }]))).toBeNull();
+    expect(sampledTokensOf('not a completion')).toBeNull();
+  });
+
+  it('rides from the served turns into the rollout line, one entry per policy message, written only when some turn has one', () => {
+    const s = { ids: [3, 4], logprobs: [-0.1, -0.2] };
+    const turns = [{ request: req(2, TOOLS), sampled: s }, { request: req(5, SUBMIT_ONLY) }, { request: req(8), sampled: null }];
+    const r = servedLine(conv, turns);
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.sampled).toEqual([s, null, null]);
+    const line = rolloutLine('ep1', 'm1', r.line, [0.5, null, null], 3, [], r.sampled);
+    expect(line.sampled).toEqual([s, null, null]);
+    expect(trainerLineSchema.parse(line).sampled).toEqual([s, null, null]);
+    expect(rolloutLine('ep1', 'm1', r.line, [0.5, null, null], 3, [], [null, null, null])).not.toHaveProperty('sampled');
+    expect(() => trainerLineSchema.parse({ ...line, sampled: [{ ids: [], logprobs: [] }, null, null] })).toThrow();
+  });
+
+  it('the rollouts ask their server for the sampled ids', () => {
+    expect(SAMPLED_TOKEN_PARAMS).toEqual({ logprobs: true, top_logprobs: 1, return_tokens_as_token_ids: true });
   });
 });

@@ -26,6 +26,13 @@ that token is not trained (the trailing special tokens of the span are left out 
 them was sampled and is trained). When the span does not end in a special token, the template's closing
 text cannot be told from the sampled text, and the whole message is left out.
 
+Sampled ids (`sampled`, GRPO rollouts): a message whose server recorded the token ids it sampled is trained as
+those ids, not as its text re-tokenised (a text can tokenise otherwise than it was sampled). The prompt before
+it is tokenised on its own, as the server tokenised the request; the ids must decode to the start of the
+message as the template renders it (else the line is refused, naming the message), and what the template
+writes after them (the end-of-turn token the server does not return) is tokenised as text. Each sampled
+token keeps the server's log-prob (`Encoded.sampler_logprobs`) for the importance-sampling correction.
+
 Tool calls: OpenAI messages carry `arguments` as a JSON string; templates (and llama.cpp, which parses it
 before applying the template) expect an object, so a string that parses as a JSON object is passed as one;
 anything else stays a string. For templates that do not render tool calls at all (SmolLM2's), they are
@@ -38,7 +45,8 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .protocol import TrainerError
@@ -48,6 +56,8 @@ class ChatTokenizer(Protocol):
     def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
 
     def __call__(self, text: str, **kwargs: Any) -> Any: ...
+
+    def decode(self, token_ids: list[int], **kwargs: Any) -> str: ...
 
 
 Message = dict[str, Any]
@@ -68,6 +78,18 @@ class Encoded:
     cut_whole_masked: int = 0
     # the trained messages whose spans this sequence holds (a line may need several sequences: encode_served)
     messages: tuple[int, ...] = ()
+    # per token, the sampler's log-prob where the token is one the server sampled and recorded, else None
+    sampler_logprobs: list[float | None] = field(default_factory=list)
+    # the trained messages of this sequence that had no recorded sample and were re-tokenised from their text
+    retokenised: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """What the server sampled for one assistant message: its token ids and each one's log-prob."""
+
+    ids: list[int]
+    logprobs: list[float]
 
 
 def _parse_arguments(args: Any) -> Any:
@@ -171,10 +193,11 @@ class ChatEncoder:
         enc = segments[0]
         if max_length is not None and len(enc.input_ids) > max_length:
             enc.truncated = True
-            enc.input_ids, enc.mask, enc.message_index = (
+            enc.input_ids, enc.mask, enc.message_index, enc.sampler_logprobs = (
                 enc.input_ids[:max_length],
                 enc.mask[:max_length],
                 enc.message_index[:max_length],
+                enc.sampler_logprobs[:max_length],
             )
         return enc
 
@@ -191,10 +214,12 @@ class ChatEncoder:
         train_messages: set[int] | None = None,
         max_length: int | None = None,
         cut_messages: set[int] | None = None,
+        sampled: dict[int, Sampled] | None = None,
     ) -> list[Encoded]:
         """The token sequences (segments, see the module doc) that train each of `train_messages` (default:
         every message with a request) in its own request. A line longer than max_length in any segment is
-        marked truncated on every segment (the caller drops it whole) and not cut."""
+        marked truncated on every segment (the caller drops it whole) and not cut. A message in `sampled` is
+        trained as the ids its server sampled (see the module doc), the others as their text re-tokenised."""
         validate_messages(messages)
         for i in cut_messages or ():
             if not 0 <= i < len(messages) or messages[i].get("role") != "assistant":
@@ -242,7 +267,10 @@ class ChatEncoder:
                     segments[-1] = (whole, [*spans, (len(prompt), end, i)])
                     continue
             segments.append((whole, [(len(prompt), end, i)]))
-        out = [self._tokenise(text, spans, cut_messages or set()) for text, spans in segments]
+        for i in sampled or {}:
+            if i not in train_messages:
+                raise TrainerError("invalid_data", f"message {i} has sampled ids but is not trained")
+        out = [self._tokenise(text, spans, cut_messages or set(), sampled or {}) for text, spans in segments]
         longest = max((len(e.input_ids) for e in out), default=0)
         too_long = max_length is not None and longest > max_length
         for e in out:
@@ -250,20 +278,48 @@ class ChatEncoder:
             e.truncated = too_long
         return out
 
-    def _tokenise(self, text: str, spans: list[tuple[int, int, int]], cut_messages: set[int]) -> Encoded:
-        enc = self.tok(text, add_special_tokens=False, return_offsets_mapping=True)
-        ids: list[int] = list(enc["input_ids"])
-        offsets: list[tuple[int, int]] = [tuple(o) for o in enc["offset_mapping"]]  # type: ignore[misc]
-        mask = [0] * len(ids)
-        owner = [-1] * len(ids)
-        for t, (s, e) in enumerate(offsets):
-            if e <= s:
+    def _tokenise(
+        self, text: str, spans: list[tuple[int, int, int]], cut_messages: set[int], sampled: dict[int, Sampled]
+    ) -> Encoded:
+        ids: list[int] = []
+        owner: list[int] = []
+        sampler: list[float | None] = []
+
+        def add_text(a: int, b: int) -> None:
+            # text[a:b] tokenised on its own; a token is a message's when it starts inside the message's span
+            if b <= a:
+                return
+            enc = self.tok(text[a:b], add_special_tokens=False, return_offsets_mapping=True)
+            for t, (s, e) in zip(enc["input_ids"], enc["offset_mapping"]):
+                o = -1
+                if e > s:
+                    o = next((i for sa, sb, i in spans if sa <= a + s < sb), -1)
+                ids.append(int(t))
+                owner.append(o)
+                sampler.append(None)
+
+        # A sampled message's ids replace its text: the prompt before it is tokenised on its own, as the
+        # server tokenised the request, and what the template writes after the sampled text (the end-of-turn
+        # token, which the server does not return) is tokenised as text and trained as the message's.
+        pos = 0
+        for a, _, i in spans:
+            smp = sampled.get(i)
+            if smp is None:
                 continue
-            for a, b, i in spans:
-                if a <= s < b:
-                    mask[t] = 1
-                    owner[t] = i
-                    break
+            said = self.tok.decode(smp.ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+            if not said or not text.startswith(said, a):
+                raise TrainerError(
+                    "invalid_data",
+                    f"message {i}: its sampled ids decode to {said[:60]!r}, which is not the message's text as "
+                    f"rendered ({text[a : a + 60]!r}); refusing to train tokens that were not sampled",
+                )
+            add_text(pos, a)
+            ids.extend(smp.ids)
+            owner.extend([i] * len(smp.ids))
+            sampler.extend(smp.logprobs)
+            pos = a + len(said)
+        add_text(pos, len(text))
+        mask = [1 if o >= 0 else 0 for o in owner]
         eos_masked = whole_masked = 0
         for i in sorted(cut_messages & {i for _, _, i in spans}):
             own = [t for t in range(len(ids)) if owner[t] == i]
@@ -287,6 +343,8 @@ class ChatEncoder:
             cut_eos_masked=eos_masked,
             cut_whole_masked=whole_masked,
             messages=tuple(i for _, _, i in spans),
+            sampler_logprobs=sampler,
+            retokenised=tuple(i for _, _, i in spans if i not in sampled),
         )
 
 
@@ -388,6 +446,38 @@ def length_cut_of(row: dict[str, Any], where: str) -> set[int]:
     return set(v)
 
 
+def sampled_of(row: dict[str, Any], policy: list[int], where: str) -> dict[int, Sampled]:
+    """The `sampled` field of a rollout line: per policy message (in `policy_messages` order) the token ids its
+    server sampled and their log-probs, or null where the server recorded none (the message is re-tokenised)."""
+    v = row.get("sampled")
+    if v is None:
+        return {}
+    if not isinstance(v, list) or len(v) != len(policy):
+        raise TrainerError("invalid_data", f"{where}: sampled must have one entry (or null) per policy message")
+    out: dict[int, Sampled] = {}
+    for i, e in zip(policy, v):
+        if e is None:
+            continue
+        w = f"{where}: sampled entry of message {i}"
+        ids, lps = (e.get("ids"), e.get("logprobs")) if isinstance(e, dict) else (None, None)
+        if (
+            not isinstance(ids, list)
+            or not ids
+            or not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in ids)
+        ):
+            raise TrainerError("invalid_data", f'{w}: "ids" must be a non-empty list of token ids')
+        if (
+            not isinstance(lps, list)
+            or len(lps) != len(ids)
+            or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x <= 0 for x in lps
+            )
+        ):
+            raise TrainerError("invalid_data", f'{w}: "logprobs" must be one finite log-prob (<= 0) per id')
+        out[i] = Sampled([int(t) for t in ids], [float(x) for x in lps])
+    return out
+
+
 def encode_policy_row(
     encoder: ChatEncoder, row: dict[str, Any], where: str, max_length: int | None, *, strict: bool
 ) -> tuple[list[int], list[Encoded]]:
@@ -401,6 +491,7 @@ def encode_policy_row(
     if not isinstance(policy, list) or (strict and not policy) or not all(isinstance(i, int) for i in policy):
         what = "a non-empty list" if strict else "a list"
         raise TrainerError("invalid_data", f"{where}: policy_messages must be {what} of message indices")
+    sampled = sampled_of(row, policy, where)
     if strict:
         if len(set(policy)) != len(policy):
             raise TrainerError("invalid_data", f"{where}: policy_messages has duplicates")
@@ -412,6 +503,7 @@ def encode_policy_row(
             train_messages=set(policy),
             max_length=max_length,
             cut_messages=length_cut_of(row, where),
+            sampled=sampled,
         )
     except TrainerError as e:
         raise TrainerError(e.code, f"{where}: {e.message}") from e

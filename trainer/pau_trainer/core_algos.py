@@ -207,11 +207,13 @@ def clipped_policy_loss(
     ref_logprobs: torch.Tensor | None = None,
     kl_beta: float = 0.0,
     normaliser: float | None = None,
+    is_weights: torch.Tensor | None = None,
 ) -> PolicyLossOutput:
     """PPO/GRPO clipped surrogate, per token, aggregated as token-mean:
 
     ratio = exp(logp - logp_old);  pg = max(-A * ratio, -A * clip(ratio, 1 - eps_low, 1 + eps_high))
-    loss  = sum_mask(pg + beta * k3(logp, logp_ref)) / N,   N = number of masked tokens (or `normaliser`).
+    loss  = sum_mask(w * pg + beta * k3(logp, logp_ref)) / N,   N = number of masked tokens (or `normaliser`),
+    w = `is_weights` (truncated importance sampling, see tis_weights; 1 when not given).
 
     `normaliser` lets a mini-batch processed in pieces (gradient accumulation) keep one token-mean over the
     whole mini-batch: pass the mini-batch's total token count to every piece and sum the losses.
@@ -224,6 +226,8 @@ def clipped_policy_loss(
     unclipped = -advantages * ratio
     clipped = -advantages * torch.clamp(ratio, 1.0 - clip_eps_low, 1.0 + clip_eps_high)
     pg = torch.maximum(unclipped, clipped)
+    if is_weights is not None:
+        pg = pg * is_weights.detach()
     per_token = pg
     kl = torch.zeros_like(pg)
     if ref_logprobs is not None:
@@ -245,6 +249,44 @@ def clipped_policy_loss(
         clip_frac_high=high,
         ratio_mean=ratio_mean,
     )
+
+
+def tis_weights(
+    old_logprobs: torch.Tensor, sampler_logprobs: torch.Tensor, sampled: torch.Tensor, cap: float
+) -> torch.Tensor:
+    """Truncated importance sampling (TIS; verl's `tis_imp_ratio_cap`, TRL's `vllm_importance_sampling_cap`):
+    per token w = min(pi_old / pi_sampler, cap), the trainer's old policy over the server's that sampled the
+    token, so the update corrects for the two computing different probabilities (quantised weights, another
+    kernel, top-k/top-p). 1 where the sampler recorded no log-prob (`sampled` 0). Detached; cap > 1."""
+    if not cap > 1.0:
+        raise ValueError(f"the importance-sampling cap must be > 1, got {cap}")
+    log_w = (old_logprobs - sampler_logprobs).clamp(min=-20.0, max=20.0)
+    w = torch.exp(log_w).clamp(max=cap)
+    return torch.where(sampled > 0, w, torch.ones_like(w)).detach()
+
+
+def sampler_gap(
+    old_logprobs: torch.Tensor,
+    sampler_logprobs: torch.Tensor,
+    sampled: torch.Tensor,
+    clip_eps_low: float,
+    clip_eps_high: float,
+) -> dict[str, float]:
+    """How far the trainer's log-probs of the sampled tokens are from the server's (over tokens with both):
+    mean |delta log-prob|, and the share of tokens whose ratio pi_old / pi_sampler lies outside the clip range
+    [1 - eps_low, 1 + eps_high] (those an uncorrected update would treat as already moved)."""
+    m = sampled > 0
+    n = int(m.sum())
+    if n == 0:
+        return {"sampler_tokens": 0, "sampler_abs_logprob_gap": float("nan"), "sampler_outside_clip": float("nan")}
+    d = (old_logprobs - sampler_logprobs)[m]
+    ratio = torch.exp(d.clamp(min=-20.0, max=20.0))
+    outside = ((ratio < 1.0 - clip_eps_low) | (ratio > 1.0 + clip_eps_high)).float().mean()
+    return {
+        "sampler_tokens": n,
+        "sampler_abs_logprob_gap": float(d.abs().mean()),
+        "sampler_outside_clip": float(outside),
+    }
 
 
 # Positions whose fp32 logits exist at once in token_logprobs and head_logprobs: 1,024 x a 152k vocabulary is

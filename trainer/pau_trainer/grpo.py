@@ -8,12 +8,16 @@ Input (spec.rollouts, JSONL, one rollout per line):
                                            # (default: every assistant message); only their tokens train
    "rewards": {"outcome": 3.0, "steps": [0.5, null]}   # steps: one per policy message, >= 0, null = not rated;
                                            # the advantages come from them (spec.advantage.mode outcome | aac | mix)
-   "old_logprobs"?: [[..], [..]]           # sampling-time log-probs per token of each policy message
+   "sampled"?: [{"ids": [..], "logprobs": [..]} | null, ..]   # per policy message: the token ids its server
+                                           # sampled and their log-probs (null: none recorded, re-tokenised);
+                                           # trained as those ids (chat.py), counted per job
   }
 
 The update (verl/TRL GRPO; math in core_algos.py):
   1. reference log-probs: the base model with the adapter disabled;
-  2. old log-probs: given, or recomputed with the adapter as it was before this update;
+  2. old log-probs: computed with the adapter as it was before this update (the server's recorded log-probs
+     are the sampler's, not the trainer's: they weigh the update when spec.tis_cap is set, see core_algos
+     tis_weights, and their gap to the old log-probs is reported);
      both are computed once and stored in output_dir/precomputed.pt so a resumed job uses the same ones;
   3. ppo_epochs x mini-batches (mini_batch_size rollouts, order seeded by [seed, ppo_epoch]): the clipped
      surrogate + kl_beta * k3 KL, token-mean over the mini-batch's policy tokens, one optimizer step each.
@@ -37,7 +41,14 @@ from . import checkpoint as ckpt
 from . import distributed
 from .cancel import Cancel
 from .chat import ChatEncoder, encode_policy_row, too_long_refusal
-from .core_algos import aac_advantages, all_unrated, clipped_policy_loss, group_outcome_advantages
+from .core_algos import (
+    aac_advantages,
+    all_unrated,
+    clipped_policy_loss,
+    group_outcome_advantages,
+    sampler_gap,
+    tis_weights,
+)
 from .job import Job, read_jsonl
 from .protocol import GrpoSpec, TrainerError, emit
 from .sequence_logprobs import sequence_logprobs
@@ -51,8 +62,10 @@ class Rollout:
     mask: torch.Tensor  # (1, T-1) float: 1 on the policy's own target tokens
     advantages: torch.Tensor  # (1, T-1) float, 0 off the mask
     message_advantages: list[float]  # per policy message (for reporting)
-    old_logprobs: torch.Tensor | None  # (1, T-1) or None (recompute)
+    sampler_logprobs: torch.Tensor  # (1, T-1): the server's log-prob of each target it sampled, 0 elsewhere
+    sampled: torch.Tensor  # (1, T-1) float: 1 on the policy's targets that carry the server's log-prob
     policy_tokens: int
+    retokenised_tokens: int  # policy tokens of messages trained from their text (no sampled ids recorded)
     truncated: bool  # longer than max_length: not trained (mask 0), still in its group's statistics
     full_length: int = 0
     cut_eos_masked: int = 0
@@ -100,7 +113,9 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
     mode = spec.advantage.mode
     encoded = []
     for n, row in enumerate(rows, 1):
-        where = f"{spec.rollouts}:{n}"
+        # the rollout's id is its episode's: a refused line names the episode it came from
+        rid = row.get("id") if isinstance(row, dict) else None
+        where = f"{spec.rollouts}:{n}" + (f" (rollout {rid})" if isinstance(rid, str) and rid else "")
         group = row.get("group")
         if not isinstance(group, (str, int)) or isinstance(group, bool):
             raise TrainerError("invalid_data", f'{where}: "group" (string) is required')
@@ -166,7 +181,7 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
         for k, (row, where, group, policy, segments) in enumerate(encoded)
         for enc in segments
     ]
-    for k, row, where, group, policy, enc in flat:
+    for k, row, _where, group, policy, enc in flat:
         T = len(enc.input_ids)
         owner = enc.message_index[1:]  # targets are tokens 1..T-1
         mask = torch.tensor(enc.mask[1:], dtype=torch.float32).unsqueeze(0)
@@ -184,24 +199,9 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
         for i, v in zip(policy, msg_adv):
             for t in positions[i]:
                 adv[0, t] = v
-        old = None
-        if row.get("old_logprobs") is not None:
-            ol = row["old_logprobs"]
-            if not isinstance(ol, list) or len(ol) != len(policy):
-                raise TrainerError("invalid_data", f"{where}: old_logprobs needs one list per policy message")
-            old = torch.zeros((1, T - 1), dtype=torch.float32)
-            for i, vals in zip(policy, ol):
-                vals = _floats(vals, f"{where}: old_logprobs")
-                if i not in here:
-                    continue
-                if len(vals) != len(positions[i]) and not enc.truncated:
-                    raise TrainerError(
-                        "invalid_data",
-                        f"{where}: message {i} has {len(positions[i])} policy tokens in the trainer's tokenisation but "
-                        f"old_logprobs gives {len(vals)} (the served text does not re-tokenise to the sampled tokens)",
-                    )
-                for t, v in zip(positions[i], vals):
-                    old[0, t] = v
+        lp = torch.tensor([[0.0 if v is None else v for v in enc.sampler_logprobs[1:]]], dtype=torch.float32)
+        has = torch.tensor([[0.0 if v is None else 1.0 for v in enc.sampler_logprobs[1:]]], dtype=torch.float32)
+        retok = {i for i in enc.retokenised if i in here}
         out.append(
             Rollout(
                 id=str(row.get("id", f"rollout-{k + 1}")),
@@ -210,8 +210,10 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
                 mask=mask,
                 advantages=adv * mask,
                 message_advantages=[round(v, 6) for v in msg_adv],
-                old_logprobs=old,
+                sampler_logprobs=lp * has * mask,
+                sampled=has * mask,
                 policy_tokens=int(mask.sum()),
+                retokenised_tokens=sum(1 for t, o in enumerate(owner) if o in retok and mask[0, t] > 0),
                 truncated=enc.truncated,
                 full_length=enc.full_length,
                 cut_eos_masked=0 if enc.truncated else enc.cut_eos_masked,
@@ -233,13 +235,37 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
 
 
 def length_counts(rollouts: list[Rollout]) -> dict[str, int]:
-    """What did not fit or was not sampled: rollouts dropped as too long, length-cut turns masked."""
+    """What did not fit or was not sampled: rollouts dropped as too long, length-cut turns masked, policy
+    tokens trained from re-tokenised text (no sampled ids recorded)."""
     return {
+        "retokenised_policy_tokens": sum(r.retokenised_tokens for r in rollouts),
+        "sampled_policy_tokens": int(sum(float(r.sampled.sum()) for r in rollouts)),
         "dropped_too_long": len({r.line for r in rollouts if r.truncated}),
         "longest_tokens": max((r.full_length for r in rollouts), default=0),
         "length_cut_eos_masked": sum(r.cut_eos_masked for r in rollouts),
         "length_cut_whole_masked": sum(r.cut_whole_masked for r in rollouts),
     }
+
+
+def sampler_gap_of(rollouts: list[Rollout], old: list[torch.Tensor], spec: GrpoSpec) -> dict[str, Any]:
+    """The sampler-trainer gap over every policy token that carries the server's log-prob (core_algos
+    sampler_gap), and the correction applied (tis_cap, null: none)."""
+    if not rollouts:
+        return {}
+    gap = sampler_gap(
+        torch.cat([o.reshape(-1) for o in old]),
+        torch.cat([r.sampler_logprobs.reshape(-1) for r in rollouts]),
+        torch.cat([r.sampled.reshape(-1) for r in rollouts]),
+        spec.clip_eps_low,
+        spec.clip_eps_high,
+    )
+    return {k: (round(v, 6) if isinstance(v, float) and math.isfinite(v) else v) for k, v in gap.items()} | {
+        "tis_cap": spec.tis_cap
+    }
+
+
+def terms_gap(terms: dict[str, Any]) -> dict[str, Any]:
+    return {k: terms[k] for k in ("sampler_tokens", "sampler_abs_logprob_gap", "sampler_outside_clip", "tis_cap")}
 
 
 def _logprobs(model: Any, r: Rollout, device: str, temperature: float) -> torch.Tensor:
@@ -280,10 +306,7 @@ def precompute(job: Job, rollouts: list[Rollout], temperature: float = 1.0) -> d
                 r = rollouts[k]
                 with model.disable_adapter():
                     ref[k] = _logprobs(model, r, job.device, temperature)
-                if r.old_logprobs is not None:
-                    old[k] = r.old_logprobs
-                else:
-                    old[k] = ref[k].clone() if fresh else _logprobs(model, r, job.device, temperature)
+                old[k] = ref[k].clone() if fresh else _logprobs(model, r, job.device, temperature)
             if job.stop_requested():
                 stopped = True
                 break
@@ -361,6 +384,9 @@ def step_backward(
                 ref_logprobs=pre["ref"][i],
                 kl_beta=spec.kl_beta,
                 normaliser=n_tok,
+                is_weights=None
+                if spec.tis_cap is None
+                else tis_weights(pre["old"][i], r.sampler_logprobs, r.sampled, spec.tis_cap),
             )
             (out.loss * d.world if d.enabled else out.loss).backward()
         w = r.policy_tokens / max(n_tok, 1)
@@ -447,6 +473,9 @@ def run_grpo(spec: GrpoSpec, cancel: Cancel) -> dict[str, Any]:
         job.maybe_cancel(start, {}, start)
         pre = precompute(job, rollouts, spec.temperature)
         job.maybe_cancel(start, {}, start)
+        if pre:
+            terms.update(sampler_gap_of(rollouts, pre["old"], spec))
+            emit("info", message=f"sampler-trainer gap: {json.dumps(terms_gap(terms))}")
     history: list[dict[str, Any]] = list(state.get("history", []))
     train_s = float(state.get("train_s", 0.0))
     seen_tokens = int(state.get("seen_tokens", 0))

@@ -245,6 +245,9 @@ class GrpoSpec(CommonSpec):
     # the rollouts' sampling temperature: every log-prob (old, new, reference) is log_softmax(logits / T)
     temperature: float = 1.0
     advantage: AdvantageSpec = field(default_factory=AdvantageSpec)
+    # truncated importance sampling (core_algos.tis_weights): weigh each sampled token's term by
+    # min(pi_old / pi_sampler, tis_cap) from the server's recorded log-probs; None: no correction
+    tis_cap: float | None = None
     # LoRA's good learning rate is about 10x full fine-tuning's; with Adam one step moves every entry by about
     # lr, so 1e-5 was a sign step that moved nothing measurable (docs/training.md, "The update's step size")
     lr: float = 5e-4
@@ -491,6 +494,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec | Shif
             "kl_beta",
             "temperature",
             "advantage",
+            "tis_cap",
         },
         "spec",
     )
@@ -505,6 +509,10 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec | Shif
     clip_high = _take(obj, "clip_eps_high", (int, float), "spec")
     beta = _take(obj, "kl_beta", (int, float), "spec")
     temp = _take(obj, "temperature", (int, float), "spec")
+    tis_cap = _take(obj, "tis_cap", (int, float), "spec")
+    if tis_cap is not None and not (math.isfinite(tis_cap) and tis_cap > 1):
+        # min(ratio, C) with C <= 1 caps every weight at or below 1: it would shrink every update, not correct it
+        spec_error(f"spec.tis_cap must be a number > 1 (the importance weight's cap), got {tis_cap!r}")
     _positive(ppo_epochs, "spec.ppo_epochs")
     _positive(mbs, "spec.mini_batch_size")
     for n, v in (("clip_eps", clip), ("clip_eps_low", clip_low), ("clip_eps_high", clip_high)):
@@ -531,6 +539,7 @@ def parse_spec(command: str, raw: Any) -> SftSpec | GrpoSpec | ExportSpec | Shif
         kl_beta=float(beta) if beta is not None else d.kl_beta,
         temperature=float(temp) if temp is not None else d.temperature,
         advantage=adv,
+        tis_cap=float(tis_cap) if tis_cap is not None else None,
     )
 
 

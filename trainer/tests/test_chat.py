@@ -307,3 +307,61 @@ def test_sft_examples_are_their_lines_sequences(tokenizer, tmp_path):
         tokenizer.chat_template = saved
     assert [e.messages for e in examples] == [(1, 3), (6,), (9,), (2, 5)]
     assert stats["examples"] == 2 and stats["segments"] == 4 and stats["dropped_too_long"] == 0
+
+
+def _sampled_text(encoder, messages, i):
+    """What the server sampled for assistant message i: its rendering up to the end-of-turn token."""
+    prompt, whole = encoder.render_request(messages, i, None)
+    return whole[len(prompt) :].split("<|im_end|>")[0]
+
+
+def test_sampled_ids_are_trained_as_sampled_and_keep_their_logprobs(tokenizer):
+    enc = ChatEncoder(tokenizer)
+    text = _sampled_text(enc, CONV, 5)
+    # one id per character: decodes to the same text but is not how the tokenizer splits it
+    ids = [tokenizer.convert_tokens_to_ids(c if c != " " else "Ġ") for c in text]
+    assert ids != tokenizer(text, add_special_tokens=False)["input_ids"]
+    lps = [-0.25 - k / 100 for k in range(len(ids))]
+    row = {"messages": CONV, "policy_messages": [2, 5], "sampled": [None, {"ids": ids, "logprobs": lps}]}
+    _, (seg,) = encode_policy_row(enc, row, "line 1", None, strict=True)
+    own = [t for t, o in enumerate(seg.message_index) if o == 5]
+    # the sampled ids in order, then the end-of-turn token the template closes the message with (no log-prob)
+    assert [seg.input_ids[t] for t in own] == [*ids, tokenizer.convert_tokens_to_ids("<|im_end|>")]
+    assert [seg.sampler_logprobs[t] for t in own] == [*lps, None]
+    assert all(seg.mask[t] == 1 for t in own)
+    # message 2 had none recorded: re-tokenised from its text, and counted as such
+    assert seg.retokenised == (2,) and all(
+        seg.sampler_logprobs[t] is None for t, o in enumerate(seg.message_index) if o == 2
+    )
+    assert tokenizer.decode(seg.input_ids) == tokenizer.decode(
+        encode_policy_row(enc, {**row, "sampled": None}, "l", None, strict=True)[1][0].input_ids
+    )
+
+
+def test_sampled_ids_that_are_not_the_message_are_refused(tokenizer):
+    enc = ChatEncoder(tokenizer)
+    other = tokenizer("f cubes x.", add_special_tokens=False)["input_ids"]
+    row = {
+        "messages": CONV,
+        "policy_messages": [2, 5],
+        "sampled": [None, {"ids": other, "logprobs": [-0.1] * len(other)}],
+    }
+    with pytest.raises(TrainerError, match=r"line 1: message 5: its sampled ids decode to 'f cubes x\.'"):
+        encode_policy_row(enc, row, "line 1", None, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("sampled", "says"),
+    [
+        ([{"ids": [1], "logprobs": [-0.1]}], "one entry"),
+        ([None, {"ids": [], "logprobs": []}], "non-empty list of token ids"),
+        ([None, {"ids": [1, 2], "logprobs": [-0.1]}], "one finite log-prob"),
+        ([None, {"ids": [1], "logprobs": [0.5]}], "one finite log-prob"),
+        ([None, {"ids": [-3], "logprobs": [-0.5]}], "token ids"),
+        ([None, "ids"], "token ids"),
+    ],
+)
+def test_malformed_sampled_entries_are_invalid_data(tokenizer, sampled, says):
+    row = {"messages": CONV, "policy_messages": [2, 5], "sampled": sampled}
+    with pytest.raises(TrainerError, match=says):
+        encode_policy_row(ChatEncoder(tokenizer), row, "line 1", None, strict=True)

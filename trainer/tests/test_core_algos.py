@@ -15,6 +15,8 @@ from pau_trainer.core_algos import (
     kl_k3,
     masked_mean,
     returns_to_go,
+    sampler_gap,
+    tis_weights,
     token_logprobs,
 )
 
@@ -338,3 +340,42 @@ def test_token_kl_is_exact_over_the_vocabulary():
     assert got.tolist() == pytest.approx([want, 0.0], abs=1e-6)
     # the temperature flattens both distributions before comparing
     assert float(token_kl(p, q, temperature=2.0)[0]) < want
+
+
+def test_tis_weights_cap_the_ratio_and_leave_unsampled_tokens_at_one():
+    old = torch.tensor([[-1.0, -1.0, -1.0, -2.0]])
+    sampler = torch.tensor([[-1.0, -2.0, -0.5, 0.0]])
+    sampled = torch.tensor([[1.0, 1.0, 1.0, 0.0]])
+    w = tis_weights(old, sampler, sampled, cap=2.0)
+    # ratios 1, e^1 = 2.72 (capped at 2), e^-0.5 = 0.61 (truncation caps from above only), unsampled 1
+    assert torch.allclose(w, torch.tensor([[1.0, 2.0, math.exp(-0.5), 1.0]]))
+    for bad in (1.0, 0.5, float("nan")):
+        with pytest.raises(ValueError, match="must be > 1"):
+            tis_weights(old, sampler, sampled, cap=bad)
+
+
+def test_is_weights_scale_the_policy_term_and_not_the_kl():
+    logp = torch.tensor([[-1.0, -1.0]])
+    adv = torch.tensor([[1.0, -1.0]])
+    mask = torch.ones(1, 2)
+    ref = torch.tensor([[-1.5, -0.5]])
+    plain = clipped_policy_loss(logp, logp, adv, mask, ref_logprobs=ref, kl_beta=0.1)
+    w = torch.tensor([[2.0, 0.5]])
+    weighed = clipped_policy_loss(logp, logp, adv, mask, ref_logprobs=ref, kl_beta=0.1, is_weights=w)
+    # ratio 1: pg = -A per token; weighed (-1 * 2 + 1 * 0.5) / 2 = -0.75 against (-1 + 1) / 2 = 0
+    assert float(plain.pg_loss) == pytest.approx(0.0) and float(weighed.pg_loss) == pytest.approx(-0.75)
+    assert float(weighed.kl) == pytest.approx(float(plain.kl))
+    assert float(weighed.loss - plain.loss) == pytest.approx(-0.75)
+
+
+def test_sampler_gap_over_the_tokens_with_a_recorded_logprob():
+    old = torch.tensor([[-1.0, -1.0, -1.0, -9.0]])
+    sampler = torch.tensor([[-1.1, -0.5, -1.0, 0.0]])
+    sampled = torch.tensor([[1.0, 1.0, 1.0, 0.0]])
+    g = sampler_gap(old, sampler, sampled, 0.2, 0.28)
+    assert g["sampler_tokens"] == 3
+    assert g["sampler_abs_logprob_gap"] == pytest.approx((0.1 + 0.5 + 0.0) / 3)
+    # ratios e^0.1 = 1.105 (inside [0.8, 1.28]), e^-0.5 = 0.61 (outside), 1 (inside)
+    assert g["sampler_outside_clip"] == pytest.approx(1 / 3)
+    none = sampler_gap(old, sampler, torch.zeros(1, 4), 0.2, 0.2)
+    assert none["sampler_tokens"] == 0 and math.isnan(none["sampler_abs_logprob_gap"])

@@ -164,14 +164,60 @@ def test_the_next_epoch_carries_the_optimiser_state_and_refuses_a_missing_or_for
     assert str(bare / "optimizer.pt") in missing.of("error")[0]["message"]
 
 
-def test_old_logprobs_that_do_not_retokenise_are_rejected(tiny_smollm2, tmp_path):
+def test_sampled_ids_train_with_no_retokenised_tokens_and_report_the_gap(tiny_smollm2, tokenizer, tmp_path):
+    from pau_trainer.chat import ChatEncoder
+
+    enc = ChatEncoder(tokenizer)
+    rows = [json.loads(line) for line in open(DATA / "tiny_rollouts.jsonl")]
+    for row in rows:
+        sampled = []
+        for i, m in enumerate(row["messages"]):
+            if m["role"] != "assistant":
+                continue
+            prompt, whole = enc.render_request(row["messages"], i, row.get("tools"))
+            ids = tokenizer(whole[len(prompt) :].split("<|im_end|>")[0], add_special_tokens=False)["input_ids"]
+            sampled.append({"ids": ids, "logprobs": [-0.5] * len(ids)})
+        row["sampled"] = sampled
+    f = tmp_path / "r.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = run_trainer(
+        "grpo-update",
+        grpo_spec(tiny_smollm2, tmp_path / "o", rollouts=str(f), tis_cap=2, max_steps=1, ppo_epochs=1),
+        tmp_path / "s.json",
+    )
+    assert r.rc == 0, r.stderr[-2000:]
+    m = r.of("done")[0]["metrics"]
+    assert m["retokenised_policy_tokens"] == 0 and m["sampled_policy_tokens"] > 0
+    assert m["sampler_tokens"] == m["sampled_policy_tokens"] and m["tis_cap"] == 2
+    assert m["sampler_abs_logprob_gap"] > 0 and 0 <= m["sampler_outside_clip"] <= 1
+    assert any("sampler-trainer gap" in e["message"] for e in r.of("info"))
+    # the same rollouts without sampled ids: every policy token re-tokenised, no gap to report
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps({k: v for k, v in row.items() if k != "sampled"}) + "\n" for row in rows))
+    p = run_trainer(
+        "grpo-update",
+        grpo_spec(tiny_smollm2, tmp_path / "p", rollouts=str(plain), max_steps=1, ppo_epochs=1),
+        tmp_path / "s2.json",
+    )
+    assert p.rc == 0, p.stderr[-2000:]
+    pm = p.of("done")[0]["metrics"]
+    assert pm["sampled_policy_tokens"] == 0 and pm["retokenised_policy_tokens"] == p.of("start")[0]["policy_tokens"]
+    # the ids were the tokenizer's own, so both train the same tokens; the sampled run's others are the
+    # end-of-turn tokens the template closes each message with (trained, with no sampler log-prob)
+    assert r.of("start")[0]["policy_tokens"] == p.of("start")[0]["policy_tokens"] > m["sampled_policy_tokens"]
+    assert pm["sampler_tokens"] == 0 and pm["tis_cap"] is None
+
+
+def test_sampled_ids_of_another_text_are_refused_naming_the_rollout(tiny_smollm2, tokenizer, tmp_path):
     row = json.loads(open(DATA / "tiny_rollouts.jsonl").readline())
-    row["old_logprobs"] = [[-0.1, -0.2], [-0.3]]
+    other = tokenizer("f triples x.", add_special_tokens=False)["input_ids"]
+    row["sampled"] = [None, {"ids": other, "logprobs": [-0.1] * len(other)}]
     f = tmp_path / "r.jsonl"
     f.write_text(json.dumps(row) + "\n")
     r = run_trainer("grpo-update", grpo_spec(tiny_smollm2, tmp_path / "o", rollouts=str(f)), tmp_path / "s.json")
     assert r.rc == ExitCode.INVALID_DATA
-    assert "does not re-tokenise" in r.of("error")[0]["message"]
+    msg = r.of("error")[0]["message"]
+    assert f"{f}:1 (rollout {row['id']})" in msg and "message 4" in msg and "f triples x." in msg
 
 
 def test_all_zero_advantages_with_a_fresh_adapter_skip_the_update(tiny_smollm2, tmp_path):
