@@ -1,6 +1,7 @@
 // `pau grpo train | report`: an AAC-GRPO run (epochs of rollouts by the policy, the frozen critic's step
 // rewards, the update on pau-gpu, the new checkpoint, its validation benchmark beside the base) and its HTML
 // report. Needs workers (`npm run workers`).
+import { checkDirectoryBase } from '../client/directoryBase';
 import type { WorkflowHandle } from '@temporalio/client';
 import { workflowUiLink } from '../../config/services';
 import { connectClient } from '../../config/temporal';
@@ -115,6 +116,7 @@ async function train(argv: string[]): Promise<number> {
     // The judge scores the rollouts and every evaluation: a judge that failed its card is refused unless
     // --allow-unqualified-judge (as bench run does); a missing card is said.
     const cardLines = await checkJudgeCard(h.db, { judgeModel, dataset: v.dataset, allowUnqualified: v['allow-unqualified-judge'] ?? false });
+    const baseLine = await checkDirectoryBase(config.base, true);
     client = await connectClient();
     const handle = await startGrpo(client, runId, config);
     console.log(`run id: ${runId}`);
@@ -123,6 +125,7 @@ async function train(argv: string[]): Promise<number> {
       `policy ${config.base}, critic ${config.critic} (${isExecCritic(config.critic) ? 'execution: the method run in the sandbox' : config.criticFormat}), judge ${config.judgeModel}, reward ${config.reward}, max_length ${config.maxLength ?? 'trainer default'}`,
     );
     for (const line of cardLines) console.log(line);
+    if (baseLine) console.log(baseLine);
     const forced = selfJudge.filter((p) => p.role !== 'critic');
     if (forced.length > 0)
       console.log(`SELF-JUDGING forced (--allow-self-judge): ${forced.map((p) => `${p.role} ${p.judge} ${p.relation} ${p.agent}`).join(', ')}`);

@@ -1,5 +1,6 @@
 // `pau sft build | export | train | show`: SFT data from judged teacher episodes, its export as JSONL, and an
 // SFT run (train, register the checkpoint, benchmark it beside its base). Needs workers (`npm run workers`).
+import { checkDirectoryBase } from '../client/directoryBase';
 import path from 'node:path';
 import { z } from 'zod';
 import { workflowUiLink } from '../../config/services';
@@ -162,8 +163,10 @@ async function train(argv: string[]): Promise<number> {
     const built = z.object({ dataset: z.string(), split: z.string() }).partial().parse(ds.config);
     const refusal = testSplitRefusal(`sft train on ${v.data} (built from ${built.dataset}/${built.split})`, built.split, v['allow-test-split']);
     if (refusal) throw new UsageError(refusal);
+    const baseLine = await checkDirectoryBase(v.base, !v['no-eval']);
     const handle = await startSftTrain(client, runId, config);
     console.log(`run id: ${runId}`);
+    if (baseLine) console.log(baseLine);
     console.log(`workflow: ${handle.workflowId}  ${workflowUiLink(handle.workflowId)}`);
     if (v.detach) return 0;
     const started = Date.now();

@@ -86,6 +86,14 @@ describe('install', () => {
     expect(err?.message).toMatch(/exited while loading/);
     expect(err?.message).toMatch(/failed to load model/);
     expect(runningPid(serverFiles(planFor(noHash).slug).pidFile)).toBeUndefined();
+    // A Hugging Face directory (what the trainer takes as a base): llama.cpp cannot read it; said before any start.
+    const hfDir = fs.mkdtempSync(path.join(dir, 'hf-'));
+    fs.writeFileSync(path.join(hfDir, 'config.json'), '{"model_type": "qwen2"}');
+    const directory: ModelSpec = { ...base, name: 'local/hf-dir', modelPath: hfDir, port: base.port! + 102 };
+    await expect(startLocalServer(directory)).rejects.toThrow(
+      /local\/hf-dir: .*hf-.* is a directory .*llama\.cpp serves GGUF files.*vllm\.loraBases lists local\/hf-dir/,
+    );
+    expect(runningPid(serverFiles(planFor(directory).slug).pidFile)).toBeUndefined();
     fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 });

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import checkpoint as ckpt
-from .models import check_gguf, gguf_metadata, sha256_file
+from .models import base_metadata, sha256_file
 from .protocol import ExportSpec, TrainerError, emit
 
 # HF module name -> llama.cpp tensor name, per decoder block
@@ -80,8 +80,8 @@ def convert(adapter_dir: Path, base_gguf: Path, out: Path) -> dict[str, Any]:
     if cfg.get("rank_pattern") or cfg.get("alpha_pattern"):
         raise TrainerError("invalid_data", "per-module rank/alpha patterns are not supported by llama.cpp adapters")
 
-    check_gguf(base_gguf)
-    meta = gguf_metadata(base_gguf)
+    # the GGUF, or the Hugging Face directory, the adapter was trained on: its architecture and head counts
+    meta = base_metadata(base_gguf)
     arch = meta["architecture"]
     if arch not in SUPPORTED_ARCHS:
         raise TrainerError(

@@ -1,9 +1,15 @@
-"""Base models: a GGUF from the models directory -> a plain safetensors checkpoint, converted once.
+"""Base models: a GGUF from the models directory, or a Hugging Face model directory as its user has it.
 
-transformers reads GGUF (dequantising to float) but its Trainer/peft path refuses a model that still carries
-the GGUF quantization config, and dequantising takes seconds to minutes. So the first use of a GGUF saves
-it as plain safetensors + tokenizer under $PAU_CACHE_DIR/trainer/bases/<sha256 of the GGUF, 16 hex>/
-(complete when its DONE file exists, built under an flock); every later job loads that directory.
+A GGUF (what llama.cpp serves): transformers reads it (dequantising to float) but its Trainer/peft path
+refuses a model that still carries the GGUF quantization config, and dequantising takes seconds to minutes.
+So the first use of a GGUF saves it as plain safetensors + tokenizer under
+$PAU_CACHE_DIR/trainer/bases/<sha256 of the GGUF, 16 hex>/ (complete when its DONE file exists, built under an
+flock); every later job loads that directory.
+
+A Hugging Face directory (config.json, *.safetensors, the tokenizer; what vLLM serves): trained as it is, in
+bf16 on a GPU and fp32 on the CPU (load_model), never copied or converted, so the adapter is trained against
+the very weights the server loads. Its identity is the sha256 of its manifest (each weight, config and
+tokenizer file's name and sha256), checked before any work like a GGUF's.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -104,9 +111,96 @@ def gguf_metadata(path: Path) -> dict[str, Any]:
     }
 
 
+# What a Hugging Face directory must hold to be trained and served (the tokenizer: either file will do).
+_HF_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json")
+_HF_HASHED = (
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "vocab.json",
+    "merges.txt",
+    "special_tokens_map.json",
+    "chat_template.jinja",
+)
+
+
+def check_hf_dir(path: Path, expected_sha256: str | None = None) -> str:
+    """A Hugging Face model directory's identity (sha256 of its manifest), after checking it has a config
+    whose architecture transformers loads as a causal LM, safetensors weights and a tokenizer."""
+    if not (path / "config.json").is_file():
+        raise TrainerError(
+            "base_model_corrupt",
+            f"base model {path} is a directory without config.json: not a Hugging Face model directory",
+        )
+    weights = sorted(p.name for p in path.glob("*.safetensors"))
+    if not weights:
+        raise TrainerError("base_model_corrupt", f"base model {path} has no *.safetensors weights")
+    if not any((path / f).is_file() for f in _HF_TOKENIZER_FILES):
+        raise TrainerError(
+            "base_model_corrupt",
+            f"base model {path} has no tokenizer ({', '.join(_HF_TOKENIZER_FILES)}): save it beside the weights "
+            "(tokenizer.save_pretrained)",
+        )
+    try:
+        cfg = json.loads((path / "config.json").read_text())
+    except ValueError as e:
+        raise TrainerError("base_model_corrupt", f"base model {path}: config.json is not JSON: {e}") from e
+    from transformers import AutoConfig
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    model_type = cfg.get("model_type") if isinstance(cfg, dict) else None
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        raise TrainerError(
+            "base_model_corrupt",
+            f"base model {path}: architecture {model_type!r} (config.json model_type) is not one transformers loads "
+            "as a causal language model",
+        )
+    try:
+        AutoConfig.from_pretrained(str(path))
+    except Exception as e:
+        raise TrainerError("base_model_corrupt", f"base model {path}: transformers cannot read config.json: {e}") from e
+    h = hashlib.sha256()
+    for name in sorted({*weights, *(f for f in _HF_HASHED if (path / f).is_file())}):
+        h.update(f"{name}\0{sha256_file(path / name)}\n".encode())
+    digest = h.hexdigest()
+    if expected_sha256 and digest != expected_sha256:
+        raise TrainerError(
+            "base_model_corrupt", f"base model {path} has manifest sha256 {digest}, expected {expected_sha256}"
+        )
+    return digest
+
+
+def hf_metadata(path: Path) -> dict[str, Any]:
+    """gguf_metadata's fields from a Hugging Face directory's config.json (its model_type is llama.cpp's
+    architecture name for the families the adapter converter supports)."""
+    cfg = json.loads((path / "config.json").read_text())
+    n_head = cfg.get("num_attention_heads")
+    return {
+        "architecture": cfg.get("model_type"),
+        "n_head": n_head,
+        "n_head_kv": cfg.get("num_key_value_heads") or n_head,
+        "n_layer": cfg.get("num_hidden_layers"),
+        "name": cfg.get("_name_or_path") or path.name,
+    }
+
+
+def base_metadata(path: Path) -> dict[str, Any]:
+    """Architecture and head counts of a base, GGUF or Hugging Face directory (checked first)."""
+    if path.is_dir():
+        check_hf_dir(path)
+        return hf_metadata(path)
+    check_gguf(path)
+    return gguf_metadata(path)
+
+
 def prepare_base(gguf_path: str | Path, expected_sha256: str | None = None, log: Any = None) -> tuple[Path, str]:
-    """(directory of the plain safetensors model + tokenizer, the GGUF's sha256); converts on first use."""
+    """(directory of the plain safetensors model + tokenizer, the base's sha256): a Hugging Face directory as
+    it is; a GGUF converted on first use."""
     path = Path(gguf_path).expanduser().resolve()
+    if path.is_dir():
+        return path, check_hf_dir(path, expected_sha256)
     digest = check_gguf(path, expected_sha256)
     root = cache_root() / "bases"
     out = root / digest[:16]
@@ -189,6 +283,9 @@ def load_gguf_tokenizer(gguf_path: str | Path) -> Any:
     prepared base's when it exists, else built from the GGUF as prepare_base builds it (the same object it
     saves). For checks that need only the renderer (template_check)."""
     path = Path(gguf_path).expanduser().resolve()
+    if path.is_dir():
+        check_hf_dir(path)
+        return load_tokenizer(path)
     digest = check_gguf(path)
     prepared = cache_root() / "bases" / digest[:16]
     if (prepared / "DONE").exists():
@@ -212,3 +309,25 @@ def load_gguf_tokenizer(gguf_path: str | Path) -> Any:
         os.replace(tmp, out)
         (out / "DONE").write_text(digest + "\n")
     return load_tokenizer(out)  # the saved one, as every later check loads it
+
+
+def main(argv: list[str]) -> int:
+    """`python -m pau_trainer.models DIR`: can DIR be a base? One JSON line: {"ok": true, "sha256", "architecture"}
+    or {"ok": false, "code", "message"} (exit 3, the base-model exit code). The CLI asks it before a run starts."""
+    if len(argv) != 1:
+        print("usage: python -m pau_trainer.models BASE_DIR", file=sys.stderr)
+        return 2
+    path = Path(argv[0]).expanduser().resolve()
+    try:
+        if not path.is_dir():
+            raise TrainerError("base_model_missing", f"base model {path} is not a directory")
+        digest = check_hf_dir(path)
+    except TrainerError as e:
+        print(json.dumps({"ok": False, "code": e.code, "message": e.message}))
+        return 3
+    print(json.dumps({"ok": True, "sha256": digest, "architecture": hf_metadata(path)["architecture"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

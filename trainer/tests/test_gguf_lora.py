@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import marker_spec, run_trainer
 from pau_trainer import gguf_lora
 from pau_trainer.gguf_lora import convert, rope_row_permutation
 
@@ -67,3 +68,31 @@ def test_llama_cpp_serves_the_adapter_like_transformers_peft(marker_run, smollm2
     convert(ckpt, smollm2, wrong)
     bad = compare(smollm2, smollm2_dir, ckpt, wrong, requests)["rows"][0]
     assert bad["diff_llama_lora_vs_hf_peft"] > 2 * row["diff_llama_lora_vs_hf_peft"], (bad, row)
+
+
+@pytest.mark.model
+def test_a_hugging_face_directory_base_trains_exports_and_serves(smollm2, smollm2_dir, tmp_path):
+    """A base given as a Hugging Face directory (here SmolLM2 converted once: safetensors, config, tokenizer) is
+    trained as it is, its adapter exported against the same directory, and llama.cpp serves that export."""
+    from pau_trainer.models import check_hf_dir
+    from pau_trainer.serving_check import compare
+
+    run = run_trainer("sft", marker_spec(smollm2, tmp_path / "out", base_model=str(smollm2_dir)), tmp_path / "s.json")
+    assert run.rc == 0, run.stderr[-3000:]
+    done = run.of("done")[0]
+    assert done["base_sha256"] == check_hf_dir(smollm2_dir) and run.of("start")[0]["dtype"] == "float32"
+    assert not any("converting" in e["message"] for e in run.of("info"))  # trained as it is, never converted
+    ckpt = Path(done["checkpoint"])
+    lora = tmp_path / "marker.gguf"
+    spec = {"adapter_dir": str(ckpt), "base_model": str(smollm2_dir), "output": str(lora)}
+    exported = run_trainer("export-gguf-lora", spec, tmp_path / "e.json")
+    assert exported.rc == 0, exported.stderr[-3000:]
+    assert exported.of("done")[0]["metrics"]["permuted"] == 60  # llama's q/k heads, read from config.json
+    row = compare(
+        smollm2,
+        smollm2_dir,
+        ckpt,
+        lora,
+        [{"messages": [{"role": "user", "content": "Say the marker."}], "max_tokens": 8}],
+    )["rows"][0]
+    assert "MARKER-7" in row["llama_lora_text"] and "MARKER" not in row["llama_base_text"], row

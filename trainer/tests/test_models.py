@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pau_trainer.protocol import TrainerError
+
 
 def test_gguf_tokenizer_is_built_once_and_the_saved_one_tokenises_as_the_built_one(
     tiny_smollm2: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -80,3 +82,51 @@ def test_load_model_on_cpu_is_float32(tiny_smollm2: Path, tmp_path: Path, monkey
     model = load_model(base_dir, "cpu")
     assert model.dtype == torch.float32
     assert {p.dtype for p in model.parameters()} == {torch.float32}
+
+
+def _hf_copy(src: Path, dst: Path, drop: tuple[str, ...] = ()) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(*drop))
+    return dst
+
+
+def test_a_hugging_face_directory_is_its_own_base_with_a_manifest_identity(tiny_smollm2: Path, tmp_path: Path) -> None:
+    from pau_trainer.models import check_hf_dir, hf_metadata, prepare_base
+
+    converted, _ = prepare_base(tiny_smollm2)
+    d = _hf_copy(converted, tmp_path / "hf")
+    base, digest = prepare_base(d)
+    assert base == d.resolve() and digest == check_hf_dir(d) and len(digest) == 64
+    assert hf_metadata(d)["architecture"] == "llama"
+    # the identity is the files': a weight changed is another base, and an expected hash is checked
+    (d / "model.safetensors").write_bytes((d / "model.safetensors").read_bytes()[:-1] + b"\x00")
+    assert check_hf_dir(d) != digest
+    with pytest.raises(TrainerError, match=r"manifest sha256 .* expected"):
+        prepare_base(d, digest)
+
+
+@pytest.mark.parametrize(
+    ("drop", "edit", "says"),
+    [
+        (("tokenizer.json", "tokenizer.model", "vocab.json"), None, "has no tokenizer"),
+        (("config.json",), None, "without config.json"),
+        (("*.safetensors",), None, r"no \*\.safetensors"),
+        ((), {"model_type": "no-such-arch"}, "architecture 'no-such-arch'"),
+    ],
+)
+def test_a_directory_that_cannot_be_a_base_fails_naming_it(
+    tiny_smollm2: Path, tmp_path: Path, drop, edit, says
+) -> None:
+    import json
+
+    from pau_trainer.models import prepare_base
+
+    converted, _ = prepare_base(tiny_smollm2)
+    d = _hf_copy(converted, tmp_path / "bad", drop)
+    if edit:
+        cfg = json.loads((d / "config.json").read_text())
+        (d / "config.json").write_text(json.dumps({**cfg, **edit}))
+    with pytest.raises(TrainerError, match=says) as e:
+        prepare_base(d)
+    assert e.value.code == "base_model_corrupt" and str(d) in e.value.message

@@ -146,6 +146,13 @@ async function ensureModelFile(plan: LocalServerPlan, opts: ServeOptions): Promi
     return;
   }
   if (!fs.existsSync(plan.modelPath)) throw new LocalServerError(`${plan.name}: model file ${plan.modelPath} does not exist`);
+  if (fs.statSync(plan.modelPath).isDirectory()) {
+    // A Hugging Face directory trains as it is (the trainer's models.py) but llama.cpp reads GGUF files only.
+    throw new LocalServerError(
+      `${plan.name}: ${plan.modelPath} is a directory (a Hugging Face model?); llama.cpp serves GGUF files. ` +
+        `A directory base trains as it is and is served by vLLM: a vllm entry whose model is this directory and whose vllm.loraBases lists ${plan.name} (docs/models.md)`,
+    );
+  }
   if (plan.sha256) {
     const state = await checkModelFile(plan.modelPath, plan.sha256);
     if (state.state === 'corrupt') throw new ModelCorruptError(`${plan.name}: the model file ${plan.modelPath} is corrupt (${state.reason})`);
