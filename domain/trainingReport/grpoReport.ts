@@ -310,6 +310,13 @@ function countsCell(e: GrpoEpochFigures, maxLength: number | undefined): string 
   return `${c.notAsServed} (${sharePct(f.notAsServedShare)}) / ${c.droppedTooLong ?? '-'} (${sharePct(f.tooLongShare)}) / ${c.lengthCutMasked ?? '-'}`;
 }
 
+/** The per-epoch table's cell: tokens trained as sampled / re-tokenised; the sampler–trainer gap; '-' for runs before the count. */
+function samplerCell(u: GrpoEpochFigures['update']): string {
+  if (u.retokenisedTokens == null) return '-';
+  const gap = u.samplerGap != null ? `; ${fmt(u.samplerGap, 4)} (${fmt(100 * (u.samplerOutsideClip ?? 0), 1)} %)` : '';
+  return `${u.sampledTokens ?? 0} / ${u.retokenisedTokens}${gap}`;
+}
+
 /** Policy failures (with reasons), unjudged rollouts and skipped groups of an epoch; '-' for runs before the count. */
 export function outcomeCounts(e: Pick<GrpoEpochFigures, 'outcomes'>): string {
   const o = e.outcomes;
@@ -375,6 +382,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
           'critic unparsable; rollouts unrated (outcome only), by reason',
           'update steps',
           'not as served (left out) / too long (dropped) / cut turns masked',
+          'tokens trained as sampled / re-tokenised; sampler–trainer |Δ log-prob| (outside clip)',
           'KL',
           'clip frac',
           'loss',
@@ -397,6 +405,7 @@ export function renderGrpoReport(r: GrpoReportInput): string {
             (e.criticUnrated ? `; ${e.criticUnrated.rollouts} rollout(s) unrated: ${unratedReasons(e.criticUnrated)}` : ''),
           String(e.update.steps),
           countsCell(e, c.maxLength),
+          samplerCell(e.update),
           fmt(e.update.meanKl, 5),
           fmt(e.update.meanClipFrac),
           fmt(e.update.finalLoss, 4),

@@ -169,6 +169,23 @@ describe('GRPO report', () => {
     expect(html).toContain('3 of 16 rollouts not as served (18.8 %)');
   });
 
+  it('shows the tokens trained as sampled and re-tokenised, and the sampler–trainer gap, in the epoch line and the table', () => {
+    const base = epoch(0, { rollouts: 8, skipped: {} }, 0);
+    const sampled = { ...base, update: { ...base.update, sampledTokens: 412, retokenisedTokens: 0, samplerGap: 0.0123, samplerOutsideClip: 0.004, tisCap: 2 } };
+    expect(grpoEpochLine(sampled, 1024)).toContain(
+      'tokens trained as sampled 412, re-tokenised 0; sampler–trainer gap: mean |Δ log-prob| 0.0123, 0.4 % of tokens outside the clip range, truncated IS at 2',
+    );
+    const html = renderGrpoReport(input([sampled]));
+    expect(html).toContain('tokens trained as sampled / re-tokenised; sampler–trainer |Δ log-prob| (outside clip)');
+    expect(html).toContain('412 / 0; 0.0123 (0.4 %)');
+    // an endpoint that returned no ids: every token re-tokenised, no gap to show
+    const none = { ...base, update: { ...base.update, sampledTokens: 0, retokenisedTokens: 300, samplerGap: null, samplerOutsideClip: null, tisCap: null } };
+    expect(grpoEpochLine(none, 1024)).toContain('tokens trained as sampled 0, re-tokenised 300; no sampler log-probs recorded');
+    // a run recorded before the count: no such line
+    expect(grpoEpochLine(base, 1024)).not.toContain('trained as sampled');
+    expect(renderGrpoReport(input([base]))).toMatch(/<td>-<\/td>/);
+  });
+
   it('a run recorded before the counts says so instead of showing zeros', () => {
     const r = input([epoch(0, undefined, null)]);
     expect(runCounts(r)).toBeNull();
