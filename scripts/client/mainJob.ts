@@ -155,7 +155,9 @@ export function installDefaultJudge(): Promise<string | null> {
  * without it (`datasetReady` false: the benchmark starts during the build) this returns 'later', and the
  * caller prints it again once the build ends, before the report. A real judge without a stored card
  * returns 'after-report': its card takes minutes on CPU, so the caller computes it after the first
- * (judge-free) report and then renders the report again.
+ * (judge-free) report and then renders the report again; or 'check-beside' when a card shipped with the
+ * benchmark holds for it: its check needs only the judge and the validation split, so the caller runs it
+ * beside the benchmark and renders the report again when both are done.
  */
 async function printJudgeCard(
   client: Client,
@@ -163,7 +165,7 @@ async function printJudgeCard(
   log: (s: string) => void,
   dataset: string,
   datasetReady = true,
-): Promise<'done' | 'later' | 'after-report'> {
+): Promise<'done' | 'later' | 'after-report' | 'check-beside'> {
   const h = connect(undefined, 1);
   try {
     let status = await judgeCardStatus(h.db, { judgeModel, coderModel: judgeModel, dataset: dataset });
@@ -191,8 +193,10 @@ async function printJudgeCard(
           `judge card of ${judgeModel}: none on this machine yet; the card shipped with the benchmark (${repoPath(shipped.file)}) holds for this judge's weights, prompts and dataset,`,
         );
         log(
-          `  so after the first report it is re-judged on ${SAMPLE_RULE.methods} of its methods (${SHIPPED_TIME_HINT}) instead of computed whole (${CARD_TIME_HINT})`,
+          `  so it is re-judged on ${SAMPLE_RULE.methods} of its methods beside the benchmark (${SHIPPED_TIME_HINT}) instead of computed whole (${CARD_TIME_HINT})`,
         );
+        log('  the first report shows judge-free measures only; the report is rendered again with the card and its scores when both are done');
+        return 'check-beside';
       } else {
         for (const w of shipped?.why ?? []) log(`judge card of ${judgeModel}: shipped card not used: ${w}`);
         log(`judge card of ${judgeModel}: none on this machine yet; it is computed after the first report (${CARD_TIME_HINT}),`);
@@ -307,6 +311,27 @@ export async function runMainJob(
   log(judge.note);
   const judgeModel = judge.judgeModel;
   const card = judgeModel ? await printJudgeCard(client, judgeModel, log, cfg.name, early.length === 0) : 'done';
+  // The card's stage: the shipped card's check, or the whole card when the check disagrees (or none holds).
+  const cardStage = (judge: string): Promise<boolean> => {
+    clock?.start('card');
+    return shippedOrComputedCard(client, judge, cfg.name, (line) => log(`  judge card: ${line}`)).then(
+      () => {
+        clock?.end('card');
+        return true;
+      },
+      (err: unknown) => {
+        clock?.end('card');
+        log(`judge card of ${judge}: FAILED (${failureLine(err)}); the report stays judge-free`);
+        return false;
+      },
+    );
+  };
+  // A shipped card's check starts now, beside the benchmark: its judgments queue with the episodes' on the
+  // judge's slots, and the cores an agent leaves idle go to it instead of waiting for the first report.
+  const cardBeside =
+    card === 'check-beside' && judgeModel
+      ? (log(`== judge card (${judgeModel}): the shipped card's check runs beside the benchmark`), cardStage(judgeModel))
+      : undefined;
   const cardLater =
     card === 'later' && judgeModel
       ? ready
@@ -354,7 +379,7 @@ export async function runMainJob(
         handle,
         runId,
         process.stdout,
-        card === 'after-report' ? () => printReport('judge-free: the episodes are done, their judging goes on') : undefined,
+        card === 'after-report' || card === 'check-beside' ? () => printReport('judge-free: the episodes are done, their judging goes on') : undefined,
       );
     } finally {
       benchmarkDrawing = false;
@@ -372,19 +397,17 @@ export async function runMainJob(
       log((await headAgainstSplit(h.db, cfg.name, early)).line);
     }
     if (!reported) await printReport();
-    if (card === 'after-report' && judgeModel) {
-      log(`== judge card (${judgeModel}; the report above is rendered again when it is done)`);
-      clock?.start('card');
-      // The agents are done: the judge's server gets every core (its next request restarts it so).
-      if (!isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
-      const computed = await shippedOrComputedCard(client, judgeModel, cfg.name, (line) => log(`  judge card: ${line}`)).then(
-        () => true,
-        (err: unknown) => {
-          log(`judge card of ${judgeModel}: FAILED (${failureLine(err)}); the report above stays judge-free`);
-          return false;
-        },
-      );
-      clock?.end('card');
+    if ((card === 'after-report' || card === 'check-beside') && judgeModel) {
+      let computed: boolean;
+      if (cardBeside) {
+        log(`== judge card (${judgeModel}; started beside the benchmark; the report above is rendered again when it is done)`);
+        computed = await cardBeside;
+      } else {
+        log(`== judge card (${judgeModel}; the report above is rendered again when it is done)`);
+        // The agents are done: the judge's server gets every core (its next request restarts it so).
+        if (!isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
+        computed = await cardStage(judgeModel);
+      }
       if (computed) await printJudgeCard(client, judgeModel, log, cfg.name);
       // Rendered again either way: the first report was written while the episodes were being judged.
       log(computed ? '== report (with the judge card)' : '== report (judged; no card)');

@@ -94,7 +94,7 @@ export interface StartPlanInput {
 /** The shipped card's check on the reference machine: the 1.5B's 3 methods re-judged, 190 s (2026-12-07, 2 idle cores). */
 const SHIPPED_CHECK_S = 190;
 const SHIPPED_CHECK_WHAT =
-  "the judge's card when none is stored, after the first report: the card shipped with the benchmark re-judged on 3 of its methods where its key holds (else computed whole, about 40 min); the report is then rendered again";
+  "the judge's card when none is stored: the card shipped with the benchmark re-judged on 3 of its methods where its key holds, beside the benchmark (else computed whole after the first report, about 40 min); the report is then rendered again";
 
 /** The plan, as lines: each stage, its estimate and basis, and the wall time with the parallel groups. */
 export function startPlanLines(input: StartPlanInput): string[] {
@@ -156,7 +156,7 @@ export function startPlanLines(input: StartPlanInput): string[] {
     ...(input.judgeCard !== false
       ? [
           shippedCard
-            ? `Where the judge has no stored card, checking the shipped one takes about ${fmt(s('card'))} more (computing a card whole, about 40 min), and the report is then rendered again with its scores.`
+            ? `Where the judge has no stored card, the shipped one is checked beside the benchmark (about ${fmt(s('card'))}; computing a card whole, about 40 min, follows the first report), and the report is then rendered again with its scores.`
             : `Where the judge has no stored card, computing it takes about ${fmt(s('card'))} more, and the report is then rendered again with its scores.`,
         ]
       : []),

@@ -46,11 +46,11 @@ describe('npm start plan', () => {
   it('with a judge card shipped, the card stage is its check on a sample, not the whole card', () => {
     const text = startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: [], shippedDataset: true, shippedCard: true }).join('\n');
     expect(text).toMatch(
-      /^card +the judge's card when none is stored, after the first report: the card shipped with the benchmark re-judged on 3 of its methods .* 3\.2 min +reference \(the check\)\s*$/m,
+      /^card +the judge's card when none is stored: the card shipped with the benchmark re-judged on 3 of its methods where its key holds, beside the benchmark .* 3\.2 min +reference \(the check\)\s*$/m,
     );
-    expect(text).toContain('checking the shipped one takes about 3.2 min more (computing a card whole, about 40 min)');
+    expect(text).toContain('the shipped one is checked beside the benchmark (about 3.2 min; computing a card whole, about 40 min, follows the first report)');
     // The repository ships the 1.5B's card, so the default reads it from datasets/pau-v1/judge-cards/.
-    expect(startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: [] }).join('\n')).toContain('checking the shipped one');
+    expect(startPlanLines({ modelsInUse: ['local/a'], modelsToInstall: [] }).join('\n')).toContain('the shipped one is checked beside the benchmark');
   });
 
   it('without a real judge there is no card stage', () => {
