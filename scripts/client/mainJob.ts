@@ -360,6 +360,12 @@ export async function runMainJob(
   log(`workflow: ${benchWorkflowId(runId)}  ${workflowUiLink(benchWorkflowId(runId))}`);
   const h = connect(undefined, 2);
   let reported = false;
+  // Once the agents are done, only the judge's server has work left (the episodes' judgments, the card): it
+  // gets every core. Its next request restarts it so, and the at most 2 requests then in flight on it are
+  // retried (the ledger keeps what was answered); the rest of the judging runs on twice the threads.
+  const judgeGetsTheCores = () => {
+    if (judgeModel && !isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
+  };
   const printReport = async (note?: string) => {
     reported = true;
     log(`== report${note ? ` (${note})` : ''}`);
@@ -379,7 +385,12 @@ export async function runMainJob(
         handle,
         runId,
         process.stdout,
-        card === 'after-report' || card === 'check-beside' ? () => printReport('judge-free: the episodes are done, their judging goes on') : undefined,
+        card === 'after-report' || card === 'check-beside'
+          ? () => {
+              judgeGetsTheCores();
+              return printReport('judge-free: the episodes are done, their judging goes on');
+            }
+          : undefined,
       );
     } finally {
       benchmarkDrawing = false;
@@ -404,8 +415,7 @@ export async function runMainJob(
         computed = await cardBeside;
       } else {
         log(`== judge card (${judgeModel}; the report above is rendered again when it is done)`);
-        // The agents are done: the judge's server gets every core (its next request restarts it so).
-        if (!isCheckpointModel(judgeModel) && models().get(judgeModel).provider === 'local') setLocalThreads(judgeModel, os.availableParallelism());
+        judgeGetsTheCores();
         computed = await cardStage(judgeModel);
       }
       if (computed) await printJudgeCard(client, judgeModel, log, cfg.name);
