@@ -454,7 +454,9 @@ export function samplerLine(u: GrpoEpochFigures['update']): string {
     u.samplerGap != null
       ? `; sampler–trainer gap: mean |Δ log-prob| ${u.samplerGap.toFixed(4)}, ${(100 * (u.samplerOutsideClip ?? 0)).toFixed(1)} % of tokens outside the clip range` +
         (u.tisCap != null ? `, truncated IS at ${u.tisCap}` : ', no IS correction')
-      : '; no sampler log-probs recorded';
+      : u.sampledTokens
+        ? '; sampler–trainer gap not measured (no update step ran, so no old log-probs were computed)'
+        : '; no sampler log-probs recorded';
   return `tokens trained as sampled ${u.sampledTokens ?? 0}, re-tokenised ${u.retokenisedTokens}${gap}`;
 }
 

@@ -181,6 +181,12 @@ describe('GRPO report', () => {
     // an endpoint that returned no ids: every token re-tokenised, no gap to show
     const none = { ...base, update: { ...base.update, sampledTokens: 0, retokenisedTokens: 300, samplerGap: null, samplerOutsideClip: null, tisCap: null } };
     expect(grpoEpochLine(none, 1024)).toContain('tokens trained as sampled 0, re-tokenised 300; no sampler log-probs recorded');
+    // sampled, but every advantage 0 with a fresh adapter: no step ran, so no gap was measured (not "none recorded")
+    const noop = {
+      ...base,
+      update: { ...base.update, steps: 0, sampledTokens: 120, retokenisedTokens: 0, samplerGap: null, samplerOutsideClip: null, tisCap: null },
+    };
+    expect(grpoEpochLine(noop, 1024)).toContain('tokens trained as sampled 120, re-tokenised 0; sampler–trainer gap not measured (no update step ran');
     // a run recorded before the count: no such line
     expect(grpoEpochLine(base, 1024)).not.toContain('trained as sampled');
     expect(renderGrpoReport(input([base]))).toMatch(/<td>-<\/td>/);
