@@ -74,15 +74,6 @@ class Rollout:
     line: int = 0  # the rollout's line; a line may be several sequences (segments), which share its id
 
 
-def _floats(v: Any, where: str) -> list[float]:
-    if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-        raise TrainerError("invalid_data", f"{where} must be a list of numbers")
-    out = [float(x) for x in v]
-    if not all(math.isfinite(x) for x in out):
-        raise TrainerError("invalid_data", f"{where} has a non-finite number")
-    return out
-
-
 def advantage_terms(step: list[list[float]] | None, outcome: list[float], policies: list[list[int]]) -> dict[str, Any]:
     """The two terms' magnitudes over every policy message (mean |A|), so mix's weights weigh like with like."""
     n = sum(len(p) for p in policies)
@@ -177,11 +168,11 @@ def load_rollouts(spec: GrpoSpec, encoder: ChatEncoder, figures: dict[str, Any] 
     # one Rollout per segment (chat.py: each policy message in the request it was generated from); the
     # advantages are the line's, its segments share them and its id
     flat = [
-        (k, row, where, group, policy, enc)
-        for k, (row, where, group, policy, segments) in enumerate(encoded)
+        (k, row, group, policy, enc)
+        for k, (row, _where, group, policy, segments) in enumerate(encoded)
         for enc in segments
     ]
-    for k, row, _where, group, policy, enc in flat:
+    for k, row, group, policy, enc in flat:
         T = len(enc.input_ids)
         owner = enc.message_index[1:]  # targets are tokens 1..T-1
         mask = torch.tensor(enc.mask[1:], dtype=torch.float32).unsqueeze(0)
@@ -265,6 +256,7 @@ def sampler_gap_of(rollouts: list[Rollout], old: list[torch.Tensor], spec: GrpoS
 
 
 def terms_gap(terms: dict[str, Any]) -> dict[str, Any]:
+    """The gap's figures alone, for the trainer's log line."""
     return {k: terms[k] for k in ("sampler_tokens", "sampler_abs_logprob_gap", "sampler_outside_clip", "tis_cap")}
 
 
