@@ -184,6 +184,7 @@ export const MOCK_POLICIES = [
   'refuse',
   'empty',
   'ratelimit',
+  'loading',
   'unauthorized',
   'steps',
   'text-calls-only',

@@ -1,6 +1,7 @@
 // One chat completion through the `openai` package, with the llm_calls cache/ledger and the cross-worker
 // concurrency cap. Used by the activities that build their prompts from Postgres (the episode turn, the
 // judge), so every model call in the project goes through here.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { linkedAbort } from '../../domain/llm/linkedAbort';
 import { sql } from 'drizzle-orm';
 import OpenAI from 'openai';
@@ -124,6 +125,35 @@ function toMessageOut(c: ChatCompletion): { message: ChatMessageOut; finishReaso
     },
     finishReason: choice?.finish_reason ?? null,
   };
+}
+
+/** How long a request waits, inside its activity, for the project's own server to load its model. */
+export const LOADING_WAIT_MS = 120_000;
+const LOADING_POLL_MS = 1_000;
+
+/** llama.cpp's (and the scripted mock's `loading`) answer while a server loads its model: 503 "Loading model". */
+function isLoadingModel(err: unknown): boolean {
+  return err instanceof OpenAI.APIError && err.status === 503 && /loading model/i.test(err.message);
+}
+
+/**
+ * The request, sent again while the project's own server answers that it is loading its model (a restart
+ * with new settings: the judge given more threads): an expected wait, said in the activity's progress, not a
+ * failed attempt with a warning per queued request. Past LOADING_WAIT_MS, or from an endpoint not the
+ * project's, the 503 fails the attempt as any server error does.
+ */
+async function waitingOutALoad(spec: ModelSpec, create: () => Promise<ChatCompletion>, deps: ChatDeps): Promise<ChatCompletion> {
+  const own = spec.provider === 'local' || spec.provider === 'vllm' || spec.provider === 'mock';
+  const until = Date.now() + LOADING_WAIT_MS;
+  for (;;) {
+    try {
+      return await create();
+    } catch (err) {
+      if (!own || !isLoadingModel(err) || Date.now() >= until) throw err;
+      deps.onProgress?.(`model ${spec.name}: its server is loading the model`);
+      await sleep(LOADING_POLL_MS, undefined, deps.signal ? { signal: deps.signal } : undefined);
+    }
+  }
 }
 
 /**
@@ -256,15 +286,14 @@ export async function chatDeferred(req: ChatRequest, deps: ChatDeps & { before?:
   // making many requests (a card's rungs) would pile them onto the activity's cancellation signal.
   const call = deps.signal ? linkedAbort(deps.signal) : undefined;
   try {
-    completion = (await clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(
-      body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-      {
+    const create = () =>
+      clientFor(endpoint.baseURL, endpoint.apiKey, spec.timeoutMs).chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
         // The SDK's own idempotencyKey option is inert for this client (no idempotency header configured),
         // so the header is set directly.
         headers: { ...extras.headers, [IDEMPOTENCY_HEADER]: send.key },
         ...(call ? { signal: call.signal } : {}),
-      },
-    )) as ChatCompletion;
+      }) as Promise<ChatCompletion>;
+    completion = await waitingOutALoad(spec, create, deps);
   } catch (err) {
     deps.endpoints.lost(spec);
     await recordSendError(db, { requestHash: hash, previous: send.previous }, err, toFailure(err, spec.name, [endpoint.apiKey]).message).catch(() => undefined);

@@ -1,5 +1,5 @@
-// The LLM activity against the scripted server: 429 with Retry-After is retried after that delay, 401
-// is not retried; the concurrency cap holds across connections; the registry validates its file.
+// The LLM activity against the scripted server: 429 with Retry-After is retried after that delay, 503
+// Loading model is waited out inside the attempt, 401 is not retried; the concurrency cap holds across connections; the registry validates its file.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { ADD, insertFixtureMethods } from '../fixtures/episodeMethods';
 import { runEpisode } from '../episode/helpers';
 import { episodeWorkflowId } from '../../domain/bench/workflowIds';
 import { useStack } from '../helpers/stack';
+import { LOADING_ANSWERS } from '../../platform/models/mock/server';
 
 // These tests read agentTurn's activity attempts from the history: the scripted models' turns run as normal
 // activities here (local turns, the default for them, are covered by test/episode/inline.test.ts).
@@ -56,6 +57,16 @@ describe('LLM activity retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000); // two Retry-After delays of 1 s
     // (The scripted server answers 429 once per distinct request body: the first time this test runs
     // against the test run's one mock server.)
+  });
+
+  it("503 Loading model from the project's own server (a restart with new settings) is waited out inside the turn: no retried attempt", async () => {
+    const started = Date.now();
+    const out = await runEpisode(stack.client, stack.db, ADD.id, 'mock-loading', 'interactive', { runId: `llm-503-${Date.now().toString(36)}` });
+    expect(out).toMatchObject({ status: 'completed', endReason: 'submitted', callsMade: 4 });
+    // Two turns, each answered 503 Loading model twice then 200, all within the turn's first attempt.
+    const attempts = await agentTurnAttempts(episodeWorkflowId(out.episodeId.split('/')[0]!, ADD.id, 'mock-loading', 'interactive', 0));
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 1]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2 * LOADING_ANSWERS * 1000); // a 1 s wait before each resend
   });
 
   it('401 is not retried: the episode fails once, naming the auth error', async () => {

@@ -121,6 +121,7 @@ export function reply(policy: MockPolicy, req: MockRequest, method: MockMethod |
         body: { error: { message: say('invalid API key (scripted 401)'), type: 'invalid_request_error', code: 'invalid_api_key' } },
       };
     case 'ratelimit': // the server answers 429 the first time it sees a request; then as the oracle
+    case 'loading': // the server answers 503 Loading model twice for a request, as llama.cpp while it loads; then as the oracle
     case 'oracle':
       if (canCall && turns === 0 && probes.length > 0) {
         return { kind: 'message', content: say('Calling the method on its probe inputs.'), toolCalls: probes.slice(0, ORACLE_MAX_CALLS).map(call) };

@@ -75,11 +75,15 @@ export function dbMethodLookup(db: () => Db = getDb): (id: string) => Promise<Mo
 
 const approxTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4));
 
+/** How many times the `loading` policy answers 503 Loading model to a request before answering it. */
+export const LOADING_ANSWERS = 2;
+
 export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const lookup = opts.lookup ?? dbMethodLookup();
   const apiKey = opts.apiKey ?? readOrCreateSecret('model-server-key');
   const stats: MockServerStats = { requests: 0, byPolicy: {}, errors: 0 };
   const seen429 = new Set<string>();
+  const loadingAnswers = new Map<string, number>();
   let n = 0;
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -136,6 +140,15 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
           { error: { message: `${MOCK_MARK} rate limited (scripted 429; retry after 1 s)`, type: 'rate_limit_error' } },
           { 'retry-after': '1' },
         );
+      }
+    }
+    if (policy === 'loading') {
+      // llama.cpp's answer while its server loads the model (after a restart with new settings)
+      const key = createHash('sha256').update(raw).digest('hex');
+      const n503 = loadingAnswers.get(key) ?? 0;
+      if (n503 < LOADING_ANSWERS) {
+        loadingAnswers.set(key, n503 + 1);
+        return send(res, 503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } });
       }
     }
     const methodId = req.headers[MOCK_METHOD_HEADER];
