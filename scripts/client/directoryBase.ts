@@ -11,7 +11,7 @@ import { ensureTrainerPython, TRAINER_DIR } from '../../platform/process/trainer
 import { UsageError } from '../lib/args';
 
 const verdictSchema = z.union([
-  z.object({ ok: z.literal(true), sha256: z.string(), architecture: z.string() }),
+  z.object({ ok: z.literal(true), architecture: z.string() }),
   z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
 ]);
 
@@ -47,5 +47,5 @@ export async function checkDirectoryBase(base: string, serves: boolean): Promise
         `serve it with a vllm entry whose model is this directory and whose vllm.loraBases lists ${base} (docs/models.md)`,
     );
   }
-  return `base ${base}: the Hugging Face directory ${dir} (${verdict.architecture}, manifest sha256 ${verdict.sha256.slice(0, 12)}), trained as it is`;
+  return `base ${base}: the Hugging Face directory ${dir} (${verdict.architecture}), trained as it is`;
 }

@@ -126,9 +126,9 @@ _HF_HASHED = (
 )
 
 
-def check_hf_dir(path: Path, expected_sha256: str | None = None) -> str:
-    """A Hugging Face model directory's identity (sha256 of its manifest), after checking it has a config
-    whose architecture transformers loads as a causal LM, safetensors weights and a tokenizer."""
+def validate_hf_dir(path: Path) -> list[str]:
+    """Checks that a Hugging Face model directory has a config whose architecture transformers loads as a
+    causal LM, safetensors weights and a tokenizer; returns its weight files. Reads no weights."""
     if not (path / "config.json").is_file():
         raise TrainerError(
             "base_model_corrupt",
@@ -161,6 +161,13 @@ def check_hf_dir(path: Path, expected_sha256: str | None = None) -> str:
         AutoConfig.from_pretrained(str(path))
     except Exception as e:
         raise TrainerError("base_model_corrupt", f"base model {path}: transformers cannot read config.json: {e}") from e
+    return weights
+
+
+def check_hf_dir(path: Path, expected_sha256: str | None = None) -> str:
+    """A Hugging Face model directory's identity (sha256 of its manifest: each weight, config and tokenizer
+    file's name and sha256), after validate_hf_dir."""
+    weights = validate_hf_dir(path)
     h = hashlib.sha256()
     for name in sorted({*weights, *(f for f in _HF_HASHED if (path / f).is_file())}):
         h.update(f"{name}\0{sha256_file(path / name)}\n".encode())
@@ -189,7 +196,7 @@ def hf_metadata(path: Path) -> dict[str, Any]:
 def base_metadata(path: Path) -> dict[str, Any]:
     """Architecture and head counts of a base, GGUF or Hugging Face directory (checked first)."""
     if path.is_dir():
-        check_hf_dir(path)
+        validate_hf_dir(path)
         return hf_metadata(path)
     check_gguf(path)
     return gguf_metadata(path)
@@ -284,7 +291,7 @@ def load_gguf_tokenizer(gguf_path: str | Path) -> Any:
     saves). For checks that need only the renderer (template_check)."""
     path = Path(gguf_path).expanduser().resolve()
     if path.is_dir():
-        check_hf_dir(path)
+        validate_hf_dir(path)
         return load_tokenizer(path)
     digest = check_gguf(path)
     prepared = cache_root() / "bases" / digest[:16]
@@ -312,8 +319,9 @@ def load_gguf_tokenizer(gguf_path: str | Path) -> Any:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m pau_trainer.models DIR`: can DIR be a base? One JSON line: {"ok": true, "sha256", "architecture"}
-    or {"ok": false, "code", "message"} (exit 3, the base-model exit code). The CLI asks it before a run starts."""
+    """`python -m pau_trainer.models DIR`: can DIR be a base? One JSON line: {"ok": true, "architecture"} or
+    {"ok": false, "code", "message"} (exit 3, the base-model exit code). The CLI asks it before a run starts;
+    the weights are not hashed here (the job hashes them, once, as its base's identity)."""
     if len(argv) != 1:
         print("usage: python -m pau_trainer.models BASE_DIR", file=sys.stderr)
         return 2
@@ -321,11 +329,11 @@ def main(argv: list[str]) -> int:
     try:
         if not path.is_dir():
             raise TrainerError("base_model_missing", f"base model {path} is not a directory")
-        digest = check_hf_dir(path)
+        validate_hf_dir(path)
     except TrainerError as e:
         print(json.dumps({"ok": False, "code": e.code, "message": e.message}))
         return 3
-    print(json.dumps({"ok": True, "sha256": digest, "architecture": hf_metadata(path)["architecture"]}))
+    print(json.dumps({"ok": True, "architecture": hf_metadata(path)["architecture"]}))
     return 0
 
 
