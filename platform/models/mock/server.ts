@@ -78,12 +78,26 @@ const approxTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4));
 /** How many times the `loading` policy answers 503 Loading model to a request before answering it. */
 export const LOADING_ANSWERS = 2;
 
+/**
+ * The policies that answer an HTTP error the first `times` times they see a request (by its body), then as
+ * the oracle: an endpoint's transient failures, scripted.
+ */
+const SCRIPTED_FAILURES: Partial<Record<MockPolicy, { times: number; status: number; body: unknown; headers?: Record<string, string> }>> = {
+  ratelimit: {
+    times: 1,
+    status: 429,
+    body: { error: { message: `${MOCK_MARK} rate limited (scripted 429; retry after 1 s)`, type: 'rate_limit_error' } },
+    headers: { 'retry-after': '1' },
+  },
+  // llama.cpp's answer while its server loads the model (after a restart with new settings)
+  loading: { times: LOADING_ANSWERS, status: 503, body: { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } } },
+};
+
 export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const lookup = opts.lookup ?? dbMethodLookup();
   const apiKey = opts.apiKey ?? readOrCreateSecret('model-server-key');
   const stats: MockServerStats = { requests: 0, byPolicy: {}, errors: 0 };
-  const seen429 = new Set<string>();
-  const loadingAnswers = new Map<string, number>();
+  const failuresSent = new Map<string, number>(); // by policy and request body
   let n = 0;
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -130,25 +144,13 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
         },
       });
     }
-    if (policy === 'ratelimit') {
-      const key = createHash('sha256').update(raw).digest('hex');
-      if (!seen429.has(key)) {
-        seen429.add(key);
-        return send(
-          res,
-          429,
-          { error: { message: `${MOCK_MARK} rate limited (scripted 429; retry after 1 s)`, type: 'rate_limit_error' } },
-          { 'retry-after': '1' },
-        );
-      }
-    }
-    if (policy === 'loading') {
-      // llama.cpp's answer while its server loads the model (after a restart with new settings)
-      const key = createHash('sha256').update(raw).digest('hex');
-      const n503 = loadingAnswers.get(key) ?? 0;
-      if (n503 < LOADING_ANSWERS) {
-        loadingAnswers.set(key, n503 + 1);
-        return send(res, 503, { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } });
+    const failure = SCRIPTED_FAILURES[policy];
+    if (failure) {
+      const key = `${policy}\u0000${createHash('sha256').update(raw).digest('hex')}`;
+      const sent = failuresSent.get(key) ?? 0;
+      if (sent < failure.times) {
+        failuresSent.set(key, sent + 1);
+        return send(res, failure.status, failure.body, failure.headers);
       }
     }
     const methodId = req.headers[MOCK_METHOD_HEADER];
